@@ -1,0 +1,129 @@
+# feedrate - plain Makefile.
+#
+#   make                  build ./feedrate
+#   make test             every test (Criterion suite + threaded stress driver)
+#   make check            the fast subset (unit tests only)
+#   make bench            benchmarks, built -O2 -DNDEBUG, ratios against peers
+#   make static           a fully static ./feedrate for copying onto a VM
+#   make install PREFIX=  install the binary (default /usr/local)
+#   make deps             install the Debian -dev packages (or print how)
+#   SANITIZE=address,undefined | thread   build and test under sanitizers
+#   V=1                   show the commands
+#
+# Each configuration builds in its own folder under build/, so sanitizer,
+# bench and static objects never mix.
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+LDFLAGS ?=
+PREFIX ?= /usr/local
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wvla -Wformat=2 -Wundef -Wpointer-arith -Wcast-align=strict \
+	-Wno-missing-field-initializers
+override CFLAGS += -std=gnu17 $(WARN) -D_GNU_SOURCE -pthread -MMD -MP -I. \
+	-Istorage -Iaugment -Iloader -Iworkloads -Ireports -Icli
+LIBS := -luring -ljpeg -lzstd -ljansson -lm -pthread
+TEST_LIBS := -lcriterion -lseccomp -lcap
+
+comma := ,
+ifdef SANITIZE
+CFG := $(subst $(comma),-,$(SANITIZE))
+override CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
+override LDFLAGS += -fsanitize=$(SANITIZE)
+else
+CFG ?= default
+endif
+B := build/$(CFG)
+
+ifeq ($(V),1)
+Q :=
+say = @true
+else
+Q := @
+say = @printf '  %-6s %s\n' $(1) $(2)
+endif
+
+MODULES := storage augment loader workloads reports cli
+LIB_SRC := $(filter-out cli/main.c,$(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
+TEST_SRC := tests/harness.c $(wildcard tests/test_*.c)
+STRESS_SRC := $(wildcard tests/stress*.c)
+BENCH_SRC := $(wildcard tests/bench/*/bench_*.c)
+BENCH_BIN := $(foreach s,$(BENCH_SRC),$(B)/bench/$(notdir $(s:.c=)))
+
+.PHONY: all test check bench static install deps clean help stress
+all: $(B)/feedrate
+	$(Q)cp $(B)/feedrate feedrate
+
+$(B)/%.o: %.c
+	$(call say,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+$(B)/feedrate: $(B)/cli/main.o $(LIB_OBJ)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(B)/unit: $(TEST_SRC:%.c=$(B)/%.o) $(LIB_OBJ)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(TEST_LIBS) $(LIBS)
+
+$(B)/stress: $(STRESS_SRC:%.c=$(B)/%.o) $(LIB_OBJ)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(TEST_LIBS) $(LIBS)
+
+define BENCH_RULE
+$(B)/bench/$(notdir $(1:.c=)): $(B)/$(1:.c=.o) $(LIB_OBJ)
+	$$(call say,LINK,$$@)
+	@mkdir -p $$(dir $$@)
+	$$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(LIBS)
+endef
+$(foreach s,$(BENCH_SRC),$(eval $(call BENCH_RULE,$(s))))
+
+# Criterion crashes under ThreadSanitizer: a TSan build runs the plain-C
+# stress driver only.
+ifneq (,$(findstring thread,$(SANITIZE)))
+test: $(B)/feedrate $(B)/stress
+	$(Q)FEEDRATE_BIN=$(B)/feedrate tests/run_tests.sh --stress $(B)/stress
+else
+test: $(B)/feedrate $(B)/unit $(B)/stress
+	$(Q)FEEDRATE_BIN=$(B)/feedrate tests/run_tests.sh --unit $(B)/unit \
+		--stress $(B)/stress
+endif
+
+check: $(B)/feedrate $(B)/unit
+	$(Q)FEEDRATE_BIN=$(B)/feedrate FEEDRATE_FAST=1 tests/run_tests.sh \
+		--unit $(B)/unit
+
+stress: $(B)/stress
+	$(Q)$(B)/stress
+
+bench:
+	$(Q)$(MAKE) --no-print-directory CFG=bench SANITIZE= \
+		CFLAGS="-O2 -DNDEBUG -g" build/bench/feedrate \
+		$(foreach s,$(BENCH_SRC),build/bench/bench/$(notdir $(s:.c=)))
+	$(Q)FEEDRATE_BIN=build/bench/feedrate BENCH_BIN_DIR=build/bench/bench \
+		tests/bench/run_bench.sh
+
+static:
+	$(Q)$(MAKE) --no-print-directory CFG=static SANITIZE= \
+		LDFLAGS="-static" build/static/feedrate
+	$(Q)cp build/static/feedrate feedrate
+	@printf 'feedrate: static binary (ldd: %s)\n' \
+		"$$(ldd feedrate 2>&1 | tr -d '\t' | head -n 1)"
+
+install: all
+	install -D -m 0755 feedrate $(DESTDIR)$(PREFIX)/bin/feedrate
+
+deps:
+	$(Q)scripts/deps.sh
+
+clean:
+	rm -rf build feedrate
+
+help:
+	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,70 @@
+/*
+ * main.c - feedrate's entry point: finds the command in the table and hands
+ * it the rest of the command line.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+/* One line per command, in the order `feedrate --help` lists them. */
+static const struct command commands[] = {
+};
+
+static const size_t ncommands = sizeof(commands) / sizeof(commands[0]);
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"feedrate %s - can this VM keep its GPUs fed?\n\n"
+		"Usage: feedrate COMMAND [options] [ARGS]\n\n"
+		"Commands:\n", FEEDRATE_VERSION);
+	for (size_t i = 0; i < ncommands; i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f,
+		"\nRun 'feedrate COMMAND --help' for a command's options.\n"
+		"Exit status: 0 ok, 1 failure, 2 usage error, 3 completed with "
+		"sample errors,\n4 stopped by --max-errors, 5 environment "
+		"failure, 130/143 interrupted.\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *name;
+
+	if (argc < 2) {
+		usage(stderr);
+		return FR_EXIT_USAGE;
+	}
+	name = argv[1];
+	if (!strcmp(name, "-h") || !strcmp(name, "--help") ||
+	    !strcmp(name, "help")) {
+		if (argc > 2 && strcmp(name, "help") == 0) {
+			/* "feedrate help io" is "feedrate io --help" */
+			for (size_t i = 0; i < ncommands; i++)
+				if (!strcmp(argv[2], commands[i].name)) {
+					char *hargv[] = { argv[2], "--help", NULL };
+					return commands[i].fn(2, hargv);
+				}
+		}
+		usage(stdout);
+		return FR_EXIT_OK;
+	}
+	if (!strcmp(name, "-V") || !strcmp(name, "--version") ||
+	    !strcmp(name, "version")) {
+		printf("feedrate %s\n", FEEDRATE_VERSION);
+		return FR_EXIT_OK;
+	}
+	for (size_t i = 0; i < ncommands; i++)
+		if (!strcmp(name, commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "feedrate: unknown command '%s'\n"
+		"Run 'feedrate --help' for the list of commands.\n", name);
+	return FR_EXIT_USAGE;
+}

@@ -1,0 +1,608 @@
+/*
+ * storage.h - public interface of feedrate's storage layer.
+ *
+ * The storage layer reads bytes: io_uring and pread backends behind one ops
+ * table, the dataset listing, page-cache control and the detection of the
+ * machine and the filesystem a dataset sits on. It depends on libc and
+ * liburing only; nothing here knows about workloads, decoding or reports.
+ *
+ * Conventions: functions return 0 or -errno; create/destroy come in pairs and
+ * destroy accepts NULL.
+ */
+#ifndef FEEDRATE_STORAGE_H
+#define FEEDRATE_STORAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ==== dataset, cache, detection ==== */
+
+#include <sys/types.h>
+
+/* ---- settable root for /proc and /sys (storage/sysroot.c) ---- */
+
+/*
+ * The folder that stands for "/" when feedrate reads /proc and /sys: the
+ * environment variable FEEDRATE_SYSROOT, read once on first use, else "/".
+ * Tests point it at a fixture tree (tests/fixtures/sysroot/NAME). Returns a
+ * string owned by the module, valid until the next stg_sysroot_set().
+ * Any thread may call it; stg_sysroot_set() must not run concurrently.
+ */
+const char *stg_sysroot(void);
+
+/*
+ * Replace the sysroot (NULL: back to FEEDRATE_SYSROOT or "/"). Meant for
+ * start-up and tests; not thread-safe against concurrent readers.
+ * Returns 0, or -ENAMETOOLONG.
+ */
+int stg_sysroot_set(const char *root);
+
+/*
+ * Write sysroot + REL (an absolute path such as "/proc/meminfo") into BUF
+ * of CAP bytes. Returns the length, or -ENAMETOOLONG (BUF then holds "").
+ */
+int stg_sysroot_path(const char *rel, char *buf, size_t cap);
+
+/* open(2) of sysroot + REL with FLAGS (O_CLOEXEC added). fd or -errno. */
+int stg_sysroot_open(const char *rel, int flags);
+
+/*
+ * Read the small file sysroot + REL into BUF (CAP bytes, NUL-terminated,
+ * trailing whitespace kept). Returns the number of bytes read (short if the
+ * file is larger than CAP - 1), or -errno.
+ */
+ssize_t stg_sysroot_read(const char *rel, char *buf, size_t cap);
+
+/*
+ * Like stg_sysroot_read() with surrounding whitespace trimmed: the whole
+ * first line of files like /sys/.../model ("Amazon Elastic Block Store   ").
+ * Returns the trimmed length or -errno (then BUF holds "").
+ */
+ssize_t stg_sysroot_read_line(const char *rel, char *buf, size_t cap);
+
+/* ---- dataset listing (storage/dataset.c) ---- */
+
+/*
+ * A dataset is a list of regular files with stable ids 0..count-1. The
+ * paths live in one arena (about 16 bytes per file plus the path's bytes);
+ * nothing is allocated per file. Names are bytes: spaces, newlines in
+ * walked names and non-UTF-8 bytes are kept as they are.
+ *
+ * Directory walk (stg_dataset_scan): uses each entry's d_type and falls back
+ * to fstatat() where the filesystem returns DT_UNKNOWN. Symbolic links are
+ * followed, as PyTorch's ImageFolder does (os.walk(followlinks=True)): a
+ * link to a file lists the file under the link's name with the target's
+ * size; a link to a folder is walked. Every folder is entered at most once
+ * (tracked by device and inode), so symlink loops end. Problems (unreadable
+ * folder, dangling link, ...) are counted per kind with one example path
+ * and the walk goes on. Ids follow the bytewise order of the relative paths.
+ *
+ * List file (stg_dataset_load_list): one entry per line, "\n"-terminated,
+ * either "PATH" or "SIZE<TAB>PATH" (SIZE in decimal bytes); relative PATHs
+ * are relative to the dataset root, absolute ones are taken as they are.
+ * `find DIR -type f -printf '%s\t%P\n'` writes this format. Empty lines are
+ * skipped; bytes are kept exactly (no trimming, no "\r" removal). A line
+ * whose part before the first TAB is all digits is read as SIZE<TAB>PATH:
+ * write "./NAME" for a file named like "123<TAB>x". Entries with a size are
+ * trusted and not stat'ed (listing a FUSE mount costs no request per
+ * file); a missing one shows up as an error when it is read. Entries
+ * without a size are stat'ed now; missing or non-regular ones are counted
+ * and dropped. Ids follow the order of the lines.
+ */
+struct stg_dataset;
+
+/* Kinds of problems met while listing; each is counted with one example. */
+enum stg_ds_err {
+	STG_DS_ERR_OPENDIR,     /* folder could not be opened (EACCES, ...) */
+	STG_DS_ERR_READDIR,     /* reading a folder's entries failed */
+	STG_DS_ERR_STAT,        /* fstatat of an entry failed */
+	STG_DS_ERR_DANGLING,    /* symbolic link to nothing, or a link loop */
+	STG_DS_ERR_LOOP,        /* folder reached a second time (link loop) */
+	STG_DS_ERR_SPECIAL,     /* not a regular file or folder (fifo, ...) */
+	STG_DS_ERR_TOO_LONG,    /* path longer than PATH_MAX */
+	STG_DS_ERR_MISSING,     /* list entry that does not exist */
+	STG_DS_ERR_BAD_LINE,    /* list line that cannot be used */
+	STG_DS_ERR_COUNT
+};
+
+/* Options for building a dataset; a zeroed struct (or NULL) is the default. */
+struct stg_dataset_opts {
+	/* Treat every d_type as DT_UNKNOWN (the fstatat path), for tests and
+	 * for filesystems whose d_type is known to lie. */
+	bool ignore_d_type;
+	/* Do not descend through symbolic links to folders. */
+	bool no_follow_dir_links;
+};
+
+/*
+ * Walk the folder ROOT (see above) and return a new dataset in *OUT.
+ * Returns 0 (even with counted problems, and with zero files), or -errno
+ * when ROOT itself cannot be opened as a folder or memory runs out.
+ */
+int stg_dataset_scan(const char *root, const struct stg_dataset_opts *opts,
+		     struct stg_dataset **out);
+
+/*
+ * Read the list file LIST_PATH (see above); relative entries are taken
+ * relative to ROOT, or to the folder holding LIST_PATH when ROOT is NULL.
+ * Returns 0 or -errno (list file unreadable, ROOT not a folder, no memory).
+ */
+int stg_dataset_load_list(const char *list_path, const char *root,
+			  const struct stg_dataset_opts *opts,
+			  struct stg_dataset **out);
+
+/* Free a dataset (NULL allowed). */
+void stg_dataset_destroy(struct stg_dataset *ds);
+
+/* The datasets's accessors below are read-only and safe from any thread. */
+
+/* Number of files. */
+size_t stg_dataset_count(const struct stg_dataset *ds);
+
+/* Root folder as given (bytes, NUL-terminated; owned by DS). */
+const char *stg_dataset_root(const struct stg_dataset *ds);
+
+/*
+ * Path of file ID relative to the root (or absolute, from a list file),
+ * NUL-terminated, owned by DS; *LEN (optional) gets its length.
+ * ID must be < count.
+ */
+const char *stg_dataset_relpath(const struct stg_dataset *ds, size_t id,
+				size_t *len);
+
+/*
+ * Full path of file ID (root + "/" + relpath, or the absolute path) into
+ * BUF of CAP bytes. Returns its length or -ENAMETOOLONG.
+ */
+int stg_dataset_path(const struct stg_dataset *ds, size_t id, char *buf,
+		     size_t cap);
+
+/*
+ * open(2) file ID relative to the dataset's root folder (one openat on a
+ * folder descriptor DS keeps; no path rebuilding). FLAGS get O_CLOEXEC.
+ * Returns an fd the caller closes, or -errno.
+ */
+int stg_dataset_open(const struct stg_dataset *ds, size_t id, int flags);
+
+/* Size of file ID in bytes as listed, or -1 when the list gave none. */
+int64_t stg_dataset_size(const struct stg_dataset *ds, size_t id);
+
+/* Sum of the known sizes, and the largest one. */
+uint64_t stg_dataset_total_bytes(const struct stg_dataset *ds);
+uint64_t stg_dataset_max_size(const struct stg_dataset *ds);
+
+/* Number of problems of KIND, and one example path (NULL when none). */
+uint64_t stg_dataset_errors(const struct stg_dataset *ds, enum stg_ds_err kind);
+const char *stg_dataset_error_example(const struct stg_dataset *ds,
+				      enum stg_ds_err kind);
+
+/* Short snake_case name of KIND ("opendir", "missing", ...) for reports. */
+const char *stg_ds_err_name(enum stg_ds_err kind);
+
+/* ---- page cache (storage/pagecache.c) ---- */
+
+/*
+ * Page-cache control of one file, addressed as openat(DIRFD, PATH)
+ * (DIRFD may be AT_FDCWD). None of these write to the file.
+ *
+ * stg_cache_evict: open O_RDONLY, posix_fadvise(POSIX_FADV_DONTNEED). Pages
+ *   still dirty (a file just written and not yet flushed) stay resident.
+ * stg_cache_warm: read the whole file once, discarding the bytes.
+ * stg_cache_residency: mmap + mincore on a fresh open; *RESIDENT and *TOTAL
+ *   get page counts (both 0 for an empty file). Note that on FUSE the open
+ *   itself may drop the cache: stg_cache_probe() says whether it does.
+ * Each returns 0 or -errno. Any thread may call them.
+ */
+int stg_cache_evict(int dirfd, const char *path);
+int stg_cache_warm(int dirfd, const char *path);
+int stg_cache_residency(int dirfd, const char *path, uint64_t *resident,
+			uint64_t *total);
+
+/* What eviction does on a filesystem, as measured by stg_cache_probe(). */
+enum stg_evict_result {
+	STG_EVICT_UNKNOWN,       /* residency could not be measured */
+	STG_EVICT_EFFECTIVE,     /* residency dropped after eviction */
+	STG_EVICT_INEFFECTIVE,   /* pages stayed (tmpfs, ramfs, dirty pages) */
+};
+
+/* What warming does, measured through a second open of the file. */
+enum stg_warm_result {
+	STG_WARM_UNKNOWN,        /* residency could not be measured */
+	STG_WARM_PERSISTS,       /* still resident after close and re-open */
+	STG_WARM_REFETCH_ON_OPEN,/* resident, but a re-open drops it (FUSE
+	                            without kernel_cache) */
+	STG_WARM_NOT_CACHED,     /* reading does not fill the page cache */
+};
+
+struct stg_cache_probe {
+	enum stg_evict_result evict;
+	enum stg_warm_result warm;
+	double resident_after_warm;   /* fraction, on the warming descriptor;
+	                                 negative when unknown */
+	double resident_after_reopen; /* fraction after close + re-open */
+	double resident_after_evict;  /* fraction after eviction */
+	int error;                    /* 0, or the -errno that made it unknown */
+};
+
+/*
+ * Check, on the non-empty regular file openat(DIRFD, PATH), whether warming
+ * and eviction really do what they claim: warm it, measure residency on the
+ * same descriptor and after a re-open, evict it, measure again. Leaves the
+ * file evicted where eviction works. Returns 0 (results in *OUT, possibly
+ * UNKNOWN) or -errno when the file cannot be opened or is empty.
+ */
+int stg_cache_probe(int dirfd, const char *path, struct stg_cache_probe *out);
+
+/* Words for reports: "effective", "ineffective (...)", "each open re-fetches". */
+const char *stg_evict_result_text(enum stg_evict_result r);
+const char *stg_warm_result_text(enum stg_warm_result r);
+
+/* Dataset-level residency: bytes of the measured files that are resident. */
+struct stg_ds_residency {
+	uint64_t files;          /* files measured */
+	uint64_t errors;         /* files that could not be measured */
+	uint64_t resident_bytes; /* resident pages x page size, capped at size */
+	uint64_t bytes;          /* total size of the measured files */
+	double fraction;         /* resident_bytes / bytes (1 when bytes = 0) */
+};
+
+/*
+ * Measure residency over DS: every file when MAX_FILES is 0 or >= count,
+ * else MAX_FILES files spread evenly over the ids (a sample). Returns 0
+ * (results in *OUT) or -EINVAL.
+ */
+int stg_cache_dataset_residency(const struct stg_dataset *ds, size_t max_files,
+				struct stg_ds_residency *out);
+
+/*
+ * Evict or warm every file of DS; *ERRORS (optional) gets the number of
+ * files that failed. Returns 0, or -errno of the first failure when every
+ * file failed.
+ */
+int stg_cache_dataset_evict(const struct stg_dataset *ds, uint64_t *errors);
+int stg_cache_dataset_warm(const struct stg_dataset *ds, uint64_t *errors);
+
+/* ---- machine and storage detection (storage/detect*.c) ---- */
+
+#define STG_TEXT_MAX 128
+#define STG_PATH_MAX 512
+#define STG_MAX_GPUS 16
+
+/* Numbers that could not be found are -1 (or a negative double). */
+struct stg_cpu_info {
+	int affinity_cpus;          /* CPUs in this process's affinity mask */
+	double quota_cpus;          /* lowest cgroup CPU quota found, in CPUs;
+	                               -1 when there is none */
+	char quota_source[STG_PATH_MAX]; /* file the quota came from (under the
+	                                    sysroot), "" when none */
+	double usable_cpus;         /* min(affinity, quota) */
+	int online_cpus;            /* "processor" entries in /proc/cpuinfo */
+	char model[STG_TEXT_MAX];   /* "model name", "" when unknown */
+	int cores;                  /* distinct SMT sibling groups */
+	int threads_per_core;       /* largest sibling group (2 with SMT) */
+	int numa_nodes;
+	double steal_pct_boot;      /* steal share of CPU time since boot */
+	double steal_pct_interval;  /* over the sampling interval */
+	double steal_interval_s;    /* the interval used (0: not sampled) */
+};
+
+struct stg_mem_info {
+	int64_t total_bytes;        /* MemTotal */
+	int64_t available_bytes;    /* MemAvailable */
+	int64_t cgroup_limit_bytes; /* lowest memory.max / limit_in_bytes;
+	                               -1 when unlimited or unknown */
+	char cgroup_source[STG_PATH_MAX];
+};
+
+struct stg_gpu {
+	char model[STG_TEXT_MAX];   /* "NVIDIA A100-SXM4-40GB" */
+	char bus[64];               /* "0000:10:1c.0" */
+};
+
+struct stg_gpu_info {
+	int count;                  /* GPUs found (may exceed STG_MAX_GPUS) */
+	struct stg_gpu gpu[STG_MAX_GPUS];
+	char driver[STG_TEXT_MAX];  /* /proc/driver/nvidia/version first line */
+};
+
+struct stg_dmi_info {
+	char product_name[STG_TEXT_MAX]; /* "m5.large", "Google Compute Engine" */
+	char sys_vendor[STG_TEXT_MAX];   /* "Amazon EC2" */
+};
+
+/* One line of /proc/self/mountinfo, octal escapes decoded. */
+struct stg_mount {
+	unsigned major, minor;      /* st_dev of the mounted filesystem */
+	char mount_point[STG_PATH_MAX];
+	char fstype[64];            /* "ext4", "fuse.s3fs", "cgroup2" */
+	char source[STG_PATH_MAX];  /* "/dev/nvme0n1p1", "s3fs", "srv:/x" */
+	char root[STG_PATH_MAX];    /* root of the mount within its fs */
+	char options[STG_TEXT_MAX]; /* per-mount options ("rw,relatime") */
+};
+
+struct stg_blockdev {
+	unsigned major, minor;      /* of the device the filesystem is on */
+	char name[64];              /* the whole disk: "nvme0n1", "loop0" */
+	char partition[64];         /* "nvme0n1p1", "" if the whole disk */
+	char model[STG_TEXT_MAX];   /* "Amazon Elastic Block Store" */
+	char vendor[STG_TEXT_MAX];
+	char backing_file[STG_PATH_MAX]; /* loop devices */
+	char via[STG_TEXT_MAX];     /* device-mapper name it was reached from */
+	int rotational;             /* 1, 0, or -1 unknown */
+	int nr_requests;            /* queue/nr_requests, -1 unknown */
+};
+
+struct stg_fs_info {
+	char path[STG_PATH_MAX];    /* the resolved path that was examined */
+	uint64_t statfs_magic;      /* f_type, 0 when statfs failed */
+	char fs_family[32];         /* name from the magic: "ext4", "fuse" */
+	bool have_mount;
+	struct stg_mount mount;     /* the mount the path is on */
+	bool have_blockdev;
+	struct stg_blockdev blockdev;
+	bool network;               /* nfs, lustre, cifs, fuse, ... */
+	bool page_cache_volatile;   /* tmpfs/ramfs: nothing can be cold */
+};
+
+/*
+ * Detect the CPU side: affinity of the real process, cgroup v1/v2 quotas
+ * (v2: every ancestor of /proc/self/cgroup's path; the lowest wins), model,
+ * SMT, NUMA, steal. STEAL_INTERVAL_S > 0 samples /proc/stat twice that far
+ * apart (the call sleeps that long); 0 skips the interval sample. Files
+ * that are missing leave their fields unknown. Returns 0.
+ */
+int stg_detect_cpu(double steal_interval_s, struct stg_cpu_info *out);
+
+/* RAM from /proc/meminfo and the cgroup memory limit. Returns 0. */
+int stg_detect_mem(struct stg_mem_info *out);
+
+/* NVIDIA GPUs from /proc/driver/nvidia/gpus/ * /information. Returns 0. */
+int stg_detect_gpus(struct stg_gpu_info *out);
+
+/* DMI product name and vendor from /sys/class/dmi/id. Returns 0. */
+int stg_detect_dmi(struct stg_dmi_info *out);
+
+/*
+ * Find the mount that holds the absolute path ABS_PATH in the sysroot's
+ * /proc/self/mountinfo: the longest matching mount point, preferring
+ * mounts whose major:minor is DEV (pass DEV 0 to match by path only).
+ * Returns 0, -ENOENT when no mount matches, or -errno reading mountinfo.
+ */
+int stg_mount_find(const char *abs_path, dev_t dev, struct stg_mount *out);
+
+/*
+ * Describe the block device MAJOR:MINOR from the sysroot's
+ * /sys/dev/block: the whole disk behind a partition, its model, vendor,
+ * rotational flag, queue size; a loop device's backing file; the first
+ * underlying disk of a device-mapper device. Returns 0 or -ENOENT.
+ */
+int stg_blockdev_describe(unsigned major, unsigned minor,
+			  struct stg_blockdev *out);
+
+/*
+ * Filesystem type, mount and block device under PATH (which must exist;
+ * statfs/stat use the real path, mountinfo and sysfs the sysroot).
+ * Returns 0 or -errno when PATH cannot be resolved.
+ */
+int stg_detect_fs(const char *path, struct stg_fs_info *out);
+
+/* Name of a statfs f_type ("ext4", "xfs", "fuse", ...), "unknown" else. */
+const char *stg_fs_magic_name(uint64_t magic);
+
+/* ==== end dataset ==== */
+
+/* ==== reader and backends ==== */
+
+/*
+ * Latency histogram: log-bucketed (every power of two split into
+ * 2^STG_HISTO_SUB_BITS linear steps, so a percentile is within 1/32 = 3.1 %
+ * of the true value), a plain value type that records without allocating,
+ * merges across threads by adding, and holds values up to 2^63.
+ * A histogram is not thread-safe: keep one per thread, merge at the end.
+ */
+#define STG_HISTO_SUB_BITS 5
+#define STG_HISTO_SUB (1u << STG_HISTO_SUB_BITS)
+#define STG_HISTO_BUCKETS ((64 - STG_HISTO_SUB_BITS + 1) * STG_HISTO_SUB)
+
+struct stg_histo {
+	uint64_t count;
+	uint64_t sum;
+	uint64_t min;           /* UINT64_MAX while empty */
+	uint64_t max;
+	uint64_t bucket[STG_HISTO_BUCKETS];
+};
+
+/* Empty H. */
+void stg_histo_init(struct stg_histo *h);
+
+/* Count one value V (e.g. nanoseconds) in H. Never allocates. */
+void stg_histo_record(struct stg_histo *h, uint64_t v);
+
+/* Add every count of SRC into DST (DST may already hold values). */
+void stg_histo_merge(struct stg_histo *dst, const struct stg_histo *src);
+
+/*
+ * The value below which PCT percent (0..100) of the recorded values lie,
+ * as the middle of its bucket clamped to [min, max]; 0 when H is empty.
+ */
+uint64_t stg_histo_percentile(const struct stg_histo *h, double pct);
+
+/* Mean of the recorded values; 0 when H is empty. */
+double stg_histo_mean(const struct stg_histo *h);
+
+/*
+ * Backends. `auto` resolves once per process: io_uring when the kernel lets
+ * this process create a ring, else psync, with the reason kept in words.
+ */
+enum stg_backend_id {
+	STG_BACKEND_AUTO = 0,
+	STG_BACKEND_URING,      /* io_uring: one ring per reader */
+	STG_BACKEND_PSYNC,      /* a pthread pool doing pread */
+	STG_BACKEND_NULL,       /* synthetic bytes of the right size, no disk */
+};
+
+/* "auto", "uring", "psync", "null"; "?" for anything else. */
+const char *stg_backend_name(enum stg_backend_id id);
+
+/* Parse a backend name as above. Returns 0 or -EINVAL. */
+int stg_backend_parse(const char *name, enum stg_backend_id *out);
+
+/*
+ * Can this process use io_uring? Probes once (a tiny ring, created and
+ * destroyed) and remembers the answer for the life of the process; thread
+ * safe. Returns 0, or the -errno io_uring_setup gave. When WHY is not NULL
+ * it receives one line a user can act on ("io_uring available", or e.g.
+ * "io_uring refused (EPERM): kernel.io_uring_disabled=2 blocks it for every
+ * process; set it to 0 ..."). /proc is read under $FEEDRATE_SYSROOT.
+ */
+int stg_uring_probe(char *why, size_t len);
+
+/* Own error codes, returned negated like -errno; see stg_strerror(). */
+enum {
+	STG_ETOOLARGE = 2001,   /* file bigger than max_sample_bytes: not read */
+	STG_ESHRANK,            /* file shorter than its listed size */
+	STG_EGREW,              /* file longer than its listed size */
+};
+
+/* Text for a negative code: -errno or -STG_E*. Static string. */
+const char *stg_strerror(int err);
+
+/* Short stable key for an error code ("too_large", "ENOENT", ...). */
+const char *stg_errname(int err);
+
+/* The size to pass when the listing does not know it (read via fstat). */
+#define STG_SIZE_UNKNOWN UINT64_MAX
+
+struct stg_reader_config {
+	enum stg_backend_id backend;  /* AUTO: uring if usable, else psync */
+	unsigned depth;               /* reads (block-size chunks) in flight;
+	                                 also the most files accepted at once.
+	                                 0 = 32 */
+	uint32_t block_size;          /* chunk size of one read; multiple of
+	                                 4096. 0 = 128 KiB */
+	uint64_t max_sample_bytes;    /* larger files complete with
+	                                 -STG_ETOOLARGE unread. 0 = 64 MiB */
+	uint64_t max_inflight_bytes;  /* buffer memory of the reader: buffers
+	                                 in flight plus those the caller still
+	                                 holds. Rounded up to a power of two,
+	                                 at least the bucket of max_sample_bytes.
+	                                 0 = 4 x block_size x depth */
+	unsigned psync_threads;       /* psync pool size. 0 = depth */
+	bool direct;                  /* O_DIRECT where the filesystem takes
+	                                 it; buffered (and noted) where not */
+	bool no_register;             /* uring: do not register the buffers */
+	bool force_async;             /* uring: IOSQE_ASYNC on every read, so
+	                                 io-wq workers serve them (tests) */
+};
+
+/* A whole-file read request. Fields are read during stg_reader_submit only. */
+struct stg_read_req {
+	int dirfd;                    /* AT_FDCWD, or a folder NAME is under */
+	const char *name;             /* path, relative to DIRFD when not
+	                                 absolute */
+	uint64_t size;                /* size from the listing, or
+	                                 STG_SIZE_UNKNOWN */
+	uint64_t user_data;           /* returned in the completion */
+};
+
+/* A buffer from a reader's pool; hold it until stg_buf_release(). */
+struct stg_buf;
+
+struct stg_completion {
+	uint64_t user_data;
+	int result;                   /* 0, -errno, or -STG_E* */
+	const void *data;             /* the file's bytes (NULL on error);
+	                                 4096-aligned */
+	uint64_t len;                 /* bytes read = the file's size */
+	struct stg_buf *buf;          /* owner of DATA; NULL on error */
+	uint64_t clat_ns;             /* submit -> completion */
+};
+
+struct stg_reader_stats {
+	uint64_t files_ok;
+	uint64_t bytes;               /* bytes of files read whole */
+	uint64_t reads;               /* read operations issued (chunks) */
+	uint64_t errors;              /* completions with result != 0 */
+	uint64_t too_large;           /* of which -STG_ETOOLARGE */
+	uint64_t direct_refused;      /* files read buffered because the
+	                                 filesystem refused O_DIRECT */
+	struct stg_histo clat;        /* completion latency, ns, of every
+	                                 completion */
+};
+
+struct stg_reader;
+
+/*
+ * Create a reader: one per thread that reads; a reader and its completions
+ * belong to the thread that created it (stg_buf_release is the exception).
+ * CFG may be NULL (defaults). Resolves the backend (auto probes io_uring
+ * once per process), creates the ring or the thread pool and the buffer
+ * pool (one 4096-aligned region; uring registers it as a fixed buffer where
+ * RLIMIT_MEMLOCK allows, else reads into it unregistered and says so in
+ * stg_reader_notes). Returns 0 and *OUT, or -errno (-ENOMEM, or the
+ * backend's error when a backend was named explicitly and cannot start).
+ */
+int stg_reader_create(const struct stg_reader_config *cfg,
+		      struct stg_reader **out);
+
+/*
+ * Stop and free R. Waits for reads still in flight and drops their bytes;
+ * buffers the caller still holds must have been released before. NULL ok.
+ */
+void stg_reader_destroy(struct stg_reader *r);
+
+/*
+ * Queue a whole-file read. Never blocks on I/O (io_uring: SQEs are batched
+ * and reach the kernel at the next stg_reader_reap or stg_reader_flush;
+ * psync: handed to the pool). Returns 0 when accepted: exactly one
+ * completion will follow, which may be an error (-ENOENT for a vanished
+ * file, -STG_ESHRANK, -STG_EGREW, -STG_ETOOLARGE for a file above
+ * max_sample_bytes, completed at once and not read). Returns -EAGAIN when
+ * the reader is full (depth files accepted, or no buffer left: reap, and
+ * release buffers, then retry); -EINVAL for a bad request. With
+ * STG_SIZE_UNKNOWN the size is taken with fstatat now.
+ */
+int stg_reader_submit(struct stg_reader *r, const struct stg_read_req *req);
+
+/* Hand queued reads to the kernel / pool now. Returns 0 or -errno. */
+int stg_reader_flush(struct stg_reader *r);
+
+/*
+ * Collect up to MAX completions into OUT. Waits up to TIMEOUT_NS for the
+ * first one (0: do not wait; <0: wait until one comes, returns 0 at once
+ * when nothing is in flight). Returns the number stored (0..MAX) or -errno.
+ * Each successful completion hands its buffer to the caller.
+ */
+int stg_reader_reap(struct stg_reader *r, struct stg_completion *out,
+		    unsigned max, int64_t timeout_ns);
+
+/* Files accepted and not yet reaped. */
+unsigned stg_reader_pending(const struct stg_reader *r);
+
+/*
+ * Give a completion's buffer back to its reader's pool. Any thread may
+ * call it (workers release what the reader thread handed them); NULL ok.
+ */
+void stg_buf_release(struct stg_buf *buf);
+
+/* The backend that really runs (never AUTO). */
+enum stg_backend_id stg_reader_backend(const struct stg_reader *r);
+
+/* Why that backend runs, in words ("io_uring available", "auto: ..."). */
+const char *stg_reader_backend_reason(const struct stg_reader *r);
+
+/*
+ * Notes about how the reads are done, "" when nothing worth saying
+ * (e.g. "buffers not registered: RLIMIT_MEMLOCK ...; raise ulimit -l").
+ * Valid until stg_reader_destroy; reader thread only.
+ */
+const char *stg_reader_notes(const struct stg_reader *r);
+
+/* Counters and histogram so far; reader thread only. */
+void stg_reader_stats(const struct stg_reader *r,
+		      struct stg_reader_stats *out);
+
+/* ==== end reader ==== */
+
+#endif /* FEEDRATE_STORAGE_H */

@@ -1,0 +1,35 @@
+/*
+ * harness.h - what every Criterion test file includes.
+ *
+ * FR_TEST(suite, name) declares a test like Test(), and runs LeakSanitizer
+ * in the test's own process at the end of its body when the binary is built
+ * with SANITIZE=address: Criterion would otherwise count a test whose
+ * process reports a leak at exit as passing (a failed assertion in a .fini
+ * does not count either). Memory a test frees in its .fini must stay
+ * reachable (a static pointer) until then.
+ */
+#ifndef FEEDRATE_TEST_HARNESS_H
+#define FEEDRATE_TEST_HARNESS_H
+
+#include <criterion/criterion.h>
+
+/* Fails the current test when LeakSanitizer finds unreachable memory. */
+void fr_test_leak_check(void);
+
+#define FR_TEST(suite, name, ...) \
+	static void suite##__##name##__body(void); \
+	Test(suite, name, ##__VA_ARGS__) \
+	{ \
+		suite##__##name##__body(); \
+		fr_test_leak_check(); \
+	} \
+	static void suite##__##name##__body(void)
+
+/*
+ * A fresh folder on a disk-backed filesystem (not tmpfs), for files a test
+ * writes. Returns a malloc'd path; fr_test_rmtree() removes it and frees it.
+ */
+char *fr_test_tmpdir(void);
+void fr_test_rmtree(char *dir);
+
+#endif /* FEEDRATE_TEST_HARNESS_H */
