@@ -12,6 +12,361 @@
 #include <stdint.h>
 
 /* ==== encoding ==== */
+/*
+ * JPEG encoding through libjpeg-turbo's libjpeg API, for the synthetic
+ * dataset generator (workloads/) and for tests that need JPEG fixtures.
+ */
+
+/* Pixel layout of the encoder's input: interleaved 8-bit samples. */
+enum aug_enc_pixfmt {
+	AUG_ENC_RGB = 0,   /* 3 bytes per pixel, R G B */
+	AUG_ENC_GRAY,      /* 1 byte per pixel; written as a 1-component JPEG */
+	AUG_ENC_CMYK,      /* 4 bytes per pixel, stored as given with an Adobe
+	                      marker. Producers of CMYK JPEGs (Photoshop) store
+	                      inverted ink, so the convention is R = C*K/255,
+	                      G = M*K/255, B = Y*K/255 on the stored bytes. */
+};
+
+/* Chroma subsampling of a colour JPEG (ignored for gray and CMYK). */
+enum aug_enc_subsamp {
+	AUG_ENC_444 = 0,   /* full-resolution chroma */
+	AUG_ENC_422,       /* chroma halved horizontally */
+	AUG_ENC_420,       /* chroma halved both ways (the common camera mode) */
+};
+
+struct aug_enc_params {
+	int quality;                  /* 1..100, libjpeg's quality scaling */
+	enum aug_enc_subsamp subsamp;
+	bool progressive;             /* jpeg_simple_progression() scan script */
+	bool optimize;                /* optimized Huffman tables (implied by
+	                                 progressive); default tables otherwise */
+};
+
+/*
+ * A caller-owned output buffer that the encoder grows with realloc().
+ * Start it zeroed ({0}) or reuse one between calls: `len` is reset to 0 by
+ * each encode, `data`/`cap` are kept, so a reused buffer stops allocating
+ * once it has reached the largest size seen. Free it with aug_membuf_free().
+ */
+struct aug_membuf {
+	unsigned char *data;
+	size_t len;
+	size_t cap;
+};
+
+/* Frees the buffer's memory and zeroes it; accepts a zeroed buffer. */
+void aug_membuf_free(struct aug_membuf *buf);
+
+/*
+ * Encode one image. `pixels` holds `height` rows of `width` pixels in
+ * `fmt`, rows `stride` bytes apart (stride >= width * bytes per pixel).
+ * On success returns 0 and out->data[0 .. out->len) is the complete JPEG
+ * file. On failure returns -EINVAL (bad arguments or a libjpeg error),
+ * -ENOMEM (the buffer could not grow) or -EOVERFLOW (dimensions beyond
+ * JPEG's 65500 limit); out->len is 0, out stays owned by the caller and
+ * nothing else is left allocated. Thread-safe: no shared state, so any
+ * thread may call it with its own buffer.
+ */
+int aug_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height,
+		    size_t stride, enum aug_enc_pixfmt fmt,
+		    const struct aug_enc_params *params,
+		    struct aug_membuf *out);
 /* ==== end encoding ==== */
+
+/* ==== decoding and augmentation ==== */
+/*
+ * Decoder settings, fixed on every path (full, ROI, DCT-scaled) so that
+ * every comparison decodes the same way: accurate integer IDCT
+ * (JDCT_ISLOW) and fancy (triangle) chroma upsampling — libjpeg's and
+ * PIL's defaults. Output pixels are RGBX: 4 bytes per pixel, X = 255.
+ *
+ * Threads: an aug_decoder or aug_ctx belongs to one thread at a time (one
+ * per worker, reused for every sample). Nothing is shared between them.
+ */
+
+/* Error codes of the augment module; other failures are -errno. */
+enum aug_error {
+	AUG_ECORRUPT = -4001,     /* bad data inside the stream, or a libjpeg
+	                             warning (bad Huffman code, hit marker) */
+	AUG_ETRUNCATED = -4002,   /* the stream ends early (or is empty) */
+	AUG_EUNSUPPORTED = -4003, /* valid JPEG we do not decode: 12-bit,
+	                             lossless, unknown colour space */
+	AUG_ETOOLARGE = -4004,    /* over the pixel cap, libjpeg's 65500 px
+	                             limit, max_memory or the scan cap */
+	AUG_ENOTJPEG = -4005,     /* does not start with a JPEG SOI marker */
+};
+
+/* Static text for an augment error code or a -errno; never NULL. */
+const char *aug_strerror(int err);
+
+/* Limits applied to every decoded file. */
+struct aug_decoder_opts {
+	uint64_t max_pixels;   /* width*height cap, checked on the header
+	                          before any large allocation; default 100e6 */
+	uint64_t max_memory;   /* libjpeg max_memory_to_use: caps the whole-
+	                          image coefficient buffer of progressive
+	                          files; default 1 GiB */
+	unsigned max_scans;    /* progressive scans allowed; default 100 */
+};
+
+/* Fills *o with the defaults above. */
+void aug_decoder_opts_default(struct aug_decoder_opts *o);
+
+/* The colour model of a JPEG file, from its header. */
+enum aug_colorspace {
+	AUG_CS_GRAY = 0, AUG_CS_YCBCR, AUG_CS_RGB, AUG_CS_CMYK, AUG_CS_YCCK,
+	AUG_CS_OTHER,
+};
+
+struct aug_image_info {
+	uint32_t width, height;         /* full-resolution size */
+	int components;
+	enum aug_colorspace colorspace;
+	bool progressive;
+	bool adobe;                     /* has an Adobe APP14 marker */
+};
+
+/* A window of an image, in the pixel coordinates of the decode scale. */
+struct aug_rect {
+	uint32_t x, y, w, h;
+};
+
+/*
+ * 8-bit RGBX pixels: `height` rows of `width` pixels, rows `stride` bytes
+ * apart. A view returned by the decoder points into the decoder's scratch
+ * memory and stays valid until the next call on that decoder.
+ */
+struct aug_view {
+	uint8_t *data;
+	uint32_t width, height;
+	size_t stride;
+};
+
+struct aug_decoder;
+
+/*
+ * Creates a decoder (opts NULL = defaults). The libjpeg decompressor is
+ * created here once and reused for every image; scratch memory grows to
+ * the largest window seen and is then reused. 0 or -ENOMEM/-EINVAL.
+ */
+int aug_decoder_create(const struct aug_decoder_opts *opts,
+		       struct aug_decoder **out);
+
+/* Frees everything the decoder holds; accepts NULL. */
+void aug_decoder_destroy(struct aug_decoder *d);
+
+/*
+ * Reads the header of the JPEG in buf[0..len) (which must stay valid
+ * until aug_decoder_read or aug_decoder_close) and fills *info. Checks the
+ * pixel cap. 0 or an AUG_E* code (the decoder is then closed again).
+ */
+int aug_decoder_open(struct aug_decoder *d, const void *buf, size_t len,
+		     struct aug_image_info *info);
+
+/*
+ * Decodes window `roi` (NULL = whole image) of the opened image at scale
+ * 1/scale_denom (1, 2, 4 or 8; the scaled image is aug_scaled_dim() of
+ * the full size, and roi is in its coordinates), and closes the image.
+ * ROI decode: columns are cropped with jpeg_crop_scanline (libjpeg widens
+ * them to iMCU boundaries; we widen one more pixel so that fancy
+ * upsampling sees the same neighbours as in a full decode), rows above
+ * are skipped with jpeg_skip_scanlines (still entropy-decoded, not
+ * IDCT'd), and decoding stops after the last needed row. The view holds
+ * exactly `roi`, the same pixels a full decode has there. A libjpeg
+ * warning makes it fail (AUG_ETRUNCATED for a premature end, else
+ * AUG_ECORRUPT); note that a stream damaged only below the window is not
+ * seen. 0 or an AUG_E* code / -ENOMEM / -EINVAL (bad roi or scale).
+ */
+int aug_decoder_read(struct aug_decoder *d, const struct aug_rect *roi,
+		     unsigned scale_denom, struct aug_view *out);
+
+/* Abandons an opened image without decoding it; no-op when none is open. */
+void aug_decoder_close(struct aug_decoder *d);
+
+/* aug_decoder_open + aug_decoder_read in one call. */
+int aug_decoder_decode(struct aug_decoder *d, const void *buf, size_t len,
+		       const struct aug_rect *roi, unsigned scale_denom,
+		       struct aug_view *out);
+
+/* libjpeg's text for the last error or warning ("" if none). */
+const char *aug_decoder_message(const struct aug_decoder *d);
+
+/* Size of a dimension decoded at 1/denom: ceil(dim / denom), as libjpeg. */
+uint32_t aug_scaled_dim(uint32_t dim, unsigned denom);
+
+/* ---- crop parameters (torchvision RandomResizedCrop) ---- */
+
+/* Per-sample random stream; same (seed, epoch, id) => same numbers. */
+struct aug_rng {
+	uint64_t s[4];
+};
+
+/* Seeds *r from (run seed, epoch, sample id) with splitmix64 mixing. */
+void aug_rng_seed(struct aug_rng *r, uint64_t seed, uint64_t epoch,
+		  uint64_t id);
+/* Next 64 random bits (xoshiro256**). */
+uint64_t aug_rng_next(struct aug_rng *r);
+/* Uniform double in [0, 1), 53 bits. */
+double aug_rng_uniform(struct aug_rng *r);
+
+struct aug_rrc_opts {
+	double scale_min, scale_max;   /* area fraction, default 0.08 .. 1 */
+	double ratio_min, ratio_max;   /* w/h, default 3/4 .. 4/3 */
+	unsigned tries;                /* default 10 */
+};
+
+void aug_rrc_opts_default(struct aug_rrc_opts *o);
+
+/*
+ * torchvision's RandomResizedCrop.get_params on a width x height image:
+ * up to `tries` draws of area (uniform) and ratio (log-uniform), each
+ * accepted when the rounded crop fits; else the centre crop clamped to the
+ * ratio range. Rounding is half-to-even like Python's round(). Writes the
+ * crop to *crop and returns 1 when it came from the fallback, else 0.
+ */
+int aug_rrc_params(const struct aug_rrc_opts *o, uint32_t width,
+		   uint32_t height, struct aug_rng *rng,
+		   struct aug_rect *crop);
+
+/* ---- resize ---- */
+
+/* Which vector kernels a context uses. */
+enum aug_isa {
+	AUG_ISA_AUTO = 0,   /* best the CPU supports, chosen at run time */
+	AUG_ISA_PORTABLE,   /* plain C */
+	AUG_ISA_SSE41,
+	AUG_ISA_AVX2,       /* AVX2 + F16C */
+};
+
+/* Name of an ISA ("portable", "sse4.1", "avx2"); AUTO gives "auto". */
+const char *aug_isa_name(enum aug_isa isa);
+/* 1 if this CPU can run kernels for `isa`, else 0. */
+int aug_isa_supported(enum aug_isa isa);
+
+/* ---- output tensors ---- */
+
+enum aug_dtype {
+	AUG_DT_F32 = 0,  /* normalized: (x/255 - mean) / std */
+	AUG_DT_F16,      /* the same, IEEE half, round to nearest even */
+	AUG_DT_BF16,     /* the same, bfloat16, round to nearest even */
+	AUG_DT_U8,       /* raw pixel values, no normalization */
+};
+
+enum aug_layout {
+	AUG_LAYOUT_CHW = 0,   /* 3 planes of h*w */
+	AUG_LAYOUT_HWC,       /* h*w pixels of 3 channels */
+};
+
+/* Bytes of one output element of `dt`. */
+size_t aug_dtype_size(enum aug_dtype dt);
+
+struct aug_params {
+	uint32_t out_w, out_h;       /* train output size, default 224x224 */
+	struct aug_rrc_opts rrc;
+	double flip_p;               /* default 0.5 */
+	float mean[3], std[3];       /* on 0..1 pixels; default ImageNet's
+	                                (0.485 0.456 0.406) (0.229 0.224 0.225) */
+	enum aug_dtype dtype;        /* default AUG_DT_F32 */
+	enum aug_layout layout;      /* default AUG_LAYOUT_CHW */
+	uint32_t eval_resize;        /* eval: short side, default 256 */
+	uint32_t eval_crop;          /* eval: centre crop, default 224 */
+	bool roi_decode;             /* decode only the crop; default true */
+	bool dct_scale;              /* DCT-scaled decode when the crop is
+	                                >= 2x the output; default true */
+	enum aug_isa isa;            /* default AUG_ISA_AUTO */
+	struct aug_decoder_opts dec;
+};
+
+/* Fills *p with the defaults above (torchvision's ImageNet recipe). */
+void aug_params_default(struct aug_params *p);
+
+/* Where the time of one sample went (CLOCK_MONOTONIC, nanoseconds). */
+struct aug_stats {
+	uint64_t decode_ns;    /* header + decode of the window */
+	uint64_t resize_ns;    /* coefficients + both resize passes (+flip) */
+	uint64_t post_ns;      /* normalize, dtype and layout */
+	uint64_t total_ns;
+	uint32_t src_w, src_h;         /* full image size */
+	struct aug_rect crop;          /* crop, full-resolution pixels */
+	struct aug_rect decoded;       /* window decoded, decode-scale pixels */
+	uint32_t scale_denom;          /* 1, 2, 4 or 8 */
+	bool flipped;
+	bool fallback;                 /* crop came from the centre fallback */
+};
+
+struct aug_ctx;
+
+/*
+ * Creates a per-worker context for `p` (NULL = defaults; the values are
+ * copied). It owns a decoder, resize scratch and a cache of resize
+ * coefficient tables; after warm-up a sample allocates nothing of its own
+ * (libjpeg still uses its per-image pools). 0, -EINVAL (bad params),
+ * -ENOTSUP (p->isa not supported by this CPU) or -ENOMEM.
+ */
+int aug_ctx_create(const struct aug_params *p, struct aug_ctx **out);
+
+/* Frees the context; accepts NULL. */
+void aug_ctx_destroy(struct aug_ctx *c);
+
+/* The ISA the context's kernels use (never AUTO). */
+enum aug_isa aug_ctx_isa(const struct aug_ctx *c);
+
+/* The decoder inside the context (for its message text). */
+struct aug_decoder *aug_ctx_decoder(struct aug_ctx *c);
+
+/* Bytes one output sample occupies: 3 * out_w * out_h * dtype size. */
+size_t aug_ctx_sample_bytes(const struct aug_ctx *c, bool eval);
+
+/*
+ * The training transform on one JPEG file in bytes[0..len):
+ * RandomResizedCrop(out_w x out_h, bilinear with antialias) with a
+ * per-sample RNG seeded from (seed, epoch, id), horizontal flip with
+ * probability flip_p from the same RNG, then normalize/dtype/layout into
+ * `out` (aug_ctx_sample_bytes(c, false) bytes, caller-owned). Results do
+ * not depend on the thread or the order of calls. stats may be NULL.
+ * 0 or an AUG_E* code / -errno; on error `out` is unspecified.
+ */
+int aug_train_sample(struct aug_ctx *c, const void *bytes, size_t len,
+		     uint64_t seed, uint64_t epoch, uint64_t id, void *out,
+		     struct aug_stats *stats);
+
+/*
+ * The evaluation transform: resize the short side to eval_resize
+ * (bilinear, antialias; the long side truncated like torchvision), centre
+ * crop eval_crop x eval_crop, normalize/dtype/layout into `out`
+ * (aug_ctx_sample_bytes(c, true) bytes). Only the window the crop needs
+ * is decoded. stats may be NULL. 0 or an error as aug_train_sample.
+ */
+int aug_eval_sample(struct aug_ctx *c, const void *bytes, size_t len,
+		    void *out, struct aug_stats *stats);
+
+/*
+ * Resizes a box of `src` (in src pixels, box x/y/w/h may be fractional)
+ * to the whole of `dst`, as if `src` were cropped to the box first (no
+ * pixel outside it contributes): bilinear, antialiased when shrinking
+ * (the filter support grows with the scale, as PIL does), in 14-bit fixed
+ * point. flip mirrors the result horizontally. dst must not overlap src.
+ * Uses the context's kernels and coefficient cache. 0 or -EINVAL/-ENOMEM.
+ */
+int aug_resize(struct aug_ctx *c, const struct aug_view *src, double box_x,
+	       double box_y, double box_w, double box_h,
+	       const struct aug_view *dst, bool flip);
+
+/*
+ * Converts an RGBX image to the context's dtype and layout (normalizing
+ * float types with the context's mean/std) into `out`, 3 * w * h
+ * elements. Uses the context's kernels.
+ */
+void aug_convert(struct aug_ctx *c, const struct aug_view *src, void *out);
+
+/* Mirrors an RGBX image left-right in place. */
+void aug_flip_inplace(const struct aug_view *img);
+
+/* IEEE half and bfloat16 conversions (round to nearest even). */
+uint16_t aug_f32_to_f16(float f);
+float aug_f16_to_f32(uint16_t h);
+uint16_t aug_f32_to_bf16(float f);
+float aug_bf16_to_f32(uint16_t h);
+/* ==== end decoding and augmentation ==== */
 
 #endif /* FEEDRATE_AUGMENT_H */

@@ -52,5 +52,8 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* Commands (one line each; keep in step with the table in cli/main.c). */
+int cmd_io(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
 
 #endif /* FEEDRATE_CLI_H */

@@ -15,6 +15,9 @@ struct command {
 
 /* One line per command, in the order `feedrate --help` lists them. */
 static const struct command commands[] = {
+	{ "io", cmd_io, "storage only: read a dataset, fio-comparable" },
+	{ "info", cmd_info, "what this machine and the storage under PATH are" },
+	{ "gen", cmd_gen, "write a synthetic dataset with a workload's statistics" },
 };
 
 static const size_t ncommands = sizeof(commands) / sizeof(commands[0]);

@@ -39,4 +39,97 @@ int rpt_json_write(json_t *root, const char *path);
  */
 int rpt_file_write(const char *path, const void *data, size_t len);
 
+/* ==== the report of one run (report_run.c) ==== */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct ldr_result;
+
+/* Version of the JSON a run writes; raised when a key changes meaning. */
+#define RPT_RUN_SCHEMA_VERSION 1
+
+/*
+ * Everything the report of `feedrate run` says, gathered by the command:
+ * the engine's result plus what was measured around it. Strings are
+ * owned by the caller and may be NULL or "" where they do not apply;
+ * paths are raw bytes (the report escapes them with rpt_path_text).
+ */
+struct rpt_run {
+	/* what was measured */
+	const char *workload;           /* "imagenet" */
+	const char *dataset;            /* the folder read (raw bytes) */
+	const char *list;               /* --list file, or NULL */
+	bool generated;                 /* a temporary synthetic dataset */
+	bool kept;                      /* ... and it was kept */
+	uint64_t files, bytes;          /* the listing */
+	uint64_t listing_errors;        /* entries the listing skipped */
+	const char *fs_type;            /* "ext4", "fuse.s3fs" */
+	const char *fs_device;          /* block device model, "" unknown */
+	const char *pipeline;           /* wl_transform_describe()'s line */
+	const char *backend_asked;      /* --backend as given */
+	unsigned depth;                 /* reads in flight per reader */
+
+	/* where it ran */
+	unsigned vcpus;
+	const char *cpus_how;           /* ldr_cpu_choice.how */
+	double cpu_outside_mask_s;      /* < 0: unknown */
+
+	/* page cache */
+	const char *cache;              /* "cold", "warm", "ram" */
+	uint64_t ram_bytes;             /* --ram SIZE, 0 otherwise */
+	const char *cache_how;          /* how the state was made, in words */
+	double fraction_resident;       /* verified before the run; < 0
+	                                   unknown */
+	double hit_ratio;               /* < 0 unknown */
+	const char *hit_ratio_source;   /* "measured ...", "estimated ..." */
+	bool hit_ratio_estimated;
+
+	/* the emulated GPUs */
+	const char *gpu_type;           /* "A100" */
+	const char *gpu_detail;         /* "A100 80GB" */
+	unsigned gpu_count;             /* 0 = raw feed, no consumer */
+	double demand_per_gpu;          /* samples/s one GPU eats */
+	const char *demand_kind;        /* "train", "mlperf", "gpu-rate" */
+	const char *demand_source;
+	bool demand_est;                /* the row is an estimate */
+	bool gpu_default;               /* type not given: the default */
+	bool gpu_sync_all;
+	double au_threshold;            /* 0.90 */
+
+	/* the result */
+	const struct ldr_result *res;   /* NULL when the run never started */
+	const char *bottleneck;         /* ldr_bottleneck_name() */
+	int run_error;                  /* 0, or the -errno ldr_run gave */
+	const char *run_error_text;     /* words for it */
+	int signal;                     /* SIGINT/SIGTERM that stopped it */
+	uint64_t max_errors;            /* --max-errors, 0 = none */
+	const char *notes;              /* other remarks, "" none */
+};
+
+/*
+ * How many GPUs of the run's type the measured feed rate keeps at or
+ * above the AU threshold: a GPU at AU a eats a x demand samples/s, so G
+ * GPUs stay at >= T while G x T x demand <= samples/s, i.e.
+ * G = floor(samples_per_s / (T x demand)). 0 when unknown.
+ */
+unsigned rpt_run_gpus_fed(const struct rpt_run *r);
+
+/* The one-line verdict, e.g. "this VM feeds 8xA100 at >= 90 % AU". */
+void rpt_run_verdict(const struct rpt_run *r, char *buf, size_t len);
+
+/* The human report of R on F. Reads R only. */
+void rpt_run_print(FILE *f, const struct rpt_run *r);
+
+/*
+ * The JSON report of R (a new object; schema_version, samples_per_s, au,
+ * bottleneck, vcpus, cache, hit_ratio, gpus{type,count,demand_per_gpu,
+ * demand_source}, stages, errors, backend, dataset{files,bytes},
+ * fraction_resident, cpu_outside_mask_s, ...). NULL when out of memory.
+ */
+json_t *rpt_run_json(const struct rpt_run *r);
+
+/* ==== end run report ==== */
+
 #endif /* FEEDRATE_REPORT_H */

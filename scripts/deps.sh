@@ -5,7 +5,8 @@
 #   scripts/deps.sh --bench  also the benchmark peers (fio, PyTorch)
 set -eu
 pkgs=(build-essential pkg-config liburing-dev libjpeg62-turbo-dev libzstd-dev
-      libjansson-dev libcriterion-dev libseccomp-dev libcap-dev)
+      libjansson-dev libcriterion-dev libseccomp-dev libcap-dev
+      bindfs e2fsprogs)
 if [ "${1:-}" = "--bench" ]; then
 	pkgs+=(fio python3-torch python3-torchvision)
 fi

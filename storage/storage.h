@@ -74,9 +74,12 @@ ssize_t stg_sysroot_read_line(const char *rel, char *buf, size_t cap);
  * followed, as PyTorch's ImageFolder does (os.walk(followlinks=True)): a
  * link to a file lists the file under the link's name with the target's
  * size; a link to a folder is walked. Every folder is entered at most once
- * (tracked by device and inode), so symlink loops end. Problems (unreadable
- * folder, dangling link, ...) are counted per kind with one example path
- * and the walk goes on. Ids follow the bytewise order of the relative paths.
+ * (tracked by device and inode), so symlink loops end; a folder met again
+ * is counted as STG_DS_ERR_LOOP. Problems (unreadable folder, dangling
+ * link, ...) are counted per kind with one example path and the walk goes
+ * on. Ids are deterministic whatever order the filesystem returns entries
+ * in: within a folder, entries are taken in bytewise order of their names,
+ * the folder's files first, then each subfolder in turn (depth first).
  *
  * List file (stg_dataset_load_list): one entry per line, "\n"-terminated,
  * either "PATH" or "SIZE<TAB>PATH" (SIZE in decimal bytes); relative PATHs
@@ -146,7 +149,7 @@ const char *stg_dataset_root(const struct stg_dataset *ds);
 /*
  * Path of file ID relative to the root (or absolute, from a list file),
  * NUL-terminated, owned by DS; *LEN (optional) gets its length.
- * ID must be < count.
+ * NULL when ID >= count.
  */
 const char *stg_dataset_relpath(const struct stg_dataset *ds, size_t id,
 				size_t *len);
@@ -240,19 +243,25 @@ const char *stg_warm_result_text(enum stg_warm_result r);
 
 /* Dataset-level residency: bytes of the measured files that are resident. */
 struct stg_ds_residency {
+	bool known;              /* false: cannot be measured (see below) */
 	uint64_t files;          /* files measured */
 	uint64_t errors;         /* files that could not be measured */
 	uint64_t resident_bytes; /* resident pages x page size, capped at size */
 	uint64_t bytes;          /* total size of the measured files */
-	double fraction;         /* resident_bytes / bytes (1 when bytes = 0) */
+	double fraction;         /* resident_bytes / bytes (1 when bytes = 0);
+	                            negative when unknown */
 };
 
 /*
  * Measure residency over DS: every file when MAX_FILES is 0 or >= count,
- * else MAX_FILES files spread evenly over the ids (a sample). Returns 0
- * (results in *OUT) or -EINVAL.
+ * else MAX_FILES files spread evenly over the ids (a sample). PROBE (may be
+ * NULL) is a stg_cache_probe() result for a file of DS: when it says a
+ * re-open drops the cache, or residency is unmeasurable, the result is
+ * unknown instead of a misleading 0. Without PROBE, a dataset on FUSE is
+ * reported unknown. Returns 0 (results in *OUT).
  */
 int stg_cache_dataset_residency(const struct stg_dataset *ds, size_t max_files,
+				const struct stg_cache_probe *probe,
 				struct stg_ds_residency *out);
 
 /*
@@ -303,7 +312,8 @@ struct stg_gpu {
 struct stg_gpu_info {
 	int count;                  /* GPUs found (may exceed STG_MAX_GPUS) */
 	struct stg_gpu gpu[STG_MAX_GPUS];
-	char driver[STG_TEXT_MAX];  /* /proc/driver/nvidia/version first line */
+	char driver[STG_TEXT_MAX];  /* driver version ("535.104.05"), else the
+	                               first line of /proc/driver/nvidia/version */
 };
 
 struct stg_dmi_info {
@@ -319,6 +329,7 @@ struct stg_mount {
 	char source[STG_PATH_MAX];  /* "/dev/nvme0n1p1", "s3fs", "srv:/x" */
 	char root[STG_PATH_MAX];    /* root of the mount within its fs */
 	char options[STG_TEXT_MAX]; /* per-mount options ("rw,relatime") */
+	char super_options[STG_TEXT_MAX]; /* filesystem options ("rw,cpu") */
 };
 
 struct stg_blockdev {
@@ -494,9 +505,18 @@ struct stg_reader_config {
 	bool no_register;             /* uring: do not register the buffers */
 	bool force_async;             /* uring: IOSQE_ASYNC on every read, so
 	                                 io-wq workers serve them (tests) */
+	uint64_t null_delay_ns;       /* null: each file completes this long
+	                                 after it was queued (emulated storage
+	                                 latency; up to depth files overlap,
+	                                 so depth / delay files/s). 0 = at
+	                                 once */
 };
 
-/* A whole-file read request. Fields are read during stg_reader_submit only. */
+/*
+ * A whole-file read request. The fields are read during stg_reader_submit
+ * only, except DIRFD, which must stay open until the completion (psync
+ * opens on its own threads).
+ */
 struct stg_read_req {
 	int dirfd;                    /* AT_FDCWD, or a folder NAME is under */
 	const char *name;             /* path, relative to DIRFD when not
@@ -528,7 +548,7 @@ struct stg_reader_stats {
 	uint64_t direct_refused;      /* files read buffered because the
 	                                 filesystem refused O_DIRECT */
 	struct stg_histo clat;        /* completion latency, ns, of every
-	                                 completion */
+	                                 completion but too-large ones */
 };
 
 struct stg_reader;
@@ -553,9 +573,10 @@ int stg_reader_create(const struct stg_reader_config *cfg,
 void stg_reader_destroy(struct stg_reader *r);
 
 /*
- * Queue a whole-file read. Never blocks on I/O (io_uring: SQEs are batched
- * and reach the kernel at the next stg_reader_reap or stg_reader_flush;
- * psync: handed to the pool). Returns 0 when accepted: exactly one
+ * Queue a whole-file read. Does not wait for data (uring opens the file
+ * here, and its SQEs are batched: they reach the kernel at the next
+ * stg_reader_reap or stg_reader_flush; psync hands the request to its
+ * threads at that point). Returns 0 when accepted: exactly one
  * completion will follow, which may be an error (-ENOENT for a vanished
  * file, -STG_ESHRANK, -STG_EGREW, -STG_ETOOLARGE for a file above
  * max_sample_bytes, completed at once and not read). Returns -EAGAIN when
@@ -585,6 +606,17 @@ unsigned stg_reader_pending(const struct stg_reader *r);
  * call it (workers release what the reader thread handed them); NULL ok.
  */
 void stg_buf_release(struct stg_buf *buf);
+
+/*
+ * Put the threads that read for R on the CPUs the calling thread may use
+ * now (sched_getaffinity): psync's pool threads move at once; for uring,
+ * every io-wq worker the kernel starts from now on (io_uring_register_
+ * iowq_aff). Workers already running keep their CPUs (Linux 6.18 applies
+ * the mask to new workers only), so pin the thread BEFORE creating the
+ * reader where it matters; a reader pins its ring's workers at creation.
+ * Reader thread only. Returns 0 or -errno.
+ */
+int stg_reader_pin_workers(struct stg_reader *r);
 
 /* The backend that really runs (never AUTO). */
 enum stg_backend_id stg_reader_backend(const struct stg_reader *r);

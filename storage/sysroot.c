@@ -52,17 +52,12 @@ int stg_sysroot_path(const char *rel, char *buf, size_t cap)
 	const char *root = stg_sysroot();
 	int n;
 
-	assert_rel:
-	if (!rel || rel[0] != '/') {
-		/* a relative name is taken from the root as well */
-		static const char slash[] = "/";
-		n = snprintf(buf, cap, "%s%s%s", strcmp(root, "/") ? root : "",
-			     slash, rel ? rel : "");
-	} else {
-		n = snprintf(buf, cap, "%s%s", strcmp(root, "/") ? root : "",
-			     rel);
-	}
-	(void)&&assert_rel;
+	if (!rel)
+		rel = "";
+	/* "/" + "/proc/x" must not become "//proc/x"; a relative REL is
+	 * taken from the root too */
+	n = snprintf(buf, cap, "%s%s%s", strcmp(root, "/") ? root : "",
+		     rel[0] == '/' ? "" : "/", rel);
 	if (n < 0 || (size_t)n >= cap) {
 		if (cap)
 			buf[0] = '\0';

@@ -24,6 +24,7 @@ if [ -n "$unit" ]; then
 	# the fast subset leaves out suites whose name ends in _slow
 	[ -n "${FEEDRATE_FAST:-}" ] && filter=(--filter '!(*_slow/*)')
 	"$unit" --color=never --timeout 300 "${filter[@]}" 2>&1 | tee "$log"
+	urc=${PIPESTATUS[0]}
 	line=$(sed 's/\x1b\[[0-9;]*m//g' "$log" | grep 'Synthesis:' | tail -n 1)
 	if [ -z "$line" ]; then
 		echo "run_tests.sh: the unit suite printed no synthesis line"
@@ -31,8 +32,16 @@ if [ -n "$unit" ]; then
 	else
 		t=$(sed -E 's/.*Tested: ([0-9]+).*/\1/' <<<"$line")
 		p=$(sed -E 's/.*Passing: ([0-9]+).*/\1/' <<<"$line")
+		f=$(sed -E 's/.*Failing: ([0-9]+).*/\1/' <<<"$line")
+		# a test that crashes in its setup or teardown is counted as
+		# failing but not as tested
+		[ "$f" -lt $((t - p)) ] && f=$((t - p))
 		passed=$((passed + p))
-		failed=$((failed + t - p))
+		failed=$((failed + f))
+	fi
+	if [ -n "$line" ] && [ "$urc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "run_tests.sh: the unit suite exited $urc"
+		failed=$((failed + 1))
 	fi
 	if grep -qE 'ERROR: (Address|Leak|Thread)Sanitizer|runtime error:' "$log"; then
 		echo "run_tests.sh: a sanitizer reported an error in the unit suite"

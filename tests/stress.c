@@ -11,6 +11,8 @@ static const struct {
 	const char *name;
 	int (*fn)(void);
 } scenarios[] = {
+	{ "storage", stress_storage },
+	{ "pipeline", stress_pipeline },
 };
 
 int main(void)

@@ -7,5 +7,6 @@
 #define FEEDRATE_STRESS_H
 
 int stress_storage(void);
+int stress_pipeline(void);
 
 #endif /* FEEDRATE_STRESS_H */

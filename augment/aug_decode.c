@@ -1,0 +1,455 @@
+/*
+ * aug_decode.c - JPEG decoding through libjpeg-turbo's libjpeg API: full,
+ * ROI (crop window) and DCT-scaled, into RGBX.
+ *
+ * DESIGN: an aug_decoder is used by one thread at a time. It creates its
+ * jpeg_decompress_struct once and reuses it: each image ends with
+ * jpeg_abort_decompress() (frees libjpeg's per-image pool, keeps the
+ * permanent one: error manager hooks, memory source). Scratch (pixel rows,
+ * row pointers) only grows. libjpeg reports errors through error_exit and
+ * warnings through emit_message(-1); both longjmp back to the public call
+ * that is running, which aborts the image and returns a code. A progress
+ * monitor stops files with too many progressive scans.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+#include <jerror.h>
+
+#include "aug_internal.h"
+
+/* Pixels of slack after every row and after the buffer (kernels' reads). */
+#define DEC_ROW_SLACK 8
+
+struct aug_decoder {
+	struct jpeg_decompress_struct cinfo;
+	struct jpeg_error_mgr jerr;
+	struct jpeg_progress_mgr progress;
+	jmp_buf jump;
+	int code;                 /* error to return after the longjmp */
+	bool created;             /* cinfo exists */
+	bool open;                /* an image's header has been read */
+	struct aug_decoder_opts opts;
+	uint8_t *pix;             /* decoded rows */
+	size_t pix_cap;
+	JSAMPROW *rows;           /* row pointers into pix */
+	size_t rows_cap;
+	char msg[JMSG_LENGTH_MAX];
+};
+
+void aug_decoder_opts_default(struct aug_decoder_opts *o)
+{
+	o->max_pixels = 100000000u;
+	o->max_memory = 1ull << 30;
+	o->max_scans = 100;
+}
+
+uint32_t aug_scaled_dim(uint32_t dim, unsigned denom)
+{
+	return denom ? (uint32_t)(((uint64_t)dim + denom - 1) / denom) : 0;
+}
+
+const char *aug_strerror(int err)
+{
+	switch (err) {
+	case 0:
+		return "success";
+	case AUG_ECORRUPT:
+		return "corrupt JPEG data";
+	case AUG_ETRUNCATED:
+		return "truncated JPEG file";
+	case AUG_EUNSUPPORTED:
+		return "unsupported JPEG variant";
+	case AUG_ETOOLARGE:
+		return "image too large (pixel, memory or scan limit)";
+	case AUG_ENOTJPEG:
+		return "not a JPEG file";
+	default:
+		return err < 0 && err > -4096 ? strerror(-err) :
+			"unknown error";
+	}
+}
+
+/* Maps a libjpeg error or warning code to an AUG_E* code. */
+static int dec_map_code(int msg_code)
+{
+	switch (msg_code) {
+	case JERR_NO_SOI:
+		return AUG_ENOTJPEG;
+	case JERR_INPUT_EMPTY:
+	case JERR_INPUT_EOF:
+	case JWRN_JPEG_EOF:
+		return AUG_ETRUNCATED;
+	case JERR_IMAGE_TOO_BIG:
+	case JERR_WIDTH_OVERFLOW:
+	case JERR_OUT_OF_MEMORY:
+	case JERR_NO_BACKING_STORE:
+	case JERR_TFILE_CREATE:
+		return AUG_ETOOLARGE;
+	case JERR_ARITH_NOTIMPL:
+	case JERR_BAD_PRECISION:
+	case JERR_CCIR601_NOTIMPL:
+	case JERR_COMPONENT_COUNT:
+	case JERR_CONVERSION_NOTIMPL:
+	case JERR_FRACT_SAMPLE_NOTIMPL:
+	case JERR_NOTIMPL:
+	case JERR_NOT_COMPILED:
+	case JERR_SOF_UNSUPPORTED:
+	case JERR_EMPTY_IMAGE:
+		return AUG_EUNSUPPORTED;
+	default:
+		return AUG_ECORRUPT;
+	}
+}
+
+static struct aug_decoder *dec_of(j_common_ptr cinfo)
+{
+	/* cinfo is the first member */
+	_Static_assert(offsetof(struct aug_decoder, cinfo) == 0, "layout");
+	return (struct aug_decoder *)(void *)cinfo;
+}
+
+static void dec_error_exit(j_common_ptr cinfo)
+{
+	struct aug_decoder *d = dec_of(cinfo);
+
+	if (d->code == 0)
+		d->code = dec_map_code(cinfo->err->msg_code);
+	cinfo->err->format_message(cinfo, d->msg);
+	longjmp(d->jump, 1);
+}
+
+/*
+ * Warnings (level -1) mean the pixels are not what the file meant: a
+ * premature end filled with grey, a bad Huffman code, a marker inside the
+ * data. The sample fails. Metadata-only warnings (unknown JFIF revision,
+ * bad ICC marker) are ignored; so are trace messages (level >= 0).
+ */
+static void dec_emit_message(j_common_ptr cinfo, int level)
+{
+	int code = cinfo->err->msg_code;
+
+	if (level >= 0 || code == JWRN_JFIF_MAJOR || code == JWRN_BOGUS_ICC)
+		return;
+	dec_error_exit(cinfo);
+}
+
+static void dec_output_message(j_common_ptr cinfo)
+{
+	(void)cinfo;
+}
+
+/* Called per iMCU row of each scan while a multi-scan file is read. */
+static void dec_progress(j_common_ptr cinfo)
+{
+	struct aug_decoder *d = dec_of(cinfo);
+	j_decompress_ptr dinfo = (j_decompress_ptr)cinfo;
+
+	if (dinfo->input_scan_number > (int)d->opts.max_scans) {
+		d->code = AUG_ETOOLARGE;
+		snprintf(d->msg, sizeof(d->msg),
+			 "more than %u progressive scans", d->opts.max_scans);
+		longjmp(d->jump, 1);
+	}
+}
+
+int aug_decoder_create(const struct aug_decoder_opts *opts,
+		       struct aug_decoder **out)
+{
+	struct aug_decoder *d;
+
+	*out = NULL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	if (opts)
+		d->opts = *opts;
+	else
+		aug_decoder_opts_default(&d->opts);
+	if (d->opts.max_scans == 0 || d->opts.max_pixels == 0) {
+		free(d);
+		return -EINVAL;
+	}
+	d->cinfo.err = jpeg_std_error(&d->jerr);
+	d->jerr.error_exit = dec_error_exit;
+	d->jerr.emit_message = dec_emit_message;
+	d->jerr.output_message = dec_output_message;
+	if (setjmp(d->jump)) {
+		/* only JERR_OUT_OF_MEMORY can happen while creating */
+		if (d->created)
+			jpeg_destroy_decompress(&d->cinfo);
+		free(d);
+		return -ENOMEM;
+	}
+	jpeg_create_decompress(&d->cinfo);
+	d->created = true;
+	d->cinfo.mem->max_memory_to_use =
+		d->opts.max_memory > (uint64_t)LONG_MAX ?
+			LONG_MAX : (long)d->opts.max_memory;
+	d->progress.progress_monitor = dec_progress;
+	d->cinfo.progress = &d->progress;
+	*out = d;
+	return 0;
+}
+
+void aug_decoder_destroy(struct aug_decoder *d)
+{
+	if (!d)
+		return;
+	if (d->created)
+		jpeg_destroy_decompress(&d->cinfo);
+	free(d->pix);
+	free(d->rows);
+	free(d);
+}
+
+const char *aug_decoder_message(const struct aug_decoder *d)
+{
+	return d->msg;
+}
+
+void aug_decoder_close(struct aug_decoder *d)
+{
+	if (d->open) {
+		jpeg_abort_decompress(&d->cinfo);
+		d->open = false;
+	}
+}
+
+static enum aug_colorspace dec_colorspace(J_COLOR_SPACE cs)
+{
+	switch (cs) {
+	case JCS_GRAYSCALE:
+		return AUG_CS_GRAY;
+	case JCS_YCbCr:
+		return AUG_CS_YCBCR;
+	case JCS_RGB:
+		return AUG_CS_RGB;
+	case JCS_CMYK:
+		return AUG_CS_CMYK;
+	case JCS_YCCK:
+		return AUG_CS_YCCK;
+	default:
+		return AUG_CS_OTHER;
+	}
+}
+
+int aug_decoder_open(struct aug_decoder *d, const void *buf, size_t len,
+		     struct aug_image_info *info)
+{
+	j_decompress_ptr ci = &d->cinfo;
+
+	aug_decoder_close(d);
+	d->code = 0;
+	d->msg[0] = '\0';
+	if (len == 0) {
+		snprintf(d->msg, sizeof(d->msg), "empty file");
+		return AUG_ETRUNCATED;
+	}
+	if (len > (size_t)(unsigned long)-1)
+		return AUG_ETOOLARGE;
+	if (setjmp(d->jump)) {
+		jpeg_abort_decompress(ci);
+		d->open = false;
+		return d->code;
+	}
+	d->open = true;
+	jpeg_mem_src(ci, (const unsigned char *)buf, (unsigned long)len);
+	jpeg_read_header(ci, TRUE);
+	if ((uint64_t)ci->image_width * ci->image_height > d->opts.max_pixels) {
+		snprintf(d->msg, sizeof(d->msg),
+			 "%ux%u is over the %llu pixel cap", ci->image_width,
+			 ci->image_height,
+			 (unsigned long long)d->opts.max_pixels);
+		jpeg_abort_decompress(ci);
+		d->open = false;
+		return AUG_ETOOLARGE;
+	}
+	if (info) {
+		info->width = ci->image_width;
+		info->height = ci->image_height;
+		info->components = ci->num_components;
+		info->colorspace = dec_colorspace(ci->jpeg_color_space);
+		info->progressive = ci->progressive_mode;
+		info->adobe = ci->saw_Adobe_marker;
+	}
+	return 0;
+}
+
+/*
+ * CMYK to RGB on `n` pixels in place. Adobe (Photoshop) files store
+ * inverted ink, 255 = no ink: R = C'K'/255 on the stored C', K'. Without an
+ * Adobe marker the bytes are plain ink: R = (255-C)(255-K)/255. The
+ * division rounds like PIL's (x + 128 + ((x + 128) >> 8)) >> 8.
+ */
+static void dec_cmyk_to_rgbx(uint8_t *p, uint32_t n, bool inverted)
+{
+	for (uint32_t i = 0; i < n; i++, p += 4) {
+		unsigned k = inverted ? p[3] : 255u - p[3];
+
+		for (int c = 0; c < 3; c++) {
+			unsigned v = inverted ? p[c] : 255u - p[c];
+			unsigned t = v * k + 128;
+
+			p[c] = (uint8_t)((t + (t >> 8)) >> 8);
+		}
+		p[3] = 255;
+	}
+}
+
+int aug_decoder_read(struct aug_decoder *d, const struct aug_rect *roi,
+		     unsigned scale_denom, struct aug_view *out)
+{
+	j_decompress_ptr ci = &d->cinfo;
+	uint32_t sw, sh, x0, y0, x1, y1, cx;
+	JDIMENSION xoff, cw;
+	size_t stride, need;
+	bool cmyk, inverted;
+	int err;
+
+	if (!d->open)
+		return -EINVAL;
+	if (scale_denom != 1 && scale_denom != 2 && scale_denom != 4 &&
+	    scale_denom != 8) {
+		aug_decoder_close(d);
+		return -EINVAL;
+	}
+	sw = aug_scaled_dim(ci->image_width, scale_denom);
+	sh = aug_scaled_dim(ci->image_height, scale_denom);
+	if (roi) {
+		if (roi->w == 0 || roi->h == 0 || roi->x > sw ||
+		    roi->w > sw - roi->x || roi->y > sh ||
+		    roi->h > sh - roi->y) {
+			aug_decoder_close(d);
+			return -EINVAL;
+		}
+		x0 = roi->x, y0 = roi->y;
+		x1 = roi->x + roi->w, y1 = roi->y + roi->h;
+	} else {
+		x0 = y0 = 0, x1 = sw, y1 = sh;
+	}
+	if (setjmp(d->jump)) {
+		jpeg_abort_decompress(ci);
+		d->open = false;
+		return d->code;
+	}
+	cmyk = ci->jpeg_color_space == JCS_CMYK ||
+	       ci->jpeg_color_space == JCS_YCCK;
+	inverted = ci->saw_Adobe_marker;
+	ci->out_color_space = cmyk ? JCS_CMYK : JCS_EXT_RGBX;
+	ci->dct_method = JDCT_ISLOW;
+	ci->do_fancy_upsampling = TRUE;
+	ci->scale_num = 1;
+	ci->scale_denom = scale_denom;
+	jpeg_start_decompress(ci);
+	if (ci->output_width != sw || ci->output_height != sh ||
+	    ci->output_components != 4) {
+		snprintf(d->msg, sizeof(d->msg), "unexpected output geometry");
+		jpeg_abort_decompress(ci);
+		d->open = false;
+		return AUG_EUNSUPPORTED;
+	}
+
+	/*
+	 * One extra pixel each side: fancy upsampling of a cropped row
+	 * replicates the edge chroma sample, where a full decode would use
+	 * the neighbour, so the outermost decoded column may differ.
+	 */
+	xoff = x0 > 0 ? x0 - 1 : 0;
+	cw = (x1 < sw ? x1 + 1 : sw) - xoff;
+	if (xoff != 0 || cw != sw)
+		jpeg_crop_scanline(ci, &xoff, &cw);
+	cx = x0 - xoff;
+
+	/* rows above y0 are skipped (entropy-decoded only) */
+	if (y0 > 0) {
+		JDIMENSION skipped = jpeg_skip_scanlines(ci, y0);
+
+		if (skipped != y0) {
+			snprintf(d->msg, sizeof(d->msg), "skip fell short");
+			jpeg_abort_decompress(ci);
+			d->open = false;
+			return AUG_ECORRUPT;
+		}
+	}
+
+	stride = ((size_t)(cw + DEC_ROW_SLACK) * 4 + 63) & ~(size_t)63;
+	need = stride * (y1 - y0) + DEC_ROW_SLACK * 4;
+	err = aug_scratch_reserve((void **)&d->pix, &d->pix_cap, need);
+	if (!err && d->rows_cap < y1 - y0) {
+		JSAMPROW *r = realloc(d->rows, sizeof(*r) * (y1 - y0));
+
+		if (!r) {
+			err = -ENOMEM;
+		} else {
+			d->rows = r;
+			d->rows_cap = y1 - y0;
+		}
+	}
+	if (err) {
+		jpeg_abort_decompress(ci);
+		d->open = false;
+		return err;
+	}
+	for (uint32_t i = 0; i < y1 - y0; i++)
+		d->rows[i] = d->pix + stride * i;
+	while (ci->output_scanline < y1) {
+		uint32_t at = ci->output_scanline - y0;
+		JDIMENSION got = jpeg_read_scanlines(ci, d->rows + at,
+						     y1 - y0 - at);
+
+		if (cmyk)
+			for (JDIMENSION r = 0; r < got; r++)
+				dec_cmyk_to_rgbx(d->rows[at + r] + cx * 4,
+						 x1 - x0, inverted);
+	}
+	if (ci->output_scanline < ci->output_height)
+		jpeg_abort_decompress(ci);
+	else
+		jpeg_finish_decompress(ci);
+	d->open = false;
+
+	out->data = d->pix + (size_t)cx * 4;
+	out->width = x1 - x0;
+	out->height = y1 - y0;
+	out->stride = stride;
+	return 0;
+}
+
+int aug_decoder_decode(struct aug_decoder *d, const void *buf, size_t len,
+		       const struct aug_rect *roi, unsigned scale_denom,
+		       struct aug_view *out)
+{
+	int err = aug_decoder_open(d, buf, len, NULL);
+
+	if (err)
+		return err;
+	return aug_decoder_read(d, roi, scale_denom, out);
+}
+
+int aug_scratch_reserve(void **buf, size_t *cap, size_t need)
+{
+	size_t n;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	n = *cap + *cap / 2;
+	if (n < need)
+		n = need;
+	n = (n + 63) & ~(size_t)63;
+	p = aligned_alloc(64, n);
+	if (!p)
+		return -ENOMEM;
+	/* slack bytes past the image are read (times a zero weight) */
+	memset(p, 0, n);
+	free(*buf);
+	*buf = p;
+	*cap = n;
+	return 0;
+}

@@ -1,0 +1,864 @@
+/*
+ * engine.c - ldr_run: sets up the pipeline, runs the measurement window,
+ * stops, joins and turns the counters into a struct ldr_result.
+ *
+ * DESIGN
+ *
+ * Positions. Every sample the run delivers has a global position p,
+ * epoch-major: epoch p / L, index p % L in this rank's shuffled order (L =
+ * ldr_sampler_len). Batch b = p / B fills slot b % P of a ring of P
+ * preallocated, pre-faulted slots of B x out_bytes; batches run across
+ * epoch boundaries, and an epoch-limited run ends with one short batch
+ * when epochs x L does not divide by B.
+ *
+ * Threads (all created by ldr_run, all alive until the stop flag is set,
+ * so the main thread can read their CPU clocks; then joined):
+ *  - R readers (read_stage.c): take positions from the shared atomic
+ *    CURSOR, issue p only when slot (b % P) is FREE_FOR b, i.e. batch b - P
+ *    was consumed; whole-file reads through their own stg_reader; push
+ *    completions into the work queue.
+ *  - W workers (worker_pool.c): pop, transform into the slot at
+ *    (b % P, p % B), release the read buffer, bump the slot's FILL; the one
+ *    that completes the batch publishes READY_FOR = b.
+ *  - G emulated GPUs, or one drain thread when G = 0 (gpu_emu.c): take
+ *    batch b (GPU b % G) once ready, hold it step_time, free the slot.
+ *  - the main thread (here): start gate, warm-up, the 1-second series,
+ *    occupancy sampling every 20 ms, stop conditions, the result.
+ *
+ * Queues and waiting: the work queue is a bounded ring under a mutex with
+ * two condvars (no allocation per item); slot_cv (readers waiting for a
+ * free slot), ready_cv (consumers waiting for a batch), bar_cv (the
+ * synchronous step), ctl_cv (start gate, requests to the main thread).
+ * Every wait loop re-checks the STOP flag; ldr_engine_stop sets it and
+ * broadcasts every condvar under its mutex, so no waiter can miss it.
+ * Memory is bounded: P slots + the reader's in-flight byte budget + the
+ * work queue, whatever the dataset size (plus the listing and one
+ * permutation array per reader).
+ *
+ * Ordering: a slot's FILL/BAD are reset by the consumer before it stores
+ * FREE_FOR = b + P (release); the reader loads FREE_FOR (acquire) before it
+ * issues p, and the item reaches a worker through the queue's mutex, so
+ * the worker's FILL bump follows the reset. Workers bump FILL acq_rel, so
+ * the last one sees every sample's bytes and publishes READY_FOR (release,
+ * under ready_lock) for the consumer's acquire load.
+ *
+ * Ownership: each thread owns its own counters (ldr_ctr: one writer, any
+ * reader) and its histograms/error table (read by main after the join).
+ * ERRORS_TOTAL, MAX_ERRORS_HIT, SAMPLES_REACHED, FATAL are shared atomics.
+ * WINDOW_GOOD0 is written by main before it sets WINDOW_ON (release).
+ *
+ * Measurement: at the end of warm-up the main thread snapshots every
+ * counter and thread CPU clock; at the stop it snapshots again; the result
+ * is the difference. Histograms record only while WINDOW_ON. Errors cover
+ * the whole run. samples/s counts good samples handed to the GPUs (a
+ * failed sample fills its place with zeros and completes its batch, but
+ * is counted apart).
+ *
+ * Stop: duration, epochs (the readers run out of positions and the
+ * consumers out of batches), samples, max_errors, *cfg->stop, or a reader
+ * failing. Shutdown: stop flag and broadcasts; readers issue nothing more
+ * and reap what is in flight; workers release what is queued; all threads
+ * are joined; then the stg_readers are destroyed (no buffer is held by
+ * then).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine_internal.h"
+
+uint64_t ldr_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+const char *ldr_bottleneck_name(enum ldr_bottleneck b)
+{
+	switch (b) {
+	case LDR_BOTTLENECK_CPU: return "cpu";
+	case LDR_BOTTLENECK_STORAGE: return "storage";
+	case LDR_BOTTLENECK_GPU: return "gpu";
+	default: return "unknown";
+	}
+}
+
+/* ---- control shared with the stage threads ---- */
+
+static void broadcast(pthread_mutex_t *m, pthread_cond_t *c)
+{
+	pthread_mutex_lock(m);
+	pthread_cond_broadcast(c);
+	pthread_mutex_unlock(m);
+}
+
+void ldr_engine_stop(struct ldr_engine *e)
+{
+	if (atomic_exchange(&e->stop, 1))
+		return;
+	pthread_mutex_lock(&e->q.lock);
+	pthread_cond_broadcast(&e->q.not_empty);
+	pthread_cond_broadcast(&e->q.not_full);
+	pthread_mutex_unlock(&e->q.lock);
+	broadcast(&e->slot_lock, &e->slot_cv);
+	broadcast(&e->ready_lock, &e->ready_cv);
+	broadcast(&e->bar_lock, &e->bar_cv);
+	broadcast(&e->ctl_lock, &e->ctl_cv);
+}
+
+void ldr_engine_notify(struct ldr_engine *e)
+{
+	broadcast(&e->ctl_lock, &e->ctl_cv);
+}
+
+bool ldr_engine_started(struct ldr_engine *e, int err)
+{
+	bool go;
+
+	pthread_mutex_lock(&e->ctl_lock);
+	e->inited++;
+	if (err && !e->init_err)
+		e->init_err = err;
+	pthread_cond_broadcast(&e->ctl_cv);
+	while (!e->go && !ldr_stopping(e))
+		pthread_cond_wait(&e->ctl_cv, &e->ctl_lock);
+	go = e->go && !ldr_stopping(e);
+	pthread_mutex_unlock(&e->ctl_lock);
+	return go;
+}
+
+void ldr_engine_wait_stop(struct ldr_engine *e)
+{
+	pthread_mutex_lock(&e->ctl_lock);
+	while (!ldr_stopping(e))
+		pthread_cond_wait(&e->ctl_cv, &e->ctl_lock);
+	pthread_mutex_unlock(&e->ctl_lock);
+}
+
+/* ---- snapshots of the counters ---- */
+
+struct snap {
+	uint64_t t;
+	uint64_t samples, good, batches;
+	uint64_t read_bytes;
+	uint64_t reader_cpu, worker_cpu, consumer_cpu, process_cpu;
+	uint64_t busy, wait, decode, resize, other;
+	uint64_t probed_reads, probed_bytes, probed_hit, probe_errors;
+	uint64_t compute, gwait;        /* summed over GPUs */
+	uint64_t *gpu_compute, *gpu_wait;
+};
+
+static uint64_t thread_cpu_ns(pthread_t t)
+{
+	clockid_t cid;
+	struct timespec ts;
+
+	if (pthread_getcpuclockid(t, &cid) || clock_gettime(cid, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t clock_ns(clockid_t cid)
+{
+	struct timespec ts;
+
+	clock_gettime(cid, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Counters only (cheap); with CPU, the thread clocks too. */
+static void snap_take(struct ldr_engine *e, struct snap *s, bool cpu)
+{
+	uint64_t *gc = s->gpu_compute, *gw = s->gpu_wait;
+
+	memset(s, 0, sizeof(*s));
+	s->gpu_compute = gc;
+	s->gpu_wait = gw;
+	s->t = ldr_now_ns();
+	for (unsigned i = 0; i < e->consumers; i++) {
+		struct ldr_gpu_ctx *g = &e->gp[i];
+
+		s->samples += ldr_ctr_get(&g->samples);
+		s->good += ldr_ctr_get(&g->good);
+		s->batches += ldr_ctr_get(&g->batches);
+		gc[i] = ldr_ctr_get(&g->compute_ns);
+		gw[i] = ldr_ctr_get(&g->wait_ns);
+		s->compute += gc[i];
+		s->gwait += gw[i];
+		if (cpu)
+			s->consumer_cpu += thread_cpu_ns(g->tid);
+	}
+	for (unsigned i = 0; i < e->readers; i++) {
+		struct ldr_reader_ctx *rc = &e->rd[i];
+
+		s->read_bytes += ldr_ctr_get(&rc->bytes);
+		s->probed_reads += ldr_ctr_get(&rc->probed_reads);
+		s->probed_bytes += ldr_ctr_get(&rc->probed_bytes);
+		s->probed_hit += ldr_ctr_get(&rc->probed_hit);
+		s->probe_errors += ldr_ctr_get(&rc->probe_errors);
+		if (cpu)
+			s->reader_cpu += thread_cpu_ns(rc->tid);
+	}
+	for (unsigned i = 0; i < e->workers; i++) {
+		struct ldr_worker_ctx *w = &e->wk[i];
+
+		s->busy += ldr_ctr_get(&w->busy_ns);
+		s->wait += ldr_ctr_get(&w->wait_ns);
+		s->decode += ldr_ctr_get(&w->decode_ns);
+		s->resize += ldr_ctr_get(&w->resize_ns);
+		s->other += ldr_ctr_get(&w->other_ns);
+		if (cpu)
+			s->worker_cpu += thread_cpu_ns(w->tid);
+	}
+	if (cpu)
+		s->process_cpu = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+static double ns_s(uint64_t a, uint64_t b)
+{
+	return b > a ? (double)(b - a) / 1e9 : 0.0;
+}
+
+/* ---- set-up and tear-down ---- */
+
+static unsigned usable_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set))
+		return (unsigned)CPU_COUNT(&set);
+	return 1;
+}
+
+static int engine_config(struct ldr_engine *e, const struct ldr_config *cfg)
+{
+	const struct ldr_transform *tf = &cfg->transform;
+	uint64_t n;
+
+	if (!cfg->ds || !tf->apply || !tf->out_bytes)
+		return -EINVAL;
+	if (cfg->gpus && !(cfg->gpu_rate > 0))
+		return -EINVAL;
+	if (cfg->world == 0 ? cfg->rank != 0 : cfg->rank >= cfg->world)
+		return -EINVAL;
+	if (cfg->probe_fraction < 0 || cfg->probe_fraction > 1)
+		return -EINVAL;
+	e->cfg = cfg;
+	e->tf = *tf;
+	e->ds = cfg->ds;
+	e->out_bytes = tf->out_bytes;
+	e->readers = cfg->readers ? cfg->readers : 1;
+	e->workers = cfg->workers ? cfg->workers : usable_cpus();
+	e->batch = cfg->batch ? cfg->batch : 256;
+	e->gpus = cfg->gpus;
+	e->consumers = e->gpus ? e->gpus : 1;
+	e->prefetch = cfg->prefetch;
+	if (!e->prefetch)
+		e->prefetch = 2 * e->gpus > 4 ? 2 * e->gpus : 4;
+	if (e->prefetch < e->gpus)
+		e->prefetch = e->gpus;
+	if (e->readers > 1024 || e->workers > 4096 || e->gpus > 4096)
+		return -EINVAL;
+	if (e->out_bytes > SIZE_MAX / e->batch / e->prefetch)
+		return -EINVAL;
+	e->slot_bytes = e->out_bytes * e->batch;
+	/* keep each slot's start 64-byte aligned */
+	e->slot_bytes = (e->slot_bytes + 63) & ~(size_t)63;
+	if (e->gpus)
+		e->step_ns = (uint64_t)((double)e->batch / cfg->gpu_rate * 1e9);
+
+	n = stg_dataset_count(cfg->ds);
+	{
+		uint64_t world = cfg->world ? cfg->world : 1;
+
+		if (cfg->drop_last)
+			e->per_epoch = n / world;
+		else
+			e->per_epoch = n ? (n + world - 1) / world : 0;
+	}
+	if (!e->per_epoch)
+		return -ENODATA;
+	e->pos_limit = UINT64_MAX;
+	e->total_batches = UINT64_MAX;
+	if (cfg->epochs) {
+		if (cfg->epochs > UINT64_MAX / e->per_epoch)
+			return -EINVAL;
+		e->pos_limit = cfg->epochs * e->per_epoch;
+		e->total_batches = (e->pos_limit + e->batch - 1) / e->batch;
+	}
+	e->pos_ring = (uint64_t)e->prefetch * e->batch;
+	if (cfg->probe_fraction >= 1)
+		e->probe_threshold = UINT64_MAX;
+	else
+		e->probe_threshold = (uint64_t)(cfg->probe_fraction *
+						 18446744073709551616.0);
+	return 0;
+}
+
+static unsigned queue_capacity(const struct ldr_engine *e)
+{
+	unsigned depth = e->cfg->reader.depth ? e->cfg->reader.depth : 32;
+	unsigned cap = e->cfg->queue_depth;
+
+	if (!cap) {
+		cap = 2 * depth * e->readers;
+		if (cap < 4 * e->workers)
+			cap = 4 * e->workers;
+	}
+	return cap < 2 ? 2 : cap;
+}
+
+static int engine_alloc(struct ldr_engine *e)
+{
+	int err;
+
+	e->root_fd = open(stg_dataset_root(e->ds),
+			  O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (e->root_fd < 0)
+		return -errno;
+	e->slot_mem_len = e->slot_bytes * e->prefetch;
+	/* pre-faulted: page faults on the first epoch would be measured */
+	e->slot_mem = mmap(NULL, e->slot_mem_len, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (e->slot_mem == MAP_FAILED) {
+		e->slot_mem = NULL;
+		return -ENOMEM;
+	}
+	e->slots = calloc(e->prefetch, sizeof(*e->slots));
+	e->pos_id = calloc(e->pos_ring, sizeof(*e->pos_id));
+	e->pos_t = calloc(e->pos_ring, sizeof(*e->pos_t));
+	e->rd = calloc(e->readers, sizeof(*e->rd));
+	e->wk = calloc(e->workers, sizeof(*e->wk));
+	e->gp = calloc(e->consumers, sizeof(*e->gp));
+	if (!e->slots || !e->pos_id || !e->pos_t || !e->rd || !e->wk || !e->gp)
+		return -ENOMEM;
+	for (unsigned i = 0; i < e->prefetch; i++) {
+		struct ldr_slot *s = &e->slots[i];
+
+		atomic_init(&s->free_for, i);
+		atomic_init(&s->ready_for, UINT64_MAX);
+		atomic_init(&s->fill, 0);
+		atomic_init(&s->bad, 0);
+		s->data = (uint8_t *)e->slot_mem + (size_t)i * e->slot_bytes;
+	}
+	for (unsigned i = 0; i < e->readers; i++) {
+		e->rd[i].e = e;
+		e->rd[i].idx = i;
+		err = ldr_sampler_create(stg_dataset_count(e->ds), e->cfg->seed,
+					 e->cfg->rank,
+					 e->cfg->world ? e->cfg->world : 1,
+					 e->cfg->drop_last, &e->rd[i].sampler);
+		if (err)
+			return err;
+	}
+	for (unsigned i = 0; i < e->workers; i++) {
+		e->wk[i].e = e;
+		e->wk[i].idx = i;
+	}
+	for (unsigned i = 0; i < e->consumers; i++) {
+		e->gp[i].e = e;
+		e->gp[i].idx = i;
+	}
+	err = ldr_queue_init(&e->q, queue_capacity(e));
+	if (err)
+		return err;
+	pthread_mutex_init(&e->slot_lock, NULL);
+	pthread_cond_init(&e->slot_cv, NULL);
+	pthread_mutex_init(&e->ready_lock, NULL);
+	pthread_cond_init(&e->ready_cv, NULL);
+	pthread_mutex_init(&e->bar_lock, NULL);
+	pthread_cond_init(&e->bar_cv, NULL);
+	pthread_mutex_init(&e->ctl_lock, NULL);
+	{
+		pthread_condattr_t ca;
+
+		/* the main thread's timed waits run on CLOCK_MONOTONIC */
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&e->ctl_cv, &ca);
+		pthread_condattr_destroy(&ca);
+	}
+	return 0;
+}
+
+static void engine_free(struct ldr_engine *e)
+{
+	if (e->q.ring) {
+		ldr_queue_fini(&e->q);
+		pthread_mutex_destroy(&e->slot_lock);
+		pthread_cond_destroy(&e->slot_cv);
+		pthread_mutex_destroy(&e->ready_lock);
+		pthread_cond_destroy(&e->ready_cv);
+		pthread_mutex_destroy(&e->bar_lock);
+		pthread_cond_destroy(&e->bar_cv);
+		pthread_mutex_destroy(&e->ctl_lock);
+		pthread_cond_destroy(&e->ctl_cv);
+	}
+	if (e->rd)
+		for (unsigned i = 0; i < e->readers; i++) {
+			stg_reader_destroy(e->rd[i].r);
+			ldr_sampler_destroy(e->rd[i].sampler);
+		}
+	free(e->rd);
+	free(e->wk);
+	free(e->gp);
+	free(e->slots);
+	free(e->pos_id);
+	free(e->pos_t);
+	if (e->slot_mem)
+		munmap(e->slot_mem, e->slot_mem_len);
+	if (e->root_fd >= 0)
+		close(e->root_fd);
+}
+
+/* Start every thread; each waits at the start gate. */
+static int engine_spawn(struct ldr_engine *e)
+{
+	int err;
+
+	for (unsigned i = 0; i < e->readers; i++) {
+		err = -pthread_create(&e->rd[i].tid, NULL, ldr_reader_main,
+				      &e->rd[i]);
+		if (err)
+			return err;
+		e->rd[i].started = true;
+	}
+	for (unsigned i = 0; i < e->workers; i++) {
+		err = -pthread_create(&e->wk[i].tid, NULL, ldr_worker_main,
+				      &e->wk[i]);
+		if (err)
+			return err;
+		e->wk[i].started = true;
+	}
+	for (unsigned i = 0; i < e->consumers; i++) {
+		err = -pthread_create(&e->gp[i].tid, NULL,
+				      e->gpus ? ldr_gpu_main : ldr_drain_main,
+				      &e->gp[i]);
+		if (err)
+			return err;
+		e->gp[i].started = true;
+	}
+	return 0;
+}
+
+static void engine_join(struct ldr_engine *e)
+{
+	for (unsigned i = 0; i < e->readers; i++)
+		if (e->rd[i].started)
+			pthread_join(e->rd[i].tid, NULL);
+	for (unsigned i = 0; i < e->workers; i++)
+		if (e->wk[i].started)
+			pthread_join(e->wk[i].tid, NULL);
+	for (unsigned i = 0; i < e->consumers; i++)
+		if (e->gp[i].started)
+			pthread_join(e->gp[i].tid, NULL);
+	ldr_queue_drain(&e->q);
+}
+
+/* Wait until every started thread passed its set-up; their error. */
+static int engine_wait_inited(struct ldr_engine *e, unsigned threads)
+{
+	int err;
+
+	pthread_mutex_lock(&e->ctl_lock);
+	while (e->inited < threads)
+		pthread_cond_wait(&e->ctl_cv, &e->ctl_lock);
+	err = e->init_err;
+	pthread_mutex_unlock(&e->ctl_lock);
+	return err;
+}
+
+static void engine_go(struct ldr_engine *e)
+{
+	pthread_mutex_lock(&e->ctl_lock);
+	e->go = true;
+	pthread_cond_broadcast(&e->ctl_cv);
+	pthread_mutex_unlock(&e->ctl_lock);
+}
+
+/* ---- the result ---- */
+
+static void merge_errors(struct ldr_result *res,
+			 const struct ldr_err_table *t)
+{
+	for (unsigned i = 0; i < t->n; i++) {
+		unsigned k;
+
+		for (k = 0; k < res->err_kinds; k++)
+			if (!strcmp(res->err[k].kind, t->e[i].kind))
+				break;
+		if (k == res->err_kinds) {
+			if (res->err_kinds < LDR_ERR_KINDS) {
+				res->err[res->err_kinds++] = t->e[i];
+				continue;
+			}
+			k = LDR_ERR_KINDS - 1;  /* the table is full */
+		}
+		res->err[k].count += t->e[i].count;
+	}
+}
+
+static void diagnose(const struct ldr_engine *e, struct ldr_result *res)
+{
+	double thr = e->cfg->au_threshold > 0 ? e->cfg->au_threshold : 0.90;
+	double worker_wall = res->worker_busy_s + res->worker_wait_s;
+	double wait_share = worker_wall > 0 ? res->worker_wait_s / worker_wall
+					    : 0;
+	double reader_load = res->measured_s > 0 ?
+		res->reader_cpu_s / res->measured_s / e->readers : 0;
+
+	if (res->measured_s <= 0 || res->batches == 0) {
+		res->bottleneck = LDR_BOTTLENECK_UNKNOWN;
+		snprintf(res->bottleneck_why, sizeof(res->bottleneck_why),
+			 "no batch was delivered in the measurement window");
+	} else if (e->gpus && res->au >= thr) {
+		res->bottleneck = LDR_BOTTLENECK_GPU;
+		snprintf(res->bottleneck_why, sizeof(res->bottleneck_why),
+			 "AU %.1f %% >= %.0f %% with %u GPUs at %.0f "
+			 "samples/s each: the GPUs are fed; workers waited "
+			 "%.0f %% of their time", 100 * res->au, 100 * thr,
+			 e->gpus, e->cfg->gpu_rate, 100 * wait_share);
+	} else if (wait_share >= 0.25 && res->mean_reads_in_flight >= 0.5) {
+		res->bottleneck = LDR_BOTTLENECK_STORAGE;
+		snprintf(res->bottleneck_why, sizeof(res->bottleneck_why),
+			 "workers waited %.0f %% of their time for samples "
+			 "while %.1f reads were in flight on average; reads "
+			 "%.1f MB/s, p50 read latency %.2f ms",
+			 100 * wait_share, res->mean_reads_in_flight,
+			 res->read_bytes_per_s / 1e6,
+			 (double)stg_histo_percentile(&res->read_lat, 50) / 1e6);
+	} else {
+		res->bottleneck = LDR_BOTTLENECK_CPU;
+		snprintf(res->bottleneck_why, sizeof(res->bottleneck_why),
+			 "workers busy %.0f %% of their time (%u workers, %.2f "
+			 "CPU s per 1000 samples), waited %.0f %% with %.1f "
+			 "reads in flight; reader thread load %.0f %%",
+			 100 * (1 - wait_share), e->workers,
+			 res->samples ? 1000 * res->worker_cpu_s /
+			 (double)res->samples : 0, 100 * wait_share,
+			 res->mean_reads_in_flight, 100 * reader_load);
+	}
+}
+
+static void fill_result(struct ldr_engine *e, const struct snap *a,
+			const struct snap *b, struct ldr_result *res)
+{
+	struct stg_reader *r0 = e->rd[0].r;
+
+	res->readers = e->readers;
+	res->workers = e->workers;
+	res->batch = e->batch;
+	res->prefetch = e->prefetch;
+	res->gpus = e->gpus;
+	res->measured_s = ns_s(a->t, b->t);
+	res->samples = b->good - a->good;
+	res->samples_failed = (b->samples - a->samples) - res->samples;
+	res->batches = b->batches - a->batches;
+	res->epochs_done = b->samples / e->per_epoch;
+	res->samples_per_s = res->measured_s > 0 ?
+		(double)res->samples / res->measured_s : 0;
+	res->step_time_s = (double)e->step_ns / 1e9;
+	res->gpu_compute_s = ns_s(a->compute, b->compute);
+	res->gpu_wait_s = ns_s(a->gwait, b->gwait);
+	if (e->gpus && res->gpu_compute_s + res->gpu_wait_s > 0)
+		res->au = res->gpu_compute_s /
+			  (res->gpu_compute_s + res->gpu_wait_s);
+	for (unsigned i = 0; i < e->gpus && i < 64; i++) {
+		double c = ns_s(a->gpu_compute[i], b->gpu_compute[i]);
+		double w = ns_s(a->gpu_wait[i], b->gpu_wait[i]);
+
+		res->au_per_gpu[i] = c + w > 0 ? c / (c + w) : 0;
+	}
+	res->reader_cpu_s = ns_s(a->reader_cpu, b->reader_cpu);
+	res->worker_cpu_s = ns_s(a->worker_cpu, b->worker_cpu);
+	res->consumer_cpu_s = ns_s(a->consumer_cpu, b->consumer_cpu);
+	res->process_cpu_s = ns_s(a->process_cpu, b->process_cpu);
+	res->worker_busy_s = ns_s(a->busy, b->busy);
+	res->worker_wait_s = ns_s(a->wait, b->wait);
+	res->worker_slot_wait_s = 0;   /* by design: see DESIGN above */
+	res->steps.decode_s = ns_s(a->decode, b->decode);
+	res->steps.resize_s = ns_s(a->resize, b->resize);
+	res->steps.other_s = ns_s(a->other, b->other);
+	res->read_bytes = b->read_bytes - a->read_bytes;
+	res->read_bytes_per_s = res->measured_s > 0 ?
+		(double)res->read_bytes / res->measured_s : 0;
+	res->probed_reads = b->probed_reads - a->probed_reads;
+	res->probed_bytes = b->probed_bytes - a->probed_bytes;
+	res->probed_hit_bytes = b->probed_hit - a->probed_hit;
+	res->probe_errors = b->probe_errors - a->probe_errors;
+	switch (atomic_load(&e->probe_method)) {
+	case LDR_PROBE_CACHESTAT:
+		snprintf(res->probe_method, sizeof(res->probe_method),
+			 "cachestat");
+		break;
+	case LDR_PROBE_MINCORE:
+		snprintf(res->probe_method, sizeof(res->probe_method),
+			 "mincore");
+		break;
+	default:
+		res->probe_method[0] = '\0';
+	}
+
+	stg_histo_init(&res->sample_lat);
+	stg_histo_init(&res->read_lat);
+	for (unsigned i = 0; i < e->workers; i++) {
+		stg_histo_merge(&res->sample_lat, &e->wk[i].lat);
+		merge_errors(res, &e->wk[i].errs);
+	}
+	for (unsigned i = 0; i < e->readers; i++)
+		stg_histo_merge(&res->read_lat, &e->rd[i].read_lat);
+	res->errors = atomic_load(&e->errors_total);
+	if (r0) {
+		snprintf(res->backend, sizeof(res->backend), "%s",
+			 stg_backend_name(stg_reader_backend(r0)));
+		snprintf(res->backend_reason, sizeof(res->backend_reason),
+			 "%s", stg_reader_backend_reason(r0));
+		snprintf(res->reader_notes, sizeof(res->reader_notes), "%s",
+			 stg_reader_notes(r0));
+	}
+	diagnose(e, res);
+}
+
+/* ---- the main thread's loop ---- */
+
+struct occupancy {
+	double queue, ready, inflight;
+	uint64_t n;
+};
+
+static void occupancy_sample(struct ldr_engine *e, struct occupancy *o)
+{
+	unsigned inflight = 0;
+
+	for (unsigned i = 0; i < e->readers; i++)
+		inflight += atomic_load_explicit(&e->rd[i].pending,
+						 memory_order_relaxed);
+	o->queue += atomic_load_explicit(&e->q.occupancy,
+					 memory_order_relaxed);
+	o->ready += atomic_load_explicit(&e->ready_count,
+					 memory_order_relaxed);
+	o->inflight += inflight;
+	o->n++;
+}
+
+static bool warmup_over(struct ldr_engine *e, uint64_t t0, uint64_t now,
+			const struct snap *cur)
+{
+	double w = e->cfg->warmup_s;
+	unsigned want = 2 * (e->gpus ? e->gpus : 1);
+
+	if (w < 0)
+		return true;
+	if (w > 0)
+		return ns_s(t0, now) >= w;
+	return ns_s(t0, now) >= 2.0 && cur->batches >= want;
+}
+
+static void series_point(struct ldr_engine *e, struct ldr_result *res,
+			 const struct snap *prev, const struct snap *cur,
+			 const struct snap *w0, const struct occupancy *o)
+{
+	struct ldr_series_point *pt;
+	double dt = ns_s(prev->t, cur->t);
+	double c = ns_s(prev->compute, cur->compute);
+	double wt = ns_s(prev->gwait, cur->gwait);
+
+	if (res->series_len >= LDR_SERIES_MAX || dt <= 0)
+		return;
+	pt = &res->series[res->series_len++];
+	pt->t_s = ns_s(w0->t, cur->t);
+	pt->samples_per_s = (double)(cur->good - prev->good) / dt;
+	pt->read_bytes_per_s = (double)(cur->read_bytes - prev->read_bytes) /
+			       dt;
+	pt->au = e->gpus && c + wt > 0 ? c / (c + wt) : 0;
+	pt->work_queue = o->n ? o->queue / (double)o->n : 0;
+	pt->ready_batches = o->n ? o->ready / (double)o->n : 0;
+}
+
+static bool consumers_finished(struct ldr_engine *e)
+{
+	bool done;
+
+	pthread_mutex_lock(&e->ctl_lock);
+	done = e->consumers_done == e->consumers;
+	pthread_mutex_unlock(&e->ctl_lock);
+	return done;
+}
+
+static void tick_wait(struct ldr_engine *e, uint64_t until)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(until / 1000000000u),
+		.tv_nsec = (long)(until % 1000000000u),
+	};
+
+	pthread_mutex_lock(&e->ctl_lock);
+	if (!atomic_load(&e->max_errors_hit) &&
+	    !atomic_load(&e->samples_reached) && !atomic_load(&e->fatal) &&
+	    e->consumers_done < e->consumers)
+		pthread_cond_timedwait(&e->ctl_cv, &e->ctl_lock, &ts);
+	pthread_mutex_unlock(&e->ctl_lock);
+}
+
+/*
+ * Run until a stop condition; fills the snapshots of the window's start (W0)
+ * and end (END). Snapshot arrays are allocated by the caller.
+ */
+static void engine_main_loop(struct ldr_engine *e, struct ldr_result *res,
+			     struct snap *w0, struct snap *end,
+			     struct snap *prev, struct snap *cur)
+{
+	const struct ldr_config *cfg = e->cfg;
+	struct occupancy total = { 0 }, second = { 0 };
+	uint64_t t0, next_series = 0;
+	bool window = false;
+
+	/* every thread waits at the gate: nothing has moved yet */
+	snap_take(e, w0, true);
+	t0 = w0->t;
+	if (cfg->warmup_s < 0) {
+		window = true;
+		atomic_store_explicit(&e->window_on, 1, memory_order_release);
+		*prev = *w0;
+		prev->gpu_compute = cur->gpu_compute;
+		prev->gpu_wait = cur->gpu_wait;
+		next_series = t0 + 1000000000ull;
+	}
+	engine_go(e);
+	for (;;) {
+		uint64_t now;
+
+		tick_wait(e, ldr_now_ns() + 20000000);
+		now = ldr_now_ns();
+		if (cfg->stop && __atomic_load_n(cfg->stop, __ATOMIC_RELAXED)) {
+			res->stopped_by_signal = true;
+			break;
+		}
+		if (atomic_load(&e->max_errors_hit)) {
+			res->stopped_by_max_errors = true;
+			break;
+		}
+		if (atomic_load(&e->fatal) || consumers_finished(e))
+			break;
+		if (window && (atomic_load(&e->samples_reached) ||
+			       (cfg->duration_s > 0 &&
+				ns_s(w0->t, now) >= cfg->duration_s)))
+			break;
+		snap_take(e, cur, false);
+		if (!window) {
+			if (!warmup_over(e, t0, now, cur))
+				continue;
+			snap_take(e, w0, true);
+			e->window_good0 = w0->good;
+			atomic_store_explicit(&e->window_on, 1,
+					      memory_order_release);
+			res->warmup_s = ns_s(t0, w0->t);
+			window = true;
+			*prev = *w0;
+			prev->gpu_compute = cur->gpu_compute;
+			prev->gpu_wait = cur->gpu_wait;
+			memcpy(prev->gpu_compute, w0->gpu_compute,
+			       e->consumers * sizeof(uint64_t));
+			memcpy(prev->gpu_wait, w0->gpu_wait,
+			       e->consumers * sizeof(uint64_t));
+			next_series = w0->t + 1000000000ull;
+			continue;
+		}
+		occupancy_sample(e, &total);
+		occupancy_sample(e, &second);
+		if (cur->t >= next_series) {
+			series_point(e, res, prev, cur, w0, &second);
+			memset(&second, 0, sizeof(second));
+			{
+				uint64_t *pc = prev->gpu_compute,
+					 *pw = prev->gpu_wait;
+
+				*prev = *cur;
+				prev->gpu_compute = pc;
+				prev->gpu_wait = pw;
+			}
+			next_series += 1000000000ull;
+		}
+	}
+	snap_take(e, end, true);
+	atomic_store_explicit(&e->window_on, 0, memory_order_release);
+	if (!window) {
+		/* ended inside the warm-up: measure the whole run */
+		res->warmup_incomplete = cfg->warmup_s >= 0;
+		res->warmup_s = 0;
+		memset(w0, 0, offsetof(struct snap, gpu_compute));
+		memset(w0->gpu_compute, 0, e->consumers * sizeof(uint64_t));
+		memset(w0->gpu_wait, 0, e->consumers * sizeof(uint64_t));
+		w0->t = t0;
+	}
+	if (total.n) {
+		res->mean_work_queue = total.queue / (double)total.n;
+		res->mean_ready_batches = total.ready / (double)total.n;
+		res->mean_reads_in_flight = total.inflight / (double)total.n;
+	}
+}
+
+int ldr_run(const struct ldr_config *cfg, struct ldr_result *res)
+{
+	struct ldr_engine *e;
+	struct snap s[4];
+	uint64_t *arrays = NULL;
+	unsigned threads;
+	int err;
+
+	if (!cfg || !res)
+		return -EINVAL;
+	memset(res, 0, sizeof(*res));
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->root_fd = -1;
+	err = engine_config(e, cfg);
+	if (err)
+		goto out;
+	err = engine_alloc(e);
+	if (err)
+		goto out;
+	arrays = calloc(8 * (size_t)e->consumers, sizeof(uint64_t));
+	if (!arrays) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (unsigned i = 0; i < 4; i++) {
+		s[i].gpu_compute = arrays + (2 * i) * e->consumers;
+		s[i].gpu_wait = arrays + (2 * i + 1) * e->consumers;
+	}
+	threads = e->readers + e->workers + e->consumers;
+	err = engine_spawn(e);
+	if (err) {
+		/* the threads already started wait at the gate: call it off */
+		ldr_engine_stop(e);
+		engine_join(e);
+		goto out;
+	}
+	err = engine_wait_inited(e, threads);
+	if (err) {
+		ldr_engine_stop(e);
+		engine_join(e);
+		goto out;
+	}
+	engine_main_loop(e, res, &s[0], &s[1], &s[2], &s[3]);
+	ldr_engine_stop(e);
+	engine_join(e);
+	fill_result(e, &s[0], &s[1], res);
+	err = atomic_load(&e->fatal);
+out:
+	free(arrays);
+	engine_free(e);
+	free(e);
+	return err;
+}

@@ -1,0 +1,226 @@
+/*
+ * engine_internal.h - what the pipeline engine's files share (engine.c,
+ * read_stage.c, worker_pool.c, gpu_emu.c). Not part of loader's public
+ * interface. The DESIGN comment at the top of engine.c explains the
+ * threads, the queues and who owns each field below.
+ */
+#ifndef FEEDRATE_ENGINE_INTERNAL_H
+#define FEEDRATE_ENGINE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "loader.h"
+
+/*
+ * A counter with one writer thread and any number of readers: the owner
+ * adds with a plain load + store (no locked instruction), others read a
+ * torn-free value at any time.
+ */
+typedef _Atomic uint64_t ldr_ctr;
+
+static inline void ldr_ctr_add(ldr_ctr *c, uint64_t d)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed)
+			      + d, memory_order_relaxed);
+}
+
+static inline uint64_t ldr_ctr_get(ldr_ctr *c)
+{
+	return atomic_load_explicit(c, memory_order_relaxed);
+}
+
+/* CLOCK_MONOTONIC in ns. */
+uint64_t ldr_now_ns(void);
+
+/* One sample read (or failed) on its way from a reader to a worker. */
+struct ldr_item {
+	uint64_t pos;           /* the run's global position */
+	const void *data;
+	uint64_t len;
+	struct stg_buf *buf;    /* NULL when RESULT != 0 */
+	int result;             /* 0, or the read's -errno / -STG_E* */
+};
+
+/* Bounded MPMC queue of items: a ring under one mutex, two condvars. */
+struct ldr_queue {
+	pthread_mutex_t lock;
+	pthread_cond_t not_empty, not_full;
+	struct ldr_item *ring;
+	unsigned cap, head, count;
+	unsigned pop_waiters, push_waiters;
+	_Atomic unsigned occupancy;   /* mirror of count, for sampling */
+};
+
+/*
+ * One batch slot of the ring. FREE_FOR: the batch allowed to fill it next
+ * (b, b+P, b+2P ...): stored with release by the consumer that frees it,
+ * loaded with acquire by readers before they issue a position of it.
+ * READY_FOR: the batch complete in it, stored under ready_lock by the
+ * worker that completes it. FILL, BAD: samples placed (failed ones too),
+ * reset by the freeing consumer before FREE_FOR moves on.
+ */
+struct ldr_slot {
+	_Atomic uint64_t free_for;
+	_Atomic uint64_t ready_for;
+	_Atomic unsigned fill;
+	_Atomic unsigned bad;
+	uint8_t *data;
+} __attribute__((aligned(64)));
+
+struct ldr_err_table {
+	unsigned n;
+	struct ldr_err_count e[LDR_ERR_KINDS];
+};
+
+struct ldr_engine;
+
+struct ldr_reader_ctx {
+	struct ldr_engine *e;
+	unsigned idx;
+	pthread_t tid;
+	bool started;
+	struct stg_reader *r;           /* destroyed by ldr_run after join */
+	struct ldr_sampler *sampler;
+	int fatal;                      /* mid-run error, read after join */
+	ldr_ctr bytes, files;
+	ldr_ctr probed_reads, probed_bytes, probed_hit, probe_errors;
+	_Atomic unsigned pending;       /* reads in flight, for sampling */
+	struct stg_histo read_lat;      /* window only; read after join */
+	struct stg_completion comp[64];
+	struct ldr_item items[64];
+} __attribute__((aligned(64)));
+
+struct ldr_worker_ctx {
+	struct ldr_engine *e;
+	unsigned idx;
+	pthread_t tid;
+	bool started;
+	void *tctx;
+	int init_err;
+	ldr_ctr busy_ns, wait_ns;
+	ldr_ctr decode_ns, resize_ns, other_ns;
+	struct stg_histo lat;           /* window only; read after join */
+	struct ldr_err_table errs;      /* read after join */
+} __attribute__((aligned(64)));
+
+struct ldr_gpu_ctx {
+	struct ldr_engine *e;
+	unsigned idx;
+	pthread_t tid;
+	bool started;
+	ldr_ctr compute_ns, wait_ns;
+	ldr_ctr samples, good, batches;
+} __attribute__((aligned(64)));
+
+struct ldr_engine {
+	const struct ldr_config *cfg;   /* read-only during the run */
+	struct ldr_transform tf;
+	const struct stg_dataset *ds;
+	int root_fd;
+	unsigned readers, workers, gpus, consumers, batch, prefetch;
+	uint64_t per_epoch;             /* positions per epoch (this rank) */
+	uint64_t pos_limit;             /* UINT64_MAX: no epoch limit */
+	uint64_t total_batches;         /* UINT64_MAX: no epoch limit */
+	uint64_t step_ns;
+	size_t out_bytes, slot_bytes;
+
+	void *slot_mem;
+	size_t slot_mem_len;
+	struct ldr_slot *slots;         /* prefetch of them */
+	/* Per position p in flight, at p % (prefetch x batch): the id and the
+	 * submit time. Written by the reader that issues p, read by the worker
+	 * that takes p (ordered by the queue's mutex); p + P x B reuses the
+	 * entry only after p's batch was consumed. */
+	uint64_t *pos_id, *pos_t;
+	uint64_t pos_ring;
+
+	_Atomic uint64_t cursor;        /* next position to issue */
+	struct ldr_queue q;
+
+	pthread_mutex_t slot_lock;      /* readers wait here for a free slot */
+	pthread_cond_t slot_cv;
+	pthread_mutex_t ready_lock;     /* consumers wait here for a batch */
+	pthread_cond_t ready_cv;
+	_Atomic unsigned ready_count;   /* complete batches not yet taken */
+
+	/* synchronous-step barrier of the emulated GPUs */
+	pthread_mutex_t bar_lock;
+	pthread_cond_t bar_cv;
+	unsigned bar_arrived;
+	uint64_t bar_gen, bar_start_ns;
+
+	/* start gate, end of the run, requests to the main thread */
+	pthread_mutex_t ctl_lock;
+	pthread_cond_t ctl_cv;
+	unsigned inited;                /* threads past their set-up */
+	int init_err;
+	bool go;
+	unsigned consumers_done;
+
+	_Atomic int stop;
+	_Atomic int window_on;          /* 1 while the measurement runs */
+	uint64_t window_good0;          /* good samples at the window start,
+	                                   written before window_on is set */
+	_Atomic bool max_errors_hit, samples_reached;
+	_Atomic uint64_t errors_total;
+	_Atomic int fatal;              /* first reader error mid-run */
+	_Atomic int probe_method;       /* 0 none, 1 cachestat, 2 mincore */
+	uint64_t probe_threshold;       /* probe p when hash(p) < this */
+
+	struct ldr_reader_ctx *rd;
+	struct ldr_worker_ctx *wk;
+	struct ldr_gpu_ctx *gp;
+};
+
+enum { LDR_PROBE_NONE = 0, LDR_PROBE_CACHESTAT, LDR_PROBE_MINCORE };
+
+/* Samples in batch B (the last batch of an epoch-limited run is short). */
+static inline unsigned ldr_batch_count(const struct ldr_engine *e,
+				       uint64_t b)
+{
+	uint64_t first = b * e->batch;
+
+	if (e->pos_limit - first >= e->batch)
+		return e->batch;
+	return (unsigned)(e->pos_limit - first);
+}
+
+static inline bool ldr_stopping(struct ldr_engine *e)
+{
+	return atomic_load_explicit(&e->stop, memory_order_acquire) != 0;
+}
+
+/* Set the stop flag and wake every waiter (first call only). */
+void ldr_engine_stop(struct ldr_engine *e);
+
+/* Wake the main thread to look at the flags again. */
+void ldr_engine_notify(struct ldr_engine *e);
+
+/*
+ * A thread's set-up is done (ERR: 0 or -errno): report it and wait for the
+ * start. Returns true when the run goes ahead, false when it was called
+ * off (then the thread cleans up and returns).
+ */
+bool ldr_engine_started(struct ldr_engine *e, int err);
+
+/* Block until the stop flag is set: threads stay alive until then, so the
+ * main thread can read their CPU clocks. */
+void ldr_engine_wait_stop(struct ldr_engine *e);
+
+/* work queue (worker_pool.c) */
+int ldr_queue_init(struct ldr_queue *q, unsigned cap);
+void ldr_queue_fini(struct ldr_queue *q);
+/* Push N items; blocks while full. Once the run stops, the items not
+ * pushed have their buffers released. */
+void ldr_queue_push(struct ldr_engine *e, const struct ldr_item *it,
+		    unsigned n);
+/* Release every buffer still queued (after the threads are joined). */
+void ldr_queue_drain(struct ldr_queue *q);
+
+void *ldr_reader_main(void *arg);
+void *ldr_worker_main(void *arg);
+void *ldr_gpu_main(void *arg);
+void *ldr_drain_main(void *arg);
+
+#endif /* FEEDRATE_ENGINE_INTERNAL_H */

@@ -1,0 +1,525 @@
+/*
+ * loader.h - public interface of feedrate's pipeline engine.
+ *
+ * The engine has the shape of a training input pipeline:
+ *
+ *   sampler ─► reader threads ─► worker pool ─► batch ring ─► emulated GPUs
+ *   (shuffle,   (stg_reader,      (transform     (P slots of    (G consumers,
+ *    shard)      bounded bytes)    into slots)    B samples)     step_time)
+ *
+ * It knows nothing about workloads: what a worker does to a sample is a
+ * transform given by the caller (workloads/ provides imagenet's), and the
+ * GPU demand is a number of samples/s. Memory is bounded by the reader's
+ * in-flight bytes, the P batch slots and the listing; nothing is allocated
+ * per sample once the run has started.
+ *
+ * Conventions: 0 or -errno; create/destroy pairs, destroy accepts NULL.
+ */
+#ifndef FEEDRATE_LOADER_H
+#define FEEDRATE_LOADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "storage.h"
+
+/* ---- sampler --------------------------------------------------------- */
+
+/*
+ * A seeded shuffle of N sample ids per epoch, sharded by (rank, world) the
+ * way PyTorch's DistributedSampler does: the permutation of epoch E depends
+ * only on (seed, E); rank R takes positions R, R+W, R+2W, ... With
+ * DROP_LAST the tail that does not divide by WORLD is dropped, otherwise
+ * the permutation is padded by wrapping around so every rank gets the same
+ * count. One sampler belongs to one thread at a time.
+ */
+struct ldr_sampler;
+
+int ldr_sampler_create(uint64_t n, uint64_t seed, unsigned rank,
+		       unsigned world, bool drop_last,
+		       struct ldr_sampler **out);
+void ldr_sampler_destroy(struct ldr_sampler *s);
+
+/* Compute the order of epoch EPOCH (0-based). Allocates nothing. */
+void ldr_sampler_set_epoch(struct ldr_sampler *s, uint64_t epoch);
+
+/* Samples this rank sees per epoch. */
+uint64_t ldr_sampler_len(const struct ldr_sampler *s);
+
+/* The I-th sample id of this rank in the current epoch (I < len). */
+uint64_t ldr_sampler_get(const struct ldr_sampler *s, uint64_t i);
+
+/* ---- transform: what a worker does to one sample --------------------- */
+
+/* Per-step CPU seconds of one sample, filled by the transform. */
+struct ldr_step_times {
+	double decode_s;
+	double resize_s;
+	double other_s;
+};
+
+/*
+ * Error kinds a transform returns (negated), besides -errno. They are
+ * counted by kind in the result.
+ */
+enum ldr_sample_err {
+	LDR_ECORRUPT = 3001,    /* the bytes do not decode */
+	LDR_ETRUNCATED,         /* the file ends early */
+	LDR_EUNSUPPORTED,       /* a format or variant not handled */
+	LDR_ETOOBIG,            /* over the pixel/size cap */
+	LDR_ENOTFORMAT,         /* not the expected format at all */
+};
+
+struct ldr_transform {
+	const char *name;       /* for reports: "imagenet-train", "noop" */
+	size_t out_bytes;       /* bytes one sample takes in a batch slot */
+	void *arg;              /* passed to ctx_create */
+	/* One context per worker thread, created on that thread. */
+	int (*ctx_create)(void *arg, void **ctx);
+	void (*ctx_destroy)(void *ctx);
+	/*
+	 * Turn LEN bytes of sample ID (epoch EPOCH, run seed SEED) into
+	 * out_bytes at OUT. Must be deterministic in (bytes, seed, epoch, id)
+	 * and allocate nothing once warm. Returns 0 or a negative code.
+	 */
+	int (*apply)(void *ctx, const void *data, size_t len, uint64_t seed,
+		     uint64_t epoch, uint64_t id, void *out,
+		     struct ldr_step_times *st);
+};
+
+/*
+ * A transform that copies min(len, out_bytes) bytes and zeroes the rest of
+ * its output: for engine tests and the engine-cost benchmark. out_bytes is
+ * 4096 (ctx_create and ctx_destroy may be NULL in any transform, as here);
+ * ldr_transform_noop_sized() gives one with another out_bytes (> 0).
+ */
+extern const struct ldr_transform ldr_transform_noop;
+struct ldr_transform ldr_transform_noop_sized(size_t out_bytes);
+
+/* Short stable key of a sample error code: "corrupt", "truncated",
+ * "unsupported", "too_big", "not_format", or stg_errname()'s for -errno
+ * and the reader's own codes ("ENOENT", "too_large", ...). */
+const char *ldr_sample_err_name(int err);
+
+/* ---- a run ------------------------------------------------------------ */
+
+enum ldr_gpu_sync {
+	LDR_GPU_SYNC_ALL = 0,   /* a step starts when every GPU has its batch */
+	LDR_GPU_SYNC_NONE,      /* independent consumers */
+};
+
+enum ldr_bottleneck {
+	LDR_BOTTLENECK_UNKNOWN = 0,
+	LDR_BOTTLENECK_CPU,     /* workers busy, waiting on nothing */
+	LDR_BOTTLENECK_STORAGE, /* workers starved while reads are in flight */
+	LDR_BOTTLENECK_GPU,     /* AU >= threshold: the VM feeds these GPUs */
+};
+
+struct ldr_config {
+	const struct stg_dataset *ds;   /* the listing; not owned */
+	struct stg_reader_config reader;
+	unsigned readers;       /* reader threads, each with a stg_reader;
+	                           0 = 1 */
+	unsigned workers;       /* transform threads; 0 = usable CPUs */
+	unsigned batch;         /* samples per batch; 0 = 256 */
+	unsigned prefetch;      /* batch slots in the ring; 0 = 2 per GPU,
+	                           at least 4; raised to the GPU count when
+	                           below it (a synchronous step needs one
+	                           slot per GPU) */
+	unsigned queue_depth;   /* samples read and waiting for a worker;
+	                           0 = max(2 x depth x readers, 4 x workers) */
+	struct ldr_transform transform;
+	uint64_t seed;
+	unsigned rank, world;   /* 0, 1 on a single node */
+	bool drop_last;
+
+	unsigned gpus;          /* emulated GPUs; 0 = no consumer (raw feed) */
+	double gpu_rate;        /* samples/s one GPU eats (> 0 when gpus) */
+	enum ldr_gpu_sync gpu_sync;
+	double au_threshold;    /* 0 = 0.90 */
+
+	double warmup_s;        /* excluded from the measurement; <0 = none,
+	                           0 = default (the first 2 s or 2 batches per
+	                           GPU, whichever is later) */
+	double duration_s;      /* stop after this much measured time; 0 =
+	                           no limit */
+	uint64_t epochs;        /* stop after this many epochs; 0 = no limit */
+	uint64_t samples;       /* stop after this many measured samples */
+	uint64_t max_errors;    /* stop when this many samples failed; 0 = no
+	                           limit */
+	volatile int *stop;     /* set non-zero (e.g. by a signal) to stop */
+
+	/* Hit-ratio measurement: probe this share of reads (0..1) for page
+	 * cache residency before they are issued. 0 = no probing. Not done
+	 * with the null backend (there are no files). */
+	double probe_fraction;
+
+	/*
+	 * Called on the consuming thread (an emulated GPU, or the drain
+	 * thread when gpus = 0) with each batch before its slot is reused:
+	 * DATA holds SAMPLES samples of transform.out_bytes, the run's
+	 * positions BATCH x batch .. + SAMPLES - 1 (failed samples are
+	 * zeros). For tests and checks; NULL = none. It runs inside the
+	 * GPU's step, so keep it short.
+	 */
+	void (*on_batch)(void *arg, uint64_t batch, const void *data,
+			 unsigned samples);
+	void *on_batch_arg;
+};
+
+#define LDR_SERIES_MAX 3600     /* 1-second points kept, at most */
+#define LDR_ERR_KINDS 16
+
+struct ldr_err_count {
+	char kind[24];          /* "ENOENT", "corrupt", "too_large", ... */
+	uint64_t count;
+	char example[256];      /* one path, as rpt_path_text would print it
+	                           is the report's job: raw bytes here */
+};
+
+struct ldr_series_point {
+	double t_s;             /* seconds since the measurement started */
+	double samples_per_s;
+	double read_bytes_per_s;
+	double au;
+	double work_queue;      /* samples read and waiting for a worker */
+	double ready_batches;   /* full batches waiting for a GPU */
+};
+
+struct ldr_result {
+	bool stopped_by_signal;  /* *cfg->stop was set */
+	bool stopped_by_max_errors;
+	bool warmup_incomplete;  /* the run ended before the warm-up did:
+	                            the window is then the whole run */
+	/* the configuration as run, defaults resolved */
+	unsigned readers, workers, batch, prefetch, gpus;
+	double measured_s;      /* wall time of the measurement window */
+	double warmup_s;        /* wall time excluded before it */
+	uint64_t samples;       /* good samples delivered to GPUs (or the
+	                           drain) in the window; samples_per_s
+	                           counts these */
+	uint64_t samples_failed; /* failed samples (zeros) delivered in the
+	                            window, not in samples */
+	uint64_t batches;
+	uint64_t epochs_done;   /* complete epochs since the start */
+	double samples_per_s;
+	double au;              /* overall, as DESIGN.md defines it */
+	double au_per_gpu[64];  /* the first 64 GPUs */
+	double step_time_s;     /* batch / gpu_rate */
+	enum ldr_bottleneck bottleneck;
+	char bottleneck_why[256]; /* the numbers behind the diagnosis */
+
+	/* stages, in the window: CPU seconds (thread CPU clocks) and wall */
+	double reader_cpu_s;
+	double worker_cpu_s;
+	double consumer_cpu_s;  /* emulated GPU / drain threads */
+	double process_cpu_s;   /* the whole process (psync pool, io-wq
+	                           workers and the main thread included) */
+	double worker_busy_s;   /* wall time workers spent transforming */
+	double worker_wait_s;   /* wall time workers waited for a sample */
+	double worker_slot_wait_s; /* wall time workers waited for a slot */
+	struct ldr_step_times steps; /* summed over the window's samples */
+	double gpu_compute_s;
+	double gpu_wait_s;
+
+	uint64_t read_bytes;    /* bytes read in the window */
+	double read_bytes_per_s;
+	double mean_work_queue; /* sampled occupancy */
+	double mean_ready_batches;
+	double mean_reads_in_flight;
+	struct stg_histo sample_lat;  /* read submit -> transform done, ns */
+	struct stg_histo read_lat;    /* the reader's completion latency, ns */
+
+	uint64_t probed_reads;  /* reads probed for residency */
+	uint64_t probed_bytes;
+	uint64_t probed_hit_bytes; /* bytes resident before the read */
+	uint64_t probe_errors;  /* probes that could not be made */
+	char probe_method[16];  /* "cachestat", "mincore", "" */
+
+	/* errors cover the whole run, warm-up included */
+	uint64_t errors;        /* failed samples, all kinds */
+	unsigned err_kinds;
+	struct ldr_err_count err[LDR_ERR_KINDS];
+
+	char backend[16];
+	char backend_reason[256];
+	char reader_notes[256];
+
+	unsigned series_len;
+	struct ldr_series_point series[LDR_SERIES_MAX];
+};
+
+/*
+ * Run the pipeline with CFG until a stop condition, in the calling process
+ * (pinning is the caller's: see ldr_run_pinned). Fills *RES (which may be
+ * large: allocate it). Returns 0 when the run completed (sample errors are
+ * in RES), or -errno when it could not start (-EINVAL for a bad config,
+ * -ENODATA when this rank has no sample, a reader's or a transform
+ * context's error, no memory). A reader that fails mid-run stops the run:
+ * RES is filled and its error returned. Thread: any; creates and joins all
+ * its threads before returning. Stops within ~50 ms of *cfg->stop.
+ */
+int ldr_run(const struct ldr_config *cfg, struct ldr_result *res);
+
+/* "cpu", "storage", "gpu", "unknown". */
+const char *ldr_bottleneck_name(enum ldr_bottleneck b);
+
+/* ==== placement ==== */
+
+/*
+ * Where a measurement runs: which CPUs (SMT sibling pairs within one NUMA
+ * node, as DESIGN.md defines vCPUs), in a pinned child process, inside an
+ * optional memory cgroup (--ram SIZE), with the CPU time spent outside the
+ * mask measured from /proc/stat; and the LRU estimate of the page-cache
+ * hit ratio where no cgroup can be made. /proc and /sys are read under the
+ * storage layer's sysroot (FEEDRATE_SYSROOT) so tests can use fixtures.
+ */
+
+#include <sched.h>
+#include <sys/types.h>
+
+/* ---- CPU lists and the choice of K CPUs (loader/cpuset.c) ---- */
+
+/*
+ * Parse a kernel CPU list ("0-3,8,10-11", "" or "\n" = empty, stride
+ * ranges "0-7:2" as in the kernel's own syntax) into *OUT. Whitespace
+ * around the list is ignored. Returns 0, -EINVAL for a malformed list, or
+ * -ERANGE for a CPU number >= CPU_SETSIZE. Any thread.
+ */
+int ldr_cpulist_parse(const char *s, cpu_set_t *out);
+
+/*
+ * Write SET as a CPU list ("0-3,8") into BUF of CAP bytes ("" when
+ * empty). Returns the length, or -ENAMETOOLONG when it does not fit (BUF
+ * then holds a truncated list ending in "..."). Any thread.
+ */
+int ldr_cpulist_format(const cpu_set_t *set, char *buf, size_t cap);
+
+/* How the CPUs of a choice were found. */
+enum ldr_cpu_pick {
+	LDR_CPU_PICK_SMT_PAIRS = 0, /* sibling pairs (whole cores) */
+	LDR_CPU_PICK_NO_SMT,        /* one thread per core on this machine */
+	LDR_CPU_PICK_FIRST,         /* topology unreadable: first K of mask */
+};
+
+struct ldr_cpu_choice {
+	cpu_set_t set;          /* the K CPUs */
+	unsigned count;         /* K */
+	enum ldr_cpu_pick pick;
+	int node;               /* NUMA node holding them all; -1 when
+	                           unknown or when they span nodes */
+	unsigned split_cores;   /* cores of which only one thread is taken */
+	char how[320];          /* one line for the report, e.g. "4 CPUs as
+	                           2 SMT sibling pairs on NUMA node 0: 0-1,8-9" */
+};
+
+/*
+ * Choose K CPUs out of USABLE (NULL: this process's affinity mask) the
+ * way a cloud VM with K vCPUs gets them: whole cores (SMT sibling pairs,
+ * from /sys/devices/system/cpu/cpuN/topology/thread_siblings_list) within
+ * one NUMA node (/sys/devices/system/node/nodeM/cpulist), lowest numbers
+ * first; an odd K takes one thread of a core, preferring a core whose
+ * other threads are not usable anyway. The node that pairs best is taken,
+ * the lowest-numbered on ties; when no single node has K usable CPUs the
+ * choice spans nodes (node -1, said in HOW). Where the topology cannot be
+ * read, the first K CPUs of the mask are taken and HOW says why.
+ * Returns 0; -EINVAL for K = 0; -ERANGE when K exceeds the usable CPUs;
+ * -errno from sched_getaffinity. On error OUT->how holds the message
+ * ("--vcpus 5: only 2 CPUs are usable (0-1)"). Any thread.
+ */
+int ldr_cpus_choose(unsigned k, const cpu_set_t *usable,
+		    struct ldr_cpu_choice *out);
+
+/* ---- busy CPU time per CPU from /proc/stat (loader/procstat.c) ---- */
+
+/*
+ * One snapshot of the per-CPU lines of /proc/stat. busy = user + nice +
+ * system + irq + softirq, in clock ticks (guest time is already inside
+ * user and nice; idle, iowait and steal are not work done on the CPU).
+ */
+struct ldr_cpu_times {
+	cpu_set_t present;      /* CPUs that had a line */
+	uint64_t busy[CPU_SETSIZE];
+};
+
+/*
+ * Read the sysroot's /proc/stat into *OUT. Returns 0, -errno when it
+ * cannot be read, or -EINVAL when it holds no per-CPU line. Any thread.
+ */
+int ldr_cpu_times_read(struct ldr_cpu_times *out);
+
+/*
+ * Busy seconds between BEFORE and AFTER of the CPUs NOT in MASK (CPUs
+ * present in both snapshots; counters that went backwards count 0).
+ * Ticks are converted with sysconf(_SC_CLK_TCK).
+ */
+double ldr_cpu_times_busy_outside(const struct ldr_cpu_times *before,
+				  const struct ldr_cpu_times *after,
+				  const cpu_set_t *mask);
+
+/* ---- memory cgroup for --ram SIZE (loader/memcg.c) ---- */
+
+/*
+ * A memory cgroup made for one measurement: a child of this process's own
+ * cgroup named feedrate-<pid>-<n>, with memory.limit_in_bytes (cgroup v1)
+ * or memory.max (v2) set to the limit. The hierarchy is found from the
+ * sysroot's /proc/self/mountinfo and /proc/self/cgroup; v1's memory
+ * controller is preferred when both are mounted (the v2 tree then has no
+ * memory controller). Owned by the creating process. Groups left by a
+ * process that was killed before its cleanup (its pid gone, no task
+ * inside) are removed by the next ldr_memcg_create under the same parent.
+ */
+struct ldr_memcg;
+
+/*
+ * Create the cgroup with LIMIT_BYTES (> 0). Returns 0 and *OUT, or -errno
+ * with one line for a user in WHY (WHY_LEN bytes; may be NULL): no memory
+ * controller mounted, no permission to create the group (e.g. not root,
+ * or a v2 tree delegated without the memory controller), the limit
+ * refused. The caller then estimates the hit ratio (ldr_lru_*) and labels
+ * it estimated, with this reason. Any thread; not async-signal-safe.
+ */
+int ldr_memcg_create(uint64_t limit_bytes, struct ldr_memcg **out,
+		     char *why, size_t why_len);
+
+/*
+ * Move process PID (0: the caller) into CG. Writes cgroup.procs, so every
+ * thread moves; meant to be called by a fresh child before it allocates.
+ * Only open/write/close: safe right after fork(). Returns 0 or -errno.
+ */
+int ldr_memcg_enter(const struct ldr_memcg *cg, pid_t pid);
+
+/* The cgroup's folder (real path, not under the sysroot); owned by CG. */
+const char *ldr_memcg_path(const struct ldr_memcg *cg);
+
+/* 1 or 2: the cgroup version in use. */
+int ldr_memcg_version(const struct ldr_memcg *cg);
+
+/*
+ * Bytes charged to CG now (memory.usage_in_bytes / memory.current) and the
+ * page cache part of it (memory.stat "cache" / "file"); either pointer may
+ * be NULL. Returns 0 or -errno.
+ */
+int ldr_memcg_usage(const struct ldr_memcg *cg, uint64_t *usage,
+		    uint64_t *cache);
+
+/*
+ * Remove CG's folder and free CG (NULL ok). Processes still inside are
+ * moved to the parent cgroup first; the removal is retried for up to a
+ * second while exiting tasks leave. Returns 0, or -errno when the folder
+ * could not be removed (CG is freed all the same).
+ */
+int ldr_memcg_destroy(struct ldr_memcg *cg);
+
+/* ---- the measurement child (loader/pinned.c) ---- */
+
+/*
+ * Work run in the child: fill OUT (OUT_LEN bytes) and return 0 or -errno.
+ * STOP is set non-zero by the child's SIGINT/SIGTERM handler; the work
+ * should end soon after and still fill OUT.
+ */
+typedef int (*ldr_child_fn)(void *arg, volatile int *stop, void *out,
+			    size_t out_len);
+
+struct ldr_child_opts {
+	const cpu_set_t *cpus;          /* NULL: keep the parent's mask */
+	const struct ldr_memcg *memcg;  /* NULL: stay in this cgroup */
+};
+
+struct ldr_child_report {
+	int fn_result;          /* what the work returned in the child */
+	int signal;             /* SIGINT/SIGTERM forwarded to it, or 0 */
+	double wall_s;          /* fork to reap */
+	double cpu_outside_mask_s; /* busy CPU seconds, system-wide, on CPUs
+	                              outside opts.cpus during the child's
+	                              run; -1 when /proc/stat is unreadable
+	                              or no mask was given */
+	char why[256];          /* words for a failure, "" otherwise */
+};
+
+/*
+ * Run FN(ARG, stop, OUT, OUT_LEN) in a fresh forked child that, before
+ * anything else, moves itself into OPTS->memcg and pins itself to
+ * OPTS->cpus, so every thread and io_uring ring it creates inherits the
+ * mask (the storage reader also pins each ring's io-wq workers). The child
+ * sends OUT back through a pipe and exits; the parent reads it into its
+ * own OUT, reaps the child and fills *REP. While the child runs, SIGINT
+ * and SIGTERM in the parent are forwarded to it (the child sets stop and
+ * still sends its partial OUT); the parent's previous handlers are
+ * restored afterwards. Call it from a single-threaded parent (fork).
+ * Returns 0 when the child sent OUT (REP->fn_result may still be
+ * negative); -ECHILD when it died or exited without sending (REP->why says
+ * how, e.g. "killed by signal 9 (Killed)"); -errno for fork/pipe/affinity
+ * failures. Never waits on a dead child.
+ */
+int ldr_child_run(const struct ldr_child_opts *opts, ldr_child_fn fn,
+		  void *arg, void *out, size_t out_len,
+		  struct ldr_child_report *rep);
+
+/*
+ * ldr_run(CFG, RES) in a pinned child (ldr_child_run with CPUS and MEMCG,
+ * either may be NULL); cfg->stop is replaced in the child by the flag its
+ * signal handler sets. When a signal was forwarded and cfg->stop is not
+ * NULL, *cfg->stop is set to the signal number in the parent. *REP gets
+ * the CPU time outside the mask and the reasons. Returns ldr_run's result,
+ * or the error of ldr_child_run.
+ */
+int ldr_run_pinned(const struct ldr_config *cfg, const cpu_set_t *cpus,
+		   const struct ldr_memcg *memcg, struct ldr_result *res,
+		   struct ldr_child_report *rep);
+
+/* ---- LRU estimate of the page-cache hit ratio (loader/lru_sim.c) ---- */
+
+/*
+ * A file-granular LRU cache of CACHE_BYTES over files 0..N-1: the page
+ * cache of a VM with that much RAM for caching, replaying a run's access
+ * order. O(1) per access, nothing allocated after create. A file larger
+ * than the whole cache is a miss and leaves the cache empty (reading it
+ * through flushed everything). One simulator belongs to one thread.
+ */
+struct ldr_lru_sim;
+
+struct ldr_lru_stats {
+	uint64_t accesses, hits;
+	uint64_t bytes, hit_bytes;
+	uint64_t cached_bytes;  /* resident now */
+};
+
+/* Returns 0 and *OUT, or -EINVAL (N = 0), -ENOMEM. */
+int ldr_lru_sim_create(size_t n, uint64_t cache_bytes,
+		       struct ldr_lru_sim **out);
+void ldr_lru_sim_destroy(struct ldr_lru_sim *s);
+
+/* Read file ID of BYTES bytes: true on a hit. ID must be < N. */
+bool ldr_lru_sim_access(struct ldr_lru_sim *s, size_t id, uint64_t bytes);
+
+/* Counters since create or the last reset (the cache keeps its state). */
+void ldr_lru_sim_stats(const struct ldr_lru_sim *s,
+		       struct ldr_lru_stats *out);
+void ldr_lru_sim_reset_stats(struct ldr_lru_sim *s);
+
+/* hit_bytes / bytes, 0 when nothing was read. */
+double ldr_lru_stats_ratio(const struct ldr_lru_stats *st);
+
+struct ldr_lru_estimate {
+	double first_epoch;     /* byte hit ratio of epoch 0 (cold start) */
+	double steady;          /* over epochs 1..EPOCHS-1: the steady state */
+	double last_epoch;
+	uint64_t epochs;
+};
+
+/*
+ * Replay EPOCHS epochs (>= 2) of the sampler order a run with (SEED, RANK,
+ * WORLD, DROP_LAST) reads DS in, through an LRU cache of CACHE_BYTES,
+ * starting empty (the dataset evicted). Sizes come from the listing.
+ * Returns 0 or -EINVAL / -ENOMEM. Cost: O(files x epochs).
+ */
+int ldr_lru_estimate_run(const struct stg_dataset *ds, uint64_t seed,
+			 unsigned rank, unsigned world, bool drop_last,
+			 uint64_t epochs, uint64_t cache_bytes,
+			 struct ldr_lru_estimate *out);
+
+/* ==== end placement ==== */
+
+#endif /* FEEDRATE_LOADER_H */

@@ -1,0 +1,323 @@
+/*
+ * pinned.c - run a measurement in a fresh child pinned to its vCPUs.
+ *
+ * DESIGN
+ * Processes: the caller (parent, single-threaded) forks one child per
+ * measurement point. The child, before it allocates or creates any thread
+ * or io_uring ring, (1) moves itself into the memory cgroup when one is
+ * given, so everything it reads is charged there, and (2) pins itself with
+ * sched_setaffinity, so every thread it creates inherits the mask (the
+ * storage reader pins each ring's io-wq workers, which do not inherit it).
+ * It then runs the work and writes one message to a pipe: a fixed header
+ * and the OUT bytes (same binary on both ends: raw struct bytes).
+ * The parent reads the pipe to EOF (the message may be larger than the
+ * pipe's buffer, so it reads while the child writes), then reaps the
+ * child. A child that dies leaves a short message and a wait status: the
+ * parent says how it died instead of waiting.
+ * Signals: while the child runs, the parent's SIGINT/SIGTERM handler
+ * forwards the signal to the child, whose handler sets the stop flag the
+ * work polls; the work ends and still sends its partial OUT. A second
+ * signal in the parent kills the child (SIGKILL). The child asks for
+ * SIGTERM when the parent dies (PR_SET_PDEATHSIG), so it never outlives it.
+ * Shared state: fwd_pid / fwd_sig / fwd_count, written by the parent's
+ * handler and read by the parent only.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "loader.h"
+
+#define MSG_MAGIC 0x66726368u   /* "frch" */
+
+enum { STAGE_CGROUP = 1, STAGE_AFFINITY, STAGE_DONE };
+
+struct msg_head {
+	uint32_t magic;
+	uint32_t stage;         /* STAGE_DONE, or the set-up step that failed */
+	int32_t err;            /* -errno of a failed set-up step */
+	int32_t fn_result;
+	uint64_t len;           /* OUT bytes that follow (STAGE_DONE) */
+};
+
+static volatile sig_atomic_t fwd_pid;
+static volatile sig_atomic_t fwd_sig;
+static volatile sig_atomic_t fwd_count;
+static volatile int child_stop;
+
+static void parent_on_signal(int sig)
+{
+	int saved = errno;
+
+	fwd_sig = sig;
+	fwd_count++;
+	if (fwd_pid > 0)
+		kill((pid_t)fwd_pid, fwd_count > 1 ? SIGKILL : sig);
+	errno = saved;
+}
+
+static void child_on_signal(int sig)
+{
+	child_stop = sig;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Read up to LEN bytes; fewer only at EOF. Returns the count or -errno. */
+static ssize_t read_full(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, p + got, len - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+static __attribute__((noreturn)) void
+child_main(int wfd, pid_t parent, const struct ldr_child_opts *opts,
+	   ldr_child_fn fn, void *arg, void *out, size_t out_len,
+	   const sigset_t *oldmask)
+{
+	struct msg_head h = { .magic = MSG_MAGIC };
+	struct sigaction sa;
+
+	/* first, before anything allocates: the cgroup, then the CPUs */
+	if (opts && opts->memcg) {
+		h.err = ldr_memcg_enter(opts->memcg, 0);
+		if (h.err < 0) {
+			h.stage = STAGE_CGROUP;
+			goto send;
+		}
+	}
+	if (opts && opts->cpus &&
+	    sched_setaffinity(0, sizeof(cpu_set_t), opts->cpus) < 0) {
+		h.err = -errno;
+		h.stage = STAGE_AFFINITY;
+		goto send;
+	}
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent)
+		_exit(1);       /* the parent is already gone */
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = child_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	child_stop = 0;
+	sigprocmask(SIG_SETMASK, oldmask, NULL);
+
+	h.fn_result = fn(arg, &child_stop, out, out_len);
+	h.stage = STAGE_DONE;
+	h.len = out_len;
+send:
+	if (write_all(wfd, &h, sizeof(h)) == 0 && h.stage == STAGE_DONE)
+		write_all(wfd, out, out_len);
+	close(wfd);
+	/* _exit: no atexit handlers or stdio buffers of the parent's */
+	_exit(h.stage == STAGE_DONE ? 0 : 1);
+}
+
+static void describe_status(int status, const struct ldr_child_opts *opts,
+			    char *why, size_t len)
+{
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+
+		snprintf(why, len, "the measurement child was killed by "
+			 "signal %d (%s)%s", sig, strsignal(sig),
+			 sig == SIGKILL && opts && opts->memcg ?
+			 "; the memory cgroup's limit may be too small for "
+			 "the run's own buffers" : "");
+	} else if (WIFEXITED(status)) {
+		snprintf(why, len, "the measurement child exited with status "
+			 "%d before sending its result", WEXITSTATUS(status));
+	} else {
+		snprintf(why, len, "the measurement child ended without "
+			 "sending its result (wait status 0x%x)", status);
+	}
+}
+
+int ldr_child_run(const struct ldr_child_opts *opts, ldr_child_fn fn,
+		  void *arg, void *out, size_t out_len,
+		  struct ldr_child_report *rep)
+{
+	struct ldr_cpu_times *before = NULL, *after = NULL;
+	struct sigaction sa, old_int, old_term;
+	sigset_t block, oldmask;
+	struct msg_head h;
+	int fds[2], status = 0, err = 0;
+	ssize_t got;
+	pid_t pid, parent = getpid();
+	double t0;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->cpu_outside_mask_s = -1;
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		err = -errno;
+		snprintf(rep->why, sizeof(rep->why), "pipe: %s",
+			 strerror(-err));
+		return err;
+	}
+	if (opts && opts->cpus) {
+		before = malloc(sizeof(*before));
+		after = malloc(sizeof(*after));
+		if (before && after && ldr_cpu_times_read(before) < 0) {
+			free(before);
+			before = NULL;
+		}
+	}
+
+	/* handlers first, signals blocked across fork: none is lost */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &oldmask);
+	fwd_pid = 0;
+	fwd_sig = 0;
+	fwd_count = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = parent_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+
+	t0 = now_s();
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		child_main(fds[1], parent, opts, fn, arg, out, out_len,
+			   &oldmask);
+	}
+	if (pid < 0) {
+		err = -errno;
+		snprintf(rep->why, sizeof(rep->why), "fork: %s",
+			 strerror(-err));
+		close(fds[0]);
+		close(fds[1]);
+		goto restore;
+	}
+	fwd_pid = pid;
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	close(fds[1]);
+
+	got = read_full(fds[0], &h, sizeof(h));
+	if (got == (ssize_t)sizeof(h) && h.magic == MSG_MAGIC &&
+	    h.stage == STAGE_DONE) {
+		if (h.len != out_len)
+			err = -EPROTO;
+		else if (read_full(fds[0], out, out_len) != (ssize_t)out_len)
+			err = -ECHILD;
+		rep->fn_result = h.fn_result;
+	} else if (got == (ssize_t)sizeof(h) && h.magic == MSG_MAGIC) {
+		err = h.err < 0 ? h.err : -EIO;
+		snprintf(rep->why, sizeof(rep->why), "%s: %s",
+			 h.stage == STAGE_CGROUP ?
+			 "the child could not enter the memory cgroup" :
+			 "the child could not pin itself to its CPUs",
+			 strerror(-err));
+	} else {
+		err = got < 0 ? (int)got : -ECHILD;
+	}
+	/* drain: the child may still be writing after a bad header */
+	{
+		char sink[4096];
+
+		while (read_full(fds[0], sink, sizeof(sink)) > 0)
+			;
+	}
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	rep->wall_s = now_s() - t0;
+	sigprocmask(SIG_BLOCK, &block, NULL);
+	fwd_pid = 0;
+	if (err == -ECHILD || (err == 0 && !(WIFEXITED(status) &&
+					     WEXITSTATUS(status) == 0))) {
+		err = -ECHILD;
+		describe_status(status, opts, rep->why, sizeof(rep->why));
+	} else if (err == -EPROTO) {
+		snprintf(rep->why, sizeof(rep->why), "the measurement child "
+			 "sent %llu bytes where %zu were expected",
+			 (unsigned long long)h.len, out_len);
+	}
+	if (before && after && ldr_cpu_times_read(after) == 0)
+		rep->cpu_outside_mask_s =
+			ldr_cpu_times_busy_outside(before, after, opts->cpus);
+restore:
+	rep->signal = fwd_sig;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	free(before);
+	free(after);
+	return err;
+}
+
+struct pinned_arg {
+	const struct ldr_config *cfg;
+};
+
+static int pinned_fn(void *arg, volatile int *stop, void *out, size_t len)
+{
+	const struct pinned_arg *a = arg;
+	struct ldr_config cfg = *a->cfg;
+
+	(void)len;
+	cfg.stop = stop;
+	return ldr_run(&cfg, out);
+}
+
+int ldr_run_pinned(const struct ldr_config *cfg, const cpu_set_t *cpus,
+		   const struct ldr_memcg *memcg, struct ldr_result *res,
+		   struct ldr_child_report *rep)
+{
+	const struct ldr_child_opts opts = { .cpus = cpus, .memcg = memcg };
+	struct pinned_arg a = { .cfg = cfg };
+	int err;
+
+	err = ldr_child_run(&opts, pinned_fn, &a, res, sizeof(*res), rep);
+	if (rep->signal && cfg->stop)
+		*cfg->stop = rep->signal;
+	return err < 0 ? err : rep->fn_result;
+}

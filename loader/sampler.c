@@ -1,0 +1,159 @@
+/*
+ * sampler.c - seeded per-epoch shuffle, sharded by (rank, world).
+ *
+ * The order of epoch E is a Fisher-Yates shuffle of 0..N-1 driven by a
+ * splitmix64 stream whose start depends only on (seed, E), with unbiased
+ * bounded draws (Lemire's multiply-and-reject). One permutation array is
+ * allocated at creation (uint32 ids while N fits, else uint64) and rebuilt
+ * in place by each set_epoch: nothing is allocated per epoch.
+ *
+ * Sharding follows PyTorch's DistributedSampler: rank R of W takes the
+ * positions R, R+W, R+2W, ... of the epoch's permutation. Without
+ * drop_last the permutation is padded by wrapping around to a multiple of
+ * W (so every rank sees the same count, some ids twice); with drop_last
+ * the tail that does not divide by W is left out.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "loader.h"
+
+struct ldr_sampler {
+	uint64_t n;
+	uint64_t seed;
+	unsigned rank, world;
+	uint64_t len;           /* per rank and epoch */
+	bool wide;              /* ids stored as uint64 */
+	union {
+		uint32_t *p32;
+		uint64_t *p64;
+	} perm;
+};
+
+static uint64_t splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [0, bound), bound >= 1, without modulo bias. */
+static uint64_t draw_below(uint64_t *state, uint64_t bound)
+{
+	unsigned __int128 m = (unsigned __int128)splitmix64(state) * bound;
+	uint64_t low = (uint64_t)m;
+
+	if (low < bound) {
+		uint64_t threshold = (0 - bound) % bound;
+
+		while (low < threshold) {
+			m = (unsigned __int128)splitmix64(state) * bound;
+			low = (uint64_t)m;
+		}
+	}
+	return (uint64_t)(m >> 64);
+}
+
+int ldr_sampler_create(uint64_t n, uint64_t seed, unsigned rank,
+		       unsigned world, bool drop_last,
+		       struct ldr_sampler **out)
+{
+	struct ldr_sampler *s;
+	size_t elem;
+
+	if (!out || world == 0 || rank >= world)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->n = n;
+	s->seed = seed;
+	s->rank = rank;
+	s->world = world;
+	s->wide = n > UINT32_MAX;
+	if (drop_last)
+		s->len = n / world;
+	else
+		s->len = n ? (n + world - 1) / world : 0;
+	elem = s->wide ? sizeof(uint64_t) : sizeof(uint32_t);
+	if (n > SIZE_MAX / elem) {
+		free(s);
+		return -ENOMEM;
+	}
+	if (n) {
+		void *p = malloc((size_t)n * elem);
+
+		if (!p) {
+			free(s);
+			return -ENOMEM;
+		}
+		if (s->wide)
+			s->perm.p64 = p;
+		else
+			s->perm.p32 = p;
+	}
+	ldr_sampler_set_epoch(s, 0);
+	*out = s;
+	return 0;
+}
+
+void ldr_sampler_destroy(struct ldr_sampler *s)
+{
+	if (!s)
+		return;
+	if (s->wide)
+		free(s->perm.p64);
+	else
+		free(s->perm.p32);
+	free(s);
+}
+
+void ldr_sampler_set_epoch(struct ldr_sampler *s, uint64_t epoch)
+{
+	uint64_t state = s->seed;
+	uint64_t key = splitmix64(&state) ^ (epoch * 0xD1B54A32D192ED03ull);
+
+	/* the stream of this epoch starts from a hash of (seed, epoch) */
+	state = splitmix64(&key);
+	if (s->wide) {
+		uint64_t *p = s->perm.p64;
+
+		for (uint64_t i = 0; i < s->n; i++)
+			p[i] = i;
+		for (uint64_t i = s->n; i > 1; i--) {
+			uint64_t j = draw_below(&state, i), t = p[i - 1];
+
+			p[i - 1] = p[j];
+			p[j] = t;
+		}
+	} else {
+		uint32_t *p = s->perm.p32;
+
+		for (uint64_t i = 0; i < s->n; i++)
+			p[i] = (uint32_t)i;
+		for (uint64_t i = s->n; i > 1; i--) {
+			uint64_t j = draw_below(&state, i);
+			uint32_t t = p[i - 1];
+
+			p[i - 1] = p[j];
+			p[j] = t;
+		}
+	}
+}
+
+uint64_t ldr_sampler_len(const struct ldr_sampler *s)
+{
+	return s->len;
+}
+
+uint64_t ldr_sampler_get(const struct ldr_sampler *s, uint64_t i)
+{
+	uint64_t k = s->rank + i * s->world;
+
+	/* padding wraps around the permutation (only without drop_last) */
+	if (k >= s->n)
+		k %= s->n;
+	return s->wide ? s->perm.p64[k] : s->perm.p32[k];
+}

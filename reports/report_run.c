@@ -1,0 +1,569 @@
+/*
+ * report_run.c - the text and JSON report of `feedrate run`: what was
+ * measured, the verdict, how many GPUs the feed rate keeps busy, the
+ * bottleneck and its evidence, the per-stage split and the errors.
+ * Reads struct rpt_run and the engine's struct ldr_result; calls nothing
+ * in the engine.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loader.h"
+#include "report.h"
+
+static const char *nz(const char *s)
+{
+	return s ? s : "";
+}
+
+static double thr_of(const struct rpt_run *r)
+{
+	return r->au_threshold > 0 ? r->au_threshold : 0.90;
+}
+
+static bool have_result(const struct rpt_run *r)
+{
+	return r->res && (r->res->measured_s > 0 || r->res->samples);
+}
+
+unsigned rpt_run_gpus_fed(const struct rpt_run *r)
+{
+	double need, g;
+
+	if (!have_result(r) || !(r->demand_per_gpu > 0))
+		return 0;
+	need = thr_of(r) * r->demand_per_gpu;
+	/* a hair of slack so that exactly T x demand counts as fed */
+	g = floor(r->res->samples_per_s / need + 1e-9);
+	return g > 1e6 ? 1000000u : (unsigned)g;
+}
+
+/* True when the run had GPUs and they were fed at the threshold. */
+static bool gpus_were_fed(const struct rpt_run *r)
+{
+	return have_result(r) && r->gpu_count > 0 &&
+	       r->res->au + 1e-12 >= thr_of(r);
+}
+
+void rpt_run_verdict(const struct rpt_run *r, char *buf, size_t len)
+{
+	const double thr = thr_of(r) * 100;
+	const char *type = nz(r->gpu_type);
+
+	if (!have_result(r)) {
+		snprintf(buf, len, "no verdict: the run measured nothing%s%s",
+			 r->run_error_text ? " (" : "",
+			 r->run_error_text ? r->run_error_text : "");
+		if (r->run_error_text)
+			strncat(buf, ")", len - strlen(buf) - 1);
+		return;
+	}
+	if (r->gpu_count == 0) {
+		const unsigned g = rpt_run_gpus_fed(r);
+
+		if (g)
+			snprintf(buf, len, "this VM's feed rate keeps %ux%s at "
+				 ">= %.0f %% AU (raw feed, no GPU emulated)",
+				 g, type, thr);
+		else
+			snprintf(buf, len, "falls short of even 1x%s at >= %.0f "
+				 "%% AU: it needs %.0f samples/s, the feed is "
+				 "%.0f (limited by %s)", type, thr,
+				 thr_of(r) * r->demand_per_gpu,
+				 r->res->samples_per_s, nz(r->bottleneck));
+		return;
+	}
+	if (gpus_were_fed(r))
+		snprintf(buf, len, "this VM feeds %ux%s at >= %.0f %% AU "
+			 "(AU %.1f %%)", r->gpu_count, type, thr,
+			 r->res->au * 100);
+	else
+		snprintf(buf, len, "falls short: %ux%s at AU %.0f %% (< %.0f "
+			 "%%), limited by %s", r->gpu_count, type,
+			 r->res->au * 100, thr, nz(r->bottleneck));
+}
+
+/* "1,234,567" */
+static void fmt_count(char *buf, size_t len, double v)
+{
+	char tmp[32];
+	size_t n, o = 0;
+	int neg = v < 0;
+
+	snprintf(tmp, sizeof(tmp), "%.0f", fabs(v));
+	n = strlen(tmp);
+	if (neg && o + 1 < len)
+		buf[o++] = '-';
+	for (size_t i = 0; i < n && o + 2 < len; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+}
+
+static void fmt_bytes(char *buf, size_t len, double b)
+{
+	if (b >= 1e9)
+		snprintf(buf, len, "%.2f GB", b / 1e9);
+	else if (b >= 1e6)
+		snprintf(buf, len, "%.1f MB", b / 1e6);
+	else if (b >= 1e3)
+		snprintf(buf, len, "%.1f KB", b / 1e3);
+	else
+		snprintf(buf, len, "%.0f B", b);
+}
+
+static void fmt_ns(char *buf, size_t len, uint64_t ns)
+{
+	if (ns < 1000000)
+		snprintf(buf, len, "%.0f us", (double)ns / 1e3);
+	else if (ns < 1000000000ull)
+		snprintf(buf, len, "%.2f ms", (double)ns / 1e6);
+	else
+		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
+}
+
+static void print_path(FILE *f, const char *path)
+{
+	char *t;
+
+	if (!path) {
+		fputs("?", f);
+		return;
+	}
+	t = rpt_path_text(path, strlen(path));
+	fputs(t ? t : "?", f);
+	free(t);
+}
+
+static double pct(double part, double whole)
+{
+	return whole > 0 ? 100.0 * part / whole : 0;
+}
+
+static void print_measured(FILE *f, const struct rpt_run *r)
+{
+	const struct ldr_result *res = r->res;
+	char a[32], b[32];
+
+	fmt_count(a, sizeof(a), (double)r->files);
+	fmt_bytes(b, sizeof(b), (double)r->bytes);
+	fprintf(f, "what was measured\n  dataset    ");
+	print_path(f, r->dataset);
+	fprintf(f, "%s: %s files, %s on %s%s%s%s\n",
+		r->generated ? (r->kept ? " (generated, kept)" :
+				" (generated, removed after the run)") : "",
+		a, b, r->fs_type && *r->fs_type ? r->fs_type : "unknown fs",
+		r->fs_device && *r->fs_device ? " (" : "", nz(r->fs_device),
+		r->fs_device && *r->fs_device ? ")" : "");
+	if (r->list) {
+		fprintf(f, "  listed by  ");
+		print_path(f, r->list);
+		fputc('\n', f);
+	}
+	if (r->listing_errors)
+		fprintf(f, "  listing    %llu entries skipped (unreadable, "
+			"dangling, not regular files)\n",
+			(unsigned long long)r->listing_errors);
+	fprintf(f, "  workload   %s\n", nz(r->workload));
+	fprintf(f, "  pipeline   %s\n", nz(r->pipeline));
+	if (res && res->backend[0])
+		fprintf(f, "  backend    %s (%s), depth %u, %u reader%s\n",
+			res->backend, res->backend_reason, r->depth,
+			res->readers, res->readers == 1 ? "" : "s");
+	else
+		fprintf(f, "  backend    %s (not started)\n",
+			nz(r->backend_asked));
+	if (res && res->reader_notes[0])
+		fprintf(f, "  notes      %s\n", res->reader_notes);
+	fprintf(f, "  vCPUs      %u: %s; %u worker%s\n", r->vcpus,
+		nz(r->cpus_how), res ? res->workers : 0,
+		res && res->workers == 1 ? "" : "s");
+	if (r->cpu_outside_mask_s >= 0)
+		fprintf(f, "             CPU time outside these CPUs during "
+			"the run: %.2f s (other processes, kernel threads, "
+			"FUSE daemons)\n", r->cpu_outside_mask_s);
+	fprintf(f, "  cache      %s", nz(r->cache));
+	if (r->ram_bytes) {
+		fmt_bytes(a, sizeof(a), (double)r->ram_bytes);
+		fprintf(f, " %s", a);
+	}
+	fprintf(f, ": %s\n", nz(r->cache_how));
+	if (r->fraction_resident >= 0)
+		fprintf(f, "             resident before the run (verified): "
+			"%.1f %%\n", r->fraction_resident * 100);
+	else
+		fprintf(f, "             residency before the run: unknown\n");
+	if (r->hit_ratio >= 0)
+		fprintf(f, "             page-cache hit ratio %.1f %% (%s)\n",
+			r->hit_ratio * 100, nz(r->hit_ratio_source));
+	if (r->gpu_count)
+		fprintf(f, "  GPUs       %ux%s (%s) emulated, %s samples/s "
+			"each, %s steps\n", r->gpu_count, nz(r->gpu_type),
+			nz(r->gpu_detail),
+			(fmt_count(a, sizeof(a), r->demand_per_gpu), a),
+			r->gpu_sync_all ? "synchronous" : "independent");
+	else
+		fprintf(f, "  GPUs       none emulated (raw feed rate); judged "
+			"against %s (%s), %s samples/s each\n",
+			nz(r->gpu_type), nz(r->gpu_detail),
+			(fmt_count(a, sizeof(a), r->demand_per_gpu), a));
+	fprintf(f, "             demand: %s%s%s; source: %s\n",
+		nz(r->demand_kind), r->demand_est ? " (an ESTIMATE)" : "",
+		r->gpu_default ? ", default type" : "", nz(r->demand_source));
+	if (res)
+		fprintf(f, "  window     %.1f s measured after %.1f s warm-up, "
+			"batch %u, %llu epoch%s done%s\n", res->measured_s,
+			res->warmup_s, res->batch,
+			(unsigned long long)res->epochs_done,
+			res->epochs_done == 1 ? "" : "s",
+			res->warmup_incomplete ? "; ended inside the warm-up: "
+			"the numbers include start-up" : "");
+	if (r->notes && *r->notes)
+		fprintf(f, "  notes      %s\n", r->notes);
+}
+
+static void print_stages(FILE *f, const struct ldr_result *res)
+{
+	const double n = (double)(res->samples + res->samples_failed);
+	const double wall = res->worker_busy_s + res->worker_wait_s +
+			    res->worker_slot_wait_s;
+	const double steps = res->steps.decode_s + res->steps.resize_s +
+			     res->steps.other_s;
+
+	if (n > 0)
+		fprintf(f, "  per sample decode %.2f ms, resize %.2f ms, other "
+			"%.2f ms (%.1f / %.1f / %.1f %% of transform time); "
+			"%.2f ms worker CPU\n",
+			res->steps.decode_s / n * 1e3,
+			res->steps.resize_s / n * 1e3,
+			res->steps.other_s / n * 1e3,
+			pct(res->steps.decode_s, steps),
+			pct(res->steps.resize_s, steps),
+			pct(res->steps.other_s, steps),
+			res->worker_cpu_s / n * 1e3);
+	fprintf(f, "  CPU s      workers %.2f, readers %.2f, consumers %.2f, "
+		"whole process %.2f\n", res->worker_cpu_s, res->reader_cpu_s,
+		res->consumer_cpu_s, res->process_cpu_s);
+	fprintf(f, "  workers    busy %.0f %%, waiting for a sample %.0f %%, "
+		"waiting for a batch slot %.0f %%\n",
+		pct(res->worker_busy_s, wall), pct(res->worker_wait_s, wall),
+		pct(res->worker_slot_wait_s, wall));
+	fprintf(f, "  queues     %.1f samples read and waiting, %.1f full "
+		"batches waiting, %.1f reads in flight (means)\n",
+		res->mean_work_queue, res->mean_ready_batches,
+		res->mean_reads_in_flight);
+}
+
+static void print_errors(FILE *f, const struct rpt_run *r)
+{
+	const struct ldr_result *res = r->res;
+
+	if (!res->errors) {
+		fprintf(f, "  errors     none\n");
+		return;
+	}
+	fprintf(f, "  errors     %llu sample%s failed (whole run)%s\n",
+		(unsigned long long)res->errors, res->errors == 1 ? "" : "s",
+		res->stopped_by_max_errors ? "; stopped by --max-errors" : "");
+	for (unsigned i = 0; i < res->err_kinds && i < LDR_ERR_KINDS; i++) {
+		fprintf(f, "    %-12s %llu, e.g. ", res->err[i].kind,
+			(unsigned long long)res->err[i].count);
+		print_path(f, res->err[i].example);
+		fputc('\n', f);
+	}
+}
+
+void rpt_run_print(FILE *f, const struct rpt_run *r)
+{
+	const struct ldr_result *res = r->res;
+	const double thr = thr_of(r);
+	char verdict[512], a[32], b[32];
+
+	rpt_run_verdict(r, verdict, sizeof(verdict));
+	fprintf(f, "feedrate run%s\n", r->signal || (res &&
+		res->stopped_by_signal) ? " (PARTIAL: interrupted)" :
+		res && res->stopped_by_max_errors ?
+		" (PARTIAL: stopped by --max-errors)" : "");
+	fprintf(f, "  verdict    %s\n\n", verdict);
+	print_measured(f, r);
+	if (r->run_error)
+		fprintf(f, "  run error  %s\n", nz(r->run_error_text));
+	if (!res)
+		return;
+	fprintf(f, "\nresults\n");
+	fmt_count(a, sizeof(a), res->samples_per_s);
+	fmt_count(b, sizeof(b), (double)res->samples);
+	fprintf(f, "  samples/s  %s (%s samples in %.1f s, at the GPU "
+		"side)\n", a, b, res->measured_s);
+	if (r->gpu_count) {
+		fprintf(f, "  AU         %.1f %%", res->au * 100);
+		if (r->gpu_count > 1) {
+			double lo = 1, hi = 0;
+
+			for (unsigned i = 0; i < r->gpu_count && i < 64; i++) {
+				lo = fmin(lo, res->au_per_gpu[i]);
+				hi = fmax(hi, res->au_per_gpu[i]);
+			}
+			fprintf(f, " (per GPU %.1f-%.1f %%)", lo * 100,
+				hi * 100);
+		}
+		fprintf(f, "; compute %.1f s, waiting for data %.1f s\n",
+			res->gpu_compute_s, res->gpu_wait_s);
+	}
+	if (gpus_were_fed(r)) {
+		fprintf(f, "  capacity   at least %ux%s: the GPUs took every "
+			"batch they wanted, so the feed may go higher; run with "
+			"--gpus 0 for the raw feed rate\n", r->gpu_count,
+			nz(r->gpu_type));
+	} else {
+		fmt_count(a, sizeof(a), thr * r->demand_per_gpu);
+		fprintf(f, "  capacity   %u x %s at >= %.0f %% AU: a GPU at AU "
+			"a eats a x demand samples/s, so G GPUs stay at >= "
+			"%.0f %% while G x %s <= the feed rate; "
+			"G = floor(%.0f / %s)%s\n", rpt_run_gpus_fed(r),
+			nz(r->gpu_type), thr * 100, thr * 100, a,
+			res->samples_per_s, a,
+			r->gpu_sync_all ? ". Synchronous steps make uneven "
+			"arrivals cost more: confirm with --gpus NxTYPE" : "");
+	}
+	fprintf(f, "  bottleneck %s: %s\n", nz(r->bottleneck),
+		res->bottleneck_why);
+	print_stages(f, res);
+	fmt_bytes(a, sizeof(a), res->read_bytes_per_s);
+	{
+		char p50[32], p99[32], s50[32], s99[32];
+
+		fmt_ns(p50, sizeof(p50), stg_histo_percentile(&res->read_lat, 50));
+		fmt_ns(p99, sizeof(p99), stg_histo_percentile(&res->read_lat, 99));
+		fmt_ns(s50, sizeof(s50),
+		       stg_histo_percentile(&res->sample_lat, 50));
+		fmt_ns(s99, sizeof(s99),
+		       stg_histo_percentile(&res->sample_lat, 99));
+		fprintf(f, "  reads      %s/s; read latency p50 %s, p99 %s; "
+			"sample latency (read to transformed) p50 %s, p99 %s\n",
+			a, p50, p99, s50, s99);
+	}
+	print_errors(f, r);
+}
+
+/* ---- JSON ---- */
+
+static json_t *num_or_null(double v, bool known)
+{
+	return known ? json_real(v) : json_null();
+}
+
+static json_t *gpus_json(const struct rpt_run *r)
+{
+	json_t *g = json_object();
+
+	if (!g)
+		return NULL;
+	json_object_set_new(g, "type", json_string(nz(r->gpu_type)));
+	json_object_set_new(g, "detail", json_string(nz(r->gpu_detail)));
+	json_object_set_new(g, "count", json_integer(r->gpu_count));
+	json_object_set_new(g, "demand_per_gpu", json_real(r->demand_per_gpu));
+	json_object_set_new(g, "demand_kind", json_string(nz(r->demand_kind)));
+	json_object_set_new(g, "demand_source",
+			    json_string(nz(r->demand_source)));
+	json_object_set_new(g, "demand_estimated", json_boolean(r->demand_est));
+	json_object_set_new(g, "default_type", json_boolean(r->gpu_default));
+	json_object_set_new(g, "sync", json_string(r->gpu_sync_all ? "all" :
+						    "none"));
+	json_object_set_new(g, "au_threshold", json_real(thr_of(r)));
+	json_object_set_new(g, "fed_at_threshold",
+			    json_integer(rpt_run_gpus_fed(r)));
+	return g;
+}
+
+static json_t *stages_json(const struct ldr_result *res)
+{
+	json_t *s = json_object();
+
+	if (!s)
+		return NULL;
+	json_object_set_new(s, "decode_s", json_real(res->steps.decode_s));
+	json_object_set_new(s, "resize_s", json_real(res->steps.resize_s));
+	json_object_set_new(s, "other_s", json_real(res->steps.other_s));
+	json_object_set_new(s, "worker_cpu_s", json_real(res->worker_cpu_s));
+	json_object_set_new(s, "reader_cpu_s", json_real(res->reader_cpu_s));
+	json_object_set_new(s, "consumer_cpu_s",
+			    json_real(res->consumer_cpu_s));
+	json_object_set_new(s, "process_cpu_s", json_real(res->process_cpu_s));
+	json_object_set_new(s, "worker_busy_s", json_real(res->worker_busy_s));
+	json_object_set_new(s, "worker_wait_s", json_real(res->worker_wait_s));
+	json_object_set_new(s, "worker_slot_wait_s",
+			    json_real(res->worker_slot_wait_s));
+	json_object_set_new(s, "gpu_compute_s", json_real(res->gpu_compute_s));
+	json_object_set_new(s, "gpu_wait_s", json_real(res->gpu_wait_s));
+	return s;
+}
+
+static json_t *errors_json(const struct ldr_result *res)
+{
+	json_t *e = json_object(), *kinds = json_object();
+
+	if (!e || !kinds) {
+		json_decref(e);
+		json_decref(kinds);
+		return NULL;
+	}
+	for (unsigned i = 0; i < res->err_kinds && i < LDR_ERR_KINDS; i++) {
+		json_t *k = json_object();
+
+		if (!k)
+			continue;
+		json_object_set_new(k, "count",
+				    json_integer((json_int_t)res->err[i].count));
+		json_object_set_new(k, "example",
+				    rpt_json_path(res->err[i].example));
+		json_object_set_new(kinds, res->err[i].kind, k);
+	}
+	json_object_set_new(e, "total", json_integer((json_int_t)res->errors));
+	json_object_set_new(e, "kinds", kinds);
+	return e;
+}
+
+static json_t *latency_json(const struct stg_histo *h)
+{
+	json_t *l = json_object();
+
+	if (!l)
+		return NULL;
+	json_object_set_new(l, "count", json_integer((json_int_t)h->count));
+	json_object_set_new(l, "mean_ns", json_real(stg_histo_mean(h)));
+	json_object_set_new(l, "p50_ns", json_integer((json_int_t)
+		stg_histo_percentile(h, 50)));
+	json_object_set_new(l, "p90_ns", json_integer((json_int_t)
+		stg_histo_percentile(h, 90)));
+	json_object_set_new(l, "p99_ns", json_integer((json_int_t)
+		stg_histo_percentile(h, 99)));
+	json_object_set_new(l, "max_ns", json_integer((json_int_t)h->max));
+	return l;
+}
+
+static json_t *series_json(const struct ldr_result *res)
+{
+	json_t *a = json_array();
+
+	if (!a)
+		return NULL;
+	for (unsigned i = 0; i < res->series_len && i < LDR_SERIES_MAX; i++) {
+		const struct ldr_series_point *p = &res->series[i];
+
+		json_array_append_new(a, json_pack("{s:f,s:f,s:f,s:f,s:f,s:f}",
+			"t_s", p->t_s, "samples_per_s", p->samples_per_s,
+			"read_bytes_per_s", p->read_bytes_per_s, "au", p->au,
+			"work_queue", p->work_queue,
+			"ready_batches", p->ready_batches));
+	}
+	return a;
+}
+
+json_t *rpt_run_json(const struct rpt_run *r)
+{
+	const struct ldr_result *res = r->res;
+	const bool got = res != NULL;
+	json_t *root = json_object(), *ds = json_object();
+	char verdict[512];
+
+	if (!root || !ds) {
+		json_decref(root);
+		json_decref(ds);
+		return NULL;
+	}
+	rpt_run_verdict(r, verdict, sizeof(verdict));
+	json_object_set_new(root, "schema_version",
+			    json_integer(RPT_RUN_SCHEMA_VERSION));
+	json_object_set_new(root, "command", json_string("run"));
+	json_object_set_new(root, "workload", json_string(nz(r->workload)));
+	json_object_set_new(root, "partial", json_boolean(r->signal ||
+		(got && (res->stopped_by_signal ||
+			 res->stopped_by_max_errors))));
+	json_object_set_new(root, "stopped_by", json_string(
+		r->signal ? "signal" : got && res->stopped_by_max_errors ?
+		"max_errors" : got && res->stopped_by_signal ? "signal" :
+		r->run_error ? "error" : "limit"));
+	if (r->run_error) {
+		json_object_set_new(root, "run_error",
+				    json_string(nz(r->run_error_text)));
+	}
+	json_object_set_new(root, "verdict", json_string(verdict));
+	json_object_set_new(root, "samples_per_s",
+			    json_real(got ? res->samples_per_s : 0));
+	json_object_set_new(root, "au", num_or_null(got ? res->au : 0,
+						    got && r->gpu_count));
+	json_object_set_new(root, "bottleneck", json_string(nz(r->bottleneck)));
+	json_object_set_new(root, "bottleneck_why",
+			    json_string(got ? res->bottleneck_why : ""));
+	json_object_set_new(root, "vcpus", json_integer(r->vcpus));
+	json_object_set_new(root, "cpus", json_string(nz(r->cpus_how)));
+	json_object_set_new(root, "workers", json_integer(got ? res->workers :
+							  0));
+	json_object_set_new(root, "cpu_outside_mask_s",
+			    num_or_null(r->cpu_outside_mask_s,
+					r->cpu_outside_mask_s >= 0));
+	json_object_set_new(root, "cache", json_string(nz(r->cache)));
+	json_object_set_new(root, "cache_how", json_string(nz(r->cache_how)));
+	if (r->ram_bytes)
+		json_object_set_new(root, "ram_bytes",
+				    json_integer((json_int_t)r->ram_bytes));
+	json_object_set_new(root, "fraction_resident",
+			    num_or_null(r->fraction_resident,
+					r->fraction_resident >= 0));
+	json_object_set_new(root, "hit_ratio",
+			    num_or_null(r->hit_ratio, r->hit_ratio >= 0));
+	json_object_set_new(root, "hit_ratio_source",
+			    json_string(nz(r->hit_ratio_source)));
+	json_object_set_new(root, "hit_ratio_estimated",
+			    json_boolean(r->hit_ratio_estimated));
+	json_object_set_new(root, "gpus", gpus_json(r));
+	json_object_set_new(root, "backend", json_string(got && res->backend[0] ?
+		res->backend : nz(r->backend_asked)));
+	json_object_set_new(root, "backend_reason",
+			    json_string(got ? res->backend_reason : ""));
+	json_object_set_new(root, "pipeline", json_string(nz(r->pipeline)));
+	json_object_set_new(ds, "path", rpt_json_path(nz(r->dataset)));
+	json_object_set_new(ds, "generated", json_boolean(r->generated));
+	json_object_set_new(ds, "files", json_integer((json_int_t)r->files));
+	json_object_set_new(ds, "bytes", json_integer((json_int_t)r->bytes));
+	json_object_set_new(ds, "listing_errors",
+			    json_integer((json_int_t)r->listing_errors));
+	json_object_set_new(ds, "fs_type", json_string(nz(r->fs_type)));
+	json_object_set_new(ds, "device", json_string(nz(r->fs_device)));
+	json_object_set_new(root, "dataset", ds);
+	if (!got)
+		return root;
+	json_object_set_new(root, "measured_s", json_real(res->measured_s));
+	json_object_set_new(root, "warmup_s", json_real(res->warmup_s));
+	json_object_set_new(root, "warmup_incomplete",
+			    json_boolean(res->warmup_incomplete));
+	json_object_set_new(root, "samples", json_integer((json_int_t)
+							  res->samples));
+	json_object_set_new(root, "samples_failed", json_integer((json_int_t)
+		res->samples_failed));
+	json_object_set_new(root, "batch", json_integer(res->batch));
+	json_object_set_new(root, "batches", json_integer((json_int_t)
+							  res->batches));
+	json_object_set_new(root, "epochs_done", json_integer((json_int_t)
+		res->epochs_done));
+	json_object_set_new(root, "read_bytes", json_integer((json_int_t)
+							     res->read_bytes));
+	json_object_set_new(root, "read_bytes_per_s",
+			    json_real(res->read_bytes_per_s));
+	json_object_set_new(root, "stages", stages_json(res));
+	json_object_set_new(root, "errors", errors_json(res));
+	json_object_set_new(root, "read_latency", latency_json(&res->read_lat));
+	json_object_set_new(root, "sample_latency",
+			    latency_json(&res->sample_lat));
+	json_object_set_new(root, "queues", json_pack("{s:f,s:f,s:f}",
+		"work_queue", res->mean_work_queue,
+		"ready_batches", res->mean_ready_batches,
+		"reads_in_flight", res->mean_reads_in_flight));
+	json_object_set_new(root, "series", series_json(res));
+	return root;
+}

@@ -1,0 +1,395 @@
+/*
+ * pagecache.c - evict, warm and measure the page cache of dataset files,
+ * and check that each of those claims holds on the filesystem at hand.
+ *
+ * Residency is mincore() over a read-only shared mapping, taken in windows
+ * so that a 100 GB file needs no 25 MB vector. Mapping a file faults
+ * nothing in, so measuring does not change what it measures - except on
+ * FUSE without kernel_cache, where the open() before it drops the cache;
+ * stg_cache_probe() finds that out by comparing residency on the warming
+ * descriptor with residency after a re-open.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "storage.h"
+
+#define WARM_BUF (1u << 20)
+#define MINCORE_WINDOW_PAGES 16384u   /* 64 MiB with 4 KiB pages */
+#define FUSE_MAGIC 0x65735546u
+
+/* Thresholds for the verdicts: "resident" and "gone" with some slack for
+ * pages the kernel cannot drop (mapped elsewhere) or drops on its own. */
+#define RESIDENT_MIN 0.9
+#define REOPEN_KEPT_MIN 0.5
+#define EVICTED_MAX 0.1
+
+static size_t page_size(void)
+{
+	static size_t pg;
+
+	if (!pg) {
+		long v = sysconf(_SC_PAGESIZE);
+
+		pg = v > 0 ? (size_t)v : 4096;
+	}
+	return pg;
+}
+
+static int fd_residency(int fd, uint64_t *resident, uint64_t *total)
+{
+	unsigned char vec[MINCORE_WINDOW_PAGES];
+	const size_t pg = page_size();
+	uint64_t pages, done = 0, res = 0;
+	struct stat st;
+
+	*resident = *total = 0;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	pages = ((uint64_t)st.st_size + pg - 1) / pg;
+	while (done < pages) {
+		uint64_t n = pages - done;
+		size_t len;
+		void *map;
+
+		if (n > MINCORE_WINDOW_PAGES)
+			n = MINCORE_WINDOW_PAGES;
+		len = (size_t)n * pg;
+		map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd,
+			   (off_t)(done * pg));
+		if (map == MAP_FAILED)
+			return -errno;
+		if (mincore(map, len, vec) < 0) {
+			int err = -errno;
+
+			munmap(map, len);
+			return err;
+		}
+		munmap(map, len);
+		for (uint64_t i = 0; i < n; i++)
+			res += vec[i] & 1;
+		done += n;
+	}
+	*resident = res;
+	*total = pages;
+	return 0;
+}
+
+static int fd_evict(int fd)
+{
+	/* posix_fadvise returns the error number itself */
+	int r = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+
+	return -r;
+}
+
+static int fd_warm(int fd, char *buf, size_t cap)
+{
+	off_t off = 0;
+
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	for (;;) {
+		ssize_t n = pread(fd, buf, cap, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		off += n;
+	}
+}
+
+static int open_ro(int dirfd, const char *path)
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int stg_cache_evict(int dirfd, const char *path)
+{
+	int fd = open_ro(dirfd, path), err;
+
+	if (fd < 0)
+		return fd;
+	err = fd_evict(fd);
+	close(fd);
+	return err;
+}
+
+int stg_cache_warm(int dirfd, const char *path)
+{
+	char *buf = malloc(WARM_BUF);
+	int fd, err;
+
+	if (!buf)
+		return -ENOMEM;
+	fd = open_ro(dirfd, path);
+	err = fd < 0 ? fd : fd_warm(fd, buf, WARM_BUF);
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return err;
+}
+
+int stg_cache_residency(int dirfd, const char *path, uint64_t *resident,
+			uint64_t *total)
+{
+	int fd = open_ro(dirfd, path), err;
+
+	*resident = *total = 0;
+	if (fd < 0)
+		return fd;
+	err = fd_residency(fd, resident, total);
+	close(fd);
+	return err;
+}
+
+/* Residency of FD as a fraction, or -errno (as a negative double). */
+static int fd_fraction(int fd, double *frac)
+{
+	uint64_t res, tot;
+	int err = fd_residency(fd, &res, &tot);
+
+	if (err)
+		return err;
+	*frac = tot ? (double)res / (double)tot : 1.0;
+	return 0;
+}
+
+int stg_cache_probe(int dirfd, const char *path, struct stg_cache_probe *out)
+{
+	double before_evict = -1.0;
+	struct stat st;
+	char *buf = NULL;
+	int fd, err;
+
+	memset(out, 0, sizeof(*out));
+	out->resident_after_warm = out->resident_after_reopen = -1.0;
+	out->resident_after_evict = -1.0;
+	fd = open_ro(dirfd, path);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+		err = st.st_size == 0 ? -ENODATA : -EINVAL;
+		goto out;
+	}
+	buf = malloc(WARM_BUF);
+	if (!buf) {
+		err = -ENOMEM;
+		goto out;
+	}
+
+	/* 1. warm, measured on the descriptor that read it */
+	err = fd_warm(fd, buf, WARM_BUF);
+	if (err)
+		goto out;
+	err = fd_fraction(fd, &out->resident_after_warm);
+	if (err) {
+		out->error = err;
+		err = 0;
+		goto out;   /* cannot measure here: both stay unknown */
+	}
+	/* 2. does it survive close + open? */
+	close(fd);
+	fd = open_ro(dirfd, path);
+	if (fd < 0) {
+		err = fd;
+		goto out;
+	}
+	err = fd_fraction(fd, &out->resident_after_reopen);
+	if (err) {
+		out->error = err;
+		err = 0;
+		goto out;
+	}
+	if (out->resident_after_warm < RESIDENT_MIN)
+		out->warm = STG_WARM_NOT_CACHED;
+	else if (out->resident_after_reopen >= REOPEN_KEPT_MIN)
+		out->warm = STG_WARM_PERSISTS;
+	else
+		out->warm = STG_WARM_REFETCH_ON_OPEN;
+
+	/* 3. evict, on a descriptor whose pages are resident right now */
+	if (out->resident_after_reopen < RESIDENT_MIN) {
+		err = fd_warm(fd, buf, WARM_BUF);
+		if (!err)
+			err = fd_fraction(fd, &before_evict);
+		if (err) {
+			out->error = err;
+			err = 0;
+			goto out;
+		}
+	} else {
+		before_evict = out->resident_after_reopen;
+	}
+	err = fd_evict(fd);
+	if (err)
+		goto out;
+	err = fd_fraction(fd, &out->resident_after_evict);
+	if (err) {
+		out->error = err;
+		err = 0;
+		goto out;
+	}
+	if (before_evict < RESIDENT_MIN)
+		out->evict = STG_EVICT_UNKNOWN;   /* nothing there to evict */
+	else if (out->resident_after_evict <= EVICTED_MAX)
+		out->evict = STG_EVICT_EFFECTIVE;
+	else
+		out->evict = STG_EVICT_INEFFECTIVE;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return err;
+}
+
+const char *stg_evict_result_text(enum stg_evict_result r)
+{
+	switch (r) {
+	case STG_EVICT_EFFECTIVE:
+		return "effective";
+	case STG_EVICT_INEFFECTIVE:
+		return "ineffective: pages stay resident (tmpfs, ramfs or "
+		       "unflushed writes); cold reads are impossible";
+	case STG_EVICT_UNKNOWN:
+		break;
+	}
+	return "unknown: residency cannot be measured here";
+}
+
+const char *stg_warm_result_text(enum stg_warm_result r)
+{
+	switch (r) {
+	case STG_WARM_PERSISTS:
+		return "kept across opens";
+	case STG_WARM_REFETCH_ON_OPEN:
+		return "each open re-fetches: the filesystem drops a file's "
+		       "cache when it is opened (FUSE without kernel_cache)";
+	case STG_WARM_NOT_CACHED:
+		return "not cached: reading does not fill the page cache "
+		       "(direct I/O filesystem)";
+	case STG_WARM_UNKNOWN:
+		break;
+	}
+	return "unknown: residency cannot be measured here";
+}
+
+int stg_cache_dataset_residency(const struct stg_dataset *ds, size_t max_files,
+				const struct stg_cache_probe *probe,
+				struct stg_ds_residency *out)
+{
+	const size_t n = stg_dataset_count(ds);
+	const size_t pg = page_size();
+	size_t take = max_files && max_files < n ? max_files : n;
+
+	memset(out, 0, sizeof(*out));
+	out->fraction = -1.0;
+	if (probe) {
+		out->known = probe->warm == STG_WARM_PERSISTS ||
+			     probe->warm == STG_WARM_NOT_CACHED;
+	} else {
+		struct statfs sf;
+		int fd = stg_dataset_open(ds, 0, O_RDONLY);
+
+		/* without a probe, trust every filesystem but FUSE, whose
+		 * open() may have dropped what it is asked to measure */
+		out->known = true;
+		if (fd >= 0) {
+			if (fstatfs(fd, &sf) == 0 && sf.f_type == FUSE_MAGIC)
+				out->known = false;
+			close(fd);
+		}
+	}
+	if (!out->known)
+		return 0;
+	for (size_t i = 0; i < take; i++) {
+		size_t id = take == n ? i : (size_t)((unsigned __int128)i * n / take);
+		uint64_t res, tot, bytes;
+		int64_t size;
+		int fd, err;
+
+		fd = stg_dataset_open(ds, id, O_RDONLY);
+		if (fd < 0) {
+			out->errors++;
+			continue;
+		}
+		err = fd_residency(fd, &res, &tot);
+		if (!err) {
+			struct stat st;
+
+			size = fstat(fd, &st) == 0 ? st.st_size : 0;
+		}
+		close(fd);
+		if (err) {
+			out->errors++;
+			continue;
+		}
+		bytes = res * pg;
+		if (bytes > (uint64_t)size)
+			bytes = (uint64_t)size;
+		out->files++;
+		out->resident_bytes += bytes;
+		out->bytes += (uint64_t)size;
+	}
+	if (out->files)
+		out->fraction = out->bytes ? (double)out->resident_bytes /
+					     (double)out->bytes : 1.0;
+	else
+		out->known = false;
+	return 0;
+}
+
+/* Run OP over every file of DS. */
+static int dataset_each(const struct stg_dataset *ds, bool warm,
+			uint64_t *errors)
+{
+	const size_t n = stg_dataset_count(ds);
+	char *buf = NULL;
+	uint64_t nerr = 0;
+	int first = 0;
+
+	if (warm) {
+		buf = malloc(WARM_BUF);
+		if (!buf)
+			return -ENOMEM;
+	}
+	for (size_t id = 0; id < n; id++) {
+		int fd = stg_dataset_open(ds, id, O_RDONLY), err;
+
+		err = fd < 0 ? fd : warm ? fd_warm(fd, buf, WARM_BUF)
+					 : fd_evict(fd);
+		if (fd >= 0)
+			close(fd);
+		if (err) {
+			nerr++;
+			if (!first)
+				first = err;
+		}
+	}
+	free(buf);
+	if (errors)
+		*errors = nerr;
+	return n && nerr == n ? first : 0;
+}
+
+int stg_cache_dataset_evict(const struct stg_dataset *ds, uint64_t *errors)
+{
+	return dataset_each(ds, false, errors);
+}
+
+int stg_cache_dataset_warm(const struct stg_dataset *ds, uint64_t *errors)
+{
+	return dataset_each(ds, true, errors);
+}

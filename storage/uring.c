@@ -1,0 +1,421 @@
+/*
+ * uring.c - the io_uring backend: one ring per reader, whole files read in
+ * block-size chunks, several chunks of one file in flight at once.
+ *
+ * DESIGN: single-threaded; the ring, the issue queue and the chunk
+ * descriptors belong to the reader's thread. A file is opened with
+ * openat() when it is queued (see the note at uring_queue), then its
+ * chunks are prepared as SQEs while fewer than cfg.depth reads are in
+ * flight; SQEs reach the kernel in one io_uring_enter per reap (or flush).
+ * A chunk that comes back short inside the file is re-issued for the rest;
+ * when the last chunk of a file is back the file is closed, settled (shrank
+ * / grew) and handed to the core. The buffer pool's region is registered
+ * as fixed buffers (1 GiB pieces, the kernel's limit per buffer) unless
+ * RLIMIT_MEMLOCK refuses; then reads go to the same memory unregistered.
+ * The kernel's io-wq workers of the ring are pinned to the CPUs this
+ * thread may use when the reader is created.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <liburing.h>
+
+#include "reader_internal.h"
+
+#define URING_REG_PIECE (1ull << 30)
+
+struct chunk {
+	struct chunk *next;       /* free list */
+	struct stg_io *io;
+	uint64_t off;
+	uint64_t len;
+};
+
+struct uring {
+	struct io_uring ring;
+	bool registered;
+	unsigned nreg;
+	unsigned inflight;        /* chunks prepared or in the kernel */
+	unsigned unsubmitted;     /* SQEs prepared since the last enter */
+	struct stg_io *issue_head, *issue_tail;
+	struct chunk *chunks;
+	struct chunk *free_chunks;
+};
+
+int stg_uring_try_ring(void)
+{
+	struct io_uring ring;
+	int err = io_uring_queue_init(2, &ring, 0);
+
+	if (err)
+		return err;
+	io_uring_queue_exit(&ring);
+	return 0;
+}
+
+static int uring_ring_init(struct io_uring *ring, unsigned entries)
+{
+	static const unsigned flag_sets[] = {
+		IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SUBMIT_ALL,
+		IORING_SETUP_SUBMIT_ALL,
+		0,
+	};
+	int err = -EINVAL;
+
+	for (unsigned i = 0; i < sizeof(flag_sets) / sizeof(flag_sets[0]); i++) {
+		struct io_uring_params p;
+
+		memset(&p, 0, sizeof(p));
+		p.flags = flag_sets[i];
+		err = io_uring_queue_init_params(entries, ring, &p);
+		if (err != -EINVAL)
+			break;
+	}
+	return err;
+}
+
+static void uring_register(struct stg_reader *r, struct uring *u)
+{
+	struct iovec iov[64];
+	unsigned n = 0;
+	struct rlimit rl;
+	int err;
+
+	if (r->cfg.no_register) {
+		stg_reader_note(r, "buffers not registered (asked)");
+		return;
+	}
+	for (uint64_t off = 0; off < r->pool.size && n < 64;
+	     off += URING_REG_PIECE) {
+		uint64_t len = r->pool.size - off;
+
+		iov[n].iov_base = r->pool.base + off;
+		iov[n].iov_len = len > URING_REG_PIECE ? URING_REG_PIECE : len;
+		n++;
+	}
+	err = io_uring_register_buffers(&u->ring, iov, n);
+	if (!err) {
+		u->registered = true;
+		u->nreg = n;
+		return;
+	}
+	if (err == -ENOMEM && !getrlimit(RLIMIT_MEMLOCK, &rl) &&
+	    rl.rlim_cur != RLIM_INFINITY)
+		stg_reader_note(r, "buffers not registered (ENOMEM): the "
+				"locked-memory limit (ulimit -l) is %llu KiB, "
+				"the buffer pool %llu KiB; raise ulimit -l to "
+				"register them",
+				(unsigned long long)rl.rlim_cur / 1024,
+				(unsigned long long)r->pool.size / 1024);
+	else
+		stg_reader_note(r, "buffers not registered (%s)",
+				strerror(-err));
+}
+
+static int uring_pin(struct stg_reader *r, const cpu_set_t *set)
+{
+	struct uring *u = r->be;
+	int err = io_uring_register_iowq_aff(&u->ring, sizeof(*set), set);
+
+	if (err)
+		stg_reader_note(r, "io-wq workers not pinned (%s)",
+				strerror(-err));
+	return err;
+}
+
+static void uring_pin_workers(struct stg_reader *r)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		stg_reader_note(r, "io-wq workers not pinned (%s)",
+				strerror(errno));
+	else
+		uring_pin(r, &set);
+}
+
+static int uring_init(struct stg_reader *r)
+{
+	struct uring *u;
+	unsigned entries = 8;
+	int err;
+
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	u->chunks = calloc(r->cfg.depth, sizeof(*u->chunks));
+	if (!u->chunks) {
+		err = -ENOMEM;
+		goto err_u;
+	}
+	for (unsigned i = 0; i < r->cfg.depth; i++) {
+		u->chunks[i].next = u->free_chunks;
+		u->free_chunks = &u->chunks[i];
+	}
+	while (entries < r->cfg.depth)
+		entries <<= 1;
+	err = uring_ring_init(&u->ring, entries);
+	if (err)
+		goto err_chunks;
+	r->be = u;
+	uring_register(r, u);
+	uring_pin_workers(r);
+	return 0;
+err_chunks:
+	free(u->chunks);
+err_u:
+	free(u);
+	return err;
+}
+
+static struct io_uring_sqe *uring_sqe(struct uring *u)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
+
+	if (!sqe) {
+		/* cannot happen while inflight <= depth <= SQ entries, but a
+		 * full SQ is no reason to fail: push it to the kernel */
+		io_uring_submit(&u->ring);
+		u->unsubmitted = 0;
+		sqe = io_uring_get_sqe(&u->ring);
+	}
+	return sqe;
+}
+
+static void uring_prep_chunk(struct stg_reader *r, struct uring *u,
+			     struct chunk *c)
+{
+	struct stg_io *io = c->io;
+	uint8_t *addr = (uint8_t *)io->buf->data + c->off;
+	struct io_uring_sqe *sqe = uring_sqe(u);
+	uint64_t rel = (uint64_t)(addr - r->pool.base);
+
+	if (!sqe) {
+		/* no SQE even after a submit: fail the chunk, never hang */
+		stg_io_chunk(io, c->off, c->len, -EBUSY);
+		io->next_off = io->want;
+		c->next = u->free_chunks;
+		u->free_chunks = c;
+		return;
+	}
+	if (u->registered && rel / URING_REG_PIECE ==
+	    (rel + c->len - 1) / URING_REG_PIECE)
+		io_uring_prep_read_fixed(sqe, io->fd, addr, (unsigned)c->len,
+					 c->off, (int)(rel / URING_REG_PIECE));
+	else
+		io_uring_prep_read(sqe, io->fd, addr, (unsigned)c->len, c->off);
+	if (r->cfg.force_async)
+		sqe->flags |= IOSQE_ASYNC;
+	io_uring_sqe_set_data(sqe, c);
+	io->inflight++;
+	io->nreads++;
+	u->inflight++;
+	u->unsubmitted++;
+}
+
+/* Prepare chunks of queued files while fewer than depth are in flight. */
+static void uring_pump(struct stg_reader *r, struct uring *u)
+{
+	while (u->issue_head && u->free_chunks) {
+		struct stg_io *io = u->issue_head;
+		struct chunk *c;
+
+		if (io->next_off >= io->want) {
+			u->issue_head = io->next;
+			if (!u->issue_head)
+				u->issue_tail = NULL;
+			io->queued = false;
+			continue;
+		}
+		c = u->free_chunks;
+		u->free_chunks = c->next;
+		c->io = io;
+		c->off = io->next_off;
+		c->len = io->want - io->next_off;
+		/* the 4 KiB that only shows a grown file rides on the last
+		 * chunk instead of costing a read of its own */
+		if (c->len > r->cfg.block_size + STG_ALIGN)
+			c->len = r->cfg.block_size;
+		io->next_off += c->len;
+		uring_prep_chunk(r, u, c);
+	}
+}
+
+static void uring_file_finish(struct stg_reader *r, struct stg_io *io)
+{
+	if (io->fd >= 0)
+		close(io->fd);
+	io->fd = -1;
+	stg_io_settle(io);
+	io->t_done = stg_now_ns();
+	stg_io_done(r, io);
+}
+
+/*
+ * Files are opened here, on the reader's thread, with openat(): measured on
+ * a tree of 100 KB files (tests/bench/io), the open is a small part of a
+ * cold read, and a plain descriptor keeps vanished files, O_DIRECT
+ * refusals and fd limits simple to report.
+ */
+static void uring_queue(struct stg_reader *r, struct stg_io *io, int dirfd,
+			const char *name)
+{
+	struct uring *u = r->be;
+	int err = stg_io_open(r, io, dirfd, name);
+
+	if (err) {
+		io->result = err;
+		io->t_done = stg_now_ns();
+		stg_io_done(r, io);
+		return;
+	}
+	io->next = NULL;
+	io->queued = true;
+	if (u->issue_tail)
+		u->issue_tail->next = io;
+	else
+		u->issue_head = io;
+	u->issue_tail = io;
+	uring_pump(r, u);
+}
+
+static int uring_commit(struct stg_reader *r)
+{
+	struct uring *u = r->be;
+	int ret;
+
+	if (!u->unsubmitted)
+		return 0;
+	ret = io_uring_submit(&u->ring);
+	if (ret < 0)
+		return ret;
+	u->unsubmitted = 0;
+	return 0;
+}
+
+/* Handle every CQE there is; returns how many. */
+static unsigned uring_drain(struct stg_reader *r, struct uring *u)
+{
+	struct io_uring_cqe *cqe;
+	unsigned head, n = 0;
+
+	io_uring_for_each_cqe(&u->ring, head, cqe) {
+		struct chunk *c = io_uring_cqe_get_data(cqe);
+		struct stg_io *io = c->io;
+
+		n++;
+		io->inflight--;
+		u->inflight--;
+		if (stg_io_chunk(io, c->off, c->len, cqe->res)) {
+			c->off += (uint64_t)cqe->res;
+			c->len -= (uint64_t)cqe->res;
+			uring_prep_chunk(r, u, c);
+		} else {
+			if (cqe->res < 0 || (uint64_t)cqe->res < c->len)
+				io->next_off = io->want;  /* end or error */
+			c->next = u->free_chunks;
+			u->free_chunks = c;
+		}
+		if (!io->inflight && io->next_off >= io->want && !io->queued)
+			uring_file_finish(r, io);
+		else if (!io->inflight && io->next_off >= io->want &&
+			 io->queued) {
+			/* still on the issue queue: drop it from there */
+			struct stg_io **pp = &u->issue_head, *prev = NULL;
+
+			while (*pp && *pp != io) {
+				prev = *pp;
+				pp = &(*pp)->next;
+			}
+			if (*pp) {
+				*pp = io->next;
+				if (u->issue_tail == io)
+					u->issue_tail = prev;
+			}
+			io->queued = false;
+			uring_file_finish(r, io);
+		}
+	}
+	io_uring_cq_advance(&u->ring, n);
+	return n;
+}
+
+static int uring_getevents(struct stg_reader *r, uint64_t deadline_ns)
+{
+	struct uring *u = r->be;
+	int ret;
+
+	for (;;) {
+		uring_drain(r, u);
+		uring_pump(r, u);
+		if (r->done_head || !u->inflight || deadline_ns == 0)
+			return uring_commit(r);
+		if (deadline_ns == UINT64_MAX) {
+			ret = io_uring_submit_and_wait(&u->ring, 1);
+		} else {
+			uint64_t now = stg_now_ns();
+			struct __kernel_timespec ts;
+			struct io_uring_cqe *cqe;
+
+			if (now >= deadline_ns) {
+				uring_commit(r);
+				return -ETIME;
+			}
+			ts.tv_sec = (long long)((deadline_ns - now) / 1000000000ull);
+			ts.tv_nsec = (long long)((deadline_ns - now) % 1000000000ull);
+			ret = io_uring_submit_and_wait_timeout(&u->ring, &cqe, 1,
+							       &ts, NULL);
+		}
+		if (ret >= 0)
+			u->unsubmitted = 0;
+		else if (ret != -ETIME && ret != -EINTR)
+			return ret;
+	}
+}
+
+static void uring_exit(struct stg_reader *r)
+{
+	struct uring *u = r->be;
+
+	if (!u)
+		return;
+	/* issue nothing more; files with no chunk in flight close now */
+	while (u->issue_head) {
+		struct stg_io *io = u->issue_head;
+
+		u->issue_head = io->next;
+		io->queued = false;
+		io->next_off = io->want;
+		if (!io->inflight)
+			uring_file_finish(r, io);
+	}
+	u->issue_tail = NULL;
+	/* let the kernel finish with our buffers before they go away */
+	while (u->inflight) {
+		if (io_uring_submit_and_wait(&u->ring, 1) < 0 &&
+		    !io_uring_cq_ready(&u->ring))
+			break;
+		uring_drain(r, u);
+	}
+	io_uring_queue_exit(&u->ring);
+	free(u->chunks);
+	free(u);
+	r->be = NULL;
+}
+
+const struct stg_backend_ops stg_uring_ops = {
+	.name = "uring",
+	.id = STG_BACKEND_URING,
+	.init = uring_init,
+	.exit = uring_exit,
+	.queue = uring_queue,
+	.commit = uring_commit,
+	.getevents = uring_getevents,
+	.pin = uring_pin,
+};

@@ -1,0 +1,280 @@
+/*
+ * workloads.h - feedrate's named workloads: what a dataset of that kind looks
+ * like on disk, what one sample costs to prepare, how fast one GPU eats
+ * samples (the demand table, every number with its source), and the
+ * generator of a synthetic dataset with the same statistics.
+ *
+ * Workloads are data: a static table of entries, each with a generator ops
+ * table, looked up by name. Uses augment/'s public header (the encoder).
+ */
+#ifndef FEEDRATE_WORKLOADS_H
+#define FEEDRATE_WORKLOADS_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "augment.h"
+
+/* ---- the demand table ---- */
+
+enum wl_demand_kind {
+	WL_DEMAND_TRAIN = 0,  /* tuned training throughput of a real GPU */
+	WL_DEMAND_MLPERF,     /* MLPerf Storage's emulated accelerator */
+};
+
+/* One row: how many samples/s one GPU of a type consumes. */
+struct wl_demand {
+	const char *gpu;        /* short name matched by --gpus, e.g. "A100" */
+	const char *gpu_detail; /* full name, e.g. "A100 80GB SXM" */
+	enum wl_demand_kind kind;
+	double samples_per_s;
+	unsigned batch;         /* MLPerf rows: batch size (0 elsewhere) */
+	double compute_s;       /* MLPerf rows: emulated step time (0 elsewhere) */
+	bool est;               /* an estimate, not a measurement: say so */
+	const char *source;     /* where the number comes from; never NULL */
+};
+
+/* ---- synthetic images ---- */
+
+/* Everything that decides one generated image; drawn per file index. */
+struct wl_image_spec {
+	uint32_t width, height;
+	int quality;                   /* JPEG quality */
+	enum aug_enc_subsamp subsamp;
+	enum aug_enc_pixfmt fmt;       /* RGB, GRAY or CMYK */
+	bool progressive;
+	uint64_t content_seed;         /* seeds the picture itself */
+};
+
+/* Statistics of a generated set, filled as it is written. */
+struct wl_gen_stats {
+	uint64_t files;        /* complete files under their final names */
+	uint64_t bytes;        /* their total size */
+	uint64_t pixels;       /* total width*height */
+	uint64_t files_target; /* planned count (an estimate for --size) */
+	uint64_t bytes_target; /* requested bytes (0 with --files) */
+	uint32_t classes;      /* class folders */
+	uint64_t gray, cmyk, progressive, sub444, sub420;
+	double elapsed_s;
+};
+
+/* Most worker threads a generator uses. */
+#define WL_GEN_MAX_JOBS 256u
+
+/* How to generate: one of size_bytes / files is set, the other is 0. */
+struct wl_gen_opts {
+	uint64_t size_bytes;  /* stop once the set reaches this many bytes */
+	uint64_t files;       /* or: exactly this many files */
+	uint64_t seed;        /* same seed, same request => identical bytes */
+	unsigned jobs;        /* worker threads (0 = 1, at most
+	                         WL_GEN_MAX_JOBS); the output does not depend
+	                         on it */
+	/* Called after each file (and once at the end with done=true), one
+	 * call at a time, from whichever worker thread wrote the file; may be
+	 * NULL. */
+	void (*progress)(void *arg, const struct wl_gen_stats *st, bool done);
+	void *progress_arg;
+	/* Polled between files; when it becomes non-zero the generator removes
+	 * its temporary file and returns -EINTR. May be NULL. */
+	volatile sig_atomic_t *stop;
+	/* On failure: the path (inside the dataset folder) that failed, for
+	 * the error message; may be NULL. */
+	char *err_path;
+	size_t err_path_len;
+};
+
+struct wl_workload;
+
+/* A workload's dataset generator (an ops table: one per data layout). */
+struct wl_gen_ops {
+	const char *layout; /* e.g. "imagefolder-jpeg" */
+	/*
+	 * Writes a synthetic dataset into `dir`, which must exist and be empty
+	 * (-ENOTEMPTY otherwise). Every file is written under a temporary name
+	 * in its own folder and renamed only once complete and closed, so a
+	 * failure (-ENOSPC, -EIO, ...) or a stop never leaves a partial file
+	 * under a final name; the temporary file is removed. The finished set
+	 * is flushed with one syncfs() at the end. `st` is filled as files are
+	 * written (also on failure). Returns 0 or -errno.
+	 */
+	int (*generate)(const struct wl_workload *w, const char *dir,
+			const struct wl_gen_opts *opts, struct wl_gen_stats *st);
+};
+
+/* ---- the workload table ---- */
+
+struct wl_workload {
+	const char *name;          /* "imagenet" */
+	const char *description;
+	const char *layout;        /* on-disk layout in words */
+	const char *file_ext;      /* ".JPEG" */
+	/* Size statistics of the real dataset, with their source. */
+	uint64_t dataset_files;
+	double mean_file_bytes;
+	double mean_width, mean_height;
+	const char *stats_source;
+	/* The sample handed to the GPU. */
+	unsigned out_channels, out_height, out_width;
+	const char *transform;     /* the per-sample work in words */
+	double au_threshold;       /* AU a GPU must reach to count as fed */
+	const char *au_source;
+	const struct wl_demand *demand;
+	size_t ndemand;
+	const struct wl_gen_ops *gen;
+	/* Draws the image of file `index` of a set generated with `seed`
+	 * (image workloads; NULL elsewhere). Pure: same inputs, same spec. */
+	void (*image_spec)(uint64_t seed, uint64_t index,
+			   struct wl_image_spec *spec);
+};
+
+/* Number of entries in the workload table. */
+size_t wl_count(void);
+
+/* Entry i (0 <= i < wl_count()), or NULL past the end. */
+const struct wl_workload *wl_at(size_t i);
+
+/*
+ * Looks a workload up by its exact name. Returns 0 and stores the entry,
+ * or -ENOENT. The table is static: any thread may call this.
+ */
+int wl_find(const char *name, const struct wl_workload **out);
+
+/*
+ * Writes the valid workload names, separated by ", ", into buf (always
+ * NUL-terminated when len > 0), for "unknown workload" messages.
+ * Returns the length the full list needs (like snprintf).
+ */
+size_t wl_names(char *buf, size_t len);
+
+/*
+ * The demand row for a GPU type (case-insensitive short name, e.g. "a100")
+ * and a kind. Returns the row, or NULL when the table has none.
+ */
+const struct wl_demand *wl_demand_find(const struct wl_workload *w,
+				       const char *gpu,
+				       enum wl_demand_kind kind);
+
+/* "train" / "mlperf". */
+const char *wl_demand_kind_name(enum wl_demand_kind kind);
+
+/* ---- the image synthesiser (used by the imagefolder generator) ---- */
+
+/* Largest image side the synthesiser renders. */
+#define WL_SYNTH_MAX_SIDE 4096u
+
+struct wl_synth;
+
+/*
+ * Creates a renderer with buffers for images up to max_w x max_h
+ * (<= WL_SYNTH_MAX_SIDE). Returns NULL when out of memory. One renderer
+ * per thread: it holds scratch buffers.
+ */
+struct wl_synth *wl_synth_create(uint32_t max_w, uint32_t max_h);
+
+/* Frees a renderer; accepts NULL. */
+void wl_synth_destroy(struct wl_synth *s);
+
+/*
+ * Renders the picture `spec` describes: a natural-looking scene (1/f
+ * textures, shaded regions, occluding shapes with soft edges, correlated
+ * colour), deterministic in spec->content_seed. On success *pixels points
+ * to `height` rows `*stride` bytes apart in spec->fmt, valid until the
+ * next call on `s`. Returns 0, or -EINVAL for a size beyond the renderer.
+ */
+int wl_synth_render(struct wl_synth *s, const struct wl_image_spec *spec,
+		    const uint8_t **pixels, size_t *stride);
+
+/*
+ * Renders and encodes `spec` into `out` (see aug_jpeg_encode()).
+ * Returns 0 or -errno.
+ */
+int wl_synth_jpeg(struct wl_synth *s, const struct wl_image_spec *spec,
+		  struct aug_membuf *out);
+
+/* The ImageNet statistics draw (the imagenet entry's image_spec). */
+void wl_imagenet_spec(uint64_t seed, uint64_t index,
+		      struct wl_image_spec *spec);
+
+/*
+ * Class folder name for class `i` of a generated image set: ImageNet's
+ * WordNet-id style ("n01440764"), increasing with i. buf needs 10 bytes.
+ */
+void wl_class_name(uint32_t i, char buf[16]);
+
+/* Class count for a set of `files` images: ~100 images per class like a
+ * small ImageNet subset, at least 1 and at most ImageNet's 1000. */
+uint32_t wl_class_count(uint64_t files);
+
+/* ---- --gpus and the train transform (wl_gpus.c, wl_transform.c) ---- */
+
+/* Most emulated GPUs a --gpus spec may ask for. */
+#define WL_GPUS_MAX 1024u
+
+/* A parsed --gpus spec: COUNT GPUs of the demand row ROW. */
+struct wl_gpu_spec {
+	unsigned count;              /* 0 = no consumer (raw feed rate) */
+	const struct wl_demand *row; /* never NULL after a successful parse */
+	bool type_given;             /* the spec named the type */
+};
+
+/*
+ * The default demand row of W for KIND: its first row of that kind (for
+ * imagenet, A100). NULL when W has no row of KIND.
+ */
+const struct wl_demand *wl_demand_default(const struct wl_workload *w,
+					  enum wl_demand_kind kind);
+
+/*
+ * Parse a --gpus spec against W's demand table of KIND: "8xA100",
+ * "2XH100", "8*A100", "A100" (one GPU), "0" or "0xA100" (no consumer).
+ * GPU names are case-insensitive. A bare count takes the default row.
+ * Returns 0 and fills *OUT, or -EINVAL (malformed, or more than
+ * WL_GPUS_MAX), -ENOENT (a GPU name not in the table) or -ENODATA (the
+ * GPU has no row of KIND), with one line for the user in WHY (WHY_LEN
+ * bytes, may be NULL) that lists the known names. Any thread.
+ */
+int wl_gpu_spec_parse(const struct wl_workload *w, const char *spec,
+		      enum wl_demand_kind kind, struct wl_gpu_spec *out,
+		      char *why, size_t why_len);
+
+/*
+ * The distinct GPU names of W's rows of KIND, separated by ", ", into BUF
+ * (always NUL-terminated when LEN > 0). Returns the length the full list
+ * needs (like snprintf).
+ */
+size_t wl_gpu_names(const struct wl_workload *w, enum wl_demand_kind kind,
+		    char *buf, size_t len);
+
+struct ldr_transform;
+
+/*
+ * The imagenet train transform as a loader transform: aug_train_sample()
+ * with PARAMS on a per-worker aug_ctx (created on the worker's thread),
+ * its per-step times in ldr_step_times (decode; resize incl. crop and
+ * flip; normalize and layout in other), and the augment error codes
+ * mapped to the loader's kinds (AUG_ECORRUPT -> -LDR_ECORRUPT,
+ * AUG_ETRUNCATED -> -LDR_ETRUNCATED, AUG_EUNSUPPORTED ->
+ * -LDR_EUNSUPPORTED, AUG_ETOOLARGE -> -LDR_ETOOBIG, AUG_ENOTJPEG ->
+ * -LDR_ENOTFORMAT; -errno as it is). PARAMS is not copied: it must outlive
+ * every run that uses *OUT (the contexts copy it when they are made).
+ * Checks PARAMS by making one context now. Returns 0, or
+ * aug_ctx_create()'s error (-EINVAL, -ENOTSUP, -ENOMEM). Any thread.
+ */
+int wl_transform_train(const struct aug_params *params,
+		       struct ldr_transform *out);
+
+/* The loader error kind (negative) for an augment error code or -errno. */
+int wl_transform_err(int aug_err);
+
+/*
+ * One line naming the pipeline PARAMS describe and its decoder settings,
+ * e.g. "feedrate native: libjpeg-turbo, ISLOW IDCT, fancy upsampling, ROI
+ * decode, DCT scaling, avx2 kernels -> 224x224 f32 CHW". ISA is the one a
+ * context really uses (aug_ctx_isa). Returns the length (like snprintf).
+ */
+size_t wl_transform_describe(const struct aug_params *params,
+			     enum aug_isa isa, char *buf, size_t len);
+
+#endif /* FEEDRATE_WORKLOADS_H */
