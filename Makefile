@@ -1,6 +1,7 @@
 # feedrate - plain Makefile.
 #
 #   make                  build ./feedrate
+#   make demo             build, then `feedrate run` on a generated dataset
 #   make test             every test (Criterion suite + threaded stress driver)
 #   make check            the fast subset (unit tests only)
 #   make bench            benchmarks, built -O2 -DNDEBUG, ratios against peers
@@ -53,9 +54,9 @@ STRESS_SRC := $(wildcard tests/stress*.c)
 BENCH_SRC := $(wildcard tests/bench/*/bench_*.c)
 BENCH_BIN := $(foreach s,$(BENCH_SRC),$(B)/bench/$(notdir $(s:.c=)))
 
-.PHONY: all test check bench static install deps clean help stress
+.PHONY: all test check bench static install deps clean help stress demo
 all: $(B)/feedrate
-	$(Q)cp $(B)/feedrate feedrate
+	$(Q)cp $(B)/feedrate feedrate.tmp && mv -f feedrate.tmp feedrate
 
 $(B)/%.o: %.c
 	$(call say,CC,$<)
@@ -97,6 +98,10 @@ check: $(B)/feedrate $(B)/unit
 	$(Q)FEEDRATE_BIN=$(B)/feedrate FEEDRATE_FAST=1 tests/run_tests.sh \
 		--unit $(B)/unit
 
+# The README's first command: a run on a small generated dataset.
+demo: all
+	./feedrate run
+
 stress: $(B)/stress
 	$(Q)$(B)/stress
 
@@ -110,7 +115,7 @@ bench:
 static:
 	$(Q)$(MAKE) --no-print-directory CFG=static SANITIZE= \
 		LDFLAGS="-static" build/static/feedrate
-	$(Q)cp build/static/feedrate feedrate
+	$(Q)cp build/static/feedrate feedrate.tmp && mv -f feedrate.tmp feedrate
 	@printf 'feedrate: static binary (ldd: %s)\n' \
 		"$$(ldd feedrate 2>&1 | tr -d '\t' | head -n 1)"
 
@@ -124,6 +129,7 @@ clean:
 	rm -rf build feedrate
 
 help:
-	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
 
+include tests/fuzz/fuzz.mk
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -42,7 +42,8 @@ struct aug_axis {
 	int32_t read_hi;      /* end of the inputs the kernels read */
 	int32_t *first;       /* [out_n] */
 	int16_t *k;           /* [out_n * taps], Q14 */
-	size_t cap_out, cap_k;
+	double *w;            /* scratch: one window's weights */
+	size_t cap_out, cap_k, cap_w;
 };
 
 /* What an axis table is computed from (the cache key). */

@@ -15,6 +15,7 @@
 #include "aug_internal.h"
 
 #if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
 #include <immintrin.h>
 
 #define SSE41 __attribute__((target("sse4.1")))
@@ -188,26 +189,90 @@ const struct aug_kernels aug_kernels_sse41 = {
 
 /* ---- AVX2 ---- */
 
+/* 4 RGBX pixels: lane 0 pairs pixels 0,1, lane 1 pairs pixels 2,3 */
+#define HPAIRS_AVX2 _mm256_setr_epi8( \
+	0, -1, 4, -1, 1, -1, 5, -1, 2, -1, 6, -1, 3, -1, 7, -1, \
+	8, -1, 12, -1, 9, -1, 13, -1, 10, -1, 14, -1, 11, -1, 15, -1)
+
+/* Coefficients t..t+3 of one output: lane 0 (k0,k1) x4, lane 1 (k2,k3) x4 */
+AVX2 static inline __m256i hcoef4(const int16_t *k)
+{
+	return _mm256_permutevar8x32_epi32(
+		_mm256_castsi128_si256(_mm_loadl_epi64(
+			(const __m128i *)(const void *)k)),
+		_mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1));
+}
+
+/* Products of 4 source pixels at p with the coefficient vector c */
+AVX2 static inline __m256i hmadd4(const uint8_t *p, __m256i c)
+{
+	__m256i v = _mm256_broadcastsi128_si256(
+		_mm_loadu_si128((const __m128i *)(const void *)p));
+
+	return _mm256_madd_epi16(_mm256_shuffle_epi8(v, HPAIRS_AVX2), c);
+}
+
+/*
+ * Two rows at a time share each coefficient vector, and two outputs at a
+ * time share the lane reduction, rounding and the store: the sums of
+ * outputs a and b are regrouped as [a.lane0 | b.lane0] + [a.lane1 |
+ * b.lane1], then both rows of both outputs are packed at once.
+ */
 AVX2 static void hpass_avx2(const uint8_t *src, size_t sstride,
 			    uint32_t rows, const struct aug_axis *ax,
 			    int32_t base, int16_t *dst, size_t dstride,
 			    bool flip)
 {
-	/* 4 RGBX pixels: lane 0 pairs pixels 0,1, lane 1 pairs pixels 2,3 */
-	const __m256i pairs = _mm256_setr_epi8(
-		0, -1, 4, -1, 1, -1, 5, -1, 2, -1, 6, -1, 3, -1, 7, -1,
-		8, -1, 12, -1, 9, -1, 13, -1, 10, -1, 14, -1, 11, -1, 15, -1);
-	const __m256i kperm = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
-	const __m128i rnd = _mm_set1_epi32(ROUND_H);
+	const __m256i rnd = _mm256_set1_epi32(ROUND_H);
 	const uint32_t taps = ax->taps, n = ax->out_n;
 	uint32_t r = 0;
 
-	/* two rows at a time share each coefficient vector */
 	for (; r + 2 <= rows; r += 2) {
 		const uint8_t *s0 = src + sstride * r, *s1 = s0 + sstride;
 		uint8_t *d0 = (uint8_t *)dst + dstride * r, *d1 = d0 + dstride;
+		uint32_t i = 0;
 
-		for (uint32_t i = 0; i < n; i++) {
+		for (; i + 2 <= n; i += 2) {
+			const size_t oa = (size_t)(ax->first[i] - base) * 4;
+			const size_t ob = (size_t)(ax->first[i + 1] - base) * 4;
+			const int16_t *ka = ax->k + (size_t)i * taps;
+			const int16_t *kb = ka + taps;
+			__m256i a0 = _mm256_setzero_si256(), a1 = a0, b0 = a0,
+				b1 = a0, x0, x1;
+			size_t at;
+
+			for (uint32_t t = 0; t < taps; t += 4) {
+				const __m256i ca = hcoef4(ka + t), cb = hcoef4(kb + t);
+
+				a0 = _mm256_add_epi32(a0, hmadd4(s0 + oa + t * 4, ca));
+				a1 = _mm256_add_epi32(a1, hmadd4(s1 + oa + t * 4, ca));
+				b0 = _mm256_add_epi32(b0, hmadd4(s0 + ob + t * 4, cb));
+				b1 = _mm256_add_epi32(b1, hmadd4(s1 + ob + t * 4, cb));
+			}
+			/* row 0: [a | b] sums, row 1 likewise */
+			x0 = _mm256_add_epi32(_mm256_permute2x128_si256(a0, b0, 0x20),
+					      _mm256_permute2x128_si256(a0, b0, 0x31));
+			x1 = _mm256_add_epi32(_mm256_permute2x128_si256(a1, b1, 0x20),
+					      _mm256_permute2x128_si256(a1, b1, 0x31));
+			x0 = _mm256_srai_epi32(_mm256_add_epi32(x0, rnd), SHIFT_H);
+			x1 = _mm256_srai_epi32(_mm256_add_epi32(x1, rnd), SHIFT_H);
+			/* qwords: a.row0, a.row1 | b.row0, b.row1 */
+			x0 = _mm256_packs_epi32(x0, x1);
+			if (!flip) {
+				/* a then b, at columns i, i+1 */
+				x0 = _mm256_permute4x64_epi64(x0, _MM_SHUFFLE(3, 1, 2, 0));
+				at = (size_t)i * 8;
+			} else {
+				/* b then a, at columns n-2-i, n-1-i */
+				x0 = _mm256_permute4x64_epi64(x0, _MM_SHUFFLE(1, 3, 0, 2));
+				at = (size_t)(n - 2 - i) * 8;
+			}
+			_mm_storeu_si128((__m128i *)(void *)(d0 + at),
+					 _mm256_castsi256_si128(x0));
+			_mm_storeu_si128((__m128i *)(void *)(d1 + at),
+					 _mm256_extracti128_si256(x0, 1));
+		}
+		for (; i < n; i++) {
 			const size_t off = (size_t)(ax->first[i] - base) * 4;
 			const int16_t *k = ax->k + (size_t)i * taps;
 			__m256i a0 = _mm256_setzero_si256(), a1 = a0;
@@ -215,25 +280,19 @@ AVX2 static void hpass_avx2(const uint8_t *src, size_t sstride,
 			uint32_t o = flip ? n - 1 - i : i;
 
 			for (uint32_t t = 0; t < taps; t += 4) {
-				__m256i c = _mm256_permutevar8x32_epi32(
-					_mm256_castsi128_si256(_mm_loadl_epi64(
-					(const __m128i *)(const void *)(k + t))), kperm);
-				__m256i p0 = _mm256_broadcastsi128_si256(
-					_mm_loadu_si128((const __m128i *)(const void *)(s0 + off + t * 4)));
-				__m256i p1 = _mm256_broadcastsi128_si256(
-					_mm_loadu_si128((const __m128i *)(const void *)(s1 + off + t * 4)));
+				const __m256i c = hcoef4(k + t);
 
-				a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(
-					_mm256_shuffle_epi8(p0, pairs), c));
-				a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(
-					_mm256_shuffle_epi8(p1, pairs), c));
+				a0 = _mm256_add_epi32(a0, hmadd4(s0 + off + t * 4, c));
+				a1 = _mm256_add_epi32(a1, hmadd4(s1 + off + t * 4, c));
 			}
 			x0 = _mm_add_epi32(_mm256_castsi256_si128(a0),
 					   _mm256_extracti128_si256(a0, 1));
 			x1 = _mm_add_epi32(_mm256_castsi256_si128(a1),
 					   _mm256_extracti128_si256(a1, 1));
-			x0 = _mm_srai_epi32(_mm_add_epi32(x0, rnd), SHIFT_H);
-			x1 = _mm_srai_epi32(_mm_add_epi32(x1, rnd), SHIFT_H);
+			x0 = _mm_srai_epi32(_mm_add_epi32(x0,
+				_mm_set1_epi32(ROUND_H)), SHIFT_H);
+			x1 = _mm_srai_epi32(_mm_add_epi32(x1,
+				_mm_set1_epi32(ROUND_H)), SHIFT_H);
 			x0 = _mm_packs_epi32(x0, x1);
 			_mm_storel_epi64((__m128i *)(void *)(d0 + (size_t)o * 8), x0);
 			_mm_storeh_pd((double *)(void *)(d1 + (size_t)o * 8),
@@ -436,6 +495,8 @@ const struct aug_kernels aug_kernels_avx2 = {
 
 int aug_isa_supported(enum aug_isa isa)
 {
+	unsigned eax, ebx, ecx, edx;
+
 	__builtin_cpu_init();
 	switch (isa) {
 	case AUG_ISA_AUTO:
@@ -445,8 +506,11 @@ int aug_isa_supported(enum aug_isa isa)
 		return __builtin_cpu_supports("ssse3") &&
 		       __builtin_cpu_supports("sse4.1");
 	case AUG_ISA_AVX2:
+		/* F16C from CPUID leaf 1 (ECX bit 29): clang before 15
+		 * does not know "f16c" in __builtin_cpu_supports */
 		return __builtin_cpu_supports("avx2") &&
-		       __builtin_cpu_supports("f16c");
+		       __get_cpuid(1, &eax, &ebx, &ecx, &edx) &&
+		       (ecx & bit_F16C);
 	}
 	return 0;
 }

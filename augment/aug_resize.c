@@ -45,6 +45,7 @@ void aug_axis_free(struct aug_axis *ax)
 {
 	free(ax->first);
 	free(ax->k);
+	free(ax->w);
 	memset(ax, 0, sizeof(*ax));
 }
 
@@ -54,46 +55,24 @@ static double tri(double x)
 	return x < 1.0 ? 1.0 - x : 0.0;
 }
 
-/*
- * Window of output i: inputs [*lo, *hi) under the filter, clamped to the
- * allowed range; returns the sum of their weights (<= 0: none, the
- * nearest clamped pixel is used alone).
- */
+/* Window of output i: inputs [*lo, *hi) under the filter, clamped. */
 static double axis_window(const struct aug_axis_key *key, double scale,
-			  double fs, uint32_t i, double *center, int32_t *lo,
-			  int32_t *hi)
+			  double fs, uint32_t i, int32_t *lo, int32_t *hi)
 {
 	const double support = fs;          /* triangle support 1 * fs */
 	const double c = key->box0 + (key->out_first + i + 0.5) * scale;
 	int32_t a = (int32_t)floor(c - support + 0.5);
 	int32_t b = (int32_t)floor(c + support + 0.5);
-	double ww = 0.0;
 
-	if (a < key->clamp_lo)
-		a = key->clamp_lo;
-	if (b > key->clamp_hi)
-		b = key->clamp_hi;
-	for (int32_t x = a; x < b; x++)
-		ww += tri((x - c + 0.5) / fs);
-	if (b <= a || ww <= 0.0) {
-		a = (int32_t)floor(c);
-		if (a < key->clamp_lo)
-			a = key->clamp_lo;
-		if (a >= key->clamp_hi)
-			a = key->clamp_hi - 1;
-		b = a + 1;
-		ww = -1.0;
-	}
-	*center = c;
-	*lo = a;
-	*hi = b;
-	return ww;
+	*lo = a < key->clamp_lo ? key->clamp_lo : a;
+	*hi = b > key->clamp_hi ? key->clamp_hi : b;
+	return c;
 }
 
 int aug_axis_compute(struct aug_axis *ax, const struct aug_axis_key *key)
 {
 	const double scale = key->boxw / key->out_total;
-	const double fs = scale > 1.0 ? scale : 1.0;
+	const double fs = scale > 1.0 ? scale : 1.0, inv_fs = 1.0 / fs;
 	const int32_t span = key->clamp_hi - key->clamp_lo;
 	uint32_t maxn = 1, taps;
 
@@ -107,11 +86,10 @@ int aug_axis_compute(struct aug_axis *ax, const struct aug_axis_key *key)
 	 * after padding is one vector step instead of two.
 	 */
 	for (uint32_t i = 0; i < key->out_n; i++) {
-		double c;
 		int32_t lo, hi;
 
-		axis_window(key, scale, fs, i, &c, &lo, &hi);
-		if ((uint32_t)(hi - lo) > maxn)
+		axis_window(key, scale, fs, i, &lo, &hi);
+		if (hi - lo > (int32_t)maxn)
 			maxn = (uint32_t)(hi - lo);
 	}
 	taps = (maxn + key->tap_mult - 1) / key->tap_mult * key->tap_mult;
@@ -131,6 +109,14 @@ int aug_axis_compute(struct aug_axis *ax, const struct aug_axis_key *key)
 		ax->k = k;
 		ax->cap_k = (size_t)key->out_n * taps;
 	}
+	if (ax->cap_w < maxn) {
+		double *w = realloc(ax->w, sizeof(*w) * maxn);
+
+		if (!w)
+			return -ENOMEM;
+		ax->w = w;
+		ax->cap_w = maxn;
+	}
 	ax->out_n = key->out_n;
 	ax->taps = taps;
 	ax->lo = INT32_MAX;
@@ -140,10 +126,22 @@ int aug_axis_compute(struct aug_axis *ax, const struct aug_axis_key *key)
 
 	for (uint32_t i = 0; i < key->out_n; i++) {
 		int16_t *k = ax->k + (size_t)i * taps;
-		double center, ww;
+		double ww = 0.0, center;
 		int32_t lo, hi, first, off = 0, sum = 0, big = 0, n;
 
-		ww = axis_window(key, scale, fs, i, &center, &lo, &hi);
+		center = axis_window(key, scale, fs, i, &lo, &hi);
+		for (int32_t x = lo; x < hi; x++)
+			ww += ax->w[x - lo] = tri((x - center + 0.5) * inv_fs);
+		if (hi <= lo || ww <= 0.0) {
+			/* nothing under the filter: nearest clamped pixel */
+			lo = (int32_t)floor(center);
+			if (lo < key->clamp_lo)
+				lo = key->clamp_lo;
+			if (lo >= key->clamp_hi)
+				lo = key->clamp_hi - 1;
+			hi = lo + 1;
+			ax->w[0] = ww = 1.0;
+		}
 		n = hi - lo;
 		/* keep reads inside [clamp_lo, clamp_hi) when taps allow */
 		first = lo;
@@ -153,9 +151,8 @@ int aug_axis_compute(struct aug_axis *ax, const struct aug_axis_key *key)
 			off = lo - first;
 		}
 		for (int32_t j = 0; j < n; j++) {
-			double w = ww < 0 ? 1.0 :
-				tri((lo + j - center + 0.5) / fs) / ww;
-			int32_t q = (int32_t)floor(w * (1 << AUG_COEF_BITS) + 0.5);
+			int32_t q = (int32_t)floor(ax->w[j] / ww *
+						   (1 << AUG_COEF_BITS) + 0.5);
 
 			k[off + j] = (int16_t)q;
 			sum += q;

@@ -172,7 +172,11 @@ int aug_decoder_open(struct aug_decoder *d, const void *buf, size_t len,
  * upsampling sees the same neighbours as in a full decode), rows above
  * are skipped with jpeg_skip_scanlines (still entropy-decoded, not
  * IDCT'd), and decoding stops after the last needed row. The view holds
- * exactly `roi`, the same pixels a full decode has there. A libjpeg
+ * exactly `roi`, the same pixels a full decode has there. Grayscale is
+ * expanded to RGB; CMYK and YCCK are decoded to CMYK (libjpeg converts
+ * neither to RGB) and converted here: files with an Adobe APP14 marker
+ * store inverted ink (Photoshop), R = C*K/255 on the stored bytes, others
+ * R = (255-C)(255-K)/255 (same for G/M, B/Y). A libjpeg
  * warning makes it fail (AUG_ETRUNCATED for a premature end, else
  * AUG_ECORRUPT); note that a stream damaged only below the window is not
  * seen. 0 or an AUG_E* code / -ENOMEM / -EINVAL (bad roi or scale).
@@ -270,9 +274,14 @@ struct aug_params {
 	enum aug_layout layout;      /* default AUG_LAYOUT_CHW */
 	uint32_t eval_resize;        /* eval: short side, default 256 */
 	uint32_t eval_crop;          /* eval: centre crop, default 224 */
-	bool roi_decode;             /* decode only the crop; default true */
-	bool dct_scale;              /* DCT-scaled decode when the crop is
-	                                >= 2x the output; default true */
+	bool roi_decode;             /* decode only the crop; default true.
+	                                Bit-exact with a full decode */
+	bool dct_scale;              /* DCT-scaled decode (1/2, 1/4, 1/8)
+	                                when the crop is >= 2x, 4x, 8x the
+	                                output; default true. Not bit-exact
+	                                with the full-resolution path: on
+	                                photos ~1 level mean abs difference
+	                                (p99 8) from PIL's crop + resize */
 	enum aug_isa isa;            /* default AUG_ISA_AUTO */
 	struct aug_decoder_opts dec;
 };
@@ -280,7 +289,10 @@ struct aug_params {
 /* Fills *p with the defaults above (torchvision's ImageNet recipe). */
 void aug_params_default(struct aug_params *p);
 
-/* Where the time of one sample went (CLOCK_MONOTONIC, nanoseconds). */
+/*
+ * Where the time of one sample went: CLOCK_MONOTONIC (a vDSO read, tens of
+ * ns) in nanoseconds, so it includes time the thread was descheduled.
+ */
 struct aug_stats {
 	uint64_t decode_ns;    /* header + decode of the window */
 	uint64_t resize_ns;    /* coefficients + both resize passes (+flip) */
@@ -320,8 +332,9 @@ size_t aug_ctx_sample_bytes(const struct aug_ctx *c, bool eval);
 /*
  * The training transform on one JPEG file in bytes[0..len):
  * RandomResizedCrop(out_w x out_h, bilinear with antialias) with a
- * per-sample RNG seeded from (seed, epoch, id), horizontal flip with
- * probability flip_p from the same RNG, then normalize/dtype/layout into
+ * per-sample RNG seeded from (seed, epoch, id) (the crop draws first, then
+ * one uniform for the flip, p = flip_p), the flip folded into the resize,
+ * then normalize/dtype/layout in one pass into
  * `out` (aug_ctx_sample_bytes(c, false) bytes, caller-owned). Results do
  * not depend on the thread or the order of calls. stats may be NULL.
  * 0 or an AUG_E* code / -errno; on error `out` is unspecified.

@@ -55,5 +55,8 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 int cmd_io(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 #endif /* FEEDRATE_CLI_H */

@@ -263,8 +263,11 @@ static void print_storage(const struct info *in)
 			kv("loop backing", "%s", t);
 			free(t);
 		}
+		/* virtio and some hypervisors' disks keep the kernel's
+		 * default of 1: say what the flag is, not what it means */
 		kv("rotational", "%s", bd->rotational < 0 ? "unknown" :
-		   bd->rotational ? "yes (spinning disk)" : "no");
+		   bd->rotational ? "yes (kernel flag; virtual disks often "
+		   "misreport it)" : "no");
 		if (bd->nr_requests > 0)
 			kv("queue", "%d requests", bd->nr_requests);
 	} else {

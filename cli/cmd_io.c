@@ -382,10 +382,12 @@ static int io_write_json(const struct io_opts *o, const struct io_run *run,
 	json_t *root = json_object(), *pct = json_object(), *clat = json_object();
 	json_t *errs = json_object(), *kinds = json_object(), *opts = json_object();
 	json_t *lerr = json_object();
+	json_t *lex = json_object();
 	char key[32];
 	int err;
 
-	if (!root || !pct || !clat || !errs || !kinds || !opts || !lerr) {
+	if (!root || !pct || !clat || !errs || !kinds || !opts || !lerr ||
+	    !lex) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -447,13 +449,23 @@ static int io_write_json(const struct io_opts *o, const struct io_run *run,
 	errs = NULL;
 	for (int k = 0; k < STG_DS_ERR_COUNT; k++) {
 		uint64_t n = stg_dataset_errors(run->ds, (enum stg_ds_err)k);
+		const char *ex = stg_dataset_error_example(run->ds,
+							   (enum stg_ds_err)k);
 
-		if (n)
-			json_object_set_new(lerr, stg_ds_err_name((enum stg_ds_err)k),
-					    json_integer((json_int_t)n));
+		if (!n)
+			continue;
+		json_object_set_new(lerr, stg_ds_err_name((enum stg_ds_err)k),
+				    json_integer((json_int_t)n));
+		/* one example path per kind, beside the counts */
+		if (ex)
+			json_object_set_new(lex,
+					    stg_ds_err_name((enum stg_ds_err)k),
+					    rpt_json_path(ex));
 	}
 	json_object_set_new(root, "listing_errors", lerr);
 	lerr = NULL;
+	json_object_set_new(root, "listing_error_examples", lex);
+	lex = NULL;
 	err = rpt_json_write(root, o->json);
 out:
 	json_decref(root);
@@ -463,6 +475,7 @@ out:
 	json_decref(kinds);
 	json_decref(opts);
 	json_decref(lerr);
+	json_decref(lex);
 	return err;
 }
 
@@ -568,6 +581,32 @@ static int io_prepare_cache(const struct io_opts *o, struct io_run *run,
 	return 0;
 }
 
+/*
+ * After warming: does a fresh open still find a warmed file resident? A
+ * FUSE mount without kernel_cache (s3fs's default) drops a file's pages at
+ * every open, so "warm" there re-fetches every file; say so rather than
+ * let the numbers pass for page-cache reads.
+ */
+static void io_check_warm(const struct io_run *run)
+{
+	for (size_t id = 0; id < run->count && id < 8; id++) {
+		uint64_t res, total;
+
+		if (stg_dataset_size(run->ds, id) <= 0 ||
+		    stg_cache_residency(run->rootfd,
+					stg_dataset_relpath(run->ds, id, NULL),
+					&res, &total) || !total)
+			continue;
+		if (res * 2 < total)
+			fprintf(stderr, "feedrate io: --cache warm: a warmed "
+				"file is not resident after a re-open; this "
+				"filesystem drops a file's page cache at every "
+				"open (FUSE without kernel_cache), so every read "
+				"below fetches from the storage\n");
+		return;
+	}
+}
+
 int cmd_io(int argc, char **argv)
 {
 	struct io_opts o;
@@ -619,6 +658,9 @@ int cmd_io(int argc, char **argv)
 	    io_prepare_cache(&o, &run, &cache_errors) < 0)
 		fprintf(stderr, "feedrate io: the page cache could not be made "
 			"%s for any file\n", cache_text);
+	else if (run.count && o.cache == IO_CACHE_WARM &&
+		 o.rc.backend != STG_BACKEND_NULL)
+		io_check_warm(&run);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = io_on_signal;

@@ -15,6 +15,9 @@ struct command {
 
 /* One line per command, in the order `feedrate --help` lists them. */
 static const struct command commands[] = {
+	{ "run", cmd_run, "measure how many GPUs this VM keeps fed" },
+	{ "sweep", cmd_sweep, "vCPUs x cache states, then the verdict and reports" },
+	{ "compare", cmd_compare, "candidate VMs side by side from sweep reports" },
 	{ "io", cmd_io, "storage only: read a dataset, fio-comparable" },
 	{ "info", cmd_info, "what this machine and the storage under PATH are" },
 	{ "gen", cmd_gen, "write a synthetic dataset with a workload's statistics" },

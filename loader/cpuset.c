@@ -63,8 +63,13 @@ int ldr_cpulist_parse(const char *s, cpu_set_t *out)
 			return -EINVAL;
 		if (hi >= CPU_SETSIZE)
 			return -ERANGE;
-		for (unsigned long c = lo; c <= hi; c += stride)
+		/* a stride past the end (even one strtoul saturated) takes
+		 * LO alone; c += stride must not wrap around */
+		for (unsigned long c = lo; c <= hi; c += stride) {
 			CPU_SET(c, out);
+			if (stride > hi - c)
+				break;
+		}
 		if (*p == ',') {
 			p++;
 			if (!isdigit((unsigned char)*p))

@@ -60,6 +60,18 @@ void rpt_run_verdict(const struct rpt_run *r, char *buf, size_t len)
 			strncat(buf, ")", len - strlen(buf) - 1);
 		return;
 	}
+	if (r->res->stopped_by_max_errors) {
+		snprintf(buf, len, "no verdict: stopped by --max-errors after "
+			 "%llu failed samples", (unsigned long long)
+			 r->res->errors);
+		return;
+	}
+	if (!r->res->batches) {
+		snprintf(buf, len, "no verdict: %s before a batch was "
+			 "measured", r->signal || r->res->stopped_by_signal ?
+			 "interrupted" : "the run ended");
+		return;
+	}
 	if (r->gpu_count == 0) {
 		const unsigned g = rpt_run_gpus_fed(r);
 
@@ -213,7 +225,8 @@ static void print_measured(FILE *f, const struct rpt_run *r)
 			(fmt_count(a, sizeof(a), r->demand_per_gpu), a));
 	fprintf(f, "             demand: %s%s%s; source: %s\n",
 		nz(r->demand_kind), r->demand_est ? " (an ESTIMATE)" : "",
-		r->gpu_default ? ", default type" : "", nz(r->demand_source));
+		r->gpu_default ? " (the default type; choose one with --gpus "
+		"NxTYPE)" : "", nz(r->demand_source));
 	if (res)
 		fprintf(f, "  window     %.1f s measured after %.1f s warm-up, "
 			"batch %u, %llu epoch%s done%s\n", res->measured_s,
@@ -314,7 +327,9 @@ void rpt_run_print(FILE *f, const struct rpt_run *r)
 		fprintf(f, "; compute %.1f s, waiting for data %.1f s\n",
 			res->gpu_compute_s, res->gpu_wait_s);
 	}
-	if (gpus_were_fed(r)) {
+	if (!res->batches || res->stopped_by_max_errors) {
+		fprintf(f, "  capacity   not judged: too little was measured\n");
+	} else if (gpus_were_fed(r)) {
 		fprintf(f, "  capacity   at least %ux%s: the GPUs took every "
 			"batch they wanted, so the feed may go higher; run with "
 			"--gpus 0 for the raw feed rate\n", r->gpu_count,
@@ -327,7 +342,7 @@ void rpt_run_print(FILE *f, const struct rpt_run *r)
 			"G = floor(%.0f / %s)%s\n", rpt_run_gpus_fed(r),
 			nz(r->gpu_type), thr * 100, thr * 100, a,
 			res->samples_per_s, a,
-			r->gpu_sync_all ? ". Synchronous steps make uneven "
+			r->gpu_sync_all && r->gpu_count ? ". Synchronous steps make uneven "
 			"arrivals cost more: confirm with --gpus NxTYPE" : "");
 	}
 	fprintf(f, "  bottleneck %s: %s\n", nz(r->bottleneck),

@@ -8,7 +8,7 @@ pkgs=(build-essential pkg-config liburing-dev libjpeg62-turbo-dev libzstd-dev
       libjansson-dev libcriterion-dev libseccomp-dev libcap-dev
       bindfs e2fsprogs)
 if [ "${1:-}" = "--bench" ]; then
-	pkgs+=(fio python3-torch python3-torchvision)
+	pkgs+=(fio jq python3-torch python3-torchvision)
 fi
 
 # Ubuntu names libjpeg-turbo's package libjpeg-turbo8-dev.

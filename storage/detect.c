@@ -451,7 +451,9 @@ static int64_t meminfo_kb(const char *buf, const char *key)
 			char *end;
 			long long v = strtoll(p + klen + 1, &end, 10);
 
-			return end == p + klen + 1 || v < 0 ? -1 : v;
+			/* the callers multiply by 1024 */
+			return end == p + klen + 1 || v < 0 ||
+			       v > INT64_MAX / 1024 ? -1 : v;
 		}
 		p = strchr(p, '\n');
 		if (p)

@@ -189,8 +189,9 @@ const char *stg_ds_err_name(enum stg_ds_err kind);
  * Page-cache control of one file, addressed as openat(DIRFD, PATH)
  * (DIRFD may be AT_FDCWD). None of these write to the file.
  *
- * stg_cache_evict: open O_RDONLY, posix_fadvise(POSIX_FADV_DONTNEED). Pages
- *   still dirty (a file just written and not yet flushed) stay resident.
+ * stg_cache_evict: open O_RDONLY, fdatasync (pages still dirty, as in a
+ *   file copied moments ago, are written back first: DONTNEED skips them;
+ *   no byte of the file changes), posix_fadvise(POSIX_FADV_DONTNEED).
  * stg_cache_warm: read the whole file once, discarding the bytes.
  * stg_cache_residency: mmap + mincore on a fresh open; *RESIDENT and *TOTAL
  *   get page counts (both 0 for an empty file). Note that on FUSE the open

@@ -258,10 +258,11 @@ static void uring_file_finish(struct stg_reader *r, struct stg_io *io)
 }
 
 /*
- * Files are opened here, on the reader's thread, with openat(): measured on
- * a tree of 100 KB files (tests/bench/io), the open is a small part of a
- * cold read, and a plain descriptor keeps vanished files, O_DIRECT
- * refusals and fd limits simple to report.
+ * Files are opened here, on the reader's thread, with openat(): a plain
+ * descriptor keeps vanished files, O_DIRECT refusals and fd limits simple
+ * to report. IORING_OP_OPENAT (direct descriptors, linked to the reads)
+ * would take the open off this thread; it has not been measured against
+ * this yet (tests/bench/io is where to compare).
  */
 static void uring_queue(struct stg_reader *r, struct stg_io *io, int dirfd,
 			const char *name)

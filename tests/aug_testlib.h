@@ -116,8 +116,14 @@ static inline uint8_t *tl_fixture(const char *name, size_t *len)
 {
 	char path[512];
 
+	uint8_t *b;
+
 	snprintf(path, sizeof(path), "%s/%s", AUG_FIXTURE_DIR, name);
-	return tl_read_file(path, len);
+	b = tl_read_file(path, len);
+	if (!b)
+		fprintf(stderr, "fixture %s not found: run the tests from the "
+			"repository root\n", path);
+	return b;
 }
 
 /* Copy of a view into a tightly packed malloc'd RGBX buffer. */

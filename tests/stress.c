@@ -13,6 +13,7 @@ static const struct {
 } scenarios[] = {
 	{ "storage", stress_storage },
 	{ "pipeline", stress_pipeline },
+	{ "augment", stress_augment },
 };
 
 int main(void)

@@ -8,5 +8,6 @@
 
 int stress_storage(void);
 int stress_pipeline(void);
+int stress_augment(void);
 
 #endif /* FEEDRATE_STRESS_H */

@@ -88,7 +88,7 @@ static int sp_dataset(char *dir, unsigned n, struct stg_dataset **ds)
 	if (!mkdtemp(dir))
 		return -errno;
 	for (unsigned i = 0; i < n; i++) {
-		size_t len = 100 + (i * 53) % sizeof(buf);
+		size_t len = 100 + (i * 53) % (sizeof(buf) - 100);
 		int fd;
 
 		memset(buf, (int)i, len);

@@ -520,3 +520,67 @@ FR_TEST(jpeg_errors, strerror_names_every_code)
 	cr_assert_str_eq(aug_strerror(-ENOMEM), strerror(ENOMEM));
 	aug_decoder_destroy(NULL);
 }
+
+/*
+ * Damaged files never crash, hang or leak: 3000 mutations of small valid
+ * files (flipped bytes, cut lengths, stray markers) through the train and
+ * eval transforms, each ending in success or one of the AUG_E codes.
+ */
+FR_TEST(jpeg_errors, mutated_files_end_in_a_code_not_a_crash)
+{
+	struct aug_membuf src[2] = { { 0 }, { 0 } };
+	struct aug_ctx *c;
+	uint32_t s = 777;
+	uint8_t *buf, *out;
+	int seen[6] = { 0 };
+
+	cr_assert_eq(tl_make_jpeg(120, 90, 1, AUG_ENC_420, 85, false, &src[0]), 0);
+	cr_assert_eq(tl_make_jpeg(90, 120, 2, AUG_ENC_444, 85, true, &src[1]), 0);
+	cr_assert_eq(aug_ctx_create(NULL, &c), 0);
+	out = malloc(aug_ctx_sample_bytes(c, false));
+	buf = malloc(src[0].len > src[1].len ? src[0].len : src[1].len);
+	for (int t = 0; t < 3000; t++) {
+		const struct aug_membuf *m = &src[t & 1];
+		size_t len = m->len;
+		int err;
+
+		memcpy(buf, m->data, len);
+		switch (tl_lcg(&s) % 4) {
+		case 0:                               /* flip a few bytes */
+			for (int k = 0; k < 1 + (int)(tl_lcg(&s) % 4); k++)
+				buf[tl_lcg(&s) % len] ^= (uint8_t)(1 + tl_lcg(&s) % 255);
+			break;
+		case 1:                               /* cut short */
+			len = tl_lcg(&s) % len;
+			break;
+		case 2: {                             /* a stray marker */
+			size_t at = 2 + tl_lcg(&s) % (len - 3);
+
+			buf[at] = 0xff;
+			buf[at + 1] = (uint8_t)(0xc0 + tl_lcg(&s) % 64);
+			break;
+		}
+		default:                              /* header bytes only */
+			buf[2 + tl_lcg(&s) % 200] = (uint8_t)tl_lcg(&s);
+			break;
+		}
+		err = t % 3 ? aug_train_sample(c, buf, len, 1, 0, (uint64_t)t,
+					       out, NULL) :
+			      aug_eval_sample(c, buf, len, out, NULL);
+		cr_assert(err == 0 || (err <= AUG_ECORRUPT && err >= AUG_ENOTJPEG),
+			  "mutation %d: unexpected result %d", t, err);
+		seen[err == 0 ? 0 : AUG_ECORRUPT - err + 1]++;
+	}
+	cr_log_info("mutations: ok %d corrupt %d truncated %d unsupported %d "
+		    "too large %d not jpeg %d", seen[0], seen[1], seen[2],
+		    seen[3], seen[4], seen[5]);
+	/* the mutations reach both outcomes */
+	cr_assert_gt(seen[0], 0);
+	cr_assert_gt(seen[1] + seen[2], 100, "corrupt %d truncated %d",
+		     seen[1], seen[2]);
+	free(buf);
+	free(out);
+	aug_ctx_destroy(c);
+	aug_membuf_free(&src[0]);
+	aug_membuf_free(&src[1]);
+}

@@ -337,3 +337,32 @@ FR_TEST(resize, train_sample_equals_full_decode_crop_resize)
 	free(a);
 	free(b);
 }
+
+FR_TEST(resize, tiny_and_thin_images_go_through_both_transforms)
+{
+	static const uint32_t dims[][2] = {
+		{ 1, 1 }, { 2, 3 }, { 7, 5 }, { 17, 1 }, { 1, 300 }, { 3, 2000 },
+	};
+	struct aug_ctx *c;
+	void *out;
+
+	cr_assert_eq(aug_ctx_create(NULL, &c), 0);
+	out = malloc(aug_ctx_sample_bytes(c, false));
+	for (size_t i = 0; i < sizeof(dims) / sizeof(dims[0]); i++) {
+		struct aug_membuf j = { 0 };
+		struct aug_stats s;
+
+		cr_assert_eq(tl_make_jpeg(dims[i][0], dims[i][1], (uint32_t)i,
+					  AUG_ENC_420, 90, false, &j), 0);
+		for (uint64_t id = 0; id < 20; id++) {
+			cr_assert_eq(aug_train_sample(c, j.data, j.len, 3, 0, id,
+						      out, &s), 0,
+				     "%ux%u", dims[i][0], dims[i][1]);
+			cr_assert(s.crop.w >= 1 && s.crop.x + s.crop.w <= dims[i][0]);
+		}
+		cr_assert_eq(aug_eval_sample(c, j.data, j.len, out, &s), 0);
+		aug_membuf_free(&j);
+	}
+	free(out);
+	aug_ctx_destroy(c);
+}

@@ -277,4 +277,36 @@ int wl_transform_err(int aug_err);
 size_t wl_transform_describe(const struct aug_params *params,
 			     enum aug_isa isa, char *buf, size_t len);
 
+/* ---- the instance catalog (wl_instances.c) ---- */
+
+/*
+ * One cloud GPU shape, from ../shared/reference/instances.md (AWS EC2
+ * instance-type docs; Azure gpu-accelerated size pages; GCP
+ * accelerator-optimized machine docs and skypilot-catalog gcp/vms.csv).
+ * A *_recalled flag marks a figure recalled, not re-read from the
+ * provider's page ("mem" there): reports flag it.
+ */
+struct wl_instance {
+	const char *name;          /* "p4d.24xlarge" */
+	const char *cloud;         /* "AWS", "GCP", "Azure" */
+	unsigned gpus;
+	const char *gpu;           /* family matched against --gpus: "A100" */
+	const char *gpu_detail;    /* "A100 40GB" */
+	unsigned vcpus;
+	double ram_gib;
+	bool ram_recalled;
+	const char *local_disk;    /* in words, "EBS only" */
+	bool disk_recalled;
+	const char *network;
+	bool network_recalled;
+	const char *source;
+};
+
+/* Number of catalogued shapes, and entry I (NULL past the end). */
+size_t wl_instance_count(void);
+const struct wl_instance *wl_instance_at(size_t i);
+
+/* The shape named NAME (case-insensitive), or NULL. */
+const struct wl_instance *wl_instance_find(const char *name);
+
 #endif /* FEEDRATE_WORKLOADS_H */

@@ -1,0 +1,814 @@
+/*
+ * cmd_run.c - `feedrate run [options] [DATASET]`: one measurement of a
+ * workload's input pipeline on this VM, and the verdict: how many GPUs of a
+ * type it keeps at >= 90 % AU, and what limits it.
+ *
+ * DESIGN
+ * Processes: this command stays single-threaded (the generator's threads
+ * are joined before it returns), because the measurement itself runs in a
+ * forked child pinned to the chosen vCPUs (ldr_run_pinned), inside a memory
+ * cgroup for --ram. The parent prepares everything the child inherits: the
+ * listing, the page-cache state (verified with mincore before the run),
+ * the transform parameters (alive in this frame for the whole run).
+ * Signals: SIGINT/SIGTERM set run_stop. While the child runs, the loader
+ * forwards them to it and the child stops within ~50 ms and still sends
+ * its partial result, which is reported (marked partial) before exiting
+ * 130/143. A temporary dataset is removed on every path out of the
+ * command, an interrupted one included.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "loader.h"
+#include "measure.h"
+#include "report.h"
+#include "storage.h"
+#include "workloads.h"
+
+
+enum run_cache { RUN_CACHE_COLD, RUN_CACHE_WARM, RUN_CACHE_RAM };
+
+struct run_opts {
+	const char *workload;
+	const char *gpus;               /* --gpus as given, NULL default */
+	double gpu_rate;                /* 0: from the table */
+	enum wl_demand_kind demand;
+	enum ldr_gpu_sync sync;
+	unsigned batch;
+	unsigned workers;               /* 0: = vcpus */
+	unsigned vcpus;                 /* 0: every usable CPU */
+	unsigned readers;
+	enum run_cache cache;
+	uint64_t ram;
+	double duration;                /* -1: not given */
+	double warmup;                  /* 0 default, < 0 none */
+	uint64_t epochs, samples, seed, max_errors;
+	bool have_epochs, have_samples;
+	enum stg_backend_id backend;
+	const char *backend_text;
+	unsigned depth;
+	uint64_t max_sample_bytes;
+	const char *list;
+	const char *json;
+	bool keep;
+	const char *tmpdir;             /* where a default dataset goes */
+	uint64_t gen_size;
+	const char *dataset;            /* NULL: generate one */
+};
+
+static volatile sig_atomic_t run_stop;
+
+static void run_on_signal(int sig)
+{
+	run_stop = sig;
+}
+
+static void run_usage(FILE *f)
+{
+	fprintf(f,
+"Usage: feedrate run [options] [DATASET]\n"
+"\n"
+"Measure how fast this VM feeds a training input pipeline from DATASET (a\n"
+"folder of JPEGs, ImageFolder layout) and say how many GPUs of a type it\n"
+"keeps at >= 90 %% utilisation (AU), and what limits it. Without DATASET a\n"
+"small synthetic dataset (200M) is generated in a temporary folder on a\n"
+"disk-backed filesystem and removed afterwards.\n"
+"\n"
+"Workload and GPUs:\n"
+"  -w, --workload NAME    workload (default imagenet)\n"
+"  -g, --gpus SPEC        emulated GPUs: 8xA100, 2xH100, A100, or 0 for the\n"
+"                         raw feed rate with no consumer (default 1 GPU of\n"
+"                         the workload's default type: 1xA100)\n"
+"      --gpu-rate R       samples/s one GPU eats, instead of the table\n"
+"      --demand K         tuned (default: tuned training throughput) or\n"
+"                         mlperf (MLPerf Storage's emulated accelerators)\n"
+"      --gpu-sync all|none  GPUs step together (default) or independently\n"
+"  -b, --batch N          samples per batch (default 256)\n"
+"\n"
+"Where it runs:\n"
+"  -c, --vcpus K          emulate a VM with K vCPUs: a child pinned to K CPUs\n"
+"                         taken as SMT sibling pairs (default: every usable\n"
+"                         CPU)\n"
+"      --workers N        transform threads (default: K)\n"
+"      --readers N        reader threads (default 1)\n"
+"      --cache cold|warm  evict every file first and read with O_DIRECT so\n"
+"                         every epoch stays cold (default), or read the\n"
+"                         dataset into the page cache first; both verified\n"
+"      --ram SIZE         the steady state of a VM whose page cache is SIZE:\n"
+"                         run in a memory cgroup of SIZE after evicting the\n"
+"                         dataset, 2 epochs unless --epochs/--duration say\n"
+"                         otherwise (estimated by LRU simulation, and said\n"
+"                         so, where no cgroup can be made)\n"
+"      --backend B        auto (default), uring or psync\n"
+"      --depth N          reads in flight per reader (default 32)\n"
+"\n"
+"How long:\n"
+"  -d, --duration TIME    measured time after the warm-up (default 20s)\n"
+"      --warmup TIME      warm-up excluded from the numbers (default: 2 s\n"
+"                         and 2 batches per GPU; 0 = none)\n"
+"      --epochs N         stop after N epochs\n"
+"      --samples N        stop after N measured samples\n"
+"      --max-errors N     stop when N samples have failed (exit 4)\n"
+"      --seed N           shuffle and augmentation seed (default 1)\n"
+"\n"
+"Dataset:\n"
+"      --list FILE        read the files named in FILE (\"PATH\" or\n"
+"                         \"SIZE<TAB>PATH\" per line), relative to DATASET\n"
+"      --max-sample-bytes SIZE  larger files fail as too large (default 64M)\n"
+"      --gen-size SIZE    size of the generated dataset (default 200M)\n"
+"      --tmpdir DIR       where to generate it (default /var/tmp, else\n"
+"                         $TMPDIR, /tmp or the current folder; never tmpfs)\n"
+"      --keep-dataset     keep the generated dataset and print its path\n"
+"\n"
+"Output:\n"
+"      --json FILE|-      write the results as JSON (\"-\": stdout; the text\n"
+"                         report then goes to stderr)\n"
+"  -h, --help             this help\n"
+"\n"
+"Exit status: 0 ok, 2 usage error, 3 completed but some samples failed,\n"
+"4 stopped by --max-errors, 5 environment failure (no dataset, no disk\n"
+"space, backend refused), 130/143 interrupted (a partial report is printed).\n");
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	return errno || *end ? -EINVAL : 0;
+}
+
+static int run_parse(int argc, char **argv, struct run_opts *o)
+{
+	enum {
+		OPT_GPU_RATE = 256, OPT_DEMAND, OPT_SYNC, OPT_WORKERS, OPT_READERS,
+		OPT_CACHE, OPT_RAM, OPT_WARMUP, OPT_EPOCHS, OPT_SAMPLES, OPT_SEED,
+		OPT_MAXERR, OPT_BACKEND, OPT_DEPTH, OPT_MAXBYTES, OPT_LIST, OPT_JSON,
+		OPT_KEEP, OPT_TMPDIR, OPT_GENSIZE,
+	};
+	static const struct option lo[] = {
+		{ "workload", required_argument, NULL, 'w' },
+		{ "gpus", required_argument, NULL, 'g' },
+		{ "gpu-rate", required_argument, NULL, OPT_GPU_RATE },
+		{ "demand", required_argument, NULL, OPT_DEMAND },
+		{ "gpu-sync", required_argument, NULL, OPT_SYNC },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "vcpus", required_argument, NULL, 'c' },
+		{ "workers", required_argument, NULL, OPT_WORKERS },
+		{ "readers", required_argument, NULL, OPT_READERS },
+		{ "cache", required_argument, NULL, OPT_CACHE },
+		{ "ram", required_argument, NULL, OPT_RAM },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "warmup", required_argument, NULL, OPT_WARMUP },
+		{ "epochs", required_argument, NULL, OPT_EPOCHS },
+		{ "samples", required_argument, NULL, OPT_SAMPLES },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "max-errors", required_argument, NULL, OPT_MAXERR },
+		{ "backend", required_argument, NULL, OPT_BACKEND },
+		{ "depth", required_argument, NULL, OPT_DEPTH },
+		{ "max-sample-bytes", required_argument, NULL, OPT_MAXBYTES },
+		{ "list", required_argument, NULL, OPT_LIST },
+		{ "json", required_argument, NULL, OPT_JSON },
+		{ "keep-dataset", no_argument, NULL, OPT_KEEP },
+		{ "tmpdir", required_argument, NULL, OPT_TMPDIR },
+		{ "gen-size", required_argument, NULL, OPT_GENSIZE },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned long ul;
+	uint64_t u;
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->workload = "imagenet";
+	o->demand = WL_DEMAND_TRAIN;
+	o->sync = LDR_GPU_SYNC_ALL;
+	o->readers = 1;
+	o->duration = -1;
+	o->seed = 1;
+	o->backend_text = "auto";
+	o->depth = 32;
+	o->max_sample_bytes = 64ull << 20;
+	o->gen_size = MS_DEFAULT_GEN;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":w:g:b:c:d:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			o->workload = optarg;
+			break;
+		case 'g':
+			o->gpus = optarg;
+			break;
+		case OPT_GPU_RATE:
+			errno = 0;
+			o->gpu_rate = strtod(optarg, &end);
+			if (errno || end == optarg || *end ||
+			    !(o->gpu_rate > 0) || !isfinite(o->gpu_rate))
+				return cli_usage_error("run", "--gpu-rate wants "
+					"samples/s > 0, not '%s'", optarg);
+			break;
+		case OPT_DEMAND:
+			if (!strcasecmp(optarg, "tuned") ||
+			    !strcasecmp(optarg, "train"))
+				o->demand = WL_DEMAND_TRAIN;
+			else if (!strcasecmp(optarg, "mlperf"))
+				o->demand = WL_DEMAND_MLPERF;
+			else
+				return cli_usage_error("run", "--demand wants "
+					"tuned or mlperf, not '%s'", optarg);
+			break;
+		case OPT_SYNC:
+			if (!strcmp(optarg, "all"))
+				o->sync = LDR_GPU_SYNC_ALL;
+			else if (!strcmp(optarg, "none"))
+				o->sync = LDR_GPU_SYNC_NONE;
+			else
+				return cli_usage_error("run", "--gpu-sync wants "
+					"all or none, not '%s'", optarg);
+			break;
+		case 'b':
+			if (cli_parse_ulong(optarg, 1, 65536, &ul))
+				return cli_usage_error("run", "--batch wants "
+					"1..65536, not '%s'", optarg);
+			o->batch = (unsigned)ul;
+			break;
+		case 'c':
+			if (cli_parse_ulong(optarg, 1, CPU_SETSIZE, &ul))
+				return cli_usage_error("run", "--vcpus wants "
+					"1..%d, not '%s'", CPU_SETSIZE, optarg);
+			o->vcpus = (unsigned)ul;
+			break;
+		case OPT_WORKERS:
+			if (cli_parse_ulong(optarg, 1, 4096, &ul))
+				return cli_usage_error("run", "--workers wants "
+					"1..4096, not '%s'", optarg);
+			o->workers = (unsigned)ul;
+			break;
+		case OPT_READERS:
+			if (cli_parse_ulong(optarg, 1, 256, &ul))
+				return cli_usage_error("run", "--readers wants "
+					"1..256, not '%s'", optarg);
+			o->readers = (unsigned)ul;
+			break;
+		case OPT_CACHE:
+			if (!strcmp(optarg, "cold"))
+				o->cache = RUN_CACHE_COLD;
+			else if (!strcmp(optarg, "warm"))
+				o->cache = RUN_CACHE_WARM;
+			else
+				return cli_usage_error("run", "--cache wants cold "
+					"or warm, not '%s' (for a RAM size use "
+					"--ram SIZE)", optarg);
+			break;
+		case OPT_RAM:
+			if (cli_parse_size(optarg, &o->ram) || o->ram < (1u << 20))
+				return cli_usage_error("run", "--ram wants a size "
+					"of at least 1M (e.g. 16G), not '%s'",
+					optarg);
+			o->cache = RUN_CACHE_RAM;
+			break;
+		case 'd':
+			if (cli_parse_duration(optarg, &o->duration))
+				return cli_usage_error("run", "bad --duration "
+					"'%s' (e.g. 30s, 5m)", optarg);
+			break;
+		case OPT_WARMUP:
+			/* "0", "0s", "0.0": no warm-up at all */
+			if (strtod(optarg, &end) == 0 && end != optarg &&
+			    (!*end || !strcmp(end, "s") || !strcmp(end, "ms")))
+				o->warmup = -1;
+			else if (cli_parse_duration(optarg, &o->warmup))
+				return cli_usage_error("run", "bad --warmup "
+					"'%s'", optarg);
+			break;
+		case OPT_EPOCHS:
+			if (parse_u64(optarg, &o->epochs) || !o->epochs)
+				return cli_usage_error("run", "--epochs wants a "
+					"count >= 1, not '%s'", optarg);
+			o->have_epochs = true;
+			break;
+		case OPT_SAMPLES:
+			if (parse_u64(optarg, &o->samples) || !o->samples)
+				return cli_usage_error("run", "--samples wants a "
+					"count >= 1, not '%s'", optarg);
+			o->have_samples = true;
+			break;
+		case OPT_SEED:
+			if (parse_u64(optarg, &o->seed))
+				return cli_usage_error("run", "bad --seed '%s'",
+						       optarg);
+			break;
+		case OPT_MAXERR:
+			if (parse_u64(optarg, &o->max_errors) || !o->max_errors)
+				return cli_usage_error("run", "--max-errors wants "
+					"a count >= 1, not '%s'", optarg);
+			break;
+		case OPT_BACKEND:
+			if (stg_backend_parse(optarg, &o->backend))
+				return cli_usage_error("run", "unknown backend "
+					"'%s' (auto, uring, psync)", optarg);
+			if (o->backend == STG_BACKEND_NULL)
+				return cli_usage_error("run", "the null backend "
+					"has no image bytes to decode; it is for "
+					"'feedrate io' and engine tests");
+			o->backend_text = optarg;
+			break;
+		case OPT_DEPTH:
+			if (cli_parse_ulong(optarg, 1, 4096, &ul))
+				return cli_usage_error("run", "--depth wants "
+					"1..4096, not '%s'", optarg);
+			o->depth = (unsigned)ul;
+			break;
+		case OPT_MAXBYTES:
+			if (cli_parse_size(optarg, &u) || u < 4096 ||
+			    u > (16ull << 30))
+				return cli_usage_error("run", "bad "
+					"--max-sample-bytes '%s' (4K..16G)",
+					optarg);
+			o->max_sample_bytes = u;
+			break;
+		case OPT_LIST:
+			o->list = optarg;
+			break;
+		case OPT_JSON:
+			o->json = optarg;
+			break;
+		case OPT_KEEP:
+			o->keep = true;
+			break;
+		case OPT_TMPDIR:
+			o->tmpdir = optarg;
+			break;
+		case OPT_GENSIZE:
+			if (cli_parse_size(optarg, &o->gen_size) ||
+			    o->gen_size < (1u << 20))
+				return cli_usage_error("run", "--gen-size wants a "
+					"size of at least 1M, not '%s'", optarg);
+			break;
+		case 'h':
+			run_usage(stdout);
+			return -1;
+		case ':':
+			return cli_usage_error("run", "option '%s' needs a value",
+					       argv[optind - 1]);
+		default:
+			return cli_usage_error("run", "unknown option '%s'",
+					       argv[optind - 1]);
+		}
+	}
+	if (optind + 1 < argc)
+		return cli_usage_error("run", "one DATASET only");
+	o->dataset = optind < argc ? argv[optind] : NULL;
+	if (o->list && !o->dataset)
+		return cli_usage_error("run", "--list needs the DATASET folder "
+				       "its relative paths start from");
+	return 0;
+}
+
+/* ---- the measurement (shared with sweep: measure.c) ---- */
+
+/* Everything the command owns, released in one place. */
+struct run_state {
+	struct run_opts o;
+	const struct wl_workload *w;
+	struct wl_gpu_spec gs;
+	struct ms_dataset md;           /* the listing, a generated folder */
+	struct ldr_cpu_choice cpus;
+	struct ldr_memcg *memcg;
+	struct ldr_result *res;
+	struct aug_params aug;
+	struct stg_fs_info fs;
+	char gpu_name[64];
+	char pipeline[320];
+	char cache_how[512];
+	char hit_src[256];
+	char notes[512];
+	char err_text[512];
+};
+
+static void note_add(struct run_state *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void note_add(struct run_state *s, const char *fmt, ...)
+{
+	size_t used = strlen(s->notes);
+	va_list ap;
+
+	if (used && used + 2 < sizeof(s->notes)) {
+		strcat(s->notes, "; ");
+		used += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(s->notes + used, sizeof(s->notes) - used, fmt, ap);
+	va_end(ap);
+}
+
+static int exit_for_signal(int sig)
+{
+	return sig == SIGTERM ? FR_EXIT_SIGTERM : FR_EXIT_SIGINT;
+}
+
+/* Generate (without DATASET) and list the dataset. 0 or an exit code. */
+static int run_dataset(struct run_state *s)
+{
+	struct ms_dataset_opts dopt;
+
+	memset(&dopt, 0, sizeof(dopt));
+	dopt.cmd = "run";
+	dopt.w = s->w;
+	dopt.dataset = s->o.dataset;
+	dopt.list = s->o.list;
+	dopt.tmpdir = s->o.tmpdir;
+	dopt.gen_size = s->o.gen_size;
+	dopt.seed = s->o.seed;
+	dopt.stop = &run_stop;
+	return ms_dataset_open(&dopt, &s->md);
+}
+
+/*
+ * Put the page cache into the asked state and measure it. Returns 0 or an
+ * exit code; *FRACTION gets the resident share (< 0 unknown).
+ */
+static int run_prepare_cache(struct run_state *s, double *fraction)
+{
+	struct ms_cache_prep prep;
+	const enum ms_cache c = s->o.cache == RUN_CACHE_COLD ? MS_CACHE_COLD :
+		s->o.cache == RUN_CACHE_WARM ? MS_CACHE_WARM : MS_CACHE_RAM;
+
+	ms_cache_prepare(s->md.ds, c, false, &prep);
+	*fraction = prep.fraction;
+	if (prep.note[0])
+		note_add(s, "%s", prep.note);
+	/* --ram: run_prepare_ram says how */
+	if (c != MS_CACHE_RAM)
+		snprintf(s->cache_how, sizeof(s->cache_how), "%s", prep.how);
+	return 0;
+}
+
+/* --ram: a memory cgroup, or the LRU estimate. */
+static void run_prepare_ram(struct run_state *s, struct rpt_run *rr)
+{
+	if (ms_ram_cgroup(s->o.ram, &s->memcg, s->cache_how,
+			  sizeof(s->cache_how)))
+		rr->hit_ratio_estimated = true;
+}
+
+static void run_fill_hit_ratio(struct run_state *s, struct rpt_run *rr)
+{
+	rr->hit_ratio = ms_hit_ratio(s->md.ds, s->o.seed, s->o.ram,
+				     rr->hit_ratio_estimated, s->res,
+				     s->hit_src, sizeof(s->hit_src));
+}
+
+static int run_write_json(const struct run_state *s, const struct rpt_run *rr)
+{
+	json_t *root = rpt_run_json(rr);
+	int err;
+
+	if (!root)
+		return -ENOMEM;
+	err = rpt_json_write(root, s->o.json);
+	json_decref(root);
+	return err;
+}
+
+/* Resolve the GPU spec and the demand. Returns 0 or an exit code. */
+static int run_gpus(struct run_state *s, struct rpt_run *rr)
+{
+	char why[512];
+	int err;
+
+	err = wl_gpu_spec_parse(s->w, s->o.gpus ? s->o.gpus : "1",
+				s->o.demand, &s->gs, why, sizeof(why));
+	if (err && s->o.gpu_rate > 0 && (err == -ENOENT || err == -ENODATA)) {
+		/* with --gpu-rate any name will do: "4xMYGPU", "4" */
+		const char *spec = s->o.gpus ? s->o.gpus : "1";
+		char *end;
+		unsigned long n = strtoul(spec, &end, 10);
+
+		if (end == spec)
+			n = 1;
+		else if (*end == 'x' || *end == 'X' || *end == '*')
+			end++;
+		snprintf(s->gpu_name, sizeof(s->gpu_name), "%s",
+			 *end ? end : "GPU");
+		s->gs.count = (unsigned)n;
+		s->gs.type_given = *end != '\0';
+		s->gs.row = NULL;
+		err = 0;
+	}
+	if (err)
+		return cli_usage_error("run", "%s", why);
+	rr->gpu_count = s->gs.count;
+	rr->gpu_default = !s->gs.type_given;
+	if (s->o.gpu_rate > 0) {
+		if (s->gs.row)
+			snprintf(s->gpu_name, sizeof(s->gpu_name), "%s",
+				 s->gs.type_given ? s->gs.row->gpu : "GPU");
+		rr->gpu_type = s->gpu_name;
+		rr->gpu_detail = "user-given rate";
+		rr->demand_per_gpu = s->o.gpu_rate;
+		rr->demand_kind = "gpu-rate";
+		rr->demand_source = "--gpu-rate (given on the command line)";
+		rr->gpu_default = false;
+		return 0;
+	}
+	rr->gpu_type = s->gs.row->gpu;
+	rr->gpu_detail = s->gs.row->gpu_detail;
+	rr->demand_per_gpu = s->gs.row->samples_per_s;
+	rr->demand_kind = wl_demand_kind_name(s->gs.row->kind);
+	rr->demand_source = s->gs.row->source;
+	rr->demand_est = s->gs.row->est;
+	return 0;
+}
+
+static int run_measure(struct run_state *s, struct rpt_run *rr)
+{
+	struct ms_point p;
+	struct ms_point_out po;
+	const struct run_opts *o = &s->o;
+	int err;
+
+	aug_params_default(&s->aug);
+	memset(&p, 0, sizeof(p));
+	err = wl_transform_train(&s->aug, &p.transform);
+	if (err) {
+		fprintf(stderr, "feedrate run: the transform cannot start: %s\n",
+			strerror(-err));
+		return FR_EXIT_ENV;
+	}
+	wl_transform_describe(&s->aug, AUG_ISA_AUTO, s->pipeline,
+			      sizeof(s->pipeline));
+	p.ds = s->md.ds;
+	p.cache = o->cache == RUN_CACHE_COLD ? MS_CACHE_COLD :
+		  o->cache == RUN_CACHE_WARM ? MS_CACHE_WARM : MS_CACHE_RAM;
+	p.cpus = &s->cpus.set;
+	p.workers = o->workers ? o->workers : s->cpus.count;
+	p.readers = o->readers;
+	p.backend = o->backend;
+	p.depth = o->depth;
+	p.max_sample_bytes = o->max_sample_bytes;
+	p.batch = o->batch;
+	p.seed = o->seed;
+	p.gpus = rr->gpu_count;
+	p.gpu_rate = rr->demand_per_gpu;
+	p.sync = o->sync;
+	p.au_threshold = s->w->au_threshold;
+	p.warmup_s = o->warmup;
+	p.duration_s = o->duration >= 0 ? o->duration : 20.0;
+	if (o->cache == RUN_CACHE_RAM && !o->have_epochs &&
+	    !o->have_samples && o->duration < 0) {
+		/* the steady state needs at least two shuffled epochs */
+		p.epochs = 2;
+		p.duration_s = 0;
+	}
+	if (o->have_epochs) {
+		p.epochs = o->epochs;
+		if (o->duration < 0)
+			p.duration_s = 0;
+	}
+	if (o->have_samples) {
+		p.samples = o->samples;
+		if (o->duration < 0)
+			p.duration_s = 0;
+	}
+	p.max_errors = o->max_errors;
+	p.stop = &run_stop;
+	p.memcg = s->memcg;
+
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "feedrate run: measuring on %u vCPU%s (%s)...\n",
+			s->cpus.count, s->cpus.count == 1 ? "" : "s",
+			p.epochs ? "epochs" : "duration");
+	err = ms_point_measure(&p, s->res, &po);
+	rr->cpu_outside_mask_s = po.rep.cpu_outside_mask_s;
+	rr->signal = po.rep.signal ? po.rep.signal : run_stop;
+	if (po.err) {
+		rr->run_error = po.err;
+		snprintf(s->err_text, sizeof(s->err_text), "%s", po.err_text);
+		rr->run_error_text = s->err_text;
+		/* the run did not start at all, or a second signal killed
+		 * the child before it could send its partial result */
+		if (err)
+			return rr->signal ? exit_for_signal(rr->signal) :
+					    FR_EXIT_ENV;
+	}
+	rr->res = s->res;
+	rr->bottleneck = ldr_bottleneck_name(s->res->bottleneck);
+	if (o->cache == RUN_CACHE_RAM && s->res->epochs_done < 2 &&
+	    !rr->signal && !s->res->stopped_by_max_errors)
+		note_add(s, "only %llu epoch%s completed: the hit ratio of a "
+			 "RAM-limited page cache settles from the second epoch "
+			 "on", (unsigned long long)s->res->epochs_done,
+			 s->res->epochs_done == 1 ? "" : "s");
+	return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_state *s;
+	struct rpt_run rr;
+	struct sigaction sa, old_int, old_term;
+	char devtext[STG_TEXT_MAX + 80], names[256];
+	const char *root;
+	double fraction = -1;
+	FILE *out;
+	int ret, err;
+
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		fprintf(stderr, "feedrate run: out of memory\n");
+		return FR_EXIT_ENV;
+	}
+	ret = run_parse(argc, argv, &s->o);
+	if (ret) {
+		free(s);
+		return ret < 0 ? FR_EXIT_OK : ret;
+	}
+	memset(&rr, 0, sizeof(rr));
+	rr.cpu_outside_mask_s = -1;
+	rr.fraction_resident = -1;
+	rr.hit_ratio = -1;
+	out = s->o.json && !strcmp(s->o.json, "-") ? stderr : stdout;
+	if (wl_find(s->o.workload, &s->w)) {
+		wl_names(names, sizeof(names));
+		ret = cli_usage_error("run", "unknown workload '%s' (valid: %s)",
+				      s->o.workload, names);
+		goto out_free;
+	}
+	ret = run_gpus(s, &rr);
+	if (ret)
+		goto out_free;
+	if (!s->o.vcpus)
+		s->o.vcpus = ms_usable_cpus();
+	err = ldr_cpus_choose(s->o.vcpus, NULL, &s->cpus);
+	if (err) {
+		ret = cli_usage_error("run", "%s", s->cpus.how[0] ?
+			s->cpus.how : strerror(-err));
+		goto out_free;
+	}
+	s->res = calloc(1, sizeof(*s->res));
+	if (!s->res) {
+		fprintf(stderr, "feedrate run: out of memory\n");
+		ret = FR_EXIT_ENV;
+		goto out_free;
+	}
+	if (s->o.keep && s->o.dataset)
+		note_add(s, "--keep-dataset has no effect with a DATASET");
+
+	run_stop = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = run_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+
+	ret = run_dataset(s);
+	if (ret)
+		goto out_sig;
+	root = s->md.root;
+	if (run_stop) {
+		fprintf(stderr, "feedrate run: interrupted before the "
+			"measurement; nothing was measured\n");
+		ret = exit_for_signal(run_stop);
+		goto out_sig;
+	}
+
+	rr.workload = s->w->name;
+	rr.dataset = root;
+	rr.list = s->o.list;
+	rr.generated = !s->o.dataset;
+	rr.kept = rr.generated && s->o.keep;
+	rr.files = stg_dataset_count(s->md.ds);
+	rr.bytes = stg_dataset_total_bytes(s->md.ds);
+	for (int k = 0; k < STG_DS_ERR_COUNT; k++)
+		rr.listing_errors += stg_dataset_errors(s->md.ds,
+							(enum stg_ds_err)k);
+	ms_fs_describe(root, &s->fs, &rr.fs_type, devtext, sizeof(devtext));
+	rr.fs_device = devtext;
+	rr.backend_asked = s->o.backend_text;
+	rr.depth = s->o.depth;
+	rr.vcpus = s->cpus.count;
+	rr.cpus_how = s->cpus.how;
+	rr.cache = s->o.cache == RUN_CACHE_COLD ? "cold" :
+		   s->o.cache == RUN_CACHE_WARM ? "warm" : "ram";
+	rr.ram_bytes = s->o.cache == RUN_CACHE_RAM ? s->o.ram : 0;
+	rr.gpu_sync_all = s->o.sync == LDR_GPU_SYNC_ALL;
+	rr.au_threshold = s->w->au_threshold;
+	rr.max_errors = s->o.max_errors;
+
+	ret = run_prepare_cache(s, &fraction);
+	if (ret)
+		goto out_sig;
+	rr.fraction_resident = fraction;
+	if (s->o.cache == RUN_CACHE_RAM)
+		run_prepare_ram(s, &rr);
+	rr.cache_how = s->cache_how;
+	if (run_stop) {
+		/* the child gets a stop flag of its own: a signal that came
+		 * while the cache was prepared must be honoured here */
+		fprintf(stderr, "feedrate run: interrupted before the "
+			"measurement; nothing was measured\n");
+		ret = exit_for_signal(run_stop);
+		goto out_sig;
+	}
+	if (s->fs.page_cache_volatile && s->o.cache != RUN_CACHE_WARM)
+		note_add(s, "the dataset is on a memory-backed filesystem: it "
+			 "cannot be cold");
+
+	ret = run_measure(s, &rr);
+	rr.pipeline = s->pipeline;
+	if (rr.res)
+		run_fill_hit_ratio(s, &rr);
+	rr.hit_ratio_source = s->hit_src;
+	rr.notes = s->notes;
+	if (ret && !rr.res && rr.signal) {
+		fprintf(stderr, "feedrate run: interrupted again: stopped at "
+			"once, nothing was reported\n");
+		goto out_sig;
+	}
+	if (ret && !rr.res) {
+		/* the run never started: say why, with what was measured */
+		fprintf(stderr, "feedrate run: the measurement could not start: "
+			"%s\n", rr.run_error_text ? rr.run_error_text : "?");
+		if (s->o.backend == STG_BACKEND_URING) {
+			char why[400];
+
+			stg_uring_probe(why, sizeof(why));
+			fprintf(stderr, "  %s\n", why);
+		}
+		goto out_sig;
+	}
+	rpt_run_print(out, &rr);
+	if (rr.generated) {
+		if (rr.kept) {
+			fprintf(out, "\nthe generated dataset was kept: ");
+			ms_print_path(out, s->md.gen_dir);
+			fputc('\n', out);
+		}
+	}
+	fflush(out);
+	ret = FR_EXIT_OK;
+	if (s->o.json) {
+		err = run_write_json(s, &rr);
+		if (err) {
+			fprintf(stderr, "feedrate run: cannot write the JSON "
+				"report to ");
+			ms_print_path(stderr, s->o.json);
+			fprintf(stderr, ": %s\n", strerror(-err));
+			ret = FR_EXIT_ENV;
+		}
+	}
+	if (rr.signal) {
+		ret = exit_for_signal(rr.signal);
+	} else if (s->res->stopped_by_max_errors) {
+		fprintf(stderr, "feedrate run: stopped after %llu failed "
+			"sample%s (--max-errors %llu); see the errors in the "
+			"report\n", (unsigned long long)s->res->errors,
+			s->res->errors == 1 ? "" : "s",
+			(unsigned long long)s->o.max_errors);
+		ret = FR_EXIT_MAX_ERRORS;
+	} else if (rr.run_error) {
+		fprintf(stderr, "feedrate run: the run failed: %s\n",
+			rr.run_error_text);
+		ret = FR_EXIT_ENV;
+	} else if (ret == FR_EXIT_OK && s->res->errors) {
+		ret = FR_EXIT_SAMPLE_ERRORS;
+	}
+out_sig:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+out_free:
+	ldr_memcg_destroy(s->memcg);
+	if (s->md.gen_dir[0] && s->o.keep && ret != FR_EXIT_OK &&
+	    ret != FR_EXIT_SAMPLE_ERRORS) {
+		fprintf(stderr, "feedrate run: the generated dataset was kept: ");
+		ms_print_path(stderr, s->md.gen_dir);
+		fputc('\n', stderr);
+	}
+	/* the listing; the generated folder unless --keep-dataset */
+	ms_dataset_close("run", &s->md, s->o.keep);
+	free(s->res);
+	free(s);
+	return ret;
+}

@@ -1,0 +1,209 @@
+/*
+ * measure.h - what `feedrate run` and `feedrate sweep` share: the dataset
+ * (the one given, or a temporary generated one on a disk-backed
+ * filesystem), the page-cache state of a measurement (made, then
+ * verified), the memory cgroup of a --ram point, one point measured in a
+ * pinned child, the hit ratio (measured, or estimated by LRU simulation),
+ * and the sweep's budget rule.
+ *
+ * All of it runs in the single-threaded parent: the measurement itself is
+ * in a forked child (ldr_run_pinned). Functions that return "an exit code"
+ * return 0 or an FR_EXIT_* value and have printed the message on stderr,
+ * prefixed with "feedrate CMD:".
+ */
+#ifndef FEEDRATE_MEASURE_H
+#define FEEDRATE_MEASURE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "loader.h"
+#include "storage.h"
+#include "workloads.h"
+
+#define MS_DEFAULT_GEN (200ull << 20)   /* the default dataset: 200 MiB */
+#define MS_RESIDENCY_FILES 4096         /* files sampled for residency */
+
+/* Every usable CPU: the affinity mask, lowered to a cgroup CPU quota. */
+unsigned ms_usable_cpus(void);
+
+/* Write PATH's bytes to F as rpt_path_text() makes them printable. */
+void ms_print_path(FILE *f, const char *path);
+
+/* Remove the folder DIR and everything in it (no links followed).
+ * Returns 0 or -errno. */
+int ms_rm_tree(const char *dir);
+
+/* Seconds on the monotonic clock. */
+double ms_now(void);
+
+/* ---- the dataset ---- */
+
+struct ms_dataset_opts {
+	const char *cmd;                /* "run", "sweep": for messages */
+	const struct wl_workload *w;
+	const char *dataset;            /* NULL: generate one */
+	const char *list;               /* --list FILE, or NULL */
+	const char *tmpdir;             /* where to generate; NULL default */
+	uint64_t gen_size;              /* 0: MS_DEFAULT_GEN */
+	uint64_t seed;
+	volatile sig_atomic_t *stop;    /* polled while generating */
+};
+
+struct ms_dataset {
+	char gen_dir[4096];             /* the generated dataset, "" none */
+	const char *root;               /* the folder read */
+	struct stg_dataset *ds;
+	double gen_s, list_s;           /* time spent generating, listing */
+};
+
+/*
+ * Generate (when O->dataset is NULL) and list the dataset into *MD
+ * (zeroed first). Generation goes to a fresh folder under a disk-backed
+ * parent (O->tmpdir, else /var/tmp, $TMPDIR, /tmp, "."; never tmpfs) with
+ * room for it, with a progress line when stderr is a TTY. Returns 0 or an
+ * exit code; on failure MD->gen_dir may still name a folder to remove
+ * (ms_dataset_close does it).
+ */
+int ms_dataset_open(const struct ms_dataset_opts *o, struct ms_dataset *md);
+
+/*
+ * Free the listing and, unless KEEP, remove the generated folder (a
+ * failure is printed for CMD). Safe on a zeroed or half-opened MD.
+ */
+void ms_dataset_close(const char *cmd, struct ms_dataset *md, bool keep);
+
+/*
+ * The filesystem and device under ROOT into *FS; *FS_TYPE points into
+ * FS ("" unknown), DEV (DEV_LEN bytes) gets "name: model" or "".
+ */
+void ms_fs_describe(const char *root, struct stg_fs_info *fs,
+		    const char **fs_type, char *dev, size_t dev_len);
+
+/* ---- the page-cache state of a point ---- */
+
+enum ms_cache {
+	MS_CACHE_COLD = 0,      /* evicted; read with O_DIRECT */
+	MS_CACHE_RAM,           /* evicted; run inside a memory cgroup */
+	MS_CACHE_WARM,          /* read once before the run */
+};
+
+struct ms_cache_prep {
+	double fraction;        /* resident share verified after preparing;
+	                           < 0 unknown */
+	bool evict_ineffective; /* eviction does not work here */
+	bool warm_refetch;      /* each open drops the cache (FUSE) */
+	char how[512];          /* how the state was made, in words */
+	char note[256];         /* a problem, "" none */
+	double prep_s;          /* time it took */
+};
+
+/*
+ * Put DS's page cache into state C (cold and ram: every file evicted;
+ * warm: every file read once, skipped when ALREADY_WARM_OK and a sample of
+ * MS_RESIDENCY_FILES files is >= 99 % resident) and verify it with a
+ * residency sample. Fills *OUT. Never writes to the dataset.
+ */
+void ms_cache_prepare(const struct stg_dataset *ds, enum ms_cache c,
+		      bool already_warm_ok, struct ms_cache_prep *out);
+
+/*
+ * The memory cgroup of a --ram point: LIMIT bytes. On success *CG is set
+ * and HOW says what was done; on failure *CG is NULL, HOW says the hit
+ * ratio will be estimated and why, and -errno is returned.
+ */
+int ms_ram_cgroup(uint64_t limit, struct ldr_memcg **cg, char *how,
+		  size_t how_len);
+
+/* ---- one point ---- */
+
+struct ms_point {
+	const struct stg_dataset *ds;
+	enum ms_cache cache;
+	const cpu_set_t *cpus;          /* the vCPUs; NULL = this mask */
+	unsigned workers;               /* transform threads (> 0) */
+	unsigned readers;
+	enum stg_backend_id backend;
+	unsigned depth;
+	uint64_t max_sample_bytes;
+	unsigned batch;                 /* 0 = the engine's default */
+	struct ldr_transform transform;
+	uint64_t seed;
+	unsigned gpus;                  /* 0 = raw feed */
+	double gpu_rate;
+	enum ldr_gpu_sync sync;
+	double au_threshold;
+	double warmup_s, duration_s;    /* as in struct ldr_config */
+	uint64_t epochs, samples, max_errors;
+	volatile int *stop;
+	const struct ldr_memcg *memcg;  /* ram points; NULL otherwise */
+};
+
+/* The engine configuration of point P. */
+void ms_point_config(const struct ms_point *p, struct ldr_config *cfg);
+
+struct ms_point_out {
+	int err;                        /* 0, or ldr_run's / the child's */
+	bool started;                   /* RES holds a measurement */
+	struct ldr_child_report rep;
+	char err_text[512];             /* words for err, "" none */
+};
+
+/*
+ * Measure P in a pinned child (ldr_run_pinned) into *RES (large: the
+ * caller allocates it). Returns 0 when something was measured (OUT->err
+ * may still be set: a reader failed mid-run), or the -errno that kept
+ * the run from starting (OUT->err_text says why).
+ */
+int ms_point_measure(const struct ms_point *p, struct ldr_result *res,
+		     struct ms_point_out *out);
+
+/*
+ * The page-cache hit ratio of a finished point: measured from the
+ * engine's residency probes, or (ESTIMATED: no cgroup limited the run)
+ * estimated by an LRU of RAM bytes over the run's access order. SRC gets
+ * where it comes from. Returns the ratio, or -1 when unknown.
+ */
+double ms_hit_ratio(const struct stg_dataset *ds, uint64_t seed,
+		    uint64_t ram, bool estimated, const struct ldr_result *res,
+		    char *src, size_t src_len);
+
+/* ---- the sweep's budget rule ---- */
+
+/* One planned point: N vCPUs, cache state index (0 = measured first). */
+struct ms_plan_point {
+	unsigned vcpus;
+	unsigned cache;
+	bool dropped;
+};
+
+/* Least time a point needs: warm-up 2 s, 4 s measured, 2 s to prepare. */
+#define MS_MIN_POINT_S 8.0
+
+/*
+ * The budget rule. LEFT_S seconds remain for the N points of P that are
+ * not yet dropped and for NCONFIRM confirmation runs of CONFIRM_S each.
+ * Confirmation runs are reserved first; when the remaining points' equal
+ * share would fall below MIN_POINT_S, the confirmation runs go first
+ * (*CONFIRM_KEPT = 0), then points are dropped one at a time from the
+ * largest vCPU count down (at the same count, the later cache state
+ * first), until the share is at least MIN_POINT_S or one point is left.
+ * Returns the share in seconds of each kept point (which may be below
+ * MIN_POINT_S when only one is left), or 0 when no point is left.
+ */
+double ms_plan_budget(struct ms_plan_point *p, size_t n, unsigned nconfirm,
+		      double confirm_s, double left_s, double min_point_s,
+		      unsigned *confirm_kept);
+
+/*
+ * Files of a --ram point's dataset sample: as many as let EPOCHS epochs
+ * at RATE samples/s fit in WINDOW_S (with 10 % to spare), at most
+ * N_FILES, at least min(N_FILES, MIN_FILES). RATE <= 0: all of them.
+ */
+size_t ms_ram_sample_files(size_t n_files, double rate, double window_s,
+			   unsigned epochs, size_t min_files);
+
+#endif /* FEEDRATE_MEASURE_H */

@@ -1,0 +1,250 @@
+/*
+ * report_compare.c - candidate VMs side by side, read back from their
+ * sweep reports (JSON, docs/report-schema.md): machine, storage, feed
+ * rate per cache state, GPUs fed, limiting resource.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "report_sweep.h"
+
+static char *dup_or_empty(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+static const char *str_at(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_string(v) ? json_string_value(v) : "";
+}
+
+static double num_at(const json_t *o, const char *key, double dflt)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+void rpt_candidate_free(struct rpt_candidate *c)
+{
+	if (!c)
+		return;
+	free(c->label);
+	free(c->file);
+	free(c->cpu_model);
+	free(c->storage);
+	free(c->gpu);
+	free(c->headline);
+	for (int k = 0; k < RPT_CACHES; k++)
+		free(c->limiting[k]);
+	memset(c, 0, sizeof(*c));
+}
+
+int rpt_candidate_from_json(const json_t *root, const char *file,
+			    struct rpt_candidate *out, char *why,
+			    size_t why_len)
+{
+	const json_t *ver, *machine, *storage, *gpus, *verdict, *per;
+	char *name = rpt_path_text(file ? file : "", file ? strlen(file) : 0);
+	char stor[512];
+	size_t i;
+	const json_t *cv;
+
+	memset(out, 0, sizeof(*out));
+	if (!name)
+		return -ENOMEM;
+	if (!json_is_object(root)) {
+		snprintf(why, why_len, "%s: not a feedrate report (not a JSON "
+			 "object)", name);
+		free(name);
+		return -EINVAL;
+	}
+	ver = json_object_get(root, "schema_version");
+	if (!strcmp(str_at(root, "command"), "run")) {
+		snprintf(why, why_len, "%s: a 'feedrate run' report; compare "
+			 "reads sweep reports (feedrate sweep --json FILE)",
+			 name);
+		free(name);
+		return -EINVAL;
+	}
+	if (strcmp(str_at(root, "schema"), RPT_SWEEP_SCHEMA_NAME)) {
+		snprintf(why, why_len, "%s: not a feedrate sweep report (no "
+			 "\"schema\": \"%s\")", name, RPT_SWEEP_SCHEMA_NAME);
+		free(name);
+		return -EINVAL;
+	}
+	if (!json_is_integer(ver) ||
+	    json_integer_value(ver) != RPT_SWEEP_SCHEMA_VERSION) {
+		if (json_is_integer(ver))
+			snprintf(why, why_len, "%s: schema_version %lld, but "
+				 "this feedrate reads version %d only; compare "
+				 "it with the feedrate that wrote it, or run the "
+				 "sweep again", name,
+				 (long long)json_integer_value(ver),
+				 RPT_SWEEP_SCHEMA_VERSION);
+		else
+			snprintf(why, why_len, "%s: no usable schema_version "
+				 "(this feedrate reads version %d)", name,
+				 RPT_SWEEP_SCHEMA_VERSION);
+		free(name);
+		return -EPROTO;
+	}
+	machine = json_object_get(root, "machine");
+	storage = json_object_get(root, "storage");
+	gpus = json_object_get(root, "gpus");
+	verdict = json_object_get(root, "verdict");
+	out->file = name;
+	{
+		/* the instance type, else the file's base name */
+		const char *base = strrchr(name, '/');
+
+		out->label = dup_or_empty(*str_at(machine, "instance_type") ?
+					  str_at(machine, "instance_type") :
+					  base ? base + 1 : name);
+	}
+	out->cpu_model = dup_or_empty(str_at(machine, "cpu_model"));
+	out->vcpus = (unsigned)num_at(machine, "vcpus", 0);
+	out->ram_gib = num_at(machine, "ram_bytes", 0) / 1073741824.0;
+	snprintf(stor, sizeof(stor), "%s%s%s", str_at(storage, "fs_type"),
+		 *str_at(storage, "device") ? " on " : "",
+		 str_at(storage, "device"));
+	out->storage = dup_or_empty(stor);
+	out->gpu = dup_or_empty(str_at(gpus, "type"));
+	out->gpu_count = (unsigned)num_at(gpus, "count", 0);
+	out->demand_per_gpu = num_at(gpus, "demand_per_gpu", 0);
+	out->headline = dup_or_empty(str_at(verdict, "headline"));
+	for (int k = 0; k < RPT_CACHES; k++) {
+		out->gpus_fed[k] = -1;
+		out->vcpus_per_gpu[k] = -1;
+	}
+	per = json_object_get(verdict, "per_cache");
+	json_array_foreach(per, i, cv) {
+		enum rpt_cache c;
+
+		if (rpt_cache_parse(str_at(cv, "cache"), &c))
+			continue;
+		out->have[c] = true;
+		out->samples_per_s[c] = num_at(cv, "samples_per_s", 0);
+		out->vcpus_at[c] = (unsigned)num_at(cv, "vcpus", 0);
+		out->gpus_fed[c] = (int)num_at(cv, "gpus_fed", -1);
+		out->vcpus_per_gpu[c] = num_at(cv, "vcpus_per_gpu", -1);
+		free(out->limiting[c]);
+		out->limiting[c] = dup_or_empty(str_at(cv, "limiting"));
+	}
+	for (int k = 0; k < RPT_CACHES; k++)
+		if (!out->limiting[k])
+			out->limiting[k] = dup_or_empty("");
+	if (!out->label || !out->cpu_model || !out->storage || !out->gpu ||
+	    !out->headline || !out->limiting[0] || !out->limiting[1] ||
+	    !out->limiting[2]) {
+		rpt_candidate_free(out);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+#define CMP_COLS 3      /* candidates per block: 16 + 3 x 21 = 79 columns */
+#define CMP_W 20
+
+/* Print TEXT cut to CMP_W columns (UTF-8 aware enough: cuts on bytes
+ * that do not continue a sequence). */
+static void cell(FILE *f, const char *text)
+{
+	size_t n = strlen(text), cut = n;
+
+	if (n > CMP_W) {
+		cut = CMP_W - 1;
+		while (cut && ((unsigned char)text[cut] & 0xc0) == 0x80)
+			cut--;
+	}
+	fprintf(f, " %.*s%s", (int)cut, text, n > CMP_W ? "~" : "");
+	/* pad by characters, not bytes */
+	{
+		size_t chars = 0;
+
+		for (size_t i = 0; i < cut; i++)
+			chars += ((unsigned char)text[i] & 0xc0) != 0x80;
+		chars += n > CMP_W;
+		for (; chars < CMP_W; chars++)
+			fputc(' ', f);
+	}
+}
+
+static void row(FILE *f, const char *label, const struct rpt_candidate *c,
+		size_t from, size_t to, int what, int cache)
+{
+	char buf[128];
+
+	fprintf(f, "%-15s", label);
+	for (size_t i = from; i < to; i++) {
+		const struct rpt_candidate *x = &c[i];
+
+		switch (what) {
+		case 0: snprintf(buf, sizeof(buf), "%s", x->label); break;
+		case 1: snprintf(buf, sizeof(buf), "%s", x->cpu_model); break;
+		case 2: snprintf(buf, sizeof(buf), "%u vCPUs, %.0f GiB",
+				 x->vcpus, x->ram_gib); break;
+		case 3: snprintf(buf, sizeof(buf), "%s", x->storage); break;
+		case 4:
+			if (x->have[cache])
+				snprintf(buf, sizeof(buf), "%.0f @%u vCPU",
+					 x->samples_per_s[cache],
+					 x->vcpus_at[cache]);
+			else
+				snprintf(buf, sizeof(buf), "-");
+			break;
+		case 5:
+			if (x->have[cache] && x->gpus_fed[cache] >= 0)
+				snprintf(buf, sizeof(buf), "%d x %s, %s",
+					 x->gpus_fed[cache], x->gpu,
+					 x->limiting[cache]);
+			else
+				snprintf(buf, sizeof(buf), "-");
+			break;
+		case 6:
+			if (x->have[cache] && x->vcpus_per_gpu[cache] > 0)
+				snprintf(buf, sizeof(buf), "%.1f",
+					 x->vcpus_per_gpu[cache]);
+			else
+				snprintf(buf, sizeof(buf), "-");
+			break;
+		default: buf[0] = '\0';
+		}
+		cell(f, buf);
+	}
+	fputc('\n', f);
+}
+
+void rpt_compare_print(FILE *f, const struct rpt_candidate *c, size_t n)
+{
+	fprintf(f, "feedrate compare: %zu candidate%s\n", n, n == 1 ? "" : "s");
+	for (size_t from = 0; from < n; from += CMP_COLS) {
+		const size_t to = from + CMP_COLS < n ? from + CMP_COLS : n;
+
+		fputc('\n', f);
+		row(f, "candidate", c, from, to, 0, 0);
+		row(f, "CPU", c, from, to, 1, 0);
+		row(f, "size", c, from, to, 2, 0);
+		row(f, "storage", c, from, to, 3, 0);
+		for (int k = 0; k < RPT_CACHES; k++) {
+			char label[32];
+
+			snprintf(label, sizeof(label), "%s samples/s",
+				 rpt_cache_name((enum rpt_cache)k));
+			row(f, label, c, from, to, 4, k);
+			snprintf(label, sizeof(label), "  GPUs fed");
+			row(f, label, c, from, to, 5, k);
+			snprintf(label, sizeof(label), "  vCPUs/GPU");
+			row(f, label, c, from, to, 6, k);
+		}
+	}
+	fprintf(f, "\nverdicts\n");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "  %s: %s\n", c[i].label, c[i].headline);
+}

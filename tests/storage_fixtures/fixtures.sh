@@ -1,0 +1,448 @@
+#!/usr/bin/env bash
+# fixtures.sh - start and stop feedrate's storage fixtures (all on loopback).
+#
+#   fixtures.sh start [--owner PID] [local] [blk] [s3]   (none named: all)
+#   fixtures.sh stop          undo everything the registry lists, then look
+#                             for leftovers by name (mounts, loop devices on
+#                             our image, our cgroup, our processes)
+#   fixtures.sh env           KEY=VALUE lines for what is running
+#   fixtures.sh check KIND    exit 0, or 77 with the missing facility on stderr
+#   fixtures.sh leftovers     list anything of ours still on the machine
+#                             (exit 1 when something is)
+#   fixtures.sh throttled CMD...      run CMD inside the blkio throttle
+#   fixtures.sh throttle BPS IOPS     change the throttle (0: unlimited)
+#   fixtures.sh s3-stats      the S3 server's counters (JSON)
+#   fixtures.sh s3-reset      zero them
+#
+# The fixtures:
+#   local  a folder on the machine's own disk (under the state folder)
+#   blk    an ext4 image on a loop device (losetup --direct-io=on, so the
+#          image file's own page cache cannot hide the throttle), mounted,
+#          read through a blkio cgroup v1 throttle: by default gp3's
+#          baseline, 125 MiB/s and 3000 IOPS (AWS EBS docs)
+#   s3     s3rver (npm, installed by `npm ci` in this folder) on 127.0.0.1
+#          and Debian's s3fs mounting its bucket through FUSE
+# Each gets a copy of one synthetic dataset, `feedrate gen --size SIZE`.
+#
+# Settings (environment):
+#   FEEDRATE_FIXTURE_DIR   state folder (default /var/tmp/feedrate-fixtures);
+#                          must be on a disk, not tmpfs
+#   FEEDRATE_BIN           the feedrate binary (default: ./feedrate at the root)
+#   FIXTURE_SIZE           dataset size (default 30M)
+#   FIXTURE_THROTTLE_BPS   read bytes/s  (default 131072000 = 125 MiB/s)
+#   FIXTURE_THROTTLE_IOPS  read IOPS     (default 3000)
+#   FIXTURE_S3_FIRST_BYTE_MS  delay of each object GET (default 0)
+#   FIXTURE_S3FS_OPTS      extra s3fs -o options (e.g. kernel_cache)
+#
+# Cleanup: every resource is written to STATE/registry the moment it exists;
+# `stop` undoes the registry in reverse order. `start --owner PID` also
+# leaves a watcher that runs `stop` when PID exits, so a test runner that
+# crashes or is killed leaves nothing behind; and `start` first removes
+# what an earlier run left (registry of a dead owner, or anything found by
+# name). `start` is idempotent: fixtures already up are reused.
+# Exit status: 0 ok, 1 failure, 2 usage, 77 a facility is missing (skip).
+set -u
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+STATE=${FEEDRATE_FIXTURE_DIR:-/var/tmp/feedrate-fixtures}
+STATE=${STATE%/}
+LOCK="$STATE.lock"
+REG="$STATE/registry"
+TAG="feedrate-fixture-proc"
+BUCKET="feedrate-fixture"
+CGNAME="feedrate-fixture-$(echo -n "$STATE" | cksum | cut -d' ' -f1)"
+SIZE=${FIXTURE_SIZE:-30M}
+BPS=${FIXTURE_THROTTLE_BPS:-131072000}
+IOPS=${FIXTURE_THROTTLE_IOPS:-3000}
+FB_MS=${FIXTURE_S3_FIRST_BYTE_MS:-0}
+BIN=${FEEDRATE_BIN:-$ROOT/feedrate}
+case "$BIN" in /*) ;; *) BIN="$ROOT/$BIN" ;; esac
+
+say() { echo "fixtures: $*" >&2; }
+die() { say "$*"; exit 1; }
+skip() { say "skip: $*"; exit 77; }
+
+# ---- registry ----
+reg_add() { echo "$*" >>"$REG"; }
+reg_has() { [ -f "$REG" ] && grep -qxF "$*" "$REG"; }
+
+blkio_root() {
+	awk '$3 == "cgroup" && $4 ~ /(^|,)blkio(,|$)/ { print $2; exit }' \
+		/proc/mounts
+}
+
+pid_is_ours() {   # PID: a fixture process (server, s3fs, watcher) of STATE
+	local pid=$1 cmd comm
+	cmd=$( { tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null) || return 1
+	comm=$( { cat "/proc/$pid/comm"; } 2>/dev/null) || return 1
+	# the folder itself, or a path in it: not a sibling set's longer name
+	case "$cmd" in *"$STATE/"*|*" $STATE "*) ;; *) return 1 ;; esac
+	case "$cmd" in *"$TAG"*) return 0 ;; esac
+	[ "$comm" = s3fs ]
+}
+
+kill_pid() {      # PID: TERM, wait up to 3 s, then KILL
+	local pid=$1 i
+	pid_is_ours "$pid" || return 0
+	kill -TERM "$pid" 2>/dev/null
+	for i in $(seq 30); do
+		pid_is_ours "$pid" || return 0
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null
+	sleep 0.1
+}
+
+undo_mount() {
+	local mnt=$1 i
+	grep -qF " $mnt " /proc/mounts || return 0
+	for i in 1 2 3; do
+		umount "$mnt" 2>/dev/null && return 0
+		sleep 0.3
+	done
+	umount -l "$mnt" 2>/dev/null || say "cannot unmount $mnt"
+}
+
+undo_cgroup() {
+	local cg=$1 parent t
+	[ -d "$cg" ] || return 0
+	parent=$(dirname "$cg")
+	# move any task still inside to the parent, then remove it
+	for t in $(cat "$cg/cgroup.procs" 2>/dev/null); do
+		echo "$t" >"$parent/cgroup.procs" 2>/dev/null
+	done
+	rmdir "$cg" 2>/dev/null || say "cannot remove cgroup $cg"
+}
+
+undo_loop() {
+	local dev=$1
+	losetup "$dev" >/dev/null 2>&1 || return 0
+	losetup -d "$dev" 2>/dev/null || say "cannot detach $dev"
+}
+
+# Undo the registry (reverse order), then whatever is still found by name.
+cleanup() {
+	local kind arg rest me=$$ pid line cgroot
+	if [ -f "$REG" ]; then
+		tac "$REG" | while read -r kind arg rest; do
+			case "$kind" in
+			watcher) [ "$arg" != "$me" ] && kill_pid "$arg" ;;
+			pid) kill_pid "$arg" ;;
+			mount) undo_mount "$arg" ;;
+			loop) undo_loop "$arg" ;;
+			cgroup) undo_cgroup "$arg" ;;
+			esac
+		done
+	fi
+	# by name: mounts under the state folder (deepest first)
+	awk -v s="$STATE/" 'index($2, s) == 1 { print $2 }' /proc/mounts |
+		sort -r | while read -r line; do undo_mount "$line"; done
+	# loop devices whose backing file is ours
+	losetup -n -O NAME,BACK-FILE 2>/dev/null |
+		awk -v s="$STATE/" 'index($2, s) == 1 { print $1 }' |
+		while read -r line; do undo_loop "$line"; done
+	cgroot=$(blkio_root)
+	[ -n "$cgroot" ] && undo_cgroup "$cgroot/$CGNAME"
+	# processes whose command line names the state folder
+	for pid in $(ls /proc | grep -E '^[0-9]+$'); do
+		[ "$pid" = "$me" ] && continue
+		[ "$pid" = "$BASHPID" ] && continue
+		pid_is_ours "$pid" && kill_pid "$pid"
+	done
+	rm -rf -- "$STATE"
+}
+
+# Everything of ours still present, one line each; 1 when any.
+leftovers() {
+	local found=0 pid cgroot
+	if awk -v s="$STATE/" 'index($2, s) == 1 { print "mount " $2; f=1 }
+		END { exit !f }' /proc/mounts; then found=1; fi
+	if losetup -n -O NAME,BACK-FILE 2>/dev/null |
+		awk -v s="$STATE/" 'index($2, s) == 1 { print "loop " $1; f=1 }
+			END { exit !f }'; then found=1; fi
+	cgroot=$(blkio_root)
+	if [ -n "$cgroot" ] && [ -d "$cgroot/$CGNAME" ]; then
+		echo "cgroup $cgroot/$CGNAME"; found=1
+	fi
+	for pid in $(ls /proc | grep -E '^[0-9]+$'); do
+		[ "$pid" = "$$" ] || [ "$pid" = "$BASHPID" ] && continue
+		if pid_is_ours "$pid"; then
+			echo "process $pid $( { tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null)"
+			found=1
+		fi
+	done
+	return $found
+}
+
+# ---- facilities ----
+check() {
+	case "$1" in
+	local) ;;
+	blk)
+		[ "$(id -u)" = 0 ] || skip "blk: needs root (loop devices, mount, cgroups)"
+		command -v losetup >/dev/null || skip "blk: losetup not installed (util-linux)"
+		command -v mkfs.ext4 >/dev/null || skip "blk: mkfs.ext4 not installed (e2fsprogs)"
+		[ -e /dev/loop-control ] || skip "blk: no /dev/loop-control (loop driver missing, or a container without loop devices)"
+		[ -n "$(blkio_root)" ] || skip "blk: no blkio cgroup v1 controller mounted (cgroup v2 io.max is not supported by this fixture)"
+		[ -w "$(blkio_root)" ] || skip "blk: the blkio cgroup folder $(blkio_root) is read-only"
+		;;
+	s3)
+		[ "$(id -u)" = 0 ] || skip "s3: needs root (FUSE mount)"
+		[ -c /dev/fuse ] || skip "s3: no /dev/fuse"
+		grep -qw fuse /proc/filesystems || skip "s3: the kernel has no FUSE"
+		command -v s3fs >/dev/null || skip "s3: s3fs not installed (apt-get install -y s3fs)"
+		command -v node >/dev/null || skip "s3: node not installed (Node.js 20)"
+		[ -f "$HERE/node_modules/s3rver/package.json" ] ||
+			skip "s3: s3rver not installed: run 'npm ci --prefix tests/storage_fixtures'"
+		;;
+	*) say "unknown fixture '$1' (local, blk, s3)"; exit 2 ;;
+	esac
+}
+
+# ---- the dataset ----
+dataset() {       # generated once per start into STATE/gen
+	local d="$STATE/gen"
+	[ -f "$d/.complete" ] && return 0
+	[ -x "$BIN" ] || die "feedrate binary $BIN not found (build it: make)"
+	rm -rf -- "$d"
+	mkdir -p "$d"
+	"$BIN" gen --quiet --size "$SIZE" --seed 1 "$d/data" >/dev/null ||
+		die "feedrate gen failed"
+	touch "$d/.complete"
+}
+
+start_local() {
+	[ -f "$STATE/local/.complete" ] && return 0
+	dataset
+	rm -rf -- "$STATE/local"
+	mkdir -p "$STATE/local"
+	cp -a "$STATE/gen/data" "$STATE/local/data" || die "copy to local failed"
+	sync -f "$STATE/local/data"
+	touch "$STATE/local/.complete"
+}
+
+cgroup_write_throttle() {   # BPS IOPS
+	local cg dev=$(cat "$STATE/blk/dev") majmin
+	cg=$(cat "$STATE/blk/cgroup")
+	majmin=$(lsblk -ndo MAJ:MIN "$dev" | tr -d ' ')
+	echo "$majmin $1" >"$cg/blkio.throttle.read_bps_device" ||
+		die "cannot set read_bps_device"
+	echo "$majmin $2" >"$cg/blkio.throttle.read_iops_device" ||
+		die "cannot set read_iops_device"
+	echo "$1" >"$STATE/blk/bps"
+	echo "$2" >"$STATE/blk/iops"
+}
+
+start_blk() {
+	local img="$STATE/blk/disk.img" mnt="$STATE/blk/mnt" dev cg mb
+	if [ -f "$STATE/blk/.complete" ] && grep -qF " $mnt " /proc/mounts; then
+		return 0
+	fi
+	dataset
+	mkdir -p "$mnt"
+	# the image: twice the dataset plus room for ext4's metadata
+	mb=$(du -sm "$STATE/gen/data" | cut -f1)
+	truncate -s $((mb * 2 + 64))M "$img" || die "cannot create $img"
+	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$img" ||
+		die "mkfs.ext4 failed"
+	dev=$(losetup --find --show --direct-io=on "$img") ||
+		die "losetup failed"
+	reg_add loop "$dev"
+	echo "$dev" >"$STATE/blk/dev"
+	mount -o noatime "$dev" "$mnt" || die "mount $dev failed"
+	reg_add mount "$mnt"
+	cp -a "$STATE/gen/data" "$mnt/data" || die "copy to the image failed"
+	sync -f "$mnt"
+	cg="$(blkio_root)/$CGNAME"
+	mkdir -p "$cg" || die "cannot create cgroup $cg"
+	reg_add cgroup "$cg"
+	echo "$cg" >"$STATE/blk/cgroup"
+	cgroup_write_throttle "$BPS" "$IOPS"
+	touch "$STATE/blk/.complete"
+}
+
+s3_alive() {
+	local pid
+	[ -f "$STATE/s3/server.pid" ] || return 1
+	pid=$(cat "$STATE/s3/server.pid")
+	pid_is_ours "$pid" && grep -qF " $STATE/s3/mnt " /proc/mounts
+}
+
+start_s3() {
+	local mnt="$STATE/s3/mnt" port pid i
+	if [ -f "$STATE/s3/.complete" ] && s3_alive; then
+		return 0
+	fi
+	dataset
+	mkdir -p "$STATE/s3/srv" "$mnt"
+	rm -f "$STATE/s3/port"
+	setsid node "$HERE/s3_server.js" --dir "$STATE/s3/srv" \
+		--bucket "$BUCKET" --port-file "$STATE/s3/port" \
+		--first-byte-ms "$FB_MS" --tag "$TAG" \
+		</dev/null >"$STATE/s3/server.log" 2>&1 9>&- &
+	pid=$!
+	echo "$pid" >"$STATE/s3/server.pid"
+	reg_add pid "$pid" s3rver
+	for i in $(seq 100); do
+		[ -s "$STATE/s3/port" ] && break
+		kill -0 "$pid" 2>/dev/null ||
+			die "s3 server exited: $(tail -n 3 "$STATE/s3/server.log")"
+		sleep 0.1
+	done
+	port=$(cat "$STATE/s3/port" 2>/dev/null) || die "s3 server did not start"
+	echo "S3RVER:S3RVER" >"$STATE/s3/passwd"
+	chmod 600 "$STATE/s3/passwd"
+	# -f keeps s3fs in the foreground so its pid is known; the tag in
+	# its command line (the mount point) lets a later run find it
+	setsid s3fs "$BUCKET" "$mnt" -f \
+		-o url="http://127.0.0.1:$port" -o use_path_request_style \
+		-o passwd_file="$STATE/s3/passwd" \
+		${FIXTURE_S3FS_OPTS:+-o "$FIXTURE_S3FS_OPTS"} \
+		</dev/null >"$STATE/s3/s3fs.log" 2>&1 9>&- &
+	pid=$!
+	echo "$pid" >"$STATE/s3/s3fs.pid"
+	reg_add pid "$pid" s3fs
+	reg_add mount "$mnt"
+	for i in $(seq 100); do
+		grep -qF " $mnt " /proc/mounts && break
+		kill -0 "$pid" 2>/dev/null ||
+			die "s3fs exited: $(tail -n 3 "$STATE/s3/s3fs.log")"
+		sleep 0.1
+	done
+	grep -qF " $mnt " /proc/mounts || die "s3fs did not mount $mnt"
+	cp -r "$STATE/gen/data" "$mnt/data" || die "upload through s3fs failed"
+	echo "http://127.0.0.1:$port" >"$STATE/s3/url"
+	touch "$STATE/s3/.complete"
+}
+
+# Fixture sets beside the default one (feedrate-fixtures-*: each test run
+# has its own) whose owner is gone: stop them.
+sweep() {
+	local d prev base=${FEEDRATE_FIXTURE_SWEEP:-/var/tmp/feedrate-fixtures}
+	for d in "$base"-*; do
+		[ -d "$d" ] && [ "$d" != "$STATE" ] && [ -f "$d/owner" ] || continue
+		prev=$(cat "$d/owner")
+		[ "$prev" != none ] && ! kill -0 "$prev" 2>/dev/null || continue
+		say "removing fixtures left by a run that is gone: $d"
+		FEEDRATE_FIXTURE_DIR=$d "$HERE/fixtures.sh" stop 9>&- >&2
+		rm -f -- "$d.lock" "$d.testlock"
+	done
+}
+
+watch_owner() {   # OWNER: run stop once it is gone
+	local owner=$1
+	while kill -0 "$owner" 2>/dev/null; do sleep 1; done
+	exec "$HERE/fixtures.sh" stop
+}
+
+start() {
+	local owner= kinds=() k prev
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--owner) owner=$2; shift 2 ;;
+		local|blk|s3) kinds+=("$1"); shift ;;
+		*) say "start: unknown argument $1"; exit 2 ;;
+		esac
+	done
+	[ ${#kinds[@]} -eq 0 ] && kinds=(local blk s3)
+	for k in "${kinds[@]}"; do (check "$k") || exit $?; done
+	mkdir -p "$(dirname "$STATE")"
+	sweep
+	exec 9>"$LOCK"
+	flock 9
+	# the owner file holds the PID whose exit ends the fixtures, or "none"
+	# (started by hand: they stay until `stop`)
+	if [ -f "$STATE/owner" ]; then
+		prev=$(cat "$STATE/owner")
+		if [ "$prev" != none ] && ! kill -0 "$prev" 2>/dev/null; then
+			say "removing fixtures left by an earlier run (pid $prev)"
+			cleanup
+		elif [ "$prev" != none ] && [ -n "$owner" ] &&
+		     [ "$prev" != "$owner" ]; then
+			die "the fixtures in $STATE are in use by pid $prev"
+		fi
+	elif [ -e "$STATE" ] || ! leftovers >/dev/null; then
+		say "removing fixtures left by an earlier run"
+		cleanup
+	fi
+	mkdir -p "$STATE"
+	prev=$(cat "$STATE/owner" 2>/dev/null)
+	if [ -z "$prev" ] || { [ "$prev" = none ] && [ -n "$owner" ]; }; then
+		echo "${owner:-none}" >"$STATE/owner"
+		if [ -n "$owner" ]; then
+			setsid "$HERE/fixtures.sh" watch "$owner" "$STATE" \
+				"$TAG" </dev/null >/dev/null 2>&1 9>&- &
+			reg_add watcher $!
+		fi
+	fi
+	# a failure part-way leaves the registry for `stop`
+	for k in "${kinds[@]}"; do
+		"start_$k"
+	done
+	envs
+}
+
+envs() {
+	echo "FIXTURE_DIR=$STATE"
+	[ -f "$STATE/local/.complete" ] && echo "FIXTURE_LOCAL=$STATE/local/data"
+	if [ -f "$STATE/blk/.complete" ]; then
+		echo "FIXTURE_BLK=$STATE/blk/mnt/data"
+		echo "FIXTURE_BLK_DEV=$(cat "$STATE/blk/dev")"
+		echo "FIXTURE_BLK_IMG=$STATE/blk/disk.img"
+		echo "FIXTURE_BLK_CGROUP=$(cat "$STATE/blk/cgroup")"
+		echo "FIXTURE_BLK_BPS=$(cat "$STATE/blk/bps")"
+		echo "FIXTURE_BLK_IOPS=$(cat "$STATE/blk/iops")"
+	fi
+	if [ -f "$STATE/s3/.complete" ]; then
+		echo "FIXTURE_S3=$STATE/s3/mnt/data"
+		echo "FIXTURE_S3_URL=$(cat "$STATE/s3/url")"
+		echo "FIXTURE_S3FS_PID=$(cat "$STATE/s3/s3fs.pid")"
+		echo "FIXTURE_S3_SERVER_PID=$(cat "$STATE/s3/server.pid")"
+	fi
+	return 0
+}
+
+s3_http() {       # METHOD PATH
+	local url
+	url=$(cat "$STATE/s3/url" 2>/dev/null) || die "the s3 fixture is not running"
+	node -e '
+		const [m, u] = process.argv.slice(1);
+		fetch(u, { method: m }).then(r => r.text())
+			.then(t => process.stdout.write(t))
+			.catch(e => { console.error(e.message); process.exit(1); });
+	' "$1" "$url$2"
+}
+
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+case "$cmd" in
+start) start "$@" ;;
+stop)
+	mkdir -p "$(dirname "$STATE")"
+	exec 9>"$LOCK"
+	flock 9
+	cleanup
+	leftovers >&2 || die "could not remove everything above"
+	;;
+watch) watch_owner "$1" ;;
+env) envs ;;
+check) check "${1:-}" ;;
+leftovers) leftovers ;;
+throttled)
+	[ -f "$STATE/blk/cgroup" ] || die "the blk fixture is not running"
+	echo $$ >"$(cat "$STATE/blk/cgroup")/cgroup.procs" ||
+		die "cannot enter the cgroup"
+	exec "$@"
+	;;
+throttle)
+	[ $# -eq 2 ] || { say "usage: throttle BPS IOPS"; exit 2; }
+	[ -f "$STATE/blk/cgroup" ] || die "the blk fixture is not running"
+	cgroup_write_throttle "$1" "$2"
+	;;
+s3-stats) s3_http GET /_feedrate/stats ;;
+s3-reset) s3_http POST /_feedrate/reset >/dev/null ;;
+*)
+	sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+	exit 2
+	;;
+esac

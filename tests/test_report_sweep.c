@@ -1,0 +1,272 @@
+/*
+ * test_report_sweep.c - the sweep's reports from one hand-made sweep: the
+ * JSON parses back with every documented key, the CSV has one row per
+ * point under the documented header, the HTML is one self-contained page
+ * whose plot has one line per cache state and one dot per measured point,
+ * and names from outside (a dataset called "<script>..." with a non-UTF-8
+ * byte) stay text everywhere. Report files are written atomically.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "harness.h"
+#include "loader.h"
+#include "report.h"
+#include "report_sweep.h"
+
+#define EVIL_NAME "/data/<script>alert(1)</script>/caf\xff\"&'"
+
+static struct rpt_point pts[7];
+static struct ldr_series_point series[5];
+
+static void sweep_fill(struct rpt_sweep *s)
+{
+	static const struct { unsigned v; enum rpt_cache c; double sps; }
+	def[] = {
+		{ 1, RPT_CACHE_COLD, 300 }, { 1, RPT_CACHE_RAM, 320 },
+		{ 1, RPT_CACHE_WARM, 330 }, { 2, RPT_CACHE_COLD, 560 },
+		{ 2, RPT_CACHE_RAM, 600 }, { 2, RPT_CACHE_WARM, 640 },
+		{ 4, RPT_CACHE_WARM, 0 },
+	};
+
+	memset(s, 0, sizeof(*s));
+	memset(pts, 0, sizeof(pts));
+	for (int i = 0; i < 5; i++) {
+		series[i].t_s = i + 1;
+		series[i].samples_per_s = 600 + 10 * i;
+	}
+	for (size_t i = 0; i < 7; i++) {
+		struct rpt_point *p = &pts[i];
+
+		p->vcpus = def[i].v;
+		p->cache = def[i].c;
+		p->status = RPT_POINT_MEASURED;
+		p->samples_per_s = def[i].sps;
+		p->files_per_s = def[i].sps;
+		p->read_bytes_per_s = def[i].sps * 110e3;
+		p->au = def[i].sps / 2470;
+		p->hit_ratio = def[i].c == RPT_CACHE_COLD ? 0 :
+			       def[i].c == RPT_CACHE_RAM ? 0.31 : 1;
+		p->bottleneck = "cpu";
+		p->bottleneck_why = "workers busy";
+		p->samples = (uint64_t)(def[i].sps * 10);
+		p->measured_s = 10;
+		p->stages.process_cpu_s = 10.0 * def[i].v;
+		p->cpu_outside_mask_s = -1;
+		p->fraction_resident = -1;
+		p->backend = "uring";
+		p->cache_how = "made \"so\", <really>";
+		p->series = series;
+		p->series_len = 5;
+		if (def[i].c == RPT_CACHE_RAM)
+			p->ram_bytes = 100 << 20;
+	}
+	pts[6].status = RPT_POINT_DROPPED;
+	pts[6].why = "no time left in the 60 s budget";
+	s->version = "test";
+	s->workload = "imagenet";
+	s->dataset = EVIL_NAME;
+	s->files = 1871;
+	s->bytes = 209700000;
+	s->fs_type = "ext4";
+	s->fs_device = "vda: <virtio>";
+	s->pipeline = "native";
+	s->backend = "uring";
+	s->cpu_model = "CPU & <co>";
+	s->vcpus_total = 2;
+	s->threads_per_core = 1;
+	s->ram_total = 24ull << 30;
+	s->ram_available = 20ull << 30;
+	s->cgroup_limit = -1;
+	s->instance_type = "";
+	s->vendor = "";
+	s->gpu_type = "A100";
+	s->gpu_detail = "A100 80GB";
+	s->gpu_count = 1;
+	s->demand_per_gpu = 2470;
+	s->demand_kind = "train";
+	s->demand_source = "a README";
+	s->au_threshold = 0.9;
+	s->budget_s = 60;
+	s->elapsed_s = 58;
+	s->budget_rule = "the rule";
+	s->notes = "";
+	s->points = pts;
+	s->npoints = 7;
+	s->lru_ram_bytes = 100 << 20;
+	s->lru_ram_steady = 0.2;
+	s->lru_half_steady = 0.05;
+	rpt_sweep_verdict(s);
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(hay, needle); p;
+	     p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+FR_TEST(report_sweep, json_parses_back_with_the_documented_keys)
+{
+	struct rpt_sweep s;
+	json_t *root, *back, *p0, *v;
+	json_error_t err;
+	char *text;
+	size_t i;
+	json_t *p;
+
+	sweep_fill(&s);
+	root = rpt_sweep_json(&s, true);
+	cr_assert_not_null(root);
+	text = json_dumps(root, 0);
+	json_decref(root);
+	cr_assert_not_null(text, "every string must be valid UTF-8");
+	back = json_loads(text, 0, &err);
+	free(text);
+	cr_assert_not_null(back, "%s", err.text);
+	cr_assert_str_eq(json_string_value(json_object_get(back, "schema")),
+			 RPT_SWEEP_SCHEMA_NAME);
+	cr_assert_eq(json_integer_value(json_object_get(back,
+		"schema_version")), RPT_SWEEP_SCHEMA_VERSION);
+	cr_assert_eq(json_array_size(json_object_get(back, "points")), 7);
+	p0 = json_array_get(json_object_get(back, "points"), 0);
+	{
+		static const char *const keys[] = {
+			"vcpus", "cache", "samples_per_s", "au", "hit_ratio",
+			"bottleneck", "stages", "status", "series",
+		};
+
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			cr_assert_not_null(json_object_get(p0, keys[k]),
+					   "points[0].%s", keys[k]);
+	}
+	json_array_foreach(json_object_get(back, "points"), i, p) {
+		if (i == 6) {
+			cr_assert_str_eq(json_string_value(json_object_get(p,
+				"status")), "dropped");
+			cr_assert(json_is_null(json_object_get(p,
+				"samples_per_s")));
+		} else {
+			cr_assert_float_eq(json_real_value(json_object_get(p,
+				"samples_per_s")), pts[i].samples_per_s, 1e-9);
+		}
+	}
+	cr_assert_eq(json_array_size(json_object_get(back, "dropped")), 1);
+	v = json_object_get(back, "verdict");
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(v,
+		"gpus_fed"), "warm")), 0);
+	cr_assert(json_is_number(json_object_get(json_object_get(v,
+		"vcpus_per_gpu"), "cold")));
+	cr_assert_eq(json_array_size(json_object_get(v, "per_cache")), 3);
+	/* the dataset name, escaped but kept */
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(
+		back, "dataset"), "path")),
+		"/data/<script>alert(1)</script>/caf\\xff\"&'");
+	json_decref(back);
+}
+
+FR_TEST(report_sweep, csv_has_one_row_per_point_under_the_header)
+{
+	struct rpt_sweep s;
+	char *csv, *line, *save = NULL;
+	int rows = 0;
+
+	sweep_fill(&s);
+	csv = rpt_sweep_csv(&s);
+	cr_assert_not_null(csv);
+	cr_assert(!strncmp(csv, "vcpus,cache,status,ram_bytes,samples_per_s,"
+			   "au,hit_ratio,", 48), "%.80s", csv);
+	for (line = strtok_r(csv, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (rows == 1)
+			cr_assert(!strncmp(line, "1,cold,measured,,300.00,",
+					   24), "%s", line);
+		if (rows == 7) {
+			cr_assert(!strncmp(line, "4,warm,dropped,", 15), "%s",
+				  line);
+			cr_assert(strstr(line, "no time left"), "%s", line);
+		}
+		rows++;
+	}
+	cr_assert_eq(rows, 8, "header + 7 points");
+	free(csv);
+}
+
+FR_TEST(report_sweep, html_keeps_outside_names_as_text_and_plots_each_point)
+{
+	struct rpt_sweep s;
+	char *html;
+
+	sweep_fill(&s);
+	html = rpt_sweep_html(&s);
+	cr_assert_not_null(html);
+	cr_assert(!strstr(html, "<script"), "no script element, ever");
+	cr_assert(strstr(html, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+	cr_assert(strstr(html, "caf\\xff&quot;&amp;&#39;"));
+	cr_assert(strstr(html, "CPU &amp; &lt;co&gt;"));
+	cr_assert(strstr(html, "vda: &lt;virtio&gt;"));
+	cr_assert(!strstr(html, "http://") || !strstr(html, "src="),
+		  "nothing fetched");
+	cr_assert_eq(count(html, "<svg class=\"plot\""), 1);
+	cr_assert_eq(count(html, "class=\"series\""), 3, "cold, ram, warm");
+	cr_assert_eq(count(html, "<circle class=\"pt\""), 6,
+		     "one dot per measured point");
+	cr_assert_geq(count(html, "class=\"demand\""), 1);
+	cr_assert_eq(count(html, "<svg class=\"tseries\""), 6);
+	/* every byte of the page is valid UTF-8: the \xff went through
+	 * rpt_path_text */
+	cr_assert_null(memchr(html, 0xff, strlen(html)));
+	free(html);
+}
+
+FR_TEST(report_sweep, text_report_puts_the_verdict_first_in_80_columns)
+{
+	struct rpt_sweep s;
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int n = 0;
+
+	cr_assert_not_null(f);
+	sweep_fill(&s);
+	rpt_sweep_print(f, &s);
+	fclose(f);
+	cr_assert(!strncmp(buf, "feedrate sweep\n  verdict  ", 26), "%.60s",
+		  buf);
+	cr_assert(strstr(buf, "dropped by the budget rule: 4/warm"));
+	cr_assert(strstr(buf, "\\xff"), "the path escaped");
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save), n++) {
+		/* the catalog footnote and path lines may be long; tables
+		 * and wrapped prose may not */
+		if (strstr(line, "/data/") || strstr(line, "(* a figure"))
+			continue;
+		cr_assert_leq(strlen(line), 80, "line %d: %s", n, line);
+	}
+	free(buf);
+}
+
+FR_TEST(report_sweep, files_are_written_whole)
+{
+	struct rpt_sweep s;
+	char *dir = fr_test_tmpdir(), path[4096], *csv, got[64];
+	FILE *f;
+
+	sweep_fill(&s);
+	csv = rpt_sweep_csv(&s);
+	snprintf(path, sizeof(path), "%s/r.csv", dir);
+	cr_assert_eq(rpt_file_write(path, csv, strlen(csv)), 0);
+	f = fopen(path, "r");
+	cr_assert_not_null(f);
+	cr_assert_not_null(fgets(got, sizeof(got), f));
+	fclose(f);
+	cr_assert(!strncmp(got, "vcpus,cache,", 12));
+	free(csv);
+	fr_test_rmtree(dir);
+}

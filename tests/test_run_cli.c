@@ -1,0 +1,491 @@
+/*
+ * test_run_cli.c - `feedrate run` end to end through the real binary
+ * ($FEEDRATE_BIN; skipped when unset): the JSON report's keys and values,
+ * usage errors, sample errors by kind, --max-errors, the temporary default
+ * dataset being removed, and SIGINT giving a partial report and exit 130.
+ * Suites ending in _slow generate datasets and run measurements.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "aug_testlib.h"
+#include "harness.h"
+
+static const char *bin(void)
+{
+	const char *b = getenv("FEEDRATE_BIN");
+
+	if (!b || !*b)
+		cr_skip_test("FEEDRATE_BIN is not set (make test sets it)");
+	return b;
+}
+
+/*
+ * Start BIN with ARGV (NULL-terminated, argv[0] included), stdout and
+ * stderr into files under DIR. Returns the pid.
+ */
+static pid_t start(const char *dir, char *const argv[])
+{
+	char out[4096], err[4096];
+	pid_t pid;
+
+	snprintf(out, sizeof(out), "%s/stdout", dir);
+	snprintf(err, sizeof(err), "%s/stderr", dir);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (o < 0 || e < 0)
+			_exit(127);
+		dup2(o, 1);
+		dup2(e, 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Wait up to LIMIT_S for PID; kill it and fail when it hangs. */
+static int wait_exit(pid_t pid, double limit_s)
+{
+	struct timespec ts = { 0, 50000000 };
+	int status;
+
+	for (double t = 0; t < limit_s; t += 0.05) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid) {
+			cr_assert(WIFEXITED(status), "died by signal %d",
+				  WTERMSIG(status));
+			return WEXITSTATUS(status);
+		}
+		nanosleep(&ts, NULL);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	cr_assert_fail("feedrate did not exit within %.0f s", limit_s);
+	return -1;
+}
+
+static int run_bin(const char *dir, char *const argv[])
+{
+	return wait_exit(start(dir, argv), 300);
+}
+
+static char *slurp(const char *dir, const char *name)
+{
+	char path[4096];
+	size_t len;
+	char *s;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	s = (char *)tl_read_file(path, &len);
+	cr_assert_not_null(s, "%s unreadable", path);
+	s[len] = '\0';
+	return s;
+}
+
+/* `feedrate gen` into DIR/data; the dataset root is returned (malloc'd). */
+static char *gen_dataset(const char *dir, const char *how, const char *n)
+{
+	char data[4096];
+	char *argv[] = { (char *)bin(), "gen", "-q", (char *)how, (char *)n,
+			 data, NULL };
+	int rc;
+
+	snprintf(data, sizeof(data), "%s/data", dir);
+	rc = run_bin(dir, argv);
+	cr_assert_eq(rc, 0, "feedrate gen exited %d", rc);
+	return strdup(data);
+}
+
+static uint64_t tree_files, tree_bytes;
+
+static int count_entry(const char *path, const struct stat *st, int flag,
+		       struct FTW *ftw)
+{
+	(void)path;
+	(void)ftw;
+	if (flag == FTW_F && S_ISREG(st->st_mode)) {
+		tree_files++;
+		tree_bytes += (uint64_t)st->st_size;
+	}
+	return 0;
+}
+
+static void count_tree(const char *root, uint64_t *files, uint64_t *bytes)
+{
+	tree_files = tree_bytes = 0;
+	cr_assert_eq(nftw(root, count_entry, 16, FTW_PHYS), 0);
+	*files = tree_files;
+	*bytes = tree_bytes;
+}
+
+static json_t *load_json(const char *path)
+{
+	json_error_t je;
+	json_t *j = json_load_file(path, 0, &je);
+
+	cr_assert_not_null(j, "%s: %s (line %d)", path, je.text, je.line);
+	return j;
+}
+
+static double num(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	cr_assert(json_is_number(v), "'%s' is not a number", key);
+	return json_number_value(v);
+}
+
+static const char *str(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	cr_assert(json_is_string(v), "'%s' is not a string", key);
+	return json_string_value(v);
+}
+
+/* Copy a fixture into the dataset under a class folder of its own. */
+static void put_fixture(const char *root, const char *fixture,
+			const char *name)
+{
+	char path[4096];
+	size_t len;
+	uint8_t *data = tl_fixture(fixture, &len);
+	FILE *f;
+
+	cr_assert_not_null(data, "fixture %s missing", fixture);
+	snprintf(path, sizeof(path), "%s/train/n99999999", root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/train/n99999999/%s", root, name);
+	f = fopen(path, "wb");
+	cr_assert_not_null(f);
+	cr_assert_eq(fwrite(data, 1, len, f), len);
+	cr_assert_eq(fclose(f), 0);
+	free(data);
+}
+
+/* ---- fast: no dataset ---- */
+
+FR_TEST(run_cli, help_prints_the_options_and_exits_0)
+{
+	char *dir = fr_test_tmpdir();
+	char *argv[] = { (char *)bin(), "run", "--help", NULL };
+	char *out;
+
+	cr_assert_eq(run_bin(dir, argv), 0);
+	out = slurp(dir, "stdout");
+	cr_expect_not_null(strstr(out, "--gpus"));
+	cr_expect_not_null(strstr(out, "--vcpus"));
+	cr_expect_not_null(strstr(out, "--ram"));
+	free(out);
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(run_cli, unknown_gpu_is_a_usage_error_that_lists_known_gpus)
+{
+	char *dir = fr_test_tmpdir();
+	char *argv[] = { (char *)bin(), "run", "--gpus", "8xB999", "/nonexistent",
+			 NULL };
+	char *err;
+
+	cr_assert_eq(run_bin(dir, argv), 2);
+	err = slurp(dir, "stderr");
+	cr_expect_not_null(strstr(err, "B999"), "%s", err);
+	cr_expect_not_null(strstr(err, "A100"), "%s", err);
+	cr_expect_not_null(strstr(err, "H100"), "%s", err);
+	free(err);
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(run_cli, bad_option_values_are_usage_errors)
+{
+	static const char *bad[][3] = {
+		{ "--cache", "lukewarm", NULL }, { "--vcpus", "0", NULL },
+		{ "--demand", "peak", NULL }, { "--gpu-sync", "some", NULL },
+		{ "--ram", "12Q", NULL }, { "--backend", "null", NULL },
+		{ "--gpu-rate", "-5", NULL }, { "--duration", "soon", NULL },
+	};
+	char *dir = fr_test_tmpdir();
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv[] = { (char *)bin(), "run", (char *)bad[i][0],
+				 (char *)bad[i][1], dir, NULL };
+		char *err;
+
+		cr_expect_eq(run_bin(dir, argv), 2, "%s %s", bad[i][0],
+			     bad[i][1]);
+		err = slurp(dir, "stderr");
+		cr_expect_not_null(strstr(err, "feedrate run:"), "%s", err);
+		free(err);
+	}
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(run_cli, missing_dataset_is_an_environment_failure)
+{
+	char *dir = fr_test_tmpdir();
+	char *argv[] = { (char *)bin(), "run", "--duration", "1",
+			 "/nonexistent/feedrate-dataset", NULL };
+	char *err;
+
+	cr_assert_eq(run_bin(dir, argv), 5);
+	err = slurp(dir, "stderr");
+	cr_expect_not_null(strstr(err, "cannot list"), "%s", err);
+	free(err);
+	fr_test_rmtree(dir);
+}
+
+/* ---- slow: generated datasets, real measurements ---- */
+
+FR_TEST(run_cli_slow, json_report_has_every_key_with_sane_values)
+{
+	char *dir = fr_test_tmpdir();
+	char *data = gen_dataset(dir, "--size", "20M");
+	char js[4096];
+	char *argv[] = { (char *)bin(), "run", "--cache", "warm", "--gpus",
+			 "2xa100", "--duration", "2", "--warmup", "0.5",
+			 "--vcpus", "1", "--json", js, data, NULL };
+	const json_t *g, *ds, *st, *er;
+	json_t *j;
+	uint64_t files, bytes;
+	const char *s;
+	char *out;
+	int rc;
+
+	snprintf(js, sizeof(js), "%s/report.json", dir);
+	rc = run_bin(dir, argv);
+	out = slurp(dir, "stdout");
+	cr_assert_eq(rc, 0, "exit %d\n%s", rc, out);
+	cr_expect_not_null(strstr(out, "verdict"), "%s", out);
+	cr_expect_not_null(strstr(out, "2xA100"), "%s", out);
+	j = load_json(js);
+	count_tree(data, &files, &bytes);
+
+	cr_expect_eq(num(j, "schema_version"), 1);
+	cr_expect_gt(num(j, "samples_per_s"), 0);
+	cr_expect(num(j, "au") > 0 && num(j, "au") <= 1.0 + 1e-9);
+	s = str(j, "bottleneck");
+	cr_expect(!strcmp(s, "cpu") || !strcmp(s, "storage") ||
+		  !strcmp(s, "gpu"), "bottleneck %s", s);
+	cr_expect_eq(num(j, "vcpus"), 1);
+	cr_expect_eq(num(j, "workers"), 1);
+	cr_expect_str_eq(str(j, "cache"), "warm");
+	cr_expect(num(j, "hit_ratio") >= 0.9 && num(j, "hit_ratio") <= 1,
+		  "warm hit ratio %f", num(j, "hit_ratio"));
+	cr_expect(num(j, "fraction_resident") >= 0.9 &&
+		  num(j, "fraction_resident") <= 1);
+	cr_expect_geq(num(j, "cpu_outside_mask_s"), 0);
+	g = json_object_get(j, "gpus");
+	cr_assert(json_is_object(g));
+	cr_expect_str_eq(str(g, "type"), "A100");
+	cr_expect_eq(num(g, "count"), 2);
+	cr_expect_float_eq(num(g, "demand_per_gpu"), 2470, 1e-9);
+	cr_expect_not_null(strstr(str(g, "demand_source"),
+				  "DeepLearningExamples"));
+	st = json_object_get(j, "stages");
+	cr_assert(json_is_object(st));
+	cr_expect_gt(num(st, "decode_s"), 0);
+	cr_expect_gt(num(st, "resize_s"), 0);
+	cr_expect_gt(num(st, "worker_cpu_s"), 0);
+	cr_expect_geq(num(st, "reader_cpu_s"), 0);
+	er = json_object_get(j, "errors");
+	cr_assert(json_is_object(er));
+	cr_expect_eq(num(er, "total"), 0);
+	s = str(j, "backend");
+	cr_expect(!strcmp(s, "uring") || !strcmp(s, "psync"), "%s", s);
+	ds = json_object_get(j, "dataset");
+	cr_assert(json_is_object(ds));
+	cr_expect_eq((uint64_t)num(ds, "files"), files);
+	cr_expect_eq((uint64_t)num(ds, "bytes"), bytes);
+	cr_expect_geq(bytes, 20u << 20);
+	cr_expect_eq(json_is_false(json_object_get(j, "partial")), true);
+	json_decref(j);
+	free(out);
+	free(data);
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(run_cli_slow, raw_feed_rate_with_gpus_0_has_no_au_and_a_capacity)
+{
+	char *dir = fr_test_tmpdir();
+	char *data = gen_dataset(dir, "--files", "64");
+	char *argv[] = { (char *)bin(), "run", "--gpus", "0", "--gpu-rate",
+			 "10", "--epochs", "2", "--json", "-", data, NULL };
+	json_t *j;
+	json_error_t je;
+	char *out;
+	int rc;
+
+	rc = run_bin(dir, argv);
+	cr_assert_eq(rc, 0, "exit %d", rc);
+	out = slurp(dir, "stdout");
+	j = json_loads(out, 0, &je);
+	cr_assert_not_null(j, "stdout is not JSON: %s", je.text);
+	cr_expect(json_is_null(json_object_get(j, "au")));
+	cr_expect_eq(num(json_object_get(j, "gpus"), "count"), 0);
+	cr_expect_eq(num(j, "epochs_done"), 2);
+	cr_expect_str_eq(str(j, "cache"), "cold");
+	cr_expect_lt(num(j, "hit_ratio"), 0.5);
+	/* at 10 samples/s per GPU the feed keeps samples_per_s / 9 GPUs */
+	cr_expect_eq(num(json_object_get(j, "gpus"), "fed_at_threshold"),
+		     (double)(unsigned)(num(j, "samples_per_s") / 9.0 + 1e-9));
+	json_decref(j);
+	free(out);
+	/* the human report went to stderr */
+	out = slurp(dir, "stderr");
+	cr_expect_not_null(strstr(out, "verdict"), "%s", out);
+	free(out);
+	free(data);
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(run_cli_slow, corrupt_files_are_counted_by_kind_and_exit_3)
+{
+	char *dir = fr_test_tmpdir();
+	char *data = gen_dataset(dir, "--files", "40");
+	char js[4096];
+	char *argv[] = { (char *)bin(), "run", "--gpus", "0", "--epochs", "1",
+			 "--json", js, data, NULL };
+	const json_t *kinds, *k;
+	json_t *j;
+	char *out;
+	int rc;
+
+	put_fixture(data, "corrupt_header.jpg", "bad_\xff_header.JPEG");
+	put_fixture(data, "png_named.JPEG", "a_png.JPEG");
+	snprintf(js, sizeof(js), "%s/report.json", dir);
+	rc = run_bin(dir, argv);
+	out = slurp(dir, "stdout");
+	cr_assert_eq(rc, 3, "exit %d\n%s", rc, out);
+	cr_expect_not_null(strstr(out, "corrupt"), "%s", out);
+	/* the example path is escaped, not raw bytes */
+	cr_expect_not_null(strstr(out, "bad_\\xff_header.JPEG"), "%s", out);
+	j = load_json(js);
+	kinds = json_object_get(json_object_get(j, "errors"), "kinds");
+	cr_assert(json_is_object(kinds));
+	k = json_object_get(kinds, "corrupt");
+	cr_assert(json_is_object(k), "no corrupt kind");
+	cr_expect_eq(num(k, "count"), 1);
+	cr_expect_not_null(strstr(str(k, "example"), "bad_\\xff_header"));
+	k = json_object_get(kinds, "not_format");
+	cr_assert(json_is_object(k), "no not_format kind");
+	cr_expect_eq(num(k, "count"), 1);
+	cr_expect_eq(num(json_object_get(j, "errors"), "total"), 2);
+	cr_expect_eq(num(json_object_get(j, "dataset"), "files"), 42);
+	json_decref(j);
+	free(out);
+	free(data);
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(run_cli_slow, max_errors_1_stops_the_run_with_exit_4)
+{
+	char *dir = fr_test_tmpdir();
+	char *data = gen_dataset(dir, "--files", "40");
+	char *argv[] = { (char *)bin(), "run", "--gpus", "0", "--max-errors",
+			 "1", "--duration", "30", data, NULL };
+	char *out, *err;
+	int rc;
+
+	put_fixture(data, "corrupt_header.jpg", "bad1.JPEG");
+	put_fixture(data, "corrupt_header.jpg", "bad2.JPEG");
+	rc = run_bin(dir, argv);
+	out = slurp(dir, "stdout");
+	err = slurp(dir, "stderr");
+	cr_assert_eq(rc, 4, "exit %d\n%s\n%s", rc, out, err);
+	cr_expect_not_null(strstr(err, "--max-errors 1"), "%s", err);
+	cr_expect_not_null(strstr(out, "stopped by --max-errors"), "%s", out);
+	cr_expect_not_null(strstr(out, "corrupt"), "%s", out);
+	free(out);
+	free(err);
+	free(data);
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(run_cli_slow, run_without_dataset_removes_its_temporary_dataset)
+{
+	char *dir = fr_test_tmpdir();
+	char tmp[4096];
+	char *argv[] = { (char *)bin(), "run", "--tmpdir", tmp, "--gen-size",
+			 "4M", "--duration", "1", "--warmup", "0.2", NULL };
+	uint64_t files, bytes;
+	char *out;
+	int rc;
+
+	snprintf(tmp, sizeof(tmp), "%s/t", dir);
+	cr_assert_eq(mkdir(tmp, 0755), 0);
+	rc = run_bin(dir, argv);
+	out = slurp(dir, "stdout");
+	cr_assert_eq(rc, 0, "exit %d\n%s", rc, out);
+	cr_expect_not_null(strstr(out, "generated, removed after the run"),
+			   "%s", out);
+	cr_expect_not_null(strstr(out, "feedrate-run."), "%s", out);
+	count_tree(tmp, &files, &bytes);
+	cr_expect_eq(files, 0, "%lu files left behind", (unsigned long)files);
+	cr_expect_eq(rmdir(tmp), 0, "the temporary folder is still there");
+	free(out);
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(run_cli_slow, tmpfs_is_refused_for_the_default_dataset)
+{
+	char *dir = fr_test_tmpdir();
+	char *argv[] = { (char *)bin(), "run", "--tmpdir", "/dev/shm",
+			 "--gen-size", "4M", NULL };
+	struct stat st;
+	char *err;
+
+	if (stat("/dev/shm", &st) || !S_ISDIR(st.st_mode))
+		cr_skip_test("no /dev/shm here");
+	cr_assert_eq(run_bin(dir, argv), 5);
+	err = slurp(dir, "stderr");
+	cr_expect_not_null(strstr(err, "tmpfs"), "%s", err);
+	free(err);
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(run_cli_slow, sigint_mid_run_exits_130_with_a_partial_report)
+{
+	char *dir = fr_test_tmpdir();
+	char *data = gen_dataset(dir, "--files", "64");
+	char js[4096];
+	char *argv[] = { (char *)bin(), "run", "--duration", "120", "--warmup",
+			 "0.3", "--json", js, data, NULL };
+	struct timespec ts = { 2, 500000000 };
+	json_t *j;
+	char *out;
+	pid_t pid;
+	int rc;
+
+	snprintf(js, sizeof(js), "%s/report.json", dir);
+	pid = start(dir, argv);
+	nanosleep(&ts, NULL);
+	cr_assert_eq(kill(pid, SIGINT), 0);
+	rc = wait_exit(pid, 30);
+	out = slurp(dir, "stdout");
+	cr_assert_eq(rc, 130, "exit %d\n%s", rc, out);
+	cr_expect_not_null(strstr(out, "PARTIAL"), "%s", out);
+	j = load_json(js);
+	cr_expect(json_is_true(json_object_get(j, "partial")));
+	cr_expect_str_eq(str(j, "stopped_by"), "signal");
+	cr_expect_lt(num(j, "measured_s"), 60);
+	json_decref(j);
+	free(out);
+	free(data);
+	fr_test_rmtree(dir);
+}

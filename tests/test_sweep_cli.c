@@ -1,0 +1,223 @@
+/*
+ * test_sweep_cli.c - `feedrate sweep` through the real binary
+ * ($FEEDRATE_BIN; skipped when unset): usage errors, an unwritable report
+ * path refused before anything is measured, and (suite sweep_cli_slow)
+ * an end-to-end sweep of a small generated dataset under a short budget:
+ * the JSON, CSV and HTML reports, points dropped as the budget rule says,
+ * and the time used within the budget plus the stated margin.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "harness.h"
+#include "report_sweep.h"
+
+/* One point may overrun its share by its child's start and its cache
+ * preparation: the sweep's stated margin. */
+#define SWEEP_MARGIN_S 20.0
+
+static const char *bin(void)
+{
+	const char *b = getenv("FEEDRATE_BIN");
+
+	if (!b || !*b)
+		cr_skip_test("FEEDRATE_BIN is not set (make test sets it)");
+	return b;
+}
+
+/* Run ARGV with stdout/stderr into DIR/stdout, DIR/stderr; exit code. */
+static int run_bin(const char *dir, char *const argv[], double limit_s)
+{
+	char out[4096], err[4096];
+	struct timespec ts = { 0, 50000000 };
+	pid_t pid;
+	int status;
+
+	snprintf(out, sizeof(out), "%s/stdout", dir);
+	snprintf(err, sizeof(err), "%s/stderr", dir);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (o < 0 || e < 0)
+			_exit(127);
+		dup2(o, 1);
+		dup2(e, 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	for (double t = 0; t < limit_s; t += 0.05) {
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			cr_assert(WIFEXITED(status), "died by signal %d",
+				  WTERMSIG(status));
+			return WEXITSTATUS(status);
+		}
+		nanosleep(&ts, NULL);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	cr_assert_fail("feedrate did not exit within %.0f s", limit_s);
+	return -1;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t cap = 0, len = 0, n;
+
+	cr_assert_not_null(f, "%s", path);
+	do {
+		if (len + 4096 + 1 > cap) {
+			cap = cap ? cap * 2 : 65536;
+			buf = realloc(buf, cap);
+			cr_assert_not_null(buf);
+		}
+		n = fread(buf + len, 1, 4096, f);
+		len += n;
+	} while (n);
+	fclose(f);
+	buf[len] = '\0';
+	return buf;
+}
+
+FR_TEST(sweep_cli, help_and_usage_errors)
+{
+	char *dir = fr_test_tmpdir(), *text, path[4096];
+	char *help[] = { (char *)bin(), "sweep", "--help", NULL };
+	char *badv[] = { (char *)bin(), "sweep", "--vcpus", "1,x", NULL };
+	char *badc[] = { (char *)bin(), "sweep", "--cache", "hot", NULL };
+	char *many[] = { (char *)bin(), "sweep", "--vcpus", "100000", NULL };
+	char *badb[] = { (char *)bin(), "sweep", "--budget", "soon", NULL };
+
+	cr_assert_eq(run_bin(dir, help, 30), 0);
+	snprintf(path, sizeof(path), "%s/stdout", dir);
+	text = slurp(path);
+	cr_assert(strstr(text, "Budget rule:"), "the rule is in the help");
+	free(text);
+	cr_assert_eq(run_bin(dir, badv, 30), 2);
+	cr_assert_eq(run_bin(dir, badc, 30), 2);
+	cr_assert_eq(run_bin(dir, many, 30), 2);
+	cr_assert_eq(run_bin(dir, badb, 30), 2);
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(sweep_cli, unwritable_report_is_refused_before_measuring)
+{
+	char *dir = fr_test_tmpdir(), json[4096], path[4096], *text;
+	char *argv[] = { (char *)bin(), "sweep", "--json", json, "/nonexistent",
+			 NULL };
+	struct timespec t0, t1;
+
+	snprintf(json, sizeof(json), "%s/no/such/folder/r.json", dir);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	cr_assert_eq(run_bin(dir, argv, 30), 5);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	snprintf(path, sizeof(path), "%s/stderr", dir);
+	text = slurp(path);
+	cr_assert(strstr(text, "cannot write a report"), "%s", text);
+	/* refused before listing: the missing dataset is never mentioned */
+	cr_assert_null(strstr(text, "cannot list"), "%s", text);
+	free(text);
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(sweep_cli_slow, small_dataset_short_budget_all_reports)
+{
+	char *dir = fr_test_tmpdir(), data[4096], json[4096], csv[4096];
+	char html[4096], path[4096], *text;
+	char *gen[] = { (char *)bin(), "gen", "-q", "--size", "16M", data,
+			NULL };
+	char *sweep[] = { (char *)bin(), "sweep", "--vcpus", "1,2",
+			  "--budget", "36s", "--json", json, "--csv", csv,
+			  "--html", html, data, NULL };
+	json_error_t je;
+	json_t *root, *pts, *p;
+	size_t i, measured = 0, dropped = 0, npts;
+	unsigned max_kept = 0, min_dropped = 1000;
+	int rc;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		sweep[3] = "1";
+	snprintf(data, sizeof(data), "%s/data", dir);
+	snprintf(json, sizeof(json), "%s/r.json", dir);
+	snprintf(csv, sizeof(csv), "%s/r.csv", dir);
+	snprintf(html, sizeof(html), "%s/r.html", dir);
+	cr_assert_eq(run_bin(dir, gen, 120), 0);
+	rc = run_bin(dir, sweep, 36 + SWEEP_MARGIN_S + 30);
+	snprintf(path, sizeof(path), "%s/stderr", dir);
+	text = slurp(path);
+	cr_assert_eq(rc, 0, "exit %d: %s", rc, text);
+	free(text);
+	snprintf(path, sizeof(path), "%s/stdout", dir);
+	text = slurp(path);
+	cr_assert(!strncmp(text, "feedrate sweep\n  verdict  ", 26), "%.200s",
+		  text);
+	free(text);
+
+	root = json_load_file(json, 0, &je);
+	cr_assert_not_null(root, "%s", je.text);
+	cr_assert_eq(json_integer_value(json_object_get(root,
+		"schema_version")), RPT_SWEEP_SCHEMA_VERSION);
+	pts = json_object_get(root, "points");
+	npts = json_array_size(pts);
+	json_array_foreach(pts, i, p) {
+		const char *st = json_string_value(json_object_get(p,
+								   "status"));
+		const unsigned v = (unsigned)json_integer_value(
+			json_object_get(p, "vcpus"));
+
+		if (!strcmp(st, "measured")) {
+			measured++;
+			if (v > max_kept)
+				max_kept = v;
+			cr_assert(json_number_value(json_object_get(p,
+				"samples_per_s")) > 0);
+			cr_assert(json_is_object(json_object_get(p,
+				"stages")));
+		} else if (!strcmp(st, "dropped")) {
+			dropped++;
+			if (v < min_dropped)
+				min_dropped = v;
+		}
+	}
+	cr_assert_geq(measured, 1);
+	cr_assert_eq(json_array_size(json_object_get(root, "dropped")),
+		     dropped);
+	/* dropped from the largest vCPU count down */
+	if (dropped && measured)
+		cr_assert_geq(min_dropped, max_kept, "a %u-vCPU point dropped "
+			      "while %u vCPUs were measured", min_dropped,
+			      max_kept);
+	cr_assert_leq(json_number_value(json_object_get(json_object_get(root,
+		"budget"), "elapsed_s")), 36 + SWEEP_MARGIN_S);
+	cr_assert(json_is_object(json_object_get(json_object_get(root,
+		"verdict"), "gpus_fed")));
+	json_decref(root);
+
+	text = slurp(csv);
+	{
+		size_t rows = 0;
+
+		for (char *c = text; *c; c++)
+			rows += *c == '\n';
+		cr_assert_eq(rows, 1 + npts, "a header and one row per "
+			     "point");
+	}
+	free(text);
+	text = slurp(html);
+	cr_assert(strstr(text, "<svg class=\"plot\""));
+	cr_assert_null(strstr(text, "<script"));
+	free(text);
+	fr_test_rmtree(dir);
+}
