@@ -701,9 +701,20 @@ int cmd_run(int argc, char **argv)
 	rr.kept = rr.generated && s->o.keep;
 	rr.files = stg_dataset_count(s->md.ds);
 	rr.bytes = stg_dataset_total_bytes(s->md.ds);
-	for (int k = 0; k < STG_DS_ERR_COUNT; k++)
-		rr.listing_errors += stg_dataset_errors(s->md.ds,
-							(enum stg_ds_err)k);
+	for (int k = 0; k < STG_DS_ERR_COUNT; k++) {
+		enum stg_ds_err e = (enum stg_ds_err)k;
+		uint64_t n = stg_dataset_errors(s->md.ds, e);
+		struct rpt_listing_kind *lk;
+
+		rr.listing_errors += n;
+		if (!n || rr.nlisting_kinds >= sizeof(rr.listing_kinds) /
+					      sizeof(rr.listing_kinds[0]))
+			continue;
+		lk = &rr.listing_kinds[rr.nlisting_kinds++];
+		lk->kind = stg_ds_err_name(e);
+		lk->count = n;
+		lk->example = stg_dataset_error_example(s->md.ds, e);
+	}
 	ms_fs_describe(root, &s->fs, &rr.fs_type, devtext, sizeof(devtext));
 	rr.fs_device = devtext;
 	rr.backend_asked = s->o.backend_text;

@@ -65,6 +65,12 @@ struct rpt_run {
 	bool kept;                      /* ... and it was kept */
 	uint64_t files, bytes;          /* the listing */
 	uint64_t listing_errors;        /* entries the listing skipped */
+	struct rpt_listing_kind {       /* ... by kind, one example each */
+		const char *kind;       /* "dangling_link", "opendir", ... */
+		uint64_t count;
+		const char *example;    /* raw bytes, may be NULL */
+	} listing_kinds[16];
+	unsigned nlisting_kinds;
 	const char *fs_type;            /* "ext4", "fuse.s3fs" */
 	const char *fs_device;          /* block device model, "" unknown */
 	const char *pipeline;           /* wl_transform_describe()'s line */

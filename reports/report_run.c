@@ -180,6 +180,17 @@ static void print_measured(FILE *f, const struct rpt_run *r)
 		fprintf(f, "  listing    %llu entries skipped (unreadable, "
 			"dangling, not regular files)\n",
 			(unsigned long long)r->listing_errors);
+	for (unsigned i = 0; i < r->nlisting_kinds; i++) {
+		const struct rpt_listing_kind *lk = &r->listing_kinds[i];
+
+		fprintf(f, "    %-12s %llu", lk->kind,
+			(unsigned long long)lk->count);
+		if (lk->example) {
+			fprintf(f, ", e.g. ");
+			print_path(f, lk->example);
+		}
+		fputc('\n', f);
+	}
 	fprintf(f, "  workload   %s\n", nz(r->workload));
 	fprintf(f, "  pipeline   %s\n", nz(r->pipeline));
 	if (res && res->backend[0])
@@ -548,6 +559,23 @@ json_t *rpt_run_json(const struct rpt_run *r)
 	json_object_set_new(ds, "bytes", json_integer((json_int_t)r->bytes));
 	json_object_set_new(ds, "listing_errors",
 			    json_integer((json_int_t)r->listing_errors));
+	{
+		/* {"dangling_link": {"count": 1, "example": "c1/x"}, ...} */
+		json_t *kinds = json_object();
+
+		for (unsigned i = 0; kinds && i < r->nlisting_kinds; i++) {
+			const struct rpt_listing_kind *lk = &r->listing_kinds[i];
+			json_t *k = json_object();
+
+			json_object_set_new(k, "count",
+					    json_integer((json_int_t)lk->count));
+			json_object_set_new(k, "example", lk->example ?
+					    rpt_json_path(lk->example) :
+					    json_null());
+			json_object_set_new(kinds, lk->kind, k);
+		}
+		json_object_set_new(ds, "listing_error_kinds", kinds);
+	}
 	json_object_set_new(ds, "fs_type", json_string(nz(r->fs_type)));
 	json_object_set_new(ds, "device", json_string(nz(r->fs_device)));
 	json_object_set_new(root, "dataset", ds);

@@ -6,7 +6,10 @@
 set -eu
 pkgs=(build-essential pkg-config liburing-dev libjpeg62-turbo-dev libzstd-dev
       libjansson-dev libcriterion-dev libseccomp-dev libcap-dev
-      bindfs e2fsprogs)
+      bindfs e2fsprogs s3fs)
+# node and npm run the local S3 server of the storage tests; machines that
+# already have them (e.g. from NodeSource) keep theirs
+command -v npm >/dev/null 2>&1 || pkgs+=(nodejs npm)
 if [ "${1:-}" = "--bench" ]; then
 	pkgs+=(fio jq python3-torch python3-torchvision)
 fi
@@ -21,8 +24,21 @@ for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
 		missing+=("$p")
 done
+# The storage tests' local S3 server (s3rver, pinned in package-lock.json).
+# Without it those tests skip and say why, so a failure here is not fatal.
+npm_fixtures() {
+	local dir
+	dir="$(cd "$(dirname "$0")/.." && pwd)/tests/storage_fixtures"
+	[ -d "$dir/node_modules/s3rver" ] && return 0
+	command -v npm >/dev/null 2>&1 || return 0
+	echo "deps: npm ci in tests/storage_fixtures"
+	npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error ||
+		echo "deps: npm ci failed; the object-store tests will skip"
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
 	echo "deps: all ${#pkgs[@]} packages present"
+	npm_fixtures
 	exit 0
 fi
 cmd="apt-get install -y --no-install-recommends ${missing[*]}"
@@ -35,3 +51,4 @@ echo "deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 $cmd
+npm_fixtures

@@ -140,6 +140,22 @@ static void uring_pin_workers(struct stg_reader *r)
 		uring_pin(r, &set);
 }
 
+/*
+ * Reads that cannot complete inline (every read of a FUSE file: FUSE does
+ * not take IOCB_NOWAIT) are served by the kernel's io-wq workers, at most
+ * min(SQ entries, 4 x CPUs) of them by default. Allow one per read in
+ * flight, so that depth reads really are in flight on such filesystems.
+ */
+static void uring_size_workers(struct stg_reader *r, struct uring *u)
+{
+	unsigned vals[2] = { r->cfg.depth, r->cfg.depth };
+	int err = io_uring_register_iowq_max_workers(&u->ring, vals);
+
+	if (err)
+		stg_reader_note(r, "io-wq worker limit not raised to the depth "
+				"(%s)", strerror(-err));
+}
+
 static int uring_init(struct stg_reader *r)
 {
 	struct uring *u;
@@ -166,6 +182,7 @@ static int uring_init(struct stg_reader *r)
 	r->be = u;
 	uring_register(r, u);
 	uring_pin_workers(r);
+	uring_size_workers(r, u);
 	return 0;
 err_chunks:
 	free(u->chunks);

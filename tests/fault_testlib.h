@@ -218,6 +218,8 @@ struct fault_opts {
 	int signal, signal2;            /* sent once running; signal2 0.2 s
 	                                   after signal (0: none) */
 	bool may_die;                   /* death by a signal is not a failure */
+	int min_procs;                  /* "running" also needs this many
+	                                   processes in the group (a child) */
 };
 
 static FT_UNUSED void drop_caps(const cap_value_t *drop, int n)
@@ -327,6 +329,25 @@ static FT_UNUSED void fault_no_sanitizer_report(const char *err_path)
 	fclose(f);
 }
 
+/* Processes in process group PGID. */
+static FT_UNUSED int group_size(pid_t pgid)
+{
+	struct dirent *p;
+	int n = 0;
+	DIR *proc = opendir("/proc");
+
+	if (!proc)
+		return 0;
+	while ((p = readdir(proc))) {
+		pid_t pid = (pid_t)atoi(p->d_name);
+
+		if (pid > 0 && getpgid(pid) == pgid)
+			n++;
+	}
+	closedir(proc);
+	return n;
+}
+
 static FT_UNUSED double ft_now(void)
 {
 	struct timespec ts;
@@ -388,6 +409,7 @@ static FT_UNUSED void fault_exec2(const char *dir, const char *const *args,
 		if (w == pid)
 			break;
 		if ((o->midrun || o->signal) && !fired &&
+		    group_size(pid) >= o->min_procs &&
 		    group_has_open(pid, o->watch)) {
 			/* let it get into its stride first */
 			struct timespec settle = { 0, 300 * 1000 * 1000 };

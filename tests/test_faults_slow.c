@@ -260,6 +260,16 @@ FR_TEST(faults_slow, symlink_loops_end_and_are_counted_in_listing)
 	cr_expect_eq(json_integer_value(json_object_get(
 			     json_object_get(r.json, "dataset"),
 			     "listing_errors")), 2);
+	le = json_object_get(json_object_get(r.json, "dataset"),
+			     "listing_error_kinds");
+	cr_expect_eq(json_integer_value(json_object_get(
+			     json_object_get(le, "dangling_link"), "count")), 1);
+	cr_expect_str_eq(json_string_value(json_object_get(
+			     json_object_get(le, "dangling_link"), "example"))
+			 ?: "", "c1/self.JPEG");
+	cr_expect_str_eq(json_string_value(json_object_get(
+			     json_object_get(le, "folder_seen_twice"), "example"))
+			 ?: "", "c1/up");
 	fault_run_free(&r);
 
 	fault_io_cmd(dir, ds, NULL, FAULT_AS_ROOT, &r);

@@ -7,7 +7,8 @@
  *     as nobody), a cgroup CPU quota below the affinity mask, /proc and
  *     /sys missing (an empty FEEDRATE_SYSROOT): the command still works
  *     and its report says what it fell back to;
- *   - SIGINT / SIGTERM during run, io and gen: prompt exit with 130 / 143,
+ *   - SIGINT / SIGTERM during run, sweep, io and gen: prompt exit with
+ *     130 / 143 (a sweep's point child goes too),
  *     a report marked partial, a second SIGINT ends it at once, and no
  *     report file is ever left half-written;
  *   - an unwritable --json path, and a full filesystem (a small tmpfs in
@@ -364,6 +365,47 @@ FR_TEST(signals_slow, sigint_stops_io_with_130)
 FR_TEST(signals_slow, sigterm_stops_io_with_143)
 {
 	signal_io(SIGTERM, 143);
+}
+
+/*
+ * A sweep interrupted while a point runs: exit 130/143, its point child
+ * gone with it (fault_exec2 fails when a process of the group outlives the
+ * command), a complete JSON report that says it is partial.
+ */
+static void signal_sweep(int sig, int expect_exit)
+{
+	char *dir = fr_test_tmpdir(), *ds = make_dataset(dir), json[4096];
+	const char *args[] = { "sweep", "--budget", "120s", "--vcpus", "1",
+			       "--cache", "cold,warm", "--batch", "4",
+			       "--json", json, ds, NULL };
+	/* once a point's pinned child is up and reading */
+	struct fault_opts o = { .watch = ds, .signal = sig, .min_procs = 2 };
+	struct fault_run r;
+
+	snprintf(json, sizeof(json), "%s/report.json", dir);
+	fault_exec2(dir, args, json, &o, &r);
+	cr_expect_eq(r.status, expect_exit, "sweep exit %d, expected %d",
+		     r.status, expect_exit);
+	cr_log_info("sweep stopped %.3f s after signal %d", r.stop_s, sig);
+	cr_expect_lt(r.stop_s, HANG_S);
+	cr_assert_not_null(r.json, "sweep wrote no complete report");
+	cr_expect(strstr(jstr(r.json, "notes"), "PARTIAL"),
+		  "report not marked partial: notes '%s'",
+		  jstr(r.json, "notes"));
+	cr_expect_eq(count_entries(dir, NULL), 4, "leftover files in %s", dir);
+	fault_run_free(&r);
+	free(ds);
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(signals_slow, sigint_stops_sweep_and_its_point_child_with_130)
+{
+	signal_sweep(SIGINT, 130);
+}
+
+FR_TEST(signals_slow, sigterm_stops_sweep_and_its_point_child_with_143)
+{
+	signal_sweep(SIGTERM, 143);
 }
 
 /* Every file under ROOT is a whole JPEG (SOI ... EOI); returns count. */

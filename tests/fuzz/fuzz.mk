@@ -7,9 +7,11 @@
 # Built with clang -fsanitize=fuzzer,address,undefined (the fuzzer runtime
 # is Debian's libclang-rt-14-dev). The module sources are compiled into
 # build/fuzz/libfeedrate.a, so a target links only the objects it uses.
-# Each target runs on a writable copy of its corpus in build/fuzz/corpus/
-# (new inputs land there) plus the committed seeds in tests/fuzz/corpus/;
-# a crash is written to build/fuzz/crash/ and fails the make.
+# Each target reads the committed seeds in tests/fuzz/corpus/<name>/ and
+# keeps the inputs it finds in build/fuzz/corpus/<name>/ (the repository's
+# seeds are never written); a crash is written to build/fuzz/crash/ and
+# fails the make. A crash becomes a regression test: the input goes to
+# tests/fixtures/fuzz/ and tests/test_fuzz_regress.c replays it.
 
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
