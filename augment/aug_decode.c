@@ -127,14 +127,20 @@ static void dec_error_exit(j_common_ptr cinfo)
 /*
  * Warnings (level -1) mean the pixels are not what the file meant: a
  * premature end filled with grey, a bad Huffman code, a marker inside the
- * data. The sample fails. Metadata-only warnings (unknown JFIF revision,
- * bad ICC marker) are ignored; so are trace messages (level >= 0).
+ * data. The sample fails. Warnings that leave the pixels as the file
+ * meant them are ignored, as PIL and training pipelines do: metadata ones
+ * (unknown JFIF revision, bad ICC marker, unknown Adobe transform code),
+ * stray bytes between segments before a marker (common in real ImageNet
+ * files), and an odd but complete progression; so are trace messages
+ * (level >= 0).
  */
 static void dec_emit_message(j_common_ptr cinfo, int level)
 {
 	int code = cinfo->err->msg_code;
 
-	if (level >= 0 || code == JWRN_JFIF_MAJOR || code == JWRN_BOGUS_ICC)
+	if (level >= 0 || code == JWRN_JFIF_MAJOR || code == JWRN_BOGUS_ICC ||
+	    code == JWRN_ADOBE_XFORM || code == JWRN_EXTRANEOUS_DATA ||
+	    code == JWRN_BOGUS_PROGRESSION)
 		return;
 	dec_error_exit(cinfo);
 }

@@ -106,17 +106,44 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
+/*
+ * A path that is not a regular file (a terminal, a pipe, /dev/stdout,
+ * /proc/self/fd/N) cannot be replaced by a rename: write into it directly.
+ */
+static int write_special(const char *path, const void *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write_all(fd, data, len);
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
+	return ret;
+}
+
 int rpt_file_write(const char *path, const void *data, size_t len)
 {
-	char *tmp;
+	char *tmp, *real = NULL;
+	struct stat st;
 	int fd, ret;
 
-	if (!strcmp(path, "-")) {
-		ret = write_all(STDOUT_FILENO, data, len);
-		return ret;
+	if (!strcmp(path, "-"))
+		return write_all(STDOUT_FILENO, data, len);
+	if (!strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6) ||
+	    (stat(path, &st) == 0 && !S_ISREG(st.st_mode)))
+		return write_special(path, data, len);
+	/* a link to a report file: replace the file, keep the link */
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		real = realpath(path, NULL);
+		if (!real)
+			return -errno;
+		path = real;
 	}
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0)
+	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
+		free(real);
 		return -ENOMEM;
+	}
 	fd = mkstemp(tmp);
 	if (fd < 0) {
 		ret = -errno;
@@ -135,6 +162,7 @@ int rpt_file_write(const char *path, const void *data, size_t len)
 		unlink(tmp);
 out_free:
 	free(tmp);
+	free(real);
 	return ret;
 }
 

@@ -95,3 +95,48 @@ FR_TEST(report_write, failure_leaves_no_file_behind)
 		     strerror(errno));
 	free(dir);
 }
+
+FR_TEST(report_write, writes_through_a_pipe_or_device_without_replacing_it)
+{
+	char path[64];
+	int fds[2];
+	char buf[64] = { 0 };
+	json_t *root = json_pack("{s:i}", "x", 7);
+
+	cr_assert_eq(pipe(fds), 0);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fds[1]);
+	cr_assert_eq(rpt_json_write(root, path), 0);
+	close(fds[1]);
+	cr_assert_gt(read(fds[0], buf, sizeof(buf) - 1), 0);
+	close(fds[0]);
+	cr_assert_not_null(strstr(buf, "\"x\": 7"), "%s", buf);
+	cr_assert_eq(rpt_json_write(root, "/dev/null"), 0);
+	json_decref(root);
+}
+
+FR_TEST(report_write, a_link_to_a_report_keeps_being_a_link)
+{
+	char *dir = fr_test_tmpdir(), *target, *link;
+	json_t *root = json_pack("{s:i}", "x", 8);
+	struct stat st;
+	char buf[64] = { 0 };
+	FILE *f;
+
+	cr_assert_gt(asprintf(&target, "%s/real.json", dir), 0);
+	cr_assert_gt(asprintf(&link, "%s/link.json", dir), 0);
+	f = fopen(target, "w");
+	fputs("old", f);
+	fclose(f);
+	cr_assert_eq(symlink(target, link), 0);
+	cr_assert_eq(rpt_json_write(root, link), 0);
+	cr_assert_eq(lstat(link, &st), 0);
+	cr_assert(S_ISLNK(st.st_mode), "the link was replaced by a file");
+	f = fopen(target, "r");
+	cr_assert_gt(fread(buf, 1, sizeof(buf) - 1, f), 0);
+	fclose(f);
+	cr_assert_not_null(strstr(buf, "\"x\": 8"), "%s", buf);
+	json_decref(root);
+	free(target);
+	free(link);
+	fr_test_rmtree(dir);
+}
