@@ -73,15 +73,29 @@ int cmd_compare(int argc, char **argv)
 	}
 	for (int i = optind; i < argc; i++) {
 		json_error_t jerr;
-		json_t *root = json_load_file(argv[i], 0, &jerr);
+		FILE *in = fopen(argv[i], "r");
+		json_t *root;
 		char why[768];
 		int err;
 
+		if (!in) {
+			/* the file named, escaped; jansson's text would
+			 * repeat its raw bytes */
+			err = errno;
+			fprintf(stderr, "feedrate compare: cannot read ");
+			ms_print_path(stderr, argv[i]);
+			fprintf(stderr, ": %s\n", strerror(err));
+			ret = FR_EXIT_ENV;
+			goto out;
+		}
+		root = json_loadf(in, 0, &jerr);
+		fclose(in);
 		if (!root) {
 			fprintf(stderr, "feedrate compare: cannot read ");
 			ms_print_path(stderr, argv[i]);
-			fprintf(stderr, ": %s (line %d)\n", jerr.text,
-				jerr.line);
+			fprintf(stderr, ": not a JSON report: ");
+			ms_print_path(stderr, jerr.text);
+			fprintf(stderr, " (line %d)\n", jerr.line);
 			ret = FR_EXIT_ENV;
 			goto out;
 		}

@@ -122,7 +122,8 @@ static void run_usage(FILE *f)
 "      --warmup TIME      warm-up excluded from the numbers (default: 2 s\n"
 "                         and 2 batches per GPU; 0 = none)\n"
 "      --epochs N         stop after N epochs\n"
-"      --samples N        stop after N measured samples\n"
+"      --samples N        stop after at least N measured samples (whole\n"
+"                         batches)\n"
 "      --max-errors N     stop when N samples have failed (exit 4)\n"
 "      --seed N           shuffle and augmentation seed (default 1)\n"
 "\n"
@@ -154,6 +155,38 @@ static int parse_u64(const char *s, uint64_t *out)
 	errno = 0;
 	*out = strtoull(s, &end, 10);
 	return errno || *end ? -EINVAL : 0;
+}
+
+/*
+ * --warmup: a duration as cli_parse_duration takes it, or zero spelled
+ * with any of its units ("0", "0s", "0.0m", "0h": no warm-up, *OUT = -1).
+ * Signs are refused ("-0", "+1"). Returns 0 or -EINVAL.
+ */
+static int parse_warmup(const char *s, double *out)
+{
+	static const char *const units[] = { "", "s", "ms", "m", "min", "h" };
+	const char *p = s;
+	bool digit = false;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	if (!cli_parse_duration(s, out))
+		return 0;
+	/* a zero: digits '0' and at most one '.', then a unit */
+	for (bool dot = false; *p == '0' || (*p == '.' && !dot); p++) {
+		if (*p == '.')
+			dot = true;
+		else
+			digit = true;
+	}
+	if (!digit)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcasecmp(p, units[i])) {
+			*out = -1;
+			return 0;
+		}
+	return -EINVAL;
 }
 
 static int run_parse(int argc, char **argv, struct run_opts *o)
@@ -293,13 +326,9 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 					"'%s' (e.g. 30s, 5m)", optarg);
 			break;
 		case OPT_WARMUP:
-			/* "0", "0s", "0.0": no warm-up at all */
-			if (strtod(optarg, &end) == 0 && end != optarg &&
-			    (!*end || !strcmp(end, "s") || !strcmp(end, "ms")))
-				o->warmup = -1;
-			else if (cli_parse_duration(optarg, &o->warmup))
+			if (parse_warmup(optarg, &o->warmup))
 				return cli_usage_error("run", "bad --warmup "
-					"'%s'", optarg);
+					"'%s' (e.g. 5s, 0 for none)", optarg);
 			break;
 		case OPT_EPOCHS:
 			if (parse_u64(optarg, &o->epochs) || !o->epochs)
@@ -391,14 +420,13 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 struct run_state {
 	struct run_opts o;
 	const struct wl_workload *w;
-	struct wl_gpu_spec gs;
+	struct ms_gpus gs;
 	struct ms_dataset md;           /* the listing, a generated folder */
 	struct ldr_cpu_choice cpus;
 	struct ldr_memcg *memcg;
 	struct ldr_result *res;
 	struct aug_params aug;
 	struct stg_fs_info fs;
-	char gpu_name[64];
 	char pipeline[320];
 	char cache_how[512];
 	char hit_src[256];
@@ -495,50 +523,19 @@ static int run_write_json(const struct run_state *s, const struct rpt_run *rr)
 /* Resolve the GPU spec and the demand. Returns 0 or an exit code. */
 static int run_gpus(struct run_state *s, struct rpt_run *rr)
 {
-	char why[512];
-	int err;
+	int ret = ms_gpus_resolve("run", s->w, s->o.gpus, s->o.demand,
+				  s->o.gpu_rate, &s->gs);
 
-	err = wl_gpu_spec_parse(s->w, s->o.gpus ? s->o.gpus : "1",
-				s->o.demand, &s->gs, why, sizeof(why));
-	if (err && s->o.gpu_rate > 0 && (err == -ENOENT || err == -ENODATA)) {
-		/* with --gpu-rate any name will do: "4xMYGPU", "4" */
-		const char *spec = s->o.gpus ? s->o.gpus : "1";
-		char *end;
-		unsigned long n = strtoul(spec, &end, 10);
-
-		if (end == spec)
-			n = 1;
-		else if (*end == 'x' || *end == 'X' || *end == '*')
-			end++;
-		snprintf(s->gpu_name, sizeof(s->gpu_name), "%s",
-			 *end ? end : "GPU");
-		s->gs.count = (unsigned)n;
-		s->gs.type_given = *end != '\0';
-		s->gs.row = NULL;
-		err = 0;
-	}
-	if (err)
-		return cli_usage_error("run", "%s", why);
+	if (ret)
+		return ret;
 	rr->gpu_count = s->gs.count;
-	rr->gpu_default = !s->gs.type_given;
-	if (s->o.gpu_rate > 0) {
-		if (s->gs.row)
-			snprintf(s->gpu_name, sizeof(s->gpu_name), "%s",
-				 s->gs.type_given ? s->gs.row->gpu : "GPU");
-		rr->gpu_type = s->gpu_name;
-		rr->gpu_detail = "user-given rate";
-		rr->demand_per_gpu = s->o.gpu_rate;
-		rr->demand_kind = "gpu-rate";
-		rr->demand_source = "--gpu-rate (given on the command line)";
-		rr->gpu_default = false;
-		return 0;
-	}
-	rr->gpu_type = s->gs.row->gpu;
-	rr->gpu_detail = s->gs.row->gpu_detail;
-	rr->demand_per_gpu = s->gs.row->samples_per_s;
-	rr->demand_kind = wl_demand_kind_name(s->gs.row->kind);
-	rr->demand_source = s->gs.row->source;
-	rr->demand_est = s->gs.row->est;
+	rr->gpu_default = s->gs.default_type;
+	rr->gpu_type = s->gs.type;
+	rr->gpu_detail = s->gs.detail;
+	rr->demand_per_gpu = s->gs.demand;
+	rr->demand_kind = s->gs.demand_kind;
+	rr->demand_source = s->gs.demand_source;
+	rr->demand_est = s->gs.demand_est;
 	return 0;
 }
 
@@ -749,6 +746,19 @@ int cmd_run(int argc, char **argv)
 
 	ret = run_measure(s, &rr);
 	rr.pipeline = s->pipeline;
+	if (rr.res && s->memcg) {
+		/* the same rule as a sweep's ram point: a page cache well
+		 * above the asked size means the run was not limited */
+		uint64_t cache = 0;
+
+		if (!ldr_memcg_usage(s->memcg, NULL, &cache)) {
+			rr.cache_seen_bytes = cache;
+			if (!ms_ram_limited(s->o.ram, cache)) {
+				rr.ram_not_limited = true;
+				rr.hit_ratio_estimated = true;
+			}
+		}
+	}
 	if (rr.res)
 		run_fill_hit_ratio(s, &rr);
 	rr.hit_ratio_source = s->hit_src;
@@ -790,6 +800,8 @@ int cmd_run(int argc, char **argv)
 			ret = FR_EXIT_ENV;
 		}
 	}
+	/* a signal's code first; then an environment failure (the JSON
+	 * report not written) over --max-errors and sample errors */
 	if (rr.signal) {
 		ret = exit_for_signal(rr.signal);
 	} else if (s->res->stopped_by_max_errors) {
@@ -798,7 +810,8 @@ int cmd_run(int argc, char **argv)
 			"report\n", (unsigned long long)s->res->errors,
 			s->res->errors == 1 ? "" : "s",
 			(unsigned long long)s->o.max_errors);
-		ret = FR_EXIT_MAX_ERRORS;
+		if (ret != FR_EXIT_ENV)
+			ret = FR_EXIT_MAX_ERRORS;
 	} else if (rr.run_error) {
 		fprintf(stderr, "feedrate run: the run failed: %s\n",
 			rr.run_error_text);

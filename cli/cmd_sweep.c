@@ -94,8 +94,7 @@ struct sw_point {
 struct sweep_state {
 	struct sweep_opts o;
 	const struct wl_workload *w;
-	struct wl_gpu_spec gs;
-	char gpu_name[64];
+	struct ms_gpus gs;
 	struct rpt_sweep rs;
 	struct ms_dataset md;
 	struct aug_params aug;
@@ -523,46 +522,23 @@ static int exit_for_signal(int sig)
 static int sweep_gpus(struct sweep_state *s)
 {
 	struct rpt_sweep *r = &s->rs;
-	const char *spec = s->o.gpus ? s->o.gpus : "1";
-	char why[512];
-	int err;
+	int ret = ms_gpus_resolve("sweep", s->w, s->o.gpus, s->o.demand,
+				  s->o.gpu_rate, &s->gs);
 
-	err = wl_gpu_spec_parse(s->w, spec, s->o.demand, &s->gs, why,
-				sizeof(why));
-	if (err && s->o.gpu_rate > 0 && (err == -ENOENT || err == -ENODATA)) {
-		char *end;
-		unsigned long n = strtoul(spec, &end, 10);
-
-		if (end == spec)
-			n = 1;
-		else if (*end == 'x' || *end == 'X' || *end == '*')
-			end++;
-		snprintf(s->gpu_name, sizeof(s->gpu_name), "%s",
-			 *end ? end : "GPU");
-		s->gs.count = (unsigned)n;
-		s->gs.row = NULL;
-		err = 0;
-	}
-	if (err)
-		return cli_usage_error("sweep", "%s", why);
-	r->gpu_count = s->gs.count ? s->gs.count : 1;
-	if (s->o.gpu_rate > 0) {
-		if (s->gs.row)
-			snprintf(s->gpu_name, sizeof(s->gpu_name), "%s",
-				 s->gs.type_given ? s->gs.row->gpu : "GPU");
-		r->gpu_type = s->gpu_name;
-		r->gpu_detail = "user-given rate";
-		r->demand_per_gpu = s->o.gpu_rate;
-		r->demand_kind = "gpu-rate";
-		r->demand_source = "--gpu-rate (given on the command line)";
-		return 0;
-	}
-	r->gpu_type = s->gs.row->gpu;
-	r->gpu_detail = s->gs.row->gpu_detail;
-	r->demand_per_gpu = s->gs.row->samples_per_s;
-	r->demand_kind = wl_demand_kind_name(s->gs.row->kind);
-	r->demand_source = s->gs.row->source;
-	r->demand_est = s->gs.row->est;
+	if (ret)
+		return ret;
+	if (!s->gs.count)
+		return cli_usage_error("sweep", "--gpus 0: a sweep judges its "
+				       "raw feed rate against at least 1 GPU "
+				       "(for the raw feed alone use 'feedrate "
+				       "run --gpus 0')");
+	r->gpu_count = s->gs.count;
+	r->gpu_type = s->gs.type;
+	r->gpu_detail = s->gs.detail;
+	r->demand_per_gpu = s->gs.demand;
+	r->demand_kind = s->gs.demand_kind;
+	r->demand_source = s->gs.demand_source;
+	r->demand_est = s->gs.demand_est;
 	return 0;
 }
 
@@ -729,6 +705,8 @@ struct sw_run_out {
 	struct ms_cache_prep prep;
 	uint64_t ram_bytes, cgroup_bytes;
 	uint64_t cache_seen;            /* page cache in the cgroup at the end */
+	bool ram_not_limited;           /* it held more than MS_RAM_SLACK x
+	                                   ram_bytes: the point ran warm */
 	uint64_t sample_files, sample_bytes;
 	bool hit_estimated;
 	double hit_ratio;
@@ -898,6 +876,17 @@ static int run_one(struct sweep_state *s, const struct sw_run *r,
 
 		if (!ldr_memcg_usage(cg, NULL, &cache))
 			out->cache_seen = cache;
+		/*
+		 * The limit adds an estimate of the run's own memory; when
+		 * the page cache still grew well past the asked size (a
+		 * small dataset, an own-memory estimate larger than the
+		 * run's), the cgroup did not limit it: the point ran warm
+		 * and its hit ratio can only be estimated.
+		 */
+		if (!ms_ram_limited(out->ram_bytes, out->cache_seen)) {
+			out->ram_not_limited = true;
+			out->hit_estimated = true;
+		}
 	}
 	if (out->po.err)
 		snprintf(out->err_text, sizeof(out->err_text), "%s",
@@ -930,6 +919,7 @@ static void point_fill(struct sweep_state *s, struct sw_point *sp,
 	p->ram_bytes = ro->ram_bytes;
 	p->cgroup_bytes = ro->cgroup_bytes;
 	p->cache_seen_bytes = ro->cache_seen;
+	p->ram_not_limited = ro->ram_not_limited;
 	p->fraction_resident = ro->prep.fraction;
 	p->hit_ratio = ro->hit_ratio;
 	p->hit_ratio_estimated = ro->hit_estimated;
@@ -951,6 +941,7 @@ static void point_fill(struct sweep_state *s, struct sw_point *sp,
 	p->measured_s = res->measured_s;
 	p->warmup_s = res->warmup_s;
 	p->samples = res->samples;
+	p->batches = res->batches;
 	p->errors = res->errors;
 	p->epochs_done = res->epochs_done;
 	p->read_bytes_per_s = res->read_bytes_per_s;
@@ -967,7 +958,6 @@ static void point_fill(struct sweep_state *s, struct sw_point *sp,
 	p->stages.process_cpu_s = res->process_cpu_s;
 	p->stages.worker_busy_s = res->worker_busy_s;
 	p->stages.worker_wait_s = res->worker_wait_s;
-	p->stages.worker_slot_wait_s = res->worker_slot_wait_s;
 	snprintf(sp->backend, sizeof(sp->backend), "%s", res->backend);
 	p->backend = sp->backend;
 	p->series = res->series;
@@ -975,11 +965,13 @@ static void point_fill(struct sweep_state *s, struct sw_point *sp,
 	if (r->cache == RPT_CACHE_RAM) {
 		snprintf(sp->how, sizeof(sp->how), "%.300s; page cache "
 			 "%.1f MB asked, cgroup limit %.1f MB (with the run's "
-			 "own memory), %.1f MB held after the run; one "
+			 "own memory), %.1f MB held after the run%s; one "
 			 "unmeasured epoch filled the cache, then %llu epochs "
 			 "measured%s; hit ratio %.200s", ro->cg_how,
 			 ro->ram_bytes / 1e6, ro->cgroup_bytes / 1e6,
-			 ro->cache_seen / 1e6,
+			 ro->cache_seen / 1e6, ro->ram_not_limited ?
+			 ": NOT LIMITED (more than 1.25 x the asked size), so "
+			 "the point ran warm and is not a ram measurement" : "",
 			 (unsigned long long)res->epochs_done,
 			 ro->sample_files < n ? " on an evenly spread sample "
 			 "of the files, with the page cache scaled by the same "
@@ -1120,8 +1112,10 @@ static int run_checks(struct sweep_state *s)
 		for (size_t i = 0; i < s->npts; i++) {
 			const struct rpt_point *p = &s->pts[i].rp;
 
+			/* the point the verdict takes: not too short, a
+			 * ram point whose page cache was limited */
 			if (s->pts[i].done && p->cache == (enum rpt_cache)c &&
-			    p->status == RPT_POINT_MEASURED &&
+			    rpt_point_usable(p) &&
 			    (!top || p->vcpus > top->vcpus))
 				top = p;
 		}
@@ -1174,6 +1168,12 @@ static int run_checks(struct sweep_state *s)
 			if (!ro.measured || !res->batches) {
 				snprintf(s->conf_why[c][k], sizeof(s->conf_why[c][k]), "the run "
 					 "failed: %.100s", ro.err_text);
+				continue;
+			}
+			if (ro.ram_not_limited) {
+				snprintf(s->conf_why[c][k],
+					 sizeof(s->conf_why[c][k]), "the page "
+					 "cache was not limited: it ran warm");
 				continue;
 			}
 			cf->run = true;

@@ -11,6 +11,7 @@
  * itself (and its io_uring workers) before it creates any. The caller's
  * stop flag is set by its signal handler and read here between steps.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <time.h>
@@ -112,12 +114,164 @@ static const char *pick_tmp_parent(const char *asked, uint64_t need,
 			no = "not enough free space";
 		if (!no)
 			return c;
-		k = snprintf(why + used, why_len - used, "%s%s: %s",
-			     used ? "; " : "", c, no);
+		{
+			/* a --tmpdir is the user's bytes: print them safely */
+			char *t = rpt_path_text(c, strlen(c));
+
+			k = snprintf(why + used, why_len - used, "%s%s: %s",
+				     used ? "; " : "", t ? t : "?", no);
+			free(t);
+		}
 		if (k > 0 && (size_t)k < why_len - used)
 			used += (size_t)k;
 	}
 	return NULL;
+}
+
+/* ---- the GPUs judged against ---- */
+
+/* Is C allowed in a --gpu-rate GPU name? */
+static bool gpu_name_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '.' || c == '_' || c == '-';
+}
+
+/* Does W have a row, of any kind, for the GPU NAME? */
+static bool gpu_in_table(const struct wl_workload *w, const char *name)
+{
+	return wl_demand_find(w, name, WL_DEMAND_TRAIN) ||
+	       wl_demand_find(w, name, WL_DEMAND_MLPERF);
+}
+
+/*
+ * The --gpu-rate fallback for a GPU the table lacks: SPEC as COUNT,
+ * NAME or COUNTxNAME into *OUT. Returns 0, or -EINVAL with WHY set.
+ */
+static int gpus_fallback(const struct wl_workload *w, const char *spec,
+			 const char *shown, struct ms_gpus *out, char *why,
+			 size_t why_len)
+{
+	const char *p = spec, *name;
+	unsigned long n = 0;
+	bool sep = false;
+	size_t len;
+
+	while (isdigit((unsigned char)*p) && n <= WL_GPUS_MAX)
+		n = n * 10 + (unsigned long)(*p++ - '0');
+	if (n > WL_GPUS_MAX) {
+		snprintf(why, why_len, "--gpus '%s': at most %u GPUs", shown,
+			 WL_GPUS_MAX);
+		return -EINVAL;
+	}
+	if (p == spec)
+		n = 1;
+	else if (*p == 'x' || *p == 'X' || *p == '*') {
+		p++;
+		sep = true;
+	} else if (*p) {
+		snprintf(why, why_len, "--gpus '%s': expected COUNTxGPU (e.g. "
+			 "4xMYGPU), GPU or COUNT", shown);
+		return -EINVAL;
+	}
+	name = p;
+	len = strlen(name);
+	if (sep && !len) {
+		snprintf(why, why_len, "--gpus '%s': no GPU name after the "
+			 "count", shown);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < len; i++)
+		if (!gpu_name_char(name[i])) {
+			snprintf(why, why_len, "--gpus '%s': a GPU name is "
+				 "letters, digits, '.', '_' and '-'", shown);
+			return -EINVAL;
+		}
+	if (len > MS_GPU_NAME_MAX) {
+		snprintf(why, why_len, "--gpus '%s': a GPU name has at most %d "
+			 "characters", shown, MS_GPU_NAME_MAX);
+		return -EINVAL;
+	}
+	if (len == 1 && (name[0] == 'x' || name[0] == 'X')) {
+		snprintf(why, why_len, "--gpus '%s': no GPU count or name (e.g. "
+			 "4xMYGPU)", shown);
+		return -EINVAL;
+	}
+	if (len > 1 && (name[len - 1] == 'x' || name[len - 1] == 'X')) {
+		char base[MS_GPU_NAME_MAX + 1];
+
+		memcpy(base, name, len - 1);
+		base[len - 1] = '\0';
+		if (gpu_in_table(w, base)) {
+			snprintf(why, why_len, "--gpus '%s': a stray '%c' after "
+				 "the GPU name %s?", shown, name[len - 1],
+				 base);
+			return -EINVAL;
+		}
+	}
+	out->count = (unsigned)n;
+	out->type_given = len > 0;
+	out->row = NULL;
+	snprintf(out->type, sizeof(out->type), "%s", len ? name : "GPU");
+	return 0;
+}
+
+int ms_gpus_resolve(const char *cmd, const struct wl_workload *w,
+		    const char *spec, enum wl_demand_kind kind, double rate,
+		    struct ms_gpus *out)
+{
+	struct wl_gpu_spec gs;
+	char why[768], *shown;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!spec)
+		spec = "1";
+	shown = rpt_path_text(spec, strlen(spec));
+	if (!shown) {
+		fprintf(stderr, "feedrate %s: out of memory\n", cmd);
+		return FR_EXIT_ENV;
+	}
+	for (const char *p = spec; *p; p++)
+		if ((unsigned char)*p <= 0x20 || (unsigned char)*p >= 0x7f) {
+			err = cli_usage_error(cmd, "--gpus '%s': a GPU name is "
+					      "letters, digits, '.', '_' and "
+					      "'-'", shown);
+			goto out;
+		}
+	err = wl_gpu_spec_parse(w, spec, kind, &gs, why, sizeof(why));
+	if (!err) {
+		out->count = gs.count;
+		out->type_given = gs.type_given;
+		out->row = gs.row;
+	} else if (rate > 0 && (err == -ENOENT || err == -ENODATA)) {
+		/* with --gpu-rate a GPU the table lacks will do */
+		err = gpus_fallback(w, spec, shown, out, why, sizeof(why));
+	}
+	if (err) {
+		err = cli_usage_error(cmd, "%s", why);
+		goto out;
+	}
+	if (rate > 0) {
+		if (out->row)
+			snprintf(out->type, sizeof(out->type), "%s",
+				 out->type_given ? out->row->gpu : "GPU");
+		out->detail = "user-given rate";
+		out->demand = rate;
+		out->demand_kind = "gpu-rate";
+		out->demand_source = "--gpu-rate (given on the command line)";
+		out->default_type = false;
+		goto out;
+	}
+	snprintf(out->type, sizeof(out->type), "%s", out->row->gpu);
+	out->detail = out->row->gpu_detail;
+	out->demand = out->row->samples_per_s;
+	out->demand_kind = wl_demand_kind_name(out->row->kind);
+	out->demand_source = out->row->source;
+	out->demand_est = out->row->est;
+	out->default_type = !out->type_given;
+out:
+	free(shown);
+	return err;
 }
 
 struct gen_progress_arg {
@@ -399,6 +553,10 @@ void ms_point_config(const struct ms_point *p, struct ldr_config *cfg)
 	cfg->max_errors = p->max_errors;
 	cfg->stop = p->stop;
 	cfg->probe_fraction = p->cache == MS_CACHE_COLD ? 0.02 : 0.05;
+	/* auto: measure both backends in the child, at this point's depth
+	 * and cache state (cold and --ram points start evicted) */
+	cfg->probe_backend = true;
+	cfg->backend_probe.evict = p->cache != MS_CACHE_WARM;
 }
 
 int ms_point_measure(const struct ms_point *p, struct ldr_result *res,
@@ -446,11 +604,27 @@ double ms_hit_ratio(const struct stg_dataset *ds, uint64_t seed,
 	}
 	if (!res->probed_bytes)
 		return -1;
+	if (res->probed_reads < MS_MIN_PROBES) {
+		snprintf(src, src_len, "too few probes: %llu read%s probed with "
+			 "%s in the measured window, at least %u needed",
+			 (unsigned long long)res->probed_reads,
+			 res->probed_reads == 1 ? "" : "s",
+			 res->probe_method[0] ? res->probe_method : "?",
+			 MS_MIN_PROBES);
+		return -1;
+	}
 	snprintf(src, src_len, "measured: %llu reads probed with %s before "
 		 "they were issued, in the measured window",
 		 (unsigned long long)res->probed_reads,
 		 res->probe_method[0] ? res->probe_method : "?");
 	return (double)res->probed_hit_bytes / (double)res->probed_bytes;
+}
+
+bool ms_ram_limited(uint64_t asked, uint64_t seen)
+{
+	if (!seen)
+		return true;
+	return (double)seen <= MS_RAM_SLACK * (double)asked;
 }
 
 /* ---- the budget rule ---- */

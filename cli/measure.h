@@ -40,6 +40,41 @@ int ms_rm_tree(const char *dir);
 /* Seconds on the monotonic clock. */
 double ms_now(void);
 
+/* ---- the GPUs judged against (--gpus, --gpu-rate) ---- */
+
+#define MS_GPU_NAME_MAX 31              /* a --gpu-rate GPU name's length */
+
+/* --gpus and --gpu-rate resolved: what reports say and the engine eats. */
+struct ms_gpus {
+	unsigned count;                 /* 0 = no consumer (raw feed) */
+	bool type_given;                /* the spec named the type */
+	bool default_type;              /* no type and no rate given: the
+	                                   workload's default row */
+	const struct wl_demand *row;    /* the table's row; NULL when
+	                                   --gpu-rate names a GPU it lacks */
+	char type[MS_GPU_NAME_MAX + 1]; /* the name reports show */
+	const char *detail;
+	double demand;                  /* samples/s one GPU eats */
+	const char *demand_kind;        /* "train", "mlperf", "gpu-rate" */
+	const char *demand_source;
+	bool demand_est;                /* the row is an estimate */
+};
+
+/*
+ * Resolve --gpus SPEC (NULL: "1", one GPU of the default type) and
+ * --gpu-rate RATE (<= 0: none) for workload W and demand KIND into *OUT.
+ * Without RATE the GPU must have a row in W's table. With RATE a GPU the
+ * table lacks is accepted ("4xMYGPU", "MYGPU", "4") when its name is 1 to
+ * MS_GPU_NAME_MAX characters of [A-Za-z0-9._-], is not a bare "x" and is
+ * not a table name with a stray 'x' appended ("2xA100x"). A spec with a
+ * byte outside printable ASCII is refused either way (reports need valid
+ * UTF-8). Returns 0, or FR_EXIT_USAGE after printing the message for CMD
+ * (the spec escaped with rpt_path_text).
+ */
+int ms_gpus_resolve(const char *cmd, const struct wl_workload *w,
+		    const char *spec, enum wl_demand_kind kind, double rate,
+		    struct ms_gpus *out);
+
 /* ---- the dataset ---- */
 
 struct ms_dataset_opts {
@@ -161,15 +196,35 @@ struct ms_point_out {
 int ms_point_measure(const struct ms_point *p, struct ldr_result *res,
 		     struct ms_point_out *out);
 
+/* Fewer reads probed than this: the measured hit ratio is unknown. */
+#define MS_MIN_PROBES 20
+
 /*
  * The page-cache hit ratio of a finished point: measured from the
  * engine's residency probes, or (ESTIMATED: no cgroup limited the run)
  * estimated by an LRU of RAM bytes over the run's access order. SRC gets
- * where it comes from. Returns the ratio, or -1 when unknown.
+ * where it comes from. Returns the ratio, or -1 when unknown (no probe,
+ * or fewer than MS_MIN_PROBES reads probed: SRC then says so).
  */
 double ms_hit_ratio(const struct stg_dataset *ds, uint64_t seed,
 		    uint64_t ram, bool estimated, const struct ldr_result *res,
 		    char *src, size_t src_len);
+
+/*
+ * The page cache a --ram point held may exceed what was asked by this
+ * factor before the point counts as not limited (it then ran warm).
+ */
+#define MS_RAM_SLACK 1.25
+
+/*
+ * Did a --ram point's memory cgroup limit its page cache? ASKED: the page
+ * cache it models; SEEN: the page cache charged to the cgroup after the
+ * run (0 unknown). False when SEEN > MS_RAM_SLACK x ASKED: the cgroup had
+ * room for more (its limit adds an estimate of the run's own memory), so
+ * the point measured a warmer cache than asked and its hit ratio must not
+ * be reported as measured. True when SEEN is unknown.
+ */
+bool ms_ram_limited(uint64_t asked, uint64_t seen);
 
 /* ---- the sweep's budget rule ---- */
 

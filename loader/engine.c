@@ -317,6 +317,26 @@ static unsigned queue_capacity(const struct ldr_engine *e)
 	return cap < 2 ? 2 : cap;
 }
 
+/*
+ * N zeroed elements of SIZE bytes starting on a cache line: the engine,
+ * its slots and thread contexts are alignas(64) types, so that fields
+ * written by one thread do not share a line with fields others read;
+ * calloc only promises 16 bytes. Freed with free().
+ */
+static void *calloc_lines(size_t n, size_t size)
+{
+	size_t len;
+	void *p;
+
+	if (n && size > SIZE_MAX / n)
+		return NULL;
+	len = (n * size + 63) & ~(size_t)63;
+	p = aligned_alloc(64, len ? len : 64);
+	if (p)
+		memset(p, 0, len);
+	return p;
+}
+
 static int engine_alloc(struct ldr_engine *e)
 {
 	int err;
@@ -333,12 +353,12 @@ static int engine_alloc(struct ldr_engine *e)
 		e->slot_mem = NULL;
 		return -ENOMEM;
 	}
-	e->slots = calloc(e->prefetch, sizeof(*e->slots));
+	e->slots = calloc_lines(e->prefetch, sizeof(*e->slots));
 	e->pos_id = calloc(e->pos_ring, sizeof(*e->pos_id));
 	e->pos_t = calloc(e->pos_ring, sizeof(*e->pos_t));
-	e->rd = calloc(e->readers, sizeof(*e->rd));
-	e->wk = calloc(e->workers, sizeof(*e->wk));
-	e->gp = calloc(e->consumers, sizeof(*e->gp));
+	e->rd = calloc_lines(e->readers, sizeof(*e->rd));
+	e->wk = calloc_lines(e->workers, sizeof(*e->wk));
+	e->gp = calloc_lines(e->consumers, sizeof(*e->gp));
 	if (!e->slots || !e->pos_id || !e->pos_t || !e->rd || !e->wk || !e->gp)
 		return -ENOMEM;
 	for (unsigned i = 0; i < e->prefetch; i++) {
@@ -507,6 +527,17 @@ static void merge_errors(struct ldr_result *res,
 	}
 }
 
+/*
+ * The bottleneck. Workers that wait for samples while reads are in flight
+ * are not enough to blame the storage: a reader thread that lacks CPU
+ * (workers and reader sharing too few vCPUs) starves them just the same,
+ * with every read a page-cache hit. So "storage" also needs the reads
+ * themselves to be slow: at depth D (per reader) reads taking L seconds
+ * on average deliver at most R x D / L samples/s (Little's law), and that
+ * must fall below what the workers transform, W / t (t = a worker's busy
+ * wall time per sample). Otherwise the limit is CPU, and the words say
+ * whether the reader thread or the workers lacked it.
+ */
 static void diagnose(const struct ldr_engine *e, struct ldr_result *res)
 {
 	double thr = e->cfg->au_threshold > 0 ? e->cfg->au_threshold : 0.90;
@@ -515,7 +546,24 @@ static void diagnose(const struct ldr_engine *e, struct ldr_result *res)
 					    : 0;
 	double reader_load = res->measured_s > 0 ?
 		res->reader_cpu_s / res->measured_s / e->readers : 0;
+	const unsigned depth = e->cfg->reader.depth ? e->cfg->reader.depth : 32;
+	const double lat_s = stg_histo_mean(&res->read_lat) / 1e9;
+	const double p50_ms =
+		(double)stg_histo_percentile(&res->read_lat, 50) / 1e6;
+	const double t_sample = res->samples ?
+		res->worker_busy_s / (double)res->samples : 0;
+	/* samples/s the reads could deliver at full depth, and the workers
+	 * could transform; "unbounded" as a negative number */
+	const double supply = lat_s > 0 ?
+		(double)e->readers * depth / lat_s : -1;
+	const double demand = t_sample > 0 ? e->workers / t_sample : -1;
+	const bool slow_reads = supply >= 0 && (demand < 0 || supply < demand);
+	char hit[48] = "";
 
+	if (res->probed_bytes)
+		snprintf(hit, sizeof(hit), "; page-cache hit ratio %.0f %%",
+			 100.0 * (double)res->probed_hit_bytes /
+			 (double)res->probed_bytes);
 	if (res->measured_s <= 0 || res->batches == 0) {
 		res->bottleneck = LDR_BOTTLENECK_UNKNOWN;
 		snprintf(res->bottleneck_why, sizeof(res->bottleneck_why),
@@ -527,15 +575,37 @@ static void diagnose(const struct ldr_engine *e, struct ldr_result *res)
 			 "samples/s each: the GPUs are fed; workers waited "
 			 "%.0f %% of their time", 100 * res->au, 100 * thr,
 			 e->gpus, e->cfg->gpu_rate, 100 * wait_share);
-	} else if (wait_share >= 0.25 && res->mean_reads_in_flight >= 0.5) {
+	} else if (wait_share >= 0.25 && res->mean_reads_in_flight >= 0.5 &&
+		   slow_reads) {
 		res->bottleneck = LDR_BOTTLENECK_STORAGE;
 		snprintf(res->bottleneck_why, sizeof(res->bottleneck_why),
-			 "workers waited %.0f %% of their time for samples "
-			 "while %.1f reads were in flight on average; reads "
-			 "%.1f MB/s, p50 read latency %.2f ms",
+			 "workers waited %.0f %% of their time with %.1f reads "
+			 "in flight; reads take %.2f ms (mean; p50 %.2f), so "
+			 "depth %u delivers <= %.0f samples/s, below the %.0f/s "
+			 "%u workers transform; %.1f MB/s%s",
 			 100 * wait_share, res->mean_reads_in_flight,
-			 res->read_bytes_per_s / 1e6,
-			 (double)stg_histo_percentile(&res->read_lat, 50) / 1e6);
+			 lat_s * 1e3, p50_ms, depth, supply,
+			 demand > 0 ? demand : 0, e->workers,
+			 res->read_bytes_per_s / 1e6, hit);
+	} else if (wait_share >= 0.25) {
+		/* starved, but not by slow reads: the reader lacked CPU */
+		res->bottleneck = LDR_BOTTLENECK_CPU;
+		if (supply < 0)
+			snprintf(res->bottleneck_why,
+				 sizeof(res->bottleneck_why),
+				 "workers waited %.0f %% of their time, with no "
+				 "read completed in the window: the reader "
+				 "thread (load %.0f %%) lacked CPU",
+				 100 * wait_share, 100 * reader_load);
+		else
+			snprintf(res->bottleneck_why,
+				 sizeof(res->bottleneck_why),
+				 "workers waited %.0f %% of their time, but "
+				 "reads are fast (%.2f ms mean: depth %u could "
+				 "deliver %.0f samples/s, workers transform "
+				 "%.0f/s): the reader thread (load %.0f %%) "
+				 "lacked CPU%s", 100 * wait_share, lat_s * 1e3,
+				 depth, supply, demand, 100 * reader_load, hit);
 	} else {
 		res->bottleneck = LDR_BOTTLENECK_CPU;
 		snprintf(res->bottleneck_why, sizeof(res->bottleneck_why),
@@ -584,7 +654,6 @@ static void fill_result(struct ldr_engine *e, const struct snap *a,
 	res->process_cpu_s = ns_s(a->process_cpu, b->process_cpu);
 	res->worker_busy_s = ns_s(a->busy, b->busy);
 	res->worker_wait_s = ns_s(a->wait, b->wait);
-	res->worker_slot_wait_s = 0;   /* by design: see DESIGN above */
 	res->steps.decode_s = ns_s(a->decode, b->decode);
 	res->steps.resize_s = ns_s(a->resize, b->resize);
 	res->steps.other_s = ns_s(a->other, b->other);
@@ -807,9 +876,35 @@ static void engine_main_loop(struct ldr_engine *e, struct ldr_result *res,
 	}
 }
 
+/*
+ * Resolve AUTO by measuring (cfg->probe_backend): fills *LOCAL with CFG
+ * and the chosen backend, whose reason (in PR) the readers report.
+ */
+static const struct ldr_config *
+probe_backend(const struct ldr_config *cfg, struct ldr_config *local,
+	      struct stg_probe_result *pr)
+{
+	struct stg_probe_opts po;
+
+	if (!cfg->probe_backend || cfg->reader.backend != STG_BACKEND_AUTO ||
+	    !cfg->ds)
+		return cfg;
+	po = cfg->backend_probe;
+	if (!po.stop)
+		po.stop = cfg->stop;
+	/* a failed probe still says uring and why */
+	stg_backend_probe(cfg->ds, &cfg->reader, &po, pr);
+	*local = *cfg;
+	local->reader.backend = pr->chosen;
+	local->reader.reason = pr->reason;
+	return local;
+}
+
 int ldr_run(const struct ldr_config *cfg, struct ldr_result *res)
 {
 	struct ldr_engine *e;
+	struct ldr_config local;
+	struct stg_probe_result pr;
 	struct snap s[4];
 	uint64_t *arrays = NULL;
 	unsigned threads;
@@ -818,7 +913,8 @@ int ldr_run(const struct ldr_config *cfg, struct ldr_result *res)
 	if (!cfg || !res)
 		return -EINVAL;
 	memset(res, 0, sizeof(*res));
-	e = calloc(1, sizeof(*e));
+	cfg = probe_backend(cfg, &local, &pr);
+	e = calloc_lines(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
 	e->root_fd = -1;

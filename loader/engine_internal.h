@@ -8,6 +8,7 @@
 #define FEEDRATE_ENGINE_INTERNAL_H
 
 #include <pthread.h>
+#include <stdalign.h>
 #include <stdatomic.h>
 
 #include "loader.h"
@@ -59,14 +60,18 @@ struct ldr_queue {
  * READY_FOR: the batch complete in it, stored under ready_lock by the
  * worker that completes it. FILL, BAD: samples placed (failed ones too),
  * reset by the freeing consumer before FREE_FOR moves on.
+ * FREE_FOR, read by every reader per sample, has a cache line of its own:
+ * on the line of FILL/BAD (a locked add by a worker per sample) each add
+ * would take the line away from the readers. DATA, READY_FOR go with what
+ * the workers write.
  */
 struct ldr_slot {
-	_Atomic uint64_t free_for;
-	_Atomic uint64_t ready_for;
-	_Atomic unsigned fill;
+	alignas(64) _Atomic uint64_t free_for;
+	alignas(64) _Atomic unsigned fill;
 	_Atomic unsigned bad;
+	_Atomic uint64_t ready_for;
 	uint8_t *data;
-} __attribute__((aligned(64)));
+};
 
 struct ldr_err_table {
 	unsigned n;
@@ -135,10 +140,17 @@ struct ldr_engine {
 	uint64_t *pos_id, *pos_t;
 	uint64_t pos_ring;
 
-	_Atomic uint64_t cursor;        /* next position to issue */
-	struct ldr_queue q;
+	/* Hot shared fields sit on cache lines of their own (alignas): the
+	 * cursor takes an atomic add per sample from every reader, the queue
+	 * lock is taken per group by readers and per sample by workers, and
+	 * stop/window_on are read per sample by every thread. A store to any
+	 * of them must not take a line the others keep reading. The engine
+	 * is allocated with its alignment (aligned_alloc). */
+	alignas(64) _Atomic uint64_t cursor;    /* next position to issue */
+	alignas(64) struct ldr_queue q;
 
-	pthread_mutex_t slot_lock;      /* readers wait here for a free slot */
+	alignas(64) pthread_mutex_t slot_lock;  /* readers wait here for a
+						   free slot */
 	pthread_cond_t slot_cv;
 	pthread_mutex_t ready_lock;     /* consumers wait here for a batch */
 	pthread_cond_t ready_cv;
@@ -158,22 +170,32 @@ struct ldr_engine {
 	bool go;
 	unsigned consumers_done;
 
-	_Atomic int stop;
+	/* read per sample by every thread, written once or twice a run */
+	alignas(64) _Atomic int stop;
 	_Atomic int window_on;          /* 1 while the measurement runs */
 	uint64_t window_good0;          /* good samples at the window start,
 	                                   written before window_on is set */
-	_Atomic bool max_errors_hit, samples_reached;
-	_Atomic uint64_t errors_total;
-	_Atomic int fatal;              /* first reader error mid-run */
-	_Atomic int probe_method;       /* 0 none, 1 cachestat, 2 mincore */
 	uint64_t probe_threshold;       /* probe p when hash(p) < this */
 
-	struct ldr_reader_ctx *rd;
+	/* written by workers per failed sample, by readers when the probe
+	 * method changes */
+	alignas(64) _Atomic bool max_errors_hit, samples_reached;
+	_Atomic uint64_t errors_total;
+	_Atomic int fatal;              /* first reader error mid-run */
+	_Atomic int probe_method;       /* LDR_PROBE_*: stored only when it
+	                                   changes */
+
+	alignas(64) struct ldr_reader_ctx *rd;
 	struct ldr_worker_ctx *wk;
 	struct ldr_gpu_ctx *gp;
 };
 
-enum { LDR_PROBE_NONE = 0, LDR_PROBE_CACHESTAT, LDR_PROBE_MINCORE };
+/* probe_method's values: storage's enum stg_residency_method */
+enum {
+	LDR_PROBE_NONE = STG_RESIDENCY_NONE,
+	LDR_PROBE_CACHESTAT = STG_RESIDENCY_CACHESTAT,
+	LDR_PROBE_MINCORE = STG_RESIDENCY_MINCORE,
+};
 
 /* Samples in batch B (the last batch of an epoch-limited run is short). */
 static inline unsigned ldr_batch_count(const struct ldr_engine *e,

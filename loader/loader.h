@@ -41,7 +41,9 @@ int ldr_sampler_create(uint64_t n, uint64_t seed, unsigned rank,
 		       struct ldr_sampler **out);
 void ldr_sampler_destroy(struct ldr_sampler *s);
 
-/* Compute the order of epoch EPOCH (0-based). Allocates nothing. */
+/* Compute the order of epoch EPOCH (0-based): O(N), nothing allocated;
+ * no work when EPOCH is the one the sampler holds (epoch 0 after
+ * create). */
 void ldr_sampler_set_epoch(struct ldr_sampler *s, uint64_t epoch);
 
 /* Samples this rank sees per epoch. */
@@ -156,6 +158,17 @@ struct ldr_config {
 	double probe_fraction;
 
 	/*
+	 * With reader.backend AUTO and PROBE_BACKEND set, ldr_run first
+	 * resolves AUTO by stg_backend_probe() with BACKEND_PROBE's options
+	 * (its stop flag defaults to STOP): in this process, on this CPU
+	 * mask, before any thread starts and outside the measurement. The
+	 * result's backend_reason then carries the probe's numbers. Without
+	 * it AUTO means io_uring wherever the kernel allows it.
+	 */
+	bool probe_backend;
+	struct stg_probe_opts backend_probe;
+
+	/*
 	 * Called on the consuming thread (an emulated GPU, or the drain
 	 * thread when gpus = 0) with each batch before its slot is reused:
 	 * DATA holds SAMPLES samples of transform.out_bytes, the run's
@@ -218,7 +231,6 @@ struct ldr_result {
 	                           workers and the main thread included) */
 	double worker_busy_s;   /* wall time workers spent transforming */
 	double worker_wait_s;   /* wall time workers waited for a sample */
-	double worker_slot_wait_s; /* wall time workers waited for a slot */
 	struct ldr_step_times steps; /* summed over the window's samples */
 	double gpu_compute_s;
 	double gpu_wait_s;
@@ -369,6 +381,13 @@ double ldr_cpu_times_busy_outside(const struct ldr_cpu_times *before,
  * memory controller). Owned by the creating process. Groups left by a
  * process that was killed before its cleanup (its pid gone, no task
  * inside) are removed by the next ldr_memcg_create under the same parent.
+ * cgroup v2 enables a controller for child groups only in a group without
+ * processes: when this process is alone in its group, the first create
+ * moves it into a leaf group feedrate-<pid>-self beside the measurement
+ * groups and enables memory on the emptied group; the last destroy
+ * disables it again (only if it was enabled here) and moves the process
+ * back. A group shared with other processes is refused (-EBUSY, with a
+ * reason that says to run feedrate in a delegated scope of its own).
  */
 struct ldr_memcg;
 
@@ -406,9 +425,11 @@ int ldr_memcg_usage(const struct ldr_memcg *cg, uint64_t *usage,
 
 /*
  * Remove CG's folder and free CG (NULL ok). Processes still inside are
- * moved to the parent cgroup first; the removal is retried for up to a
- * second while exiting tasks leave. Returns 0, or -errno when the folder
- * could not be removed (CG is freed all the same).
+ * moved to this process's own group first; the removal is retried for up
+ * to a second while exiting tasks leave. The last group of the process
+ * undoes what create changed under cgroup v2 (see above). Returns 0, or
+ * -errno when the folder could not be removed or the v2 change not undone
+ * (CG is freed all the same).
  */
 int ldr_memcg_destroy(struct ldr_memcg *cg);
 

@@ -7,12 +7,24 @@
  * caching. The group is made under this process's own cgroup (so any limit
  * above still applies and the group sits where this process may write),
  * named feedrate-<pid>-<n>, and removed after the run.
+ *
+ * cgroup v2 gives a controller to child groups only when the parent's
+ * cgroup.subtree_control enables it, and refuses to enable one in a
+ * non-root group that holds processes. When this process is alone in its
+ * group, it moves itself into a leaf feedrate-<pid>-self beside the
+ * measurement groups and enables memory on the emptied group; when others
+ * share the group, the reason says how to run it in a group of its own.
+ * Both changes are undone when the last group of the process goes.
+ * DESIGN: any thread may create or destroy groups; the v2 delegation
+ * state (v2_deleg, v2_users) is shared by all the process's groups and
+ * guarded by v2_lock.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -23,14 +35,21 @@
 #include <unistd.h>
 
 #include "loader.h"
+#include "memcg_internal.h"
 
 struct ldr_memcg {
 	int version;                    /* 1 or 2 */
+	bool v2_user;                   /* counted in v2_users */
 	char path[PATH_MAX];            /* the group's folder */
-	char parent[PATH_MAX];          /* where remaining tasks go */
+	char parent[PATH_MAX];          /* the folder it was made in */
 };
 
 static atomic_uint memcg_seq;
+
+/* The v2 delegation the process's live groups rely on (v2_users > 0). */
+static pthread_mutex_t v2_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned v2_users;
+static struct ldr_cg2_delegation v2_deleg;
 
 /* Decode mountinfo's octal escapes ("\040" for a space) in place. */
 static void unescape(char *s)
@@ -273,6 +292,181 @@ static const char *perm_hint(int err)
 	}
 }
 
+bool ldr_cg2_procs_only(const char *procs, pid_t pid)
+{
+	bool seen = false;
+
+	for (const char *p = procs; *p; ) {
+		char *end;
+		long v;
+
+		while (*p == '\n' || *p == ' ')
+			p++;
+		if (!*p)
+			break;
+		v = strtol(p, &end, 10);
+		if (end == p || v != (long)pid)
+			return false;
+		seen = true;
+		p = end;
+	}
+	return seen;
+}
+
+static int write_pid(const char *dir, pid_t pid)
+{
+	char file[PATH_MAX + 32], num[24];
+
+	snprintf(file, sizeof(file), "%s/cgroup.procs", dir);
+	snprintf(num, sizeof(num), "%d", (int)pid);
+	return write_str(file, num);
+}
+
+int ldr_cg2_delegate(const char *dir, const char *controller,
+		     struct ldr_cg2_delegation *d, char *why, size_t why_len)
+{
+	char file[PATH_MAX + 32], ctl[512], op[64], procs[4096];
+	const pid_t self = getpid();
+	int err;
+
+	memset(d, 0, sizeof(*d));
+	if (strlen(dir) >= sizeof(d->dir)) {
+		say(why, why_len, "cgroup path too long");
+		return -ENAMETOOLONG;
+	}
+	strcpy(d->dir, dir);
+	snprintf(file, sizeof(file), "%s/cgroup.subtree_control", dir);
+	snprintf(op, sizeof(op), "+%s", controller);
+	err = read_file(file, ctl, sizeof(ctl));
+	if (err >= 0 && has_word(ctl, controller))
+		return 0;               /* already given to the children */
+	if (err >= 0)
+		err = write_str(file, op);
+	if (!err) {
+		d->added = true;
+		return 0;
+	}
+	if (err != -EBUSY) {
+		say(why, why_len, "cannot enable the %s controller below %s: %s",
+		    controller, dir, perm_hint(err));
+		return err;
+	}
+
+	/* the group holds processes: only ours may be moved out of it */
+	snprintf(file, sizeof(file), "%s/cgroup.procs", dir);
+	err = read_file(file, procs, sizeof(procs));
+	if (err < 0) {
+		say(why, why_len, "cannot read %s: %s", file, perm_hint(err));
+		return err;
+	}
+	if (!ldr_cg2_procs_only(procs, self)) {
+		say(why, why_len, "cgroup v2: %s holds other processes, so no "
+		    "controller can be enabled for groups below it; run "
+		    "feedrate under `systemd-run --scope -p Delegate=yes` or "
+		    "in its own cgroup", dir);
+		return -EBUSY;
+	}
+	if ((size_t)snprintf(d->leaf, sizeof(d->leaf), "%s/feedrate-%d-self",
+			     dir, (int)self) >= sizeof(d->leaf)) {
+		d->leaf[0] = '\0';
+		say(why, why_len, "cgroup path too long");
+		return -ENAMETOOLONG;
+	}
+	if (mkdir(d->leaf, 0755) < 0 && errno != EEXIST) {
+		err = -errno;
+		say(why, why_len, "cannot create the cgroup %s to leave %s "
+		    "empty: %s", d->leaf, dir, perm_hint(err));
+		goto err_leaf;
+	}
+	err = write_pid(d->leaf, self);
+	if (err < 0) {
+		say(why, why_len, "cannot move this process into %s: %s",
+		    d->leaf, perm_hint(err));
+		goto err_rmdir;
+	}
+	snprintf(file, sizeof(file), "%s/cgroup.subtree_control", dir);
+	err = write_str(file, op);
+	if (err < 0) {
+		say(why, why_len, "cannot enable the %s controller below %s "
+		    "even with this process moved out of it: %s", controller,
+		    dir, perm_hint(err));
+		write_pid(dir, self);
+		goto err_rmdir;
+	}
+	d->added = d->moved = true;
+	return 0;
+
+err_rmdir:
+	rmdir(d->leaf);
+err_leaf:
+	d->leaf[0] = '\0';
+	return err;
+}
+
+int ldr_cg2_undo(struct ldr_cg2_delegation *d, const char *controller)
+{
+	char file[PATH_MAX + 32], op[64];
+	int err = 0, e;
+
+	/* first the controller: a group that gives one to its children
+	 * cannot take this process back */
+	if (d->added) {
+		snprintf(file, sizeof(file), "%s/cgroup.subtree_control",
+			 d->dir);
+		snprintf(op, sizeof(op), "-%s", controller);
+		e = write_str(file, op);
+		if (e && !err)
+			err = e;
+	}
+	if (d->moved) {
+		e = write_pid(d->dir, getpid());
+		if (e && !err)
+			err = e;
+		if (!e && rmdir(d->leaf) < 0 && errno != ENOENT && !err)
+			err = -errno;
+	}
+	memset(d, 0, sizeof(*d));
+	return err;
+}
+
+/* Take a use of the v2 delegation below PARENT (made on first use); on
+ * success CG->parent is the delegated folder. */
+static int v2_acquire(struct ldr_memcg *cg, char *why, size_t why_len)
+{
+	int err = 0;
+
+	pthread_mutex_lock(&v2_lock);
+	if (v2_users) {
+		/* this process may sit in its leaf by now: the groups go
+		 * beside it, below the folder that was delegated */
+		strcpy(cg->parent, v2_deleg.dir);
+	} else {
+		err = ldr_cg2_delegate(cg->parent, "memory", &v2_deleg, why,
+				       why_len);
+	}
+	if (!err) {
+		v2_users++;
+		cg->v2_user = true;
+	}
+	pthread_mutex_unlock(&v2_lock);
+	return err;
+}
+
+/* Drop CG's use; the last one undoes the delegation. */
+static int v2_release(struct ldr_memcg *cg)
+{
+	int err = 0;
+
+	if (!cg->v2_user)
+		return 0;
+	cg->v2_user = false;
+	pthread_mutex_lock(&v2_lock);
+	if (--v2_users == 0)
+		err = ldr_cg2_undo(&v2_deleg, "memory");
+	pthread_mutex_unlock(&v2_lock);
+	return err;
+}
+
 /*
  * Remove groups feedrate-<pid>-<n> under PARENT whose process is gone and
  * that hold no task: what a run killed before its cleanup left behind.
@@ -355,22 +549,11 @@ int ldr_memcg_create(uint64_t limit_bytes, struct ldr_memcg **out,
 		goto err_free;
 	}
 
+	/* v2: the memory controller must be enabled for our children */
 	if (version == 2) {
-		char ctl[512];
-
-		/* the memory controller must be enabled for our children */
-		snprintf(file, sizeof(file), "%s/cgroup.subtree_control",
-			 cg->parent);
-		err = read_file(file, ctl, sizeof(ctl));
-		if (err >= 0 && !has_word(ctl, "memory"))
-			err = write_str(file, "+memory");
-		if (err < 0) {
-			say(why, why_len, "cannot enable the memory controller "
-			    "below %s: %s%s", cg->parent, perm_hint(err),
-			    err == -EBUSY ? " (cgroup v2 allows controllers "
-			    "only below a group without processes)" : "");
+		err = v2_acquire(cg, why, why_len);
+		if (err < 0)
 			goto err_free;
-		}
 	}
 
 	reap_stale(cg->parent);
@@ -411,6 +594,7 @@ int ldr_memcg_create(uint64_t limit_bytes, struct ldr_memcg **out,
 err_rmdir:
 	rmdir(cg->path);
 err_free:
+	v2_release(cg);
 	free(cg);
 	return err;
 }
@@ -500,13 +684,26 @@ int ldr_memcg_usage(const struct ldr_memcg *cg, uint64_t *usage,
 	return 0;
 }
 
-/* Move every process left in CG to its parent group. */
+/* Move every process left in CG to where this process lives: its parent
+ * group, or under cgroup v2 the leaf this process moved to (a group that
+ * gives controllers to its children may hold no process). */
 static void evacuate(const struct ldr_memcg *cg)
 {
 	char file[PATH_MAX + 32], dst[PATH_MAX + 32], buf[4096];
+	const char *home = cg->parent;
 
+	if (cg->v2_user) {
+		pthread_mutex_lock(&v2_lock);
+		if (v2_deleg.moved) {
+			snprintf(dst, sizeof(dst), "%s/cgroup.procs",
+				 v2_deleg.leaf);
+			home = NULL;
+		}
+		pthread_mutex_unlock(&v2_lock);
+	}
 	snprintf(file, sizeof(file), "%s/cgroup.procs", cg->path);
-	snprintf(dst, sizeof(dst), "%s/cgroup.procs", cg->parent);
+	if (home)
+		snprintf(dst, sizeof(dst), "%s/cgroup.procs", home);
 	if (read_file(file, buf, sizeof(buf)) <= 0)
 		return;
 	for (char *line = buf; line && *line; ) {
@@ -539,6 +736,12 @@ int ldr_memcg_destroy(struct ldr_memcg *cg)
 		evacuate(cg);
 		nanosleep(&step, NULL);
 	}
+	/* the last group of the process undoes the v2 delegation (only
+	 * once no group of ours is left below it) */
+	if (err == 0)
+		err = v2_release(cg);
+	else
+		v2_release(cg);
 	free(cg);
 	return err;
 }

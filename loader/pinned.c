@@ -20,7 +20,9 @@
  * signal in the parent kills the child (SIGKILL). The child asks for
  * SIGTERM when the parent dies (PR_SET_PDEATHSIG), so it never outlives it.
  * Shared state: fwd_pid / fwd_sig / fwd_count, written by the parent's
- * handler and read by the parent only.
+ * handler and read by the parent only. fwd_pid is cleared, with the
+ * signals blocked, after the child has exited (waitid WNOWAIT) and before
+ * it is reaped, so the handler never kills a recycled pid.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -267,11 +269,21 @@ int ldr_child_run(const struct ldr_child_opts *opts, ldr_child_fn fn,
 			;
 	}
 	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	/* wait for the exit without reaping: until the reap the pid stays
+	 * the child's, so the handler may still forward to it; then stop
+	 * forwarding (signals blocked) before the pid can be recycled */
+	{
+		siginfo_t si;
+
+		while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 &&
+		       errno == EINTR)
+			;
+	}
 	rep->wall_s = now_s() - t0;
 	sigprocmask(SIG_BLOCK, &block, NULL);
 	fwd_pid = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
 	if (err == -ECHILD || (err == 0 && !(WIFEXITED(status) &&
 					     WEXITSTATUS(status) == 0))) {
 		err = -ECHILD;

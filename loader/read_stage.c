@@ -24,24 +24,10 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "engine_internal.h"
-
-#ifndef __NR_cachestat
-#define __NR_cachestat 451      /* the same on every architecture */
-#endif
-
-struct ldr_cachestat_range {
-	uint64_t off, len;
-};
-
-struct ldr_cachestat {
-	uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted,
-		 nr_recently_evicted;
-};
 
 static uint64_t mix64(uint64_t x)
 {
@@ -53,51 +39,33 @@ static uint64_t mix64(uint64_t x)
 }
 
 /*
- * How much of file NAME is in the page cache, before it is read: the
- * cachestat syscall where the kernel has it (one open, no mapping), else
- * mmap + mincore through the storage layer.
+ * How much of file NAME is in the page cache, before it is read (storage's
+ * residency helper: cachestat where the kernel allows it, else mincore).
+ * The method is stored only when it changes: every reader probes, and a
+ * store per probe would keep the engine's line bouncing between cores.
  */
 static void probe_residency(struct ldr_reader_ctx *rc, const char *name,
 			    uint64_t size)
 {
 	struct ldr_engine *e = rc->e;
-	static const long page = 4096;
-	uint64_t resident = 0, total = 0, hit;
-	int method = atomic_load_explicit(&e->probe_method,
-					  memory_order_relaxed);
+	enum stg_residency_method how = STG_RESIDENCY_NONE;
+	uint64_t hit = 0;
+	int fd = openat(e->root_fd, name, O_RDONLY | O_CLOEXEC), err;
 
-	if (method != LDR_PROBE_MINCORE) {
-		struct ldr_cachestat_range range = { 0, 0 };
-		struct ldr_cachestat cs;
-		int fd = openat(e->root_fd, name, O_RDONLY | O_CLOEXEC);
-		long r;
-
-		if (fd < 0) {
-			ldr_ctr_add(&rc->probe_errors, 1);
-			return;
-		}
-		r = syscall(__NR_cachestat, fd, &range, &cs, 0);
-		close(fd);
-		if (r == 0) {
-			resident = cs.nr_cache;
-			atomic_store_explicit(&e->probe_method,
-					      LDR_PROBE_CACHESTAT,
-					      memory_order_relaxed);
-			goto got;
-		}
-		if (errno != ENOSYS) {
-			ldr_ctr_add(&rc->probe_errors, 1);
-			return;
-		}
-		atomic_store_explicit(&e->probe_method, LDR_PROBE_MINCORE,
-				      memory_order_relaxed);
-	}
-	if (stg_cache_residency(e->root_fd, name, &resident, &total)) {
+	if (fd < 0) {
 		ldr_ctr_add(&rc->probe_errors, 1);
 		return;
 	}
-got:
-	hit = resident * (uint64_t)page;
+	err = stg_cache_fd_resident(fd, &hit, NULL, &how);
+	close(fd);
+	if (err) {
+		ldr_ctr_add(&rc->probe_errors, 1);
+		return;
+	}
+	if (atomic_load_explicit(&e->probe_method, memory_order_relaxed) !=
+	    (int)how)
+		atomic_store_explicit(&e->probe_method, (int)how,
+				      memory_order_relaxed);
 	if (hit > size)
 		hit = size;
 	ldr_ctr_add(&rc->probed_reads, 1);

@@ -4,8 +4,10 @@
  * The order of epoch E is a Fisher-Yates shuffle of 0..N-1 driven by a
  * splitmix64 stream whose start depends only on (seed, E), with unbiased
  * bounded draws (Lemire's multiply-and-reject). One permutation array is
- * allocated at creation (uint32 ids while N fits, else uint64) and rebuilt
- * in place by each set_epoch: nothing is allocated per epoch.
+ * allocated at creation (uint32 ids while N fits, else uint64), built for
+ * epoch 0 there, and rebuilt in place by each set_epoch to another epoch
+ * (O(N); asking again for the epoch it holds costs nothing): nothing is
+ * allocated per epoch.
  *
  * Sharding follows PyTorch's DistributedSampler: rank R of W takes the
  * positions R, R+W, R+2W, ... of the epoch's permutation. Without
@@ -23,6 +25,7 @@ struct ldr_sampler {
 	uint64_t seed;
 	unsigned rank, world;
 	uint64_t len;           /* per rank and epoch */
+	uint64_t epoch;         /* the epoch PERM holds */
 	bool wide;              /* ids stored as uint64 */
 	union {
 		uint32_t *p32;
@@ -94,6 +97,7 @@ int ldr_sampler_create(uint64_t n, uint64_t seed, unsigned rank,
 		else
 			s->perm.p32 = p;
 	}
+	s->epoch = UINT64_MAX;          /* nothing built yet */
 	ldr_sampler_set_epoch(s, 0);
 	*out = s;
 	return 0;
@@ -112,8 +116,15 @@ void ldr_sampler_destroy(struct ldr_sampler *s)
 
 void ldr_sampler_set_epoch(struct ldr_sampler *s, uint64_t epoch)
 {
-	uint64_t state = s->seed;
-	uint64_t key = splitmix64(&state) ^ (epoch * 0xD1B54A32D192ED03ull);
+	uint64_t state = s->seed, key;
+
+	/* the order of an epoch depends on (seed, epoch) only: the one in
+	 * PERM is still right (a reader's first position is in epoch 0,
+	 * which create already built) */
+	if (epoch == s->epoch)
+		return;
+	s->epoch = epoch;
+	key = splitmix64(&state) ^ (epoch * 0xD1B54A32D192ED03ull);
 
 	/* the stream of this epoch starts from a hash of (seed, epoch) */
 	state = splitmix64(&key);

@@ -2,7 +2,9 @@
  * worker_pool.c - the work queue and the transform workers.
  *
  * DESIGN: readers push read samples into one bounded ring (mutex, two
- * condvars, no allocation per item); W workers pop one item each, apply
+ * condvars, no allocation per item; a push of N items signals
+ * min(N, waiting workers) times, never broadcasts); W workers pop one
+ * item each, apply
  * the transform straight into the item's place in its batch slot
  * (slot p/B % P, index p % B), give the read buffer back, and bump the
  * slot's fill count with acq_rel; the worker whose bump completes the
@@ -83,12 +85,11 @@ void ldr_queue_push(struct ldr_engine *e, const struct ldr_item *it,
 		}
 		atomic_store_explicit(&q->occupancy, q->count,
 				      memory_order_relaxed);
-		if (q->pop_waiters) {
-			if (pushed > 1)
-				pthread_cond_broadcast(&q->not_empty);
-			else
-				pthread_cond_signal(&q->not_empty);
-		}
+		/* one wake-up per item, at most one per waiter: a broadcast
+		 * for two items would wake every idle worker to find the
+		 * queue empty again */
+		for (unsigned k = 0; k < pushed && k < q->pop_waiters; k++)
+			pthread_cond_signal(&q->not_empty);
 	}
 	pthread_mutex_unlock(&q->lock);
 	/* stopped: what did not get in goes back to its reader */

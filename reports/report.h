@@ -89,8 +89,14 @@ struct rpt_run {
 	double fraction_resident;       /* verified before the run; < 0
 	                                   unknown */
 	double hit_ratio;               /* < 0 unknown */
-	const char *hit_ratio_source;   /* "measured ...", "estimated ..." */
+	const char *hit_ratio_source;   /* "measured ...", "estimated ...",
+	                                   "too few probes ..." */
 	bool hit_ratio_estimated;
+	uint64_t cache_seen_bytes;      /* --ram: page cache charged to the
+	                                   cgroup after the run; 0 unknown */
+	bool ram_not_limited;           /* --ram: it held more than
+	                                   MS_RAM_SLACK x ram_bytes: the run
+	                                   was warmer than asked */
 
 	/* the emulated GPUs */
 	const char *gpu_type;           /* "A100" */
@@ -118,9 +124,23 @@ struct rpt_run {
  * How many GPUs of the run's type the measured feed rate keeps at or
  * above the AU threshold: a GPU at AU a eats a x demand samples/s, so G
  * GPUs stay at >= T while G x T x demand <= samples/s, i.e.
- * G = floor(samples_per_s / (T x demand)). 0 when unknown.
+ * G = floor(samples_per_s / (T x demand)). 0 when unknown (and when the
+ * run was too short to judge).
  */
 unsigned rpt_run_gpus_fed(const struct rpt_run *r);
+
+/* Fewest batches a verdict rests on: this many per GPU, and never fewer. */
+#define RPT_RUN_MIN_BATCHES_PER_GPU 2
+#define RPT_RUN_MIN_BATCHES 2
+
+/*
+ * Was R's measurement too short to judge: the window ended inside the
+ * warm-up, or fewer batches than RPT_RUN_MIN_BATCHES_PER_GPU per emulated
+ * GPU (at least RPT_RUN_MIN_BATCHES) were measured? Writes the reason
+ * into WHY (LEN bytes) and returns true; false when it can be judged or
+ * nothing was measured at all.
+ */
+bool rpt_run_too_short(const struct rpt_run *r, char *why, size_t len);
 
 /* The one-line verdict, e.g. "this VM feeds 8xA100 at >= 90 % AU". */
 void rpt_run_verdict(const struct rpt_run *r, char *buf, size_t len);

@@ -343,6 +343,14 @@ static void verdict_table(struct rpt_buf *b, const struct rpt_sweep *s)
 	for (int c = 0; c < RPT_CACHES; c++) {
 		const struct rpt_cache_verdict *cv = &s->v.cache[c];
 
+		if (!cv->measured && cv->not_judged) {
+			rpt_buf_printf(b, "<tr><td>%s</td><td colspan=\"7\" "
+				       "class=\"note\">not judged: ",
+				       rpt_cache_name((enum rpt_cache)c));
+			rpt_buf_html(b, cv->not_judged);
+			rpt_buf_printf(b, "</td></tr>\n");
+			continue;
+		}
 		if (!cv->measured)
 			continue;
 		rpt_buf_printf(b, "<tr><td>%s</td><td>%u</td><td>%.0f</td>"
@@ -356,10 +364,18 @@ static void verdict_table(struct rpt_buf *b, const struct rpt_sweep *s)
 		else
 			rpt_buf_printf(b, "</td><td>-");
 		if (cv->hit_ratio >= 0)
-			rpt_buf_printf(b, "</td><td>%.1f %%</td></tr>\n",
-				       cv->hit_ratio * 100);
+			rpt_buf_printf(b, "</td><td>%.1f %%%s</td></tr>\n",
+				       cv->hit_ratio * 100,
+				       cv->hit_ratio_estimated ? " (est.)" :
+				       "");
 		else
 			rpt_buf_printf(b, "</td><td>-</td></tr>\n");
+		if (cv->inconsistent)
+			rpt_buf_printf(b, "<tr><td colspan=\"8\" class=\"note\">"
+				       "NOT PROJECTED: the figures at %u vCPUs "
+				       "are inconsistent (%.2f CPU-seconds per "
+				       "vCPU-second)</td></tr>\n", cv->vcpus_top,
+				       cv->cpu_per_vcpu);
 		if (cv->projected)
 			rpt_buf_printf(b, "<tr><td colspan=\"8\" class=\"note\">"
 				       "PROJECTED: %u vCPUs needed for %u GPUs, "
@@ -438,8 +454,11 @@ static void points_table(struct rpt_buf *b, const struct rpt_sweep *s)
 				       "<td></td><td></td></tr>\n");
 			continue;
 		}
-		rpt_buf_printf(b, "measured</td><td>%.0f</td><td>", p->
-			       samples_per_s);
+		rpt_buf_printf(b, "measured%s%s</td><td>%.0f</td><td>",
+			       p->cache == RPT_CACHE_RAM && p->ram_not_limited ?
+			       " (page cache not limited: ran warm)" : "",
+			       rpt_point_too_short(p) ? " (too short)" : "",
+			       p->samples_per_s);
 		if (p->au >= 0)
 			rpt_buf_printf(b, "%.0f %%", p->au * 100);
 		rpt_buf_printf(b, "</td><td>");

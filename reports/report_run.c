@@ -28,11 +28,43 @@ static bool have_result(const struct rpt_run *r)
 	return r->res && (r->res->measured_s > 0 || r->res->samples);
 }
 
+bool rpt_run_too_short(const struct rpt_run *r, char *why, size_t len)
+{
+	const struct ldr_result *res = r->res;
+	uint64_t need = (uint64_t)r->gpu_count * RPT_RUN_MIN_BATCHES_PER_GPU;
+
+	if (len)
+		why[0] = '\0';
+	if (!have_result(r) || !res->batches)
+		return false;
+	if (need < RPT_RUN_MIN_BATCHES)
+		need = RPT_RUN_MIN_BATCHES;
+	if (res->warmup_incomplete) {
+		snprintf(why, len, "the window ended inside the warm-up, so "
+			 "the numbers include start-up; %llu batch%s measured",
+			 (unsigned long long)res->batches,
+			 res->batches == 1 ? "" : "es");
+		return true;
+	}
+	if (res->batches < need) {
+		snprintf(why, len, "%llu batch%s of %u measured in %.2f s, at "
+			 "least %llu needed (%u per GPU, at least %u)",
+			 (unsigned long long)res->batches,
+			 res->batches == 1 ? "" : "es", res->batch,
+			 res->measured_s, (unsigned long long)need,
+			 RPT_RUN_MIN_BATCHES_PER_GPU, RPT_RUN_MIN_BATCHES);
+		return true;
+	}
+	return false;
+}
+
 unsigned rpt_run_gpus_fed(const struct rpt_run *r)
 {
+	char why[8];
 	double need, g;
 
-	if (!have_result(r) || !(r->demand_per_gpu > 0))
+	if (!have_result(r) || !(r->demand_per_gpu > 0) ||
+	    rpt_run_too_short(r, why, sizeof(why)))
 		return 0;
 	need = thr_of(r) * r->demand_per_gpu;
 	/* a hair of slack so that exactly T x demand counts as fed */
@@ -72,6 +104,16 @@ void rpt_run_verdict(const struct rpt_run *r, char *buf, size_t len)
 			 "interrupted" : "the run ended");
 		return;
 	}
+	{
+		char why[256];
+
+		if (rpt_run_too_short(r, why, sizeof(why))) {
+			snprintf(buf, len, "no verdict (run too short: %s); "
+				 "measure longer (--duration, --epochs, "
+				 "--samples)", why);
+			return;
+		}
+	}
 	if (r->gpu_count == 0) {
 		const unsigned g = rpt_run_gpus_fed(r);
 
@@ -95,6 +137,10 @@ void rpt_run_verdict(const struct rpt_run *r, char *buf, size_t len)
 		snprintf(buf, len, "falls short: %ux%s at AU %.0f %% (< %.0f "
 			 "%%), limited by %s", r->gpu_count, type,
 			 r->res->au * 100, thr, nz(r->bottleneck));
+	if (r->ram_not_limited && strlen(buf) + 1 < len)
+		snprintf(buf + strlen(buf), len - strlen(buf), "; the page "
+			 "cache was NOT limited to the --ram size, so this is "
+			 "a warm figure");
 }
 
 /* "1,234,567" */
@@ -215,6 +261,13 @@ static void print_measured(FILE *f, const struct rpt_run *r)
 		fprintf(f, " %s", a);
 	}
 	fprintf(f, ": %s\n", nz(r->cache_how));
+	if (r->ram_not_limited) {
+		fmt_bytes(a, sizeof(a), (double)r->cache_seen_bytes);
+		fmt_bytes(b, sizeof(b), (double)r->ram_bytes);
+		fprintf(f, "             NOT LIMITED: the page cache held %s, "
+			"more than the %s asked: the run was warmer than asked "
+			"and its hit ratio is the LRU estimate\n", a, b);
+	}
 	if (r->fraction_resident >= 0)
 		fprintf(f, "             resident before the run (verified): "
 			"%.1f %%\n", r->fraction_resident * 100);
@@ -223,6 +276,9 @@ static void print_measured(FILE *f, const struct rpt_run *r)
 	if (r->hit_ratio >= 0)
 		fprintf(f, "             page-cache hit ratio %.1f %% (%s)\n",
 			r->hit_ratio * 100, nz(r->hit_ratio_source));
+	else if (r->hit_ratio_source && *r->hit_ratio_source)
+		fprintf(f, "             page-cache hit ratio unknown (%s)\n",
+			r->hit_ratio_source);
 	if (r->gpu_count)
 		fprintf(f, "  GPUs       %ux%s (%s) emulated, %s samples/s "
 			"each, %s steps\n", r->gpu_count, nz(r->gpu_type),
@@ -253,8 +309,7 @@ static void print_measured(FILE *f, const struct rpt_run *r)
 static void print_stages(FILE *f, const struct ldr_result *res)
 {
 	const double n = (double)(res->samples + res->samples_failed);
-	const double wall = res->worker_busy_s + res->worker_wait_s +
-			    res->worker_slot_wait_s;
+	const double wall = res->worker_busy_s + res->worker_wait_s;
 	const double steps = res->steps.decode_s + res->steps.resize_s +
 			     res->steps.other_s;
 
@@ -272,10 +327,8 @@ static void print_stages(FILE *f, const struct ldr_result *res)
 	fprintf(f, "  CPU s      workers %.2f, readers %.2f, consumers %.2f, "
 		"whole process %.2f\n", res->worker_cpu_s, res->reader_cpu_s,
 		res->consumer_cpu_s, res->process_cpu_s);
-	fprintf(f, "  workers    busy %.0f %%, waiting for a sample %.0f %%, "
-		"waiting for a batch slot %.0f %%\n",
-		pct(res->worker_busy_s, wall), pct(res->worker_wait_s, wall),
-		pct(res->worker_slot_wait_s, wall));
+	fprintf(f, "  workers    busy %.0f %%, waiting for a sample %.0f %%\n",
+		pct(res->worker_busy_s, wall), pct(res->worker_wait_s, wall));
 	fprintf(f, "  queues     %.1f samples read and waiting, %.1f full "
 		"batches waiting, %.1f reads in flight (means)\n",
 		res->mean_work_queue, res->mean_ready_batches,
@@ -305,7 +358,7 @@ void rpt_run_print(FILE *f, const struct rpt_run *r)
 {
 	const struct ldr_result *res = r->res;
 	const double thr = thr_of(r);
-	char verdict[512], a[32], b[32];
+	char verdict[512], why[256], a[32], b[32];
 
 	rpt_run_verdict(r, verdict, sizeof(verdict));
 	fprintf(f, "feedrate run%s\n", r->signal || (res &&
@@ -340,6 +393,9 @@ void rpt_run_print(FILE *f, const struct rpt_run *r)
 	}
 	if (!res->batches || res->stopped_by_max_errors) {
 		fprintf(f, "  capacity   not judged: too little was measured\n");
+	} else if (rpt_run_too_short(r, why, sizeof(why))) {
+		fprintf(f, "  capacity   not judged: run too short (%s)\n",
+			why);
 	} else if (gpus_were_fed(r)) {
 		fprintf(f, "  capacity   at least %ux%s: the GPUs took every "
 			"batch they wanted, so the feed may go higher; run with "
@@ -385,6 +441,8 @@ static json_t *num_or_null(double v, bool known)
 
 static json_t *gpus_json(const struct rpt_run *r)
 {
+	char why[256];
+	const bool too_short = rpt_run_too_short(r, why, sizeof(why));
 	json_t *g = json_object();
 
 	if (!g)
@@ -401,7 +459,7 @@ static json_t *gpus_json(const struct rpt_run *r)
 	json_object_set_new(g, "sync", json_string(r->gpu_sync_all ? "all" :
 						    "none"));
 	json_object_set_new(g, "au_threshold", json_real(thr_of(r)));
-	json_object_set_new(g, "fed_at_threshold",
+	json_object_set_new(g, "fed_at_threshold", too_short ? json_null() :
 			    json_integer(rpt_run_gpus_fed(r)));
 	return g;
 }
@@ -422,8 +480,6 @@ static json_t *stages_json(const struct ldr_result *res)
 	json_object_set_new(s, "process_cpu_s", json_real(res->process_cpu_s));
 	json_object_set_new(s, "worker_busy_s", json_real(res->worker_busy_s));
 	json_object_set_new(s, "worker_wait_s", json_real(res->worker_wait_s));
-	json_object_set_new(s, "worker_slot_wait_s",
-			    json_real(res->worker_slot_wait_s));
 	json_object_set_new(s, "gpu_compute_s", json_real(res->gpu_compute_s));
 	json_object_set_new(s, "gpu_wait_s", json_real(res->gpu_wait_s));
 	return s;
@@ -495,7 +551,7 @@ json_t *rpt_run_json(const struct rpt_run *r)
 	const struct ldr_result *res = r->res;
 	const bool got = res != NULL;
 	json_t *root = json_object(), *ds = json_object();
-	char verdict[512];
+	char verdict[512], withheld[256];
 
 	if (!root || !ds) {
 		json_decref(root);
@@ -503,6 +559,7 @@ json_t *rpt_run_json(const struct rpt_run *r)
 		return NULL;
 	}
 	rpt_run_verdict(r, verdict, sizeof(verdict));
+	rpt_run_too_short(r, withheld, sizeof(withheld));
 	json_object_set_new(root, "schema_version",
 			    json_integer(RPT_RUN_SCHEMA_VERSION));
 	json_object_set_new(root, "command", json_string("run"));
@@ -519,6 +576,9 @@ json_t *rpt_run_json(const struct rpt_run *r)
 				    json_string(nz(r->run_error_text)));
 	}
 	json_object_set_new(root, "verdict", json_string(verdict));
+	/* the reason a verdict was withheld as too short, else null */
+	json_object_set_new(root, "verdict_withheld", withheld[0] ?
+			    json_string(withheld) : json_null());
 	json_object_set_new(root, "samples_per_s",
 			    json_real(got ? res->samples_per_s : 0));
 	json_object_set_new(root, "au", num_or_null(got ? res->au : 0,
@@ -535,9 +595,16 @@ json_t *rpt_run_json(const struct rpt_run *r)
 					r->cpu_outside_mask_s >= 0));
 	json_object_set_new(root, "cache", json_string(nz(r->cache)));
 	json_object_set_new(root, "cache_how", json_string(nz(r->cache_how)));
-	if (r->ram_bytes)
+	if (r->ram_bytes) {
 		json_object_set_new(root, "ram_bytes",
 				    json_integer((json_int_t)r->ram_bytes));
+		json_object_set_new(root, "page_cache_seen_bytes",
+				    r->cache_seen_bytes ? json_integer(
+				    (json_int_t)r->cache_seen_bytes) :
+				    json_null());
+		json_object_set_new(root, "ram_limited",
+				    json_boolean(!r->ram_not_limited));
+	}
 	json_object_set_new(root, "fraction_resident",
 			    num_or_null(r->fraction_resident,
 					r->fraction_resident >= 0));

@@ -46,21 +46,64 @@ double rpt_point_cpu_s_per_sample(const struct rpt_point *p)
 	return p->samples ? p->stages.process_cpu_s / (double)p->samples : 0;
 }
 
+bool rpt_point_too_short(const struct rpt_point *p)
+{
+	return p->status == RPT_POINT_MEASURED &&
+	       (p->measured_s < RPT_POINT_MIN_WINDOW_S ||
+		p->batches < RPT_POINT_MIN_BATCHES);
+}
+
+bool rpt_point_usable(const struct rpt_point *p)
+{
+	return p->status == RPT_POINT_MEASURED && !rpt_point_too_short(p) &&
+	       !(p->cache == RPT_CACHE_RAM && p->ram_not_limited);
+}
+
+/* Why measured point P is not usable, in words; NULL when it is. */
+static const char *unusable_why(const struct rpt_point *p)
+{
+	if (p->status != RPT_POINT_MEASURED)
+		return NULL;
+	if (p->cache == RPT_CACHE_RAM && p->ram_not_limited)
+		return "its page cache was not limited (it held more than "
+		       "1.25 x the asked size), so it ran warm";
+	if (rpt_point_too_short(p))
+		return "too short (a window under 1 s or fewer than 4 "
+		       "batches): start-up dominates its figures";
+	return NULL;
+}
+
 /* ---- the verdict ---- */
 
-/* The measured point of cache C with the most vCPUs, and the 1-vCPU one. */
+/*
+ * The usable point of cache C with the most vCPUs, and the 1-vCPU one;
+ * *UNUSABLE gets why the measured point with the most vCPUs that is not
+ * usable was left out (NULL when none was).
+ */
 static const struct rpt_point *top_point(const struct rpt_sweep *s,
 					 enum rpt_cache c,
-					 const struct rpt_point **one)
+					 const struct rpt_point **one,
+					 const char **unusable)
 {
 	const struct rpt_point *top = NULL;
+	unsigned unusable_vcpus = 0;
 
 	*one = NULL;
+	*unusable = NULL;
 	for (size_t i = 0; i < s->npoints; i++) {
 		const struct rpt_point *p = &s->points[i];
+		const char *why;
 
 		if (p->cache != c || p->status != RPT_POINT_MEASURED)
 			continue;
+		why = unusable_why(p);
+		if (why) {
+			if (!*unusable || p->vcpus > unusable_vcpus) {
+				*unusable = why;
+				unusable_vcpus = p->vcpus;
+			}
+			continue;
+		}
 		if (!top || p->vcpus > top->vcpus)
 			top = p;
 		if (p->vcpus == 1)
@@ -123,6 +166,7 @@ static void catalog_check(struct rpt_sweep *s)
 	v->catalog_cache = -1;
 	for (size_t i = 0; i < 3; i++)
 		if (v->cache[pref[i]].measured &&
+		    !v->cache[pref[i]].inconsistent &&
 		    v->cache[pref[i]].vcpus_per_gpu > 0) {
 			v->catalog_cache = (int)pref[i];
 			vpg = v->cache[pref[i]].vcpus_per_gpu;
@@ -167,7 +211,13 @@ static void headline(struct rpt_sweep *s)
 			best = cv;
 	}
 	if (!best) {
-		snprintf(h, len, "no verdict: no point was measured");
+		bool any = false;
+
+		for (int c = 0; c < RPT_CACHES; c++)
+			any = any || v->cache[c].not_judged;
+		snprintf(h, len, "no verdict: %s", any ? "every measured point "
+			 "was too short or (ram) not limited; see below" :
+			 "no point was measured");
 		return;
 	}
 	k = snprintf(h + used, len - used, " x %s at >= %.0f %% AU (%u "
@@ -192,6 +242,12 @@ static void headline(struct rpt_sweep *s)
 				 cv->limiting);
 		break;
 	}
+	for (int c = 0; c < RPT_CACHES; c++) {
+		used = strlen(h);
+		if (v->cache[c].not_judged && used + 1 < len)
+			snprintf(h + used, len - used, "; %s not judged",
+				 rpt_cache_name((enum rpt_cache)c));
+	}
 }
 
 void rpt_sweep_verdict(struct rpt_sweep *s)
@@ -203,26 +259,34 @@ void rpt_sweep_verdict(struct rpt_sweep *s)
 	for (int c = 0; c < RPT_CACHES; c++) {
 		struct rpt_cache_verdict *cv = &v->cache[c];
 		const struct rpt_point *one, *top;
+		const char *unusable;
 		double g;
 
 		cv->limiting = "unknown";
 		cv->vcpus_per_gpu = -1;
 		cv->scaling = -1;
 		cv->hit_ratio = -1;
-		top = top_point(s, (enum rpt_cache)c, &one);
-		if (!top)
+		top = top_point(s, (enum rpt_cache)c, &one, &unusable);
+		if (!top) {
+			cv->not_judged = unusable;
 			continue;
+		}
 		cv->measured = true;
 		cv->vcpus_top = top->vcpus;
 		cv->top_is_all = top->vcpus == s->vcpus_total;
 		cv->samples_per_s = top->samples_per_s;
 		cv->hit_ratio = top->hit_ratio;
+		cv->hit_ratio_estimated = top->hit_ratio_estimated;
 		g = need > 0 ? floor(top->samples_per_s / need + 1e-9) : 0;
 		cv->gpus_fed_computed = g > 1e6 ? 1000000u : (unsigned)g;
 		confirm_apply(s, (enum rpt_cache)c, cv);
 		cv->cpu_s_per_sample = rpt_point_cpu_s_per_sample(top);
 		cv->per_vcpu_rate = top->vcpus ? top->samples_per_s /
 			top->vcpus : 0;
+		/* samples/s per vCPU x CPU-s per sample = CPU-s per vCPU-s:
+		 * more than the vCPUs can give means a figure is wrong */
+		cv->cpu_per_vcpu = cv->per_vcpu_rate * cv->cpu_s_per_sample;
+		cv->inconsistent = cv->cpu_per_vcpu > RPT_CPU_PER_VCPU_MAX;
 		if (one && one->samples_per_s > 0 && top->vcpus > 1)
 			cv->scaling = top->samples_per_s /
 				(top->vcpus * one->samples_per_s);
@@ -236,7 +300,7 @@ void rpt_sweep_verdict(struct rpt_sweep *s)
 		else if (top->bottleneck && *top->bottleneck)
 			cv->limiting = top->bottleneck;
 		if (!strcmp(cv->limiting, "cpu") && cv->vcpus_per_gpu > 0 &&
-		    cv->vcpus_needed > top->vcpus) {
+		    cv->vcpus_needed > top->vcpus && !cv->inconsistent) {
 			cv->projected = true;
 			cv->projected_samples_per_s = cv->vcpus_needed *
 				cv->per_vcpu_rate;
@@ -246,8 +310,7 @@ void rpt_sweep_verdict(struct rpt_sweep *s)
 	for (size_t i = 0; i < s->npoints; i++) {
 		const struct rpt_point *p = &s->points[i];
 
-		if (p->cache != RPT_CACHE_COLD ||
-		    p->status != RPT_POINT_MEASURED)
+		if (p->cache != RPT_CACHE_COLD || !rpt_point_usable(p))
 			continue;
 		v->storage_known = true;
 		if (p->read_bytes_per_s > v->storage_bytes_per_s)
@@ -372,6 +435,14 @@ static void print_verdict(FILE *f, const struct rpt_sweep *s)
 	for (int c = 0; c < RPT_CACHES; c++) {
 		const struct rpt_cache_verdict *cv = &v->cache[c];
 
+		if (!cv->measured && cv->not_judged) {
+			cache_label(a, sizeof(a), s, (enum rpt_cache)c);
+			snprintf(b, sizeof(b), "  %-13s ", a);
+			snprintf(line, sizeof(line), "not judged: %s",
+				 cv->not_judged);
+			print_wrapped(f, b, 16, line);
+			continue;
+		}
 		if (!cv->measured)
 			continue;
 		cache_label(b, sizeof(b), s, (enum rpt_cache)c);
@@ -412,6 +483,15 @@ static void print_verdict(FILE *f, const struct rpt_sweep *s)
 		snprintf(b, sizeof(b), "  %-6s ", rpt_cache_name(
 			(enum rpt_cache)c));
 		print_wrapped(f, b, 9, line);
+		if (cv->inconsistent) {
+			snprintf(line, sizeof(line), "NOT PROJECTED: the figures "
+				 "at %u vCPUs are inconsistent: %.0f samples/s "
+				 "per vCPU x %.2f ms CPU per sample = %.2f "
+				 "CPU-seconds per vCPU-second, more than a vCPU "
+				 "can give", cv->vcpus_top, cv->per_vcpu_rate,
+				 cv->cpu_s_per_sample * 1e3, cv->cpu_per_vcpu);
+			print_wrapped(f, "         ", 9, line);
+		}
 		if (cv->projected) {
 			fmt_count(a, sizeof(a), cv->projected_samples_per_s);
 			snprintf(line, sizeof(line), "PROJECTED: %u x %s need "
@@ -450,12 +530,12 @@ static void print_storage_ram(FILE *f, const struct rpt_sweep *s)
 		fmt_count(b, sizeof(b), v->storage_files_per_s);
 		fmt_bytes(c, sizeof(c), (double)s->bytes);
 		snprintf(line, sizeof(line), "cold, %s %s/s and %s files/s "
-			 "(%s): %s this disk feeds %.1f x %s. %s",
+			 "(%s): this disk feeds %s%.1f x %s. %s",
 			 v->storage_is_ceiling ? "the storage ceiling is" :
 			 "storage gave at least", a, b,
 			 v->storage_is_ceiling ? "storage-bound" :
 			 "a lower bound: the CPU was the limit",
-			 v->storage_is_ceiling ? "cold," : "cold, at least",
+			 v->storage_is_ceiling ? "" : "at least ",
 			 v->storage_gpus, nz(s->gpu_type),
 			 v->storage_gpus >= s->gpu_count ? "Storage is not "
 			 "the limit for the asked GPUs." : "");
@@ -485,17 +565,24 @@ static void print_storage_ram(FILE *f, const struct rpt_sweep *s)
 		 "it does NOT fit in the page cache: expect the cold or ram "
 		 "row, not warm");
 	print_wrapped(f, "  RAM      ", 11, line);
-	if (v->cache[RPT_CACHE_RAM].measured) {
+	if (v->cache[RPT_CACHE_RAM].measured ||
+	    v->cache[RPT_CACHE_RAM].not_judged) {
 		const struct rpt_cache_verdict *cv = &v->cache[RPT_CACHE_RAM];
 
 		fmt_bytes(a, sizeof(a), (double)s->lru_ram_bytes);
 		fmt_bytes(b, sizeof(b), (double)s->lru_ram_bytes / 2);
 		snprintf(line, sizeof(line), "with a %s page cache the hit "
-			 "ratio was %.1f %% (shuffled epochs: an LRU cache "
+			 "ratio was %.1f %%%s (shuffled epochs: an LRU cache "
 			 "holding a share of the dataset hits less than that "
 			 "share)", a, cv->hit_ratio >= 0 ? cv->hit_ratio * 100 :
-			 -1.0);
-		if (cv->hit_ratio < 0)
+			 -1.0, cv->hit_ratio_estimated ? ", estimated" :
+			 ", measured");
+		if (!cv->measured && s->lru_ram_steady >= 0)
+			snprintf(line, sizeof(line), "with a %s page cache the "
+				 "hit ratio was not measured (the ram row is "
+				 "not judged); LRU estimate: %.1f %%", a,
+				 s->lru_ram_steady * 100);
+		else if (!cv->measured || cv->hit_ratio < 0)
 			snprintf(line, sizeof(line), "with a %s page cache the "
 				 "hit ratio is unknown", a);
 		print_wrapped(f, "           ", 11, line);
@@ -564,6 +651,7 @@ static void print_points(FILE *f, const struct rpt_sweep *s)
 {
 	char a[32], b[48];
 	size_t dropped = 0;
+	unsigned marks = 0;
 
 	fprintf(f, "\npoints (raw feed rate: no GPU consuming; AU computed for "
 		"%u x %s)\n", s->gpu_count, nz(s->gpu_type));
@@ -594,13 +682,26 @@ static void print_points(FILE *f, const struct rpt_sweep *s)
 			snprintf(au, sizeof(au), "%.0f", p->au * 100);
 		else
 			snprintf(au, sizeof(au), "-");
-		fprintf(f, "  %5u %-13s %9s %5s %6s %8.1f %7.2f %-8s %5.1fs\n",
+		fprintf(f, "  %5u %-13s %9s %5s %6s %8.1f %7.2f %-8s %5.1fs%s%s\n",
 			p->vcpus, b, a, au, hit, p->read_bytes_per_s / 1e6,
 			rpt_point_cpu_s_per_sample(p) * 1e3, nz(p->bottleneck),
-			p->measured_s);
+			p->measured_s, p->cache == RPT_CACHE_RAM &&
+			p->ram_not_limited ? "w" : "",
+			rpt_point_too_short(p) ? "!" : "");
+		if (p->cache == RPT_CACHE_RAM && p->ram_not_limited)
+			marks |= 1;
+		if (rpt_point_too_short(p))
+			marks |= 2;
 	}
 	fprintf(f, "  (CPU ms: CPU time of the measuring process per sample; "
 		"e: estimated)\n");
+	if (marks & 1)
+		fprintf(f, "  (w: the page cache was not limited: it ran warm; "
+			"not used for the ram verdict)\n");
+	if (marks & 2)
+		fprintf(f, "  (!: too short, under %.0f s or fewer than %d "
+			"batches; not used for the verdict)\n",
+			RPT_POINT_MIN_WINDOW_S, RPT_POINT_MIN_BATCHES);
 	if (!dropped)
 		return;
 	fprintf(f, "  dropped by the budget rule:");
@@ -671,15 +772,14 @@ static json_t *num_or_null(double v, bool known)
 
 static json_t *stages_json(const struct rpt_stages *st)
 {
-	return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
+	return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
 		"decode_s", st->decode_s, "resize_s", st->resize_s,
 		"other_s", st->other_s, "worker_cpu_s", st->worker_cpu_s,
 		"reader_cpu_s", st->reader_cpu_s,
 		"consumer_cpu_s", st->consumer_cpu_s,
 		"process_cpu_s", st->process_cpu_s,
 		"worker_busy_s", st->worker_busy_s,
-		"worker_wait_s", st->worker_wait_s,
-		"worker_slot_wait_s", st->worker_slot_wait_s);
+		"worker_wait_s", st->worker_wait_s);
 }
 
 static const char *status_name(enum rpt_point_status st)
@@ -705,6 +805,9 @@ static json_t *point_json(const struct rpt_point *p, bool with_series)
 		json_integer((json_int_t)p->cgroup_bytes) : json_null());
 	json_object_set_new(o, "page_cache_seen_bytes", p->cache_seen_bytes ?
 		json_integer((json_int_t)p->cache_seen_bytes) : json_null());
+	json_object_set_new(o, "ram_limited", p->cache == RPT_CACHE_RAM &&
+		p->status == RPT_POINT_MEASURED ?
+		json_boolean(!p->ram_not_limited) : json_null());
 	if (p->status != RPT_POINT_MEASURED) {
 		json_object_set_new(o, "samples_per_s", json_null());
 		json_object_set_new(o, "au", json_null());
@@ -731,6 +834,10 @@ static json_t *point_json(const struct rpt_point *p, bool with_series)
 	json_object_set_new(o, "measured_s", json_real(p->measured_s));
 	json_object_set_new(o, "warmup_s", json_real(p->warmup_s));
 	json_object_set_new(o, "samples", json_integer((json_int_t)p->samples));
+	json_object_set_new(o, "batches", json_integer((json_int_t)p->batches));
+	json_object_set_new(o, "too_short", json_boolean(
+		rpt_point_too_short(p)));
+	json_object_set_new(o, "usable", json_boolean(rpt_point_usable(p)));
 	json_object_set_new(o, "errors", json_integer((json_int_t)p->errors));
 	json_object_set_new(o, "epochs_done",
 			    json_integer((json_int_t)p->epochs_done));
@@ -778,6 +885,8 @@ static json_t *cache_verdict_json(const struct rpt_sweep *s, int c)
 	json_object_set_new(o, "samples_per_s", json_real(cv->samples_per_s));
 	json_object_set_new(o, "hit_ratio", num_or_null(cv->hit_ratio,
 							 cv->hit_ratio >= 0));
+	json_object_set_new(o, "hit_ratio_estimated",
+			    json_boolean(cv->hit_ratio_estimated));
 	json_object_set_new(o, "gpus_fed", json_integer(cv->gpus_fed));
 	json_object_set_new(o, "gpus_fed_computed",
 			    json_integer(cv->gpus_fed_computed));
@@ -799,6 +908,9 @@ static json_t *cache_verdict_json(const struct rpt_sweep *s, int c)
 		cv->scaling, cv->scaling >= 0));
 	json_object_set_new(o, "cpu_s_per_sample",
 			    json_real(cv->cpu_s_per_sample));
+	json_object_set_new(o, "cpu_per_vcpu", json_real(cv->cpu_per_vcpu));
+	json_object_set_new(o, "figures_consistent",
+			    json_boolean(!cv->inconsistent));
 	json_object_set_new(o, "vcpus_per_gpu", num_or_null(
 		cv->vcpus_per_gpu, cv->vcpus_per_gpu > 0));
 	json_object_set_new(o, "vcpus_needed", cv->vcpus_per_gpu > 0 ?
@@ -843,6 +955,17 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 	json_object_set_new(o, "gpus_fed", fed);
 	json_object_set_new(o, "vcpus_per_gpu", vpg);
 	json_object_set_new(o, "per_cache", per);
+	{
+		/* cache states whose measured points were all unusable */
+		json_t *nj = json_object();
+
+		for (int c = 0; nj && c < RPT_CACHES; c++)
+			if (!v->cache[c].measured && v->cache[c].not_judged)
+				json_object_set_new(nj, rpt_cache_name(
+					(enum rpt_cache)c), json_string(
+					v->cache[c].not_judged));
+		json_object_set_new(o, "not_judged", nj ? nj : json_null());
+	}
 	json_object_set_new(o, "storage", v->storage_known ? json_pack(
 		"{s:f,s:f,s:b,s:f}", "bytes_per_s", v->storage_bytes_per_s,
 		"files_per_s", v->storage_files_per_s, "is_ceiling",

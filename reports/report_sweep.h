@@ -52,7 +52,7 @@ enum rpt_point_status {
 struct rpt_stages {
 	double decode_s, resize_s, other_s;
 	double worker_cpu_s, reader_cpu_s, consumer_cpu_s, process_cpu_s;
-	double worker_busy_s, worker_wait_s, worker_slot_wait_s;
+	double worker_busy_s, worker_wait_s;
 };
 
 /* One measurement point: K vCPUs, one cache state, the raw feed rate. */
@@ -66,6 +66,10 @@ struct rpt_point {
 	                                   + the run's own memory), 0 none */
 	uint64_t cache_seen_bytes;      /* ram: page cache charged to the
 	                                   cgroup after the run; 0 unknown */
+	bool ram_not_limited;           /* ram: it held more than 1.25 x
+	                                   ram_bytes, so the point ran warm:
+	                                   its hit ratio is an estimate and
+	                                   the verdict does not use it */
 	double samples_per_s;           /* raw feed, no GPU consuming */
 	double au;                      /* computed for the asked GPU count:
 	                                   min(1, feed / (G x demand)); < 0
@@ -77,6 +81,7 @@ struct rpt_point {
 	const char *bottleneck_why;
 	double measured_s, warmup_s;
 	uint64_t samples, errors, epochs_done;
+	uint64_t batches;               /* batches in the window */
 	uint64_t sample_files, sample_bytes;  /* the part of the dataset
 	                                         read (ram: may be a sample) */
 	double read_bytes_per_s, files_per_s;
@@ -91,6 +96,27 @@ struct rpt_point {
 /* CPU seconds the whole measuring process spent per delivered sample
  * (0 when nothing was delivered). */
 double rpt_point_cpu_s_per_sample(const struct rpt_point *p);
+
+/* A measured point shorter than this (window, or batches) is too short. */
+#define RPT_POINT_MIN_WINDOW_S 1.0
+#define RPT_POINT_MIN_BATCHES 4
+
+/*
+ * Was measured point P too short to judge: a window under
+ * RPT_POINT_MIN_WINDOW_S or fewer than RPT_POINT_MIN_BATCHES batches?
+ * Its start-up then dominates its figures (CPU per sample above all).
+ */
+bool rpt_point_too_short(const struct rpt_point *p);
+
+/*
+ * May the verdict use P: measured, not too short, and (ram) its page
+ * cache was limited?
+ */
+bool rpt_point_usable(const struct rpt_point *p);
+
+/* Per-vCPU rate x CPU per sample above this: the figures contradict
+ * each other (more CPU than the vCPUs had) and nothing is projected. */
+#define RPT_CPU_PER_VCPU_MAX 1.05
 
 /* A run with G emulated GPUs that checks the computed gpus_fed. */
 struct rpt_confirm {
@@ -114,11 +140,15 @@ struct rpt_shape {
 
 /* The verdict for one cache state. */
 struct rpt_cache_verdict {
-	bool measured;                  /* some point of it was measured */
+	bool measured;                  /* some point of it was measured and
+	                                   usable (rpt_point_usable) */
+	const char *not_judged;         /* points were measured but none is
+	                                   usable: why, in words; else NULL */
 	unsigned vcpus_top;             /* the largest measured vCPU count */
 	bool top_is_all;                /* vcpus_top == the machine's */
 	double samples_per_s;           /* at vcpus_top */
 	double hit_ratio;               /* at vcpus_top; < 0 unknown */
+	bool hit_ratio_estimated;
 	unsigned gpus_fed_computed;     /* floor(feed / (T x demand)) */
 	unsigned gpus_fed;              /* after the confirmation runs */
 	int confirmation;               /* RPT_CONF_* */
@@ -128,11 +158,16 @@ struct rpt_cache_verdict {
 	double scaling;                 /* feed(top) / (top x feed(1 vCPU));
 	                                   < 0 when 1 vCPU was not measured */
 	double cpu_s_per_sample;        /* at vcpus_top */
+	double cpu_per_vcpu;            /* per_vcpu_rate x cpu_s_per_sample:
+	                                   CPU-s per vCPU-s, <= 1 when sane */
+	bool inconsistent;              /* cpu_per_vcpu > RPT_CPU_PER_VCPU_MAX:
+	                                   no projection */
 	double vcpus_per_gpu;           /* T x demand / per_vcpu_rate; < 0
 	                                   unknown */
 	unsigned vcpus_needed;          /* for the asked GPU count */
-	bool projected;                 /* vcpus_needed > machine vCPUs and
-	                                   the state is CPU-bound */
+	bool projected;                 /* vcpus_needed > machine vCPUs, the
+	                                   state is CPU-bound and its figures
+	                                   are consistent */
 	double projected_samples_per_s; /* at vcpus_needed, same CPU model */
 };
 
@@ -220,12 +255,17 @@ struct rpt_sweep {
 
 /*
  * Draw the verdict from S's points and confirmation runs into S->v:
- * for each cache state, the feed at its largest measured vCPU count,
+ * only usable points count (rpt_point_usable: not too short, a ram
+ * point's page cache limited; a state with measured points but no usable
+ * one is "not judged", with why); for each cache state, the feed at its
+ * largest usable vCPU count,
  * gpus_fed = floor(feed / (T x demand)) then corrected by the
  * confirmation runs (G not fed: G-1; G+1 fed: G+1), the limiting
  * resource (gpu when the asked GPUs are fed, else the point's
  * bottleneck), vCPUs per GPU from the measured per-vCPU rate, and a
- * projection when the asked GPUs need more vCPUs than the machine has;
+ * projection when the asked GPUs need more vCPUs than the machine has
+ * and the figures are consistent (per-vCPU rate x CPU per sample <=
+ * RPT_CPU_PER_VCPU_MAX);
  * the storage ceiling seen cold; the RAM check; the catalog check.
  * Pure arithmetic on S; any thread.
  */

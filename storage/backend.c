@@ -338,8 +338,10 @@ int stg_reader_create(const struct stg_reader_config *cfg,
 				 "auto: io_uring available");
 		}
 	} else {
-		snprintf(r->reason, sizeof(r->reason), "chosen with --backend");
+		snprintf(r->reason, sizeof(r->reason), "%s", r->cfg.reason ?
+			 r->cfg.reason : "chosen with --backend");
 	}
+	r->cfg.reason = NULL;   /* copied: the caller's string may go */
 	r->ops = backend_find(want);
 	if (!r->ops) {
 		err = -EINVAL;

@@ -2,19 +2,23 @@
  * pagecache.c - evict, warm and measure the page cache of dataset files,
  * and check that each of those claims holds on the filesystem at hand.
  *
- * Residency is mincore() over a read-only shared mapping, taken in windows
- * so that a 100 GB file needs no 25 MB vector. Mapping a file faults
- * nothing in, so measuring does not change what it measures - except on
- * FUSE without kernel_cache, where the open() before it drops the cache;
+ * Residency is one cachestat(2) call where the kernel has it and allows
+ * it, else mincore() over a read-only shared mapping, taken in windows so
+ * that a 100 GB file needs no 25 MB vector. Neither faults anything in, so
+ * measuring does not change what it measures - except on FUSE without
+ * kernel_cache, where the open() before it drops the cache;
  * stg_cache_probe() finds that out by comparing residency on the warming
- * descriptor with residency after a re-open.
+ * descriptor with residency after a re-open. Once cachestat is missing or
+ * refused (old kernel, seccomp filter), the process stays on mincore.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -23,6 +27,23 @@
 #define WARM_BUF (1u << 20)
 #define MINCORE_WINDOW_PAGES 16384u   /* 64 MiB with 4 KiB pages */
 #define FUSE_MAGIC 0x65735546u
+
+#ifndef __NR_cachestat
+#define __NR_cachestat 451      /* the same on every architecture */
+#endif
+
+/* cachestat(2)'s argument and result (Linux 6.5, linux/mman.h) */
+struct cachestat_range {
+	uint64_t off, len;
+};
+
+struct cachestat_out {
+	uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted,
+		 nr_recently_evicted;
+};
+
+/* STG_RESIDENCY_NONE until the first measurement picks one */
+static _Atomic int residency_method;
 
 /* Thresholds for the verdicts: "resident" and "gone" with some slack for
  * pages the kernel cannot drop (mapped elsewhere) or drops on its own. */
@@ -42,19 +63,13 @@ static size_t page_size(void)
 	return pg;
 }
 
-static int fd_residency(int fd, uint64_t *resident, uint64_t *total)
+/* mmap + mincore over the PAGES pages of FD, in windows. */
+static int fd_mincore_pages(int fd, uint64_t pages, uint64_t *resident)
 {
 	unsigned char vec[MINCORE_WINDOW_PAGES];
 	const size_t pg = page_size();
-	uint64_t pages, done = 0, res = 0;
-	struct stat st;
+	uint64_t done = 0, res = 0;
 
-	*resident = *total = 0;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	pages = ((uint64_t)st.st_size + pg - 1) / pg;
 	while (done < pages) {
 		uint64_t n = pages - done;
 		size_t len;
@@ -79,7 +94,88 @@ static int fd_residency(int fd, uint64_t *resident, uint64_t *total)
 		done += n;
 	}
 	*resident = res;
+	return 0;
+}
+
+/* Errors of cachestat that mean "not here" rather than "this file": no
+ * such syscall, refused by a seccomp filter or an LSM, not supported. */
+static bool cachestat_unusable(int err)
+{
+	return err == -ENOSYS || err == -EPERM || err == -EOPNOTSUPP ||
+	       err == -EINVAL;
+}
+
+/*
+ * Resident pages of the regular file FD (*RESIDENT) out of its *TOTAL
+ * pages, and the file's size; *METHOD says which call answered.
+ */
+static int fd_residency_m(int fd, uint64_t *resident, uint64_t *total,
+			  uint64_t *size, enum stg_residency_method *method)
+{
+	const size_t pg = page_size();
+	int how = atomic_load_explicit(&residency_method,
+				       memory_order_relaxed);
+	uint64_t pages;
+	struct stat st;
+	int err;
+
+	*resident = *total = 0;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	pages = ((uint64_t)st.st_size + pg - 1) / pg;
+	if (size)
+		*size = (uint64_t)st.st_size;
+	if (how != STG_RESIDENCY_MINCORE) {
+		struct cachestat_range range = { 0, 0 };   /* whole file */
+		struct cachestat_out cs;
+
+		if (syscall(__NR_cachestat, fd, &range, &cs, 0) == 0) {
+			if (how != STG_RESIDENCY_CACHESTAT)
+				atomic_store_explicit(&residency_method,
+						      STG_RESIDENCY_CACHESTAT,
+						      memory_order_relaxed);
+			*resident = cs.nr_cache < pages ? cs.nr_cache : pages;
+			*total = pages;
+			if (method)
+				*method = STG_RESIDENCY_CACHESTAT;
+			return 0;
+		}
+		err = -errno;
+		if (!cachestat_unusable(err))
+			return err;
+		atomic_store_explicit(&residency_method, STG_RESIDENCY_MINCORE,
+				      memory_order_relaxed);
+	}
+	err = fd_mincore_pages(fd, pages, resident);
+	if (err)
+		return err;
 	*total = pages;
+	if (method)
+		*method = STG_RESIDENCY_MINCORE;
+	return 0;
+}
+
+static int fd_residency(int fd, uint64_t *resident, uint64_t *total)
+{
+	return fd_residency_m(fd, resident, total, NULL, NULL);
+}
+
+int stg_cache_fd_resident(int fd, uint64_t *resident_bytes,
+			  uint64_t *size_bytes,
+			  enum stg_residency_method *method)
+{
+	uint64_t res, tot, size = 0, bytes;
+	int err = fd_residency_m(fd, &res, &tot, &size, method);
+
+	*resident_bytes = 0;
+	if (size_bytes)
+		*size_bytes = size;
+	if (err)
+		return err;
+	bytes = res * (uint64_t)page_size();
+	*resident_bytes = bytes < size ? bytes : size;
 	return 0;
 }
 
@@ -298,7 +394,6 @@ int stg_cache_dataset_residency(const struct stg_dataset *ds, size_t max_files,
 				struct stg_ds_residency *out)
 {
 	const size_t n = stg_dataset_count(ds);
-	const size_t pg = page_size();
 	size_t take = max_files && max_files < n ? max_files : n;
 
 	memset(out, 0, sizeof(*out));
@@ -323,8 +418,7 @@ int stg_cache_dataset_residency(const struct stg_dataset *ds, size_t max_files,
 		return 0;
 	for (size_t i = 0; i < take; i++) {
 		size_t id = take == n ? i : (size_t)((unsigned __int128)i * n / take);
-		uint64_t res, tot, bytes;
-		int64_t size;
+		uint64_t bytes, size;
 		int fd, err;
 
 		fd = stg_dataset_open(ds, id, O_RDONLY);
@@ -332,23 +426,15 @@ int stg_cache_dataset_residency(const struct stg_dataset *ds, size_t max_files,
 			out->errors++;
 			continue;
 		}
-		err = fd_residency(fd, &res, &tot);
-		if (!err) {
-			struct stat st;
-
-			size = fstat(fd, &st) == 0 ? st.st_size : 0;
-		}
+		err = stg_cache_fd_resident(fd, &bytes, &size, NULL);
 		close(fd);
 		if (err) {
 			out->errors++;
 			continue;
 		}
-		bytes = res * pg;
-		if (bytes > (uint64_t)size)
-			bytes = (uint64_t)size;
 		out->files++;
 		out->resident_bytes += bytes;
-		out->bytes += (uint64_t)size;
+		out->bytes += size;
 	}
 	if (out->files)
 		out->fraction = out->bytes ? (double)out->resident_bytes /

@@ -9,7 +9,9 @@
  * `local` (files queued since the last commit) and the name copies belong
  * to the reader thread until commit moves the files to `work`; from then
  * a file, its buffer and its name slot belong to the worker that took it,
- * until it is on `done`. The mutex hand-offs order every access. On exit
+ * until it is on `done`. The mutex hand-offs order every access. A commit
+ * of N files signals work_cv min(N, idle workers) times (work_waiters,
+ * under the lock), not a broadcast that wakes every worker. On exit
  * the workers finish the file in hand and drop the rest.
  */
 #include <errno.h>
@@ -29,6 +31,7 @@ struct psync {
 	struct stg_io *done_head, *done_tail;
 	struct stg_io *local_head, *local_tail;
 	unsigned nlocal;
+	unsigned work_waiters;  /* workers asleep on work_cv */
 	bool stop;
 	unsigned nthreads;
 	pthread_t *threads;
@@ -91,8 +94,11 @@ static void *psync_worker(void *arg)
 		struct stg_io *io;
 
 		pthread_mutex_lock(&ps->lock);
-		while (!ps->work_head && !ps->stop)
+		while (!ps->work_head && !ps->stop) {
+			ps->work_waiters++;
 			pthread_cond_wait(&ps->work_cv, &ps->lock);
+			ps->work_waiters--;
+		}
 		if (ps->stop) {
 			pthread_mutex_unlock(&ps->lock);
 			return NULL;
@@ -211,9 +217,8 @@ static int psync_commit(struct stg_reader *r)
 	else
 		ps->work_head = ps->local_head;
 	ps->work_tail = ps->local_tail;
-	if (ps->nlocal > 1)
-		pthread_cond_broadcast(&ps->work_cv);
-	else
+	/* one wake-up per file, at most one per idle worker */
+	for (unsigned k = 0; k < ps->nlocal && k < ps->work_waiters; k++)
 		pthread_cond_signal(&ps->work_cv);
 	pthread_mutex_unlock(&ps->lock);
 	ps->local_head = ps->local_tail = NULL;

@@ -193,15 +193,40 @@ const char *stg_ds_err_name(enum stg_ds_err kind);
  *   file copied moments ago, are written back first: DONTNEED skips them;
  *   no byte of the file changes), posix_fadvise(POSIX_FADV_DONTNEED).
  * stg_cache_warm: read the whole file once, discarding the bytes.
- * stg_cache_residency: mmap + mincore on a fresh open; *RESIDENT and *TOTAL
- *   get page counts (both 0 for an empty file). Note that on FUSE the open
- *   itself may drop the cache: stg_cache_probe() says whether it does.
+ * stg_cache_residency: residency on a fresh open (cachestat, else mmap +
+ *   mincore: see stg_cache_fd_resident); *RESIDENT and *TOTAL get counts
+ *   of sysconf(_SC_PAGESIZE) pages (both 0 for an empty file). Note that
+ *   on FUSE the open itself may drop the cache: stg_cache_probe() says
+ *   whether it does.
  * Each returns 0 or -errno. Any thread may call them.
  */
 int stg_cache_evict(int dirfd, const char *path);
 int stg_cache_warm(int dirfd, const char *path);
 int stg_cache_residency(int dirfd, const char *path, uint64_t *resident,
 			uint64_t *total);
+
+/* Which call measured residency. */
+enum stg_residency_method {
+	STG_RESIDENCY_NONE = 0,
+	STG_RESIDENCY_CACHESTAT,    /* cachestat(2), Linux 6.5+ */
+	STG_RESIDENCY_MINCORE,      /* mmap + mincore */
+};
+
+/*
+ * Bytes of the open regular file FD in the page cache now (at most its
+ * size) into *RESIDENT_BYTES, its size into *SIZE_BYTES (may be NULL), and
+ * the call that answered into *METHOD (may be NULL). Uses cachestat(2)
+ * (one call, no mapping); where the kernel lacks it or refuses it (ENOSYS,
+ * EPERM from a seccomp filter, EOPNOTSUPP, EINVAL) it falls back to
+ * mmap + mincore, and the whole process stays on mincore from then on.
+ * Pages are counted in sysconf(_SC_PAGESIZE) units. stg_cache_residency()
+ * and the dataset-level functions below measure through it. Nothing is
+ * read or faulted in. Any thread may call it. Returns 0 or -errno
+ * (-EINVAL for a file that is not regular).
+ */
+int stg_cache_fd_resident(int fd, uint64_t *resident_bytes,
+			  uint64_t *size_bytes,
+			  enum stg_residency_method *method);
 
 /* What eviction does on a filesystem, as measured by stg_cache_probe(). */
 enum stg_evict_result {
@@ -444,8 +469,10 @@ uint64_t stg_histo_percentile(const struct stg_histo *h, double pct);
 double stg_histo_mean(const struct stg_histo *h);
 
 /*
- * Backends. `auto` resolves once per process: io_uring when the kernel lets
- * this process create a ring, else psync, with the reason kept in words.
+ * Backends. `auto` given to stg_reader_create resolves once per process:
+ * io_uring when the kernel lets this process create a ring, else psync,
+ * with the reason kept in words. stg_backend_probe (below) resolves it by
+ * measuring instead; `run`, `sweep` and `io` use that.
  */
 enum stg_backend_id {
 	STG_BACKEND_AUTO = 0,
@@ -511,6 +538,11 @@ struct stg_reader_config {
 	                                 latency; up to depth files overlap,
 	                                 so depth / delay files/s). 0 = at
 	                                 once */
+	const char *reason;           /* words for why BACKEND was chosen
+	                                 (stg_reader_backend_reason), e.g.
+	                                 stg_backend_probe's; copied at
+	                                 create. NULL: "chosen with
+	                                 --backend", or auto's own */
 };
 
 /*
@@ -635,6 +667,80 @@ const char *stg_reader_notes(const struct stg_reader *r);
 /* Counters and histogram so far; reader thread only. */
 void stg_reader_stats(const struct stg_reader *r,
 		      struct stg_reader_stats *out);
+
+/* ---- auto's choice by a short probe (storage/backend_probe.c) ---- */
+
+/*
+ * Costs differ between machines (a hypervisor's io_uring overhead, a FUSE
+ * daemon's threads), so `auto` can be resolved by measuring: read a small
+ * sample of the dataset through each backend and take psync only when it
+ * is clearly faster; io_uring otherwise (it costs less CPU per read).
+ */
+#define STG_PROBE_PSYNC_MARGIN 1.2  /* psync needs >= 1.2x uring's files/s */
+#define STG_PROBE_MIN_FILES 4       /* fewer read by psync: no comparison */
+
+struct stg_probe_opts {
+	double budget_s;        /* reading time per backend, at most
+	                           (in-flight reads are finished after it);
+	                           0 = 0.5 s */
+	unsigned files;         /* files per backend, at most; 0 = 2 x depth,
+	                           at least 8; two disjoint samples, so at
+	                           most half the dataset each */
+	bool evict;             /* cold state: evict each sampled file before
+	                           it is read and every one after the probe,
+	                           so the run finds them cold again */
+	volatile int *stop;     /* non-zero: stop reading (then choose on
+	                           what was read); NULL = none */
+};
+
+/* What one backend did with its sample. */
+struct stg_probe_side {
+	uint64_t files;         /* files read whole */
+	uint64_t errors;        /* files that failed */
+	double seconds;         /* wall time reading */
+	double files_per_s;     /* files / seconds; 0 when nothing was read */
+};
+
+struct stg_probe_result {
+	enum stg_backend_id chosen; /* STG_BACKEND_URING or STG_BACKEND_PSYNC */
+	bool measured;          /* both backends read their samples */
+	struct stg_probe_side uring, psync;
+	char reason[400];       /* one line: "auto: probe at depth 32, cold:
+	                           uring 167 files/s, psync 327 files/s ->
+	                           psync (1.96x)" */
+};
+
+/*
+ * The decision alone, from two sides' numbers: psync when it read at least
+ * STG_PROBE_MIN_FILES files and its files/s is at least
+ * STG_PROBE_PSYNC_MARGIN x uring's (uring having read nothing counts as
+ * 0 files/s), else uring. WHY (LEN bytes, may be NULL) gets the words,
+ * e.g. "uring 167 files/s, psync 327 files/s -> psync (1.96x)".
+ * Pure; any thread.
+ */
+enum stg_backend_id stg_backend_decide(const struct stg_probe_side *uring,
+				       const struct stg_probe_side *psync,
+				       char *why, size_t len);
+
+/*
+ * Resolve `auto` for reading DS with CFG (depth, block size, O_DIRECT,
+ * sizes; CFG->backend is ignored) on this machine, now: when io_uring is
+ * refused, psync with the refusal's words (no reading); when DS has too
+ * few files for two samples of STG_PROBE_MIN_FILES, uring unmeasured;
+ * else two disjoint samples spread over the ids, one read through each
+ * backend in the order uring, psync, psync, uring (half a sample each
+ * time, so that a cache or a server warming up favours neither) with
+ * depth files in flight, and stg_backend_decide(). Reads nothing into the
+ * caller's counters; the readers it makes are gone when it returns.
+ * OPTS may be NULL (defaults). Call it from the thread (and CPU mask)
+ * that will read, before the measurement. Returns 0 and *OUT, or -errno
+ * when DS's folder cannot be opened or a reader cannot be made (then
+ * *OUT still holds uring, unmeasured, with the reason).
+ */
+int stg_backend_probe(const struct stg_dataset *ds,
+		      const struct stg_reader_config *cfg,
+		      const struct stg_probe_opts *opts,
+		      struct stg_probe_result *out);
 
 /* ==== end reader ==== */
 

@@ -2,11 +2,14 @@
  * uring.c - the io_uring backend: one ring per reader, whole files read in
  * block-size chunks, several chunks of one file in flight at once.
  *
- * DESIGN: single-threaded; the ring, the issue queue and the chunk
- * descriptors belong to the reader's thread. A file is opened with
- * openat() when it is queued (see the note at uring_queue), then its
- * chunks are prepared as SQEs while fewer than cfg.depth reads are in
- * flight; SQEs reach the kernel in one io_uring_enter per reap (or flush).
+ * DESIGN: single-threaded; the ring, the issue queue, the chunk
+ * descriptors and the name slots belong to the reader's thread. A file is
+ * opened when it is queued: with openat() on this thread, or, once opens
+ * proved slow here (FUSE), through the ring (see uring_setup_async_open),
+ * then its chunks are prepared as SQEs while fewer than cfg.depth reads
+ * are in flight; SQEs reach the kernel in one io_uring_enter per reap (or
+ * flush). CQEs say by their user_data's low bits whether they end a
+ * chunk, an open or a close.
  * A chunk that comes back short inside the file is re-issued for the rest;
  * when the last chunk of a file is back the file is closed, settled (shrank
  * / grew) and handed to the core. The buffer pool's region is registered
@@ -16,6 +19,8 @@
  * thread may use when the reader is created.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,15 +42,30 @@ struct chunk {
 	uint64_t len;
 };
 
+/* What a CQE is for: the low bits of its user_data (pointers are
+ * 8-byte aligned). */
+enum { OP_CHUNK = 0, OP_OPEN = 1, OP_CLOSE = 2, OP_MASK = 3 };
+
 struct uring {
 	struct io_uring ring;
 	bool registered;
+	bool async_ok;            /* the kernel has IORING_OP_OPENAT/CLOSE */
+	bool async_open;          /* ... and files are opened through it */
+	uint64_t open_ns;         /* time in openat() on this thread ... */
+	unsigned opens;           /* ... over this many opens */
+	bool exiting;             /* no more reads: opened files close */
 	unsigned nreg;
 	unsigned inflight;        /* chunks prepared or in the kernel */
+	unsigned opening;         /* OPENATs prepared or in the kernel */
+	unsigned closing;         /* CLOSEs prepared or in the kernel */
 	unsigned unsubmitted;     /* SQEs prepared since the last enter */
 	struct stg_io *issue_head, *issue_tail;
 	struct chunk *chunks;
 	struct chunk *free_chunks;
+	/* per request slot (io - r->ios): the name an OPENAT reads when it
+	 * reaches the kernel, which may be after stg_reader_submit returns */
+	char (*names)[PATH_MAX];
+	int *dirfds;
 };
 
 int stg_uring_try_ring(void)
@@ -156,6 +176,62 @@ static void uring_size_workers(struct stg_reader *r, struct uring *u)
 				"(%s)", strerror(-err));
 }
 
+/*
+ * Opens and closes. A file is first opened with openat() on the reader's
+ * thread: on a local filesystem that takes microseconds, and the read
+ * follows in the same submit. On a FUSE mount (or NFS, ...) each open and
+ * each close is a round trip to the daemon (s3fs: an HTTP request), which
+ * on this thread serialises every file whatever the depth. So the time
+ * spent in openat() is measured, and once the opens of a window of
+ * URING_OPEN_WINDOW files averaged URING_OPEN_SLOW_NS or more, the reader
+ * opens and closes files through the ring instead (IORING_OP_OPENAT /
+ * CLOSE), where io-wq workers run them, up to depth at once. Those opens
+ * carry IOSQE_ASYNC: tried inline, a FUSE open would block the submitting
+ * thread all the same (it ignores O_NONBLOCK). The switch is one-way and
+ * said in the notes. Ring opens cost an extra trip through the ring before
+ * the first read, ~10 % of files/s from the page cache of a local disk,
+ * hence the measurement rather than always.
+ */
+#define URING_OPEN_WINDOW 16
+#define URING_OPEN_SLOW_NS 100000ull
+
+static void uring_setup_async_open(struct uring *u, unsigned depth)
+{
+	struct io_uring_probe *probe = io_uring_get_probe_ring(&u->ring);
+
+	if (probe && io_uring_opcode_supported(probe, IORING_OP_OPENAT) &&
+	    io_uring_opcode_supported(probe, IORING_OP_CLOSE)) {
+		u->names = malloc((size_t)depth * sizeof(*u->names));
+		u->dirfds = calloc(depth, sizeof(*u->dirfds));
+		u->async_ok = u->names && u->dirfds;
+	}
+	if (probe)
+		io_uring_free_probe(probe);
+	if (!u->async_ok) {
+		free(u->names);
+		free(u->dirfds);
+		u->names = NULL;
+		u->dirfds = NULL;
+	}
+}
+
+/* Account one openat() of DT ns; switch to ring opens when they are slow. */
+static void uring_open_timed(struct stg_reader *r, struct uring *u,
+			     uint64_t dt)
+{
+	u->open_ns += dt;
+	if (++u->opens < URING_OPEN_WINDOW)
+		return;
+	if (u->async_ok && u->open_ns / u->opens >= URING_OPEN_SLOW_NS) {
+		u->async_open = true;
+		stg_reader_note(r, "files opened and closed through the ring "
+				"(openat took %.2f ms each on the reader "
+				"thread)", (double)u->open_ns / u->opens / 1e6);
+	}
+	u->open_ns = 0;
+	u->opens = 0;
+}
+
 static int uring_init(struct stg_reader *r)
 {
 	struct uring *u;
@@ -174,7 +250,9 @@ static int uring_init(struct stg_reader *r)
 		u->chunks[i].next = u->free_chunks;
 		u->free_chunks = &u->chunks[i];
 	}
-	while (entries < r->cfg.depth)
+	/* depth chunks, plus an open and a close per file in flight: the CQ
+	 * ring (twice the entries) holds every completion there can be */
+	while (entries < 2 * r->cfg.depth)
 		entries <<= 1;
 	err = uring_ring_init(&u->ring, entries);
 	if (err)
@@ -183,6 +261,7 @@ static int uring_init(struct stg_reader *r)
 	uring_register(r, u);
 	uring_pin_workers(r);
 	uring_size_workers(r, u);
+	uring_setup_async_open(u, r->cfg.depth);
 	return 0;
 err_chunks:
 	free(u->chunks);
@@ -266,33 +345,31 @@ static void uring_pump(struct stg_reader *r, struct uring *u)
 
 static void uring_file_finish(struct stg_reader *r, struct stg_io *io)
 {
-	if (io->fd >= 0)
-		close(io->fd);
+	struct uring *u = r->be;
+
+	if (io->fd >= 0) {
+		struct io_uring_sqe *sqe = u->async_open ? uring_sqe(u) : NULL;
+
+		if (sqe) {
+			/* the reader does not wait for it: the file is done */
+			io_uring_prep_close(sqe, io->fd);
+			io_uring_sqe_set_data64(sqe, OP_CLOSE);
+			u->closing++;
+			u->unsubmitted++;
+		} else {
+			close(io->fd);
+		}
+	}
 	io->fd = -1;
 	stg_io_settle(io);
 	io->t_done = stg_now_ns();
 	stg_io_done(r, io);
 }
 
-/*
- * Files are opened here, on the reader's thread, with openat(): a plain
- * descriptor keeps vanished files, O_DIRECT refusals and fd limits simple
- * to report. IORING_OP_OPENAT (direct descriptors, linked to the reads)
- * would take the open off this thread; it has not been measured against
- * this yet (tests/bench/io is where to compare).
- */
-static void uring_queue(struct stg_reader *r, struct stg_io *io, int dirfd,
-			const char *name)
+/* Put an opened file on the issue queue. */
+static void uring_issue(struct stg_reader *r, struct uring *u,
+			struct stg_io *io)
 {
-	struct uring *u = r->be;
-	int err = stg_io_open(r, io, dirfd, name);
-
-	if (err) {
-		io->result = err;
-		io->t_done = stg_now_ns();
-		stg_io_done(r, io);
-		return;
-	}
 	io->next = NULL;
 	io->queued = true;
 	if (u->issue_tail)
@@ -301,6 +378,96 @@ static void uring_queue(struct stg_reader *r, struct stg_io *io, int dirfd,
 		u->issue_head = io;
 	u->issue_tail = io;
 	uring_pump(r, u);
+}
+
+/* A file that ends before any read: its error is the completion. */
+static void uring_fail_file(struct stg_reader *r, struct stg_io *io, int err)
+{
+	io->result = err;
+	uring_file_finish(r, io);
+}
+
+/* Prepare the OPENAT of IO's slot (O_DIRECT as io->direct says). */
+static void uring_prep_open(struct stg_reader *r, struct uring *u,
+			    struct stg_io *io)
+{
+	const size_t slot = (size_t)(io - r->ios);
+	struct io_uring_sqe *sqe = uring_sqe(u);
+
+	if (!sqe) {
+		uring_fail_file(r, io, -EBUSY);
+		return;
+	}
+	io_uring_prep_openat(sqe, u->dirfds[slot], u->names[slot],
+			     O_RDONLY | O_CLOEXEC | O_NOCTTY |
+			     (io->direct ? O_DIRECT : 0), 0);
+	sqe->flags |= IOSQE_ASYNC;
+	io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)io | OP_OPEN);
+	u->opening++;
+	u->unsubmitted++;
+}
+
+/* The OPENAT of IO came back with RES (an fd or -errno). */
+static void uring_opened(struct stg_reader *r, struct uring *u,
+			 struct stg_io *io, int res)
+{
+	u->opening--;
+	if (res == -EINVAL && io->direct && !u->exiting) {
+		/* the filesystem refuses O_DIRECT: read through the cache */
+		io->direct = false;
+		__atomic_fetch_add(&r->st.direct_refused, 1, __ATOMIC_RELAXED);
+		uring_prep_open(r, u, io);
+		return;
+	}
+	if (res < 0) {
+		uring_fail_file(r, io, res);
+		return;
+	}
+	io->fd = res;
+	if (u->exiting) {
+		io->next_off = io->want;
+		uring_file_finish(r, io);
+		return;
+	}
+	uring_issue(r, u, io);
+}
+
+/*
+ * With async opens the name is copied into the request's slot and the
+ * OPENAT goes to the kernel with the next submit; without them the file
+ * is opened here with openat(). Either way an open that fails becomes the
+ * file's completion.
+ */
+static void uring_queue(struct stg_reader *r, struct stg_io *io, int dirfd,
+			const char *name)
+{
+	struct uring *u = r->be;
+	const size_t slot = (size_t)(io - r->ios);
+	uint64_t t0;
+	size_t len;
+	int err;
+
+	io->fd = -1;
+	if (u->async_open) {
+		len = strlen(name);
+		if (len >= PATH_MAX) {
+			uring_fail_file(r, io, -ENAMETOOLONG);
+			return;
+		}
+		memcpy(u->names[slot], name, len + 1);
+		u->dirfds[slot] = dirfd;
+		io->direct = r->cfg.direct;
+		uring_prep_open(r, u, io);
+		return;
+	}
+	t0 = stg_now_ns();
+	err = stg_io_open(r, io, dirfd, name);
+	uring_open_timed(r, u, stg_now_ns() - t0);
+	if (err) {
+		uring_fail_file(r, io, err);
+		return;
+	}
+	uring_issue(r, u, io);
 }
 
 static int uring_commit(struct stg_reader *r)
@@ -324,10 +491,22 @@ static unsigned uring_drain(struct stg_reader *r, struct uring *u)
 	unsigned head, n = 0;
 
 	io_uring_for_each_cqe(&u->ring, head, cqe) {
-		struct chunk *c = io_uring_cqe_get_data(cqe);
-		struct stg_io *io = c->io;
+		const uint64_t tag = io_uring_cqe_get_data64(cqe);
+		struct chunk *c;
+		struct stg_io *io;
 
 		n++;
+		if ((tag & OP_MASK) == OP_CLOSE) {
+			u->closing--;
+			continue;
+		}
+		if ((tag & OP_MASK) == OP_OPEN) {
+			uring_opened(r, u, (struct stg_io *)(uintptr_t)
+				     (tag & ~(uint64_t)OP_MASK), cqe->res);
+			continue;
+		}
+		c = (struct chunk *)(uintptr_t)tag;
+		io = c->io;
 		io->inflight--;
 		u->inflight--;
 		if (stg_io_chunk(io, c->off, c->len, cqe->res)) {
@@ -372,7 +551,8 @@ static int uring_getevents(struct stg_reader *r, uint64_t deadline_ns)
 	for (;;) {
 		uring_drain(r, u);
 		uring_pump(r, u);
-		if (r->done_head || !u->inflight || deadline_ns == 0)
+		if (r->done_head || (!u->inflight && !u->opening) ||
+		    deadline_ns == 0)
 			return uring_commit(r);
 		if (deadline_ns == UINT64_MAX) {
 			ret = io_uring_submit_and_wait(&u->ring, 1);
@@ -403,7 +583,9 @@ static void uring_exit(struct stg_reader *r)
 
 	if (!u)
 		return;
-	/* issue nothing more; files with no chunk in flight close now */
+	/* issue nothing more; files with no chunk in flight close now,
+	 * files still opening close when their open comes back */
+	u->exiting = true;
 	while (u->issue_head) {
 		struct stg_io *io = u->issue_head;
 
@@ -414,14 +596,17 @@ static void uring_exit(struct stg_reader *r)
 			uring_file_finish(r, io);
 	}
 	u->issue_tail = NULL;
-	/* let the kernel finish with our buffers before they go away */
-	while (u->inflight) {
+	/* let the kernel finish with our buffers (and names, and the
+	 * descriptors it opens) before they go away */
+	while (u->inflight || u->opening || u->closing) {
 		if (io_uring_submit_and_wait(&u->ring, 1) < 0 &&
 		    !io_uring_cq_ready(&u->ring))
 			break;
 		uring_drain(r, u);
 	}
 	io_uring_queue_exit(&u->ring);
+	free(u->names);
+	free(u->dirfds);
 	free(u->chunks);
 	free(u);
 	r->be = NULL;

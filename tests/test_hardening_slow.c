@@ -71,7 +71,7 @@ static bool file_has(const char *path, const char *word)
 
 FR_TEST(refused_slow, io_uring_refused_by_seccomp_runs_on_psync_and_says_why)
 {
-	char *dir = fr_test_tmpdir(), *ds = make_dataset(dir), json[4096];
+	char *dir = fault_tmpdir(), *ds = make_dataset(dir), json[4096];
 	const char *args[48];
 	struct fault_opts o = { .as = FAULT_NO_URING };
 	struct fault_run r;
@@ -106,13 +106,12 @@ FR_TEST(refused_slow, io_uring_refused_by_seccomp_runs_on_psync_and_says_why)
 
 FR_TEST(refused_slow, memlock_64k_without_cap_ipc_lock_still_runs)
 {
-	char *dir = fr_test_tmpdir(), *ds = make_dataset(dir), json[4096];
+	char *dir = fault_tmpdir_root("needs root to drop CAP_IPC_LOCK");
+	char *ds = make_dataset(dir), json[4096];
 	const char *args[48];
 	struct fault_opts o = { .as = FAULT_MEMLOCK_64K };
 	struct fault_run r;
 
-	if (geteuid() != 0)
-		cr_skip_test("needs root to drop CAP_IPC_LOCK");
 	fault_run_args(dir, ds, NULL, json, args);
 	fault_exec2(dir, args, json, &o, &r);
 	cr_expect_eq(r.status, 0, "run exit %d (stderr in %s)", r.status,
@@ -129,14 +128,13 @@ FR_TEST(refused_slow, memlock_64k_without_cap_ipc_lock_still_runs)
 
 FR_TEST(refused_slow, ram_without_cgroup_permission_gives_a_labelled_estimate)
 {
-	char *dir = fr_test_tmpdir(), *ds = make_dataset(dir), json[4096];
+	char *dir = fault_tmpdir_root("needs root to become nobody");
+	char *ds = make_dataset(dir), json[4096];
 	const char *extra[] = { "--ram", "16M", NULL };
 	const char *args[48];
 	struct fault_opts o = { .as = FAULT_NOBODY };
 	struct fault_run r;
 
-	if (geteuid() != 0)
-		cr_skip_test("needs root to become nobody");
 	/* nobody reads the dataset and writes the report */
 	cr_assert_eq(chmod(dir, 0777), 0);
 	fault_run_args(dir, ds, extra, json, args);
@@ -220,13 +218,15 @@ static json_int_t default_vcpus(const char *dir, const char *ds,
 
 FR_TEST(refused_slow, cgroup_cpu_quota_below_the_mask_sets_the_default_vcpus)
 {
-	char *dir = fr_test_tmpdir(), *ds = make_dataset(dir);
-	char *one = quota_sysroot(dir, "quota1", "100000 100000\n");
-	char *none = quota_sysroot(dir, "noquota", "max 100000\n");
 	int mask = affinity_cpus();
+	char *dir, *ds, *one, *none;
 
 	if (mask < 2)
 		cr_skip_test("one usable CPU: a quota of 1 cannot be lower");
+	dir = fault_tmpdir();
+	ds = make_dataset(dir);
+	one = quota_sysroot(dir, "quota1", "100000 100000\n");
+	none = quota_sysroot(dir, "noquota", "max 100000\n");
 	cr_expect_eq(default_vcpus(dir, ds, none), mask,
 		     "without a quota the vCPUs are the affinity mask");
 	cr_expect_eq(default_vcpus(dir, ds, one), 1,
@@ -239,7 +239,7 @@ FR_TEST(refused_slow, cgroup_cpu_quota_below_the_mask_sets_the_default_vcpus)
 
 FR_TEST(refused_slow, missing_proc_and_sys_still_run_and_describe)
 {
-	char *dir = fr_test_tmpdir(), *ds = make_dataset(dir), root[4200];
+	char *dir = fault_tmpdir(), *ds = make_dataset(dir), root[4200];
 	char env[4300];
 	const char *env_list[] = { env, NULL };
 	const char *info[] = { "info", "--json", NULL, ds, NULL };
@@ -276,10 +276,12 @@ static void expect_partial(const struct fault_run *r)
 
 static void signal_run(int sig, int expect_exit)
 {
-	char *dir = fr_test_tmpdir(), *ds = make_dataset(dir), json[4096];
+	char *dir = fault_tmpdir(), *ds = make_dataset(dir), json[4096];
 	const char *extra[] = { "--duration", "120s", NULL };
 	const char *args[48];
-	struct fault_opts o = { .watch = ds, .signal = sig };
+	/* during the measurement (its pinned child is up and reading); a
+	 * signal while the cache is prepared ends the run with no report */
+	struct fault_opts o = { .watch = ds, .signal = sig, .min_procs = 2 };
 	struct fault_run r;
 
 	fault_run_args(dir, ds, extra, json, args);
@@ -311,11 +313,12 @@ FR_TEST(signals_slow, sigint_stops_run_with_130_and_a_partial_report)
 
 FR_TEST(signals_slow, second_sigint_ends_run_at_once_without_a_torn_report)
 {
-	char *dir = fr_test_tmpdir(), *ds = make_dataset(dir), json[4096];
+	char *dir = fault_tmpdir(), *ds = make_dataset(dir), json[4096];
 	const char *extra[] = { "--duration", "120s", NULL };
 	const char *args[48];
 	struct fault_opts o = { .watch = ds, .signal = SIGINT,
-				.signal2 = SIGINT, .may_die = true };
+				.signal2 = SIGINT, .may_die = true,
+				.min_procs = 2 };
 	struct fault_run r;
 	struct stat st;
 
@@ -338,7 +341,7 @@ FR_TEST(signals_slow, second_sigint_ends_run_at_once_without_a_torn_report)
 
 static void signal_io(int sig, int expect_exit)
 {
-	char *dir = fr_test_tmpdir(), *ds = make_dataset(dir), json[4096];
+	char *dir = fault_tmpdir(), *ds = make_dataset(dir), json[4096];
 	const char *args[] = { "io", "--duration", "120s", "--json", json, ds,
 			       NULL };
 	struct fault_opts o = { .watch = ds, .signal = sig };
@@ -374,7 +377,7 @@ FR_TEST(signals_slow, sigterm_stops_io_with_143)
  */
 static void signal_sweep(int sig, int expect_exit)
 {
-	char *dir = fr_test_tmpdir(), *ds = make_dataset(dir), json[4096];
+	char *dir = fault_tmpdir(), *ds = make_dataset(dir), json[4096];
 	const char *args[] = { "sweep", "--budget", "120s", "--vcpus", "1",
 			       "--cache", "cold,warm", "--batch", "4",
 			       "--json", json, ds, NULL };
@@ -448,7 +451,7 @@ static int whole_jpegs(const char *root)
 
 static void signal_gen(int sig, int expect_exit)
 {
-	char *dir = fr_test_tmpdir(), out[4096];
+	char *dir = fault_tmpdir(), out[4096];
 	const char *args[] = { "gen", "-q", "--size", "2G", "--jobs", "1",
 			       out, NULL };
 	struct fault_opts o = { .watch = out, .signal = sig };
@@ -478,7 +481,8 @@ FR_TEST(signals_slow, sigterm_stops_gen_with_143_and_no_torn_file)
 
 FR_TEST(output_slow, unwritable_json_path_is_exit_5_with_the_reason)
 {
-	char *dir = fr_test_tmpdir(), *ds = make_dataset(dir), json[4096];
+	char *dir = fault_tmpdir_root("needs root to drop CAP_DAC_OVERRIDE");
+	char *ds = make_dataset(dir), json[4096];
 	char ro[4096];
 	const char *args[48];
 	struct fault_opts o = { .as = FAULT_NO_DAC };
@@ -487,8 +491,6 @@ FR_TEST(output_slow, unwritable_json_path_is_exit_5_with_the_reason)
 	size_t len;
 	FILE *f;
 
-	if (geteuid() != 0)
-		cr_skip_test("needs root to drop CAP_DAC_OVERRIDE");
 	snprintf(ro, sizeof(ro), "%s/readonly", dir);
 	cr_assert_eq(mkdir(ro, 0555), 0);
 	fault_run_args(ro, ds, NULL, json, args);
@@ -509,21 +511,35 @@ FR_TEST(output_slow, unwritable_json_path_is_exit_5_with_the_reason)
 	fr_test_rmtree(dir);
 }
 
-/* A SIZE tmpfs at DIR/NAME in this test's own mount namespace. */
-static char *small_tmpfs(const char *dir, const char *name, const char *size)
+/*
+ * fault_tmpdir() in a mount namespace of this test's own (Criterion runs
+ * each test in its own process), so that mounts vanish with the test.
+ */
+static char *fault_tmpdir_mntns(void)
 {
-	char *mnt, opts[64];
-
 	if (geteuid() != 0)
 		cr_skip_test("needs root for a private mount namespace");
 	if (unshare(CLONE_NEWNS))
 		cr_skip_test("unshare(CLONE_NEWNS): %s", strerror(errno));
 	cr_assert_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	return fault_tmpdir();
+}
+
+/* A SIZE tmpfs at DIR/NAME (DIR from fault_tmpdir_mntns). */
+static char *small_tmpfs(char *dir, const char *name, const char *size)
+{
+	char *mnt, opts[64];
+
 	cr_assert_geq(asprintf(&mnt, "%s/%s", dir, name), 0);
 	cr_assert_eq(mkdir(mnt, 0755), 0);
 	snprintf(opts, sizeof(opts), "size=%s", size);
-	if (mount("feedrate-test", mnt, "tmpfs", 0, opts))
-		cr_skip_test("mount tmpfs: %s", strerror(errno));
+	if (mount("feedrate-test", mnt, "tmpfs", 0, opts)) {
+		int err = errno;
+
+		free(mnt);
+		fr_test_rmtree(dir);
+		cr_skip_test("mount tmpfs: %s", strerror(err));
+	}
 	return mnt;
 }
 
@@ -548,7 +564,7 @@ static void fill_up(const char *mnt)
 
 FR_TEST(output_slow, full_disk_under_the_report_is_exit_5_and_no_torn_file)
 {
-	char *dir = fr_test_tmpdir(), *ds = make_dataset(dir), json[4096];
+	char *dir = fault_tmpdir_mntns(), *ds = make_dataset(dir), json[4096];
 	char *mnt = small_tmpfs(dir, "full", "64k");
 	const char *args[48];
 	struct fault_run r;
@@ -569,7 +585,7 @@ FR_TEST(output_slow, full_disk_under_the_report_is_exit_5_and_no_torn_file)
 
 FR_TEST(output_slow, gen_on_a_full_disk_is_exit_5_and_leaves_whole_files)
 {
-	char *dir = fr_test_tmpdir(), out[4200];
+	char *dir = fault_tmpdir_mntns(), out[4200];
 	char *mnt = small_tmpfs(dir, "small", "2m");
 	const char *args[] = { "gen", "-q", "--size", "50M", "--jobs", "1",
 			       out, NULL };

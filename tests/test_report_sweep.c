@@ -53,6 +53,7 @@ static void sweep_fill(struct rpt_sweep *s)
 		p->bottleneck = "cpu";
 		p->bottleneck_why = "workers busy";
 		p->samples = (uint64_t)(def[i].sps * 10);
+		p->batches = p->samples / 256;
 		p->measured_s = 10;
 		p->stages.process_cpu_s = 10.0 * def[i].v;
 		p->cpu_outside_mask_s = -1;

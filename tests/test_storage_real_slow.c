@@ -620,6 +620,77 @@ FR_TEST(storage_real_slow, io_cold_on_throttled_disk_stays_under_throttle)
 	json_decref(j);
 }
 
+/*
+ * `auto` chooses by a probe at the start: the reason carries both
+ * backends' files/s, and the backend that ran is the one the rule picks
+ * from those numbers (psync only when >= 1.2x faster). Which one wins is
+ * this machine's business, so only the agreement is asserted.
+ */
+static void fx_expect_auto_agrees(const char *kind, json_t *j)
+{
+	const char *why = fx_str(j, "backend_reason");
+	const char *ran = fx_str(j, "backend");
+	const char *u = strstr(why, "uring "), *p = strstr(why, "psync ");
+	double fu = -1, fp = -1;
+
+	cr_log_info("%s: %s -> ran %s", kind, why, ran);
+	cr_assert_not_null(strstr(why, "auto: probe at depth 32, cold"),
+			   "%s: %s", kind, why);
+	cr_assert(u && sscanf(u, "uring %lf files/s", &fu) == 1, "%s: %s",
+		  kind, why);
+	cr_assert(p && sscanf(p, "psync %lf files/s", &fp) == 1, "%s: %s",
+		  kind, why);
+	cr_expect_gt(fu + fp, 0, "%s: the probe read nothing: %s", kind, why);
+	/* the printed numbers are rounded: leave the rule's edge alone */
+	if (fu > 0 && fp / fu > 1.19 && fp / fu < 1.21)
+		return;
+	cr_expect_str_eq(ran, fp > 0 && fp >= 1.2 * fu ? "psync" : "uring",
+			 "%s: %s, but ran %s", kind, why, ran);
+}
+
+FR_TEST(storage_real_slow, io_auto_probes_both_backends_on_each_storage)
+{
+	struct fx fx;
+	json_t *j;
+
+	fx_start("local s3", &fx);
+	j = fx_io("", fx.local, "--cache cold");
+	fx_expect_auto_agrees("local disk", j);
+	cr_expect_eq(fx_num(j, "files"), fx_num(j, "files_listed"),
+		     "the probe's reads were counted as the run's");
+	json_decref(j);
+	j = fx_io("", fx.s3, "--cache cold");
+	fx_expect_auto_agrees("s3fs", j);
+	cr_expect_eq(fx_num(j, "files"), fx_num(j, "files_listed"),
+		     "the probe's reads were counted as the run's");
+	json_decref(j);
+}
+
+/*
+ * io_uring on s3fs: openat() of a FUSE file is a round trip to the daemon,
+ * so the reader opens files through the ring once it measured that, and
+ * says so (the speed-up itself is in tests/bench/storage).
+ */
+FR_TEST(storage_real_slow, io_uring_on_s3fs_opens_files_through_the_ring)
+{
+	struct fx fx;
+	json_t *j;
+
+	fx_start("s3", &fx);
+	j = fx_io("", fx.s3, "--backend uring --depth 32 --cache cold");
+	cr_expect_not_null(strstr(fx_str(j, "notes"), "through the ring"),
+			   "notes: %s", fx_str(j, "notes"));
+	cr_expect_eq(fx_num(j, "files"), fx_num(j, "files_listed"));
+	cr_expect_eq(fx_num(json_object_get(j, "errors"), "total"), 0);
+	json_decref(j);
+	/* the local disk opens in microseconds: no switch there */
+	fx_start("local", &fx);
+	j = fx_io("", fx.local, "--backend uring --depth 32 --cache cold");
+	cr_expect_null(strstr(fx_str(j, "notes"), "through the ring"),
+		       "notes: %s", fx_str(j, "notes"));
+	json_decref(j);
+}
+
 /* ---- `feedrate run` ---- */
 
 static json_t *fx_run(const char *prefix, const char *dir, const char *opts)
@@ -712,7 +783,9 @@ FR_TEST(storage_real_slow, run_s3_warm_is_not_warm_and_says_so)
 	json_t *j;
 
 	fx_start("s3", &fx);
-	j = fx_run("", fx.s3, "--cache warm --duration 2s --gpus 0");
+	/* 6 s: enough reads for the 20 probes a hit ratio needs (s3fs
+	 * gives a few hundred samples/s; 5 % of reads are probed) */
+	j = fx_run("", fx.s3, "--cache warm --duration 6s --gpus 0");
 	cr_expect_str_eq(fx_str(j, "cache"), "warm");
 	/* every open dropped the pages the warm-up read */
 	cr_expect_lt(fx_num(j, "hit_ratio"), 0.5);
@@ -746,6 +819,51 @@ FR_TEST(storage_real_slow, run_counts_s3fs_cpu_outside_the_mask)
 	cr_expect_geq(outside + 0.02, 0.9 * s3fs_cpu,
 		      "cpu_outside_mask_s %.2f s < s3fs's own %.2f s", outside,
 		      s3fs_cpu);
+	json_decref(j);
+}
+
+/* ---- `feedrate sweep` ---- */
+
+/* The verdict's "limiting" for cache state CACHE in a sweep's JSON. */
+static const char *fx_sweep_limiting(json_t *root, const char *cache)
+{
+	json_t *per = json_object_get(json_object_get(root, "verdict"),
+				      "per_cache");
+	size_t i;
+	json_t *v;
+
+	cr_assert(json_is_array(per), "sweep JSON has no verdict.per_cache");
+	json_array_foreach(per, i, v)
+		if (!strcmp(fx_str(v, "cache"), cache))
+			return fx_str(v, "limiting");
+	cr_assert_fail("no %s verdict in the sweep", cache);
+	return NULL;
+}
+
+FR_TEST(storage_real_slow, sweep_throttled_disk_cold_storage_warm_cpu)
+{
+	char js[PATH_MAX], *out;
+	struct fx fx;
+	cpu_set_t set;
+	json_t *j;
+	int rc, ncpu;
+
+	fx_start("blk", &fx);
+	fx_throttle(FX_TEST_BPS, FX_TEST_IOPS);
+	cr_assert_eq(sched_getaffinity(0, sizeof(set), &set), 0);
+	ncpu = CPU_COUNT(&set);
+	fx_json_path(js, sizeof(js), "sweep");
+	/* every usable vCPU, cold and warm, no GPU checks: ~30 s */
+	rc = fx_sh(&out, "%s throttled '%s' sweep --vcpus %d --cache cold,warm "
+		   "--budget 30s --no-check --json '%s' '%s'", FX_SCRIPT,
+		   fx_bin(), ncpu, js, fx.blk);
+	cr_assert_eq(rc, 0, "feedrate sweep failed (%d):\n%s", rc, out);
+	free(out);
+	j = fx_json_file(js);
+	cr_expect_str_eq(fx_sweep_limiting(j, "cold"), "storage",
+			 "cold through a 20 MiB/s throttle");
+	cr_expect_str_eq(fx_sweep_limiting(j, "warm"), "cpu",
+			 "warm: every read a page-cache hit");
 	json_decref(j);
 }
 

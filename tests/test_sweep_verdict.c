@@ -42,6 +42,8 @@ static void sweep_make(struct rpt_sweep *s, const struct pt *p, size_t n,
 		q->read_bytes_per_s = p[i].read_mb_s * 1e6;
 		q->bottleneck = p[i].bottleneck;
 		q->samples = (uint64_t)(p[i].sps * 10);
+		q->batches = q->samples / 256;
+		q->measured_s = 10;     /* long enough to be judged */
 		q->stages.process_cpu_s = 10.0 * p[i].vcpus;
 		q->hit_ratio = -1;
 	}

@@ -64,6 +64,8 @@ static void fz_cleanup(void)
 			snprintf(p, sizeof(p), "%s%s", root, part_files[i][j]);
 			unlink(p);
 		}
+	snprintf(p, sizeof(p), "%s/sys/fs/cgroup/cgroup.controllers", root);
+	unlink(p);
 	for (size_t i = NDIRS; i-- > 0; ) {
 		snprintf(p, sizeof(p), "%s%s", root, dirs[i]);
 		rmdir(p);

@@ -8,6 +8,7 @@
 #     cold io bandwidth / throttle   (target 0.85x .. 1.1x)
 #   s3fs: files/s at queue depth 1 against 32 (latency hiding), for the
 #     pread pool and io_uring; uring against psync at depth 32
+#   auto: the backend the start-of-run probe chose on each storage, and why
 #   run on each storage: samples/s, bottleneck, sample latency p50 at a
 #     light load (one GPU eating 100 samples/s), the s3fs/local ratio
 #     (target >= 5x); on the throttled disk cold and warm bottlenecks; on
@@ -106,6 +107,18 @@ for b in psync uring; do
 	f1=$(cut -d' ' -f2 <<<"$r1") f32=$(cut -d' ' -f2 <<<"$r32")
 	printf '  %-6s qd1 %-22s qd32 %-22s files/s ratio %s\n' "$b" "$r1" "$r32" \
 		"$(awk -v a="$f32" -v b="$f1" 'BEGIN { printf "%.2fx", (b > 0 ? a / b : 0) }')"
+done
+
+echo "-- auto: what the start-of-run probe chose, cold, depth 32 (one run each)"
+for s in local blk s3; do
+	case $s in
+	local) prefix= dir=$LOCAL ;;
+	blk) prefix="$fx throttled" dir=$BLK ;;
+	s3) prefix= dir=$S3 ;;
+	esac
+	$prefix "$bin" io --cache cold --json "$tmp/auto.json" "$dir" >/dev/null 2>&1 &&
+		printf '  %-6s %s: %s\n' "$s" "$(jq -r .backend "$tmp/auto.json")" \
+			"$(jq -r .backend_reason "$tmp/auto.json")"
 done
 
 echo "-- feedrate run, cold, light load (--gpu-rate 100 --batch 32, 4 s): samples/s, sample p50 ms, read MB/s, outside-mask s, bottleneck"
