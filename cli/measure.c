@@ -552,7 +552,10 @@ void ms_point_config(const struct ms_point *p, struct ldr_config *cfg)
 	cfg->samples = p->samples;
 	cfg->max_errors = p->max_errors;
 	cfg->stop = p->stop;
-	cfg->probe_fraction = p->cache == MS_CACHE_COLD ? 0.02 : 0.05;
+	/* one read in ten is probed for residency first: a cachestat (or
+	 * mincore) and an extra open, small beside a decode, and enough
+	 * probes for a hit ratio in a short run */
+	cfg->probe_fraction = 0.1;
 	/* auto: measure both backends in the child, at this point's depth
 	 * and cache state (cold and --ram points start evicted) */
 	cfg->probe_backend = true;

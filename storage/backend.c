@@ -11,12 +11,15 @@
  * lock first). Reap stamps nothing: the backend stamped t_done when the
  * last byte arrived, so a late reap does not inflate latency percentiles.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -179,6 +182,29 @@ void stg_io_settle(struct stg_io *io)
 		io->result = -STG_ESHRANK;
 }
 
+unsigned stg_io_iov(const struct stg_reader *r, const struct stg_io *io,
+		    uint64_t off, uint64_t len, struct iovec iov[2])
+{
+	const uint64_t cap = io->buf->cap;
+	uint8_t *probe = r->probe + (size_t)(io - r->ios) * STG_ALIGN;
+	unsigned n = 0;
+
+	assert(off + len <= cap + STG_ALIGN);
+	if (off < cap) {
+		iov[n].iov_base = (uint8_t *)io->buf->data + off;
+		iov[n].iov_len = (size_t)(off + len <= cap ? len : cap - off);
+		n++;
+	}
+	if (off + len > cap) {
+		uint64_t from = off > cap ? off - cap : 0;
+
+		iov[n].iov_base = probe + from;
+		iov[n].iov_len = (size_t)(off + len - cap - from);
+		n++;
+	}
+	return n;
+}
+
 int stg_io_open(struct stg_reader *r, struct stg_io *io, int dirfd,
 		const char *name)
 {
@@ -299,8 +325,10 @@ static void config_defaults(struct stg_reader_config *c)
 		c->max_sample_bytes = 64ull << 20;
 	if (!c->max_inflight_bytes)
 		c->max_inflight_bytes = 4ull * c->block_size * c->depth;
-	/* the pool must hold the largest readable file and its probe byte */
-	floor = c->max_sample_bytes + STG_ALIGN;
+	/* the pool must hold the largest readable file; the byte (block)
+	 * past it that shows a grown file is read into the request's probe
+	 * page, so a 64 MiB limit needs a 64 MiB pool, not 128 */
+	floor = c->max_sample_bytes;
 	if (c->max_inflight_bytes < floor)
 		c->max_inflight_bytes = floor;
 	if (!c->psync_threads)
@@ -357,9 +385,17 @@ int stg_reader_create(const struct stg_reader_config *cfg,
 		r->ios[i].next = r->free_ios;
 		r->free_ios = &r->ios[i];
 	}
+	/* mapped, so that only the pages a probe touches cost memory */
+	r->probe = mmap(NULL, (size_t)r->cfg.depth * STG_ALIGN,
+			PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			-1, 0);
+	if (r->probe == MAP_FAILED) {
+		err = -errno;
+		goto err_ios;
+	}
 	err = stg_pool_init(&r->pool, r->cfg.max_inflight_bytes);
 	if (err)
-		goto err_ios;
+		goto err_probe;
 	err = r->ops->init(r);
 	if (err)
 		goto err_pool;
@@ -367,6 +403,8 @@ int stg_reader_create(const struct stg_reader_config *cfg,
 	return 0;
 err_pool:
 	stg_pool_fini(&r->pool);
+err_probe:
+	munmap(r->probe, (size_t)r->cfg.depth * STG_ALIGN);
 err_ios:
 	free(r->ios);
 err_r:
@@ -383,6 +421,7 @@ void stg_reader_destroy(struct stg_reader *r)
 	for (struct stg_io *io = r->done_head; io; io = io->next)
 		stg_buf_release(io->buf);
 	stg_pool_fini(&r->pool);
+	munmap(r->probe, (size_t)r->cfg.depth * STG_ALIGN);
 	free(r->ios);
 	free(r);
 }
@@ -421,10 +460,15 @@ int stg_reader_submit(struct stg_reader *r, const struct stg_read_req *req)
 		}
 		size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
 	}
+	/* one byte (O_DIRECT: one block) past the listed size shows a file
+	 * that grew; the buffer holds the file only, the rest goes to the
+	 * probe page (stg_io_iov), so a file of 64 KiB takes 64 KiB */
 	want = r->cfg.direct ? ((size + STG_ALIGN) & ~(uint64_t)(STG_ALIGN - 1))
 			     : size + 1;
 	if (size <= r->cfg.max_sample_bytes) {
-		struct stg_buf *buf = stg_pool_get(&r->pool, want);
+		struct stg_buf *buf = stg_pool_get(&r->pool, r->cfg.direct ?
+			(size + STG_ALIGN - 1) & ~(uint64_t)(STG_ALIGN - 1) :
+			size);
 
 		if (!buf)
 			return -EAGAIN;
@@ -556,7 +600,8 @@ const char *stg_reader_backend_reason(const struct stg_reader *r)
 
 const char *stg_reader_notes(const struct stg_reader *r)
 {
-	if (r->st.direct_refused && !strstr(r->notes, "O_DIRECT")) {
+	if (__atomic_load_n(&r->st.direct_refused, __ATOMIC_RELAXED) &&
+	    !strstr(r->notes, "O_DIRECT")) {
 		/* cast: the note is cached text, the reader is logically
 		 * unchanged */
 		stg_reader_note((struct stg_reader *)r, "O_DIRECT refused by "
@@ -568,7 +613,14 @@ const char *stg_reader_notes(const struct stg_reader *r)
 
 void stg_reader_stats(const struct stg_reader *r, struct stg_reader_stats *out)
 {
-	*out = r->st;
+	const size_t at = offsetof(struct stg_reader_stats, direct_refused);
+	const size_t past = at + sizeof(r->st.direct_refused);
+
+	/* psync's workers add to direct_refused atomically: copy around it,
+	 * never reading it plainly (a struct copy would) */
+	memcpy(out, &r->st, at);
 	out->direct_refused = __atomic_load_n(&r->st.direct_refused,
 					      __ATOMIC_RELAXED);
+	memcpy((uint8_t *)out + past, (const uint8_t *)&r->st + past,
+	       sizeof(*out) - past);
 }

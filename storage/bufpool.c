@@ -7,8 +7,11 @@
  * after the reader handed it over). Both hold p->lock for a few list
  * operations only. The region is mapped once, so reads never allocate and
  * pages fault in once; one region is also what io_uring registers as a
- * fixed buffer. The cost is rounding: a block is the next power of two
- * above the file (a 110 KB JPEG takes 128 KiB).
+ * fixed buffer. The cost is rounding: a block is the smallest power of
+ * two that holds the file (a 110 KB JPEG takes 128 KiB, a 64 KiB file
+ * 64 KiB). The byte (O_DIRECT: block) read past a file's end to see
+ * whether it grew lands in the request's probe page, outside the pool,
+ * so the pool of a reader is the bucket of max_sample_bytes, not twice.
  */
 #include <errno.h>
 #include <stdlib.h>

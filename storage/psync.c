@@ -54,7 +54,6 @@ static void psync_read_file(struct psync *ps, struct stg_io *io)
 {
 	struct stg_reader *r = ps->r;
 	size_t slot = (size_t)(io - r->ios);
-	uint8_t *dst = io->buf->data;
 	uint64_t off = 0;
 	int err;
 
@@ -65,11 +64,15 @@ static void psync_read_file(struct psync *ps, struct stg_io *io)
 	}
 	while (off < io->want) {
 		uint64_t len = io->want - off;
+		struct iovec iov[2];
+		unsigned niov;
 		ssize_t n;
 
 		if (len > r->cfg.block_size + STG_ALIGN)  /* see uring_pump */
 			len = r->cfg.block_size;
-		n = pread(io->fd, dst + off, len, (off_t)off);
+		/* the bytes past the buffer, if any, go to the probe page */
+		niov = stg_io_iov(r, io, off, len, iov);
+		n = preadv(io->fd, iov, (int)niov, (off_t)off);
 		io->nreads++;
 		if (n < 0 && errno == EINTR)
 			continue;

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <sys/uio.h>
 
 #include "storage.h"
 
@@ -50,7 +51,8 @@ struct stg_io {
 	uint64_t user_data;
 	uint64_t size;            /* expected (listing) size */
 	uint64_t want;            /* bytes to ask for: > size, so that a
-	                             grown file shows */
+	                             grown file shows; what lies past the
+	                             buffer's cap goes to the probe page */
 	uint64_t next_off;        /* next chunk to issue */
 	uint64_t short_end;       /* lowest end of a chunk that stopped
 	                             early; UINT64_MAX when none */
@@ -99,6 +101,8 @@ struct stg_reader {
 	void *be;                 /* backend state */
 	struct stg_reader_config cfg;
 	struct stg_pool pool;
+	uint8_t *probe;           /* depth pages of STG_ALIGN: request i's
+	                             bytes past its buffer (never read) */
 	struct stg_io *ios;       /* depth of them */
 	struct stg_io *free_ios;
 	struct stg_io *done_head, *done_tail;
@@ -127,6 +131,14 @@ void stg_io_settle(struct stg_io *io);
  */
 bool stg_io_chunk(struct stg_io *io, uint64_t off, uint64_t len, int64_t res);
 
+/*
+ * Where bytes [OFF, OFF+LEN) of IO's read land: at most two pieces, the
+ * buffer and, past its cap, the request's probe page (the byte or block
+ * asked for only to see whether the file grew). Returns how many pieces.
+ */
+unsigned stg_io_iov(const struct stg_reader *r, const struct stg_io *io,
+		    uint64_t off, uint64_t len, struct iovec iov[2]);
+
 /* Open NAME for IO, falling back to buffered when O_DIRECT is refused. */
 int stg_io_open(struct stg_reader *r, struct stg_io *io, int dirfd,
 		const char *name);
@@ -140,6 +152,19 @@ uint8_t stg_null_byte(uint64_t off);
 
 /* Create and destroy a tiny ring: 0 or io_uring_setup's -errno. */
 int stg_uring_try_ring(void);
+
+/*
+ * Tests only: when set before stg_reader_create, a uring reader clears
+ * IORING_FEAT_EXT_ARG from its ring's features after setup, so liburing
+ * waits with a timeout the way it must on kernels older than 5.11 (its own
+ * IORING_OP_TIMEOUT request, whose completion carries
+ * LIBURING_UDATA_TIMEOUT).
+ */
+extern bool stg_uring_test_no_ext_arg;
+
+/* Tests only: uring's destroy sends no cancels and waits for in-flight
+ * reads to finish (so that signals reach that wait). */
+extern bool stg_uring_test_exit_no_cancel;
 
 /* Forget the remembered io_uring probe (tests, after fork). */
 void stg_uring_probe_forget(void);

@@ -40,11 +40,19 @@ struct chunk {
 	struct stg_io *io;
 	uint64_t off;
 	uint64_t len;
+	struct iovec iov[2];      /* a read that runs past the buffer into
+	                             the request's probe page */
+	bool busy;                /* in the kernel (exit cancels these) */
 };
 
-/* What a CQE is for: the low bits of its user_data (pointers are
- * 8-byte aligned). */
-enum { OP_CHUNK = 0, OP_OPEN = 1, OP_CLOSE = 2, OP_MASK = 3 };
+/*
+ * What a CQE is for: the low bits of its user_data (pointers are 8-byte
+ * aligned). OP_CANCEL is the whole user_data of the cancels exit sends.
+ * Without IORING_FEAT_EXT_ARG (kernels before 5.11) liburing waits with a
+ * timeout by queueing its own IORING_OP_TIMEOUT, whose CQE carries
+ * LIBURING_UDATA_TIMEOUT (all ones): it is none of ours and is skipped.
+ */
+enum { OP_CHUNK = 0, OP_OPEN = 1, OP_CLOSE = 2, OP_CANCEL = 3, OP_MASK = 3 };
 
 struct uring {
 	struct io_uring ring;
@@ -58,6 +66,7 @@ struct uring {
 	unsigned inflight;        /* chunks prepared or in the kernel */
 	unsigned opening;         /* OPENATs prepared or in the kernel */
 	unsigned closing;         /* CLOSEs prepared or in the kernel */
+	unsigned cancelling;      /* ASYNC_CANCELs prepared or in the kernel */
 	unsigned unsubmitted;     /* SQEs prepared since the last enter */
 	struct stg_io *issue_head, *issue_tail;
 	struct chunk *chunks;
@@ -67,6 +76,9 @@ struct uring {
 	char (*names)[PATH_MAX];
 	int *dirfds;
 };
+
+bool stg_uring_test_no_ext_arg;
+bool stg_uring_test_exit_no_cancel;
 
 int stg_uring_try_ring(void)
 {
@@ -257,6 +269,8 @@ static int uring_init(struct stg_reader *r)
 	err = uring_ring_init(&u->ring, entries);
 	if (err)
 		goto err_chunks;
+	if (stg_uring_test_no_ext_arg)
+		u->ring.features &= ~(unsigned)IORING_FEAT_EXT_ARG;
 	r->be = u;
 	uring_register(r, u);
 	uring_pin_workers(r);
@@ -288,7 +302,8 @@ static void uring_prep_chunk(struct stg_reader *r, struct uring *u,
 			     struct chunk *c)
 {
 	struct stg_io *io = c->io;
-	uint8_t *addr = (uint8_t *)io->buf->data + c->off;
+	const unsigned niov = stg_io_iov(r, io, c->off, c->len, c->iov);
+	uint8_t *addr = c->iov[0].iov_base;
 	struct io_uring_sqe *sqe = uring_sqe(u);
 	uint64_t rel = (uint64_t)(addr - r->pool.base);
 
@@ -300,8 +315,12 @@ static void uring_prep_chunk(struct stg_reader *r, struct uring *u,
 		u->free_chunks = c;
 		return;
 	}
-	if (u->registered && rel / URING_REG_PIECE ==
-	    (rel + c->len - 1) / URING_REG_PIECE)
+	if (niov == 2)          /* past the buffer: the probe page too */
+		io_uring_prep_readv(sqe, io->fd, c->iov, 2, c->off);
+	else if (addr != (uint8_t *)io->buf->data + c->off)
+		io_uring_prep_read(sqe, io->fd, addr, (unsigned)c->len, c->off);
+	else if (u->registered && rel / URING_REG_PIECE ==
+		 (rel + c->len - 1) / URING_REG_PIECE)
 		io_uring_prep_read_fixed(sqe, io->fd, addr, (unsigned)c->len,
 					 c->off, (int)(rel / URING_REG_PIECE));
 	else
@@ -309,6 +328,7 @@ static void uring_prep_chunk(struct stg_reader *r, struct uring *u,
 	if (r->cfg.force_async)
 		sqe->flags |= IOSQE_ASYNC;
 	io_uring_sqe_set_data(sqe, c);
+	c->busy = true;
 	io->inflight++;
 	io->nreads++;
 	u->inflight++;
@@ -494,8 +514,15 @@ static unsigned uring_drain(struct stg_reader *r, struct uring *u)
 		const uint64_t tag = io_uring_cqe_get_data64(cqe);
 		struct chunk *c;
 		struct stg_io *io;
+		bool again;
 
 		n++;
+		if (tag == LIBURING_UDATA_TIMEOUT)
+			continue;
+		if (tag == OP_CANCEL) {
+			u->cancelling--;
+			continue;
+		}
 		if ((tag & OP_MASK) == OP_CLOSE) {
 			u->closing--;
 			continue;
@@ -506,16 +533,20 @@ static unsigned uring_drain(struct stg_reader *r, struct uring *u)
 			continue;
 		}
 		c = (struct chunk *)(uintptr_t)tag;
+		c->busy = false;
 		io = c->io;
 		io->inflight--;
 		u->inflight--;
-		if (stg_io_chunk(io, c->off, c->len, cqe->res)) {
+		again = stg_io_chunk(io, c->off, c->len, cqe->res);
+		if (again && !u->exiting) {
 			c->off += (uint64_t)cqe->res;
 			c->len -= (uint64_t)cqe->res;
 			uring_prep_chunk(r, u, c);
 		} else {
-			if (cqe->res < 0 || (uint64_t)cqe->res < c->len)
-				io->next_off = io->want;  /* end or error */
+			/* end, error, or exit (no more reads, even for the
+			 * rest of a short one: it may block for good) */
+			if (again || cqe->res < 0 || (uint64_t)cqe->res < c->len)
+				io->next_off = io->want;
 			c->next = u->free_chunks;
 			u->free_chunks = c;
 		}
@@ -577,6 +608,36 @@ static int uring_getevents(struct stg_reader *r, uint64_t deadline_ns)
 	}
 }
 
+/*
+ * Exit wants no more bytes: ask the kernel to cancel every read and open
+ * still in flight, so that one that may never finish (an empty FIFO, a
+ * hung network filesystem) does not hold destroy. Each by its user_data:
+ * IORING_ASYNC_CANCEL_ANY needs 5.19. A request past cancelling finishes
+ * normally; either way its CQE comes and is handled as usual.
+ */
+static void uring_cancel_one(struct uring *u, uint64_t user_data)
+{
+	struct io_uring_sqe *sqe = uring_sqe(u);
+
+	if (!sqe)
+		return;
+	io_uring_prep_cancel64(sqe, user_data, 0);
+	io_uring_sqe_set_data64(sqe, OP_CANCEL);
+	u->cancelling++;
+	u->unsubmitted++;
+}
+
+static void uring_cancel_all(struct stg_reader *r, struct uring *u)
+{
+	for (unsigned i = 0; i < r->cfg.depth; i++)
+		if (u->chunks[i].busy)
+			uring_cancel_one(u, (uint64_t)(uintptr_t)&u->chunks[i]);
+	if (u->opening)
+		for (unsigned i = 0; i < r->cfg.depth; i++)
+			uring_cancel_one(u, (uint64_t)(uintptr_t)&r->ios[i] |
+					 OP_OPEN);
+}
+
 static void uring_exit(struct stg_reader *r)
 {
 	struct uring *u = r->be;
@@ -596,11 +657,20 @@ static void uring_exit(struct stg_reader *r)
 			uring_file_finish(r, io);
 	}
 	u->issue_tail = NULL;
+	if (!stg_uring_test_exit_no_cancel)
+		uring_cancel_all(r, u);
 	/* let the kernel finish with our buffers (and names, and the
-	 * descriptors it opens) before they go away */
-	while (u->inflight || u->opening || u->closing) {
-		if (io_uring_submit_and_wait(&u->ring, 1) < 0 &&
-		    !io_uring_cq_ready(&u->ring))
+	 * descriptors it opens) before they go away: a signal (-EINTR) or a
+	 * full ring (-EAGAIN, -EBUSY) is no reason to stop waiting, leaving
+	 * reads writing into a pool about to be unmapped and their files
+	 * open */
+	while (u->inflight || u->opening || u->closing || u->cancelling) {
+		int ret = io_uring_submit_and_wait(&u->ring, 1);
+
+		if (ret >= 0)
+			u->unsubmitted = 0;
+		else if (ret != -EINTR && ret != -EAGAIN && ret != -EBUSY &&
+			 !io_uring_cq_ready(&u->ring))
 			break;
 		uring_drain(r, u);
 	}
