@@ -8,6 +8,7 @@
 #   make static           a fully static ./feedrate for copying onto a VM
 #   make install PREFIX=  install the binary (default /usr/local)
 #   make deps             install the Debian -dev packages (or print how)
+#   make fuzz FUZZ_SECONDS=N  libFuzzer targets (scripts/deps.sh --fuzz)
 #   SANITIZE=address,undefined | thread   build and test under sanitizers
 #   V=1                   show the commands
 #
@@ -129,7 +130,7 @@ clean:
 	rm -rf build feedrate
 
 help:
-	@sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,15p' Makefile | sed 's/^# \{0,1\}//'
 
 include tests/fuzz/fuzz.mk
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -3,6 +3,7 @@
 # run as root on a machine that lacks them; otherwise prints the command.
 #   scripts/deps.sh          build + test dependencies
 #   scripts/deps.sh --bench  also the benchmark peers (fio, PyTorch)
+#   scripts/deps.sh --fuzz   also clang and its libFuzzer runtime
 set -eu
 pkgs=(build-essential pkg-config liburing-dev libjpeg62-turbo-dev libzstd-dev
       libjansson-dev libcriterion-dev libseccomp-dev libcap-dev
@@ -10,9 +11,10 @@ pkgs=(build-essential pkg-config liburing-dev libjpeg62-turbo-dev libzstd-dev
 # node and npm run the local S3 server of the storage tests; machines that
 # already have them (e.g. from NodeSource) keep theirs
 command -v npm >/dev/null 2>&1 || pkgs+=(nodejs npm)
-if [ "${1:-}" = "--bench" ]; then
-	pkgs+=(fio jq python3-torch python3-torchvision)
-fi
+case "${1:-}" in
+--bench) pkgs+=(fio jq python3-torch python3-torchvision) ;;
+--fuzz) pkgs+=(clang libclang-rt-14-dev) ;;
+esac
 
 # Ubuntu names libjpeg-turbo's package libjpeg-turbo8-dev.
 if grep -qi '^ID=ubuntu' /etc/os-release 2>/dev/null; then
