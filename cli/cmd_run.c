@@ -44,31 +44,15 @@
 enum run_cache { RUN_CACHE_COLD, RUN_CACHE_WARM, RUN_CACHE_RAM };
 
 struct run_opts {
-	const char *workload;
-	const char *gpus;               /* --gpus as given, NULL default */
-	double gpu_rate;                /* 0: from the table */
-	enum wl_demand_kind demand;
-	enum ldr_gpu_sync sync;
-	unsigned batch;
+	struct ms_common_opts c;        /* what sweep parses the same way */
 	unsigned workers;               /* 0: = vcpus */
 	unsigned vcpus;                 /* 0: every usable CPU */
-	unsigned readers;
 	enum run_cache cache;
 	uint64_t ram;
 	double duration;                /* -1: not given */
 	double warmup;                  /* 0 default, < 0 none */
-	uint64_t epochs, samples, seed, max_errors;
+	uint64_t epochs, samples;
 	bool have_epochs, have_samples;
-	enum stg_backend_id backend;
-	const char *backend_text;
-	unsigned depth;
-	uint64_t max_sample_bytes;
-	const char *list;
-	const char *json;
-	bool keep;
-	const char *tmpdir;             /* where a default dataset goes */
-	uint64_t gen_size;
-	const char *dataset;            /* NULL: generate one */
 };
 
 static volatile sig_atomic_t run_stop;
@@ -146,17 +130,6 @@ static void run_usage(FILE *f)
 "space, backend refused), 130/143 interrupted (a partial report is printed).\n");
 }
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-
-	if (!s || !*s || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	*out = strtoull(s, &end, 10);
-	return errno || *end ? -EINVAL : 0;
-}
-
 /*
  * --warmup: a duration as cli_parse_duration takes it, or zero spelled
  * with any of its units ("0", "0s", "0.0m", "0h": no warm-up, *OUT = -1).
@@ -192,99 +165,37 @@ static int parse_warmup(const char *s, double *out)
 static int run_parse(int argc, char **argv, struct run_opts *o)
 {
 	enum {
-		OPT_GPU_RATE = 256, OPT_DEMAND, OPT_SYNC, OPT_WORKERS, OPT_READERS,
-		OPT_CACHE, OPT_RAM, OPT_WARMUP, OPT_EPOCHS, OPT_SAMPLES, OPT_SEED,
-		OPT_MAXERR, OPT_BACKEND, OPT_DEPTH, OPT_MAXBYTES, OPT_LIST, OPT_JSON,
-		OPT_KEEP, OPT_TMPDIR, OPT_GENSIZE,
+		OPT_WORKERS = 256, OPT_CACHE, OPT_RAM, OPT_WARMUP, OPT_EPOCHS,
+		OPT_SAMPLES,
 	};
 	static const struct option lo[] = {
-		{ "workload", required_argument, NULL, 'w' },
-		{ "gpus", required_argument, NULL, 'g' },
-		{ "gpu-rate", required_argument, NULL, OPT_GPU_RATE },
-		{ "demand", required_argument, NULL, OPT_DEMAND },
-		{ "gpu-sync", required_argument, NULL, OPT_SYNC },
-		{ "batch", required_argument, NULL, 'b' },
+		MS_COMMON_LONGOPTS,
 		{ "vcpus", required_argument, NULL, 'c' },
 		{ "workers", required_argument, NULL, OPT_WORKERS },
-		{ "readers", required_argument, NULL, OPT_READERS },
 		{ "cache", required_argument, NULL, OPT_CACHE },
 		{ "ram", required_argument, NULL, OPT_RAM },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "warmup", required_argument, NULL, OPT_WARMUP },
 		{ "epochs", required_argument, NULL, OPT_EPOCHS },
 		{ "samples", required_argument, NULL, OPT_SAMPLES },
-		{ "seed", required_argument, NULL, OPT_SEED },
-		{ "max-errors", required_argument, NULL, OPT_MAXERR },
-		{ "backend", required_argument, NULL, OPT_BACKEND },
-		{ "depth", required_argument, NULL, OPT_DEPTH },
-		{ "max-sample-bytes", required_argument, NULL, OPT_MAXBYTES },
-		{ "list", required_argument, NULL, OPT_LIST },
-		{ "json", required_argument, NULL, OPT_JSON },
-		{ "keep-dataset", no_argument, NULL, OPT_KEEP },
-		{ "tmpdir", required_argument, NULL, OPT_TMPDIR },
-		{ "gen-size", required_argument, NULL, OPT_GENSIZE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long ul;
-	uint64_t u;
-	char *end;
-	int c;
+	int c, ret;
 
 	memset(o, 0, sizeof(*o));
-	o->workload = "imagenet";
-	o->demand = WL_DEMAND_TRAIN;
-	o->sync = LDR_GPU_SYNC_ALL;
-	o->readers = 1;
+	ms_common_defaults(&o->c);
 	o->duration = -1;
-	o->seed = 1;
-	o->backend_text = "auto";
-	o->depth = 32;
-	o->max_sample_bytes = 64ull << 20;
-	o->gen_size = MS_DEFAULT_GEN;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":w:g:b:c:d:h", lo, NULL)) != -1) {
+		ret = ms_parse_common("run", c, optarg, &o->c);
+		if (ret == 1)
+			continue;
+		if (ret)
+			return ret;
 		switch (c) {
-		case 'w':
-			o->workload = optarg;
-			break;
-		case 'g':
-			o->gpus = optarg;
-			break;
-		case OPT_GPU_RATE:
-			errno = 0;
-			o->gpu_rate = strtod(optarg, &end);
-			if (errno || end == optarg || *end ||
-			    !(o->gpu_rate > 0) || !isfinite(o->gpu_rate))
-				return cli_usage_error("run", "--gpu-rate wants "
-					"samples/s > 0, not '%s'", optarg);
-			break;
-		case OPT_DEMAND:
-			if (!strcasecmp(optarg, "tuned") ||
-			    !strcasecmp(optarg, "train"))
-				o->demand = WL_DEMAND_TRAIN;
-			else if (!strcasecmp(optarg, "mlperf"))
-				o->demand = WL_DEMAND_MLPERF;
-			else
-				return cli_usage_error("run", "--demand wants "
-					"tuned or mlperf, not '%s'", optarg);
-			break;
-		case OPT_SYNC:
-			if (!strcmp(optarg, "all"))
-				o->sync = LDR_GPU_SYNC_ALL;
-			else if (!strcmp(optarg, "none"))
-				o->sync = LDR_GPU_SYNC_NONE;
-			else
-				return cli_usage_error("run", "--gpu-sync wants "
-					"all or none, not '%s'", optarg);
-			break;
-		case 'b':
-			if (cli_parse_ulong(optarg, 1, 65536, &ul))
-				return cli_usage_error("run", "--batch wants "
-					"1..65536, not '%s'", optarg);
-			o->batch = (unsigned)ul;
-			break;
 		case 'c':
 			if (cli_parse_ulong(optarg, 1, CPU_SETSIZE, &ul))
 				return cli_usage_error("run", "--vcpus wants "
@@ -296,12 +207,6 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 				return cli_usage_error("run", "--workers wants "
 					"1..4096, not '%s'", optarg);
 			o->workers = (unsigned)ul;
-			break;
-		case OPT_READERS:
-			if (cli_parse_ulong(optarg, 1, 256, &ul))
-				return cli_usage_error("run", "--readers wants "
-					"1..256, not '%s'", optarg);
-			o->readers = (unsigned)ul;
 			break;
 		case OPT_CACHE:
 			if (!strcmp(optarg, "cold"))
@@ -331,87 +236,25 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 					"'%s' (e.g. 5s, 0 for none)", optarg);
 			break;
 		case OPT_EPOCHS:
-			if (parse_u64(optarg, &o->epochs) || !o->epochs)
+			if (ms_parse_u64(optarg, &o->epochs) || !o->epochs)
 				return cli_usage_error("run", "--epochs wants a "
 					"count >= 1, not '%s'", optarg);
 			o->have_epochs = true;
 			break;
 		case OPT_SAMPLES:
-			if (parse_u64(optarg, &o->samples) || !o->samples)
+			if (ms_parse_u64(optarg, &o->samples) || !o->samples)
 				return cli_usage_error("run", "--samples wants a "
 					"count >= 1, not '%s'", optarg);
 			o->have_samples = true;
 			break;
-		case OPT_SEED:
-			if (parse_u64(optarg, &o->seed))
-				return cli_usage_error("run", "bad --seed '%s'",
-						       optarg);
-			break;
-		case OPT_MAXERR:
-			if (parse_u64(optarg, &o->max_errors) || !o->max_errors)
-				return cli_usage_error("run", "--max-errors wants "
-					"a count >= 1, not '%s'", optarg);
-			break;
-		case OPT_BACKEND:
-			if (stg_backend_parse(optarg, &o->backend))
-				return cli_usage_error("run", "unknown backend "
-					"'%s' (auto, uring, psync)", optarg);
-			if (o->backend == STG_BACKEND_NULL)
-				return cli_usage_error("run", "the null backend "
-					"has no image bytes to decode; it is for "
-					"'feedrate io' and engine tests");
-			o->backend_text = optarg;
-			break;
-		case OPT_DEPTH:
-			if (cli_parse_ulong(optarg, 1, 4096, &ul))
-				return cli_usage_error("run", "--depth wants "
-					"1..4096, not '%s'", optarg);
-			o->depth = (unsigned)ul;
-			break;
-		case OPT_MAXBYTES:
-			if (cli_parse_size(optarg, &u) || u < 4096 ||
-			    u > (16ull << 30))
-				return cli_usage_error("run", "bad "
-					"--max-sample-bytes '%s' (4K..16G)",
-					optarg);
-			o->max_sample_bytes = u;
-			break;
-		case OPT_LIST:
-			o->list = optarg;
-			break;
-		case OPT_JSON:
-			o->json = optarg;
-			break;
-		case OPT_KEEP:
-			o->keep = true;
-			break;
-		case OPT_TMPDIR:
-			o->tmpdir = optarg;
-			break;
-		case OPT_GENSIZE:
-			if (cli_parse_size(optarg, &o->gen_size) ||
-			    o->gen_size < (1u << 20))
-				return cli_usage_error("run", "--gen-size wants a "
-					"size of at least 1M, not '%s'", optarg);
-			break;
 		case 'h':
 			run_usage(stdout);
 			return -1;
-		case ':':
-			return cli_usage_error("run", "option '%s' needs a value",
-					       argv[optind - 1]);
 		default:
-			return cli_usage_error("run", "unknown option '%s'",
-					       argv[optind - 1]);
+			return ms_parse_bad("run", c, argv);
 		}
 	}
-	if (optind + 1 < argc)
-		return cli_usage_error("run", "one DATASET only");
-	o->dataset = optind < argc ? argv[optind] : NULL;
-	if (o->list && !o->dataset)
-		return cli_usage_error("run", "--list needs the DATASET folder "
-				       "its relative paths start from");
-	return 0;
+	return ms_parse_dataset("run", argc, argv, &o->c);
 }
 
 /* ---- the measurement (shared with sweep: measure.c) ---- */
@@ -464,11 +307,11 @@ static int run_dataset(struct run_state *s)
 	memset(&dopt, 0, sizeof(dopt));
 	dopt.cmd = "run";
 	dopt.w = s->w;
-	dopt.dataset = s->o.dataset;
-	dopt.list = s->o.list;
-	dopt.tmpdir = s->o.tmpdir;
-	dopt.gen_size = s->o.gen_size;
-	dopt.seed = s->o.seed;
+	dopt.dataset = s->o.c.dataset;
+	dopt.list = s->o.c.list;
+	dopt.tmpdir = s->o.c.tmpdir;
+	dopt.gen_size = s->o.c.gen_size;
+	dopt.seed = s->o.c.seed;
 	dopt.stop = &run_stop;
 	return ms_dataset_open(&dopt, &s->md);
 }
@@ -503,7 +346,7 @@ static void run_prepare_ram(struct run_state *s, struct rpt_run *rr)
 
 static void run_fill_hit_ratio(struct run_state *s, struct rpt_run *rr)
 {
-	rr->hit_ratio = ms_hit_ratio(s->md.ds, s->o.seed, s->o.ram,
+	rr->hit_ratio = ms_hit_ratio(s->md.ds, s->o.c.seed, s->o.ram,
 				     rr->hit_ratio_estimated, s->res,
 				     s->hit_src, sizeof(s->hit_src));
 }
@@ -515,7 +358,7 @@ static int run_write_json(const struct run_state *s, const struct rpt_run *rr)
 
 	if (!root)
 		return -ENOMEM;
-	err = rpt_json_write(root, s->o.json);
+	err = rpt_json_write(root, s->o.c.json);
 	json_decref(root);
 	return err;
 }
@@ -523,8 +366,8 @@ static int run_write_json(const struct run_state *s, const struct rpt_run *rr)
 /* Resolve the GPU spec and the demand. Returns 0 or an exit code. */
 static int run_gpus(struct run_state *s, struct rpt_run *rr)
 {
-	int ret = ms_gpus_resolve("run", s->w, s->o.gpus, s->o.demand,
-				  s->o.gpu_rate, &s->gs);
+	int ret = ms_gpus_resolve("run", s->w, s->o.c.gpus, s->o.c.demand,
+				  s->o.c.gpu_rate, &s->gs);
 
 	if (ret)
 		return ret;
@@ -561,15 +404,15 @@ static int run_measure(struct run_state *s, struct rpt_run *rr)
 		  o->cache == RUN_CACHE_WARM ? MS_CACHE_WARM : MS_CACHE_RAM;
 	p.cpus = &s->cpus.set;
 	p.workers = o->workers ? o->workers : s->cpus.count;
-	p.readers = o->readers;
-	p.backend = o->backend;
-	p.depth = o->depth;
-	p.max_sample_bytes = o->max_sample_bytes;
-	p.batch = o->batch;
-	p.seed = o->seed;
+	p.readers = o->c.readers;
+	p.backend = o->c.backend;
+	p.depth = o->c.depth;
+	p.max_sample_bytes = o->c.max_sample_bytes;
+	p.batch = o->c.batch;
+	p.seed = o->c.seed;
 	p.gpus = rr->gpu_count;
 	p.gpu_rate = rr->demand_per_gpu;
-	p.sync = o->sync;
+	p.sync = o->c.sync;
 	p.au_threshold = s->w->au_threshold;
 	p.warmup_s = o->warmup;
 	p.duration_s = o->duration >= 0 ? o->duration : 20.0;
@@ -589,7 +432,7 @@ static int run_measure(struct run_state *s, struct rpt_run *rr)
 		if (o->duration < 0)
 			p.duration_s = 0;
 	}
-	p.max_errors = o->max_errors;
+	p.max_errors = o->c.max_errors;
 	p.stop = &run_stop;
 	p.memcg = s->memcg;
 
@@ -646,11 +489,11 @@ int cmd_run(int argc, char **argv)
 	rr.cpu_outside_mask_s = -1;
 	rr.fraction_resident = -1;
 	rr.hit_ratio = -1;
-	out = s->o.json && !strcmp(s->o.json, "-") ? stderr : stdout;
-	if (wl_find(s->o.workload, &s->w)) {
+	out = s->o.c.json && !strcmp(s->o.c.json, "-") ? stderr : stdout;
+	if (wl_find(s->o.c.workload, &s->w)) {
 		wl_names(names, sizeof(names));
 		ret = cli_usage_error("run", "unknown workload '%s' (valid: %s)",
-				      s->o.workload, names);
+				      s->o.c.workload, names);
 		goto out_free;
 	}
 	ret = run_gpus(s, &rr);
@@ -670,7 +513,7 @@ int cmd_run(int argc, char **argv)
 		ret = FR_EXIT_ENV;
 		goto out_free;
 	}
-	if (s->o.keep && s->o.dataset)
+	if (s->o.c.keep && s->o.c.dataset)
 		note_add(s, "--keep-dataset has no effect with a DATASET");
 
 	run_stop = 0;
@@ -693,9 +536,9 @@ int cmd_run(int argc, char **argv)
 
 	rr.workload = s->w->name;
 	rr.dataset = root;
-	rr.list = s->o.list;
-	rr.generated = !s->o.dataset;
-	rr.kept = rr.generated && s->o.keep;
+	rr.list = s->o.c.list;
+	rr.generated = !s->o.c.dataset;
+	rr.kept = rr.generated && s->o.c.keep;
 	rr.files = stg_dataset_count(s->md.ds);
 	rr.bytes = stg_dataset_total_bytes(s->md.ds);
 	for (int k = 0; k < STG_DS_ERR_COUNT; k++) {
@@ -714,16 +557,16 @@ int cmd_run(int argc, char **argv)
 	}
 	ms_fs_describe(root, &s->fs, &rr.fs_type, devtext, sizeof(devtext));
 	rr.fs_device = devtext;
-	rr.backend_asked = s->o.backend_text;
-	rr.depth = s->o.depth;
+	rr.backend_asked = s->o.c.backend_text;
+	rr.depth = s->o.c.depth;
 	rr.vcpus = s->cpus.count;
 	rr.cpus_how = s->cpus.how;
 	rr.cache = s->o.cache == RUN_CACHE_COLD ? "cold" :
 		   s->o.cache == RUN_CACHE_WARM ? "warm" : "ram";
 	rr.ram_bytes = s->o.cache == RUN_CACHE_RAM ? s->o.ram : 0;
-	rr.gpu_sync_all = s->o.sync == LDR_GPU_SYNC_ALL;
+	rr.gpu_sync_all = s->o.c.sync == LDR_GPU_SYNC_ALL;
 	rr.au_threshold = s->w->au_threshold;
-	rr.max_errors = s->o.max_errors;
+	rr.max_errors = s->o.c.max_errors;
 
 	ret = run_prepare_cache(s, &fraction);
 	if (ret)
@@ -772,7 +615,7 @@ int cmd_run(int argc, char **argv)
 		/* the run never started: say why, with what was measured */
 		fprintf(stderr, "feedrate run: the measurement could not start: "
 			"%s\n", rr.run_error_text ? rr.run_error_text : "?");
-		if (s->o.backend == STG_BACKEND_URING) {
+		if (s->o.c.backend == STG_BACKEND_URING) {
 			char why[400];
 
 			stg_uring_probe(why, sizeof(why));
@@ -790,12 +633,12 @@ int cmd_run(int argc, char **argv)
 	}
 	fflush(out);
 	ret = FR_EXIT_OK;
-	if (s->o.json) {
+	if (s->o.c.json) {
 		err = run_write_json(s, &rr);
 		if (err) {
 			fprintf(stderr, "feedrate run: cannot write the JSON "
 				"report to ");
-			ms_print_path(stderr, s->o.json);
+			ms_print_path(stderr, s->o.c.json);
 			fprintf(stderr, ": %s\n", strerror(-err));
 			ret = FR_EXIT_ENV;
 		}
@@ -809,7 +652,7 @@ int cmd_run(int argc, char **argv)
 			"sample%s (--max-errors %llu); see the errors in the "
 			"report\n", (unsigned long long)s->res->errors,
 			s->res->errors == 1 ? "" : "s",
-			(unsigned long long)s->o.max_errors);
+			(unsigned long long)s->o.c.max_errors);
 		if (ret != FR_EXIT_ENV)
 			ret = FR_EXIT_MAX_ERRORS;
 	} else if (rr.run_error) {
@@ -824,14 +667,14 @@ out_sig:
 	sigaction(SIGTERM, &old_term, NULL);
 out_free:
 	ldr_memcg_destroy(s->memcg);
-	if (s->md.gen_dir[0] && s->o.keep && ret != FR_EXIT_OK &&
+	if (s->md.gen_dir[0] && s->o.c.keep && ret != FR_EXIT_OK &&
 	    ret != FR_EXIT_SAMPLE_ERRORS) {
 		fprintf(stderr, "feedrate run: the generated dataset was kept: ");
 		ms_print_path(stderr, s->md.gen_dir);
 		fputc('\n', stderr);
 	}
 	/* the listing; the generated folder unless --keep-dataset */
-	ms_dataset_close("run", &s->md, s->o.keep);
+	ms_dataset_close("run", &s->md, s->o.c.keep);
 	free(s->res);
 	free(s);
 	return ret;

@@ -63,21 +63,15 @@ static const char sw_rule[] =
 	"factor, and says so.";
 
 struct sweep_opts {
-	const char *workload;
-	const char *gpus;
-	double gpu_rate;
-	enum wl_demand_kind demand;
-	enum ldr_gpu_sync sync;
-	unsigned batch, readers, depth;
-	enum stg_backend_id backend;
-	uint64_t max_sample_bytes, seed, max_errors, gen_size, ram;
+	struct ms_common_opts c;        /* what run parses the same way */
+	uint64_t ram;
 	unsigned vcpus[SW_MAX_VCPUS];
 	unsigned nvcpus;
 	bool cache[RPT_CACHES];
 	bool cache_given;
 	double budget_s;
-	const char *list, *json, *csv, *html, *tmpdir, *dataset;
-	bool keep, no_check;
+	const char *csv, *html;
+	bool no_check;
 };
 
 /* One point as run: the report's view plus what backs its strings. */
@@ -187,17 +181,6 @@ static void sweep_usage(FILE *f)
 	sw_rule);
 }
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-
-	if (!s || !*s || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	*out = strtoull(s, &end, 10);
-	return errno || *end ? -EINVAL : 0;
-}
-
 static int cmp_unsigned(const void *a, const void *b)
 {
 	const unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
@@ -255,111 +238,42 @@ static int parse_caches(const char *s, struct sweep_opts *o)
 static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
 {
 	enum {
-		OPT_GPU_RATE = 256, OPT_DEMAND, OPT_SYNC, OPT_READERS,
-		OPT_CACHE, OPT_RAM, OPT_SEED, OPT_MAXERR, OPT_BACKEND,
-		OPT_DEPTH, OPT_MAXBYTES, OPT_LIST, OPT_JSON, OPT_CSV, OPT_HTML,
-		OPT_KEEP, OPT_TMPDIR, OPT_GENSIZE, OPT_NOCHECK,
+		OPT_CACHE = 256, OPT_RAM, OPT_CSV, OPT_HTML, OPT_NOCHECK,
 	};
 	static const struct option lo[] = {
-		{ "workload", required_argument, NULL, 'w' },
-		{ "gpus", required_argument, NULL, 'g' },
-		{ "gpu-rate", required_argument, NULL, OPT_GPU_RATE },
-		{ "demand", required_argument, NULL, OPT_DEMAND },
-		{ "gpu-sync", required_argument, NULL, OPT_SYNC },
-		{ "batch", required_argument, NULL, 'b' },
+		MS_COMMON_LONGOPTS,
 		{ "vcpus", required_argument, NULL, 'c' },
-		{ "readers", required_argument, NULL, OPT_READERS },
 		{ "cache", required_argument, NULL, OPT_CACHE },
 		{ "ram", required_argument, NULL, OPT_RAM },
 		{ "budget", required_argument, NULL, 'B' },
 		{ "no-check", no_argument, NULL, OPT_NOCHECK },
-		{ "seed", required_argument, NULL, OPT_SEED },
-		{ "max-errors", required_argument, NULL, OPT_MAXERR },
-		{ "backend", required_argument, NULL, OPT_BACKEND },
-		{ "depth", required_argument, NULL, OPT_DEPTH },
-		{ "max-sample-bytes", required_argument, NULL, OPT_MAXBYTES },
-		{ "list", required_argument, NULL, OPT_LIST },
-		{ "json", required_argument, NULL, OPT_JSON },
 		{ "csv", required_argument, NULL, OPT_CSV },
 		{ "html", required_argument, NULL, OPT_HTML },
-		{ "keep-dataset", no_argument, NULL, OPT_KEEP },
-		{ "tmpdir", required_argument, NULL, OPT_TMPDIR },
-		{ "gen-size", required_argument, NULL, OPT_GENSIZE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long ul;
-	uint64_t u;
-	char *end;
-	int c;
+	int c, ret;
 
 	memset(o, 0, sizeof(*o));
-	o->workload = "imagenet";
-	o->demand = WL_DEMAND_TRAIN;
-	o->sync = LDR_GPU_SYNC_ALL;
-	o->readers = 1;
-	o->depth = 32;
-	o->seed = 1;
-	o->max_sample_bytes = 64ull << 20;
-	o->gen_size = MS_DEFAULT_GEN;
+	ms_common_defaults(&o->c);
 	o->budget_s = 300;
 	o->cache[RPT_CACHE_COLD] = o->cache[RPT_CACHE_RAM] =
 		o->cache[RPT_CACHE_WARM] = true;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":w:g:b:c:B:h", lo, NULL)) != -1) {
+		ret = ms_parse_common("sweep", c, optarg, &o->c);
+		if (ret == 1)
+			continue;
+		if (ret)
+			return ret;
 		switch (c) {
-		case 'w':
-			o->workload = optarg;
-			break;
-		case 'g':
-			o->gpus = optarg;
-			break;
-		case OPT_GPU_RATE:
-			errno = 0;
-			o->gpu_rate = strtod(optarg, &end);
-			if (errno || end == optarg || *end ||
-			    !(o->gpu_rate > 0) || !isfinite(o->gpu_rate))
-				return cli_usage_error("sweep", "--gpu-rate "
-					"wants samples/s > 0, not '%s'", optarg);
-			break;
-		case OPT_DEMAND:
-			if (!strcasecmp(optarg, "tuned") ||
-			    !strcasecmp(optarg, "train"))
-				o->demand = WL_DEMAND_TRAIN;
-			else if (!strcasecmp(optarg, "mlperf"))
-				o->demand = WL_DEMAND_MLPERF;
-			else
-				return cli_usage_error("sweep", "--demand wants "
-					"tuned or mlperf, not '%s'", optarg);
-			break;
-		case OPT_SYNC:
-			if (!strcmp(optarg, "all"))
-				o->sync = LDR_GPU_SYNC_ALL;
-			else if (!strcmp(optarg, "none"))
-				o->sync = LDR_GPU_SYNC_NONE;
-			else
-				return cli_usage_error("sweep", "--gpu-sync "
-					"wants all or none, not '%s'", optarg);
-			break;
-		case 'b':
-			if (cli_parse_ulong(optarg, 1, 65536, &ul))
-				return cli_usage_error("sweep", "--batch wants "
-					"1..65536, not '%s'", optarg);
-			o->batch = (unsigned)ul;
-			break;
 		case 'c':
 			if (parse_vcpus(optarg, o))
 				return cli_usage_error("sweep", "--vcpus wants a "
 					"list of counts 1..%d such as 1,2,8 (at "
 					"most %d), not '%s'", CPU_SETSIZE,
 					SW_MAX_VCPUS, optarg);
-			break;
-		case OPT_READERS:
-			if (cli_parse_ulong(optarg, 1, 256, &ul))
-				return cli_usage_error("sweep", "--readers wants "
-					"1..256, not '%s'", optarg);
-			o->readers = (unsigned)ul;
 			break;
 		case OPT_CACHE:
 			if (parse_caches(optarg, o))
@@ -382,83 +296,25 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
 		case OPT_NOCHECK:
 			o->no_check = true;
 			break;
-		case OPT_SEED:
-			if (parse_u64(optarg, &o->seed))
-				return cli_usage_error("sweep", "bad --seed '%s'",
-						       optarg);
-			break;
-		case OPT_MAXERR:
-			if (parse_u64(optarg, &o->max_errors) || !o->max_errors)
-				return cli_usage_error("sweep", "--max-errors "
-					"wants a count >= 1, not '%s'", optarg);
-			break;
-		case OPT_BACKEND:
-			if (stg_backend_parse(optarg, &o->backend))
-				return cli_usage_error("sweep", "unknown backend "
-					"'%s' (auto, uring, psync)", optarg);
-			if (o->backend == STG_BACKEND_NULL)
-				return cli_usage_error("sweep", "the null "
-					"backend has no image bytes to decode");
-			break;
-		case OPT_DEPTH:
-			if (cli_parse_ulong(optarg, 1, 4096, &ul))
-				return cli_usage_error("sweep", "--depth wants "
-					"1..4096, not '%s'", optarg);
-			o->depth = (unsigned)ul;
-			break;
-		case OPT_MAXBYTES:
-			if (cli_parse_size(optarg, &u) || u < 4096 ||
-			    u > (16ull << 30))
-				return cli_usage_error("sweep", "bad "
-					"--max-sample-bytes '%s' (4K..16G)",
-					optarg);
-			o->max_sample_bytes = u;
-			break;
-		case OPT_LIST:
-			o->list = optarg;
-			break;
-		case OPT_JSON:
-			o->json = optarg;
-			break;
 		case OPT_CSV:
 			o->csv = optarg;
 			break;
 		case OPT_HTML:
 			o->html = optarg;
 			break;
-		case OPT_KEEP:
-			o->keep = true;
-			break;
-		case OPT_TMPDIR:
-			o->tmpdir = optarg;
-			break;
-		case OPT_GENSIZE:
-			if (cli_parse_size(optarg, &o->gen_size) ||
-			    o->gen_size < (1u << 20))
-				return cli_usage_error("sweep", "--gen-size "
-					"wants a size of at least 1M, not '%s'",
-					optarg);
-			break;
 		case 'h':
 			sweep_usage(stdout);
 			return -1;
-		case ':':
-			return cli_usage_error("sweep", "option '%s' needs a "
-					       "value", argv[optind - 1]);
 		default:
-			return cli_usage_error("sweep", "unknown option '%s'",
-					       argv[optind - 1]);
+			return ms_parse_bad("sweep", c, argv);
 		}
 	}
-	if (optind + 1 < argc)
-		return cli_usage_error("sweep", "one DATASET only");
-	o->dataset = optind < argc ? argv[optind] : NULL;
-	if (o->list && !o->dataset)
-		return cli_usage_error("sweep", "--list needs the DATASET "
-				       "folder its relative paths start from");
+	ret = ms_parse_dataset("sweep", argc, argv, &o->c);
+	if (ret)
+		return ret;
 	if (o->ram && !o->cache_given)
 		o->cache[RPT_CACHE_RAM] = true;
-	if ((o->json && !strcmp(o->json, "-")) +
+	if ((o->c.json && !strcmp(o->c.json, "-")) +
 	    (o->csv && !strcmp(o->csv, "-")) +
 	    (o->html && !strcmp(o->html, "-")) > 1)
 		return cli_usage_error("sweep", "only one report can go to "
@@ -522,8 +378,8 @@ static int exit_for_signal(int sig)
 static int sweep_gpus(struct sweep_state *s)
 {
 	struct rpt_sweep *r = &s->rs;
-	int ret = ms_gpus_resolve("sweep", s->w, s->o.gpus, s->o.demand,
-				  s->o.gpu_rate, &s->gs);
+	int ret = ms_gpus_resolve("sweep", s->w, s->o.c.gpus, s->o.c.demand,
+				  s->o.c.gpu_rate, &s->gs);
 
 	if (ret)
 		return ret;
@@ -602,15 +458,15 @@ static uint64_t own_memory(const struct sweep_state *s, unsigned workers,
 			   unsigned gpus)
 {
 	struct rusage ru;
-	const unsigned batch = s->o.batch ? s->o.batch : 256;
+	const unsigned batch = s->o.c.batch ? s->o.c.batch : 256;
 	unsigned prefetch = 2 * gpus > 4 ? 2 * gpus : 4;
 	uint64_t formula, seen = 0, maxsz = stg_dataset_max_size(s->md.ds);
 
-	if (maxsz > s->o.max_sample_bytes)
-		maxsz = s->o.max_sample_bytes;
+	if (maxsz > s->o.c.max_sample_bytes)
+		maxsz = s->o.c.max_sample_bytes;
 	formula = (uint64_t)prefetch * batch * s->tf.out_bytes +
 		  (uint64_t)workers * (48u << 20) +
-		  (uint64_t)s->o.readers * s->o.depth * maxsz + (96u << 20);
+		  (uint64_t)s->o.c.readers * s->o.c.depth * maxsz + (96u << 20);
 	if (!getrusage(RUSAGE_CHILDREN, &ru))
 		seen = (uint64_t)ru.ru_maxrss * 1024 + (64u << 20);
 	/* more GPUs than the points had: their extra batch slots */
@@ -750,25 +606,25 @@ static int run_one(struct sweep_state *s, const struct sw_run *r,
 	p.cache = ms_cache_of(r->cache);
 	p.cpus = &cpus.set;
 	p.workers = cpus.count;
-	p.readers = s->o.readers;
-	p.backend = s->o.backend;
-	p.depth = s->o.depth;
-	p.max_sample_bytes = s->o.max_sample_bytes;
-	p.batch = s->o.batch;
+	p.readers = s->o.c.readers;
+	p.backend = s->o.c.backend;
+	p.depth = s->o.c.depth;
+	p.max_sample_bytes = s->o.c.max_sample_bytes;
+	p.batch = s->o.c.batch;
 	p.transform = s->tf;
-	p.seed = s->o.seed;
+	p.seed = s->o.c.seed;
 	p.gpus = r->gpus;
 	p.gpu_rate = s->rs.demand_per_gpu;
-	p.sync = s->o.sync;
+	p.sync = s->o.c.sync;
 	p.au_threshold = s->w->au_threshold;
-	p.max_errors = s->o.max_errors;
+	p.max_errors = s->o.c.max_errors;
 	p.stop = (volatile int *)&sweep_stop;
 
 	ms_cache_prepare(s->md.ds, p.cache, !r->first_warm, &out->prep);
 	if (r->cache == RPT_CACHE_RAM) {
 		const size_t n = stg_dataset_count(s->md.ds);
 		const uint64_t total = stg_dataset_total_bytes(s->md.ds);
-		const unsigned batch = s->o.batch ? s->o.batch : 256;
+		const unsigned batch = s->o.c.batch ? s->o.c.batch : 256;
 		size_t k;
 		double scale = 1;
 
@@ -812,10 +668,10 @@ static int run_one(struct sweep_state *s, const struct sw_run *r,
 			p.epochs = 1;
 			p.warmup_s = -1;
 			p.duration_s = window > 0 ? window / 4 + 5 : 10;
-			p.seed = s->o.seed + 7919 + (uint64_t)attempt;
+			p.seed = s->o.c.seed + 7919 + (uint64_t)attempt;
 			p.gpus = 0;
 			err = ms_point_measure(&p, res, &out->po);
-			p.seed = s->o.seed;
+			p.seed = s->o.c.seed;
 			p.gpus = r->gpus;
 			if (sweep_stop || err) {
 				if (err)
@@ -895,7 +751,7 @@ static int run_one(struct sweep_state *s, const struct sw_run *r,
 		out->sample_files = stg_dataset_count(p.ds);
 		out->sample_bytes = stg_dataset_total_bytes(p.ds);
 	}
-	out->hit_ratio = ms_hit_ratio(p.ds, s->o.seed, out->ram_bytes,
+	out->hit_ratio = ms_hit_ratio(p.ds, s->o.c.seed, out->ram_bytes,
 				      out->hit_estimated, res, out->hit_src,
 				      sizeof(out->hit_src));
 	if (r->cache != RPT_CACHE_RAM && !out->hit_estimated &&
@@ -1210,15 +1066,15 @@ static int write_reports(struct sweep_state *s)
 {
 	int bad = 0;
 
-	if (s->o.json) {
+	if (s->o.c.json) {
 		json_t *root = rpt_sweep_json(&s->rs, true);
-		int err = root ? rpt_json_write(root, s->o.json) : -ENOMEM;
+		int err = root ? rpt_json_write(root, s->o.c.json) : -ENOMEM;
 
 		json_decref(root);
 		if (err) {
 			fprintf(stderr, "feedrate sweep: cannot write the JSON "
 				"report to ");
-			ms_print_path(stderr, s->o.json);
+			ms_print_path(stderr, s->o.c.json);
 			fprintf(stderr, ": %s\n", strerror(-err));
 			bad = 1;
 		}
@@ -1241,10 +1097,10 @@ static void lru_estimates(struct sweep_state *s)
 	s->rs.lru_half_steady = -1;
 	if (!s->o.cache[RPT_CACHE_RAM])
 		return;
-	if (!ldr_lru_estimate_run(s->md.ds, s->o.seed, 0, 1, false, 4,
+	if (!ldr_lru_estimate_run(s->md.ds, s->o.c.seed, 0, 1, false, 4,
 				  s->o.ram, &est))
 		s->rs.lru_ram_steady = est.steady;
-	if (!ldr_lru_estimate_run(s->md.ds, s->o.seed, 0, 1, false, 4,
+	if (!ldr_lru_estimate_run(s->md.ds, s->o.c.seed, 0, 1, false, 4,
 				  s->o.ram / 2, &est))
 		s->rs.lru_half_steady = est.steady;
 }
@@ -1330,13 +1186,13 @@ int cmd_sweep(int argc, char **argv)
 		free(s);
 		return ret < 0 ? FR_EXIT_OK : ret;
 	}
-	out = (s->o.json && !strcmp(s->o.json, "-")) ||
+	out = (s->o.c.json && !strcmp(s->o.c.json, "-")) ||
 	      (s->o.csv && !strcmp(s->o.csv, "-")) ||
 	      (s->o.html && !strcmp(s->o.html, "-")) ? stderr : stdout;
-	if (wl_find(s->o.workload, &s->w)) {
+	if (wl_find(s->o.c.workload, &s->w)) {
 		wl_names(names, sizeof(names));
 		ret = cli_usage_error("sweep", "unknown workload '%s' (valid: "
-				      "%s)", s->o.workload, names);
+				      "%s)", s->o.c.workload, names);
 		goto out_free;
 	}
 	ret = sweep_gpus(s);
@@ -1352,7 +1208,7 @@ int cmd_sweep(int argc, char **argv)
 		goto out_free;
 	}
 	/* an unwritable report is said now, not after the sweep */
-	outs[0] = s->o.json;
+	outs[0] = s->o.c.json;
 	outs[1] = s->o.csv;
 	outs[2] = s->o.html;
 	for (int k = 0; k < 3; k++) {
@@ -1389,11 +1245,11 @@ int cmd_sweep(int argc, char **argv)
 	memset(&dopt, 0, sizeof(dopt));
 	dopt.cmd = "sweep";
 	dopt.w = s->w;
-	dopt.dataset = s->o.dataset;
-	dopt.list = s->o.list;
-	dopt.tmpdir = s->o.tmpdir;
-	dopt.gen_size = s->o.gen_size;
-	dopt.seed = s->o.seed;
+	dopt.dataset = s->o.c.dataset;
+	dopt.list = s->o.c.list;
+	dopt.tmpdir = s->o.c.tmpdir;
+	dopt.gen_size = s->o.c.gen_size;
+	dopt.seed = s->o.c.seed;
 	dopt.stop = &sweep_stop;
 	ret = ms_dataset_open(&dopt, &s->md);
 	if (ret)
@@ -1493,8 +1349,8 @@ out_sig:
 	if (isatty(STDERR_FILENO))
 		fprintf(stderr, "\r\033[K");
 out_free:
-	ms_dataset_close("sweep", &s->md, s->o.keep);
-	if (s->md.gen_dir[0] && s->o.keep) {
+	ms_dataset_close("sweep", &s->md, s->o.c.keep);
+	if (s->md.gen_dir[0] && s->o.c.keep) {
 		fprintf(stderr, "feedrate sweep: the generated dataset was "
 			"kept: ");
 		ms_print_path(stderr, s->md.gen_dir);

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <getopt.h>
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
@@ -687,4 +688,157 @@ size_t ms_ram_sample_files(size_t n_files, double rate, double window_s,
 	if (fit < (double)min_files)
 		return min_files < n_files ? min_files : n_files;
 	return (size_t)fit;
+}
+
+/* ---- the options run and sweep share ---- */
+
+int ms_parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	return errno || *end ? -EINVAL : 0;
+}
+
+void ms_common_defaults(struct ms_common_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->workload = "imagenet";
+	o->demand = WL_DEMAND_TRAIN;
+	o->sync = LDR_GPU_SYNC_ALL;
+	o->readers = 1;
+	o->depth = 32;
+	o->seed = 1;
+	o->backend_text = "auto";
+	o->max_sample_bytes = 64ull << 20;
+	o->gen_size = MS_DEFAULT_GEN;
+}
+
+int ms_parse_common(const char *cmd, int c, const char *arg,
+		    struct ms_common_opts *o)
+{
+	unsigned long ul;
+	uint64_t u;
+	char *end;
+
+	switch (c) {
+	case 'w':
+		o->workload = arg;
+		return 1;
+	case 'g':
+		o->gpus = arg;
+		return 1;
+	case MS_OPT_GPU_RATE:
+		errno = 0;
+		o->gpu_rate = strtod(arg, &end);
+		if (errno || end == arg || *end ||
+		    !(o->gpu_rate > 0) || !isfinite(o->gpu_rate))
+			return cli_usage_error(cmd, "--gpu-rate wants "
+				"samples/s > 0, not '%s'", arg);
+		return 1;
+	case MS_OPT_DEMAND:
+		if (!strcasecmp(arg, "tuned") || !strcasecmp(arg, "train"))
+			o->demand = WL_DEMAND_TRAIN;
+		else if (!strcasecmp(arg, "mlperf"))
+			o->demand = WL_DEMAND_MLPERF;
+		else
+			return cli_usage_error(cmd, "--demand wants tuned or "
+				"mlperf, not '%s'", arg);
+		return 1;
+	case MS_OPT_SYNC:
+		if (!strcmp(arg, "all"))
+			o->sync = LDR_GPU_SYNC_ALL;
+		else if (!strcmp(arg, "none"))
+			o->sync = LDR_GPU_SYNC_NONE;
+		else
+			return cli_usage_error(cmd, "--gpu-sync wants all or "
+				"none, not '%s'", arg);
+		return 1;
+	case 'b':
+		if (cli_parse_ulong(arg, 1, 65536, &ul))
+			return cli_usage_error(cmd, "--batch wants 1..65536, "
+				"not '%s'", arg);
+		o->batch = (unsigned)ul;
+		return 1;
+	case MS_OPT_READERS:
+		if (cli_parse_ulong(arg, 1, 256, &ul))
+			return cli_usage_error(cmd, "--readers wants 1..256, "
+				"not '%s'", arg);
+		o->readers = (unsigned)ul;
+		return 1;
+	case MS_OPT_SEED:
+		if (ms_parse_u64(arg, &o->seed))
+			return cli_usage_error(cmd, "bad --seed '%s'", arg);
+		return 1;
+	case MS_OPT_MAXERR:
+		if (ms_parse_u64(arg, &o->max_errors) || !o->max_errors)
+			return cli_usage_error(cmd, "--max-errors wants a "
+				"count >= 1, not '%s'", arg);
+		return 1;
+	case MS_OPT_BACKEND:
+		if (stg_backend_parse(arg, &o->backend))
+			return cli_usage_error(cmd, "unknown backend '%s' "
+				"(auto, uring, psync)", arg);
+		if (o->backend == STG_BACKEND_NULL)
+			return cli_usage_error(cmd, "the null backend has no "
+				"image bytes to decode; it is for 'feedrate "
+				"io' and engine tests");
+		o->backend_text = arg;
+		return 1;
+	case MS_OPT_DEPTH:
+		if (cli_parse_ulong(arg, 1, 4096, &ul))
+			return cli_usage_error(cmd, "--depth wants 1..4096, "
+				"not '%s'", arg);
+		o->depth = (unsigned)ul;
+		return 1;
+	case MS_OPT_MAXBYTES:
+		if (cli_parse_size(arg, &u) || u < 4096 || u > (16ull << 30))
+			return cli_usage_error(cmd, "bad --max-sample-bytes "
+				"'%s' (4K..16G)", arg);
+		o->max_sample_bytes = u;
+		return 1;
+	case MS_OPT_LIST:
+		o->list = arg;
+		return 1;
+	case MS_OPT_JSON:
+		o->json = arg;
+		return 1;
+	case MS_OPT_KEEP:
+		o->keep = true;
+		return 1;
+	case MS_OPT_TMPDIR:
+		o->tmpdir = arg;
+		return 1;
+	case MS_OPT_GENSIZE:
+		if (cli_parse_size(arg, &o->gen_size) ||
+		    o->gen_size < (1u << 20))
+			return cli_usage_error(cmd, "--gen-size wants a size "
+				"of at least 1M, not '%s'", arg);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int ms_parse_bad(const char *cmd, int c, char **argv)
+{
+	if (c == ':')
+		return cli_usage_error(cmd, "option '%s' needs a value",
+				       argv[optind - 1]);
+	return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+}
+
+int ms_parse_dataset(const char *cmd, int argc, char **argv,
+		     struct ms_common_opts *o)
+{
+	if (optind + 1 < argc)
+		return cli_usage_error(cmd, "one DATASET only");
+	o->dataset = optind < argc ? argv[optind] : NULL;
+	if (o->list && !o->dataset)
+		return cli_usage_error(cmd, "--list needs the DATASET folder "
+				       "its relative paths start from");
+	return 0;
 }

@@ -40,6 +40,84 @@ int ms_rm_tree(const char *dir);
 /* Seconds on the monotonic clock. */
 double ms_now(void);
 
+/* ---- the options run and sweep share ---- */
+
+/* What both commands parse the same way; the rest is each command's. */
+struct ms_common_opts {
+	const char *workload;
+	const char *gpus;               /* --gpus as given, NULL default */
+	double gpu_rate;                /* 0: from the table */
+	enum wl_demand_kind demand;
+	enum ldr_gpu_sync sync;
+	unsigned batch;                 /* 0: the engine's default */
+	unsigned readers, depth;
+	enum stg_backend_id backend;
+	const char *backend_text;       /* --backend as given */
+	uint64_t seed, max_errors, max_sample_bytes, gen_size;
+	const char *list, *json, *tmpdir;
+	bool keep;                      /* --keep-dataset */
+	const char *dataset;            /* NULL: generate one */
+};
+
+/* getopt_long values of the shared long options without a short one. */
+enum {
+	MS_OPT_GPU_RATE = 1024, MS_OPT_DEMAND, MS_OPT_SYNC, MS_OPT_READERS,
+	MS_OPT_SEED, MS_OPT_MAXERR, MS_OPT_BACKEND, MS_OPT_DEPTH,
+	MS_OPT_MAXBYTES, MS_OPT_LIST, MS_OPT_JSON, MS_OPT_KEEP, MS_OPT_TMPDIR,
+	MS_OPT_GENSIZE,
+};
+
+/* The shared entries of a struct option table (needs <getopt.h>); the
+ * short options are -w, -g and -b. */
+#define MS_COMMON_LONGOPTS \
+	{ "workload", required_argument, NULL, 'w' }, \
+	{ "gpus", required_argument, NULL, 'g' }, \
+	{ "gpu-rate", required_argument, NULL, MS_OPT_GPU_RATE }, \
+	{ "demand", required_argument, NULL, MS_OPT_DEMAND }, \
+	{ "gpu-sync", required_argument, NULL, MS_OPT_SYNC }, \
+	{ "batch", required_argument, NULL, 'b' }, \
+	{ "readers", required_argument, NULL, MS_OPT_READERS }, \
+	{ "seed", required_argument, NULL, MS_OPT_SEED }, \
+	{ "max-errors", required_argument, NULL, MS_OPT_MAXERR }, \
+	{ "backend", required_argument, NULL, MS_OPT_BACKEND }, \
+	{ "depth", required_argument, NULL, MS_OPT_DEPTH }, \
+	{ "max-sample-bytes", required_argument, NULL, MS_OPT_MAXBYTES }, \
+	{ "list", required_argument, NULL, MS_OPT_LIST }, \
+	{ "json", required_argument, NULL, MS_OPT_JSON }, \
+	{ "keep-dataset", no_argument, NULL, MS_OPT_KEEP }, \
+	{ "tmpdir", required_argument, NULL, MS_OPT_TMPDIR }, \
+	{ "gen-size", required_argument, NULL, MS_OPT_GENSIZE }
+
+/* A decimal count with no sign into *OUT. Returns 0 or -EINVAL. */
+int ms_parse_u64(const char *s, uint64_t *out);
+
+/* *O zeroed, then the defaults (imagenet, tuned demand, GPUs in step,
+ * 1 reader, depth 32, seed 1, 64M samples at most, a 200M dataset). */
+void ms_common_defaults(struct ms_common_opts *o);
+
+/*
+ * Take getopt_long's answer C with its argument ARG into *O when C is a
+ * shared option. Returns 1 when taken, 0 when C is not a shared option,
+ * or FR_EXIT_USAGE after printing the message for CMD.
+ */
+int ms_parse_common(const char *cmd, int c, const char *arg,
+		    struct ms_common_opts *o);
+
+/*
+ * getopt_long's ':' (a value missing) or '?' (an unknown option) for CMD,
+ * the option being ARGV[optind - 1]: prints the message, returns
+ * FR_EXIT_USAGE.
+ */
+int ms_parse_bad(const char *cmd, int c, char **argv);
+
+/*
+ * After the options: at most one DATASET (ARGV[optind]) into O->dataset;
+ * --list needs it. Returns 0 or FR_EXIT_USAGE after printing the message
+ * for CMD.
+ */
+int ms_parse_dataset(const char *cmd, int argc, char **argv,
+		     struct ms_common_opts *o);
+
 /* ---- the GPUs judged against (--gpus, --gpu-rate) ---- */
 
 #define MS_GPU_NAME_MAX 31              /* a --gpu-rate GPU name's length */

@@ -12,6 +12,7 @@
 
 #include "loader.h"
 #include "report.h"
+#include "report_fmt.h"
 
 static const char *nz(const char *s)
 {
@@ -143,37 +144,6 @@ void rpt_run_verdict(const struct rpt_run *r, char *buf, size_t len)
 			 "a warm figure");
 }
 
-/* "1,234,567" */
-static void fmt_count(char *buf, size_t len, double v)
-{
-	char tmp[32];
-	size_t n, o = 0;
-	int neg = v < 0;
-
-	snprintf(tmp, sizeof(tmp), "%.0f", fabs(v));
-	n = strlen(tmp);
-	if (neg && o + 1 < len)
-		buf[o++] = '-';
-	for (size_t i = 0; i < n && o + 2 < len; i++) {
-		if (i && (n - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = tmp[i];
-	}
-	buf[o] = '\0';
-}
-
-static void fmt_bytes(char *buf, size_t len, double b)
-{
-	if (b >= 1e9)
-		snprintf(buf, len, "%.2f GB", b / 1e9);
-	else if (b >= 1e6)
-		snprintf(buf, len, "%.1f MB", b / 1e6);
-	else if (b >= 1e3)
-		snprintf(buf, len, "%.1f KB", b / 1e3);
-	else
-		snprintf(buf, len, "%.0f B", b);
-}
-
 static void fmt_ns(char *buf, size_t len, uint64_t ns)
 {
 	if (ns < 1000000)
@@ -207,8 +177,8 @@ static void print_measured(FILE *f, const struct rpt_run *r)
 	const struct ldr_result *res = r->res;
 	char a[32], b[32];
 
-	fmt_count(a, sizeof(a), (double)r->files);
-	fmt_bytes(b, sizeof(b), (double)r->bytes);
+	rpt_fmt_count(a, sizeof(a), (double)r->files);
+	rpt_fmt_bytes(b, sizeof(b), (double)r->bytes);
 	fprintf(f, "what was measured\n  dataset    ");
 	print_path(f, r->dataset);
 	fprintf(f, "%s: %s files, %s on %s%s%s%s\n",
@@ -257,13 +227,13 @@ static void print_measured(FILE *f, const struct rpt_run *r)
 			"FUSE daemons)\n", r->cpu_outside_mask_s);
 	fprintf(f, "  cache      %s", nz(r->cache));
 	if (r->ram_bytes) {
-		fmt_bytes(a, sizeof(a), (double)r->ram_bytes);
+		rpt_fmt_bytes(a, sizeof(a), (double)r->ram_bytes);
 		fprintf(f, " %s", a);
 	}
 	fprintf(f, ": %s\n", nz(r->cache_how));
 	if (r->ram_not_limited) {
-		fmt_bytes(a, sizeof(a), (double)r->cache_seen_bytes);
-		fmt_bytes(b, sizeof(b), (double)r->ram_bytes);
+		rpt_fmt_bytes(a, sizeof(a), (double)r->cache_seen_bytes);
+		rpt_fmt_bytes(b, sizeof(b), (double)r->ram_bytes);
 		fprintf(f, "             NOT LIMITED: the page cache held %s, "
 			"more than the %s asked: the run was warmer than asked "
 			"and its hit ratio is the LRU estimate\n", a, b);
@@ -283,13 +253,13 @@ static void print_measured(FILE *f, const struct rpt_run *r)
 		fprintf(f, "  GPUs       %ux%s (%s) emulated, %s samples/s "
 			"each, %s steps\n", r->gpu_count, nz(r->gpu_type),
 			nz(r->gpu_detail),
-			(fmt_count(a, sizeof(a), r->demand_per_gpu), a),
+			(rpt_fmt_count(a, sizeof(a), r->demand_per_gpu), a),
 			r->gpu_sync_all ? "synchronous" : "independent");
 	else
 		fprintf(f, "  GPUs       none emulated (raw feed rate); judged "
 			"against %s (%s), %s samples/s each\n",
 			nz(r->gpu_type), nz(r->gpu_detail),
-			(fmt_count(a, sizeof(a), r->demand_per_gpu), a));
+			(rpt_fmt_count(a, sizeof(a), r->demand_per_gpu), a));
 	fprintf(f, "             demand: %s%s%s; source: %s\n",
 		nz(r->demand_kind), r->demand_est ? " (an ESTIMATE)" : "",
 		r->gpu_default ? " (the default type; choose one with --gpus "
@@ -372,8 +342,8 @@ void rpt_run_print(FILE *f, const struct rpt_run *r)
 	if (!res)
 		return;
 	fprintf(f, "\nresults\n");
-	fmt_count(a, sizeof(a), res->samples_per_s);
-	fmt_count(b, sizeof(b), (double)res->samples);
+	rpt_fmt_count(a, sizeof(a), res->samples_per_s);
+	rpt_fmt_count(b, sizeof(b), (double)res->samples);
 	fprintf(f, "  samples/s  %s (%s samples in %.1f s, at the GPU "
 		"side)\n", a, b, res->measured_s);
 	if (r->gpu_count) {
@@ -402,7 +372,7 @@ void rpt_run_print(FILE *f, const struct rpt_run *r)
 			"--gpus 0 for the raw feed rate\n", r->gpu_count,
 			nz(r->gpu_type));
 	} else {
-		fmt_count(a, sizeof(a), thr * r->demand_per_gpu);
+		rpt_fmt_count(a, sizeof(a), thr * r->demand_per_gpu);
 		fprintf(f, "  capacity   %u x %s at >= %.0f %% AU: a GPU at AU "
 			"a eats a x demand samples/s, so G GPUs stay at >= "
 			"%.0f %% while G x %s <= the feed rate; "
@@ -415,7 +385,7 @@ void rpt_run_print(FILE *f, const struct rpt_run *r)
 	fprintf(f, "  bottleneck %s: %s\n", nz(r->bottleneck),
 		res->bottleneck_why);
 	print_stages(f, res);
-	fmt_bytes(a, sizeof(a), res->read_bytes_per_s);
+	rpt_fmt_bytes(a, sizeof(a), res->read_bytes_per_s);
 	{
 		char p50[32], p99[32], s50[32], s99[32];
 

@@ -12,6 +12,7 @@
 
 #include "loader.h"
 #include "report.h"
+#include "report_fmt.h"
 #include "report_sweep.h"
 
 static const char *const cache_names[RPT_CACHES] = { "cold", "ram", "warm" };
@@ -331,37 +332,6 @@ void rpt_sweep_verdict(struct rpt_sweep *s)
 
 /* ---- text ---- */
 
-static void fmt_count(char *buf, size_t len, double v)
-{
-	char tmp[32];
-	size_t n, o = 0;
-
-	snprintf(tmp, sizeof(tmp), "%.0f", fabs(v));
-	n = strlen(tmp);
-	if (v < 0 && o + 1 < len)
-		buf[o++] = '-';
-	for (size_t i = 0; i < n && o + 2 < len; i++) {
-		if (i && (n - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = tmp[i];
-	}
-	buf[o] = '\0';
-}
-
-static void fmt_bytes(char *buf, size_t len, double b)
-{
-	if (b >= 1e12)
-		snprintf(buf, len, "%.2f TB", b / 1e12);
-	else if (b >= 1e9)
-		snprintf(buf, len, "%.2f GB", b / 1e9);
-	else if (b >= 1e6)
-		snprintf(buf, len, "%.1f MB", b / 1e6);
-	else if (b >= 1e3)
-		snprintf(buf, len, "%.1f KB", b / 1e3);
-	else
-		snprintf(buf, len, "%.0f B", b);
-}
-
 static void print_path(FILE *f, const char *path)
 {
 	char *t = rpt_path_text(nz(path), strlen(nz(path)));
@@ -414,7 +384,7 @@ static void cache_label(char *buf, size_t len, const struct rpt_sweep *s,
 	char b[32];
 
 	if (c == RPT_CACHE_RAM && s->lru_ram_bytes) {
-		fmt_bytes(b, sizeof(b), (double)s->lru_ram_bytes);
+		rpt_fmt_bytes(b, sizeof(b), (double)s->lru_ram_bytes);
 		snprintf(buf, len, "ram %s", b);
 	} else {
 		snprintf(buf, len, "%s", rpt_cache_name(c));
@@ -427,7 +397,7 @@ static void print_verdict(FILE *f, const struct rpt_sweep *s)
 	const double need = thr_of(s) * s->demand_per_gpu;
 	char a[32], b[48], line[640];
 
-	fmt_count(a, sizeof(a), s->demand_per_gpu);
+	rpt_fmt_count(a, sizeof(a), s->demand_per_gpu);
 	fprintf(f, "\nverdict by cache state (%s at %s samples/s, AU >= %.0f "
 		"%%: %.0f each)\n", nz(s->gpu_type), a, thr_of(s) * 100, need);
 	fprintf(f, "  %-13s %5s %10s %5s %-9s %-8s %9s\n", "cache", "vCPUs",
@@ -446,7 +416,7 @@ static void print_verdict(FILE *f, const struct rpt_sweep *s)
 		if (!cv->measured)
 			continue;
 		cache_label(b, sizeof(b), s, (enum rpt_cache)c);
-		fmt_count(a, sizeof(a), cv->samples_per_s);
+		rpt_fmt_count(a, sizeof(a), cv->samples_per_s);
 		fprintf(f, "  %-13s %5u %10s %5u %-9s %-8s ", b, cv->vcpus_top,
 			a, cv->gpus_fed, conf_text(cv->confirmation),
 			cv->limiting);
@@ -493,7 +463,7 @@ static void print_verdict(FILE *f, const struct rpt_sweep *s)
 			print_wrapped(f, "         ", 9, line);
 		}
 		if (cv->projected) {
-			fmt_count(a, sizeof(a), cv->projected_samples_per_s);
+			rpt_fmt_count(a, sizeof(a), cv->projected_samples_per_s);
 			snprintf(line, sizeof(line), "PROJECTED: %u x %s need "
 				 "%u vCPUs (%.1f each); this VM has %u. With %u "
 				 "vCPUs the feed would be ~%s samples/s, assuming "
@@ -526,9 +496,9 @@ static void print_storage_ram(FILE *f, const struct rpt_sweep *s)
 
 	fprintf(f, "\nstorage and RAM\n");
 	if (v->storage_known) {
-		fmt_bytes(a, sizeof(a), v->storage_bytes_per_s);
-		fmt_count(b, sizeof(b), v->storage_files_per_s);
-		fmt_bytes(c, sizeof(c), (double)s->bytes);
+		rpt_fmt_bytes(a, sizeof(a), v->storage_bytes_per_s);
+		rpt_fmt_count(b, sizeof(b), v->storage_files_per_s);
+		rpt_fmt_bytes(c, sizeof(c), (double)s->bytes);
 		snprintf(line, sizeof(line), "cold, %s %s/s and %s files/s "
 			 "(%s): this disk feeds %s%.1f x %s. %s",
 			 v->storage_is_ceiling ? "the storage ceiling is" :
@@ -552,10 +522,10 @@ static void print_storage_ram(FILE *f, const struct rpt_sweep *s)
 		print_wrapped(f, "  storage  ", 11, "not measured cold (no "
 			      "cold point): no storage ceiling");
 	}
-	fmt_bytes(a, sizeof(a), (double)s->bytes);
-	fmt_bytes(b, sizeof(b), (double)s->ram_total);
+	rpt_fmt_bytes(a, sizeof(a), (double)s->bytes);
+	rpt_fmt_bytes(b, sizeof(b), (double)s->ram_total);
 	if (s->cgroup_limit >= 0)
-		fmt_bytes(c, sizeof(c), (double)s->cgroup_limit);
+		rpt_fmt_bytes(c, sizeof(c), (double)s->cgroup_limit);
 	snprintf(line, sizeof(line), "dataset %s, RAM %s%s%s%s: %s", a, b,
 		 s->cgroup_limit >= 0 ? ", cgroup limit " : "",
 		 s->cgroup_limit >= 0 ? c : "",
@@ -569,8 +539,8 @@ static void print_storage_ram(FILE *f, const struct rpt_sweep *s)
 	    v->cache[RPT_CACHE_RAM].not_judged) {
 		const struct rpt_cache_verdict *cv = &v->cache[RPT_CACHE_RAM];
 
-		fmt_bytes(a, sizeof(a), (double)s->lru_ram_bytes);
-		fmt_bytes(b, sizeof(b), (double)s->lru_ram_bytes / 2);
+		rpt_fmt_bytes(a, sizeof(a), (double)s->lru_ram_bytes);
+		rpt_fmt_bytes(b, sizeof(b), (double)s->lru_ram_bytes / 2);
 		snprintf(line, sizeof(line), "with a %s page cache the hit "
 			 "ratio was %.1f %%%s (shuffled epochs: an LRU cache "
 			 "holding a share of the dataset hits less than that "
@@ -601,7 +571,7 @@ static void print_demand(FILE *f, const struct rpt_sweep *s)
 {
 	char a[32], line[768];
 
-	fmt_count(a, sizeof(a), s->demand_per_gpu);
+	rpt_fmt_count(a, sizeof(a), s->demand_per_gpu);
 	snprintf(line, sizeof(line), "%s (%s): %s samples/s per GPU, %s row%s; "
 		 "source: %s", nz(s->gpu_type), nz(s->gpu_detail), a,
 		 nz(s->demand_kind), s->demand_est ? " (an ESTIMATE)" : "",
@@ -672,7 +642,7 @@ static void print_points(FILE *f, const struct rpt_sweep *s)
 				nz(p->why));
 			continue;
 		}
-		fmt_count(a, sizeof(a), p->samples_per_s);
+		rpt_fmt_count(a, sizeof(a), p->samples_per_s);
 		if (p->hit_ratio >= 0)
 			snprintf(hit, sizeof(hit), "%.1f%s", p->hit_ratio * 100,
 				 p->hit_ratio_estimated ? "e" : "");
@@ -723,8 +693,8 @@ static void print_facts(FILE *f, const struct rpt_sweep *s)
 		 ? s->cpu_model : "unknown CPU model", s->vcpus_total,
 		 s->threads_per_core > 1 ? " (SMT)" : " (no SMT siblings)");
 	print_wrapped(f, "  CPU      ", 11, line);
-	fmt_bytes(a, sizeof(a), (double)s->ram_total);
-	fmt_bytes(b, sizeof(b), (double)s->ram_available);
+	rpt_fmt_bytes(a, sizeof(a), (double)s->ram_total);
+	rpt_fmt_bytes(b, sizeof(b), (double)s->ram_available);
 	fprintf(f, "  RAM      %s, %s available\n", a, b);
 	if (*nz(s->instance_type) || *nz(s->vendor))
 		fprintf(f, "  instance %s%s%s\n", nz(s->instance_type),
@@ -732,8 +702,8 @@ static void print_facts(FILE *f, const struct rpt_sweep *s)
 	fprintf(f, "  GPUs     %d NVIDIA GPU%s present (the GPUs above are "
 		"emulated)\n", s->gpus_present, s->gpus_present == 1 ? "" :
 		"s");
-	fmt_bytes(a, sizeof(a), (double)s->bytes);
-	fmt_count(b, sizeof(b), (double)s->files);
+	rpt_fmt_bytes(a, sizeof(a), (double)s->bytes);
+	rpt_fmt_count(b, sizeof(b), (double)s->files);
 	fprintf(f, "  dataset  ");
 	print_path(f, s->dataset);
 	fprintf(f, "%s\n           %s files, %s, workload %s\n",
