@@ -7,9 +7,10 @@
 set -eu
 pkgs=(build-essential pkg-config liburing-dev libjpeg62-turbo-dev libzstd-dev
       libjansson-dev libcriterion-dev libseccomp-dev libcap-dev
-      bindfs e2fsprogs s3fs)
-# node and npm run the local S3 server of the storage tests; machines that
-# already have them (e.g. from NodeSource) keep theirs
+      bindfs e2fsprogs s3fs chromium)
+# chromium renders the sweep's HTML report in a test; node and npm run
+# the storage tests' local S3 server (machines that already have them, e.g.
+# from NodeSource, keep theirs)
 command -v npm >/dev/null 2>&1 || pkgs+=(nodejs npm)
 case "${1:-}" in
 --bench) pkgs+=(fio jq python3-torch python3-torchvision) ;;

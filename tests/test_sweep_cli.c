@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -132,6 +133,72 @@ FR_TEST(sweep_cli, unwritable_report_is_refused_before_measuring)
 	fr_test_rmtree(dir);
 }
 
+/* Occurrences of NEEDLE in TEXT. */
+static size_t count_of(const char *text, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/*
+ * Load the sweep's HTML in headless Chromium, count the plotted series and
+ * points in the DOM it renders, compare them with the JSON of the same
+ * sweep, and take a screenshot. Skipped (said, not failed) without
+ * Chromium: Debian's package is `chromium`.
+ */
+static void check_html_in_a_browser(const char *dir, const char *html,
+				    size_t want_series, size_t want_points)
+{
+	static const char *const browsers[] = {
+		"/usr/bin/chromium", "/usr/bin/chromium-browser",
+	};
+	const char *browser = NULL;
+	char url[4200], shot[4200], profile[4200], path[4200], *dom;
+	struct stat st;
+
+	for (size_t i = 0; i < sizeof(browsers) / sizeof(browsers[0]); i++)
+		if (!access(browsers[i], X_OK))
+			browser = browsers[i];
+	if (!browser) {
+		cr_log_warn("no chromium: the HTML was not checked in a "
+			    "browser (apt-get install chromium)");
+		return;
+	}
+	snprintf(url, sizeof(url), "file://%s", html);
+	snprintf(shot, sizeof(shot), "--screenshot=%s/sweep.png", dir);
+	snprintf(profile, sizeof(profile), "--user-data-dir=%s/chromium", dir);
+	{
+		/* no network: the page must be whole on its own */
+		char *dump[] = { (char *)browser, "--headless", "--no-sandbox",
+			"--disable-gpu", "--disable-quic", "--no-first-run",
+			"--disable-background-networking",
+			"--disable-component-update", "--disable-sync",
+			profile, "--dump-dom", url, NULL };
+		char *png[] = { (char *)browser, "--headless", "--no-sandbox",
+			"--disable-gpu", "--disable-quic", "--no-first-run",
+			"--disable-background-networking",
+			"--disable-component-update", "--disable-sync",
+			"--window-size=1100,1600", profile, shot, url, NULL };
+
+		cr_assert_eq(run_bin(dir, dump, 120), 0, "chromium --dump-dom");
+		snprintf(path, sizeof(path), "%s/stdout", dir);
+		dom = slurp(path);
+		cr_assert_eq(count_of(dom, "<g class=\"series\""), want_series,
+			     "series in the rendered DOM");
+		cr_assert_eq(count_of(dom, "<circle class=\"pt\""),
+			     want_points, "points in the rendered DOM");
+		cr_assert_null(strstr(dom, "<script"));
+		free(dom);
+		cr_assert_eq(run_bin(dir, png, 120), 0, "chromium --screenshot");
+	}
+	snprintf(path, sizeof(path), "%s/sweep.png", dir);
+	cr_assert_eq(stat(path, &st), 0, "no screenshot");
+	cr_assert_gt(st.st_size, 10000, "an empty screenshot");
+}
+
 FR_TEST(sweep_cli_slow, small_dataset_short_budget_all_reports)
 {
 	char *dir = fr_test_tmpdir(), data[4096], json[4096], csv[4096];
@@ -143,7 +210,8 @@ FR_TEST(sweep_cli_slow, small_dataset_short_budget_all_reports)
 			  "--html", html, data, NULL };
 	json_error_t je;
 	json_t *root, *pts, *p;
-	size_t i, measured = 0, dropped = 0, npts;
+	size_t i, measured = 0, dropped = 0, npts, series = 0;
+	bool cache_seen[8] = { false };
 	unsigned max_kept = 0, min_dropped = 1000;
 	int rc;
 
@@ -178,6 +246,14 @@ FR_TEST(sweep_cli_slow, small_dataset_short_budget_all_reports)
 			json_object_get(p, "vcpus"));
 
 		if (!strcmp(st, "measured")) {
+			const char *cache = json_string_value(
+				json_object_get(p, "cache"));
+			size_t k = !strcmp(cache, "cold") ? 0 :
+				   !strcmp(cache, "warm") ? 1 : 2;
+
+			if (!cache_seen[k])
+				series++;
+			cache_seen[k] = true;
 			measured++;
 			if (v > max_kept)
 				max_kept = v;
@@ -219,5 +295,6 @@ FR_TEST(sweep_cli_slow, small_dataset_short_budget_all_reports)
 	cr_assert(strstr(text, "<svg class=\"plot\""));
 	cr_assert_null(strstr(text, "<script"));
 	free(text);
+	check_html_in_a_browser(dir, html, series, measured);
 	fr_test_rmtree(dir);
 }
