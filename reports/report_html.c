@@ -378,11 +378,12 @@ static void verdict_table(struct rpt_buf *b, const struct rpt_sweep *s)
 				       cv->cpu_per_vcpu);
 		if (cv->projected)
 			rpt_buf_printf(b, "<tr><td colspan=\"8\" class=\"note\">"
-				       "PROJECTED: %u vCPUs needed for %u GPUs, "
+				       "PROJECTED: %u vCPUs needed for %u GPU%s, "
 				       "about %.0f samples/s, assuming the "
 				       "per-vCPU rate measured at %u vCPUs holds "
 				       "(same CPU model only)</td></tr>\n",
 				       cv->vcpus_needed, s->gpu_count,
+				       s->gpu_count == 1 ? "" : "s",
 				       cv->projected_samples_per_s,
 				       cv->vcpus_top);
 	}
