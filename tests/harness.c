@@ -1,12 +1,16 @@
 /*
  * harness.c - helpers shared by the Criterion tests.
  */
+#include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -73,4 +77,60 @@ void fr_test_rmtree(char *dir)
 	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	rmdir(dir);
 	free(dir);
+}
+
+const char *fr_test_bin(void)
+{
+	const char *b = getenv("FEEDRATE_BIN");
+
+	if (!b || !*b)
+		cr_skip_test("FEEDRATE_BIN is not set (make test sets it)");
+	return b;
+}
+
+pid_t fr_test_spawn(const char *dir, char *const argv[])
+{
+	char out[4096], err[4096];
+	pid_t pid;
+
+	snprintf(out, sizeof(out), "%s/stdout", dir);
+	snprintf(err, sizeof(err), "%s/stderr", dir);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (o < 0 || e < 0)
+			_exit(127);
+		dup2(o, 1);
+		dup2(e, 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+int fr_test_wait(pid_t pid, double limit_s)
+{
+	struct timespec ts = { 0, 50000000 };
+	int status;
+
+	for (double t = 0; t < limit_s; t += 0.05) {
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			cr_assert(WIFEXITED(status), "died by signal %d",
+				  WTERMSIG(status));
+			return WEXITSTATUS(status);
+		}
+		nanosleep(&ts, NULL);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	cr_assert_fail("feedrate did not exit within %.0f s", limit_s);
+	return -1;
+}
+
+int fr_test_run(const char *dir, char *const argv[], double limit_s)
+{
+	return fr_test_wait(fr_test_spawn(dir, argv), limit_s);
 }

@@ -11,6 +11,8 @@
 #ifndef FEEDRATE_TEST_HARNESS_H
 #define FEEDRATE_TEST_HARNESS_H
 
+#include <sys/types.h>
+
 #include <criterion/criterion.h>
 
 /* Fails the current test when LeakSanitizer finds unreachable memory. */
@@ -31,5 +33,22 @@ void fr_test_leak_check(void);
  */
 char *fr_test_tmpdir(void);
 void fr_test_rmtree(char *dir);
+
+/*
+ * End-to-end tests run the real binary: $FEEDRATE_BIN, which `make test`
+ * sets. fr_test_bin() skips the test (saying why) when it is unset.
+ */
+const char *fr_test_bin(void);
+
+/* Start ARGV (argv[0] = the binary) with stdout and stderr going to
+ * DIR/stdout and DIR/stderr. Returns the pid. */
+pid_t fr_test_spawn(const char *dir, char *const argv[]);
+
+/* The exit code of PID; kills it and fails the test after LIMIT_S, and
+ * fails it when PID dies by a signal. */
+int fr_test_wait(pid_t pid, double limit_s);
+
+/* fr_test_spawn then fr_test_wait. */
+int fr_test_run(const char *dir, char *const argv[], double limit_s);
 
 #endif /* FEEDRATE_TEST_HARNESS_H */

@@ -42,53 +42,6 @@
 
 /* ---- helpers ---- */
 
-static const char *bin(void)
-{
-	const char *b = getenv("FEEDRATE_BIN");
-
-	if (!b || !*b)
-		cr_skip_test("FEEDRATE_BIN is not set (make test sets it)");
-	return b;
-}
-
-/* Run ARGV (argv[0] = the binary) with stdout/stderr into DIR/stdout and
- * DIR/stderr; its exit code. Kills it and fails after LIMIT_S. */
-static int run_bin(const char *dir, char *const argv[], double limit_s)
-{
-	char out[4096], err[4096];
-	struct timespec ts = { 0, 50000000 };
-	pid_t pid;
-	int status;
-
-	snprintf(out, sizeof(out), "%s/stdout", dir);
-	snprintf(err, sizeof(err), "%s/stderr", dir);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		if (o < 0 || e < 0)
-			_exit(127);
-		dup2(o, 1);
-		dup2(e, 2);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	for (double t = 0; t < limit_s; t += 0.05) {
-		if (waitpid(pid, &status, WNOHANG) == pid) {
-			cr_assert(WIFEXITED(status), "died by signal %d",
-				  WTERMSIG(status));
-			return WEXITSTATUS(status);
-		}
-		nanosleep(&ts, NULL);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	cr_assert_fail("feedrate did not exit within %.0f s", limit_s);
-	return -1;
-}
-
 /* DIR/NAME as a NUL-terminated malloc'd string. */
 static char *slurp(const char *dir, const char *name)
 {
@@ -494,13 +447,13 @@ FR_TEST(review_fixes, bad_gpu_names_exit_2_with_the_name_escaped)
 
 	for (size_t c = 0; c < 2; c++)
 		for (size_t k = 0; k < 3; k++) {
-			char *argv[] = { (char *)bin(), (char *)cmds[c],
+			char *argv[] = { (char *)fr_test_bin(), (char *)cmds[c],
 					 "--gpus", (char *)specs[k],
 					 "--gpu-rate", "300", "/nonexistent",
 					 NULL };
 			char *err;
 
-			cr_assert_eq(run_bin(dir, argv, 30), 2, "%s %s",
+			cr_assert_eq(fr_test_run(dir, argv, 30), 2, "%s %s",
 				     cmds[c], specs[k]);
 			err = slurp(dir, "stderr");
 			cr_assert_null(strchr(err, '\xff'), "raw byte: %s",
@@ -516,17 +469,17 @@ FR_TEST(review_fixes, bad_gpu_names_exit_2_with_the_name_escaped)
 FR_TEST(review_fixes, sweep_refuses_gpus_0)
 {
 	char *dir = fr_test_tmpdir();
-	char *argv[] = { (char *)bin(), "sweep", "--gpus", "0", "--gpu-rate",
+	char *argv[] = { (char *)fr_test_bin(), "sweep", "--gpus", "0", "--gpu-rate",
 			 "300", "/nonexistent", NULL };
-	char *argv2[] = { (char *)bin(), "sweep", "--gpus", "0",
+	char *argv2[] = { (char *)fr_test_bin(), "sweep", "--gpus", "0",
 			  "/nonexistent", NULL };
 	char *err;
 
-	cr_assert_eq(run_bin(dir, argv, 30), 2);
+	cr_assert_eq(fr_test_run(dir, argv, 30), 2);
 	err = slurp(dir, "stderr");
 	cr_assert_not_null(strstr(err, "--gpus 0"), "%s", err);
 	free(err);
-	cr_assert_eq(run_bin(dir, argv2, 30), 2);
+	cr_assert_eq(fr_test_run(dir, argv2, 30), 2);
 	fr_test_rmtree(dir);
 }
 
@@ -697,16 +650,16 @@ FR_TEST(review_fixes, warmup_takes_any_zero_with_a_unit_and_no_sign)
 
 	/* accepted: the run gets as far as the missing dataset (exit 5) */
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
-		char *argv[] = { (char *)bin(), "run", "--warmup",
+		char *argv[] = { (char *)fr_test_bin(), "run", "--warmup",
 				 (char *)ok[i], "/nonexistent", NULL };
 
-		cr_assert_eq(run_bin(dir, argv, 30), 5, "--warmup %s", ok[i]);
+		cr_assert_eq(fr_test_run(dir, argv, 30), 5, "--warmup %s", ok[i]);
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		char *argv[] = { (char *)bin(), "run", "--warmup",
+		char *argv[] = { (char *)fr_test_bin(), "run", "--warmup",
 				 (char *)bad[i], "/nonexistent", NULL };
 
-		cr_assert_eq(run_bin(dir, argv, 30), 2, "--warmup '%s'",
+		cr_assert_eq(fr_test_run(dir, argv, 30), 2, "--warmup '%s'",
 			     bad[i]);
 	}
 	fr_test_rmtree(dir);
@@ -715,10 +668,10 @@ FR_TEST(review_fixes, warmup_takes_any_zero_with_a_unit_and_no_sign)
 FR_TEST(review_fixes, samples_help_says_whole_batches)
 {
 	char *dir = fr_test_tmpdir();
-	char *argv[] = { (char *)bin(), "run", "--help", NULL };
+	char *argv[] = { (char *)fr_test_bin(), "run", "--help", NULL };
 	char *out;
 
-	cr_assert_eq(run_bin(dir, argv, 30), 0);
+	cr_assert_eq(fr_test_run(dir, argv, 30), 0);
 	out = slurp(dir, "stdout");
 	cr_assert_not_null(strstr(out, "at least N measured samples (whole"),
 			   "%s", out);
@@ -730,11 +683,11 @@ FR_TEST(review_fixes, compare_on_a_missing_file_names_it)
 {
 	char *dir = fr_test_tmpdir();
 	char path[4096];
-	char *argv[] = { (char *)bin(), "compare", path, NULL };
+	char *argv[] = { (char *)fr_test_bin(), "compare", path, NULL };
 	char *err;
 
 	snprintf(path, sizeof(path), "%s/no-such-\xff.json", dir);
-	cr_assert_eq(run_bin(dir, argv, 30), 5);
+	cr_assert_eq(fr_test_run(dir, argv, 30), 5);
 	err = slurp(dir, "stderr");
 	cr_assert_not_null(strstr(err, "no-such-\\xff.json"), "%s", err);
 	cr_assert_not_null(strstr(err, strerror(ENOENT)), "%s", err);
@@ -747,12 +700,12 @@ FR_TEST(review_fixes, tmpdir_candidates_are_printed_escaped)
 {
 	char *dir = fr_test_tmpdir();
 	char tmp[4096];
-	char *argv[] = { (char *)bin(), "run", "--tmpdir", tmp, "--gen-size",
+	char *argv[] = { (char *)fr_test_bin(), "run", "--tmpdir", tmp, "--gen-size",
 			 "4M", NULL };
 	char *err;
 
 	snprintf(tmp, sizeof(tmp), "%s/missing-\xff", dir);
-	cr_assert_eq(run_bin(dir, argv, 30), 5);
+	cr_assert_eq(fr_test_run(dir, argv, 30), 5);
 	err = slurp(dir, "stderr");
 	cr_assert_not_null(strstr(err, "missing-\\xff"), "%s", err);
 	cr_assert_null(strchr(err, '\xff'), "raw byte: %s", err);
@@ -766,11 +719,11 @@ FR_TEST(review_fixes, tmpdir_candidates_are_printed_escaped)
 static char *gen_files(const char *dir, const char *n)
 {
 	char data[4096];
-	char *argv[] = { (char *)bin(), "gen", "-q", "--files", (char *)n,
+	char *argv[] = { (char *)fr_test_bin(), "gen", "-q", "--files", (char *)n,
 			 data, NULL };
 
 	snprintf(data, sizeof(data), "%s/data", dir);
-	cr_assert_eq(run_bin(dir, argv, 300), 0, "feedrate gen failed");
+	cr_assert_eq(fr_test_run(dir, argv, 300), 0, "feedrate gen failed");
 	return strdup(data);
 }
 
@@ -779,14 +732,14 @@ FR_TEST(review_fixes_slow, run_too_short_says_no_verdict_end_to_end)
 	char *dir = fr_test_tmpdir();
 	char *data = gen_files(dir, "30");
 	char js[4096];
-	char *argv[] = { (char *)bin(), "run", "--duration", "1", "--samples",
+	char *argv[] = { (char *)fr_test_bin(), "run", "--duration", "1", "--samples",
 			 "5", "--epochs", "1", "--json", js, data, NULL };
 	char *out;
 	json_t *j;
 	const char *src;
 
 	snprintf(js, sizeof(js), "%s/r.json", dir);
-	cr_assert_eq(run_bin(dir, argv, 300), 0);
+	cr_assert_eq(fr_test_run(dir, argv, 300), 0);
 	out = slurp(dir, "stdout");
 	cr_assert_not_null(strstr(out, "no verdict (run too short"), "%s",
 			   out);
@@ -812,7 +765,7 @@ FR_TEST(review_fixes_slow, json_write_failure_wins_over_max_errors)
 	char *dir = fr_test_tmpdir();
 	char *data = gen_files(dir, "40");
 	char js[4096], bad[4096];
-	char *argv[] = { (char *)bin(), "run", "--gpus", "0", "--max-errors",
+	char *argv[] = { (char *)fr_test_bin(), "run", "--gpus", "0", "--max-errors",
 			 "1", "--duration", "30", "--json", js, data, NULL };
 	char *err;
 
@@ -828,7 +781,7 @@ FR_TEST(review_fixes_slow, json_write_failure_wins_over_max_errors)
 		cr_assert_eq(fclose(f), 0);
 	}
 	snprintf(js, sizeof(js), "%s/no-such-folder/r.json", dir);
-	cr_assert_eq(run_bin(dir, argv, 300), 5);
+	cr_assert_eq(fr_test_run(dir, argv, 300), 5);
 	err = slurp(dir, "stderr");
 	cr_assert_not_null(strstr(err, "cannot write the JSON"), "%s", err);
 	cr_assert_not_null(strstr(err, "--max-errors 1"), "%s", err);
@@ -842,7 +795,7 @@ FR_TEST(review_fixes_slow, sweep_ram_point_of_a_tiny_dataset_is_not_taken_as_mea
 	char *dir = fr_test_tmpdir();
 	char *data = gen_files(dir, "30");
 	char js[4096];
-	char *argv[] = { (char *)bin(), "sweep", "--cache", "ram,warm",
+	char *argv[] = { (char *)fr_test_bin(), "sweep", "--cache", "ram,warm",
 			 "--vcpus", "1", "--budget", "40s", "--no-check",
 			 "--json", js, data, NULL };
 	json_t *j, *p, *v;
@@ -851,7 +804,7 @@ FR_TEST(review_fixes_slow, sweep_ram_point_of_a_tiny_dataset_is_not_taken_as_mea
 	char *out;
 
 	snprintf(js, sizeof(js), "%s/r.json", dir);
-	cr_assert_eq(run_bin(dir, argv, 300), 0);
+	cr_assert_eq(fr_test_run(dir, argv, 300), 0);
 	out = slurp(dir, "stdout");
 	cr_assert_null(strstr(out, "hit ratio was 100.0 %, measured"), "%s",
 		       out);

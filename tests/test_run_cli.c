@@ -22,67 +22,9 @@
 #include "aug_testlib.h"
 #include "harness.h"
 
-static const char *bin(void)
-{
-	const char *b = getenv("FEEDRATE_BIN");
-
-	if (!b || !*b)
-		cr_skip_test("FEEDRATE_BIN is not set (make test sets it)");
-	return b;
-}
-
-/*
- * Start BIN with ARGV (NULL-terminated, argv[0] included), stdout and
- * stderr into files under DIR. Returns the pid.
- */
-static pid_t start(const char *dir, char *const argv[])
-{
-	char out[4096], err[4096];
-	pid_t pid;
-
-	snprintf(out, sizeof(out), "%s/stdout", dir);
-	snprintf(err, sizeof(err), "%s/stderr", dir);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		if (o < 0 || e < 0)
-			_exit(127);
-		dup2(o, 1);
-		dup2(e, 2);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	return pid;
-}
-
-/* Wait up to LIMIT_S for PID; kill it and fail when it hangs. */
-static int wait_exit(pid_t pid, double limit_s)
-{
-	struct timespec ts = { 0, 50000000 };
-	int status;
-
-	for (double t = 0; t < limit_s; t += 0.05) {
-		pid_t r = waitpid(pid, &status, WNOHANG);
-
-		if (r == pid) {
-			cr_assert(WIFEXITED(status), "died by signal %d",
-				  WTERMSIG(status));
-			return WEXITSTATUS(status);
-		}
-		nanosleep(&ts, NULL);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	cr_assert_fail("feedrate did not exit within %.0f s", limit_s);
-	return -1;
-}
-
 static int run_bin(const char *dir, char *const argv[])
 {
-	return wait_exit(start(dir, argv), 300);
+	return fr_test_run(dir, argv, 300);
 }
 
 static char *slurp(const char *dir, const char *name)
@@ -102,7 +44,7 @@ static char *slurp(const char *dir, const char *name)
 static char *gen_dataset(const char *dir, const char *how, const char *n)
 {
 	char data[4096];
-	char *argv[] = { (char *)bin(), "gen", "-q", (char *)how, (char *)n,
+	char *argv[] = { (char *)fr_test_bin(), "gen", "-q", (char *)how, (char *)n,
 			 data, NULL };
 	int rc;
 
@@ -184,7 +126,7 @@ static void put_fixture(const char *root, const char *fixture,
 FR_TEST(run_cli, help_prints_the_options_and_exits_0)
 {
 	char *dir = fr_test_tmpdir();
-	char *argv[] = { (char *)bin(), "run", "--help", NULL };
+	char *argv[] = { (char *)fr_test_bin(), "run", "--help", NULL };
 	char *out;
 
 	cr_assert_eq(run_bin(dir, argv), 0);
@@ -199,7 +141,7 @@ FR_TEST(run_cli, help_prints_the_options_and_exits_0)
 FR_TEST(run_cli, unknown_gpu_is_a_usage_error_that_lists_known_gpus)
 {
 	char *dir = fr_test_tmpdir();
-	char *argv[] = { (char *)bin(), "run", "--gpus", "8xB999", "/nonexistent",
+	char *argv[] = { (char *)fr_test_bin(), "run", "--gpus", "8xB999", "/nonexistent",
 			 NULL };
 	char *err;
 
@@ -223,7 +165,7 @@ FR_TEST(run_cli, bad_option_values_are_usage_errors)
 	char *dir = fr_test_tmpdir();
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		char *argv[] = { (char *)bin(), "run", (char *)bad[i][0],
+		char *argv[] = { (char *)fr_test_bin(), "run", (char *)bad[i][0],
 				 (char *)bad[i][1], dir, NULL };
 		char *err;
 
@@ -239,7 +181,7 @@ FR_TEST(run_cli, bad_option_values_are_usage_errors)
 FR_TEST(run_cli, missing_dataset_is_an_environment_failure)
 {
 	char *dir = fr_test_tmpdir();
-	char *argv[] = { (char *)bin(), "run", "--duration", "1",
+	char *argv[] = { (char *)fr_test_bin(), "run", "--duration", "1",
 			 "/nonexistent/feedrate-dataset", NULL };
 	char *err;
 
@@ -258,7 +200,7 @@ FR_TEST(run_cli_slow, json_report_has_every_key_with_sane_values)
 	char *data = gen_dataset(dir, "--size", "20M");
 	char js[4096];
 	/* 3 s: enough reads for the 20 probes a measured hit ratio needs */
-	char *argv[] = { (char *)bin(), "run", "--cache", "warm", "--gpus",
+	char *argv[] = { (char *)fr_test_bin(), "run", "--cache", "warm", "--gpus",
 			 "2xa100", "--duration", "3", "--warmup", "0.5",
 			 "--vcpus", "1", "--json", js, data, NULL };
 	const json_t *g, *ds, *st, *er;
@@ -326,7 +268,7 @@ FR_TEST(run_cli_slow, raw_feed_rate_with_gpus_0_has_no_au_and_a_capacity)
 	char *dir = fr_test_tmpdir();
 	char *data = gen_dataset(dir, "--files", "64");
 	/* batches of 8, no warm-up: enough batches for a verdict */
-	char *argv[] = { (char *)bin(), "run", "--gpus", "0", "--gpu-rate",
+	char *argv[] = { (char *)fr_test_bin(), "run", "--gpus", "0", "--gpu-rate",
 			 "10", "--epochs", "2", "--batch", "8", "--warmup", "0",
 			 "--json", "-", data, NULL };
 	json_t *j;
@@ -367,7 +309,7 @@ FR_TEST(run_cli_slow, corrupt_files_are_counted_by_kind_and_exit_3)
 	char *dir = fr_test_tmpdir();
 	char *data = gen_dataset(dir, "--files", "40");
 	char js[4096];
-	char *argv[] = { (char *)bin(), "run", "--gpus", "0", "--epochs", "1",
+	char *argv[] = { (char *)fr_test_bin(), "run", "--gpus", "0", "--epochs", "1",
 			 "--json", js, data, NULL };
 	const json_t *kinds, *k;
 	json_t *j;
@@ -405,7 +347,7 @@ FR_TEST(run_cli_slow, max_errors_1_stops_the_run_with_exit_4)
 {
 	char *dir = fr_test_tmpdir();
 	char *data = gen_dataset(dir, "--files", "40");
-	char *argv[] = { (char *)bin(), "run", "--gpus", "0", "--max-errors",
+	char *argv[] = { (char *)fr_test_bin(), "run", "--gpus", "0", "--max-errors",
 			 "1", "--duration", "30", data, NULL };
 	char *out, *err;
 	int rc;
@@ -429,7 +371,7 @@ FR_TEST(run_cli_slow, run_without_dataset_removes_its_temporary_dataset)
 {
 	char *dir = fr_test_tmpdir();
 	char tmp[4096];
-	char *argv[] = { (char *)bin(), "run", "--tmpdir", tmp, "--gen-size",
+	char *argv[] = { (char *)fr_test_bin(), "run", "--tmpdir", tmp, "--gen-size",
 			 "4M", "--duration", "1", "--warmup", "0.2", NULL };
 	uint64_t files, bytes;
 	char *out;
@@ -453,7 +395,7 @@ FR_TEST(run_cli_slow, run_without_dataset_removes_its_temporary_dataset)
 FR_TEST(run_cli_slow, tmpfs_is_refused_for_the_default_dataset)
 {
 	char *dir = fr_test_tmpdir();
-	char *argv[] = { (char *)bin(), "run", "--tmpdir", "/dev/shm",
+	char *argv[] = { (char *)fr_test_bin(), "run", "--tmpdir", "/dev/shm",
 			 "--gen-size", "4M", NULL };
 	struct stat st;
 	char *err;
@@ -472,7 +414,7 @@ FR_TEST(run_cli_slow, sigint_mid_run_exits_130_with_a_partial_report)
 	char *dir = fr_test_tmpdir();
 	char *data = gen_dataset(dir, "--files", "64");
 	char js[4096];
-	char *argv[] = { (char *)bin(), "run", "--duration", "120", "--warmup",
+	char *argv[] = { (char *)fr_test_bin(), "run", "--duration", "120", "--warmup",
 			 "0.3", "--json", js, data, NULL };
 	struct timespec ts = { 2, 500000000 };
 	json_t *j;
@@ -481,10 +423,10 @@ FR_TEST(run_cli_slow, sigint_mid_run_exits_130_with_a_partial_report)
 	int rc;
 
 	snprintf(js, sizeof(js), "%s/report.json", dir);
-	pid = start(dir, argv);
+	pid = fr_test_spawn(dir, argv);
 	nanosleep(&ts, NULL);
 	cr_assert_eq(kill(pid, SIGINT), 0);
-	rc = wait_exit(pid, 30);
+	rc = fr_test_wait(pid, 30);
 	out = slurp(dir, "stdout");
 	cr_assert_eq(rc, 130, "exit %d\n%s", rc, out);
 	cr_expect_not_null(strstr(out, "PARTIAL"), "%s", out);

@@ -25,52 +25,6 @@
  * preparation: the sweep's stated margin. */
 #define SWEEP_MARGIN_S 20.0
 
-static const char *bin(void)
-{
-	const char *b = getenv("FEEDRATE_BIN");
-
-	if (!b || !*b)
-		cr_skip_test("FEEDRATE_BIN is not set (make test sets it)");
-	return b;
-}
-
-/* Run ARGV with stdout/stderr into DIR/stdout, DIR/stderr; exit code. */
-static int run_bin(const char *dir, char *const argv[], double limit_s)
-{
-	char out[4096], err[4096];
-	struct timespec ts = { 0, 50000000 };
-	pid_t pid;
-	int status;
-
-	snprintf(out, sizeof(out), "%s/stdout", dir);
-	snprintf(err, sizeof(err), "%s/stderr", dir);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		if (o < 0 || e < 0)
-			_exit(127);
-		dup2(o, 1);
-		dup2(e, 2);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	for (double t = 0; t < limit_s; t += 0.05) {
-		if (waitpid(pid, &status, WNOHANG) == pid) {
-			cr_assert(WIFEXITED(status), "died by signal %d",
-				  WTERMSIG(status));
-			return WEXITSTATUS(status);
-		}
-		nanosleep(&ts, NULL);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	cr_assert_fail("feedrate did not exit within %.0f s", limit_s);
-	return -1;
-}
-
 static char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -95,34 +49,34 @@ static char *slurp(const char *path)
 FR_TEST(sweep_cli, help_and_usage_errors)
 {
 	char *dir = fr_test_tmpdir(), *text, path[4096];
-	char *help[] = { (char *)bin(), "sweep", "--help", NULL };
-	char *badv[] = { (char *)bin(), "sweep", "--vcpus", "1,x", NULL };
-	char *badc[] = { (char *)bin(), "sweep", "--cache", "hot", NULL };
-	char *many[] = { (char *)bin(), "sweep", "--vcpus", "100000", NULL };
-	char *badb[] = { (char *)bin(), "sweep", "--budget", "soon", NULL };
+	char *help[] = { (char *)fr_test_bin(), "sweep", "--help", NULL };
+	char *badv[] = { (char *)fr_test_bin(), "sweep", "--vcpus", "1,x", NULL };
+	char *badc[] = { (char *)fr_test_bin(), "sweep", "--cache", "hot", NULL };
+	char *many[] = { (char *)fr_test_bin(), "sweep", "--vcpus", "100000", NULL };
+	char *badb[] = { (char *)fr_test_bin(), "sweep", "--budget", "soon", NULL };
 
-	cr_assert_eq(run_bin(dir, help, 30), 0);
+	cr_assert_eq(fr_test_run(dir, help, 30), 0);
 	snprintf(path, sizeof(path), "%s/stdout", dir);
 	text = slurp(path);
 	cr_assert(strstr(text, "Budget rule:"), "the rule is in the help");
 	free(text);
-	cr_assert_eq(run_bin(dir, badv, 30), 2);
-	cr_assert_eq(run_bin(dir, badc, 30), 2);
-	cr_assert_eq(run_bin(dir, many, 30), 2);
-	cr_assert_eq(run_bin(dir, badb, 30), 2);
+	cr_assert_eq(fr_test_run(dir, badv, 30), 2);
+	cr_assert_eq(fr_test_run(dir, badc, 30), 2);
+	cr_assert_eq(fr_test_run(dir, many, 30), 2);
+	cr_assert_eq(fr_test_run(dir, badb, 30), 2);
 	fr_test_rmtree(dir);
 }
 
 FR_TEST(sweep_cli, unwritable_report_is_refused_before_measuring)
 {
 	char *dir = fr_test_tmpdir(), json[4096], path[4096], *text;
-	char *argv[] = { (char *)bin(), "sweep", "--json", json, "/nonexistent",
+	char *argv[] = { (char *)fr_test_bin(), "sweep", "--json", json, "/nonexistent",
 			 NULL };
 	struct timespec t0, t1;
 
 	snprintf(json, sizeof(json), "%s/no/such/folder/r.json", dir);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	cr_assert_eq(run_bin(dir, argv, 30), 5);
+	cr_assert_eq(fr_test_run(dir, argv, 30), 5);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	snprintf(path, sizeof(path), "%s/stderr", dir);
 	text = slurp(path);
@@ -183,7 +137,7 @@ static void check_html_in_a_browser(const char *dir, const char *html,
 			"--disable-component-update", "--disable-sync",
 			"--window-size=1100,1600", profile, shot, url, NULL };
 
-		cr_assert_eq(run_bin(dir, dump, 120), 0, "chromium --dump-dom");
+		cr_assert_eq(fr_test_run(dir, dump, 120), 0, "chromium --dump-dom");
 		snprintf(path, sizeof(path), "%s/stdout", dir);
 		dom = slurp(path);
 		cr_assert_eq(count_of(dom, "<g class=\"series\""), want_series,
@@ -192,7 +146,7 @@ static void check_html_in_a_browser(const char *dir, const char *html,
 			     want_points, "points in the rendered DOM");
 		cr_assert_null(strstr(dom, "<script"));
 		free(dom);
-		cr_assert_eq(run_bin(dir, png, 120), 0, "chromium --screenshot");
+		cr_assert_eq(fr_test_run(dir, png, 120), 0, "chromium --screenshot");
 	}
 	snprintf(path, sizeof(path), "%s/sweep.png", dir);
 	cr_assert_eq(stat(path, &st), 0, "no screenshot");
@@ -203,9 +157,9 @@ FR_TEST(sweep_cli_slow, small_dataset_short_budget_all_reports)
 {
 	char *dir = fr_test_tmpdir(), data[4096], json[4096], csv[4096];
 	char html[4096], path[4096], *text;
-	char *gen[] = { (char *)bin(), "gen", "-q", "--size", "16M", data,
+	char *gen[] = { (char *)fr_test_bin(), "gen", "-q", "--size", "16M", data,
 			NULL };
-	char *sweep[] = { (char *)bin(), "sweep", "--vcpus", "1,2",
+	char *sweep[] = { (char *)fr_test_bin(), "sweep", "--vcpus", "1,2",
 			  "--budget", "36s", "--json", json, "--csv", csv,
 			  "--html", html, data, NULL };
 	json_error_t je;
@@ -221,8 +175,8 @@ FR_TEST(sweep_cli_slow, small_dataset_short_budget_all_reports)
 	snprintf(json, sizeof(json), "%s/r.json", dir);
 	snprintf(csv, sizeof(csv), "%s/r.csv", dir);
 	snprintf(html, sizeof(html), "%s/r.html", dir);
-	cr_assert_eq(run_bin(dir, gen, 120), 0);
-	rc = run_bin(dir, sweep, 36 + SWEEP_MARGIN_S + 30);
+	cr_assert_eq(fr_test_run(dir, gen, 120), 0);
+	rc = fr_test_run(dir, sweep, 36 + SWEEP_MARGIN_S + 30);
 	snprintf(path, sizeof(path), "%s/stderr", dir);
 	text = slurp(path);
 	cr_assert_eq(rc, 0, "exit %d: %s", rc, text);
