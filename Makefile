@@ -24,7 +24,7 @@ WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wvla -Wformat=2 -Wundef -Wpointer-arith -Wcast-align=strict \
 	-Wno-missing-field-initializers
 override CFLAGS += -std=gnu17 $(WARN) -D_GNU_SOURCE -pthread -MMD -MP -I. \
-	-Istorage -Iaugment -Iloader -Iworkloads -Ireports -Icli
+	-Istorage -Iaugment -Iloader -Iworkloads -Imeasure -Ireports -Icli
 LIBS := -luring -ljpeg -lzstd -ljansson -lm -pthread
 TEST_LIBS := -lcriterion -lseccomp -lcap
 
@@ -47,7 +47,7 @@ Q := @
 say = @printf '  %-6s %s\n' $(1) $(2)
 endif
 
-MODULES := storage augment loader workloads reports cli
+MODULES := storage augment loader workloads measure reports cli
 LIB_SRC := $(filter-out cli/main.c,$(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 TEST_SRC := tests/harness.c $(wildcard tests/test_*.c)
