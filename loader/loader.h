@@ -106,6 +106,21 @@ const char *ldr_sample_err_name(int err);
 
 /* ---- a run ------------------------------------------------------------ */
 
+/* ---- defaults, named once ------------------------------------------- */
+
+/* Every folder and every piece of prose takes these from here. */
+#define LDR_DEFAULT_BATCH 256u          /* samples per batch (DLE ResNet-50
+                                           trains at batch 256 per GPU) */
+#define LDR_DEFAULT_DEPTH 32u           /* reads in flight per reader */
+#define LDR_DEFAULT_AU_THRESHOLD 0.90   /* "fed": AU >= 90 % (MLPerf
+                                           Storage; 70 % where a workload
+                                           says so) */
+#define LDR_DEFAULT_WARMUP_S 2.0        /* warm-up excluded from a window */
+#define LDR_DEFAULT_DURATION_S 20.0     /* a run's measured window */
+#define LDR_RAM_SLACK 1.25              /* a --ram point whose page cache
+                                           grew past this x the asked size
+                                           was not limited (it ran warm) */
+
 enum ldr_gpu_sync {
 	LDR_GPU_SYNC_ALL = 0,   /* a step starts when every GPU has its batch */
 	LDR_GPU_SYNC_NONE,      /* independent consumers */

@@ -486,3 +486,23 @@ int stg_cache_dataset_warm(const struct stg_dataset *ds, uint64_t *errors)
 {
 	return dataset_each(ds, true, errors);
 }
+
+const char *stg_cache_state_name(enum stg_cache_state c)
+{
+	switch (c) {
+	case STG_CACHE_COLD: return "cold";
+	case STG_CACHE_RAM: return "ram";
+	case STG_CACHE_WARM: return "warm";
+	default: return "?";
+	}
+}
+
+int stg_cache_state_parse(const char *s, enum stg_cache_state *out)
+{
+	for (int c = 0; c < STG_CACHE_STATES; c++)
+		if (!strcmp(s, stg_cache_state_name((enum stg_cache_state)c))) {
+			*out = (enum stg_cache_state)c;
+			return 0;
+		}
+	return -EINVAL;
+}

@@ -183,6 +183,27 @@ const char *stg_dataset_error_example(const struct stg_dataset *ds,
 /* Short snake_case name of KIND ("opendir", "missing", ...) for reports. */
 const char *stg_ds_err_name(enum stg_ds_err kind);
 
+/* ---- page-cache states of a measurement (storage/pagecache.c) ---- */
+
+/*
+ * The one cache-state enum, in the order a sweep measures and reports
+ * them: cold (every file evicted; O_DIRECT where eviction fails), ram
+ * (evicted, then run inside a memory cgroup that leaves SIZE of page
+ * cache), warm (every file resident).
+ */
+enum stg_cache_state {
+	STG_CACHE_COLD = 0,
+	STG_CACHE_RAM,
+	STG_CACHE_WARM,
+	STG_CACHE_STATES
+};
+
+/* "cold", "ram", "warm" ("?" for anything else). */
+const char *stg_cache_state_name(enum stg_cache_state c);
+
+/* Parse one of those names into *OUT. Returns 0 or -EINVAL. */
+int stg_cache_state_parse(const char *s, enum stg_cache_state *out);
+
 /* ---- page cache (storage/pagecache.c) ---- */
 
 /*
