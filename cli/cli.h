@@ -7,7 +7,12 @@
 #ifndef FEEDRATE_CLI_H
 #define FEEDRATE_CLI_H
 
+#include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include "measure.h"
 
 /* Exit codes, documented in README.md ("Exit status"). */
 enum fr_exit {
@@ -50,6 +55,180 @@ int cli_parse_ulong(const char *s, unsigned long lo, unsigned long hi,
  */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* ---- what run and sweep parse the same way (cli/common.c) ---- */
+
+struct cli_common_opts {
+	const char *workload;
+	const char *gpus;               /* --gpus as given, NULL default */
+	double gpu_rate;                /* 0: from the table */
+	enum wl_demand_kind demand;
+	enum ldr_gpu_sync sync;
+	unsigned batch;                 /* 0: LDR_DEFAULT_BATCH */
+	unsigned readers, depth;
+	enum stg_backend_id backend;
+	const char *backend_text;       /* --backend as given */
+	uint64_t seed, max_errors, max_sample_bytes, gen_size;
+	const char *list, *json, *tmpdir;
+	bool keep;                      /* --keep-dataset */
+	const char *dataset;            /* NULL: generate one */
+};
+
+/* getopt_long values of the shared long options without a short one. */
+enum {
+	CLI_OPT_GPU_RATE = 1024, CLI_OPT_DEMAND, CLI_OPT_SYNC,
+	CLI_OPT_READERS, CLI_OPT_SEED, CLI_OPT_MAXERR, CLI_OPT_BACKEND,
+	CLI_OPT_DEPTH, CLI_OPT_MAXBYTES, CLI_OPT_LIST, CLI_OPT_JSON,
+	CLI_OPT_KEEP, CLI_OPT_TMPDIR, CLI_OPT_GENSIZE,
+};
+
+/* The shared entries of a struct option table (needs <getopt.h>); the
+ * short options are -w, -g and -b. */
+#define CLI_COMMON_LONGOPTS \
+	{ "workload", required_argument, NULL, 'w' }, \
+	{ "gpus", required_argument, NULL, 'g' }, \
+	{ "gpu-rate", required_argument, NULL, CLI_OPT_GPU_RATE }, \
+	{ "demand", required_argument, NULL, CLI_OPT_DEMAND }, \
+	{ "gpu-sync", required_argument, NULL, CLI_OPT_SYNC }, \
+	{ "batch", required_argument, NULL, 'b' }, \
+	{ "readers", required_argument, NULL, CLI_OPT_READERS }, \
+	{ "seed", required_argument, NULL, CLI_OPT_SEED }, \
+	{ "max-errors", required_argument, NULL, CLI_OPT_MAXERR }, \
+	{ "backend", required_argument, NULL, CLI_OPT_BACKEND }, \
+	{ "depth", required_argument, NULL, CLI_OPT_DEPTH }, \
+	{ "max-sample-bytes", required_argument, NULL, CLI_OPT_MAXBYTES }, \
+	{ "list", required_argument, NULL, CLI_OPT_LIST }, \
+	{ "json", required_argument, NULL, CLI_OPT_JSON }, \
+	{ "keep-dataset", no_argument, NULL, CLI_OPT_KEEP }, \
+	{ "tmpdir", required_argument, NULL, CLI_OPT_TMPDIR }, \
+	{ "gen-size", required_argument, NULL, CLI_OPT_GENSIZE }
+
+/*
+ * A comma-separated list of counts within [LO, HI] ("1,2,8"), at most MAX
+ * of them, into OUT sorted and without repeats; *N gets how many.
+ * Returns 0 or -EINVAL.
+ */
+int cli_parse_count_list(const char *s, unsigned long lo, unsigned long hi,
+			 unsigned *out, unsigned max, unsigned *n);
+
+/* A decimal count with no sign into *OUT. Returns 0 or -EINVAL. */
+int cli_parse_u64(const char *s, uint64_t *out);
+
+/*
+ * --warmup: a duration as cli_parse_duration takes it, or zero spelled
+ * with any of its units ("0", "0s", "0.0m", "0h": no warm-up, *OUT = -1).
+ * Signs are refused ("-0", "+1"). Returns 0 or -EINVAL.
+ */
+int cli_parse_warmup(const char *s, double *out);
+
+/* *O zeroed, then the defaults (imagenet, tuned demand, GPUs in step,
+ * 1 reader, LDR_DEFAULT_DEPTH, seed 1, 64M samples at most, a default
+ * generated dataset). */
+void cli_common_defaults(struct cli_common_opts *o);
+
+/*
+ * Take getopt_long's answer C with its argument ARG into *O when C is a
+ * shared option. Returns 1 when taken, 0 when C is not a shared option,
+ * or FR_EXIT_USAGE after printing the message for CMD.
+ */
+int cli_common_parse(const char *cmd, int c, const char *arg,
+		     struct cli_common_opts *o);
+
+/*
+ * getopt_long's ':' (a value missing) or '?' (an unknown option) for CMD,
+ * the option being ARGV[optind - 1]: prints the message, returns
+ * FR_EXIT_USAGE.
+ */
+int cli_parse_bad(const char *cmd, int c, char **argv);
+
+/*
+ * After the options: at most one DATASET (ARGV[optind]) into O->dataset;
+ * --list needs it. Returns 0 or FR_EXIT_USAGE after printing the message
+ * for CMD.
+ */
+int cli_parse_dataset(const char *cmd, int argc, char **argv,
+		      struct cli_common_opts *o);
+
+/* The help of the options run and sweep share (workload and GPUs,
+ * engine, dataset), on F. */
+void cli_common_usage(FILE *f);
+
+/* Write PATH's bytes to F as rpt_path_text() makes them printable. */
+void cli_print_path(FILE *f, const char *path);
+
+/*
+ * Print "feedrate CMD: WHY" on stderr (WHY's bytes made printable) and
+ * return the exit code for ERR: -EINTR the signal's (SIG, else SIGINT),
+ * -EINVAL and -ENOTSUP usage (2), anything else the environment's (5).
+ */
+int cli_fail(const char *cmd, int err, int sig, const char *why);
+
+/* 130 for SIGINT, 143 for SIGTERM. */
+int cli_exit_for_signal(int sig);
+
+/* The stop flag run and sweep hand down, set by SIGINT and SIGTERM. */
+extern volatile sig_atomic_t cli_stop;
+
+/* Catch SIGINT and SIGTERM into cli_stop (zeroed); restore the old ones. */
+void cli_signals_catch(struct sigaction old[2]);
+void cli_signals_restore(const struct sigaction old[2]);
+
+/* A progress line for generating the default dataset (ARG: the command's
+ * name), for measure's ms_gen_progress_fn; prints only to a terminal. */
+void cli_gen_progress(void *arg, uint64_t bytes, uint64_t target, bool done);
+
+/*
+ * Open the dataset of O for CMD (generate one without DATASET), with a
+ * progress line on a terminal. Returns 0 or an exit code (printed).
+ */
+int cli_dataset_open(const char *cmd, const struct wl_workload *w,
+		     const struct cli_common_opts *o, struct ms_dataset *md);
+
+/* Close it (removing a generated folder unless --keep-dataset). */
+void cli_dataset_close(const char *cmd, struct ms_dataset *md, bool keep);
+
+/*
+ * Resolve --gpus/--gpu-rate of O for workload W into *GS. Returns 0 or
+ * FR_EXIT_USAGE / FR_EXIT_ENV (printed).
+ */
+int cli_gpus(const char *cmd, const struct wl_workload *w,
+	     const struct cli_common_opts *o, struct ms_gpus *gs);
+
+/* Append "; " (when NOTES is not empty) and the formatted text to NOTES
+ * (LEN bytes), truncating. */
+void cli_note_add(char *notes, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Write a report to PATH ("-": stdout): JSON when JSON is given (not
+ * taken), else TEXT (freed here; NULL means it could not be made). On
+ * failure prints "cannot write the WHAT report to PATH" for CMD and
+ * returns FR_EXIT_ENV; 0 otherwise.
+ */
+struct json_t;
+int cli_write_report(const char *cmd, const char *path, struct json_t *json,
+		     char *text, const char *what);
+
+/*
+ * The point O asks for on DS, judged against GS (workload W's transform,
+ * engine knobs, seed, GPU rate, the cli_stop flag): *P zeroed first; AUG
+ * holds the transform's parameters (it must outlive P); PIPELINE (LEN
+ * bytes) gets the transform in words. Returns 0 or an exit code
+ * (printed).
+ */
+int cli_point_base(const char *cmd, const struct cli_common_opts *o,
+		   const struct wl_workload *w, const struct ms_gpus *gs,
+		   const struct stg_dataset *ds, struct ms_point *p,
+		   struct aug_params *aug, char *pipeline, size_t len);
+
+/*
+ * Check the N report PATHS (NULL entries skipped) before anything is
+ * measured: each must be writable where it is and must not be a folder,
+ * a block device, or inside the dataset being read (DATASET, LIST).
+ * Returns 0 or an exit code (printed).
+ */
+int cli_check_reports(const char *cmd, const char *const *paths, size_t n,
+		      const char *dataset, const char *list);
 
 /* Commands (one line each; keep in step with the table in cli/main.c). */
 int cmd_io(int argc, char **argv);

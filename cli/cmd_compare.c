@@ -83,7 +83,7 @@ int cmd_compare(int argc, char **argv)
 			 * repeat its raw bytes */
 			err = errno;
 			fprintf(stderr, "feedrate compare: cannot read ");
-			ms_print_path(stderr, argv[i]);
+			cli_print_path(stderr, argv[i]);
 			fprintf(stderr, ": %s\n", strerror(err));
 			ret = FR_EXIT_ENV;
 			goto out;
@@ -92,9 +92,9 @@ int cmd_compare(int argc, char **argv)
 		fclose(in);
 		if (!root) {
 			fprintf(stderr, "feedrate compare: cannot read ");
-			ms_print_path(stderr, argv[i]);
+			cli_print_path(stderr, argv[i]);
 			fprintf(stderr, ": not a JSON report: ");
-			ms_print_path(stderr, jerr.text);
+			cli_print_path(stderr, jerr.text);
 			fprintf(stderr, " (line %d)\n", jerr.line);
 			ret = FR_EXIT_ENV;
 			goto out;
@@ -124,7 +124,7 @@ int cmd_compare(int argc, char **argv)
 		free(page);
 		if (err) {
 			fprintf(stderr, "feedrate compare: cannot write ");
-			ms_print_path(stderr, html);
+			cli_print_path(stderr, html);
 			fprintf(stderr, ": %s\n", strerror(-err));
 			ret = FR_EXIT_ENV;
 		}

@@ -1,15 +1,18 @@
 /*
- * measure.h - what `feedrate run` and `feedrate sweep` share: the dataset
- * (the one given, or a temporary generated one on a disk-backed
- * filesystem), the page-cache state of a measurement (made, then
- * verified), the memory cgroup of a --ram point, one point measured in a
- * pinned child, the hit ratio (measured, or estimated by LRU simulation),
- * and the sweep's budget rule.
+ * measure.h - the measurement protocol: one point (pipeline, workload,
+ * dataset, vCPUs, cache state, GPUs, duration) measured in its pinned
+ * child and, for a --ram point, its memory cgroup; the dataset (given, or
+ * a generated default); cache states made and verified; the hit ratio;
+ * the sweep's planner, budget rule and check runs.
  *
- * All of it runs in the single-threaded parent: the measurement itself is
- * in a forked child (ldr_run_pinned). Functions that return "an exit code"
- * return 0 or an FR_EXIT_* value and have printed the message on stderr,
- * prefixed with "feedrate CMD:".
+ * measure/ sits between loader/ + workloads/ and cli/. It returns 0 or
+ * -errno and result structs, says why in a WHY buffer where a message is
+ * due, reports progress through callbacks, and never prints.
+ *
+ * Threads: everything here runs in the caller's single thread; a point's
+ * threads live in the forked child ldr_run_pinned makes, which pins itself
+ * (and its io_uring workers) before it creates any. The caller's stop flag
+ * is set by its signal handler and read here between steps.
  */
 #ifndef FEEDRATE_MEASURE_H
 #define FEEDRATE_MEASURE_H
@@ -18,105 +21,21 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "loader.h"
 #include "storage.h"
 #include "workloads.h"
 
+/* TODO(merge): from storage.h once its system-facts layer lands */
+double stg_now(void);
+unsigned stg_cpus_usable(void);
+
 #define MS_DEFAULT_GEN (200ull << 20)   /* the default dataset: 200 MiB */
 #define MS_RESIDENCY_FILES 4096         /* files sampled for residency */
-
-/* Every usable CPU: the affinity mask, lowered to a cgroup CPU quota. */
-unsigned ms_usable_cpus(void);
-
-/* Write PATH's bytes to F as rpt_path_text() makes them printable. */
-void ms_print_path(FILE *f, const char *path);
 
 /* Remove the folder DIR and everything in it (no links followed).
  * Returns 0 or -errno. */
 int ms_rm_tree(const char *dir);
-
-/* Seconds on the monotonic clock. */
-double ms_now(void);
-
-/* ---- the options run and sweep share ---- */
-
-/* What both commands parse the same way; the rest is each command's. */
-struct ms_common_opts {
-	const char *workload;
-	const char *gpus;               /* --gpus as given, NULL default */
-	double gpu_rate;                /* 0: from the table */
-	enum wl_demand_kind demand;
-	enum ldr_gpu_sync sync;
-	unsigned batch;                 /* 0: the engine's default */
-	unsigned readers, depth;
-	enum stg_backend_id backend;
-	const char *backend_text;       /* --backend as given */
-	uint64_t seed, max_errors, max_sample_bytes, gen_size;
-	const char *list, *json, *tmpdir;
-	bool keep;                      /* --keep-dataset */
-	const char *dataset;            /* NULL: generate one */
-};
-
-/* getopt_long values of the shared long options without a short one. */
-enum {
-	MS_OPT_GPU_RATE = 1024, MS_OPT_DEMAND, MS_OPT_SYNC, MS_OPT_READERS,
-	MS_OPT_SEED, MS_OPT_MAXERR, MS_OPT_BACKEND, MS_OPT_DEPTH,
-	MS_OPT_MAXBYTES, MS_OPT_LIST, MS_OPT_JSON, MS_OPT_KEEP, MS_OPT_TMPDIR,
-	MS_OPT_GENSIZE,
-};
-
-/* The shared entries of a struct option table (needs <getopt.h>); the
- * short options are -w, -g and -b. */
-#define MS_COMMON_LONGOPTS \
-	{ "workload", required_argument, NULL, 'w' }, \
-	{ "gpus", required_argument, NULL, 'g' }, \
-	{ "gpu-rate", required_argument, NULL, MS_OPT_GPU_RATE }, \
-	{ "demand", required_argument, NULL, MS_OPT_DEMAND }, \
-	{ "gpu-sync", required_argument, NULL, MS_OPT_SYNC }, \
-	{ "batch", required_argument, NULL, 'b' }, \
-	{ "readers", required_argument, NULL, MS_OPT_READERS }, \
-	{ "seed", required_argument, NULL, MS_OPT_SEED }, \
-	{ "max-errors", required_argument, NULL, MS_OPT_MAXERR }, \
-	{ "backend", required_argument, NULL, MS_OPT_BACKEND }, \
-	{ "depth", required_argument, NULL, MS_OPT_DEPTH }, \
-	{ "max-sample-bytes", required_argument, NULL, MS_OPT_MAXBYTES }, \
-	{ "list", required_argument, NULL, MS_OPT_LIST }, \
-	{ "json", required_argument, NULL, MS_OPT_JSON }, \
-	{ "keep-dataset", no_argument, NULL, MS_OPT_KEEP }, \
-	{ "tmpdir", required_argument, NULL, MS_OPT_TMPDIR }, \
-	{ "gen-size", required_argument, NULL, MS_OPT_GENSIZE }
-
-/* A decimal count with no sign into *OUT. Returns 0 or -EINVAL. */
-int ms_parse_u64(const char *s, uint64_t *out);
-
-/* *O zeroed, then the defaults (imagenet, tuned demand, GPUs in step,
- * 1 reader, depth 32, seed 1, 64M samples at most, a 200M dataset). */
-void ms_common_defaults(struct ms_common_opts *o);
-
-/*
- * Take getopt_long's answer C with its argument ARG into *O when C is a
- * shared option. Returns 1 when taken, 0 when C is not a shared option,
- * or FR_EXIT_USAGE after printing the message for CMD.
- */
-int ms_parse_common(const char *cmd, int c, const char *arg,
-		    struct ms_common_opts *o);
-
-/*
- * getopt_long's ':' (a value missing) or '?' (an unknown option) for CMD,
- * the option being ARGV[optind - 1]: prints the message, returns
- * FR_EXIT_USAGE.
- */
-int ms_parse_bad(const char *cmd, int c, char **argv);
-
-/*
- * After the options: at most one DATASET (ARGV[optind]) into O->dataset;
- * --list needs it. Returns 0 or FR_EXIT_USAGE after printing the message
- * for CMD.
- */
-int ms_parse_dataset(const char *cmd, int argc, char **argv,
-		     struct ms_common_opts *o);
 
 /* ---- the GPUs judged against (--gpus, --gpu-rate) ---- */
 
@@ -146,24 +65,31 @@ struct ms_gpus {
  * MS_GPU_NAME_MAX characters of [A-Za-z0-9._-], is not a bare "x" and is
  * not a table name with a stray 'x' appended ("2xA100x"). A spec with a
  * byte outside printable ASCII is refused either way (reports need valid
- * UTF-8). Returns 0, or FR_EXIT_USAGE after printing the message for CMD
- * (the spec escaped with rpt_path_text).
+ * UTF-8). Returns 0, -EINVAL with the user's message in WHY (the spec
+ * escaped with rpt_path_text's rules), or -ENOMEM.
  */
-int ms_gpus_resolve(const char *cmd, const struct wl_workload *w,
-		    const char *spec, enum wl_demand_kind kind, double rate,
-		    struct ms_gpus *out);
+int ms_gpus_resolve(const struct wl_workload *w, const char *spec,
+		    enum wl_demand_kind kind, double rate,
+		    struct ms_gpus *out, char *why, size_t why_len);
 
 /* ---- the dataset ---- */
 
+/* Progress of generating the default dataset (bytes done of target). */
+typedef void (*ms_gen_progress_fn)(void *arg, uint64_t bytes,
+				   uint64_t target, bool done);
+
 struct ms_dataset_opts {
-	const char *cmd;                /* "run", "sweep": for messages */
 	const struct wl_workload *w;
+	const char *tag;                /* the generated folder's name part:
+	                                   "run", "sweep" */
 	const char *dataset;            /* NULL: generate one */
 	const char *list;               /* --list FILE, or NULL */
 	const char *tmpdir;             /* where to generate; NULL default */
 	uint64_t gen_size;              /* 0: MS_DEFAULT_GEN */
 	uint64_t seed;
 	volatile sig_atomic_t *stop;    /* polled while generating */
+	ms_gen_progress_fn progress;    /* NULL: none */
+	void *progress_arg;
 };
 
 struct ms_dataset {
@@ -177,17 +103,20 @@ struct ms_dataset {
  * Generate (when O->dataset is NULL) and list the dataset into *MD
  * (zeroed first). Generation goes to a fresh folder under a disk-backed
  * parent (O->tmpdir, else /var/tmp, $TMPDIR, /tmp, "."; never tmpfs) with
- * room for it, with a progress line when stderr is a TTY. Returns 0 or an
- * exit code; on failure MD->gen_dir may still name a folder to remove
- * (ms_dataset_close does it).
+ * room for it. Returns 0, or with WHY set: -ENOTSUP (the workload has no
+ * generator: a DATASET is needed), -ENOSPC (no folder fits), -EINTR (the
+ * stop flag was raised while generating), -ENODATA (nothing to read:
+ * no file listed), or the -errno of generating or listing. On failure
+ * MD->gen_dir may still name a folder to remove (ms_dataset_close does).
  */
-int ms_dataset_open(const struct ms_dataset_opts *o, struct ms_dataset *md);
+int ms_dataset_open(const struct ms_dataset_opts *o, struct ms_dataset *md,
+		    char *why, size_t why_len);
 
 /*
- * Free the listing and, unless KEEP, remove the generated folder (a
- * failure is printed for CMD). Safe on a zeroed or half-opened MD.
+ * Free the listing and, unless KEEP, remove the generated folder. Safe
+ * on a zeroed or half-opened MD. Returns 0 or the -errno of removing it.
  */
-void ms_dataset_close(const char *cmd, struct ms_dataset *md, bool keep);
+int ms_dataset_close(struct ms_dataset *md, bool keep);
 
 /*
  * The filesystem and device under ROOT into *FS; *FS_TYPE points into
@@ -197,12 +126,6 @@ void ms_fs_describe(const char *root, struct stg_fs_info *fs,
 		    const char **fs_type, char *dev, size_t dev_len);
 
 /* ---- the page-cache state of a point ---- */
-
-enum ms_cache {
-	MS_CACHE_COLD = 0,      /* evicted; read with O_DIRECT */
-	MS_CACHE_RAM,           /* evicted; run inside a memory cgroup */
-	MS_CACHE_WARM,          /* read once before the run */
-};
 
 struct ms_cache_prep {
 	double fraction;        /* resident share verified after preparing;
@@ -220,29 +143,28 @@ struct ms_cache_prep {
  * MS_RESIDENCY_FILES files is >= 99 % resident) and verify it with a
  * residency sample. Fills *OUT. Never writes to the dataset.
  */
-void ms_cache_prepare(const struct stg_dataset *ds, enum ms_cache c,
+void ms_cache_prepare(const struct stg_dataset *ds, enum stg_cache_state c,
 		      bool already_warm_ok, struct ms_cache_prep *out);
-
-/*
- * The memory cgroup of a --ram point: LIMIT bytes. On success *CG is set
- * and HOW says what was done; on failure *CG is NULL, HOW says the hit
- * ratio will be estimated and why, and -errno is returned.
- */
-int ms_ram_cgroup(uint64_t limit, struct ldr_memcg **cg, char *how,
-		  size_t how_len);
 
 /* ---- one point ---- */
 
+/*
+ * One measurement point. The engine's knobs are as in struct ldr_config
+ * (0 = the engine's default). Duration: with WINDOW_S > 0 the point is
+ * budgeted (preparing the cache, a ram point's fill epoch and the child's
+ * start count against it); otherwise WARMUP_S, DURATION_S, EPOCHS and
+ * SAMPLES are the engine's own.
+ */
 struct ms_point {
 	const struct stg_dataset *ds;
-	enum ms_cache cache;
-	const cpu_set_t *cpus;          /* the vCPUs; NULL = this mask */
-	unsigned workers;               /* transform threads (> 0) */
+	enum stg_cache_state cache;
+	unsigned vcpus;                 /* 0 = every usable CPU */
+	unsigned workers;               /* transform threads; 0 = vcpus */
 	unsigned readers;
 	enum stg_backend_id backend;
 	unsigned depth;
 	uint64_t max_sample_bytes;
-	unsigned batch;                 /* 0 = the engine's default */
+	unsigned batch;                 /* 0 = LDR_DEFAULT_BATCH */
 	struct ldr_transform transform;
 	uint64_t seed;
 	unsigned gpus;                  /* 0 = raw feed */
@@ -251,28 +173,63 @@ struct ms_point {
 	double au_threshold;
 	double warmup_s, duration_s;    /* as in struct ldr_config */
 	uint64_t epochs, samples, max_errors;
+	double window_s;                /* > 0: the point's whole share */
+	uint64_t ram_bytes;             /* ram: the page cache it models */
+	double rate_hint;               /* ram, budgeted: expected samples/s,
+	                                   to sample the dataset so that its
+	                                   epochs fit (0: never sample) */
+	bool already_warm_ok;           /* warm: skip re-reading a resident
+	                                   dataset */
 	volatile int *stop;
-	const struct ldr_memcg *memcg;  /* ram points; NULL otherwise */
 };
 
-/* The engine configuration of point P. */
-void ms_point_config(const struct ms_point *p, struct ldr_config *cfg);
-
+/* What a point measured, besides the engine's struct ldr_result. */
 struct ms_point_out {
-	int err;                        /* 0, or ldr_run's / the child's */
-	bool started;                   /* RES holds a measurement */
-	struct ldr_child_report rep;
+	bool measured;                  /* RES holds a measurement */
+	int err;                        /* 0, or the run's / the child's */
 	char err_text[512];             /* words for err, "" none */
+	struct ldr_child_report rep;    /* the pinned child's report */
+	struct ldr_cpu_choice cpus;     /* the vCPUs it ran on */
+	struct ms_cache_prep prep;
+	/* ram points: one protocol for run and sweep */
+	uint64_t page_cache_bytes;      /* the page cache modelled (scaled
+	                                   with a sample of the dataset) */
+	uint64_t cgroup_limit_bytes;    /* page cache + the run's own memory
+	                                   (measured on the fill epoch); 0
+	                                   when no cgroup could be made */
+	uint64_t own_bytes;             /* the run's own memory in the limit */
+	uint64_t cache_seen_bytes;      /* page cache charged to the cgroup
+	                                   after the run; 0 unknown */
+	bool ram_not_limited;           /* it held more than LDR_RAM_SLACK x
+	                                   page_cache_bytes: the point ran
+	                                   warm */
+	bool limit_recalibrated;        /* the fill epoch corrected the
+	                                   own-memory estimate */
+	char cg_how[384];               /* the cgroup, in words */
+	uint64_t sample_files, sample_bytes;  /* the part of the dataset read */
+	/* every point */
+	double hit_ratio;               /* < 0 unknown */
+	bool hit_estimated;
+	char hit_src[256];
 };
 
 /*
- * Measure P in a pinned child (ldr_run_pinned) into *RES (large: the
- * caller allocates it). Returns 0 when something was measured (OUT->err
- * may still be set: a reader failed mid-run), or the -errno that kept
- * the run from starting (OUT->err_text says why).
+ * Measure P into *RES (large: the caller allocates it) and *OUT: choose
+ * and pin the vCPUs, prepare and verify the cache state, and for a ram
+ * point run the one --ram protocol (run and sweep alike): evict; a memory
+ * cgroup whose limit is the page cache asked plus the run's own memory
+ * (an estimate, then measured on an unmeasured fill epoch: when the page
+ * cache held after it is more than 25 % off, the limit is set from the
+ * cgroup's peak and the cache filled again, once); then the measured run
+ * (a ram point without a duration: two epochs); then whether the cgroup
+ * really limited the cache, and the hit ratio (measured from the engine's
+ * residency probes, or estimated by LRU where no cgroup limited it).
+ * Returns 0 when something was measured or the point failed on its own
+ * (OUT->measured, OUT->err_text), or -EINTR when the stop flag was raised
+ * before anything was measured.
  */
-int ms_point_measure(const struct ms_point *p, struct ldr_result *res,
-		     struct ms_point_out *out);
+int ms_point_run(const struct ms_point *p, struct ldr_result *res,
+		 struct ms_point_out *out);
 
 /* Fewer reads probed than this: the measured hit ratio is unknown. */
 #define MS_MIN_PROBES 20
@@ -289,24 +246,36 @@ double ms_hit_ratio(const struct stg_dataset *ds, uint64_t seed,
 		    char *src, size_t src_len);
 
 /*
- * The page cache a --ram point held may exceed what was asked by this
- * factor before the point counts as not limited (it then ran warm).
+ * The steady hit ratio an LRU page cache of RAM bytes gets over DS's
+ * shuffled epochs (seed SEED; a simulation, labelled so where shown), or
+ * -1 when it cannot be simulated.
  */
-#define MS_RAM_SLACK 1.25
+double ms_lru_steady(const struct stg_dataset *ds, uint64_t seed,
+		     uint64_t ram);
 
 /*
  * Did a --ram point's memory cgroup limit its page cache? ASKED: the page
  * cache it models; SEEN: the page cache charged to the cgroup after the
- * run (0 unknown). False when SEEN > MS_RAM_SLACK x ASKED: the cgroup had
- * room for more (its limit adds an estimate of the run's own memory), so
- * the point measured a warmer cache than asked and its hit ratio must not
- * be reported as measured. True when SEEN is unknown.
+ * run (0 unknown). False when SEEN > LDR_RAM_SLACK x ASKED: the cgroup
+ * had room for more, so the point measured a warmer cache than asked and
+ * its hit ratio must not be reported as measured. True when SEEN is
+ * unknown.
  */
 bool ms_ram_limited(uint64_t asked, uint64_t seen);
 
-/* ---- the sweep's budget rule ---- */
+/*
+ * The run's own memory for a ram point's cgroup, before it is measured:
+ * batch slots of PREFETCH x BATCH x OUT_BYTES, ~48 MiB per worker, the
+ * read buffers (READERS x DEPTH x MAX_READ) and 96 MiB for the process;
+ * at least SEEN_PEAK (a previous child's peak RSS, 0 unknown).
+ */
+uint64_t ms_own_memory(unsigned workers, unsigned gpus, unsigned batch,
+		       size_t out_bytes, unsigned readers, unsigned depth,
+		       uint64_t max_read, uint64_t seen_peak);
 
-/* One planned point: N vCPUs, cache state index (0 = measured first). */
+/* ---- the sweep: planner, budget rule, points and check runs ---- */
+
+/* One planned point: N vCPUs, cache state. */
 struct ms_plan_point {
 	unsigned vcpus;
 	unsigned cache;
@@ -315,6 +284,8 @@ struct ms_plan_point {
 
 /* Least time a point needs: warm-up 2 s, 4 s measured, 2 s to prepare. */
 #define MS_MIN_POINT_S 8.0
+#define MS_CONFIRM_S 12.0               /* one check run */
+#define MS_CHECKS_PER_STATE 2           /* G and G + 1 */
 
 /*
  * The budget rule. LEFT_S seconds remain for the N points of P that are
@@ -331,6 +302,9 @@ double ms_plan_budget(struct ms_plan_point *p, size_t n, unsigned nconfirm,
 		      double confirm_s, double left_s, double min_point_s,
 		      unsigned *confirm_kept);
 
+/* The budget rule in words, from the constants above, into BUF. */
+void ms_budget_rule_text(char *buf, size_t len);
+
 /*
  * Files of a --ram point's dataset sample: as many as let EPOCHS epochs
  * at RATE samples/s fit in WINDOW_S (with 10 % to spare), at most
@@ -338,5 +312,89 @@ double ms_plan_budget(struct ms_plan_point *p, size_t n, unsigned nconfirm,
  */
 size_t ms_ram_sample_files(size_t n_files, double rate, double window_s,
 			   unsigned epochs, size_t min_files);
+
+#define MS_SWEEP_MAX_VCPUS 64           /* vCPU counts in one sweep */
+
+enum ms_sweep_status {
+	MS_SWEEP_PLANNED = 0,
+	MS_SWEEP_MEASURED,
+	MS_SWEEP_DROPPED,               /* the budget rule left no time */
+	MS_SWEEP_FAILED,                /* it ran and failed (why says how) */
+};
+
+/* One point of a sweep, as run. */
+struct ms_sweep_point {
+	unsigned vcpus;
+	enum stg_cache_state cache;
+	enum ms_sweep_status status;
+	char why[256];                  /* dropped / failed: words */
+	struct ldr_result *res;         /* owned by the sweep */
+	struct ms_point_out out;
+};
+
+/* Progress, in words ("point 3: 2 vCPUs, ram, 40 s"). */
+typedef void (*ms_progress_fn)(void *arg, const char *what);
+
+/*
+ * A sweep: BASE is the point every measurement starts from (dataset,
+ * transform, engine knobs, GPU rate, seed, stop flag); the sweep sets
+ * vCPUs, cache, window, GPUs and the ram size per point.
+ */
+struct ms_sweep_config {
+	struct ms_point base;
+	unsigned vcpus[MS_SWEEP_MAX_VCPUS];
+	unsigned nvcpus;
+	bool cache[STG_CACHE_STATES];
+	uint64_t ram_bytes;             /* --ram: the page cache modelled */
+	double budget_s;
+	double t0;                      /* when the budget started */
+	bool no_check;
+	ms_progress_fn progress;
+	void *progress_arg;
+};
+
+struct ms_sweep {
+	struct ms_sweep_config cfg;
+	struct ms_sweep_point *pts;     /* for each vCPU count ascending,
+	                                   each cache state asked */
+	size_t npts;
+	unsigned confirm_left;          /* check runs still reserved */
+	struct ms_plan_point *plan;
+	double setup_s;                 /* listing and the first eviction */
+	char notes[1024];               /* "" none */
+};
+
+/*
+ * Plan SW's points from CFG (zeroes *SW first): every vCPU count by every
+ * cache state asked; evict the dataset (inside the budget, from CFG->t0)
+ * and plan the budget. Returns 0, -ENOMEM, or -ETIME when the budget
+ * leaves no time for a single point (SW is then still to be freed).
+ */
+int ms_sweep_plan(struct ms_sweep *sw, const struct ms_sweep_config *cfg);
+
+/*
+ * Run every planned point, re-planning the budget before each (points
+ * the rule drops are marked so, with why). Returns 0 (points that failed
+ * are marked so), -EINTR when the stop flag ended it early, or -ENOMEM.
+ */
+int ms_sweep_run_points(struct ms_sweep *sw);
+
+/* A check run: GPUS emulated GPUs at VCPUS in cache state C. */
+struct ms_check {
+	bool run;                       /* it ran and measured something */
+	double au;                      /* measured */
+	char why[160];                  /* not run: why */
+};
+
+/*
+ * Run one check with GPUS emulated GPUs at VCPUS vCPUs in cache state C,
+ * when a reserved check run and its time are left (else OUT->why says
+ * why not). Returns 0 or -ENOMEM.
+ */
+int ms_sweep_check(struct ms_sweep *sw, unsigned vcpus,
+		   enum stg_cache_state c, unsigned gpus, struct ms_check *out);
+
+/* Free what SW holds (the points' results). */
+void ms_sweep_free(struct ms_sweep *sw);
 
 #endif /* FEEDRATE_MEASURE_H */

@@ -97,6 +97,9 @@ struct rpt_run {
 	bool ram_not_limited;           /* --ram: it held more than
 	                                   MS_RAM_SLACK x ram_bytes: the run
 	                                   was warmer than asked */
+	uint64_t page_cache_bytes;      /* --ram: the page cache modelled */
+	uint64_t cgroup_limit_bytes;    /* --ram: the cgroup limit (page cache
+	                                   + the run's own memory), 0 none */
 
 	/* the emulated GPUs */
 	const char *gpu_type;           /* "A100" */
@@ -155,6 +158,59 @@ void rpt_run_print(FILE *f, const struct rpt_run *r);
  * fraction_resident, cpu_outside_mask_s, ...). NULL when out of memory.
  */
 json_t *rpt_run_json(const struct rpt_run *r);
+
+/* ---- filled from measure/'s results (reports/report_fill.c) ---- */
+
+struct stg_dataset;
+struct ldr_result;
+struct ms_point_out;
+struct ms_sweep_point;
+struct ms_gpus;
+struct rpt_point;
+
+/* R's listing fields (files, bytes, listing problems by kind) from DS. */
+void rpt_run_fill_dataset(struct rpt_run *r, const struct stg_dataset *ds);
+
+/* R's GPU and demand fields from GS (GS must outlive R). */
+void rpt_run_fill_gpus(struct rpt_run *r, const struct ms_gpus *gs);
+
+/*
+ * R's vCPU, page-cache, hit-ratio and result fields from a point's
+ * outcome PO and result RES (both must outlive R); RAM: it was a --ram
+ * point of a dataset of FILES_TOTAL files. The cache's description is
+ * written into HOW (HOW_LEN bytes), which R then points to.
+ */
+void rpt_run_fill_point(struct rpt_run *r, const struct ms_point_out *po,
+			const struct ldr_result *res, bool ram,
+			size_t files_total, char *how, size_t how_len);
+
+/*
+ * A sweep's point P from SP (which must outlive P), judged against
+ * DEMAND_TOTAL samples/s (the asked GPUs' demand); the cache's
+ * description is written into HOW.
+ */
+void rpt_point_fill(struct rpt_point *p, const struct ms_sweep_point *sp,
+		    double demand_total, size_t files_total, char *how,
+		    size_t how_len);
+
+/* A sweep's GPU and demand fields from GS (GS must outlive R). */
+struct rpt_sweep;
+void rpt_sweep_fill_gpus(struct rpt_sweep *r, const struct ms_gpus *gs);
+
+/* A sweep's machine fields from storage's detections (they must outlive
+ * R). */
+struct stg_cpu_info;
+struct stg_mem_info;
+struct stg_dmi_info;
+struct stg_gpu_info;
+void rpt_sweep_fill_machine(struct rpt_sweep *r, const struct stg_cpu_info *ci,
+			    const struct stg_mem_info *mi,
+			    const struct stg_dmi_info *dmi,
+			    const struct stg_gpu_info *gi);
+
+/* A ram point's protocol and figures in words, into HOW. */
+void rpt_ram_how(const struct ms_point_out *po, uint64_t epochs,
+		 size_t files_total, char *how, size_t how_len);
 
 /* ==== end run report ==== */
 

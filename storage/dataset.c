@@ -685,3 +685,36 @@ const char *stg_dataset_error_example(const struct stg_dataset *ds,
 {
 	return (unsigned)kind < STG_DS_ERR_COUNT ? ds->err_example[kind] : NULL;
 }
+
+/* ---- a sample of a dataset ---- */
+
+int stg_dataset_sample(const struct stg_dataset *ds, size_t n,
+		       struct stg_dataset **out)
+{
+	struct stg_dataset *s;
+	int err = 0;
+
+	*out = NULL;
+	if (n > ds->count)
+		n = ds->count;
+	s = ds_new(ds->root);
+	if (!s)
+		return -ENOMEM;
+	for (size_t k = 0; k < n && !err; k++) {
+		/* evenly spread: the k-th of n strides over the ids */
+		const size_t id = (size_t)((double)k * (double)ds->count /
+					   (double)n);
+		const char *rel = ds->arena + ds->ent[id].off;
+
+		err = ds_add(s, rel, strlen(rel), ds->ent[id].size);
+	}
+	if (!err)
+		err = ds_open_root(s);
+	if (err) {
+		stg_dataset_destroy(s);
+		return err;
+	}
+	ds_shrink(s);
+	*out = s;
+	return 0;
+}

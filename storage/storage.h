@@ -183,6 +183,16 @@ const char *stg_dataset_error_example(const struct stg_dataset *ds,
 /* Short snake_case name of KIND ("opendir", "missing", ...) for reports. */
 const char *stg_ds_err_name(enum stg_ds_err kind);
 
+/*
+ * A new dataset in *OUT holding N of DS's files spread evenly over its
+ * ids (the k-th is id floor(k x count / N)), with their paths and listed
+ * sizes and DS's root; its listing problems are not carried over. N
+ * above the count takes every file. Nothing is read or stat'ed. Returns
+ * 0 or -errno (no memory, the root folder no longer opens).
+ */
+int stg_dataset_sample(const struct stg_dataset *ds, size_t n,
+		       struct stg_dataset **out);
+
 /* ---- page-cache states of a measurement (storage/pagecache.c) ---- */
 
 /*

@@ -381,15 +381,16 @@ FR_TEST(review_fixes, gpu_rate_names_outside_the_safe_set_are_usage_errors)
 	};
 	const struct wl_workload *w;
 	struct ms_gpus g;
+	char gwhy[768];
 
 	cr_assert_eq(wl_find("imagenet", &w), 0);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		cr_assert_eq(ms_gpus_resolve("run", w, bad[i], WL_DEMAND_TRAIN,
-					     300, &g), FR_EXIT_USAGE,
+		cr_assert_eq(ms_gpus_resolve(w, bad[i], WL_DEMAND_TRAIN,
+					     300, &g, gwhy, sizeof(gwhy)), -EINVAL,
 			     "run accepted '%s'", bad[i]);
-		cr_assert_eq(ms_gpus_resolve("sweep", w, bad[i],
-					     WL_DEMAND_TRAIN, 300, &g),
-			     FR_EXIT_USAGE, "sweep accepted '%s'", bad[i]);
+		cr_assert_eq(ms_gpus_resolve(w, bad[i],
+					     WL_DEMAND_TRAIN, 300, &g, gwhy, sizeof(gwhy)),
+			     -EINVAL, "sweep accepted '%s'", bad[i]);
 	}
 }
 
@@ -397,12 +398,13 @@ FR_TEST(review_fixes, gpu_rate_fallback_is_the_same_for_run_and_sweep)
 {
 	const struct wl_workload *w;
 	struct ms_gpus a, b;
+	char gwhy[768];
 
 	cr_assert_eq(wl_find("imagenet", &w), 0);
-	cr_assert_eq(ms_gpus_resolve("run", w, "4xMY-GPU_2.0", WL_DEMAND_TRAIN,
-				     300, &a), 0);
-	cr_assert_eq(ms_gpus_resolve("sweep", w, "4xMY-GPU_2.0",
-				     WL_DEMAND_TRAIN, 300, &b), 0);
+	cr_assert_eq(ms_gpus_resolve(w, "4xMY-GPU_2.0", WL_DEMAND_TRAIN,
+				     300, &a, gwhy, sizeof(gwhy)), 0);
+	cr_assert_eq(ms_gpus_resolve(w, "4xMY-GPU_2.0",
+				     WL_DEMAND_TRAIN, 300, &b, gwhy, sizeof(gwhy)), 0);
 	cr_assert_eq(a.count, 4);
 	cr_assert_str_eq(a.type, "MY-GPU_2.0");
 	cr_assert(a.type_given, "the type was named");
@@ -415,28 +417,26 @@ FR_TEST(review_fixes, gpu_rate_fallback_is_the_same_for_run_and_sweep)
 	cr_assert_eq(b.type_given, a.type_given);
 
 	/* a bare count: the count as given (0 included), "GPU" */
-	cr_assert_eq(ms_gpus_resolve("run", w, "0", WL_DEMAND_TRAIN, 300, &a),
+	cr_assert_eq(ms_gpus_resolve(w, "0", WL_DEMAND_TRAIN, 300, &a, gwhy, sizeof(gwhy)),
 		     0);
 	cr_assert_eq(a.count, 0);
-	cr_assert_eq(ms_gpus_resolve("run", w, "3", WL_DEMAND_TRAIN, 300, &a),
+	cr_assert_eq(ms_gpus_resolve(w, "3", WL_DEMAND_TRAIN, 300, &a, gwhy, sizeof(gwhy)),
 		     0);
 	cr_assert_eq(a.count, 3);
 	cr_assert_str_eq(a.type, "GPU");
 	cr_assert_not(a.type_given);
 	/* a table GPU with a rate keeps its name, takes the rate */
-	cr_assert_eq(ms_gpus_resolve("run", w, "2xh100", WL_DEMAND_TRAIN, 300,
-				     &a), 0);
+	cr_assert_eq(ms_gpus_resolve(w, "2xh100", WL_DEMAND_TRAIN, 300, &a, gwhy, sizeof(gwhy)), 0);
 	cr_assert_str_eq(a.type, "H100");
 	cr_assert_float_eq(a.demand, 300, 1e-9);
 	/* without a rate: the table */
-	cr_assert_eq(ms_gpus_resolve("run", w, NULL, WL_DEMAND_TRAIN, 0, &a),
+	cr_assert_eq(ms_gpus_resolve(w, NULL, WL_DEMAND_TRAIN, 0, &a, gwhy, sizeof(gwhy)),
 		     0);
 	cr_assert_eq(a.count, 1);
 	cr_assert(a.default_type);
 	cr_assert_str_eq(a.type, "A100");
 	cr_assert_float_eq(a.demand, 2470, 1e-9);
-	cr_assert_eq(ms_gpus_resolve("run", w, "4xMYGPU", WL_DEMAND_TRAIN, 0,
-				     &a), FR_EXIT_USAGE);
+	cr_assert_eq(ms_gpus_resolve(w, "4xMYGPU", WL_DEMAND_TRAIN, 0, &a, gwhy, sizeof(gwhy)), -EINVAL);
 }
 
 FR_TEST(review_fixes, bad_gpu_names_exit_2_with_the_name_escaped)

@@ -1,0 +1,533 @@
+/*
+ * common.c - what run and sweep share on the command line: the common
+ * options, the dataset and GPUs they open, messages and exit codes for
+ * measure/'s -errno, and the stop flag their signal handler sets.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <libgen.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "report.h"
+
+volatile sig_atomic_t cli_stop;
+
+int cli_parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	return errno || *end ? -EINVAL : 0;
+}
+
+int cli_parse_warmup(const char *s, double *out)
+{
+	static const char *const units[] = { "", "s", "ms", "m", "min", "h" };
+	const char *p = s;
+	bool digit = false;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	if (!cli_parse_duration(s, out))
+		return 0;
+	/* a zero: digits '0' and at most one '.', then a unit */
+	for (bool dot = false; *p == '0' || (*p == '.' && !dot); p++) {
+		if (*p == '.')
+			dot = true;
+		else
+			digit = true;
+	}
+	if (!digit)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcasecmp(p, units[i])) {
+			*out = -1;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static int cmp_unsigned(const void *a, const void *b)
+{
+	const unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int cli_parse_count_list(const char *s, unsigned long lo, unsigned long hi,
+			 unsigned *out, unsigned max, unsigned *n)
+{
+	char buf[512], *save = NULL, *tok;
+	unsigned k = 0;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		unsigned long v;
+
+		if (k >= max || cli_parse_ulong(tok, lo, hi, &v))
+			return -EINVAL;
+		out[k++] = (unsigned)v;
+	}
+	if (!k)
+		return -EINVAL;
+	qsort(out, k, sizeof(out[0]), cmp_unsigned);
+	*n = 0;
+	for (unsigned i = 0; i < k; i++)
+		if (!*n || out[*n - 1] != out[i])
+			out[(*n)++] = out[i];
+	return 0;
+}
+
+void cli_common_defaults(struct cli_common_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->workload = "imagenet";
+	o->demand = WL_DEMAND_TRAIN;
+	o->sync = LDR_GPU_SYNC_ALL;
+	o->readers = 1;
+	o->depth = LDR_DEFAULT_DEPTH;
+	o->seed = 1;
+	o->backend_text = "auto";
+	o->max_sample_bytes = 64ull << 20;
+	o->gen_size = MS_DEFAULT_GEN;
+}
+
+/* The GPU options: 1 taken, 0 not one of them, or FR_EXIT_USAGE. */
+static int parse_gpu_opt(const char *cmd, int c, const char *arg,
+			 struct cli_common_opts *o)
+{
+	unsigned long ul;
+	char *end;
+
+	switch (c) {
+	case 'w':
+		o->workload = arg;
+		return 1;
+	case 'g':
+		o->gpus = arg;
+		return 1;
+	case CLI_OPT_GPU_RATE:
+		errno = 0;
+		o->gpu_rate = strtod(arg, &end);
+		if (errno || end == arg || *end ||
+		    !(o->gpu_rate > 0) || !isfinite(o->gpu_rate))
+			return cli_usage_error(cmd, "--gpu-rate wants "
+				"samples/s > 0, not '%s'", arg);
+		return 1;
+	case CLI_OPT_DEMAND:
+		if (!strcasecmp(arg, "tuned") || !strcasecmp(arg, "train"))
+			o->demand = WL_DEMAND_TRAIN;
+		else if (!strcasecmp(arg, "mlperf"))
+			o->demand = WL_DEMAND_MLPERF;
+		else
+			return cli_usage_error(cmd, "--demand wants tuned or "
+				"mlperf, not '%s'", arg);
+		return 1;
+	case CLI_OPT_SYNC:
+		if (!strcmp(arg, "all"))
+			o->sync = LDR_GPU_SYNC_ALL;
+		else if (!strcmp(arg, "none"))
+			o->sync = LDR_GPU_SYNC_NONE;
+		else
+			return cli_usage_error(cmd, "--gpu-sync wants all or "
+				"none, not '%s'", arg);
+		return 1;
+	case 'b':
+		if (cli_parse_ulong(arg, 1, 65536, &ul))
+			return cli_usage_error(cmd, "--batch wants 1..65536, "
+				"not '%s'", arg);
+		o->batch = (unsigned)ul;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The reading options: 1 taken, 0 not one of them, or FR_EXIT_USAGE. */
+static int parse_read_opt(const char *cmd, int c, const char *arg,
+			  struct cli_common_opts *o)
+{
+	unsigned long ul;
+	uint64_t u;
+
+	switch (c) {
+	case CLI_OPT_READERS:
+		if (cli_parse_ulong(arg, 1, 256, &ul))
+			return cli_usage_error(cmd, "--readers wants 1..256, "
+				"not '%s'", arg);
+		o->readers = (unsigned)ul;
+		return 1;
+	case CLI_OPT_BACKEND:
+		if (stg_backend_parse(arg, &o->backend))
+			return cli_usage_error(cmd, "unknown backend '%s' "
+				"(auto, uring, psync)", arg);
+		if (o->backend == STG_BACKEND_NULL)
+			return cli_usage_error(cmd, "the null backend has no "
+				"image bytes to decode; it is for 'feedrate "
+				"io' and engine tests");
+		o->backend_text = arg;
+		return 1;
+	case CLI_OPT_DEPTH:
+		if (cli_parse_ulong(arg, 1, 4096, &ul))
+			return cli_usage_error(cmd, "--depth wants 1..4096, "
+				"not '%s'", arg);
+		o->depth = (unsigned)ul;
+		return 1;
+	case CLI_OPT_MAXBYTES:
+		if (cli_parse_size(arg, &u) || u < 4096 || u > (16ull << 30))
+			return cli_usage_error(cmd, "bad --max-sample-bytes "
+				"'%s' (4K..16G)", arg);
+		o->max_sample_bytes = u;
+		return 1;
+	case CLI_OPT_GENSIZE:
+		if (cli_parse_size(arg, &o->gen_size) ||
+		    o->gen_size < (1u << 20))
+			return cli_usage_error(cmd, "--gen-size wants a size "
+				"of at least 1M, not '%s'", arg);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int cli_common_parse(const char *cmd, int c, const char *arg,
+		     struct cli_common_opts *o)
+{
+	int ret = parse_gpu_opt(cmd, c, arg, o);
+
+	if (!ret)
+		ret = parse_read_opt(cmd, c, arg, o);
+	if (ret)
+		return ret;
+	switch (c) {
+	case CLI_OPT_SEED:
+		if (cli_parse_u64(arg, &o->seed))
+			return cli_usage_error(cmd, "bad --seed '%s'", arg);
+		return 1;
+	case CLI_OPT_MAXERR:
+		if (cli_parse_u64(arg, &o->max_errors) || !o->max_errors)
+			return cli_usage_error(cmd, "--max-errors wants a "
+				"count >= 1, not '%s'", arg);
+		return 1;
+	case CLI_OPT_LIST:
+		o->list = arg;
+		return 1;
+	case CLI_OPT_JSON:
+		o->json = arg;
+		return 1;
+	case CLI_OPT_KEEP:
+		o->keep = true;
+		return 1;
+	case CLI_OPT_TMPDIR:
+		o->tmpdir = arg;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int cli_parse_bad(const char *cmd, int c, char **argv)
+{
+	if (c == ':')
+		return cli_usage_error(cmd, "option '%s' needs a value",
+				       argv[optind - 1]);
+	return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+}
+
+int cli_parse_dataset(const char *cmd, int argc, char **argv,
+		      struct cli_common_opts *o)
+{
+	if (optind + 1 < argc)
+		return cli_usage_error(cmd, "one DATASET only");
+	o->dataset = optind < argc ? argv[optind] : NULL;
+	if (o->list && !o->dataset)
+		return cli_usage_error(cmd, "--list needs the DATASET folder "
+				       "its relative paths start from");
+	return 0;
+}
+
+void cli_common_usage(FILE *f)
+{
+	fprintf(f,
+"Workload and GPUs:\n"
+"  -w, --workload NAME    workload (default imagenet)\n"
+"  -g, --gpus SPEC        emulated GPUs: 8xA100, 2xH100, A100 (default 1 GPU\n"
+"                         of the workload's default type: 1xA100); run also\n"
+"                         takes 0, the raw feed rate with no consumer\n"
+"      --gpu-rate R       samples/s one GPU eats, instead of the table\n"
+"      --demand K         tuned (default: tuned training throughput) or\n"
+"                         mlperf (MLPerf Storage's emulated accelerators)\n"
+"      --gpu-sync all|none  GPUs step together (default) or independently\n"
+"  -b, --batch N          samples per batch (default %u)\n"
+"\n"
+"Engine:\n"
+"      --readers N        reader threads (default 1)\n"
+"      --backend B        auto (default), uring or psync\n"
+"      --depth N          reads in flight per reader (default %u)\n"
+"      --max-errors N     stop when N samples have failed (exit 4)\n"
+"      --seed N           shuffle and augmentation seed (default 1)\n"
+"\n"
+"Dataset:\n"
+"      --list FILE        read the files named in FILE (\"PATH\" or\n"
+"                         \"SIZE<TAB>PATH\" per line), relative to DATASET\n"
+"      --max-sample-bytes SIZE  larger files fail as over the cap (default\n"
+"                         64M)\n"
+"      --gen-size SIZE    size of the generated dataset (default %lluM)\n"
+"      --tmpdir DIR       where to generate it (default /var/tmp, else\n"
+"                         $TMPDIR, /tmp or the current folder; never tmpfs)\n"
+"      --keep-dataset     keep the generated dataset and print its path\n"
+"\n", LDR_DEFAULT_BATCH, LDR_DEFAULT_DEPTH,
+		(unsigned long long)(MS_DEFAULT_GEN >> 20));
+}
+
+/* ---- messages, exit codes, signals ---- */
+
+void cli_print_path(FILE *f, const char *p)
+{
+	char *t = rpt_path_text(p, strlen(p));
+
+	fputs(t ? t : "?", f);
+	free(t);
+}
+
+int cli_exit_for_signal(int sig)
+{
+	return sig == SIGTERM ? FR_EXIT_SIGTERM : FR_EXIT_SIGINT;
+}
+
+int cli_fail(const char *cmd, int err, int sig, const char *why)
+{
+	fprintf(stderr, "feedrate %s: ", cmd);
+	cli_print_path(stderr, why && *why ? why : strerror(-err));
+	fputc('\n', stderr);
+	if (err == -EINTR)
+		return cli_exit_for_signal(sig ? sig : SIGINT);
+	if (err == -EINVAL || err == -ENOTSUP)
+		return FR_EXIT_USAGE;
+	return FR_EXIT_ENV;
+}
+
+static void on_signal(int sig)
+{
+	cli_stop = sig;
+}
+
+void cli_signals_catch(struct sigaction old[2])
+{
+	struct sigaction sa;
+
+	cli_stop = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old[0]);
+	sigaction(SIGTERM, &sa, &old[1]);
+}
+
+void cli_signals_restore(const struct sigaction old[2])
+{
+	sigaction(SIGINT, &old[0], NULL);
+	sigaction(SIGTERM, &old[1], NULL);
+}
+
+/* ---- the dataset and the GPUs ---- */
+
+void cli_gen_progress(void *arg, uint64_t bytes, uint64_t target, bool done)
+{
+	static double last;
+	const double t = stg_now();
+
+	if (!done && t - last < 0.2)
+		return;
+	last = t;
+	fprintf(stderr, "\r\033[Kfeedrate %s: generating a dataset: %.0f of "
+		"%.0f MB", (const char *)arg, bytes / 1e6, target / 1e6);
+	if (done)
+		fputc('\n', stderr);
+}
+
+int cli_dataset_open(const char *cmd, const struct wl_workload *w,
+		     const struct cli_common_opts *o, struct ms_dataset *md)
+{
+	struct ms_dataset_opts d;
+	char why[2048];
+	int err;
+
+	memset(&d, 0, sizeof(d));
+	d.w = w;
+	d.tag = cmd;
+	d.dataset = o->dataset;
+	d.list = o->list;
+	d.tmpdir = o->tmpdir;
+	d.gen_size = o->gen_size;
+	d.seed = o->seed;
+	d.stop = &cli_stop;
+	if (isatty(STDERR_FILENO)) {
+		d.progress = cli_gen_progress;
+		d.progress_arg = (void *)cmd;
+	}
+	err = ms_dataset_open(&d, md, why, sizeof(why));
+	return err ? cli_fail(cmd, err, cli_stop, why) : 0;
+}
+
+void cli_dataset_close(const char *cmd, struct ms_dataset *md, bool keep)
+{
+	char dir[sizeof(md->gen_dir)];
+
+	memcpy(dir, md->gen_dir, sizeof(dir));
+	if (ms_dataset_close(md, keep) && dir[0]) {
+		fprintf(stderr, "feedrate %s: could not remove the temporary "
+			"dataset ", cmd);
+		cli_print_path(stderr, dir);
+		fputc('\n', stderr);
+	}
+}
+
+int cli_gpus(const char *cmd, const struct wl_workload *w,
+	     const struct cli_common_opts *o, struct ms_gpus *gs)
+{
+	char why[768];
+	int err = ms_gpus_resolve(w, o->gpus, o->demand, o->gpu_rate, gs, why,
+				  sizeof(why));
+
+	if (err == -EINVAL) {
+		cli_fail(cmd, err, 0, why);
+		fprintf(stderr, "Try 'feedrate %s --help'.\n", cmd);
+		return FR_EXIT_USAGE;
+	}
+	return err ? cli_fail(cmd, err, 0, "out of memory") : 0;
+}
+
+/* ---- notes and report files ---- */
+
+void cli_note_add(char *notes, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(notes);
+	va_list ap;
+
+	if (used && used + 2 < len) {
+		memcpy(notes + used, "; ", 3);
+		used += 2;
+	}
+	if (used + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(notes + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+int cli_write_report(const char *cmd, const char *path, json_t *json,
+		     char *text, const char *what)
+{
+	int err;
+
+	if (json)
+		err = rpt_json_write(json, path);
+	else
+		err = text ? rpt_file_write(path, text, strlen(text)) : -ENOMEM;
+	free(text);
+	if (!err)
+		return 0;
+	fprintf(stderr, "feedrate %s: cannot write the %s report to ", cmd,
+		what);
+	cli_print_path(stderr, path);
+	fprintf(stderr, ": %s\n", strerror(-err));
+	return FR_EXIT_ENV;
+}
+
+/* ---- the point every measurement starts from ---- */
+
+int cli_point_base(const char *cmd, const struct cli_common_opts *o,
+		   const struct wl_workload *w, const struct ms_gpus *gs,
+		   const struct stg_dataset *ds, struct ms_point *p,
+		   struct aug_params *aug, char *pipeline, size_t len)
+{
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	p->ds = ds;
+	p->readers = o->readers;
+	p->backend = o->backend;
+	p->depth = o->depth;
+	p->max_sample_bytes = o->max_sample_bytes;
+	p->batch = o->batch;
+	p->seed = o->seed;
+	p->gpus = gs->count;
+	p->gpu_rate = gs->demand;
+	p->sync = o->sync;
+	p->au_threshold = w->au_threshold;
+	p->max_errors = o->max_errors;
+	p->stop = (volatile int *)&cli_stop;
+	aug_params_default(aug);
+	err = wl_transform_train(aug, &p->transform);
+	if (err)
+		return cli_fail(cmd, err, 0, "the transform cannot start");
+	wl_transform_describe(aug, AUG_ISA_AUTO, pipeline, len);
+	return 0;
+}
+
+/*
+ * Can a report be written at PATH? Its folder must exist and be writable,
+ * and PATH must not be a folder. Returns 0 or -errno.
+ */
+static int check_out_path(const char *path)
+{
+	char *copy, *dir;
+	struct stat st;
+	int err = 0;
+
+	if (!strcmp(path, "-"))
+		return 0;
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return -EISDIR;
+	copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	dir = dirname(copy);
+	if (stat(dir, &st))
+		err = -errno;
+	else if (!S_ISDIR(st.st_mode))
+		err = -ENOTDIR;
+	else if (access(dir, W_OK | X_OK))
+		err = -errno;
+	free(copy);
+	return err;
+}
+
+int cli_check_reports(const char *cmd, const char *const *paths, size_t n,
+		      const char *dataset, const char *list)
+{
+	(void)dataset;
+	(void)list;
+	for (size_t k = 0; k < n; k++) {
+		int err;
+
+		if (!paths[k])
+			continue;
+		err = check_out_path(paths[k]);
+		if (err) {
+			fprintf(stderr, "feedrate %s: cannot write a report "
+				"to ", cmd);
+			cli_print_path(stderr, paths[k]);
+			fprintf(stderr, ": %s\n", strerror(-err));
+			return FR_EXIT_ENV;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,510 @@
+/*
+ * measure_point.c - one measurement point: its vCPUs, its cache state made
+ * and verified, the one --ram protocol (a memory cgroup of the page cache
+ * asked plus the run's own memory, measured on a fill epoch), the run in
+ * its pinned child, and the hit ratio.
+ *
+ * DESIGN
+ * Single-threaded: the measurement's threads live in the child
+ * ldr_run_pinned forks, pinned before it creates any; this file only
+ * prepares, waits and reads results. The caller's stop flag (set by its
+ * signal handler) is forwarded to the child by the loader and checked
+ * here between the fill epoch and the measured run.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "measure.h"
+
+
+#define MS_OVERHEAD_S 1.5               /* child start, residency, exit */
+#define MS_MIN_WINDOW_S 3.0             /* a budgeted window, at least */
+#define MS_RAM_EPOCHS 2                 /* measured epochs of a ram point */
+#define MS_RAM_RECAL 0.25               /* page cache this far off the
+                                           asked size after the fill:
+                                           recalibrate the limit */
+
+/* ---- the page-cache state ---- */
+
+void ms_cache_prepare(const struct stg_dataset *ds, enum stg_cache_state c,
+		      bool already_warm_ok, struct ms_cache_prep *out)
+{
+	struct stg_cache_probe probe;
+	struct stg_ds_residency dr;
+	const struct stg_cache_probe *pp = NULL;
+	const size_t n = stg_dataset_count(ds);
+	const double t0 = stg_now();
+	uint64_t errs = 0;
+	size_t first = 0;
+	bool skip = false;
+	int dirfd, err = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->fraction = -1;
+	if (c == STG_CACHE_WARM && already_warm_ok) {
+		/* a sweep's warm points after the first: re-read only when
+		 * the dataset no longer is resident */
+		stg_cache_dataset_residency(ds, MS_RESIDENCY_FILES, NULL, &dr);
+		skip = dr.known && dr.fraction >= 0.99;
+	}
+	/* does evicting and warming work here at all? one file tells */
+	while (!skip && first < n && stg_dataset_size(ds, first) == 0)
+		first++;
+	dirfd = skip ? -1 : open(stg_dataset_root(ds), O_RDONLY |
+				 O_DIRECTORY | O_CLOEXEC);
+	if (first < n && dirfd >= 0 &&
+	    stg_cache_probe(dirfd, stg_dataset_relpath(ds, first, NULL),
+			    &probe) == 0)
+		pp = &probe;
+	if (dirfd >= 0)
+		close(dirfd);
+
+	if (skip)
+		err = 0;
+	else if (c == STG_CACHE_WARM)
+		err = stg_cache_dataset_warm(ds, &errs);
+	else
+		err = stg_cache_dataset_evict(ds, &errs);
+	if (err)
+		snprintf(out->note, sizeof(out->note), "the page cache could "
+			 "not be prepared (%s)", strerror(-err));
+	else if (errs)
+		snprintf(out->note, sizeof(out->note), "%llu files could not "
+			 "be %s", (unsigned long long)errs,
+			 c == STG_CACHE_WARM ? "warmed" : "evicted");
+	stg_cache_dataset_residency(ds, MS_RESIDENCY_FILES, pp, &dr);
+	if (dr.known)
+		out->fraction = dr.fraction;
+	out->evict_ineffective = pp && pp->evict == STG_EVICT_INEFFECTIVE;
+	out->warm_refetch = pp && pp->warm == STG_WARM_REFETCH_ON_OPEN;
+
+	switch (c) {
+	case STG_CACHE_COLD:
+		snprintf(out->how, sizeof(out->how), "every file evicted "
+			 "before the run, then read with O_DIRECT so that later "
+			 "epochs stay cold%s", out->evict_ineffective ?
+			 "; eviction is INEFFECTIVE on this filesystem" : "");
+		break;
+	case STG_CACHE_WARM:
+		snprintf(out->how, sizeof(out->how), "every file read once "
+			 "before the run%s%s", out->warm_refetch ? "; but this "
+			 "filesystem drops the cache at each open, so the run "
+			 "cannot be warm" : "",
+			 dr.known && dr.fraction < 0.99 ? "; NOT all of it "
+			 "stayed resident (the dataset is larger than the page "
+			 "cache can hold)" : "");
+		break;
+	case STG_CACHE_RAM:
+		snprintf(out->how, sizeof(out->how), "every file evicted "
+			 "before the run");
+		break;
+	default:
+		break;
+	}
+	out->prep_s = stg_now() - t0;
+}
+
+/* ---- the memory cgroup of a ram point ---- */
+
+uint64_t ms_own_memory(unsigned workers, unsigned gpus, unsigned batch,
+		       size_t out_bytes, unsigned readers, unsigned depth,
+		       uint64_t max_read, uint64_t seen_peak)
+{
+	const unsigned prefetch = 2 * gpus > 4 ? 2 * gpus : 4;
+	uint64_t formula, seen = 0;
+
+	if (!batch)
+		batch = LDR_DEFAULT_BATCH;
+	formula = (uint64_t)prefetch * batch * out_bytes +
+		  (uint64_t)workers * (48u << 20) +
+		  (uint64_t)(readers ? readers : 1) * depth * max_read +
+		  (96u << 20);
+	if (seen_peak) {
+		seen = seen_peak + (64u << 20);
+		/* more GPUs than the earlier children had: their slots */
+		if (gpus > 2)
+			seen += (uint64_t)(prefetch - 4) * batch * out_bytes;
+	}
+	return seen > formula ? seen : formula;
+}
+
+/* Peak memory charged to CG since it was made, 0 when unknown. */
+static uint64_t memcg_peak(const struct ldr_memcg *cg)
+{
+	char path[4200], buf[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", ldr_memcg_path(cg),
+		 ldr_memcg_version(cg) == 1 ? "memory.max_usage_in_bytes" :
+		 "memory.peak");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return strtoull(buf, NULL, 10);
+}
+
+/* A memory cgroup of LIMIT bytes into *CG (NULL on failure), HOW says. */
+static int ram_cgroup(uint64_t limit, struct ldr_memcg **cg, char *how,
+		      size_t how_len)
+{
+	char why[160];
+	int err = ldr_memcg_create(limit, cg, why, sizeof(why));
+
+	if (!err) {
+		snprintf(how, how_len, "dataset evicted, then run inside a "
+			 "memory cgroup (v%d) whose limit is the page cache "
+			 "asked plus the run's own memory (batch slots, read "
+			 "buffers, threads), measured on a fill epoch",
+			 ldr_memcg_version(*cg));
+		return 0;
+	}
+	*cg = NULL;
+	snprintf(how, how_len, "no memory cgroup could be made (%s): the run's "
+		 "page cache was NOT limited, so samples/s is an upper bound; "
+		 "the hit ratio is estimated", why[0] ? why : "?");
+	return err;
+}
+
+/* ---- the run in its pinned child ---- */
+
+static void point_config(const struct ms_point *p, struct ldr_config *cfg)
+{
+	const uint64_t maxsz = stg_dataset_max_size(p->ds);
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->ds = p->ds;
+	cfg->reader.backend = p->backend;
+	cfg->reader.depth = p->depth;
+	cfg->reader.max_sample_bytes = maxsz && maxsz < p->max_sample_bytes ?
+		maxsz : p->max_sample_bytes;
+	cfg->reader.direct = p->cache == STG_CACHE_COLD;
+	cfg->readers = p->readers;
+	cfg->workers = p->workers;
+	cfg->batch = p->batch;
+	cfg->transform = p->transform;
+	cfg->seed = p->seed;
+	cfg->rank = 0;
+	cfg->world = 1;
+	cfg->gpus = p->gpus;
+	cfg->gpu_rate = p->gpu_rate;
+	cfg->gpu_sync = p->sync;
+	cfg->au_threshold = p->au_threshold;
+	cfg->warmup_s = p->warmup_s;
+	cfg->duration_s = p->duration_s;
+	cfg->epochs = p->epochs;
+	cfg->samples = p->samples;
+	cfg->max_errors = p->max_errors;
+	cfg->stop = p->stop;
+	/* one read in ten is probed for residency first: a cachestat (or
+	 * mincore) and an extra open, small beside a decode, and enough
+	 * probes for a hit ratio in a short run */
+	cfg->probe_fraction = 0.1;
+	/* auto: measure both backends in the child, at this point's depth
+	 * and cache state (cold and --ram points start evicted) */
+	cfg->probe_backend = true;
+	cfg->backend_probe.evict = p->cache != STG_CACHE_WARM;
+}
+
+/* Run P's engine configuration on CPUS in CG. 0 when it measured. */
+static int point_child(const struct ms_point *p, const struct stg_dataset *ds,
+		       const struct ldr_memcg *cg, struct ldr_result *res,
+		       struct ms_point_out *out)
+{
+	struct ms_point q = *p;
+	struct ldr_config cfg;
+	int err;
+
+	q.ds = ds;
+	point_config(&q, &cfg);
+	memset(&out->rep, 0, sizeof(out->rep));
+	err = ldr_run_pinned(&cfg, &out->cpus.set, cg, res, &out->rep);
+	out->err = err;
+	if (!err)
+		return 0;
+	snprintf(out->err_text, sizeof(out->err_text), "%s%s%s",
+		 err == -ENODATA ? "no sample to read" : strerror(-err),
+		 out->rep.why[0] ? ": " : "", out->rep.why);
+	/* did the run start at all? */
+	if (!res->backend[0] && !res->samples && !res->errors &&
+	    res->measured_s <= 0)
+		return err;
+	return 0;
+}
+
+/*
+ * The fill epoch(s) of a ram point on DS: a cgroup of the page cache
+ * asked plus the run's own memory, one unmeasured epoch, and (once) a
+ * limit recalibrated from the cgroup's peak. *CG is left in place for
+ * the measured run. Returns 0, or -errno when the fill failed.
+ */
+static int ram_fill(const struct ms_point *p, const struct stg_dataset *ds,
+		    double window, struct ldr_memcg **cg,
+		    struct ldr_result *res, struct ms_point_out *out)
+{
+	struct ms_point f = *p;
+	struct rusage ru;
+	uint64_t peak = 0;
+	int err;
+
+	if (!getrusage(RUSAGE_CHILDREN, &ru))
+		peak = (uint64_t)ru.ru_maxrss * 1024;
+	{
+		uint64_t maxsz = stg_dataset_max_size(ds);
+
+		if (maxsz > p->max_sample_bytes)
+			maxsz = p->max_sample_bytes;
+		out->own_bytes = ms_own_memory(out->cpus.count, p->gpus,
+			p->batch, p->transform.out_bytes, p->readers,
+			p->depth ? p->depth : LDR_DEFAULT_DEPTH, maxsz, peak);
+	}
+	out->cgroup_limit_bytes = out->page_cache_bytes + out->own_bytes;
+	/* the fill epoch: another shuffle, no GPU, not measured */
+	f.epochs = 1;
+	f.samples = 0;
+	f.warmup_s = -1;
+	f.duration_s = window > 0 ? window / 4 + 5 : 0;
+	f.gpus = 0;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		uint64_t cache = 0, own;
+
+		if (attempt)
+			stg_cache_dataset_evict(ds, NULL);
+		err = ram_cgroup(out->cgroup_limit_bytes, cg, out->cg_how,
+				 sizeof(out->cg_how));
+		out->hit_estimated = err != 0;
+		if (err)
+			out->cgroup_limit_bytes = 0;
+		f.seed = p->seed + 7919 + (uint64_t)attempt;
+		memset(res, 0, sizeof(*res));
+		err = point_child(&f, ds, *cg, res, out);
+		if (err || (p->stop && *p->stop))
+			return err ? err : -EINTR;
+		/*
+		 * The own-memory figure is an estimate. The cgroup's peak
+		 * less the page cache it held after the fill is what the
+		 * run itself took: when the page cache is more than 25 %
+		 * off the asked size, set the limit from it, evict and fill
+		 * again (once).
+		 */
+		if (!*cg || attempt || ldr_memcg_usage(*cg, NULL, &cache))
+			break;
+		if (fabs((double)cache - (double)out->page_cache_bytes) <=
+		    MS_RAM_RECAL * (double)out->page_cache_bytes)
+			break;
+		own = memcg_peak(*cg);
+		if (own > cache)
+			own -= cache;
+		else if (out->cgroup_limit_bytes > cache)
+			own = out->cgroup_limit_bytes - cache;
+		else
+			break;
+		out->own_bytes = own + own / 20 + (8u << 20);
+		out->cgroup_limit_bytes = out->page_cache_bytes +
+					  out->own_bytes;
+		out->limit_recalibrated = true;
+		ldr_memcg_destroy(*cg);
+		*cg = NULL;
+	}
+	return 0;
+}
+
+/*
+ * The dataset a ram point reads: DS, or an evenly spread sample of it
+ * when P is budgeted and its epochs would not fit (*SUB then owns it).
+ */
+static const struct stg_dataset *ram_dataset(const struct ms_point *p,
+					     double window,
+					     struct stg_dataset **sub,
+					     struct ms_point_out *out)
+{
+	const size_t n = stg_dataset_count(p->ds);
+	const unsigned batch = p->batch ? p->batch : LDR_DEFAULT_BATCH;
+	/* fill (twice when the limit is corrected), then the measured */
+	const size_t k = p->window_s > 0 ?
+		ms_ram_sample_files(n, p->rate_hint, window, 2 + MS_RAM_EPOCHS,
+				    (size_t)batch * 4) : n;
+	int err;
+
+	*sub = NULL;
+	if (k < n) {
+		err = stg_dataset_sample(p->ds, k, sub);
+		if (!err)
+			return *sub;
+		snprintf(out->err_text, sizeof(out->err_text), "a sample of "
+			 "the dataset could not be made (%s): all of it was "
+			 "read", strerror(-err));
+	}
+	return p->ds;
+}
+
+int ms_point_run(const struct ms_point *p, struct ldr_result *res,
+		 struct ms_point_out *out)
+{
+	const double start = stg_now();
+	const struct stg_dataset *ds = p->ds;
+	struct stg_dataset *sub = NULL;
+	struct ldr_memcg *cg = NULL;
+	struct ms_point q = *p;
+	double window = 0;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->hit_ratio = -1;
+	err = ldr_cpus_choose(p->vcpus ? p->vcpus : stg_cpus_usable(), NULL,
+			      &out->cpus);
+	if (err) {
+		snprintf(out->err_text, sizeof(out->err_text), "%s",
+			 out->cpus.how[0] ? out->cpus.how : strerror(-err));
+		return 0;
+	}
+	q.workers = p->workers ? p->workers : out->cpus.count;
+	ms_cache_prepare(p->ds, p->cache, p->already_warm_ok, &out->prep);
+	if (p->cache == STG_CACHE_RAM) {
+		const uint64_t total = stg_dataset_total_bytes(p->ds);
+
+		if (p->window_s > 0)
+			window = p->window_s - (stg_now() - start) -
+				 2 * MS_OVERHEAD_S;
+		ds = ram_dataset(p, window, &sub, out);
+		out->page_cache_bytes = p->ram_bytes;
+		if (total && ds != p->ds)
+			out->page_cache_bytes = (uint64_t)((double)p->ram_bytes *
+				(double)stg_dataset_total_bytes(ds) / total);
+		if (out->page_cache_bytes < (1u << 20))
+			out->page_cache_bytes = 1u << 20;
+		err = ram_fill(&q, ds, window, &cg, res, out);
+		if (err == -EINTR)
+			goto out;
+		if (err) {
+			char text[sizeof(out->err_text)];
+
+			memcpy(text, out->err_text, sizeof(text));
+			snprintf(out->err_text, sizeof(out->err_text), "the "
+				 "fill epoch failed: %.450s", text);
+			err = 0;
+			goto out;
+		}
+	}
+	out->sample_files = stg_dataset_count(ds);
+	out->sample_bytes = stg_dataset_total_bytes(ds);
+	if (p->window_s > 0) {
+		window = p->window_s - (stg_now() - start) -
+			 LDR_DEFAULT_WARMUP_S - MS_OVERHEAD_S;
+		q.warmup_s = 0;
+		q.duration_s = fmax(window, MS_MIN_WINDOW_S);
+		q.epochs = 0;
+		q.samples = 0;
+		if (p->cache == STG_CACHE_RAM && !p->gpus) {
+			/* two measured epochs, capped by the share */
+			q.epochs = MS_RAM_EPOCHS;
+			q.duration_s += LDR_DEFAULT_WARMUP_S;
+		}
+	} else if (p->cache == STG_CACHE_RAM && !p->epochs && !p->samples &&
+		   p->duration_s <= 0) {
+		/* the steady state needs at least two shuffled epochs */
+		q.epochs = MS_RAM_EPOCHS;
+	}
+	memset(res, 0, sizeof(*res));
+	err = point_child(&q, ds, cg, res, out);
+	if (err) {
+		err = p->stop && *p->stop ? -EINTR : 0;
+		goto out;
+	}
+	out->measured = true;
+	if (cg) {
+		uint64_t cache = 0;
+
+		if (!ldr_memcg_usage(cg, NULL, &cache))
+			out->cache_seen_bytes = cache;
+		/*
+		 * When the page cache still grew well past the asked size
+		 * (a small dataset, an own-memory figure larger than the
+		 * run's), the cgroup did not limit it: the point ran warm
+		 * and its hit ratio can only be estimated.
+		 */
+		if (!ms_ram_limited(out->page_cache_bytes,
+				    out->cache_seen_bytes)) {
+			out->ram_not_limited = true;
+			out->hit_estimated = true;
+		}
+	}
+	out->hit_ratio = ms_hit_ratio(ds, p->seed, out->page_cache_bytes,
+				      out->hit_estimated, res, out->hit_src,
+				      sizeof(out->hit_src));
+	if (p->cache != STG_CACHE_RAM && !out->hit_estimated &&
+	    !res->probed_bytes)
+		out->hit_ratio = -1;
+	err = 0;
+out:
+	ldr_memcg_destroy(cg);
+	stg_dataset_destroy(sub);
+	return err;
+}
+
+/* ---- the hit ratio ---- */
+
+double ms_hit_ratio(const struct stg_dataset *ds, uint64_t seed,
+		    uint64_t ram, bool estimated, const struct ldr_result *res,
+		    char *src, size_t src_len)
+{
+	src[0] = '\0';
+	if (estimated) {
+		struct ldr_lru_estimate est;
+		const uint64_t ep = res->epochs_done > 2 ? res->epochs_done : 2;
+
+		if (ldr_lru_estimate_run(ds, seed, 0, 1, false, ep, ram,
+					 &est))
+			return -1;
+		snprintf(src, src_len, "estimated: LRU simulation of this run's "
+			 "access order over %llu epochs; first epoch %.1f %%, "
+			 "steady %.1f %%", (unsigned long long)est.epochs,
+			 est.first_epoch * 100, est.steady * 100);
+		return est.steady;
+	}
+	if (!res->probed_bytes)
+		return -1;
+	if (res->probed_reads < MS_MIN_PROBES) {
+		snprintf(src, src_len, "too few probes: %llu read%s probed with "
+			 "%s in the measured window, at least %u needed",
+			 (unsigned long long)res->probed_reads,
+			 res->probed_reads == 1 ? "" : "s",
+			 res->probe_method[0] ? res->probe_method : "?",
+			 MS_MIN_PROBES);
+		return -1;
+	}
+	snprintf(src, src_len, "measured: %llu reads probed with %s before "
+		 "they were issued, in the measured window",
+		 (unsigned long long)res->probed_reads,
+		 res->probe_method[0] ? res->probe_method : "?");
+	return (double)res->probed_hit_bytes / (double)res->probed_bytes;
+}
+
+bool ms_ram_limited(uint64_t asked, uint64_t seen)
+{
+	if (!seen)
+		return true;
+	return (double)seen <= LDR_RAM_SLACK * (double)asked;
+}
+
+
+double ms_lru_steady(const struct stg_dataset *ds, uint64_t seed,
+		     uint64_t ram)
+{
+	struct ldr_lru_estimate est;
+
+	if (ldr_lru_estimate_run(ds, seed, 0, 1, false, 4, ram, &est))
+		return -1;
+	return est.steady;
+}

@@ -1,0 +1,186 @@
+/*
+ * report_fill.c - the reports' structs filled from measure/'s results: a
+ * run's dataset, GPUs and point, a sweep's points. Plain copies and
+ * words; nothing here measures, prints or decides a verdict.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "measure.h"
+#include "report.h"
+#include "report_sweep.h"
+
+void rpt_run_fill_dataset(struct rpt_run *rr, const struct stg_dataset *ds)
+{
+	rr->files = stg_dataset_count(ds);
+	rr->bytes = stg_dataset_total_bytes(ds);
+	for (int k = 0; k < STG_DS_ERR_COUNT; k++) {
+		const enum stg_ds_err e = (enum stg_ds_err)k;
+		const uint64_t n = stg_dataset_errors(ds, e);
+		struct rpt_listing_kind *lk;
+
+		rr->listing_errors += n;
+		if (!n || rr->nlisting_kinds >= sizeof(rr->listing_kinds) /
+						sizeof(rr->listing_kinds[0]))
+			continue;
+		lk = &rr->listing_kinds[rr->nlisting_kinds++];
+		lk->kind = stg_ds_err_name(e);
+		lk->count = n;
+		lk->example = stg_dataset_error_example(ds, e);
+	}
+}
+
+void rpt_run_fill_gpus(struct rpt_run *rr, const struct ms_gpus *gs)
+{
+	rr->gpu_count = gs->count;
+	rr->gpu_default = gs->default_type;
+	rr->gpu_type = gs->type;
+	rr->gpu_detail = gs->detail;
+	rr->demand_per_gpu = gs->demand;
+	rr->demand_kind = gs->demand_kind;
+	rr->demand_source = gs->demand_source;
+	rr->demand_est = gs->demand_est;
+}
+
+void rpt_ram_how(const struct ms_point_out *po, uint64_t epochs,
+		 size_t files_total, char *how, size_t how_len)
+{
+	snprintf(how, how_len, "%.300s; page cache %.1f MB asked, cgroup "
+		 "limit %.1f MB (with the run's own memory, %.1f MB%s), "
+		 "%.1f MB held after the run%s; one unmeasured epoch filled "
+		 "the cache, then %llu epoch%s measured%s; hit ratio %.200s",
+		 po->cg_how, po->page_cache_bytes / 1e6,
+		 po->cgroup_limit_bytes / 1e6, po->own_bytes / 1e6,
+		 po->limit_recalibrated ? ", as measured on the fill epoch" :
+		 ", estimated", po->cache_seen_bytes / 1e6,
+		 po->ram_not_limited ? ": NOT LIMITED (more than the "
+		 "slack over the asked size), so the point ran warm and is not "
+		 "a ram measurement" : "", (unsigned long long)epochs,
+		 epochs == 1 ? "" : "s",
+		 po->sample_files < files_total ? "; on an evenly spread "
+		 "sample of the files, with the page cache scaled by the same "
+		 "factor, so that the epochs fit in the budget" : "",
+		 po->hit_src[0] ? po->hit_src : "unknown");
+}
+
+void rpt_run_fill_point(struct rpt_run *rr, const struct ms_point_out *po,
+			const struct ldr_result *res, bool ram,
+			size_t files_total, char *how, size_t how_len)
+{
+	rr->vcpus = po->cpus.count;
+	rr->cpus_how = po->cpus.how;
+	rr->fraction_resident = po->prep.fraction;
+	rr->cpu_outside_mask_s = po->measured ? po->rep.cpu_outside_mask_s : -1;
+	if (ram)
+		rpt_ram_how(po, po->measured ? res->epochs_done : 0,
+			    files_total, how, how_len);
+	else
+		snprintf(how, how_len, "%s", po->prep.how);
+	rr->cache_how = how;
+	rr->page_cache_bytes = ram ? po->page_cache_bytes : 0;
+	rr->cgroup_limit_bytes = ram ? po->cgroup_limit_bytes : 0;
+	rr->cache_seen_bytes = po->cache_seen_bytes;
+	rr->ram_not_limited = po->ram_not_limited;
+	rr->hit_ratio = po->hit_ratio;
+	rr->hit_ratio_estimated = po->hit_estimated;
+	rr->hit_ratio_source = po->hit_src;
+	if (po->err) {
+		rr->run_error = po->err;
+		rr->run_error_text = po->err_text;
+	}
+	if (po->measured) {
+		rr->res = res;
+		rr->bottleneck = ldr_bottleneck_name(res->bottleneck);
+	}
+}
+
+void rpt_point_fill(struct rpt_point *p, const struct ms_sweep_point *sp,
+		    double demand_total, size_t files_total, char *how,
+		    size_t how_len)
+{
+	const struct ms_point_out *po = &sp->out;
+	const struct ldr_result *res = sp->res;
+
+	p->vcpus = sp->vcpus;
+	p->cache = (__typeof__(p->cache))sp->cache;
+	p->why = sp->why;
+	p->ram_bytes = po->page_cache_bytes;
+	p->cgroup_bytes = po->cgroup_limit_bytes;
+	p->cache_seen_bytes = po->cache_seen_bytes;
+	p->ram_not_limited = po->ram_not_limited;
+	p->fraction_resident = po->prep.fraction;
+	p->hit_ratio = po->hit_ratio;
+	p->hit_ratio_estimated = po->hit_estimated;
+	p->sample_files = po->sample_files;
+	p->sample_bytes = po->sample_bytes;
+	p->au = -1;
+	p->cpu_outside_mask_s = -1;
+	p->status = sp->status == MS_SWEEP_MEASURED ? RPT_POINT_MEASURED :
+		    sp->status == MS_SWEEP_FAILED ? RPT_POINT_FAILED :
+		    RPT_POINT_DROPPED;
+	if (p->status != RPT_POINT_MEASURED)
+		return;
+	p->samples_per_s = res->samples_per_s;
+	p->au = demand_total > 0 ? fmin(1.0, res->samples_per_s /
+					 demand_total) : -1;
+	p->bottleneck = ldr_bottleneck_name(res->bottleneck);
+	p->bottleneck_why = res->bottleneck_why;
+	p->measured_s = res->measured_s;
+	p->warmup_s = res->warmup_s;
+	p->samples = res->samples;
+	p->batches = res->batches;
+	p->errors = res->errors;
+	p->epochs_done = res->epochs_done;
+	p->read_bytes_per_s = res->read_bytes_per_s;
+	p->files_per_s = res->measured_s > 0 ?
+		(double)(res->samples + res->samples_failed) / res->measured_s :
+		0;
+	p->cpu_outside_mask_s = po->rep.cpu_outside_mask_s;
+	p->stages.decode_s = res->steps.decode_s;
+	p->stages.resize_s = res->steps.resize_s;
+	p->stages.other_s = res->steps.other_s;
+	p->stages.worker_cpu_s = res->worker_cpu_s;
+	p->stages.reader_cpu_s = res->reader_cpu_s;
+	p->stages.consumer_cpu_s = res->consumer_cpu_s;
+	p->stages.process_cpu_s = res->process_cpu_s;
+	p->stages.worker_busy_s = res->worker_busy_s;
+	p->stages.worker_wait_s = res->worker_wait_s;
+	p->backend = res->backend;
+	p->series = res->series;
+	p->series_len = res->series_len;
+	if (sp->cache == STG_CACHE_RAM)
+		rpt_ram_how(po, res->epochs_done, files_total, how, how_len);
+	else
+		snprintf(how, how_len, "%.500s%s%.250s", po->prep.how,
+			 po->prep.note[0] ? "; " : "", po->prep.note);
+	p->cache_how = how;
+}
+
+void rpt_sweep_fill_gpus(struct rpt_sweep *r, const struct ms_gpus *gs)
+{
+	r->gpu_count = gs->count;
+	r->gpu_type = gs->type;
+	r->gpu_detail = gs->detail;
+	r->demand_per_gpu = gs->demand;
+	r->demand_kind = gs->demand_kind;
+	r->demand_source = gs->demand_source;
+	r->demand_est = gs->demand_est;
+}
+
+void rpt_sweep_fill_machine(struct rpt_sweep *r, const struct stg_cpu_info *ci,
+			    const struct stg_mem_info *mi,
+			    const struct stg_dmi_info *dmi,
+			    const struct stg_gpu_info *gi)
+{
+	r->cpu_model = ci->model;
+	r->threads_per_core = ci->threads_per_core > 0 ?
+		(unsigned)ci->threads_per_core : 1;
+	r->ram_total = mi->total_bytes > 0 ? (uint64_t)mi->total_bytes : 0;
+	r->ram_available = mi->available_bytes > 0 ?
+		(uint64_t)mi->available_bytes : 0;
+	r->cgroup_limit = mi->cgroup_limit_bytes;
+	r->instance_type = dmi->product_name;
+	r->vendor = dmi->sys_vendor;
+	r->gpus_present = gi->count;
+}
