@@ -5,30 +5,20 @@
  *
  * Threads: the generator's workers (--jobs); the progress callback runs in
  * whichever worker wrote a file, one call at a time. SIGINT/SIGTERM only
- * set a flag that the workers poll between files; the run then stops
+ * set cli_stop, which the workers poll between files; the run then stops
  * before writing another file, so an interrupted run leaves complete files
  * only.
  */
 #include <errno.h>
 #include <getopt.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "report.h"
 #include "workloads.h"
-
-static volatile sig_atomic_t gen_stop;
-
-static void gen_on_signal(int sig)
-{
-	gen_stop = sig;
-}
 
 static void gen_usage(FILE *f)
 {
@@ -59,20 +49,12 @@ struct gen_progress {
 	double last;
 };
 
-static double gen_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* One updating line on a terminal, at most ten times a second. */
 static void gen_progress_cb(void *arg, const struct wl_gen_stats *st,
 			    bool done)
 {
 	struct gen_progress *p = arg;
-	const double t = gen_now();
+	const double t = stg_now();
 	double frac, eta;
 
 	if (!p->tty)
@@ -94,15 +76,56 @@ static void gen_progress_cb(void *arg, const struct wl_gen_stats *st,
 		fputc('\n', stderr);
 }
 
-static void gen_print_path(FILE *f, const char *path)
-{
-	char *t = rpt_path_text(path, strlen(path));
+struct gen_opts {
+	const char *workload, *dir;
+	struct wl_gen_opts o;
+	bool quiet, have_size, have_files;
+};
 
-	fputs(t ? t : "?", f);
-	free(t);
+/* One option. 0, FR_EXIT_USAGE, or -1 after --help. */
+static int gen_opt(int c, const char *arg, struct gen_opts *g)
+{
+	unsigned long ul;
+
+	switch (c) {
+	case 'w':
+		g->workload = arg;
+		return 0;
+	case 's':
+		if (cli_parse_size(arg, &g->o.size_bytes) || !g->o.size_bytes)
+			return cli_usage_error("gen", "bad --size '%s' (e.g. "
+					       "200M, 1.5G)", arg);
+		g->have_size = true;
+		return 0;
+	case 'n':
+		if (cli_parse_ulong(arg, 1, 100000000, &ul))
+			return cli_usage_error("gen", "bad --files '%s' (1 to "
+					       "100000000)", arg);
+		g->o.files = ul;
+		g->have_files = true;
+		return 0;
+	case 'S':
+		if (cli_parse_u64(arg, &g->o.seed))
+			return cli_usage_error("gen", "bad --seed '%s'", arg);
+		return 0;
+	case 'j':
+		if (cli_parse_ulong(arg, 1, WL_GEN_MAX_JOBS, &ul))
+			return cli_usage_error("gen", "bad --jobs '%s' (1 to "
+					       "%u)", arg, WL_GEN_MAX_JOBS);
+		g->o.jobs = (unsigned)ul;
+		return 0;
+	case 'q':
+		g->quiet = true;
+		return 0;
+	case 'h':
+		gen_usage(stdout);
+		return -1;
+	default:
+		return cli_usage_error("gen", "unknown option");
+	}
 }
 
-int cmd_gen(int argc, char **argv)
+static int gen_parse(int argc, char **argv, struct gen_opts *g)
 {
 	static const struct option lo[] = {
 		{ "workload", required_argument, NULL, 'w' },
@@ -114,152 +137,90 @@ int cmd_gen(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *wname = "imagenet", *dir;
-	const struct wl_workload *w;
-	struct wl_gen_opts o = { 0 };
-	struct wl_gen_stats st;
-	struct gen_progress prog = { 0 };
-	struct sigaction sa, old_int, old_term;
-	char errpath[4096] = "";
-	bool quiet = false, have_size = false, have_files = false;
-	unsigned long ul;
-	int c, rc;
+	int c, ret;
 
-	o.seed = 1;
+	memset(g, 0, sizeof(*g));
+	g->workload = "imagenet";
+	g->o.seed = 1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "w:s:n:j:qh", lo, NULL)) != -1) {
-		switch (c) {
-		case 'w':
-			wname = optarg;
-			break;
-		case 's':
-			if (cli_parse_size(optarg, &o.size_bytes) ||
-			    o.size_bytes == 0)
-				return cli_usage_error("gen", "bad --size '%s' "
-					"(e.g. 200M, 1.5G)", optarg);
-			have_size = true;
-			break;
-		case 'n':
-			if (cli_parse_ulong(optarg, 1, 100000000, &ul))
-				return cli_usage_error("gen", "bad --files '%s' "
-					"(1 to 100000000)", optarg);
-			o.files = ul;
-			have_files = true;
-			break;
-		case 'S': {
-			char *end;
-
-			errno = 0;
-			o.seed = strtoull(optarg, &end, 0);
-			if (errno || end == optarg || *end || optarg[0] == '-')
-				return cli_usage_error("gen", "bad --seed '%s'",
-						       optarg);
-			break;
-		}
-		case 'j':
-			if (cli_parse_ulong(optarg, 1, WL_GEN_MAX_JOBS, &ul))
-				return cli_usage_error("gen", "bad --jobs '%s' "
-					"(1 to %u)", optarg, WL_GEN_MAX_JOBS);
-			o.jobs = (unsigned)ul;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			gen_usage(stdout);
-			return FR_EXIT_OK;
-		default:
-			return cli_usage_error("gen", "unknown option");
-		}
-	}
+	while ((c = getopt_long(argc, argv, "w:s:n:j:qh", lo, NULL)) != -1)
+		if ((ret = gen_opt(c, optarg, g)))
+			return ret;
 	if (optind >= argc)
 		return cli_usage_error("gen", "missing the output folder DIR");
 	if (optind + 1 < argc)
 		return cli_usage_error("gen", "one output folder only");
-	dir = argv[optind];
-	if (have_size == have_files)
+	g->dir = argv[optind];
+	if (g->have_size == g->have_files)
 		return cli_usage_error("gen", "give exactly one of --size and "
 				       "--files");
-	if (wl_find(wname, &w)) {
-		char names[256];
+	return 0;
+}
 
-		wl_names(names, sizeof(names));
-		return cli_usage_error("gen", "unknown workload '%s' (valid: "
-				       "%s)", wname, names);
-	}
-	if (!w->gen)
-		return cli_usage_error("gen", "workload '%s' has no generator",
-				       wname);
-
-	if (!o.jobs) {
-		cpu_set_t set;
-
-		o.jobs = sched_getaffinity(0, sizeof(set), &set) == 0 ?
-			(unsigned)CPU_COUNT(&set) : 1;
-		if (o.jobs < 1)
-			o.jobs = 1;
-		if (o.jobs > WL_GEN_MAX_JOBS)
-			o.jobs = WL_GEN_MAX_JOBS;
-	}
-	gen_stop = 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = gen_on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	prog.tty = !quiet && isatty(STDERR_FILENO);
-	o.progress = gen_progress_cb;
-	o.progress_arg = &prog;
-	o.stop = &gen_stop;
-	o.err_path = errpath;
-	o.err_path_len = sizeof(errpath);
-
-	rc = w->gen->generate(w, dir, &o, &st);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-
+/* A failed generation, said; its exit code. */
+static int gen_failed(const struct gen_opts *g, int rc,
+		      const struct wl_gen_stats *st, const char *errpath)
+{
+	fprintf(stderr, "feedrate gen: ");
 	if (rc == -ENOTEMPTY || rc == -ENOTDIR || rc == -EEXIST) {
-		fprintf(stderr, "feedrate gen: ");
-		gen_print_path(stderr, dir);
+		cli_print_path(stderr, g->dir);
 		fprintf(stderr, rc == -ENOTDIR ? ": not a folder\n" :
 			": folder is not empty; gen writes only into an empty "
 			"or new folder\n");
 		fprintf(stderr, "Try 'feedrate gen --help'.\n");
 		return FR_EXIT_USAGE;
 	}
-	if (rc) {
-		fprintf(stderr, "feedrate gen: ");
-		if (rc == -EINTR) {
-			fprintf(stderr, "interrupted");
-		} else {
-			fprintf(stderr, "%s", strerror(-rc));
-			if (errpath[0]) {
-				fprintf(stderr, st.files ? " writing " : ": ");
-				gen_print_path(stderr, errpath);
-			}
+	if (rc == -EINTR) {
+		fprintf(stderr, "interrupted");
+	} else {
+		fprintf(stderr, "%s", strerror(-rc));
+		if (errpath[0]) {
+			fprintf(stderr, st->files ? " writing " : ": ");
+			cli_print_path(stderr, errpath);
 		}
-		if (st.files || rc == -ENOSPC || rc == -EINTR)
-			fprintf(stderr, "; stopped after %llu complete files "
-				"(%.1f MB); no partial file was left",
-				(unsigned long long)st.files, st.bytes / 1e6);
-		fputc('\n', stderr);
-		if (rc == -EINTR)
-			return gen_stop == SIGTERM ? FR_EXIT_SIGTERM :
-				FR_EXIT_SIGINT;
-		return FR_EXIT_ENV;
 	}
-	printf("gen: wrote %llu files in %u classes under ",
-	       (unsigned long long)st.files, st.classes);
-	gen_print_path(stdout, dir);
-	printf("/train: %.1f MB, mean %.1f KB, mean %.0f px; "
-	       "%llu grayscale, %llu CMYK, %llu progressive, "
-	       "%llu 4:4:4, %llu 4:2:0; seed %llu; %u jobs; %.1f s (%.1f MB/s)\n",
-	       st.bytes / 1e6, st.files ? st.bytes / 1e3 / st.files : 0.0,
-	       st.files ? (double)st.pixels / st.files : 0.0,
-	       (unsigned long long)st.gray, (unsigned long long)st.cmyk,
-	       (unsigned long long)st.progressive,
-	       (unsigned long long)st.sub444, (unsigned long long)st.sub420,
-	       (unsigned long long)o.seed, o.jobs, st.elapsed_s,
-	       st.elapsed_s > 0 ? st.bytes / 1e6 / st.elapsed_s : 0.0);
+	if (st->files || rc == -ENOSPC || rc == -EINTR)
+		fprintf(stderr, "; stopped after %llu complete files (%.1f MB); "
+			"no partial file was left",
+			(unsigned long long)st->files, st->bytes / 1e6);
+	fputc('\n', stderr);
+	return rc == -EINTR ? cli_exit_for_signal(cli_stop) : FR_EXIT_ENV;
+}
+
+int cmd_gen(int argc, char **argv)
+{
+	const struct wl_workload *w;
+	struct gen_progress prog = { 0 };
+	struct sigaction old[2];
+	struct wl_gen_stats st;
+	struct gen_opts g;
+	char errpath[4096] = "", names[256];
+	int rc = gen_parse(argc, argv, &g);
+
+	if (rc)
+		return rc < 0 ? FR_EXIT_OK : rc;
+	if (wl_find(g.workload, &w)) {
+		wl_names(names, sizeof(names));
+		return cli_usage_error("gen", "unknown workload '%s' (valid: "
+				       "%s)", g.workload, names);
+	}
+	if (!w->gen)
+		return cli_usage_error("gen", "workload '%s' has no generator",
+				       g.workload);
+	if (!g.o.jobs)
+		g.o.jobs = stg_cpus_usable() < WL_GEN_MAX_JOBS ?
+			   stg_cpus_usable() : WL_GEN_MAX_JOBS;
+	prog.tty = !g.quiet && isatty(STDERR_FILENO);
+	g.o.progress = gen_progress_cb;
+	g.o.progress_arg = &prog;
+	g.o.stop = &cli_stop;
+	g.o.err_path = errpath;
+	g.o.err_path_len = sizeof(errpath);
+	cli_signals_catch(old);
+	rc = w->gen->generate(w, g.dir, &g.o, &st);
+	cli_signals_restore(old);
+	if (rc)
+		return gen_failed(&g, rc, &st, errpath);
+	rpt_gen_print(stdout, g.dir, &st, g.o.seed, g.o.jobs);
 	return FR_EXIT_OK;
 }

@@ -208,6 +208,11 @@ void rpt_sweep_fill_machine(struct rpt_sweep *r, const struct stg_cpu_info *ci,
 			    const struct stg_dmi_info *dmi,
 			    const struct stg_gpu_info *gi);
 
+/* `feedrate gen`'s summary line for the dataset written in DIR. */
+struct wl_gen_stats;
+void rpt_gen_print(FILE *f, const char *dir, const struct wl_gen_stats *st,
+		   uint64_t seed, unsigned jobs);
+
 /* A ram point's protocol and figures in words, into HOW. */
 void rpt_ram_how(const struct ms_point_out *po, uint64_t epochs,
 		 size_t files_total, char *how, size_t how_len);
