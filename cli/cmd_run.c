@@ -364,7 +364,8 @@ static int run_report(struct run_state *s, struct rpt_run *rr)
 			rr->run_error_text);
 		return FR_EXIT_ENV;
 	}
-	if (ret == FR_EXIT_OK && s->res->errors)
+	/* files the listing dropped count as errors of the run */
+	if (ret == FR_EXIT_OK && (s->res->errors || rr->listing_errors))
 		return FR_EXIT_SAMPLE_ERRORS;
 	return ret;
 }
