@@ -67,7 +67,7 @@ struct sweep_opts {
 	uint64_t ram;
 	unsigned vcpus[SW_MAX_VCPUS];
 	unsigned nvcpus;
-	bool cache[RPT_CACHES];
+	bool cache[STG_CACHE_STATES];
 	bool cache_given;
 	double budget_s;
 	const char *csv, *html;
@@ -103,7 +103,7 @@ struct sweep_state {
 	char list_dir[4096];            /* temporary folder of sample lists */
 	unsigned list_seq;
 	char notes[1024];
-	char conf_why[RPT_CACHES][2][160];
+	char conf_why[STG_CACHE_STATES][2][160];
 	struct rpt_shape shapes[RPT_SHAPES_MAX];
 	struct stg_cpu_info ci;
 	struct stg_mem_info mi;
@@ -226,9 +226,9 @@ static int parse_caches(const char *s, struct sweep_opts *o)
 	memset(o->cache, 0, sizeof(o->cache));
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		enum rpt_cache c;
+		enum stg_cache_state c;
 
-		if (rpt_cache_parse(tok, &c))
+		if (stg_cache_state_parse(tok, &c))
 			return -EINVAL;
 		o->cache[c] = true;
 	}
@@ -257,8 +257,8 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
 	memset(o, 0, sizeof(*o));
 	ms_common_defaults(&o->c);
 	o->budget_s = 300;
-	o->cache[RPT_CACHE_COLD] = o->cache[RPT_CACHE_RAM] =
-		o->cache[RPT_CACHE_WARM] = true;
+	o->cache[STG_CACHE_COLD] = o->cache[STG_CACHE_RAM] =
+		o->cache[STG_CACHE_WARM] = true;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":w:g:b:c:B:h", lo, NULL)) != -1) {
@@ -313,7 +313,7 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
 	if (ret)
 		return ret;
 	if (o->ram && !o->cache_given)
-		o->cache[RPT_CACHE_RAM] = true;
+		o->cache[STG_CACHE_RAM] = true;
 	if ((o->c.json && !strcmp(o->c.json, "-")) +
 	    (o->csv && !strcmp(o->csv, "-")) +
 	    (o->html && !strcmp(o->html, "-")) > 1)
@@ -549,7 +549,7 @@ static int sample_dataset(struct sweep_state *s, size_t n,
 /* What a point (or a check run) measures. */
 struct sw_run {
 	unsigned vcpus;
-	enum rpt_cache cache;
+	enum stg_cache_state cache;
 	unsigned gpus;                  /* 0: raw feed */
 	double window_s;                /* the whole share left for it */
 	bool first_warm;                /* the warm prep may be skipped */
@@ -572,10 +572,10 @@ struct sw_run_out {
 	struct ms_point_out po;
 };
 
-static enum ms_cache ms_cache_of(enum rpt_cache c)
+static enum ms_cache ms_cache_of(enum stg_cache_state c)
 {
-	return c == RPT_CACHE_COLD ? MS_CACHE_COLD :
-	       c == RPT_CACHE_RAM ? MS_CACHE_RAM : MS_CACHE_WARM;
+	return c == STG_CACHE_COLD ? MS_CACHE_COLD :
+	       c == STG_CACHE_RAM ? MS_CACHE_RAM : MS_CACHE_WARM;
 }
 
 /*
@@ -621,7 +621,7 @@ static int run_one(struct sweep_state *s, const struct sw_run *r,
 	p.stop = (volatile int *)&sweep_stop;
 
 	ms_cache_prepare(s->md.ds, p.cache, !r->first_warm, &out->prep);
-	if (r->cache == RPT_CACHE_RAM) {
+	if (r->cache == STG_CACHE_RAM) {
 		const size_t n = stg_dataset_count(s->md.ds);
 		const uint64_t total = stg_dataset_total_bytes(s->md.ds);
 		const unsigned batch = s->o.c.batch ? s->o.c.batch : 256;
@@ -714,7 +714,7 @@ static int run_one(struct sweep_state *s, const struct sw_run *r,
 	p.warmup_s = 0;
 	p.duration_s = window;
 	p.epochs = 0;
-	if (r->cache == RPT_CACHE_RAM && !r->gpus) {
+	if (r->cache == STG_CACHE_RAM && !r->gpus) {
 		/* two measured epochs, capped by the share */
 		p.epochs = 2;
 		p.duration_s = window + SW_WARMUP_S;
@@ -747,14 +747,14 @@ static int run_one(struct sweep_state *s, const struct sw_run *r,
 	if (out->po.err)
 		snprintf(out->err_text, sizeof(out->err_text), "%s",
 			 out->po.err_text);
-	if (r->cache != RPT_CACHE_RAM) {
+	if (r->cache != STG_CACHE_RAM) {
 		out->sample_files = stg_dataset_count(p.ds);
 		out->sample_bytes = stg_dataset_total_bytes(p.ds);
 	}
 	out->hit_ratio = ms_hit_ratio(p.ds, s->o.c.seed, out->ram_bytes,
 				      out->hit_estimated, res, out->hit_src,
 				      sizeof(out->hit_src));
-	if (r->cache != RPT_CACHE_RAM && !out->hit_estimated &&
+	if (r->cache != STG_CACHE_RAM && !out->hit_estimated &&
 	    !res->probed_bytes)
 		out->hit_ratio = -1;
 out:
@@ -818,7 +818,7 @@ static void point_fill(struct sweep_state *s, struct sw_point *sp,
 	p->backend = sp->backend;
 	p->series = res->series;
 	p->series_len = res->series_len;
-	if (r->cache == RPT_CACHE_RAM) {
+	if (r->cache == STG_CACHE_RAM) {
 		snprintf(sp->how, sizeof(sp->how), "%.300s; page cache "
 			 "%.1f MB asked, cgroup limit %.1f MB (with the run's "
 			 "own memory), %.1f MB held after the run%s; one "
@@ -844,7 +844,7 @@ static void point_fill(struct sweep_state *s, struct sw_point *sp,
 
 /* Samples/s of the measured point (VCPUS, CACHE), 0 when none. */
 static double rate_at(const struct sweep_state *s, unsigned vcpus,
-		      enum rpt_cache c)
+		      enum stg_cache_state c)
 {
 	for (size_t i = 0; i < s->npts; i++) {
 		const struct rpt_point *p = &s->pts[i].rp;
@@ -859,7 +859,7 @@ static double rate_at(const struct sweep_state *s, unsigned vcpus,
 /* A rate for a ram point: cold at the same vCPUs, else scaled best. */
 static double ram_rate_hint(const struct sweep_state *s, unsigned vcpus)
 {
-	double r = rate_at(s, vcpus, RPT_CACHE_COLD);
+	double r = rate_at(s, vcpus, STG_CACHE_COLD);
 
 	if (r > 0)
 		return r;
@@ -931,22 +931,22 @@ static int run_points(struct sweep_state *s)
 		r.vcpus = sp->rp.vcpus;
 		r.cache = sp->rp.cache;
 		r.window_s = share;
-		r.first_warm = r.cache == RPT_CACHE_WARM && !warm_done;
-		if (r.cache == RPT_CACHE_RAM)
+		r.first_warm = r.cache == STG_CACHE_WARM && !warm_done;
+		if (r.cache == STG_CACHE_RAM)
 			r.rate_hint = ram_rate_hint(s, r.vcpus);
 		progress(s, "point %zu: %u vCPU%s, %s, %.0f s", ++count, r.vcpus,
-			 r.vcpus == 1 ? "" : "s", rpt_cache_name(r.cache),
+			 r.vcpus == 1 ? "" : "s", stg_cache_state_name(r.cache),
 			 share);
 		ret = run_one(s, &r, sp->res, &ro);
 		if (ret)
 			return ret;
-		if (r.cache == RPT_CACHE_WARM)
+		if (r.cache == STG_CACHE_WARM)
 			warm_done = true;
 		sp->done = true;
 		point_fill(s, sp, &r, &ro);
 		if (ro.prep.note[0])
 			note_add(s, "%u/%s: %s", r.vcpus,
-				 rpt_cache_name(r.cache), ro.prep.note);
+				 stg_cache_state_name(r.cache), ro.prep.note);
 	}
 	return 0;
 }
@@ -961,7 +961,7 @@ static int run_checks(struct sweep_state *s)
 		fprintf(stderr, "feedrate sweep: out of memory\n");
 		return FR_EXIT_ENV;
 	}
-	for (int c = 0; c < RPT_CACHES; c++) {
+	for (int c = 0; c < STG_CACHE_STATES; c++) {
 		const struct rpt_point *top = NULL;
 		unsigned g;
 
@@ -970,7 +970,7 @@ static int run_checks(struct sweep_state *s)
 
 			/* the point the verdict takes: not too short, a
 			 * ram point whose page cache was limited */
-			if (s->pts[i].done && p->cache == (enum rpt_cache)c &&
+			if (s->pts[i].done && p->cache == (enum stg_cache_state)c &&
 			    rpt_point_usable(p) &&
 			    (!top || p->vcpus > top->vcpus))
 				top = p;
@@ -1009,16 +1009,16 @@ static int run_checks(struct sweep_state *s)
 			}
 			memset(&r, 0, sizeof(r));
 			r.vcpus = top->vcpus;
-			r.cache = (enum rpt_cache)c;
+			r.cache = (enum stg_cache_state)c;
 			r.gpus = gpus;
 			r.window_s = SW_CONFIRM_S;
-			if (c == RPT_CACHE_RAM) {
+			if (c == STG_CACHE_RAM) {
 				r.rate_hint = ram_rate_hint(s, top->vcpus);
 				r.window_s = fmin(left, 2 * SW_CONFIRM_S);
 			}
 			progress(s, "check: %u x %s, %u vCPUs, %s", gpus,
 				 s->rs.gpu_type, top->vcpus,
-				 rpt_cache_name((enum rpt_cache)c));
+				 stg_cache_state_name((enum stg_cache_state)c));
 			memset(res, 0, sizeof(*res));
 			run_one(s, &r, res, &ro);
 			if (!ro.measured || !res->batches) {
@@ -1092,10 +1092,10 @@ static void lru_estimates(struct sweep_state *s)
 {
 	struct ldr_lru_estimate est;
 
-	s->rs.lru_ram_bytes = s->o.cache[RPT_CACHE_RAM] ? s->o.ram : 0;
+	s->rs.lru_ram_bytes = s->o.cache[STG_CACHE_RAM] ? s->o.ram : 0;
 	s->rs.lru_ram_steady = -1;
 	s->rs.lru_half_steady = -1;
-	if (!s->o.cache[RPT_CACHE_RAM])
+	if (!s->o.cache[STG_CACHE_RAM])
 		return;
 	if (!ldr_lru_estimate_run(s->md.ds, s->o.c.seed, 0, 1, false, 4,
 				  s->o.ram, &est))
@@ -1129,19 +1129,19 @@ static void machine_fill(struct sweep_state *s)
 static int plan_points(struct sweep_state *s)
 {
 	s->npts = 0;
-	s->pts = calloc((size_t)s->o.nvcpus * RPT_CACHES, sizeof(*s->pts));
-	s->plan = calloc((size_t)s->o.nvcpus * RPT_CACHES, sizeof(*s->plan));
+	s->pts = calloc((size_t)s->o.nvcpus * STG_CACHE_STATES, sizeof(*s->pts));
+	s->plan = calloc((size_t)s->o.nvcpus * STG_CACHE_STATES, sizeof(*s->plan));
 	if (!s->pts || !s->plan)
 		return -ENOMEM;
 	for (unsigned v = 0; v < s->o.nvcpus; v++)
-		for (int c = 0; c < RPT_CACHES; c++) {
+		for (int c = 0; c < STG_CACHE_STATES; c++) {
 			struct sw_point *sp;
 
 			if (!s->o.cache[c])
 				continue;
 			sp = &s->pts[s->npts++];
 			sp->rp.vcpus = s->o.vcpus[v];
-			sp->rp.cache = (enum rpt_cache)c;
+			sp->rp.cache = (enum stg_cache_state)c;
 			sp->rp.au = -1;
 			sp->rp.hit_ratio = -1;
 			sp->rp.fraction_resident = -1;
@@ -1150,7 +1150,7 @@ static int plan_points(struct sweep_state *s)
 		}
 	s->confirm_left = 0;
 	if (!s->o.no_check)
-		for (int c = 0; c < RPT_CACHES; c++)
+		for (int c = 0; c < STG_CACHE_STATES; c++)
 			s->confirm_left += s->o.cache[c] ? 2 : 0;
 	return 0;
 }
