@@ -337,6 +337,7 @@ static int sweep_checks(struct sweep_state *s)
 				return cli_fail("sweep", -ENOMEM, 0,
 						"out of memory");
 			cf->gpus = g + (unsigned)k;
+			cf->vcpus = s->rpts[top].vcpus;
 			cf->run = ck.run;
 			cf->au = ck.au;
 			snprintf(s->conf_why[c][k], sizeof(s->conf_why[c][k]),

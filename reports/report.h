@@ -45,6 +45,8 @@ int rpt_file_write(const char *path, const void *data, size_t len);
 #include <stdint.h>
 #include <stdio.h>
 
+#include "verdict.h"    /* the verdict's arithmetic */
+
 struct ldr_result;
 
 /* Version of the JSON a run writes; raised when a key changes meaning. */
@@ -95,7 +97,7 @@ struct rpt_run {
 	uint64_t cache_seen_bytes;      /* --ram: page cache charged to the
 	                                   cgroup after the run; 0 unknown */
 	bool ram_not_limited;           /* --ram: it held more than
-	                                   MS_RAM_SLACK x ram_bytes: the run
+	                                   LDR_RAM_SLACK x ram_bytes: the run
 	                                   was warmer than asked */
 	uint64_t page_cache_bytes;      /* --ram: the page cache modelled */
 	uint64_t cgroup_limit_bytes;    /* --ram: the cgroup limit (page cache
@@ -111,7 +113,7 @@ struct rpt_run {
 	bool demand_est;                /* the row is an estimate */
 	bool gpu_default;               /* type not given: the default */
 	bool gpu_sync_all;
-	double au_threshold;            /* 0.90 */
+	double au_threshold;            /* <= 0: LDR_DEFAULT_AU_THRESHOLD */
 
 	/* the result */
 	const struct ldr_result *res;   /* NULL when the run never started */
@@ -125,23 +127,18 @@ struct rpt_run {
 
 /*
  * How many GPUs of the run's type the measured feed rate keeps at or
- * above the AU threshold: a GPU at AU a eats a x demand samples/s, so G
- * GPUs stay at >= T while G x T x demand <= samples/s, i.e.
- * G = floor(samples_per_s / (T x demand)). 0 when unknown (and when the
+ * above the AU threshold: rpt_verdict_gpus_fed() on the run's numbers
+ * (floor(samples_per_s / (T x demand))). 0 when unknown (and when the
  * run was too short to judge).
  */
 unsigned rpt_run_gpus_fed(const struct rpt_run *r);
 
-/* Fewest batches a verdict rests on: this many per GPU, and never fewer. */
-#define RPT_RUN_MIN_BATCHES_PER_GPU 2
-#define RPT_RUN_MIN_BATCHES 2
-
 /*
- * Was R's measurement too short to judge: the window ended inside the
- * warm-up, or fewer batches than RPT_RUN_MIN_BATCHES_PER_GPU per emulated
- * GPU (at least RPT_RUN_MIN_BATCHES) were measured? Writes the reason
- * into WHY (LEN bytes) and returns true; false when it can be judged or
- * nothing was measured at all.
+ * Was R's measurement too short to judge (rpt_verdict_run(): the window
+ * ended inside the warm-up, or fewer than RPT_RUN_MIN_BATCHES_PER_GPU
+ * batches per emulated GPU, at least RPT_RUN_MIN_BATCHES, were
+ * measured)? Writes the reason into WHY (LEN bytes) and returns true;
+ * false when it can be judged or nothing was measured at all.
  */
 bool rpt_run_too_short(const struct rpt_run *r, char *why, size_t len);
 
@@ -212,6 +209,14 @@ void rpt_sweep_fill_machine(struct rpt_sweep *r, const struct stg_cpu_info *ci,
 struct wl_gen_stats;
 void rpt_gen_print(FILE *f, const char *dir, const struct wl_gen_stats *st,
 		   uint64_t seed, unsigned jobs);
+
+/*
+ * The "ram" object of a ram point's JSON (run and sweep alike): the page
+ * cache the report names (page_cache_bytes) and the memory cgroup's limit
+ * (cgroup_limit_bytes: that page cache plus the run's own memory,
+ * measured; null when no cgroup could be made). A new reference.
+ */
+json_t *rpt_json_ram(uint64_t page_cache_bytes, uint64_t cgroup_limit_bytes);
 
 /* A ram point's protocol and figures in words, into HOW. */
 void rpt_ram_how(const struct ms_point_out *po, uint64_t epochs,

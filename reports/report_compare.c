@@ -31,6 +31,42 @@ static double num_at(const json_t *o, const char *key, double dflt)
 	return json_is_number(v) ? json_number_value(v) : dflt;
 }
 
+/* The most check runs of one cache state read back. */
+#define CMP_CHECKS_MAX 8
+
+/*
+ * GPUs fed for cache state C of candidate OUT, drawn by the verdict from
+ * the report's numbers: its samples/s at the top point, the demand and
+ * threshold, and the check runs in CV's confirmations[].
+ */
+static void refed(struct rpt_candidate *out, enum stg_cache_state c,
+		  const json_t *cv)
+{
+	struct rpt_confirm runs[CMP_CHECKS_MAX];
+	const json_t *conf = json_object_get(cv, "confirmations"), *r;
+	struct rpt_check check;
+	size_t i, n = 0;
+
+	json_array_foreach(conf, i, r) {
+		if (n == CMP_CHECKS_MAX)
+			break;
+		runs[n] = (struct rpt_confirm){
+			.run = true,
+			.gpus = (unsigned)num_at(r, "gpus", 0),
+			.au = num_at(r, "au", 0),
+			.vcpus = (unsigned)num_at(r, "vcpus", 0),
+		};
+		n++;
+	}
+	rpt_verdict_confirm(rpt_verdict_gpus_fed(out->samples_per_s[c],
+						 out->demand_per_gpu,
+						 out->au_threshold),
+			    runs, n, out->vcpus_at[c], out->au_threshold,
+			    &check);
+	out->gpus_fed[c] = (int)check.gpus_fed;
+	out->checks_ignored[c] = check.ignored;
+}
+
 void rpt_candidate_free(struct rpt_candidate *c)
 {
 	if (!c)
@@ -41,7 +77,7 @@ void rpt_candidate_free(struct rpt_candidate *c)
 	free(c->storage);
 	free(c->gpu);
 	free(c->headline);
-	for (int k = 0; k < RPT_CACHES; k++)
+	for (int k = 0; k < STG_CACHE_STATES; k++)
 		free(c->limiting[k]);
 	memset(c, 0, sizeof(*c));
 }
@@ -118,26 +154,30 @@ int rpt_candidate_from_json(const json_t *root, const char *file,
 	out->gpu = dup_or_empty(str_at(gpus, "type"));
 	out->gpu_count = (unsigned)num_at(gpus, "count", 0);
 	out->demand_per_gpu = num_at(gpus, "demand_per_gpu", 0);
+	out->au_threshold = rpt_verdict_threshold(num_at(gpus, "au_threshold",
+							 0));
 	out->headline = dup_or_empty(str_at(verdict, "headline"));
-	for (int k = 0; k < RPT_CACHES; k++) {
+	for (int k = 0; k < STG_CACHE_STATES; k++) {
 		out->gpus_fed[k] = -1;
+		out->gpus_fed_stored[k] = -1;
 		out->vcpus_per_gpu[k] = -1;
 	}
 	per = json_object_get(verdict, "per_cache");
 	json_array_foreach(per, i, cv) {
-		enum rpt_cache c;
+		enum stg_cache_state c;
 
-		if (rpt_cache_parse(str_at(cv, "cache"), &c))
+		if (stg_cache_state_parse(str_at(cv, "cache"), &c))
 			continue;
 		out->have[c] = true;
 		out->samples_per_s[c] = num_at(cv, "samples_per_s", 0);
 		out->vcpus_at[c] = (unsigned)num_at(cv, "vcpus", 0);
-		out->gpus_fed[c] = (int)num_at(cv, "gpus_fed", -1);
+		out->gpus_fed_stored[c] = (int)num_at(cv, "gpus_fed", -1);
+		refed(out, c, cv);
 		out->vcpus_per_gpu[c] = num_at(cv, "vcpus_per_gpu", -1);
 		free(out->limiting[c]);
 		out->limiting[c] = dup_or_empty(str_at(cv, "limiting"));
 	}
-	for (int k = 0; k < RPT_CACHES; k++)
+	for (int k = 0; k < STG_CACHE_STATES; k++)
 		if (!out->limiting[k])
 			out->limiting[k] = dup_or_empty("");
 	if (!out->label || !out->cpu_model || !out->storage || !out->gpu ||
@@ -147,6 +187,36 @@ int rpt_candidate_from_json(const json_t *root, const char *file,
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+bool rpt_candidate_note(const struct rpt_candidate *c,
+			enum stg_cache_state k, char *buf, size_t len)
+{
+	const bool differs = c->have[k] && c->gpus_fed_stored[k] >= 0 &&
+			     c->gpus_fed_stored[k] != c->gpus_fed[k];
+	const bool ignored = c->have[k] && c->checks_ignored[k];
+	size_t used;
+
+	if (len)
+		buf[0] = '\0';
+	if (!differs && !ignored)
+		return false;
+	snprintf(buf, len, "%s, %s:", c->label, stg_cache_state_name(k));
+	used = strlen(buf);
+	if (differs && used < len)
+		snprintf(buf + used, len - used, " the report says %d GPUs fed, "
+			 "its numbers give %d (shown);", c->gpus_fed_stored[k],
+			 c->gpus_fed[k]);
+	used = strlen(buf);
+	if (ignored && used < len)
+		snprintf(buf + used, len - used, " %u check run%s not used "
+			 "by the check rule (see its checks_note);",
+			 c->checks_ignored[k],
+			 c->checks_ignored[k] == 1 ? "" : "s");
+	used = strlen(buf);
+	if (used && buf[used - 1] == ';')
+		buf[used - 1] = '\0';
+	return true;
 }
 
 #define CMP_COLS 3      /* candidates per block: 16 + 3 x 21 = 79 columns */
@@ -232,11 +302,11 @@ void rpt_compare_print(FILE *f, const struct rpt_candidate *c, size_t n)
 		row(f, "CPU", c, from, to, 1, 0);
 		row(f, "size", c, from, to, 2, 0);
 		row(f, "storage", c, from, to, 3, 0);
-		for (int k = 0; k < RPT_CACHES; k++) {
+		for (int k = 0; k < STG_CACHE_STATES; k++) {
 			char label[32];
 
 			snprintf(label, sizeof(label), "%s samples/s",
-				 rpt_cache_name((enum rpt_cache)k));
+				 stg_cache_state_name((enum stg_cache_state)k));
 			row(f, label, c, from, to, 4, k);
 			snprintf(label, sizeof(label), "  GPUs fed");
 			row(f, label, c, from, to, 5, k);
@@ -247,4 +317,12 @@ void rpt_compare_print(FILE *f, const struct rpt_candidate *c, size_t n)
 	fprintf(f, "\nverdicts\n");
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "  %s: %s\n", c[i].label, c[i].headline);
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < STG_CACHE_STATES; k++) {
+			char note[256];
+
+			if (rpt_candidate_note(&c[i], (enum stg_cache_state)k,
+					       note, sizeof(note)))
+				fprintf(f, "  note: %s\n", note);
+		}
 }

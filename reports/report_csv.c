@@ -56,11 +56,11 @@ char *rpt_sweep_csv(const struct rpt_sweep *s)
 		const bool m = p->status == RPT_POINT_MEASURED;
 
 		rpt_buf_printf(&b, "%u,%s,%s,", p->vcpus,
-			       rpt_cache_name(p->cache),
+			       stg_cache_state_name(p->cache),
 			       p->status == RPT_POINT_DROPPED ? "dropped" :
 			       p->status == RPT_POINT_FAILED ? "failed" :
 			       "measured");
-		if (p->cache == RPT_CACHE_RAM && p->ram_bytes)
+		if (p->cache == STG_CACHE_RAM && p->ram_bytes)
 			rpt_buf_printf(&b, "%llu", (unsigned long long)
 				       p->ram_bytes);
 		rpt_buf_printf(&b, ",");

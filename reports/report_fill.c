@@ -4,6 +4,8 @@
  * words; nothing here measures, prints or decides a verdict.
  */
 #include <math.h>
+
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -183,4 +185,12 @@ void rpt_sweep_fill_machine(struct rpt_sweep *r, const struct stg_cpu_info *ci,
 	r->instance_type = dmi->product_name;
 	r->vendor = dmi->sys_vendor;
 	r->gpus_present = gi->count;
+}
+
+json_t *rpt_json_ram(uint64_t page_cache_bytes, uint64_t cgroup_limit_bytes)
+{
+	return json_pack("{s:I,s:o}", "page_cache_bytes",
+			 (json_int_t)page_cache_bytes, "cgroup_limit_bytes",
+			 cgroup_limit_bytes ? json_integer((json_int_t)
+			 cgroup_limit_bytes) : json_null());
 }

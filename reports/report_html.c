@@ -117,7 +117,7 @@ char *rpt_buf_take(struct rpt_buf *b)
 
 /* ---- the page ---- */
 
-static const char *const colour[RPT_CACHES] = {
+static const char *const colour[STG_CACHE_STATES] = {
 	"#1f5fbf", "#c07a00", "#c0392b"
 };
 
@@ -162,8 +162,7 @@ static double nice_max(double v)
 /* samples/s against vCPUs, with the demand lines and the ceiling. */
 static void plot_main(struct rpt_buf *b, const struct rpt_sweep *s)
 {
-	const double need = (s->au_threshold > 0 ? s->au_threshold : 0.9) *
-			    s->demand_per_gpu;
+	const double need = s->v.need_per_gpu;
 	const double w = PW - ML - MR, h = PH - MT - MB;
 	double xmax = s->vcpus_total, ymax = 0;
 	unsigned step = 1, lines;
@@ -244,7 +243,7 @@ static void plot_main(struct rpt_buf *b, const struct rpt_sweep *s)
 			       "(at least)");
 	}
 	/* one line per cache state */
-	for (int c = 0; c < RPT_CACHES; c++) {
+	for (int c = 0; c < STG_CACHE_STATES; c++) {
 		struct rpt_buf pts;
 		bool any = false;
 
@@ -252,7 +251,7 @@ static void plot_main(struct rpt_buf *b, const struct rpt_sweep *s)
 		for (size_t i = 0; i < s->npoints; i++) {
 			const struct rpt_point *p = &s->points[i];
 
-			if (p->cache != (enum rpt_cache)c ||
+			if (p->cache != (enum stg_cache_state)c ||
 			    p->status != RPT_POINT_MEASURED)
 				continue;
 			rpt_buf_printf(&pts, "%s%.1f,%.1f", any ? " " : "",
@@ -267,13 +266,13 @@ static void plot_main(struct rpt_buf *b, const struct rpt_sweep *s)
 		rpt_buf_printf(b, "<g class=\"series\" data-cache=\"%s\">"
 			       "<polyline fill=\"none\" stroke=\"%s\" "
 			       "stroke-width=\"2\" points=\"%s\"/>\n",
-			       rpt_cache_name((enum rpt_cache)c), colour[c],
+			       stg_cache_state_name((enum stg_cache_state)c), colour[c],
 			       pts.ok && pts.s ? pts.s : "");
 		free(rpt_buf_take(&pts));
 		for (size_t i = 0; i < s->npoints; i++) {
 			const struct rpt_point *p = &s->points[i];
 
-			if (p->cache != (enum rpt_cache)c ||
+			if (p->cache != (enum stg_cache_state)c ||
 			    p->status != RPT_POINT_MEASURED)
 				continue;
 			rpt_buf_printf(b, "<circle class=\"pt\" data-vcpus=\"%u\" "
@@ -284,12 +283,12 @@ static void plot_main(struct rpt_buf *b, const struct rpt_sweep *s)
 				       ML + w * p->vcpus / xmax,
 				       MT + h - h * p->samples_per_s / ymax,
 				       colour[c], p->vcpus,
-				       rpt_cache_name((enum rpt_cache)c),
+				       stg_cache_state_name((enum stg_cache_state)c),
 				       p->samples_per_s);
 		}
 		rpt_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">%s"
 			       "</text></g>\n", ML + 10, MT + 14 + 14.0 * c,
-			       colour[c], rpt_cache_name((enum rpt_cache)c));
+			       colour[c], stg_cache_state_name((enum stg_cache_state)c));
 	}
 	rpt_buf_printf(b, "</svg>\n");
 }
@@ -313,7 +312,7 @@ static void plot_series(struct rpt_buf *b, const struct rpt_point *p,
 		       "height=\"%.0f\"><rect x=\"0\" y=\"0\" width=\"%.0f\" "
 		       "height=\"%.0f\" fill=\"#fafafa\" stroke=\"#ddd\"/>"
 		       "<polyline fill=\"none\" stroke=\"%s\" points=\"",
-		       p->vcpus, rpt_cache_name(p->cache), w, h + 16, w, h,
+		       p->vcpus, stg_cache_state_name(p->cache), w, h + 16, w, h,
 		       colour[c]);
 	for (unsigned i = 0; i < p->series_len; i++)
 		rpt_buf_printf(b, "%s%.1f,%.1f", i ? " " : "",
@@ -321,7 +320,7 @@ static void plot_series(struct rpt_buf *b, const struct rpt_point *p,
 			       h - h * p->series[i].samples_per_s / ymax);
 	rpt_buf_printf(b, "\"/><text x=\"4\" y=\"12\">%.0f</text><text x=\"4\" "
 		       "y=\"%.0f\">%u vCPUs, %s, %.0f s</text></svg>\n", ymax,
-		       h + 13, p->vcpus, rpt_cache_name(p->cache), tmax);
+		       h + 13, p->vcpus, stg_cache_state_name(p->cache), tmax);
 }
 
 static const char *conf_word(int c)
@@ -340,13 +339,13 @@ static void verdict_table(struct rpt_buf *b, const struct rpt_sweep *s)
 		       "<th>vCPUs</th><th>samples/s</th><th>GPUs fed</th>"
 		       "<th>check</th><th>limit</th><th>vCPUs/GPU</th>"
 		       "<th>hit ratio</th></tr>\n");
-	for (int c = 0; c < RPT_CACHES; c++) {
+	for (int c = 0; c < STG_CACHE_STATES; c++) {
 		const struct rpt_cache_verdict *cv = &s->v.cache[c];
 
 		if (!cv->measured && cv->not_judged) {
 			rpt_buf_printf(b, "<tr><td>%s</td><td colspan=\"7\" "
 				       "class=\"note\">not judged: ",
-				       rpt_cache_name((enum rpt_cache)c));
+				       stg_cache_state_name((enum stg_cache_state)c));
 			rpt_buf_html(b, cv->not_judged);
 			rpt_buf_printf(b, "</td></tr>\n");
 			continue;
@@ -354,8 +353,8 @@ static void verdict_table(struct rpt_buf *b, const struct rpt_sweep *s)
 		if (!cv->measured)
 			continue;
 		rpt_buf_printf(b, "<tr><td>%s</td><td>%u</td><td>%.0f</td>"
-			       "<td>%u</td><td>%s</td><td>", rpt_cache_name(
-			       (enum rpt_cache)c), cv->vcpus_top,
+			       "<td>%u</td><td>%s</td><td>", stg_cache_state_name(
+			       (enum stg_cache_state)c), cv->vcpus_top,
 			       cv->samples_per_s, cv->gpus_fed,
 			       conf_word(cv->confirmation));
 		rpt_buf_html(b, cv->limiting);
@@ -370,6 +369,12 @@ static void verdict_table(struct rpt_buf *b, const struct rpt_sweep *s)
 				       "");
 		else
 			rpt_buf_printf(b, "</td><td>-</td></tr>\n");
+		if (cv->check.ignored) {
+			rpt_buf_printf(b, "<tr><td colspan=\"8\" class=\"note\">"
+				       "check runs NOT USED: ");
+			rpt_buf_html(b, cv->check.note);
+			rpt_buf_printf(b, "</td></tr>\n");
+		}
 		if (cv->inconsistent)
 			rpt_buf_printf(b, "<tr><td colspan=\"8\" class=\"note\">"
 				       "NOT PROJECTED: the figures at %u vCPUs "
@@ -446,7 +451,7 @@ static void points_table(struct rpt_buf *b, const struct rpt_sweep *s)
 		const struct rpt_point *p = &s->points[i];
 
 		rpt_buf_printf(b, "<tr><td>%u</td><td>%s</td><td>", p->vcpus,
-			       rpt_cache_name(p->cache));
+			       stg_cache_state_name(p->cache));
 		if (p->status != RPT_POINT_MEASURED) {
 			rpt_buf_printf(b, "%s: ", p->status ==
 				       RPT_POINT_DROPPED ? "dropped" : "failed");
@@ -456,7 +461,7 @@ static void points_table(struct rpt_buf *b, const struct rpt_sweep *s)
 			continue;
 		}
 		rpt_buf_printf(b, "measured%s%s</td><td>%.0f</td><td>",
-			       p->cache == RPT_CACHE_RAM && p->ram_not_limited ?
+			       p->cache == STG_CACHE_RAM && p->ram_not_limited ?
 			       " (page cache not limited: ran warm)" : "",
 			       rpt_point_too_short(p) ? " (too short)" : "",
 			       p->samples_per_s);
@@ -520,7 +525,9 @@ char *rpt_sweep_html(const struct rpt_sweep *s)
 	plot_main(&b, s);
 	rpt_buf_printf(&b, "<p class=\"note\">Raw feed rate (no GPU consuming)."
 		       " Dashed lines: what 1, 2, ... GPUs eat at the AU "
-		       "threshold. Dotted: storage, seen cold.</p>\n");
+		       "threshold (%.0f %%: %.0f samples/s each). Dotted: "
+		       "storage, seen cold.</p>\n", s->v.au_threshold * 100,
+		       s->v.need_per_gpu);
 	if (s->v.storage_known)
 		rpt_buf_printf(&b, "<p>Storage, cold: %.1f MB/s, %.0f files/s "
 			       "(%s); feeds %.1f GPUs.</p>\n",
@@ -589,9 +596,9 @@ char *rpt_compare_html(const struct rpt_candidate *c, size_t n)
 		rpt_buf_printf(&b, "</td>");
 	}
 	rpt_buf_printf(&b, "</tr>\n");
-	for (int k = 0; k < RPT_CACHES; k++) {
-		rpt_buf_printf(&b, "<tr><td>%s</td>", rpt_cache_name(
-			(enum rpt_cache)k));
+	for (int k = 0; k < STG_CACHE_STATES; k++) {
+		rpt_buf_printf(&b, "<tr><td>%s</td>", stg_cache_state_name(
+			(enum stg_cache_state)k));
 		for (size_t i = 0; i < n; i++) {
 			if (!c[i].have[k]) {
 				rpt_buf_printf(&b, "<td>-</td>");
@@ -609,16 +616,27 @@ char *rpt_compare_html(const struct rpt_candidate *c, size_t n)
 		rpt_buf_printf(&b, "</tr>\n");
 	}
 	rpt_buf_printf(&b, "</table>\n");
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < STG_CACHE_STATES; k++) {
+			char note[256];
+
+			if (!rpt_candidate_note(&c[i], (enum stg_cache_state)k,
+						note, sizeof(note)))
+				continue;
+			rpt_buf_printf(&b, "<p class=\"note\">");
+			rpt_buf_html(&b, note);
+			rpt_buf_printf(&b, "</p>\n");
+		}
 	/* a grouped bar chart: samples/s per cache state per candidate */
 	ymax = nice_max(ymax * 1.05);
-	w = ML + n * (RPT_CACHES * bw + gap) + 20;
+	w = ML + n * (STG_CACHE_STATES * bw + gap) + 20;
 	rpt_buf_printf(&b, "<h2>samples/s</h2>\n<svg class=\"bars\" xmlns="
 		       "\"http://www.w3.org/2000/svg\" width=\"%.0f\" height="
 		       "\"%.0f\">\n", w, h + 60);
 	for (size_t i = 0; i < n; i++) {
-		const double x0 = ML + i * (RPT_CACHES * bw + gap);
+		const double x0 = ML + i * (STG_CACHE_STATES * bw + gap);
 
-		for (int k = 0; k < RPT_CACHES; k++) {
+		for (int k = 0; k < STG_CACHE_STATES; k++) {
 			double bh;
 
 			if (!c[i].have[k])
@@ -628,10 +646,10 @@ char *rpt_compare_html(const struct rpt_candidate *c, size_t n)
 				       "x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 				       "height=\"%.1f\" fill=\"%s\"><title>%.0f "
 				       "samples/s, %s</title></rect>\n",
-				       rpt_cache_name((enum rpt_cache)k),
+				       stg_cache_state_name((enum stg_cache_state)k),
 				       x0 + k * bw, 10 + h - bh, bw - 2, bh,
 				       colour[k], c[i].samples_per_s[k],
-				       rpt_cache_name((enum rpt_cache)k));
+				       stg_cache_state_name((enum stg_cache_state)k));
 		}
 		rpt_buf_printf(&b, "<text x=\"%.1f\" y=\"%.1f\">", x0,
 			       h + 28);
@@ -641,10 +659,10 @@ char *rpt_compare_html(const struct rpt_candidate *c, size_t n)
 	rpt_buf_printf(&b, "<text x=\"%.1f\" y=\"20\" text-anchor=\"end\">%.0f"
 		       "</text><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">0"
 		       "</text>\n", ML - 6, ymax, ML - 6, h + 10);
-	for (int k = 0; k < RPT_CACHES; k++)
+	for (int k = 0; k < STG_CACHE_STATES; k++)
 		rpt_buf_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">%s"
 			       "</text>\n", ML + 60.0 * k, h + 50, colour[k],
-			       rpt_cache_name((enum rpt_cache)k));
+			       stg_cache_state_name((enum stg_cache_state)k));
 	rpt_buf_printf(&b, "</svg>\n</body></html>\n");
 	return rpt_buf_take(&b);
 }

@@ -19,65 +19,63 @@ static const char *nz(const char *s)
 	return s ? s : "";
 }
 
-static double thr_of(const struct rpt_run *r)
-{
-	return r->au_threshold > 0 ? r->au_threshold : 0.90;
-}
-
 static bool have_result(const struct rpt_run *r)
 {
 	return r->res && (r->res->measured_s > 0 || r->res->samples);
 }
 
-bool rpt_run_too_short(const struct rpt_run *r, char *why, size_t len)
+/* R's verdict (verdict.h), from its numbers. */
+static void judge(const struct rpt_run *r, struct rpt_run_judgement *j)
 {
 	const struct ldr_result *res = r->res;
-	uint64_t need = (uint64_t)r->gpu_count * RPT_RUN_MIN_BATCHES_PER_GPU;
+	struct rpt_run_numbers n = {
+		.measured = have_result(r),
+		.gpu_count = r->gpu_count,
+		.demand_per_gpu = r->demand_per_gpu,
+		.au_threshold = r->au_threshold,
+	};
 
+	if (res) {
+		n.samples_per_s = res->samples_per_s;
+		n.au = res->au;
+		n.batches = res->batches;
+		n.batch = res->batch;
+		n.measured_s = res->measured_s;
+		n.warmup_incomplete = res->warmup_incomplete;
+	}
+	rpt_verdict_run(&n, j);
+}
+
+static double thr_of(const struct rpt_run *r)
+{
+	return rpt_verdict_threshold(r->au_threshold);
+}
+
+bool rpt_run_too_short(const struct rpt_run *r, char *why, size_t len)
+{
+	struct rpt_run_judgement j;
+
+	judge(r, &j);
 	if (len)
-		why[0] = '\0';
-	if (!have_result(r) || !res->batches)
-		return false;
-	if (need < RPT_RUN_MIN_BATCHES)
-		need = RPT_RUN_MIN_BATCHES;
-	if (res->warmup_incomplete) {
-		snprintf(why, len, "the window ended inside the warm-up, so "
-			 "the numbers include start-up; %llu batch%s measured",
-			 (unsigned long long)res->batches,
-			 res->batches == 1 ? "" : "es");
-		return true;
-	}
-	if (res->batches < need) {
-		snprintf(why, len, "%llu batch%s of %u measured in %.2f s, at "
-			 "least %llu needed (%u per GPU, at least %u)",
-			 (unsigned long long)res->batches,
-			 res->batches == 1 ? "" : "es", res->batch,
-			 res->measured_s, (unsigned long long)need,
-			 RPT_RUN_MIN_BATCHES_PER_GPU, RPT_RUN_MIN_BATCHES);
-		return true;
-	}
-	return false;
+		snprintf(why, len, "%s", j.why);
+	return j.too_short;
 }
 
 unsigned rpt_run_gpus_fed(const struct rpt_run *r)
 {
-	char why[8];
-	double need, g;
+	struct rpt_run_judgement j;
 
-	if (!have_result(r) || !(r->demand_per_gpu > 0) ||
-	    rpt_run_too_short(r, why, sizeof(why)))
-		return 0;
-	need = thr_of(r) * r->demand_per_gpu;
-	/* a hair of slack so that exactly T x demand counts as fed */
-	g = floor(r->res->samples_per_s / need + 1e-9);
-	return g > 1e6 ? 1000000u : (unsigned)g;
+	judge(r, &j);
+	return j.gpus_fed;
 }
 
 /* True when the run had GPUs and they were fed at the threshold. */
 static bool gpus_were_fed(const struct rpt_run *r)
 {
-	return have_result(r) && r->gpu_count > 0 &&
-	       r->res->au + 1e-12 >= thr_of(r);
+	struct rpt_run_judgement j;
+
+	judge(r, &j);
+	return have_result(r) && j.asked_fed;
 }
 
 void rpt_run_verdict(const struct rpt_run *r, char *buf, size_t len)
@@ -574,6 +572,8 @@ json_t *rpt_run_json(const struct rpt_run *r)
 				    json_null());
 		json_object_set_new(root, "ram_limited",
 				    json_boolean(!r->ram_not_limited));
+		json_object_set_new(root, "ram", rpt_json_ram(
+			r->page_cache_bytes, r->cgroup_limit_bytes));
 	}
 	json_object_set_new(root, "fraction_resident",
 			    num_or_null(r->fraction_resident,

@@ -1,333 +1,52 @@
 /*
- * report_sweep.c - the verdict of `feedrate sweep` and its text and JSON
- * reports. The verdict is arithmetic on the points the command measured
- * (struct rpt_sweep): nothing here runs the engine.
+ * report_sweep.c - the text and JSON reports of `feedrate sweep`. The
+ * verdict itself is verdict.c's (rpt_verdict_draw, on the points the
+ * command measured); this file only formats it. Nothing here runs the
+ * engine.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "loader.h"
 #include "report.h"
 #include "report_fmt.h"
 #include "report_sweep.h"
 
-static const char *const cache_names[RPT_CACHES] = { "cold", "ram", "warm" };
-
-const char *rpt_cache_name(enum rpt_cache c)
-{
-	return (unsigned)c < RPT_CACHES ? cache_names[c] : "?";
-}
-
-int rpt_cache_parse(const char *s, enum rpt_cache *out)
-{
-	for (int c = 0; c < RPT_CACHES; c++)
-		if (s && !strcmp(s, cache_names[c])) {
-			*out = (enum rpt_cache)c;
-			return 0;
-		}
-	return -EINVAL;
-}
-
 static const char *nz(const char *s)
 {
 	return s ? s : "";
 }
 
+/* The threshold the verdict used (set by rpt_sweep_verdict). */
 static double thr_of(const struct rpt_sweep *s)
 {
-	return s->au_threshold > 0 ? s->au_threshold : 0.90;
+	return s->v.au_threshold > 0 ? s->v.au_threshold :
+	       rpt_verdict_threshold(s->au_threshold);
 }
 
-double rpt_point_cpu_s_per_sample(const struct rpt_point *p)
-{
-	return p->samples ? p->stages.process_cpu_s / (double)p->samples : 0;
-}
-
-bool rpt_point_too_short(const struct rpt_point *p)
-{
-	return p->status == RPT_POINT_MEASURED &&
-	       (p->measured_s < RPT_POINT_MIN_WINDOW_S ||
-		p->batches < RPT_POINT_MIN_BATCHES);
-}
-
-bool rpt_point_usable(const struct rpt_point *p)
-{
-	return p->status == RPT_POINT_MEASURED && !rpt_point_too_short(p) &&
-	       !(p->cache == RPT_CACHE_RAM && p->ram_not_limited);
-}
-
-/* Why measured point P is not usable, in words; NULL when it is. */
-static const char *unusable_why(const struct rpt_point *p)
-{
-	if (p->status != RPT_POINT_MEASURED)
-		return NULL;
-	if (p->cache == RPT_CACHE_RAM && p->ram_not_limited)
-		return "its page cache was not limited (it held more than "
-		       "1.25 x the asked size), so it ran warm";
-	if (rpt_point_too_short(p))
-		return "too short (a window under 1 s or fewer than 4 "
-		       "batches): start-up dominates its figures";
-	return NULL;
-}
-
-/* ---- the verdict ---- */
-
-/*
- * The usable point of cache C with the most vCPUs, and the 1-vCPU one;
- * *UNUSABLE gets why the measured point with the most vCPUs that is not
- * usable was left out (NULL when none was).
- */
-static const struct rpt_point *top_point(const struct rpt_sweep *s,
-					 enum rpt_cache c,
-					 const struct rpt_point **one,
-					 const char **unusable)
-{
-	const struct rpt_point *top = NULL;
-	unsigned unusable_vcpus = 0;
-
-	*one = NULL;
-	*unusable = NULL;
-	for (size_t i = 0; i < s->npoints; i++) {
-		const struct rpt_point *p = &s->points[i];
-		const char *why;
-
-		if (p->cache != c || p->status != RPT_POINT_MEASURED)
-			continue;
-		why = unusable_why(p);
-		if (why) {
-			if (!*unusable || p->vcpus > unusable_vcpus) {
-				*unusable = why;
-				unusable_vcpus = p->vcpus;
-			}
-			continue;
-		}
-		if (!top || p->vcpus > top->vcpus)
-			top = p;
-		if (p->vcpus == 1)
-			*one = p;
-	}
-	return top;
-}
-
-static bool conf_fed(const struct rpt_sweep *s, const struct rpt_confirm *c)
-{
-	return c->run && c->au + 1e-12 >= thr_of(s);
-}
-
-/*
- * The confirmation rule: conf[0] ran with G GPUs (none when G = 0),
- * conf[1] with G + 1. G not fed: G - 1. G + 1 fed too: G + 1. Both as
- * expected: confirmed.
- */
-static void confirm_apply(const struct rpt_sweep *s, enum rpt_cache c,
-			  struct rpt_cache_verdict *cv)
-{
-	const struct rpt_confirm *c0 = &s->confirm[c][0];
-	const struct rpt_confirm *c1 = &s->confirm[c][1];
-	const unsigned g = cv->gpus_fed_computed;
-
-	cv->gpus_fed = g;
-	cv->confirmation = RPT_CONF_NONE;
-	if (g >= 1 && c0->run && c0->gpus == g && !conf_fed(s, c0)) {
-		cv->gpus_fed = g - 1;
-		cv->confirmation = RPT_CONF_LOWERED;
-	} else if (c1->run && c1->gpus == g + 1 && conf_fed(s, c1)) {
-		cv->gpus_fed = g + 1;
-		cv->confirmation = RPT_CONF_RAISED;
-	} else if (c1->run && c1->gpus == g + 1 &&
-		   (g == 0 || (c0->run && c0->gpus == g))) {
-		cv->confirmation = RPT_CONF_CONFIRMED;
-	}
-}
-
-/* "A100-40GB" -> "A100" (the part before '-'), into BUF. */
-static void gpu_family(const char *type, char *buf, size_t len)
-{
-	size_t n = strcspn(nz(type), "-");
-
-	if (n >= len)
-		n = len - 1;
-	memcpy(buf, nz(type), n);
-	buf[n] = '\0';
-}
-
-static void catalog_check(struct rpt_sweep *s)
-{
-	struct rpt_sweep_verdict *v = &s->v;
-	static const enum rpt_cache pref[] = {
-		RPT_CACHE_WARM, RPT_CACHE_RAM, RPT_CACHE_COLD
-	};
-	char fam[32];
-	double vpg = -1;
-
-	v->catalog_cache = -1;
-	for (size_t i = 0; i < 3; i++)
-		if (v->cache[pref[i]].measured &&
-		    !v->cache[pref[i]].inconsistent &&
-		    v->cache[pref[i]].vcpus_per_gpu > 0) {
-			v->catalog_cache = (int)pref[i];
-			vpg = v->cache[pref[i]].vcpus_per_gpu;
-			break;
-		}
-	gpu_family(s->gpu_type, fam, sizeof(fam));
-	for (size_t i = 0; i < s->nshapes && v->nfits < RPT_SHAPES_MAX; i++) {
-		const struct rpt_shape *sh = &s->shapes[i];
-		struct rpt_shape_fit *f;
-
-		if (!fam[0] || strcasecmp(nz(sh->gpu), fam))
-			continue;
-		f = &v->fits[v->nfits++];
-		f->shape = sh;
-		f->vcpus_needed = vpg > 0 ? vpg * sh->gpus : -1;
-		f->vcpus_spare = vpg > 0 ? sh->vcpus - f->vcpus_needed : 0;
-		f->ram_holds_dataset = (double)s->bytes <=
-			0.8 * sh->ram_gib * 1073741824.0;
-	}
-}
-
-static void headline(struct rpt_sweep *s)
-{
-	struct rpt_sweep_verdict *v = &s->v;
-	const struct rpt_cache_verdict *best = NULL;
-	char *h = v->headline;
-	const size_t len = sizeof(v->headline);
-	size_t used = 0;
-	int k;
-
-	for (int c = 0; c < RPT_CACHES; c++) {
-		const struct rpt_cache_verdict *cv = &v->cache[c];
-
-		if (!cv->measured)
-			continue;
-		k = snprintf(h + used, len - used, "%s%s %u", used ? ", " :
-			     "feeds ", rpt_cache_name((enum rpt_cache)c),
-			     cv->gpus_fed);
-		if (k > 0 && (size_t)k < len - used)
-			used += (size_t)k;
-		if (!best || cv->gpus_fed > best->gpus_fed)
-			best = cv;
-	}
-	if (!best) {
-		bool any = false;
-
-		for (int c = 0; c < RPT_CACHES; c++)
-			any = any || v->cache[c].not_judged;
-		snprintf(h, len, "no verdict: %s", any ? "every measured point "
-			 "was too short or (ram) not limited; see below" :
-			 "no point was measured");
-		return;
-	}
-	k = snprintf(h + used, len - used, " x %s at >= %.0f %% AU (%u "
-		     "asked)", nz(s->gpu_type), thr_of(s) * 100, s->gpu_count);
-	if (k > 0 && (size_t)k < len - used)
-		used += (size_t)k;
-	for (int c = RPT_CACHES - 1; c >= 0; c--) {
-		const struct rpt_cache_verdict *cv = &v->cache[c];
-
-		if (!cv->measured)
-			continue;
-		if (!strcmp(cv->limiting, "gpu"))
-			snprintf(h + used, len - used, "; the asked GPUs are fed "
-				 "%s", rpt_cache_name((enum rpt_cache)c));
-		else if (cv->vcpus_per_gpu > 0 && !strcmp(cv->limiting, "cpu"))
-			snprintf(h + used, len - used, "; limited by cpu: %.1f "
-				 "vCPUs per %s, %u needed for %u, this VM has %u",
-				 cv->vcpus_per_gpu, nz(s->gpu_type),
-				 cv->vcpus_needed, s->gpu_count, s->vcpus_total);
-		else
-			snprintf(h + used, len - used, "; limited by %s",
-				 cv->limiting);
-		break;
-	}
-	for (int c = 0; c < RPT_CACHES; c++) {
-		used = strlen(h);
-		if (v->cache[c].not_judged && used + 1 < len)
-			snprintf(h + used, len - used, "; %s not judged",
-				 rpt_cache_name((enum rpt_cache)c));
-	}
-}
+/* ---- the verdict: verdict.c draws it ---- */
 
 void rpt_sweep_verdict(struct rpt_sweep *s)
 {
-	struct rpt_sweep_verdict *v = &s->v;
-	const double need = thr_of(s) * s->demand_per_gpu;
+	const struct rpt_verdict_in in = {
+		.points = s->points,
+		.npoints = s->npoints,
+		.confirm = s->confirm,
+		.vcpus_total = s->vcpus_total,
+		.gpu_type = s->gpu_type,
+		.gpu_count = s->gpu_count,
+		.demand_per_gpu = s->demand_per_gpu,
+		.au_threshold = s->au_threshold,
+		.dataset_bytes = s->bytes,
+		.ram_available = s->ram_available,
+		.cgroup_limit = s->cgroup_limit,
+		.shapes = s->shapes,
+		.nshapes = s->nshapes,
+	};
 
-	memset(v, 0, sizeof(*v));
-	for (int c = 0; c < RPT_CACHES; c++) {
-		struct rpt_cache_verdict *cv = &v->cache[c];
-		const struct rpt_point *one, *top;
-		const char *unusable;
-		double g;
-
-		cv->limiting = "unknown";
-		cv->vcpus_per_gpu = -1;
-		cv->scaling = -1;
-		cv->hit_ratio = -1;
-		top = top_point(s, (enum rpt_cache)c, &one, &unusable);
-		if (!top) {
-			cv->not_judged = unusable;
-			continue;
-		}
-		cv->measured = true;
-		cv->vcpus_top = top->vcpus;
-		cv->top_is_all = top->vcpus == s->vcpus_total;
-		cv->samples_per_s = top->samples_per_s;
-		cv->hit_ratio = top->hit_ratio;
-		cv->hit_ratio_estimated = top->hit_ratio_estimated;
-		g = need > 0 ? floor(top->samples_per_s / need + 1e-9) : 0;
-		cv->gpus_fed_computed = g > 1e6 ? 1000000u : (unsigned)g;
-		confirm_apply(s, (enum rpt_cache)c, cv);
-		cv->cpu_s_per_sample = rpt_point_cpu_s_per_sample(top);
-		cv->per_vcpu_rate = top->vcpus ? top->samples_per_s /
-			top->vcpus : 0;
-		/* samples/s per vCPU x CPU-s per sample = CPU-s per vCPU-s:
-		 * more than the vCPUs can give means a figure is wrong */
-		cv->cpu_per_vcpu = cv->per_vcpu_rate * cv->cpu_s_per_sample;
-		cv->inconsistent = cv->cpu_per_vcpu > RPT_CPU_PER_VCPU_MAX;
-		if (one && one->samples_per_s > 0 && top->vcpus > 1)
-			cv->scaling = top->samples_per_s /
-				(top->vcpus * one->samples_per_s);
-		if (cv->per_vcpu_rate > 0 && need > 0) {
-			cv->vcpus_per_gpu = need / cv->per_vcpu_rate;
-			cv->vcpus_needed = (unsigned)ceil(s->gpu_count *
-				cv->vcpus_per_gpu - 1e-9);
-		}
-		if (s->gpu_count && cv->gpus_fed >= s->gpu_count)
-			cv->limiting = "gpu";
-		else if (top->bottleneck && *top->bottleneck)
-			cv->limiting = top->bottleneck;
-		if (!strcmp(cv->limiting, "cpu") && cv->vcpus_per_gpu > 0 &&
-		    cv->vcpus_needed > top->vcpus && !cv->inconsistent) {
-			cv->projected = true;
-			cv->projected_samples_per_s = cv->vcpus_needed *
-				cv->per_vcpu_rate;
-		}
-	}
-	/* storage, seen cold: the best cold read rate */
-	for (size_t i = 0; i < s->npoints; i++) {
-		const struct rpt_point *p = &s->points[i];
-
-		if (p->cache != RPT_CACHE_COLD || !rpt_point_usable(p))
-			continue;
-		v->storage_known = true;
-		if (p->read_bytes_per_s > v->storage_bytes_per_s)
-			v->storage_bytes_per_s = p->read_bytes_per_s;
-		if (p->files_per_s > v->storage_files_per_s)
-			v->storage_files_per_s = p->files_per_s;
-		if (p->bottleneck && !strcmp(p->bottleneck, "storage"))
-			v->storage_is_ceiling = true;
-	}
-	if (v->storage_known && need > 0)
-		v->storage_gpus = v->storage_files_per_s / need;
-	v->ram_holds_dataset = s->ram_available > 0 &&
-		s->bytes <= s->ram_available &&
-		(s->cgroup_limit < 0 || s->bytes <= (uint64_t)s->cgroup_limit);
-	catalog_check(s);
-	headline(s);
+	rpt_verdict_draw(&in, &s->v);
 }
 
 /* ---- text ---- */
@@ -379,22 +98,22 @@ static const char *conf_text(int c)
 }
 
 static void cache_label(char *buf, size_t len, const struct rpt_sweep *s,
-			enum rpt_cache c)
+			enum stg_cache_state c)
 {
 	char b[32];
 
-	if (c == RPT_CACHE_RAM && s->lru_ram_bytes) {
+	if (c == STG_CACHE_RAM && s->lru_ram_bytes) {
 		rpt_fmt_bytes(b, sizeof(b), (double)s->lru_ram_bytes);
 		snprintf(buf, len, "ram %s", b);
 	} else {
-		snprintf(buf, len, "%s", rpt_cache_name(c));
+		snprintf(buf, len, "%s", stg_cache_state_name(c));
 	}
 }
 
 static void print_verdict(FILE *f, const struct rpt_sweep *s)
 {
 	const struct rpt_sweep_verdict *v = &s->v;
-	const double need = thr_of(s) * s->demand_per_gpu;
+	const double need = v->need_per_gpu;
 	char a[32], b[48], line[640];
 
 	rpt_fmt_count(a, sizeof(a), s->demand_per_gpu);
@@ -402,11 +121,11 @@ static void print_verdict(FILE *f, const struct rpt_sweep *s)
 		"%%: %.0f each)\n", nz(s->gpu_type), a, thr_of(s) * 100, need);
 	fprintf(f, "  %-13s %5s %10s %5s %-9s %-8s %9s\n", "cache", "vCPUs",
 		"samples/s", "GPUs", "check", "limit", "vCPU/GPU");
-	for (int c = 0; c < RPT_CACHES; c++) {
+	for (int c = 0; c < STG_CACHE_STATES; c++) {
 		const struct rpt_cache_verdict *cv = &v->cache[c];
 
 		if (!cv->measured && cv->not_judged) {
-			cache_label(a, sizeof(a), s, (enum rpt_cache)c);
+			cache_label(a, sizeof(a), s, (enum stg_cache_state)c);
 			snprintf(b, sizeof(b), "  %-13s ", a);
 			snprintf(line, sizeof(line), "not judged: %s",
 				 cv->not_judged);
@@ -415,7 +134,7 @@ static void print_verdict(FILE *f, const struct rpt_sweep *s)
 		}
 		if (!cv->measured)
 			continue;
-		cache_label(b, sizeof(b), s, (enum rpt_cache)c);
+		cache_label(b, sizeof(b), s, (enum stg_cache_state)c);
 		rpt_fmt_count(a, sizeof(a), cv->samples_per_s);
 		fprintf(f, "  %-13s %5u %10s %5u %-9s %-8s ", b, cv->vcpus_top,
 			a, cv->gpus_fed, conf_text(cv->confirmation),
@@ -425,7 +144,7 @@ static void print_verdict(FILE *f, const struct rpt_sweep *s)
 		else
 			fprintf(f, "%9s\n", "-");
 	}
-	for (int c = 0; c < RPT_CACHES; c++) {
+	for (int c = 0; c < STG_CACHE_STATES; c++) {
 		const struct rpt_cache_verdict *cv = &v->cache[c];
 		const struct rpt_confirm *c0 = &s->confirm[c][0];
 		const struct rpt_confirm *c1 = &s->confirm[c][1];
@@ -450,9 +169,14 @@ static void print_verdict(FILE *f, const struct rpt_sweep *s)
 				 "GPUs (%s)", c1->why ? c1->why : c0->why ?
 				 c0->why : "no confirmation run");
 		}
-		snprintf(b, sizeof(b), "  %-6s ", rpt_cache_name(
-			(enum rpt_cache)c));
+		snprintf(b, sizeof(b), "  %-6s ", stg_cache_state_name(
+			(enum stg_cache_state)c));
 		print_wrapped(f, b, 9, line);
+		if (cv->check.ignored) {
+			snprintf(line, sizeof(line), "NOT USED: %s",
+				 cv->check.note);
+			print_wrapped(f, "         ", 9, line);
+		}
 		if (cv->inconsistent) {
 			snprintf(line, sizeof(line), "NOT PROJECTED: the figures "
 				 "at %u vCPUs are inconsistent: %.0f samples/s "
@@ -535,9 +259,9 @@ static void print_storage_ram(FILE *f, const struct rpt_sweep *s)
 		 "it does NOT fit in the page cache: expect the cold or ram "
 		 "row, not warm");
 	print_wrapped(f, "  RAM      ", 11, line);
-	if (v->cache[RPT_CACHE_RAM].measured ||
-	    v->cache[RPT_CACHE_RAM].not_judged) {
-		const struct rpt_cache_verdict *cv = &v->cache[RPT_CACHE_RAM];
+	if (v->cache[STG_CACHE_RAM].measured ||
+	    v->cache[STG_CACHE_RAM].not_judged) {
+		const struct rpt_cache_verdict *cv = &v->cache[STG_CACHE_RAM];
 
 		rpt_fmt_bytes(a, sizeof(a), (double)s->lru_ram_bytes);
 		rpt_fmt_bytes(b, sizeof(b), (double)s->lru_ram_bytes / 2);
@@ -593,7 +317,7 @@ static void print_catalog(FILE *f, const struct rpt_sweep *s)
 		return;
 	}
 	fprintf(f, " (vCPUs per GPU from the %s row: %.1f)\n",
-		rpt_cache_name((enum rpt_cache)v->catalog_cache),
+		stg_cache_state_name((enum stg_cache_state)v->catalog_cache),
 		v->cache[v->catalog_cache].vcpus_per_gpu);
 	if (!v->nfits) {
 		fprintf(f, "  none in the catalog for this GPU type\n");
@@ -614,7 +338,8 @@ static void print_catalog(FILE *f, const struct rpt_sweep *s)
 			fi->ram_holds_dataset ? "holds data" : "too small");
 	}
 	fprintf(f, "  (* a figure recalled, not re-read from the provider; "
-		"'holds data': dataset <= 80 %% of RAM)\n");
+		"'holds data': dataset <= %.0f %% of RAM)\n",
+		RPT_SHAPE_RAM_SHARE * 100);
 }
 
 static void print_points(FILE *f, const struct rpt_sweep *s)
@@ -655,10 +380,10 @@ static void print_points(FILE *f, const struct rpt_sweep *s)
 		fprintf(f, "  %5u %-13s %9s %5s %6s %8.1f %7.2f %-8s %5.1fs%s%s\n",
 			p->vcpus, b, a, au, hit, p->read_bytes_per_s / 1e6,
 			rpt_point_cpu_s_per_sample(p) * 1e3, nz(p->bottleneck),
-			p->measured_s, p->cache == RPT_CACHE_RAM &&
+			p->measured_s, p->cache == STG_CACHE_RAM &&
 			p->ram_not_limited ? "w" : "",
 			rpt_point_too_short(p) ? "!" : "");
-		if (p->cache == RPT_CACHE_RAM && p->ram_not_limited)
+		if (p->cache == STG_CACHE_RAM && p->ram_not_limited)
 			marks |= 1;
 		if (rpt_point_too_short(p))
 			marks |= 2;
@@ -666,8 +391,9 @@ static void print_points(FILE *f, const struct rpt_sweep *s)
 	fprintf(f, "  (CPU ms: CPU time of the measuring process per sample; "
 		"e: estimated)\n");
 	if (marks & 1)
-		fprintf(f, "  (w: the page cache was not limited: it ran warm; "
-			"not used for the ram verdict)\n");
+		fprintf(f, "  (w: the page cache was not limited, it held more "
+			"than %.2f x the asked\n   size: it ran warm; not used "
+			"for the ram verdict)\n", LDR_RAM_SLACK);
 	if (marks & 2)
 		fprintf(f, "  (!: too short, under %.0f s or fewer than %d "
 			"batches; not used for the verdict)\n",
@@ -679,7 +405,7 @@ static void print_points(FILE *f, const struct rpt_sweep *s)
 		const struct rpt_point *p = &s->points[i];
 
 		if (p->status == RPT_POINT_DROPPED)
-			fprintf(f, " %u/%s", p->vcpus, rpt_cache_name(p->cache));
+			fprintf(f, " %u/%s", p->vcpus, stg_cache_state_name(p->cache));
 	}
 	fputc('\n', f);
 }
@@ -765,17 +491,19 @@ static json_t *point_json(const struct rpt_point *p, bool with_series)
 	if (!o)
 		return NULL;
 	json_object_set_new(o, "vcpus", json_integer(p->vcpus));
-	json_object_set_new(o, "cache", json_string(rpt_cache_name(p->cache)));
+	json_object_set_new(o, "cache", json_string(stg_cache_state_name(p->cache)));
 	json_object_set_new(o, "status", json_string(status_name(p->status)));
 	if (p->status != RPT_POINT_MEASURED)
 		json_object_set_new(o, "why", json_string(nz(p->why)));
-	json_object_set_new(o, "ram_bytes", p->cache == RPT_CACHE_RAM ?
+	json_object_set_new(o, "ram", p->cache == STG_CACHE_RAM ?
+		rpt_json_ram(p->ram_bytes, p->cgroup_bytes) : json_null());
+	json_object_set_new(o, "ram_bytes", p->cache == STG_CACHE_RAM ?
 		json_integer((json_int_t)p->ram_bytes) : json_null());
 	json_object_set_new(o, "cgroup_bytes", p->cgroup_bytes ?
 		json_integer((json_int_t)p->cgroup_bytes) : json_null());
 	json_object_set_new(o, "page_cache_seen_bytes", p->cache_seen_bytes ?
 		json_integer((json_int_t)p->cache_seen_bytes) : json_null());
-	json_object_set_new(o, "ram_limited", p->cache == RPT_CACHE_RAM &&
+	json_object_set_new(o, "ram_limited", p->cache == STG_CACHE_RAM &&
 		p->status == RPT_POINT_MEASURED ?
 		json_boolean(!p->ram_not_limited) : json_null());
 	if (p->status != RPT_POINT_MEASURED) {
@@ -848,8 +576,8 @@ static json_t *cache_verdict_json(const struct rpt_sweep *s, int c)
 		json_decref(conf);
 		return NULL;
 	}
-	json_object_set_new(o, "cache", json_string(rpt_cache_name(
-		(enum rpt_cache)c)));
+	json_object_set_new(o, "cache", json_string(stg_cache_state_name(
+		(enum stg_cache_state)c)));
 	json_object_set_new(o, "vcpus", json_integer(cv->vcpus_top));
 	json_object_set_new(o, "all_vcpus", json_boolean(cv->top_is_all));
 	json_object_set_new(o, "samples_per_s", json_real(cv->samples_per_s));
@@ -866,11 +594,18 @@ static json_t *cache_verdict_json(const struct rpt_sweep *s, int c)
 		const struct rpt_confirm *r = &s->confirm[c][k];
 
 		if (r->run)
-			json_array_append_new(conf, json_pack("{s:i,s:f,s:b}",
-				"gpus", (int)r->gpus, "au", r->au, "fed",
-				conf_fed(s, r)));
+			json_array_append_new(conf, json_pack(
+				"{s:i,s:f,s:b,s:o,s:b}", "gpus", (int)r->gpus,
+				"au", r->au, "fed", rpt_verdict_au_fed(r->au,
+				thr_of(s)), "vcpus", r->vcpus ?
+				json_integer(r->vcpus) : json_null(), "used",
+				k == cv->check.used_g || k == cv->check.used_g1));
 	}
 	json_object_set_new(o, "confirmations", conf);
+	json_object_set_new(o, "checks_ignored",
+			    json_integer(cv->check.ignored));
+	json_object_set_new(o, "checks_note", cv->check.ignored ?
+			    json_string(cv->check.note) : json_null());
 	json_object_set_new(o, "limiting", json_string(cv->limiting));
 	json_object_set_new(o, "per_vcpu_samples_per_s",
 			    json_real(cv->per_vcpu_rate));
@@ -910,14 +645,14 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 		return NULL;
 	}
 	json_object_set_new(o, "headline", json_string(v->headline));
-	for (int c = 0; c < RPT_CACHES; c++) {
+	for (int c = 0; c < STG_CACHE_STATES; c++) {
 		const struct rpt_cache_verdict *cv = &v->cache[c];
 
 		if (!cv->measured)
 			continue;
-		json_object_set_new(fed, rpt_cache_name((enum rpt_cache)c),
+		json_object_set_new(fed, stg_cache_state_name((enum stg_cache_state)c),
 				    json_integer(cv->gpus_fed));
-		json_object_set_new(vpg, rpt_cache_name((enum rpt_cache)c),
+		json_object_set_new(vpg, stg_cache_state_name((enum stg_cache_state)c),
 				    num_or_null(cv->vcpus_per_gpu,
 						cv->vcpus_per_gpu > 0));
 		json_array_append_new(per, cache_verdict_json(s, c));
@@ -929,10 +664,10 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 		/* cache states whose measured points were all unusable */
 		json_t *nj = json_object();
 
-		for (int c = 0; nj && c < RPT_CACHES; c++)
+		for (int c = 0; nj && c < STG_CACHE_STATES; c++)
 			if (!v->cache[c].measured && v->cache[c].not_judged)
-				json_object_set_new(nj, rpt_cache_name(
-					(enum rpt_cache)c), json_string(
+				json_object_set_new(nj, stg_cache_state_name(
+					(enum stg_cache_state)c), json_string(
 					v->cache[c].not_judged));
 		json_object_set_new(o, "not_judged", nj ? nj : json_null());
 	}
@@ -964,7 +699,7 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 			"recalled", fi->shape->recalled));
 	}
 	json_object_set_new(o, "catalog_cache", v->catalog_cache >= 0 ?
-		json_string(rpt_cache_name((enum rpt_cache)v->catalog_cache)) :
+		json_string(stg_cache_state_name((enum stg_cache_state)v->catalog_cache)) :
 		json_null());
 	json_object_set_new(o, "catalog", cat);
 	return o;
@@ -1023,7 +758,7 @@ json_t *rpt_sweep_json(const struct rpt_sweep *s, bool with_series)
 		if (p->status == RPT_POINT_DROPPED)
 			json_array_append_new(drop, json_pack("{s:i,s:s,s:s}",
 				"vcpus", (int)p->vcpus, "cache",
-				rpt_cache_name(p->cache), "why", nz(p->why)));
+				stg_cache_state_name(p->cache), "why", nz(p->why)));
 		json_array_append_new(pts, point_json(p, with_series));
 	}
 	json_object_set_new(root, "points", pts);

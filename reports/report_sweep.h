@@ -5,7 +5,8 @@
  *
  * reports/ reads result structs only: the command fills struct rpt_sweep
  * with plain numbers (and, optionally, the engine's 1-second series), then
- * rpt_sweep_verdict() draws the verdict from them. Nothing here runs a
+ * rpt_sweep_verdict() draws the verdict from them (verdict.h holds the
+ * arithmetic; this file only formats its result). Nothing here runs a
  * measurement. Strings are owned by the caller; paths are raw bytes and
  * are escaped (rpt_path_text, then HTML escaping) where they are written.
  */
@@ -19,7 +20,7 @@
 
 #include <jansson.h>
 
-struct ldr_series_point;
+#include "verdict.h"    /* points, check runs, shapes and the verdict */
 
 /*
  * Version of the JSON a sweep writes (docs/report-schema.md); raised when a
@@ -27,184 +28,6 @@ struct ldr_series_point;
  */
 #define RPT_SWEEP_SCHEMA_VERSION 1
 #define RPT_SWEEP_SCHEMA_NAME "feedrate.sweep"
-
-/* Cache states, in the order a sweep measures and reports them. */
-enum rpt_cache {
-	RPT_CACHE_COLD = 0,
-	RPT_CACHE_RAM,
-	RPT_CACHE_WARM,
-	RPT_CACHES
-};
-
-/* "cold", "ram", "warm". */
-const char *rpt_cache_name(enum rpt_cache c);
-
-/* Parse one of those names. Returns 0 or -EINVAL. */
-int rpt_cache_parse(const char *s, enum rpt_cache *out);
-
-enum rpt_point_status {
-	RPT_POINT_MEASURED = 0,
-	RPT_POINT_DROPPED,      /* the budget rule left no time for it */
-	RPT_POINT_FAILED,       /* it ran and failed (why says how) */
-};
-
-/* Per-stage CPU and wall seconds of a point's measured window. */
-struct rpt_stages {
-	double decode_s, resize_s, other_s;
-	double worker_cpu_s, reader_cpu_s, consumer_cpu_s, process_cpu_s;
-	double worker_busy_s, worker_wait_s;
-};
-
-/* One measurement point: K vCPUs, one cache state, the raw feed rate. */
-struct rpt_point {
-	unsigned vcpus;
-	enum rpt_cache cache;
-	enum rpt_point_status status;
-	const char *why;                /* dropped / failed: words; else "" */
-	uint64_t ram_bytes;             /* ram: the page cache it models */
-	uint64_t cgroup_bytes;          /* ram: the cgroup limit (page cache
-	                                   + the run's own memory), 0 none */
-	uint64_t cache_seen_bytes;      /* ram: page cache charged to the
-	                                   cgroup after the run; 0 unknown */
-	bool ram_not_limited;           /* ram: it held more than 1.25 x
-	                                   ram_bytes, so the point ran warm:
-	                                   its hit ratio is an estimate and
-	                                   the verdict does not use it */
-	double samples_per_s;           /* raw feed, no GPU consuming */
-	double au;                      /* computed for the asked GPU count:
-	                                   min(1, feed / (G x demand)); < 0
-	                                   unknown */
-	double hit_ratio;               /* < 0 unknown */
-	bool hit_ratio_estimated;
-	double fraction_resident;       /* verified before; < 0 unknown */
-	const char *bottleneck;         /* "cpu", "storage", "unknown" */
-	const char *bottleneck_why;
-	double measured_s, warmup_s;
-	uint64_t samples, errors, epochs_done;
-	uint64_t batches;               /* batches in the window */
-	uint64_t sample_files, sample_bytes;  /* the part of the dataset
-	                                         read (ram: may be a sample) */
-	double read_bytes_per_s, files_per_s;
-	double cpu_outside_mask_s;      /* < 0 unknown */
-	struct rpt_stages stages;
-	const char *backend;
-	const char *cache_how;          /* how the state was made, in words */
-	const struct ldr_series_point *series;  /* 1 s series; may be NULL */
-	unsigned series_len;
-};
-
-/* CPU seconds the whole measuring process spent per delivered sample
- * (0 when nothing was delivered). */
-double rpt_point_cpu_s_per_sample(const struct rpt_point *p);
-
-/* A measured point shorter than this (window, or batches) is too short. */
-#define RPT_POINT_MIN_WINDOW_S 1.0
-#define RPT_POINT_MIN_BATCHES 4
-
-/*
- * Was measured point P too short to judge: a window under
- * RPT_POINT_MIN_WINDOW_S or fewer than RPT_POINT_MIN_BATCHES batches?
- * Its start-up then dominates its figures (CPU per sample above all).
- */
-bool rpt_point_too_short(const struct rpt_point *p);
-
-/*
- * May the verdict use P: measured, not too short, and (ram) its page
- * cache was limited?
- */
-bool rpt_point_usable(const struct rpt_point *p);
-
-/* Per-vCPU rate x CPU per sample above this: the figures contradict
- * each other (more CPU than the vCPUs had) and nothing is projected. */
-#define RPT_CPU_PER_VCPU_MAX 1.05
-
-/* A run with G emulated GPUs that checks the computed gpus_fed. */
-struct rpt_confirm {
-	bool run;                       /* it ran and measured something */
-	unsigned gpus;
-	double au;                      /* measured */
-	const char *why;                /* not run: why */
-};
-
-/* One catalogued cloud shape (the command fills these from workloads/). */
-struct rpt_shape {
-	const char *name;               /* "p4d.24xlarge" */
-	const char *cloud;              /* "AWS" */
-	unsigned gpus;
-	const char *gpu;                /* family: "A100" */
-	const char *gpu_detail;         /* "A100 40GB" */
-	unsigned vcpus;
-	double ram_gib;
-	bool recalled;                  /* some figure marked "mem" */
-};
-
-/* The verdict for one cache state. */
-struct rpt_cache_verdict {
-	bool measured;                  /* some point of it was measured and
-	                                   usable (rpt_point_usable) */
-	const char *not_judged;         /* points were measured but none is
-	                                   usable: why, in words; else NULL */
-	unsigned vcpus_top;             /* the largest measured vCPU count */
-	bool top_is_all;                /* vcpus_top == the machine's */
-	double samples_per_s;           /* at vcpus_top */
-	double hit_ratio;               /* at vcpus_top; < 0 unknown */
-	bool hit_ratio_estimated;
-	unsigned gpus_fed_computed;     /* floor(feed / (T x demand)) */
-	unsigned gpus_fed;              /* after the confirmation runs */
-	int confirmation;               /* RPT_CONF_* */
-	const char *limiting;           /* "gpu" (fed), "cpu", "storage",
-	                                   "unknown" */
-	double per_vcpu_rate;           /* samples/s per vCPU at vcpus_top */
-	double scaling;                 /* feed(top) / (top x feed(1 vCPU));
-	                                   < 0 when 1 vCPU was not measured */
-	double cpu_s_per_sample;        /* at vcpus_top */
-	double cpu_per_vcpu;            /* per_vcpu_rate x cpu_s_per_sample:
-	                                   CPU-s per vCPU-s, <= 1 when sane */
-	bool inconsistent;              /* cpu_per_vcpu > RPT_CPU_PER_VCPU_MAX:
-	                                   no projection */
-	double vcpus_per_gpu;           /* T x demand / per_vcpu_rate; < 0
-	                                   unknown */
-	unsigned vcpus_needed;          /* for the asked GPU count */
-	bool projected;                 /* vcpus_needed > machine vCPUs, the
-	                                   state is CPU-bound and its figures
-	                                   are consistent */
-	double projected_samples_per_s; /* at vcpus_needed, same CPU model */
-};
-
-enum {
-	RPT_CONF_NONE = 0,      /* no confirmation run */
-	RPT_CONF_CONFIRMED,     /* G fed, G+1 not */
-	RPT_CONF_LOWERED,       /* G not fed: G-1 */
-	RPT_CONF_RAISED,        /* G+1 fed too: G+1 */
-};
-
-/* One catalogued shape judged against the measured pipeline. */
-struct rpt_shape_fit {
-	const struct rpt_shape *shape;
-	double vcpus_needed;            /* shape->gpus x vcpus_per_gpu */
-	double vcpus_spare;             /* shape->vcpus - needed (< 0: lacks) */
-	bool ram_holds_dataset;         /* dataset <= 80 % of its RAM */
-};
-
-#define RPT_SHAPES_MAX 32
-
-struct rpt_sweep_verdict {
-	struct rpt_cache_verdict cache[RPT_CACHES];
-	/* storage, seen cold */
-	bool storage_known;
-	double storage_bytes_per_s, storage_files_per_s;
-	bool storage_is_ceiling;        /* cold was storage-bound: this IS
-	                                   the ceiling; else a lower bound */
-	double storage_gpus;            /* files/s / (T x demand) */
-	/* RAM */
-	bool ram_holds_dataset;         /* dataset <= available RAM (and the
-	                                   cgroup limit) */
-	/* the catalog check, with the vCPUs per GPU of `catalog_cache` */
-	int catalog_cache;              /* -1: no vCPUs-per-GPU figure */
-	size_t nfits;
-	struct rpt_shape_fit fits[RPT_SHAPES_MAX];
-	char headline[400];
-};
 
 /* Everything the sweep report says. */
 struct rpt_sweep {
@@ -232,7 +55,7 @@ struct rpt_sweep {
 	double demand_per_gpu;
 	const char *demand_kind, *demand_source;
 	bool demand_est;
-	double au_threshold;
+	double au_threshold;            /* <= 0: LDR_DEFAULT_AU_THRESHOLD */
 	/* the budget */
 	double budget_s, elapsed_s, setup_s;
 	const char *budget_rule;        /* the rule, in words */
@@ -240,8 +63,9 @@ struct rpt_sweep {
 	/* points, in the order they were planned */
 	const struct rpt_point *points;
 	size_t npoints;
-	/* confirmation runs at the top vCPU count: [cache][0] = G, [1] = G+1 */
-	struct rpt_confirm confirm[RPT_CACHES][2];
+	/* check runs at each state's top point (rpt_verdict_top):
+	 * [cache][0] = G, [1] = G+1 */
+	struct rpt_confirm confirm[STG_CACHE_STATES][2];
 	/* LRU estimates of the steady hit ratio (< 0 unknown) */
 	uint64_t lru_ram_bytes;         /* the --ram page cache */
 	double lru_ram_steady;
@@ -254,20 +78,9 @@ struct rpt_sweep {
 };
 
 /*
- * Draw the verdict from S's points and confirmation runs into S->v:
- * only usable points count (rpt_point_usable: not too short, a ram
- * point's page cache limited; a state with measured points but no usable
- * one is "not judged", with why); for each cache state, the feed at its
- * largest usable vCPU count,
- * gpus_fed = floor(feed / (T x demand)) then corrected by the
- * confirmation runs (G not fed: G-1; G+1 fed: G+1), the limiting
- * resource (gpu when the asked GPUs are fed, else the point's
- * bottleneck), vCPUs per GPU from the measured per-vCPU rate, and a
- * projection when the asked GPUs need more vCPUs than the machine has
- * and the figures are consistent (per-vCPU rate x CPU per sample <=
- * RPT_CPU_PER_VCPU_MAX);
- * the storage ceiling seen cold; the RAM check; the catalog check.
- * Pure arithmetic on S; any thread.
+ * Draw the verdict from S's points and check runs into S->v: fills a
+ * struct rpt_verdict_in from S and calls rpt_verdict_draw() (verdict.h
+ * says what it computes). Pure arithmetic on S; any thread.
  */
 void rpt_sweep_verdict(struct rpt_sweep *s);
 
@@ -310,17 +123,27 @@ struct rpt_candidate {
 	char *gpu;                      /* "A100" */
 	unsigned gpu_count;
 	double demand_per_gpu;
-	bool have[RPT_CACHES];
-	double samples_per_s[RPT_CACHES];
-	unsigned vcpus_at[RPT_CACHES];
-	int gpus_fed[RPT_CACHES];       /* -1 unknown */
-	double vcpus_per_gpu[RPT_CACHES]; /* < 0 unknown */
-	char *limiting[RPT_CACHES];
+	double au_threshold;            /* the report's, else the default */
+	bool have[STG_CACHE_STATES];
+	double samples_per_s[STG_CACHE_STATES];
+	unsigned vcpus_at[STG_CACHE_STATES];
+	int gpus_fed[STG_CACHE_STATES]; /* the verdict (rpt_verdict_gpus_fed
+	                                   and rpt_verdict_confirm) on the
+	                                   report's numbers; -1 unknown */
+	int gpus_fed_stored[STG_CACHE_STATES]; /* what the report says; -1
+	                                          absent */
+	unsigned checks_ignored[STG_CACHE_STATES]; /* check runs the rule
+	                                              did not use */
+	double vcpus_per_gpu[STG_CACHE_STATES]; /* < 0 unknown */
+	char *limiting[STG_CACHE_STATES];
 	char *headline;
 };
 
 /*
  * Read a candidate from ROOT (a parsed sweep report); FILE names it.
+ * GPUs fed are drawn again by the verdict from the report's numbers
+ * (samples_per_s, demand, threshold and check runs); where that differs
+ * from the report's own gpus_fed, both are kept and the table says so.
  * Refuses a report that is not a sweep report or has another
  * schema_version: returns -EPROTO (wrong version) or -EINVAL (not a sweep
  * report) with one line for the user in WHY. 0 on success; free the
@@ -331,7 +154,17 @@ int rpt_candidate_from_json(const json_t *root, const char *file,
 			    size_t why_len);
 void rpt_candidate_free(struct rpt_candidate *c);
 
-/* The side-by-side text table (80 columns, candidates in blocks). */
+/*
+ * Where candidate C's report and the verdict disagree for cache state K
+ * (its gpus_fed differs from the one drawn from its numbers, or check
+ * runs were not used): one line into BUF (LEN bytes) and true; false and
+ * "" when there is nothing to say.
+ */
+bool rpt_candidate_note(const struct rpt_candidate *c,
+			enum stg_cache_state k, char *buf, size_t len);
+
+/* The side-by-side text table (80 columns, candidates in blocks), then
+ * each verdict and any disagreement between a report and its numbers. */
 void rpt_compare_print(FILE *f, const struct rpt_candidate *c, size_t n);
 
 /* The side-by-side HTML page (a table and a bar chart); malloc'd. */

@@ -1,12 +1,358 @@
-/* TEMPORARY until reports/verdict lands: the two functions the sweep's
- * check runs call. */
+/*
+ * verdict.h - the verdict, once: how many GPUs a feed rate keeps at the AU
+ * threshold, which measured point a cache state is judged by, what the
+ * check runs with emulated GPUs change, the projection, the storage
+ * ceiling, the RAM check, the catalogue check and the headline.
+ *
+ * Pure arithmetic on plain numbers: no FILE *, no JSON, no I/O, no global
+ * state; every function may be called from any thread. `feedrate run`
+ * (report_run.c), `feedrate sweep` (report_sweep.c, report_csv.c,
+ * report_html.c), `feedrate compare` (report_compare.c) and the sweep's
+ * check runs (measure/, cli/) all take their numbers from here, so that
+ * the check runs and the verdict can never choose different points or
+ * different GPU counts.
+ */
 #ifndef FEEDRATE_VERDICT_H
 #define FEEDRATE_VERDICT_H
+
+#include <stdbool.h>
 #include <stddef.h>
-#include "report_sweep.h"
-#include "storage.h"
+#include <stdint.h>
+
+#include "storage.h"    /* enum stg_cache_state */
+
+struct ldr_series_point;
+
+/* ==== GPUs fed ==== */
+
+/* The most GPUs rpt_verdict_gpus_fed() ever reports. */
+#define RPT_VERDICT_GPUS_MAX 1000000u
+
+/*
+ * How many GPUs that each eat DEMAND_PER_GPU samples/s at full speed a
+ * feed of SAMPLES_PER_S keeps at AU >= AU_THRESHOLD: a GPU at AU a eats
+ * a x demand samples/s, so G GPUs stay at >= T while G x T x demand <=
+ * samples/s, i.e. G = floor(samples/s / (T x demand)), with a hair of
+ * slack (1e-9 GPU) so that exactly T x demand counts as fed. 0 when
+ * DEMAND_PER_GPU or AU_THRESHOLD is <= 0 (or not a number); at most
+ * RPT_VERDICT_GPUS_MAX.
+ */
 unsigned rpt_verdict_gpus_fed(double samples_per_s, double demand_per_gpu,
 			      double au_threshold);
+
+/*
+ * The AU threshold a verdict uses: AU_THRESHOLD when it is > 0, else
+ * LDR_DEFAULT_AU_THRESHOLD.
+ */
+double rpt_verdict_threshold(double au_threshold);
+
+/*
+ * Did GPUs measured at AU AU meet AU_THRESHOLD (a hair of slack, 1e-12,
+ * so that a measured AU equal to the threshold counts)?
+ */
+bool rpt_verdict_au_fed(double au, double au_threshold);
+
+/* ==== one run (`feedrate run`) ==== */
+
+/* Fewest batches a run's verdict rests on: this many per GPU, and never
+ * fewer than RPT_RUN_MIN_BATCHES. */
+#define RPT_RUN_MIN_BATCHES_PER_GPU 2
+#define RPT_RUN_MIN_BATCHES 2
+
+/* The numbers of one run the verdict reads. */
+struct rpt_run_numbers {
+	bool measured;                  /* a result with a window or samples */
+	double samples_per_s;           /* at the GPU side */
+	double au;                      /* with gpu_count emulated GPUs */
+	uint64_t batches;               /* in the window */
+	unsigned batch;                 /* samples per batch */
+	double measured_s;
+	bool warmup_incomplete;         /* the window ended in the warm-up */
+	unsigned gpu_count;             /* emulated; 0 = raw feed */
+	double demand_per_gpu;
+	double au_threshold;            /* <= 0: the default */
+};
+
+/* What the verdict says of one run. */
+struct rpt_run_judgement {
+	double au_threshold;            /* the one used */
+	bool too_short;                 /* measured, but too little to judge */
+	char why[256];                  /* too_short: why, in words; else "" */
+	unsigned gpus_fed;              /* rpt_verdict_gpus_fed(); 0 when not
+	                                   measured or too short */
+	bool asked_fed;                 /* gpu_count > 0, a batch measured,
+	                                   and their measured AU met the
+	                                   threshold (also when too short:
+	                                   the report says which it trusts) */
+};
+
+/*
+ * Judge the run IN into OUT: too short when the window ended inside the
+ * warm-up, or fewer than RPT_RUN_MIN_BATCHES_PER_GPU batches per emulated
+ * GPU (at least RPT_RUN_MIN_BATCHES) were measured; else the GPUs fed.
+ * A run with no batch at all is not "too short" (there is nothing to
+ * judge): OUT then says 0 GPUs, not too short.
+ */
+void rpt_verdict_run(const struct rpt_run_numbers *in,
+		     struct rpt_run_judgement *out);
+
+/* ==== the points of a sweep ==== */
+
+enum rpt_point_status {
+	RPT_POINT_MEASURED = 0,
+	RPT_POINT_DROPPED,      /* the budget rule left no time for it */
+	RPT_POINT_FAILED,       /* it ran and failed (why says how) */
+};
+
+/* Per-stage CPU and wall seconds of a point's measured window. */
+struct rpt_stages {
+	double decode_s, resize_s, other_s;
+	double worker_cpu_s, reader_cpu_s, consumer_cpu_s, process_cpu_s;
+	double worker_busy_s, worker_wait_s;
+};
+
+/* One measurement point: K vCPUs, one cache state, the raw feed rate. */
+struct rpt_point {
+	unsigned vcpus;
+	enum stg_cache_state cache;
+	enum rpt_point_status status;
+	const char *why;                /* dropped / failed: words; else "" */
+	uint64_t ram_bytes;             /* ram: the page cache it models */
+	uint64_t cgroup_bytes;          /* ram: the cgroup limit (page cache
+	                                   + the run's own memory), 0 none */
+	uint64_t cache_seen_bytes;      /* ram: page cache charged to the
+	                                   cgroup after the run; 0 unknown */
+	bool ram_not_limited;           /* ram: it held more than
+	                                   LDR_RAM_SLACK x ram_bytes, so the
+	                                   point ran warm: its hit ratio is an
+	                                   estimate and the verdict does not
+	                                   use it */
+	double samples_per_s;           /* raw feed, no GPU consuming */
+	double au;                      /* computed for the asked GPU count:
+	                                   min(1, feed / (G x demand)); < 0
+	                                   unknown */
+	double hit_ratio;               /* < 0 unknown */
+	bool hit_ratio_estimated;
+	double fraction_resident;       /* verified before; < 0 unknown */
+	const char *bottleneck;         /* "cpu", "storage", "unknown" */
+	const char *bottleneck_why;
+	double measured_s, warmup_s;
+	uint64_t samples, errors, epochs_done;
+	uint64_t batches;               /* batches in the window */
+	uint64_t sample_files, sample_bytes;  /* the part of the dataset
+	                                         read (ram: may be a sample) */
+	double read_bytes_per_s, files_per_s;
+	double cpu_outside_mask_s;      /* < 0 unknown */
+	struct rpt_stages stages;
+	const char *backend;
+	const char *cache_how;          /* how the state was made, in words */
+	const struct ldr_series_point *series;  /* 1 s series; may be NULL */
+	unsigned series_len;
+};
+
+/* CPU seconds the whole measuring process spent per delivered sample
+ * (0 when nothing was delivered). */
+double rpt_point_cpu_s_per_sample(const struct rpt_point *p);
+
+/* A measured point shorter than this (window, or batches) is too short. */
+#define RPT_POINT_MIN_WINDOW_S 1.0
+#define RPT_POINT_MIN_BATCHES 4
+
+/*
+ * Was measured point P too short to judge: a window under
+ * RPT_POINT_MIN_WINDOW_S or fewer than RPT_POINT_MIN_BATCHES batches?
+ * Its start-up then dominates its figures (CPU per sample above all).
+ */
+bool rpt_point_too_short(const struct rpt_point *p);
+
+/*
+ * May the verdict use P: measured, not too short, and (ram) its page
+ * cache was limited?
+ */
+bool rpt_point_usable(const struct rpt_point *p);
+
+/*
+ * Index in PTS[0..N) of the point the verdict takes for cache state C:
+ * measured and usable (rpt_point_usable), with the largest vCPU count
+ * (the first such point when several have it). -1 when there is none.
+ * The sweep's check runs call this to choose where they run, and the
+ * verdict uses exactly this choice.
+ */
 int rpt_verdict_top(const struct rpt_point *pts, size_t n,
 		    enum stg_cache_state c);
-#endif
+
+/* ==== check runs with emulated GPUs ==== */
+
+/* A run with some emulated GPUs that checks the computed gpus_fed. */
+struct rpt_confirm {
+	bool run;                       /* it ran and measured something */
+	unsigned gpus;
+	double au;                      /* measured */
+	const char *why;                /* not run: why */
+	unsigned vcpus;                 /* where it ran; 0 unknown */
+};
+
+enum {
+	RPT_CONF_NONE = 0,      /* no usable check run */
+	RPT_CONF_CONFIRMED,     /* G fed, G+1 not */
+	RPT_CONF_LOWERED,       /* G not fed: G-1 */
+	RPT_CONF_RAISED,        /* G+1 fed too: G+1 */
+};
+
+/* What the check runs of one cache state made of the computed count. */
+struct rpt_check {
+	unsigned gpus_fed;              /* after the checks */
+	int confirmation;               /* RPT_CONF_* */
+	int used_g, used_g1;            /* index of the run with G / G+1
+	                                   GPUs that was used; -1 none */
+	unsigned ignored;               /* runs that ran but were not used:
+	                                   another GPU count than G and G+1,
+	                                   another vCPU count than the top
+	                                   point's, or a second run of one */
+	char note[200];                 /* ignored > 0: which and why, in
+	                                   words; else "" */
+};
+
+/*
+ * Apply the check rule to the COMPUTED count G (rpt_verdict_gpus_fed at
+ * the top point of VCPUS_TOP vCPUs) with the N check runs RUNS (any
+ * order; those with run == false are skipped): the run with G GPUs (none
+ * when G = 0) below AU_THRESHOLD gives G - 1 (lowered); else the run with
+ * G + 1 at or above it gives G + 1 (raised); else, with the G + 1 run
+ * (and the G run when G >= 1) present, G is confirmed; else G stands
+ * (none). A run with another GPU count, a second run of one count, or
+ * a run whose vCPU count is known and differs from VCPUS_TOP (when that
+ * is known, > 0) does not judge this G: it is ignored, counted in
+ * OUT->ignored, and named in OUT->note.
+ */
+void rpt_verdict_confirm(unsigned computed, const struct rpt_confirm *runs,
+			 size_t n, unsigned vcpus_top, double au_threshold,
+			 struct rpt_check *out);
+
+/* ==== the sweep's verdict ==== */
+
+/* Per-vCPU rate x CPU per sample above this: the figures contradict
+ * each other (more CPU than the vCPUs had) and nothing is projected. */
+#define RPT_CPU_PER_VCPU_MAX 1.05
+
+/* A catalogued shape "holds the dataset" when it is at most this share
+ * of the shape's RAM. */
+#define RPT_SHAPE_RAM_SHARE 0.80
+
+/* One catalogued cloud shape (the command fills these from workloads/). */
+struct rpt_shape {
+	const char *name;               /* "p4d.24xlarge" */
+	const char *cloud;              /* "AWS" */
+	unsigned gpus;
+	const char *gpu;                /* family: "A100" */
+	const char *gpu_detail;         /* "A100 40GB" */
+	unsigned vcpus;
+	double ram_gib;
+	bool recalled;                  /* some figure marked "mem" */
+};
+
+/* The verdict for one cache state. */
+struct rpt_cache_verdict {
+	bool measured;                  /* some point of it was measured and
+	                                   usable (rpt_point_usable) */
+	const char *not_judged;         /* points were measured but none is
+	                                   usable: why, in words; else NULL */
+	int top;                        /* rpt_verdict_top(); -1 none */
+	unsigned vcpus_top;             /* the largest usable vCPU count */
+	bool top_is_all;                /* vcpus_top == the machine's */
+	double samples_per_s;           /* at vcpus_top */
+	double hit_ratio;               /* at vcpus_top; < 0 unknown */
+	bool hit_ratio_estimated;
+	unsigned gpus_fed_computed;     /* floor(feed / (T x demand)) */
+	unsigned gpus_fed;              /* after the confirmation runs */
+	int confirmation;               /* RPT_CONF_* */
+	struct rpt_check check;         /* how the check runs were used */
+	const char *limiting;           /* "gpu" (fed), "cpu", "storage",
+	                                   "unknown" */
+	double per_vcpu_rate;           /* samples/s per vCPU at vcpus_top */
+	double scaling;                 /* feed(top) / (top x feed(1 vCPU));
+	                                   < 0 when 1 vCPU was not measured */
+	double cpu_s_per_sample;        /* at vcpus_top */
+	double cpu_per_vcpu;            /* per_vcpu_rate x cpu_s_per_sample:
+	                                   CPU-s per vCPU-s, <= 1 when sane */
+	bool inconsistent;              /* cpu_per_vcpu > RPT_CPU_PER_VCPU_MAX:
+	                                   no projection */
+	double vcpus_per_gpu;           /* T x demand / per_vcpu_rate; < 0
+	                                   unknown */
+	unsigned vcpus_needed;          /* for the asked GPU count */
+	bool projected;                 /* vcpus_needed > machine vCPUs, the
+	                                   state is CPU-bound and its figures
+	                                   are consistent */
+	double projected_samples_per_s; /* at vcpus_needed, same CPU model */
+};
+
+/* One catalogued shape judged against the measured pipeline. */
+struct rpt_shape_fit {
+	const struct rpt_shape *shape;
+	double vcpus_needed;            /* shape->gpus x vcpus_per_gpu */
+	double vcpus_spare;             /* shape->vcpus - needed (< 0: lacks) */
+	bool ram_holds_dataset;         /* dataset <= RPT_SHAPE_RAM_SHARE of
+	                                   its RAM */
+};
+
+#define RPT_SHAPES_MAX 32
+
+struct rpt_sweep_verdict {
+	double au_threshold;            /* T, the one used */
+	double need_per_gpu;            /* T x demand: samples/s one GPU
+	                                   needs to stay at T */
+	struct rpt_cache_verdict cache[STG_CACHE_STATES];
+	/* storage, seen cold */
+	bool storage_known;
+	double storage_bytes_per_s, storage_files_per_s;
+	bool storage_is_ceiling;        /* cold was storage-bound: this IS
+	                                   the ceiling; else a lower bound */
+	double storage_gpus;            /* files/s / (T x demand) */
+	/* RAM */
+	bool ram_holds_dataset;         /* dataset <= available RAM (and the
+	                                   cgroup limit) */
+	/* the catalog check, with the vCPUs per GPU of `catalog_cache` */
+	int catalog_cache;              /* -1: no vCPUs-per-GPU figure */
+	size_t nfits;
+	struct rpt_shape_fit fits[RPT_SHAPES_MAX];
+	char headline[400];
+};
+
+/* Everything the sweep's verdict reads; owned by the caller. */
+struct rpt_verdict_in {
+	const struct rpt_point *points;
+	size_t npoints;
+	/* check runs at each state's top point: [cache][0] = G, [1] = G+1
+	 * as the sweep ran them (rpt_verdict_confirm accepts any order) */
+	const struct rpt_confirm (*confirm)[2];  /* [STG_CACHE_STATES];
+	                                            NULL: none */
+	unsigned vcpus_total;           /* the machine's usable vCPUs */
+	const char *gpu_type;           /* "A100" (the catalog takes the
+	                                   part before '-') */
+	unsigned gpu_count;             /* asked */
+	double demand_per_gpu;
+	double au_threshold;            /* <= 0: the default */
+	uint64_t dataset_bytes;
+	uint64_t ram_available;
+	int64_t cgroup_limit;           /* -1 none */
+	const struct rpt_shape *shapes;
+	size_t nshapes;
+};
+
+/*
+ * Draw the sweep's verdict from IN into V: only usable points count (a
+ * state with measured points but no usable one is "not judged", with
+ * why); for each cache state, the feed at its top point (rpt_verdict_top),
+ * gpus_fed = rpt_verdict_gpus_fed() there, then the check rule
+ * (rpt_verdict_confirm), the limiting resource (gpu when the asked GPUs
+ * are fed, else the point's bottleneck), vCPUs per GPU from the measured
+ * per-vCPU rate, and a projection when the asked GPUs need more vCPUs
+ * than the top point had, the state is CPU-bound and the figures are
+ * consistent (per-vCPU rate x CPU per sample <= RPT_CPU_PER_VCPU_MAX);
+ * the storage ceiling seen cold; the RAM check; the catalog check; the
+ * headline. V->fits[].shape point into IN->shapes.
+ */
+void rpt_verdict_draw(const struct rpt_verdict_in *in,
+		      struct rpt_sweep_verdict *v);
+
+#endif /* FEEDRATE_VERDICT_H */

@@ -1,9 +1,10 @@
 /*
  * test_compare.c - `feedrate compare` on three hand-made sweep reports
- * (tests/fixtures/compare): each candidate read back right, the table and
- * the HTML page, and the refusals: a report of another schema_version, a
- * run report, a truncated file. The binary is driven through
- * $FEEDRATE_BIN where set.
+ * (tests/fixtures/compare): each candidate read back right (GPUs fed drawn
+ * again by the verdict from the report's numbers, and a report whose own
+ * figure differs said so), the table and the HTML page, and the refusals:
+ * a report of another schema_version, a run report, a truncated file. The
+ * binary is driven through $FEEDRATE_BIN where set.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -45,16 +46,67 @@ FR_TEST(compare, reads_each_candidate_back)
 	}
 	cr_assert_str_eq(c[0].label, "p4d.24xlarge");
 	cr_assert_eq(c[0].vcpus, 96);
-	cr_assert_eq(c[0].gpus_fed[RPT_CACHE_COLD], 8);
-	cr_assert(!c[1].have[RPT_CACHE_RAM], "g5 has no ram row");
-	cr_assert_str_eq(c[1].limiting[RPT_CACHE_COLD], "storage");
-	cr_assert_float_eq(c[1].samples_per_s[RPT_CACHE_WARM], 40000, 1e-9);
-	cr_assert_lt(c[1].vcpus_per_gpu[RPT_CACHE_COLD], 0, "null: unknown");
+	cr_assert_eq(c[0].gpus_fed[STG_CACHE_COLD], 8);
+	cr_assert(!c[1].have[STG_CACHE_RAM], "g5 has no ram row");
+	cr_assert_str_eq(c[1].limiting[STG_CACHE_COLD], "storage");
+	cr_assert_float_eq(c[1].samples_per_s[STG_CACHE_WARM], 40000, 1e-9);
+	cr_assert_lt(c[1].vcpus_per_gpu[STG_CACHE_COLD], 0, "null: unknown");
 	/* no instance type: the file's base name */
 	cr_assert_str_eq(c[2].label, "a2-gcsfuse.json");
 	cr_assert_str_eq(c[2].storage, "fuse.gcsfuse");
 	for (int i = 0; i < 3; i++)
 		rpt_candidate_free(&c[i]);
+}
+
+FR_TEST(compare, gpus_fed_come_from_the_verdict_and_differences_are_said)
+{
+	struct rpt_candidate c;
+	char why[512], note[256], *buf = NULL, *html;
+	size_t len = 0;
+	json_t *j = load(FIX "p4d.json"), *per, *cold, *confs;
+	FILE *f;
+
+	/* the fixture's cold row: 21,000 samples/s is G = 9 computed, and
+	 * the run with 9 GPUs starved: 8, as the report says */
+	cr_assert_eq(rpt_candidate_from_json(j, "p4d.json", &c, why,
+					     sizeof(why)), 0, "%s", why);
+	cr_assert_eq(c.gpus_fed[STG_CACHE_COLD], 8);
+	cr_assert_eq(c.checks_ignored[STG_CACHE_COLD], 0);
+	cr_assert(!rpt_candidate_note(&c, STG_CACHE_COLD, note,
+				      sizeof(note)));
+	rpt_candidate_free(&c);
+
+	/* a report that claims 5, and a check run at neither G nor G + 1 */
+	per = json_object_get(json_object_get(j, "verdict"), "per_cache");
+	cold = json_array_get(per, 0);
+	cr_assert_str_eq(json_string_value(json_object_get(cold, "cache")),
+			 "cold");
+	json_object_set_new(cold, "gpus_fed", json_integer(5));
+	confs = json_object_get(cold, "confirmations");
+	json_array_append_new(confs, json_pack("{s:i,s:f,s:b,s:i}", "gpus", 3,
+					       "au", 0.2, "fed", 0, "vcpus",
+					       96));
+	cr_assert_eq(rpt_candidate_from_json(j, "p4d.json", &c, why,
+					     sizeof(why)), 0, "%s", why);
+	cr_assert_eq(c.gpus_fed[STG_CACHE_COLD], 8, "the numbers' verdict");
+	cr_assert_eq(c.gpus_fed_stored[STG_CACHE_COLD], 5);
+	cr_assert_eq(c.checks_ignored[STG_CACHE_COLD], 1);
+	cr_assert(rpt_candidate_note(&c, STG_CACHE_COLD, note, sizeof(note)));
+	cr_assert(strstr(note, "says 5 GPUs fed, its numbers give 8"), "%s",
+		  note);
+	cr_assert(strstr(note, "1 check run not used"), "%s", note);
+	cr_assert(!rpt_candidate_note(&c, STG_CACHE_WARM, note, sizeof(note)));
+	f = open_memstream(&buf, &len);
+	rpt_compare_print(f, &c, 1);
+	fclose(f);
+	cr_assert(strstr(buf, "note: p4d.24xlarge, cold: the report says 5"),
+		  "%s", buf);
+	free(buf);
+	html = rpt_compare_html(&c, 1);
+	cr_assert(strstr(html, "the report says 5 GPUs fed"));
+	free(html);
+	rpt_candidate_free(&c);
+	json_decref(j);
 }
 
 FR_TEST(compare, refuses_other_versions_and_other_reports)

@@ -114,7 +114,7 @@ static struct rpt_point pts[8];
 
 /* A measured point: SPS samples/s over WINDOW_S seconds, CPU_MS of CPU
  * per sample, batches of 256. */
-static void point_set(struct rpt_point *p, unsigned vcpus, enum rpt_cache c,
+static void point_set(struct rpt_point *p, unsigned vcpus, enum stg_cache_state c,
 		      double sps, double window_s, double cpu_ms,
 		      const char *bottleneck)
 {
@@ -132,7 +132,7 @@ static void point_set(struct rpt_point *p, unsigned vcpus, enum rpt_cache c,
 	p->bottleneck = bottleneck;
 	p->bottleneck_why = "";
 	p->au = sps / 2470;
-	p->hit_ratio = c == RPT_CACHE_COLD ? 0 : 1;
+	p->hit_ratio = c == STG_CACHE_COLD ? 0 : 1;
 	p->fraction_resident = -1;
 	p->cpu_outside_mask_s = -1;
 	p->cache_how = "";
@@ -179,14 +179,14 @@ static void sweep_init(struct rpt_sweep *s, size_t npts)
 static void reviewer_sweep(struct rpt_sweep *s, bool ram_not_limited,
 			   bool ram_long)
 {
-	point_set(&pts[0], 1, RPT_CACHE_COLD, 513, 6.5, 0.97, "storage");
-	point_set(&pts[1], 1, RPT_CACHE_RAM, 937, ram_long ? 10 : 0.064,
+	point_set(&pts[0], 1, STG_CACHE_COLD, 513, 6.5, 0.97, "storage");
+	point_set(&pts[1], 1, STG_CACHE_RAM, 937, ram_long ? 10 : 0.064,
 		  ram_long ? 0.9 : 4.68, "cpu");
-	point_set(&pts[2], 1, RPT_CACHE_WARM, 888, 8.6, 1.04, "cpu");
-	point_set(&pts[3], 2, RPT_CACHE_COLD, 708, 9.0, 0.99, "storage");
-	point_set(&pts[4], 2, RPT_CACHE_RAM, 1012, ram_long ? 10 : 0.059,
+	point_set(&pts[2], 1, STG_CACHE_WARM, 888, 8.6, 1.04, "cpu");
+	point_set(&pts[3], 2, STG_CACHE_COLD, 708, 9.0, 0.99, "storage");
+	point_set(&pts[4], 2, STG_CACHE_RAM, 1012, ram_long ? 10 : 0.059,
 		  ram_long ? 0.9 : 4.97, "cpu");
-	point_set(&pts[5], 2, RPT_CACHE_WARM, 831, 20.9, 1.00, "cpu");
+	point_set(&pts[5], 2, STG_CACHE_WARM, 831, 20.9, 1.00, "cpu");
 	for (int i = 1; i < 6; i += 3) {
 		pts[i].ram_bytes = 1377513;
 		pts[i].cgroup_bytes = 682002665;
@@ -222,15 +222,15 @@ FR_TEST(review_fixes, unlimited_ram_point_is_not_judged_and_shows_no_measured_hi
 
 	/* long enough: only the missing limit keeps it out */
 	reviewer_sweep(&s, true, true);
-	cv = &s.v.cache[RPT_CACHE_RAM];
+	cv = &s.v.cache[STG_CACHE_RAM];
 	cr_assert_not(cv->measured, "the ram row used a warm run");
 	cr_assert_not_null(cv->not_judged);
 	cr_assert_not_null(strstr(cv->not_judged, "not limited"));
 	cr_assert_not(cv->projected);
 	cr_assert_lt(cv->vcpus_per_gpu, 0, "vCPUs per GPU from a warm run");
-	cr_assert_neq(s.v.catalog_cache, RPT_CACHE_RAM);
-	cr_assert(s.v.cache[RPT_CACHE_WARM].measured);
-	cr_assert(s.v.cache[RPT_CACHE_COLD].measured);
+	cr_assert_neq(s.v.catalog_cache, STG_CACHE_RAM);
+	cr_assert(s.v.cache[STG_CACHE_WARM].measured);
+	cr_assert(s.v.cache[STG_CACHE_COLD].measured);
 
 	text = sweep_text(&s);
 	cr_assert_null(strstr(text, "hit ratio was 100.0"), "%s", text);
@@ -268,7 +268,7 @@ FR_TEST(review_fixes, limited_ram_point_is_judged)
 	const struct rpt_cache_verdict *cv;
 
 	reviewer_sweep(&s, false, true);
-	cv = &s.v.cache[RPT_CACHE_RAM];
+	cv = &s.v.cache[STG_CACHE_RAM];
 	cr_assert(cv->measured);
 	cr_assert_null(cv->not_judged);
 	cr_assert_float_eq(cv->hit_ratio, 1.0, 1e-9);
@@ -289,7 +289,7 @@ FR_TEST(review_fixes, too_short_points_are_marked_and_not_projected)
 	reviewer_sweep(&s, false, false);
 	cr_assert(rpt_point_too_short(&pts[4]));
 	cr_assert_not(rpt_point_too_short(&pts[5]));
-	cv = &s.v.cache[RPT_CACHE_RAM];
+	cv = &s.v.cache[STG_CACHE_RAM];
 	cr_assert_not(cv->measured);
 	cr_assert_not(cv->projected);
 	cr_assert_not_null(strstr(cv->not_judged, "too short"));
@@ -307,10 +307,10 @@ FR_TEST(review_fixes, too_short_points_are_marked_and_not_projected)
 	json_decref(j);
 
 	/* a window of 2 s but only 3 batches is too short as well */
-	point_set(&pts[0], 1, RPT_CACHE_WARM, 384, 2.0, 1.0, "cpu");
+	point_set(&pts[0], 1, STG_CACHE_WARM, 384, 2.0, 1.0, "cpu");
 	cr_assert_eq(pts[0].batches, 3);
 	cr_assert(rpt_point_too_short(&pts[0]));
-	point_set(&pts[0], 1, RPT_CACHE_WARM, 512, 2.0, 1.0, "cpu");
+	point_set(&pts[0], 1, STG_CACHE_WARM, 512, 2.0, 1.0, "cpu");
 	cr_assert_not(rpt_point_too_short(&pts[0]));
 }
 
@@ -323,11 +323,11 @@ FR_TEST(review_fixes, inconsistent_cpu_figures_are_not_projected)
 	size_t i;
 
 	/* 506 samples/s per vCPU x 4.97 ms = 2.5 CPU-s per vCPU-s */
-	point_set(&pts[0], 1, RPT_CACHE_WARM, 480, 10, 1.0, "cpu");
-	point_set(&pts[1], 2, RPT_CACHE_WARM, 1012, 10, 4.97, "cpu");
+	point_set(&pts[0], 1, STG_CACHE_WARM, 480, 10, 1.0, "cpu");
+	point_set(&pts[1], 2, STG_CACHE_WARM, 1012, 10, 4.97, "cpu");
 	sweep_init(&s, 2);
 	rpt_sweep_verdict(&s);
-	cv = &s.v.cache[RPT_CACHE_WARM];
+	cv = &s.v.cache[STG_CACHE_WARM];
 	cr_assert(cv->measured);
 	cr_assert(cv->inconsistent);
 	cr_assert_float_eq(cv->cpu_per_vcpu, 506 * 4.97e-3, 1e-6);
@@ -344,11 +344,11 @@ FR_TEST(review_fixes, inconsistent_cpu_figures_are_not_projected)
 	json_decref(j);
 
 	/* 1.0 CPU-s per vCPU-s is sane and projects */
-	point_set(&pts[1], 2, RPT_CACHE_WARM, 1012, 10, 1.9, "cpu");
+	point_set(&pts[1], 2, STG_CACHE_WARM, 1012, 10, 1.9, "cpu");
 	sweep_init(&s, 2);
 	rpt_sweep_verdict(&s);
-	cr_assert_not(s.v.cache[RPT_CACHE_WARM].inconsistent);
-	cr_assert(s.v.cache[RPT_CACHE_WARM].projected);
+	cr_assert_not(s.v.cache[STG_CACHE_WARM].inconsistent);
+	cr_assert(s.v.cache[STG_CACHE_WARM].projected);
 }
 
 /* ---- 6: the storage line says "cold" once ---- */

@@ -1,0 +1,581 @@
+/*
+ * test_verdict.c - the verdict (reports/verdict.c): GPUs fed at the
+ * boundary (exactly T x demand is fed), the sweep's verdict drawn from
+ * hand-made point sets (cpu-bound and projected, storage-bound, fed, fed
+ * only warm, the checks with emulated GPUs lowering or raising the
+ * computed count), the top point the check runs take being the verdict's,
+ * a check run at the wrong G ignored and said so, and the run report, the
+ * sweep verdict and compare agreeing on GPUs fed for the same numbers.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "harness.h"
+#include "loader.h"
+#include "report.h"
+#include "report_sweep.h"
+#include "verdict.h"
+
+/* A100 tuned row: 2,470 samples/s, so one GPU needs 2,223 at 90 % AU. */
+#define DEMAND 2470.0
+#define NEED (0.9 * DEMAND)
+
+struct pt {
+	unsigned vcpus;
+	enum stg_cache_state cache;
+	double sps;
+	const char *bottleneck;
+	double read_mb_s;
+};
+
+static struct rpt_point pts_buf[16];
+
+static void sweep_make(struct rpt_sweep *s, const struct pt *p, size_t n,
+		       unsigned vcpus_total, unsigned gpus)
+{
+	memset(s, 0, sizeof(*s));
+	memset(pts_buf, 0, sizeof(pts_buf));
+	for (size_t i = 0; i < n; i++) {
+		struct rpt_point *q = &pts_buf[i];
+
+		q->vcpus = p[i].vcpus;
+		q->cache = p[i].cache;
+		q->status = RPT_POINT_MEASURED;
+		q->samples_per_s = p[i].sps;
+		q->files_per_s = p[i].sps;
+		q->read_bytes_per_s = p[i].read_mb_s * 1e6;
+		q->bottleneck = p[i].bottleneck;
+		q->samples = (uint64_t)(p[i].sps * 10);
+		q->batches = q->samples / 256;
+		q->measured_s = 10;     /* long enough to be judged */
+		q->stages.process_cpu_s = 10.0 * p[i].vcpus;
+		q->hit_ratio = -1;
+	}
+	s->points = pts_buf;
+	s->npoints = n;
+	s->vcpus_total = vcpus_total;
+	s->gpu_type = "A100";
+	s->gpu_count = gpus;
+	s->demand_per_gpu = DEMAND;
+	s->au_threshold = 0.90;
+	s->bytes = 140ull * 1000 * 1000 * 1000;
+	s->ram_total = 64ull << 30;
+	s->ram_available = 60ull << 30;
+	s->cgroup_limit = -1;
+	s->lru_ram_steady = -1;
+	s->lru_half_steady = -1;
+}
+
+struct verdict_case {
+	const char *name;
+	struct pt pts[8];
+	size_t npts;
+	unsigned vcpus_total, gpus;
+	/* expected, per cache state (cold, ram, warm); -1 = not measured */
+	int fed[STG_CACHE_STATES];
+	const char *limiting[STG_CACHE_STATES];
+	bool projected_warm;
+	bool storage_ceiling;
+};
+
+static const struct verdict_case cases[] = {
+	{ "cpu-bound, projected: 8 vCPUs for 1 A100 on a 2-vCPU VM",
+	  { { 1, STG_CACHE_COLD, 300, "cpu", 30 },
+	    { 2, STG_CACHE_COLD, 560, "cpu", 60 },
+	    { 1, STG_CACHE_WARM, 310, "cpu", 31 },
+	    { 2, STG_CACHE_WARM, 580, "cpu", 60 } }, 4, 2, 1,
+	  { 0, -1, 0 }, { "cpu", NULL, "cpu" }, true, false },
+	{ "storage-bound cold, fed warm",
+	  { { 8, STG_CACHE_COLD, 1000, "storage", 110 },
+	    { 8, STG_CACHE_WARM, 20000, "cpu", 0 } }, 2, 8, 8,
+	  { 0, -1, 8 }, { "storage", NULL, "gpu" }, false, true },
+	{ "fed in every state: 96 vCPUs, 8 A100s",
+	  { { 96, STG_CACHE_COLD, 19000, "cpu", 2100 },
+	    { 96, STG_CACHE_RAM, 19500, "cpu", 1800 },
+	    { 96, STG_CACHE_WARM, 20000, "cpu", 0 } }, 3, 96, 8,
+	  { 8, 8, 8 }, { "gpu", "gpu", "gpu" }, false, false },
+	{ "fed only warm: 2 of 4 cold, 4 warm",
+	  { { 32, STG_CACHE_COLD, 5000, "storage", 550 },
+	    { 32, STG_CACHE_WARM, 9000, "cpu", 0 } }, 2, 32, 4,
+	  { 2, -1, 4 }, { "storage", NULL, "gpu" }, false, true },
+};
+
+FR_TEST(verdict, table_of_hand_made_point_sets)
+{
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		const struct verdict_case *vc = &cases[k];
+		struct rpt_sweep s;
+
+		sweep_make(&s, vc->pts, vc->npts, vc->vcpus_total, vc->gpus);
+		rpt_sweep_verdict(&s);
+		for (int c = 0; c < STG_CACHE_STATES; c++) {
+			const struct rpt_cache_verdict *cv = &s.v.cache[c];
+
+			if (vc->fed[c] < 0) {
+				cr_assert(!cv->measured, "%s: %s measured",
+					  vc->name, stg_cache_state_name(c));
+				continue;
+			}
+			cr_assert(cv->measured, "%s: %s", vc->name,
+				  stg_cache_state_name(c));
+			cr_assert_eq(cv->gpus_fed, (unsigned)vc->fed[c],
+				     "%s: %s fed %u, want %d", vc->name,
+				     stg_cache_state_name(c), cv->gpus_fed,
+				     vc->fed[c]);
+			cr_assert_str_eq(cv->limiting, vc->limiting[c], "%s: %s",
+					 vc->name, stg_cache_state_name(c));
+		}
+		if (vc->fed[STG_CACHE_WARM] >= 0)
+			cr_assert_eq(s.v.cache[STG_CACHE_WARM].projected,
+				     vc->projected_warm, "%s", vc->name);
+		cr_assert_eq(s.v.storage_is_ceiling, vc->storage_ceiling, "%s",
+			     vc->name);
+		cr_assert(strlen(s.v.headline) > 10, "%s", vc->name);
+	}
+}
+
+FR_TEST(verdict, projection_uses_the_measured_per_vcpu_rate)
+{
+	struct rpt_sweep s;
+	const struct rpt_cache_verdict *cv;
+
+	sweep_make(&s, cases[0].pts, cases[0].npts, 2, 1);
+	rpt_sweep_verdict(&s);
+	cv = &s.v.cache[STG_CACHE_WARM];
+	/* 580 / 2 = 290 per vCPU; 2,223 / 290 = 7.67 vCPUs per GPU */
+	cr_assert_float_eq(cv->per_vcpu_rate, 290.0, 1e-9);
+	cr_assert_float_eq(cv->vcpus_per_gpu, NEED / 290.0, 1e-9);
+	cr_assert_eq(cv->vcpus_needed, 8);
+	cr_assert_float_eq(cv->projected_samples_per_s, 8 * 290.0, 1e-9);
+	/* scaling from 1 vCPU: 580 / (2 x 310) */
+	cr_assert_float_eq(cv->scaling, 580.0 / 620.0, 1e-9);
+	cr_assert(strstr(s.v.headline, "limited by cpu"), "%s",
+		  s.v.headline);
+}
+
+FR_TEST(verdict, storage_ceiling_in_files_and_gpus)
+{
+	struct rpt_sweep s;
+
+	sweep_make(&s, cases[1].pts, cases[1].npts, 8, 8);
+	rpt_sweep_verdict(&s);
+	cr_assert(s.v.storage_known);
+	cr_assert_float_eq(s.v.storage_bytes_per_s, 110e6, 1e-3);
+	cr_assert_float_eq(s.v.storage_files_per_s, 1000, 1e-9);
+	cr_assert_float_eq(s.v.storage_gpus, 1000 / NEED, 1e-9);
+	/* 140 GB does not fit in 60 GiB available */
+	cr_assert(!s.v.ram_holds_dataset);
+}
+
+FR_TEST(verdict, checks_confirm_lower_or_raise_the_computed_count)
+{
+	struct rpt_sweep s;
+	/* 5,000 samples/s: floor(5000 / 2223) = 2 */
+	const struct pt p[] = { { 16, STG_CACHE_WARM, 5000, "cpu", 0 } };
+
+	sweep_make(&s, p, 1, 16, 4);
+	s.confirm[STG_CACHE_WARM][0] = (struct rpt_confirm){ true, 2, 0.95,
+							      NULL };
+	s.confirm[STG_CACHE_WARM][1] = (struct rpt_confirm){ true, 3, 0.70,
+							      NULL };
+	rpt_sweep_verdict(&s);
+	cr_assert_eq(s.v.cache[STG_CACHE_WARM].gpus_fed_computed, 2);
+	cr_assert_eq(s.v.cache[STG_CACHE_WARM].gpus_fed, 2);
+	cr_assert_eq(s.v.cache[STG_CACHE_WARM].confirmation,
+		     RPT_CONF_CONFIRMED);
+
+	/* G itself starved (uneven arrivals with synchronous steps) */
+	s.confirm[STG_CACHE_WARM][0].au = 0.85;
+	rpt_sweep_verdict(&s);
+	cr_assert_eq(s.v.cache[STG_CACHE_WARM].gpus_fed, 1);
+	cr_assert_eq(s.v.cache[STG_CACHE_WARM].confirmation, RPT_CONF_LOWERED);
+
+	/* G + 1 fed too */
+	s.confirm[STG_CACHE_WARM][0].au = 0.99;
+	s.confirm[STG_CACHE_WARM][1].au = 0.91;
+	rpt_sweep_verdict(&s);
+	cr_assert_eq(s.v.cache[STG_CACHE_WARM].gpus_fed, 3);
+	cr_assert_eq(s.v.cache[STG_CACHE_WARM].confirmation, RPT_CONF_RAISED);
+
+	/* no check run: the computed count stands, labelled computed */
+	memset(s.confirm, 0, sizeof(s.confirm));
+	rpt_sweep_verdict(&s);
+	cr_assert_eq(s.v.cache[STG_CACHE_WARM].gpus_fed, 2);
+	cr_assert_eq(s.v.cache[STG_CACHE_WARM].confirmation, RPT_CONF_NONE);
+}
+
+FR_TEST(verdict, zero_computed_is_checked_with_one_gpu)
+{
+	struct rpt_sweep s;
+	const struct pt p[] = { { 2, STG_CACHE_COLD, 600, "cpu", 60 } };
+
+	sweep_make(&s, p, 1, 2, 1);
+	s.confirm[STG_CACHE_COLD][1] = (struct rpt_confirm){ true, 1, 0.27,
+							      NULL };
+	rpt_sweep_verdict(&s);
+	cr_assert_eq(s.v.cache[STG_CACHE_COLD].gpus_fed, 0);
+	cr_assert_eq(s.v.cache[STG_CACHE_COLD].confirmation,
+		     RPT_CONF_CONFIRMED);
+}
+
+FR_TEST(verdict, catalog_check_counts_spare_and_lacking_vcpus)
+{
+	static const struct rpt_shape shapes[] = {
+		{ "big8", "X", 8, "A100", "A100 40GB", 96, 1152, false },
+		{ "small1", "X", 1, "A100", "A100 40GB", 4, 16, true },
+		{ "other", "X", 8, "H100", "H100 80GB", 192, 2048, false },
+	};
+	struct rpt_sweep s;
+	/* 1,000 samples/s per vCPU: 2.223 vCPUs per GPU */
+	const struct pt p[] = { { 100, STG_CACHE_WARM, 100000, "cpu", 0 },
+				{ 50, STG_CACHE_COLD, 50000, "cpu", 0 } };
+
+	sweep_make(&s, p, 2, 100, 8);
+	s.gpu_type = "A100-40GB";
+	s.shapes = shapes;
+	s.nshapes = 3;
+	rpt_sweep_verdict(&s);
+	cr_assert_eq(s.v.catalog_cache, STG_CACHE_WARM);
+	cr_assert_eq(s.v.nfits, 2, "only the A100 shapes are judged");
+	cr_assert_str_eq(s.v.fits[0].shape->name, "big8");
+	cr_assert_float_eq(s.v.fits[0].vcpus_needed, 8 * NEED / 1000, 1e-9);
+	cr_assert_float_eq(s.v.fits[0].vcpus_spare, 96 - 8 * NEED / 1000,
+			   1e-9);
+	cr_assert(s.v.fits[0].ram_holds_dataset);
+	cr_assert(s.v.fits[1].vcpus_spare > 0);
+	cr_assert(!s.v.fits[1].ram_holds_dataset, "140 GB in 16 GiB");
+}
+
+FR_TEST(verdict, dropped_and_failed_points_are_not_used)
+{
+	struct rpt_sweep s;
+	const struct pt p[] = { { 1, STG_CACHE_WARM, 300, "cpu", 0 },
+				{ 2, STG_CACHE_WARM, 99999, "cpu", 0 } };
+
+	sweep_make(&s, p, 2, 2, 1);
+	pts_buf[1].status = RPT_POINT_DROPPED;
+	rpt_sweep_verdict(&s);
+	cr_assert_eq(s.v.cache[STG_CACHE_WARM].vcpus_top, 1);
+	cr_assert(!s.v.cache[STG_CACHE_WARM].top_is_all);
+	cr_assert(s.v.cache[STG_CACHE_WARM].projected);
+}
+
+/* ---- GPUs fed, and one choice of the top point ---- */
+
+FR_TEST(verdict, exactly_t_times_demand_counts_as_fed)
+{
+	/* T x demand is rarely exact in binary: G x T x demand, multiplied
+	 * in any order (0.7 x 2470 x 3 gives 5186.999999999999), must give
+	 * G, and a hair less must not */
+	static const double thr[] = { 0.9, 0.7 };
+
+	for (size_t t = 0; t < 2; t++)
+		for (unsigned k = 1; k <= 64; k++) {
+			const double at[] = {
+				k * (thr[t] * DEMAND), (k * thr[t]) * DEMAND,
+				k * DEMAND * thr[t], thr[t] * (k * DEMAND),
+			};
+
+			for (size_t o = 0; o < 4; o++)
+				cr_assert_eq(rpt_verdict_gpus_fed(at[o], DEMAND,
+					     thr[t]), k, "%u x %.1f x demand = "
+					     "%.17g", k, thr[t], at[o]);
+			cr_assert_eq(rpt_verdict_gpus_fed(at[0] * (1 - 1e-6),
+				     DEMAND, thr[t]), k - 1, "just under %u x "
+				     "T x demand", k);
+		}
+	cr_assert_eq(rpt_verdict_gpus_fed(6669, DEMAND, 0.9), 3,
+		     "3 x 2,223 = 6,669");
+	cr_assert_eq(rpt_verdict_gpus_fed(6668.99, DEMAND, 0.9), 2);
+	cr_assert_eq(rpt_verdict_gpus_fed(700, 1000, 0.7), 1, "a 70 %% "
+		     "workload: 700 of 1,000 feeds one");
+	/* no demand, no threshold: nothing is judged fed */
+	cr_assert_eq(rpt_verdict_gpus_fed(1e6, 0, 0.9), 0);
+	cr_assert_eq(rpt_verdict_gpus_fed(1e6, -5, 0.9), 0);
+	cr_assert_eq(rpt_verdict_gpus_fed(1e6, DEMAND, 0), 0);
+	cr_assert_eq(rpt_verdict_gpus_fed(1e6, DEMAND, -1), 0);
+	cr_assert_eq(rpt_verdict_gpus_fed(NAN, DEMAND, 0.9), 0);
+	cr_assert_eq(rpt_verdict_gpus_fed(1e300, 1, 0.9),
+		     RPT_VERDICT_GPUS_MAX, "capped");
+	/* the measured AU at exactly the threshold is fed too */
+	cr_assert(rpt_verdict_au_fed(0.9, 0.9));
+	cr_assert(!rpt_verdict_au_fed(0.8999, 0.9));
+	cr_assert_float_eq(rpt_verdict_threshold(0), LDR_DEFAULT_AU_THRESHOLD,
+			   1e-12);
+	cr_assert_float_eq(rpt_verdict_threshold(0.7), 0.7, 1e-12);
+}
+
+FR_TEST(verdict, top_point_of_the_checks_is_the_verdicts)
+{
+	const struct pt p[] = {
+		{ 1, STG_CACHE_WARM, 300, "cpu", 0 },
+		{ 4, STG_CACHE_WARM, 1100, "cpu", 0 },
+		{ 8, STG_CACHE_WARM, 9000, "cpu", 0 },   /* too short */
+		{ 16, STG_CACHE_WARM, 99999, "cpu", 0 }, /* dropped */
+		{ 4, STG_CACHE_WARM, 1200, "cpu", 0 },   /* same count, later */
+		{ 2, STG_CACHE_RAM, 700, "cpu", 0 },
+		{ 4, STG_CACHE_RAM, 5000, "cpu", 0 },    /* not limited */
+		{ 2, STG_CACHE_COLD, 650, "storage", 60 },
+	};
+	struct rpt_sweep s;
+
+	sweep_make(&s, p, sizeof(p) / sizeof(p[0]), 16, 1);
+	pts_buf[2].measured_s = 0.5;
+	pts_buf[3].status = RPT_POINT_DROPPED;
+	pts_buf[6].ram_not_limited = true;
+	cr_assert_eq(rpt_verdict_top(pts_buf, s.npoints, STG_CACHE_WARM), 1,
+		     "usable, most vCPUs, the first of equals");
+	cr_assert_eq(rpt_verdict_top(pts_buf, s.npoints, STG_CACHE_RAM), 5);
+	cr_assert_eq(rpt_verdict_top(pts_buf, s.npoints, STG_CACHE_COLD), 7);
+	cr_assert_eq(rpt_verdict_top(pts_buf, 0, STG_CACHE_COLD), -1);
+	cr_assert_eq(rpt_verdict_top(pts_buf, 1, STG_CACHE_COLD), -1);
+
+	/* what the check runs do: run G and G + 1 where rpt_verdict_top
+	 * says, with G from rpt_verdict_gpus_fed there */
+	for (int c = 0; c < STG_CACHE_STATES; c++) {
+		const int top = rpt_verdict_top(pts_buf, s.npoints,
+						(enum stg_cache_state)c);
+		const unsigned g = rpt_verdict_gpus_fed(
+			pts_buf[top].samples_per_s, DEMAND, 0.9);
+
+		cr_assert_geq(top, 0);
+		s.confirm[c][0] = (struct rpt_confirm){ g > 0, g, 0.95, NULL,
+							pts_buf[top].vcpus };
+		s.confirm[c][1] = (struct rpt_confirm){ true, g + 1, 0.40,
+							NULL,
+							pts_buf[top].vcpus };
+	}
+	rpt_sweep_verdict(&s);
+	for (int c = 0; c < STG_CACHE_STATES; c++) {
+		const struct rpt_cache_verdict *cv = &s.v.cache[c];
+		const int top = rpt_verdict_top(pts_buf, s.npoints,
+						(enum stg_cache_state)c);
+
+		cr_assert_eq(cv->top, top, "%s", stg_cache_state_name(c));
+		cr_assert_eq(cv->vcpus_top, pts_buf[top].vcpus);
+		cr_assert_float_eq(cv->samples_per_s,
+				   pts_buf[top].samples_per_s, 1e-9);
+		cr_assert_eq(cv->check.ignored, 0, "%s: %s",
+			     stg_cache_state_name(c), cv->check.note);
+		cr_assert_eq(cv->check.used_g1, 1);
+		cr_assert_eq(cv->confirmation, RPT_CONF_CONFIRMED, "%s",
+			     stg_cache_state_name(c));
+	}
+	cr_assert_eq(s.v.cache[STG_CACHE_WARM].vcpus_top, 4);
+	cr_assert_float_eq(s.v.cache[STG_CACHE_WARM].samples_per_s, 1100,
+			   1e-9);
+}
+
+FR_TEST(verdict, check_run_at_another_g_is_ignored_and_said)
+{
+	/* 5,000 samples/s: G = 2 */
+	const struct pt p[] = { { 16, STG_CACHE_WARM, 5000, "cpu", 0 } };
+	const struct rpt_cache_verdict *cv;
+	struct rpt_sweep s;
+	char *buf = NULL;
+	size_t len = 0;
+	json_t *j, *pc, *confs;
+	FILE *f;
+
+	sweep_make(&s, p, 1, 16, 4);
+	/* a run with 1 GPU starving would lower G = 1 to 0; it is not G */
+	s.confirm[STG_CACHE_WARM][0] = (struct rpt_confirm){ true, 1, 0.50,
+							      NULL, 16 };
+	s.confirm[STG_CACHE_WARM][1] = (struct rpt_confirm){ true, 3, 0.70,
+							      NULL, 16 };
+	rpt_sweep_verdict(&s);
+	cv = &s.v.cache[STG_CACHE_WARM];
+	cr_assert_eq(cv->gpus_fed_computed, 2);
+	cr_assert_eq(cv->gpus_fed, 2, "the 1-GPU run changes nothing");
+	cr_assert_eq(cv->confirmation, RPT_CONF_NONE,
+		     "G itself was never checked");
+	cr_assert_eq(cv->check.ignored, 1);
+	cr_assert_eq(cv->check.used_g, -1);
+	cr_assert_eq(cv->check.used_g1, 1);
+	cr_assert(strstr(cv->check.note, "G = 2"), "%s", cv->check.note);
+	cr_assert(strstr(cv->check.note, "1 GPU "), "%s", cv->check.note);
+
+	/* said in the text, JSON and HTML reports */
+	f = open_memstream(&buf, &len);
+	cr_assert_not_null(f);
+	rpt_sweep_print(f, &s);
+	fclose(f);
+	cr_assert(strstr(buf, "NOT USED: check runs for G = 2"), "%s", buf);
+	free(buf);
+	j = rpt_sweep_json(&s, false);
+	cr_assert_not_null(j);
+	pc = json_array_get(json_object_get(json_object_get(j, "verdict"),
+					    "per_cache"), 0);
+	cr_assert_eq(json_integer_value(json_object_get(pc,
+		"checks_ignored")), 1);
+	cr_assert(json_is_string(json_object_get(pc, "checks_note")));
+	confs = json_object_get(pc, "confirmations");
+	cr_assert_eq(json_array_size(confs), 2);
+	cr_assert(json_is_false(json_object_get(json_array_get(confs, 0),
+						"used")));
+	cr_assert(json_is_true(json_object_get(json_array_get(confs, 1),
+					       "used")));
+	json_decref(j);
+	buf = rpt_sweep_html(&s);
+	cr_assert(strstr(buf, "check runs NOT USED"));
+	free(buf);
+
+	/* a run at G, but at another vCPU count than the verdict's point */
+	s.confirm[STG_CACHE_WARM][0] = (struct rpt_confirm){ true, 2, 0.50,
+							      NULL, 8 };
+	rpt_sweep_verdict(&s);
+	cr_assert_eq(cv->gpus_fed, 2, "not lowered by a run at 8 vCPUs");
+	cr_assert_eq(cv->check.ignored, 1);
+	cr_assert(strstr(cv->check.note, "at 8 vCPUs"), "%s", cv->check.note);
+
+	/* the same run at the verdict's point does lower it */
+	s.confirm[STG_CACHE_WARM][0].vcpus = 16;
+	rpt_sweep_verdict(&s);
+	cr_assert_eq(cv->gpus_fed, 1);
+	cr_assert_eq(cv->confirmation, RPT_CONF_LOWERED);
+	cr_assert_eq(cv->check.ignored, 0);
+	cr_assert_str_eq(cv->check.note, "");
+}
+
+FR_TEST(verdict, runs_in_any_order_and_extra_runs_are_counted)
+{
+	const struct rpt_confirm runs[] = {
+		{ true, 4, 0.91, NULL, 0 },     /* G + 1, fed */
+		{ false, 3, 0, "no time", 0 },  /* not run: not counted */
+		{ true, 3, 0.97, NULL, 0 },     /* G */
+		{ true, 3, 0.10, NULL, 0 },     /* a second G: not used */
+		{ true, 9, 0.10, NULL, 0 },     /* neither */
+	};
+	struct rpt_check ck;
+
+	rpt_verdict_confirm(3, runs, 5, 12, 0.9, &ck);
+	cr_assert_eq(ck.gpus_fed, 4);
+	cr_assert_eq(ck.confirmation, RPT_CONF_RAISED);
+	cr_assert_eq(ck.used_g, 2);
+	cr_assert_eq(ck.used_g1, 0);
+	cr_assert_eq(ck.ignored, 2);
+	cr_assert(strstr(ck.note, "9 GPUs"), "%s", ck.note);
+	/* no runs: the computed count stands */
+	rpt_verdict_confirm(3, NULL, 0, 12, 0.9, &ck);
+	cr_assert_eq(ck.gpus_fed, 3);
+	cr_assert_eq(ck.confirmation, RPT_CONF_NONE);
+	cr_assert_eq(ck.ignored, 0);
+}
+
+/* A run report of SPS samples/s (raw feed) against DEMAND at THR. */
+static unsigned run_gpus_fed(double sps, double thr, json_t **fed_json)
+{
+	struct ldr_result *res = calloc(1, sizeof(*res));
+	struct rpt_run r;
+	unsigned g;
+	json_t *j;
+
+	cr_assert_not_null(res);
+	memset(&r, 0, sizeof(r));
+	res->samples_per_s = sps;
+	res->measured_s = 10;
+	res->samples = (uint64_t)(sps * 10);
+	res->batch = 256;
+	res->batches = 100;
+	r.res = res;
+	r.gpu_type = "A100";
+	r.gpu_count = 0;
+	r.demand_per_gpu = DEMAND;
+	r.au_threshold = thr;
+	r.cpu_outside_mask_s = -1;
+	r.fraction_resident = -1;
+	r.hit_ratio = -1;
+	g = rpt_run_gpus_fed(&r);
+	j = rpt_run_json(&r);
+	cr_assert_not_null(j);
+	*fed_json = json_incref(json_object_get(json_object_get(j, "gpus"),
+						"fed_at_threshold"));
+	json_decref(j);
+	free(res);
+	return g;
+}
+
+FR_TEST(verdict, run_sweep_and_compare_agree_on_gpus_fed)
+{
+	static const struct { double sps, thr; unsigned want; } feeds[] = {
+		{ 500, 0.9, 0 }, { 1000, 0.9, 0 }, { NEED, 0.9, 1 },
+		{ NEED - 0.01, 0.9, 0 }, { 2 * NEED, 0.9, 2 },
+		{ 6669, 0.9, 3 }, { 6668.99, 0.9, 2 },
+		{ 8 * NEED + 1, 0.9, 8 }, { 19000, 0.9, 8 },
+		{ 21000, 0.9, 9 },
+		/* 0.7 x 2470 x 3 = 5186.999999999999 in binary: fed 3 */
+		{ (3 * 0.7) * DEMAND, 0.7, 3 }, { 5186.9, 0.7, 2 },
+		{ 21000, 0.7, 12 },
+	};
+
+	for (size_t i = 0; i < sizeof(feeds) / sizeof(feeds[0]); i++) {
+		const struct pt p[] = {
+			{ 96, STG_CACHE_WARM, feeds[i].sps, "cpu", 0 },
+		};
+		const unsigned want = feeds[i].want;
+		struct rpt_candidate cand;
+		struct rpt_sweep s;
+		json_t *sj, *fed;
+		char why[512];
+		unsigned run_g;
+
+		run_g = run_gpus_fed(feeds[i].sps, feeds[i].thr, &fed);
+		sweep_make(&s, p, 1, 96, 8);
+		s.version = "test";
+		s.au_threshold = feeds[i].thr;
+		rpt_sweep_verdict(&s);
+		sj = rpt_sweep_json(&s, false);
+		cr_assert_not_null(sj);
+		cr_assert_eq(rpt_candidate_from_json(sj, "t.json", &cand, why,
+						     sizeof(why)), 0, "%s", why);
+		cr_assert_eq(run_g, want, "run at %.2f: %u, want %u",
+			     feeds[i].sps, run_g, want);
+		cr_assert_eq((unsigned)json_integer_value(fed), want);
+		cr_assert_eq(s.v.cache[STG_CACHE_WARM].gpus_fed, want,
+			     "sweep at %.2f", feeds[i].sps);
+		cr_assert_eq(cand.gpus_fed[STG_CACHE_WARM], (int)want,
+			     "compare at %.2f", feeds[i].sps);
+		cr_assert_eq(cand.gpus_fed_stored[STG_CACHE_WARM], (int)want);
+		cr_assert(!rpt_candidate_note(&cand, STG_CACHE_WARM, why,
+					      sizeof(why)), "%s", why);
+		rpt_candidate_free(&cand);
+		json_decref(sj);
+		json_decref(fed);
+	}
+}
+
+FR_TEST(verdict, run_too_short_is_not_judged)
+{
+	struct rpt_run_numbers n = {
+		.measured = true, .samples_per_s = 3 * NEED, .batches = 3,
+		.batch = 256, .measured_s = 2, .gpu_count = 2,
+		.demand_per_gpu = DEMAND, .au_threshold = 0.9, .au = 0.95,
+	};
+	struct rpt_run_judgement j;
+
+	/* 2 GPUs need 4 batches */
+	rpt_verdict_run(&n, &j);
+	cr_assert(j.too_short);
+	cr_assert_eq(j.gpus_fed, 0);
+	cr_assert(strstr(j.why, "at least 4 needed"), "%s", j.why);
+	n.batches = 4;
+	rpt_verdict_run(&n, &j);
+	cr_assert(!j.too_short, "%s", j.why);
+	cr_assert_eq(j.gpus_fed, 3);
+	cr_assert(j.asked_fed);
+	n.warmup_incomplete = true;
+	rpt_verdict_run(&n, &j);
+	cr_assert(j.too_short);
+	cr_assert(strstr(j.why, "warm-up"), "%s", j.why);
+	/* the default threshold when none is given */
+	n.warmup_incomplete = false;
+	n.au_threshold = 0;
+	n.au = 0.89;
+	rpt_verdict_run(&n, &j);
+	cr_assert_float_eq(j.au_threshold, LDR_DEFAULT_AU_THRESHOLD, 1e-12);
+	cr_assert(!j.asked_fed);
+}
