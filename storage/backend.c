@@ -311,7 +311,7 @@ static void config_defaults(struct stg_reader_config *c)
 	if (!c->depth)
 		c->depth = STG_DEFAULT_DEPTH;
 	if (!c->block_size)
-		c->block_size = 128 * 1024;
+		c->block_size = STG_DEFAULT_BLOCK_SIZE;
 	c->block_size = (c->block_size + STG_ALIGN - 1) & ~(STG_ALIGN - 1);
 	if (!c->max_sample_bytes)
 		c->max_sample_bytes = 64ull << 20;

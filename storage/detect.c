@@ -119,21 +119,22 @@ static int count_prefixed(const char *rel, const char *prefix)
 	return n ? n : -1;
 }
 
-/* The "cpu " line of /proc/stat: total and steal jiffies. */
+/* The "cpu " line of /proc/stat: total and steal jiffies. 0 or -errno. */
 static int stat_sample(uint64_t *total, uint64_t *steal)
 {
 	char buf[4096];
 	unsigned long long v[8] = { 0 };
+	ssize_t got = stg_sysroot_read("/proc/stat", buf, sizeof(buf));
 	int n;
 
-	if (stg_sysroot_read("/proc/stat", buf, sizeof(buf)) < 0)
-		return -1;
+	if (got < 0)
+		return (int)got;
 	/* user nice system idle iowait irq softirq steal; guest time is
 	 * already inside user */
 	n = sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu",
 		   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
 	if (n < 4)
-		return -1;
+		return -EINVAL;
 	*total = 0;
 	for (int i = 0; i < n; i++)
 		*total += v[i];

@@ -659,9 +659,10 @@ const char *stg_strerror(int err);
 /* Short stable key for an error code ("too_large", "ENOENT", ...). */
 const char *stg_errname(int err);
 
-/* Reads in flight per reader when the caller names none (loader.h's
- * LDR_DEFAULT_DEPTH is this one). */
+/* Reads in flight per reader, and the size of one read, when the caller
+ * names none (loader.h's LDR_DEFAULT_DEPTH is this depth). */
 #define STG_DEFAULT_DEPTH 32u
+#define STG_DEFAULT_BLOCK_SIZE (128u * 1024)
 
 /* The size to pass when the listing does not know it (read via fstat). */
 #define STG_SIZE_UNKNOWN UINT64_MAX
@@ -670,9 +671,10 @@ struct stg_reader_config {
 	enum stg_backend_id backend;  /* AUTO: uring if usable, else psync */
 	unsigned depth;               /* reads (block-size chunks) in flight;
 	                                 also the most files accepted at once.
-	                                 0 = STG_DEFAULT_DEPTH */
+	                                 0 = STG_DEFAULT_DEPTH (32) */
 	uint32_t block_size;          /* chunk size of one read; multiple of
-	                                 4096. 0 = 128 KiB */
+	                                 4096. 0 = STG_DEFAULT_BLOCK_SIZE
+	                                 (128 KiB) */
 	uint64_t max_sample_bytes;    /* larger files complete with
 	                                 -STG_ETOOLARGE unread. 0 = 64 MiB */
 	uint64_t max_inflight_bytes;  /* buffer memory of the reader: buffers
