@@ -59,15 +59,15 @@ const char *aug_strerror(int err)
 	switch (err) {
 	case 0:
 		return "success";
-	case AUG_ECORRUPT:
+	case -AUG_ECORRUPT:
 		return "corrupt JPEG data";
-	case AUG_ETRUNCATED:
+	case -AUG_ETRUNCATED:
 		return "truncated JPEG file";
-	case AUG_EUNSUPPORTED:
+	case -AUG_EUNSUPPORTED:
 		return "unsupported JPEG variant";
-	case AUG_ETOOLARGE:
+	case -AUG_ETOOLARGE:
 		return "image too large (pixel, memory or scan limit)";
-	case AUG_ENOTJPEG:
+	case -AUG_ENOTJPEG:
 		return "not a JPEG file";
 	default:
 		return err < 0 && err > -4096 ? strerror(-err) :
@@ -75,22 +75,22 @@ const char *aug_strerror(int err)
 	}
 }
 
-/* Maps a libjpeg error or warning code to an AUG_E* code. */
+/* Maps a libjpeg error or warning code to a -AUG_E* code. */
 static int dec_map_code(int msg_code)
 {
 	switch (msg_code) {
 	case JERR_NO_SOI:
-		return AUG_ENOTJPEG;
+		return -AUG_ENOTJPEG;
 	case JERR_INPUT_EMPTY:
 	case JERR_INPUT_EOF:
 	case JWRN_JPEG_EOF:
-		return AUG_ETRUNCATED;
+		return -AUG_ETRUNCATED;
 	case JERR_IMAGE_TOO_BIG:
 	case JERR_WIDTH_OVERFLOW:
 	case JERR_OUT_OF_MEMORY:
 	case JERR_NO_BACKING_STORE:
 	case JERR_TFILE_CREATE:
-		return AUG_ETOOLARGE;
+		return -AUG_ETOOLARGE;
 	case JERR_ARITH_NOTIMPL:
 	case JERR_BAD_PRECISION:
 	case JERR_CCIR601_NOTIMPL:
@@ -101,9 +101,9 @@ static int dec_map_code(int msg_code)
 	case JERR_NOT_COMPILED:
 	case JERR_SOF_UNSUPPORTED:
 	case JERR_EMPTY_IMAGE:
-		return AUG_EUNSUPPORTED;
+		return -AUG_EUNSUPPORTED;
 	default:
-		return AUG_ECORRUPT;
+		return -AUG_ECORRUPT;
 	}
 }
 
@@ -157,7 +157,7 @@ static void dec_progress(j_common_ptr cinfo)
 	j_decompress_ptr dinfo = (j_decompress_ptr)cinfo;
 
 	if (dinfo->input_scan_number > (int)d->opts.max_scans) {
-		d->code = AUG_ETOOLARGE;
+		d->code = -AUG_ETOOLARGE;
 		snprintf(d->msg, sizeof(d->msg),
 			 "more than %u progressive scans", d->opts.max_scans);
 		longjmp(d->jump, 1);
@@ -255,10 +255,10 @@ int aug_decoder_open(struct aug_decoder *d, const void *buf, size_t len,
 	d->msg[0] = '\0';
 	if (len == 0) {
 		snprintf(d->msg, sizeof(d->msg), "empty file");
-		return AUG_ETRUNCATED;
+		return -AUG_ETRUNCATED;
 	}
 	if (len > (size_t)(unsigned long)-1)
-		return AUG_ETOOLARGE;
+		return -AUG_ETOOLARGE;
 	if (setjmp(d->jump)) {
 		jpeg_abort_decompress(ci);
 		d->open = false;
@@ -274,7 +274,7 @@ int aug_decoder_open(struct aug_decoder *d, const void *buf, size_t len,
 			 (unsigned long long)d->opts.max_pixels);
 		jpeg_abort_decompress(ci);
 		d->open = false;
-		return AUG_ETOOLARGE;
+		return -AUG_ETOOLARGE;
 	}
 	if (info) {
 		info->width = ci->image_width;
@@ -358,7 +358,7 @@ int aug_decoder_read(struct aug_decoder *d, const struct aug_rect *roi,
 		snprintf(d->msg, sizeof(d->msg), "unexpected output geometry");
 		jpeg_abort_decompress(ci);
 		d->open = false;
-		return AUG_EUNSUPPORTED;
+		return -AUG_EUNSUPPORTED;
 	}
 
 	/*
@@ -380,7 +380,7 @@ int aug_decoder_read(struct aug_decoder *d, const struct aug_rect *roi,
 			snprintf(d->msg, sizeof(d->msg), "skip fell short");
 			jpeg_abort_decompress(ci);
 			d->open = false;
-			return AUG_ECORRUPT;
+			return -AUG_ECORRUPT;
 		}
 	}
 

@@ -84,19 +84,22 @@ int aug_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height,
  * per worker, reused for every sample). Nothing is shared between them.
  */
 
-/* Error codes of the augment module; other failures are -errno. */
+/*
+ * Error codes of the augment module, returned negated like -errno
+ * (-AUG_ECORRUPT); other failures are -errno.
+ */
 enum aug_error {
-	AUG_ECORRUPT = -4001,     /* bad data inside the stream, or a libjpeg
+	AUG_ECORRUPT = 4001,      /* bad data inside the stream, or a libjpeg
 	                             warning (bad Huffman code, hit marker) */
-	AUG_ETRUNCATED = -4002,   /* the stream ends early (or is empty) */
-	AUG_EUNSUPPORTED = -4003, /* valid JPEG we do not decode: 12-bit,
+	AUG_ETRUNCATED,           /* the stream ends early (or is empty) */
+	AUG_EUNSUPPORTED,         /* valid JPEG we do not decode: 12-bit,
 	                             lossless, unknown colour space */
-	AUG_ETOOLARGE = -4004,    /* over the pixel cap, libjpeg's 65500 px
+	AUG_ETOOLARGE,            /* over the pixel cap, libjpeg's 65500 px
 	                             limit, max_memory or the scan cap */
-	AUG_ENOTJPEG = -4005,     /* does not start with a JPEG SOI marker */
+	AUG_ENOTJPEG,             /* does not start with a JPEG SOI marker */
 };
 
-/* Static text for an augment error code or a -errno; never NULL. */
+/* Static text for a negative code: -AUG_E* or -errno; never NULL. */
 const char *aug_strerror(int err);
 
 /* Limits applied to every decoded file. */
@@ -158,7 +161,7 @@ void aug_decoder_destroy(struct aug_decoder *d);
 /*
  * Reads the header of the JPEG in buf[0..len) (which must stay valid
  * until aug_decoder_read or aug_decoder_close) and fills *info. Checks the
- * pixel cap. 0 or an AUG_E* code (the decoder is then closed again).
+ * pixel cap. 0 or a -AUG_E* code (the decoder is then closed again).
  */
 int aug_decoder_open(struct aug_decoder *d, const void *buf, size_t len,
 		     struct aug_image_info *info);
@@ -177,9 +180,9 @@ int aug_decoder_open(struct aug_decoder *d, const void *buf, size_t len,
  * neither to RGB) and converted here: files with an Adobe APP14 marker
  * store inverted ink (Photoshop), R = C*K/255 on the stored bytes, others
  * R = (255-C)(255-K)/255 (same for G/M, B/Y). A libjpeg
- * warning makes it fail (AUG_ETRUNCATED for a premature end, else
- * AUG_ECORRUPT); note that a stream damaged only below the window is not
- * seen. 0 or an AUG_E* code / -ENOMEM / -EINVAL (bad roi or scale).
+ * warning makes it fail (-AUG_ETRUNCATED for a premature end, else
+ * -AUG_ECORRUPT); note that a stream damaged only below the window is not
+ * seen. 0 or a -AUG_E* code / -ENOMEM / -EINVAL (bad roi or scale).
  */
 int aug_decoder_read(struct aug_decoder *d, const struct aug_rect *roi,
 		     unsigned scale_denom, struct aug_view *out);
@@ -337,7 +340,7 @@ size_t aug_ctx_sample_bytes(const struct aug_ctx *c, bool eval);
  * then normalize/dtype/layout in one pass into
  * `out` (aug_ctx_sample_bytes(c, false) bytes, caller-owned). Results do
  * not depend on the thread or the order of calls. stats may be NULL.
- * 0 or an AUG_E* code / -errno; on error `out` is unspecified.
+ * 0 or a -AUG_E* code / -errno; on error `out` is unspecified.
  */
 int aug_train_sample(struct aug_ctx *c, const void *bytes, size_t len,
 		     uint64_t seed, uint64_t epoch, uint64_t id, void *out,

@@ -1,5 +1,5 @@
 /*
- * cpuset.c - CPU lists and the choice of the CPUs a measurement runs on.
+ * cpuset.c - the choice of the CPUs a measurement runs on.
  *
  * A cloud vCPU is a hyperthread: a VM with 4 vCPUs gets 2 cores with both
  * SMT threads each, on one NUMA node. To emulate it, K CPUs are taken as
@@ -18,109 +18,6 @@
 #include "loader.h"
 
 #define NODES_MAX 64
-
-int ldr_cpulist_parse(const char *s, cpu_set_t *out)
-{
-	const char *p = s;
-
-	CPU_ZERO(out);
-	if (!s)
-		return -EINVAL;
-	while (isspace((unsigned char)*p))
-		p++;
-	while (*p && !isspace((unsigned char)*p)) {
-		unsigned long lo, hi, stride = 1;
-		char *end;
-
-		if (!isdigit((unsigned char)*p))
-			return -EINVAL;
-		errno = 0;
-		lo = strtoul(p, &end, 10);
-		if (errno)
-			return -ERANGE;
-		hi = lo;
-		p = end;
-		if (*p == '-') {
-			p++;
-			if (!isdigit((unsigned char)*p))
-				return -EINVAL;
-			errno = 0;
-			hi = strtoul(p, &end, 10);
-			if (errno)
-				return -ERANGE;
-			p = end;
-			if (*p == ':') {
-				p++;
-				if (!isdigit((unsigned char)*p))
-					return -EINVAL;
-				stride = strtoul(p, &end, 10);
-				if (stride == 0)
-					return -EINVAL;
-				p = end;
-			}
-		}
-		if (hi < lo)
-			return -EINVAL;
-		if (hi >= CPU_SETSIZE)
-			return -ERANGE;
-		/* a stride past the end (even one strtoul saturated) takes
-		 * LO alone; c += stride must not wrap around */
-		for (unsigned long c = lo; c <= hi; c += stride) {
-			CPU_SET(c, out);
-			if (stride > hi - c)
-				break;
-		}
-		if (*p == ',') {
-			p++;
-			if (!isdigit((unsigned char)*p))
-				return -EINVAL;
-		} else if (*p && !isspace((unsigned char)*p)) {
-			return -EINVAL;
-		}
-	}
-	while (isspace((unsigned char)*p))
-		p++;
-	return *p ? -EINVAL : 0;
-}
-
-int ldr_cpulist_format(const cpu_set_t *set, char *buf, size_t cap)
-{
-	size_t len = 0;
-	int c = 0;
-
-	if (!cap)
-		return -ENAMETOOLONG;
-	buf[0] = '\0';
-	while (c < CPU_SETSIZE) {
-		int lo, hi, n;
-
-		if (!CPU_ISSET(c, set)) {
-			c++;
-			continue;
-		}
-		lo = hi = c;
-		while (hi + 1 < CPU_SETSIZE && CPU_ISSET(hi + 1, set))
-			hi++;
-		if (lo == hi)
-			n = snprintf(buf + len, cap - len, "%s%d",
-				     len ? "," : "", lo);
-		else
-			n = snprintf(buf + len, cap - len, "%s%d-%d",
-				     len ? "," : "", lo, hi);
-		if (n < 0 || (size_t)n >= cap - len) {
-			/* keep what fits, and say it was cut */
-			if (cap >= 4)
-				memcpy(buf + (len + 4 <= cap ? len : cap - 4),
-				       "...", 4);
-			else
-				buf[0] = '\0';
-			return -ENAMETOOLONG;
-		}
-		len += (size_t)n;
-		c = hi + 1;
-	}
-	return (int)len;
-}
 
 /* One core: the usable threads of one sibling group, in one node. */
 struct core {
@@ -170,7 +67,7 @@ static int topo_read_nodes(struct topo *t)
 		snprintf(path, sizeof(path),
 			 "/sys/devices/system/node/%s/cpulist", e->d_name);
 		if (stg_sysroot_read(path, list, sizeof(list)) < 0 ||
-		    ldr_cpulist_parse(list, &set) < 0)
+		    stg_cpulist_parse(list, &set) < 0)
 			continue;
 		for (int c = 0; c < CPU_SETSIZE; c++)
 			if (CPU_ISSET(c, &set) && t->node_of[c] < 0)
@@ -206,22 +103,16 @@ static int topo_read_cores(struct topo *t, const cpu_set_t *usable, int *bad)
 	for (int c = 0; c < CPU_SETSIZE; c++)
 		seen[c] = -1;
 	for (int c = 0; c < CPU_SETSIZE; c++) {
-		char rel[128], list[1024];
 		cpu_set_t sib;
 		struct core *k;
-		ssize_t r;
-		int first = -1;
+		int first = -1, err;
 
 		if (!CPU_ISSET(c, usable) || seen[c] >= 0)
 			continue;
-		snprintf(rel, sizeof(rel),
-			 "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list",
-			 c);
-		r = stg_sysroot_read(rel, list, sizeof(list));
-		if (r < 0 || ldr_cpulist_parse(list, &sib) < 0 ||
-		    !CPU_ISSET(c, &sib)) {
+		err = stg_cpu_siblings((unsigned)c, &sib);
+		if (err < 0) {
 			*bad = c;
-			return r < 0 ? (int)r : -EINVAL;
+			return err;
 		}
 		k = &t->cores[t->ncores];
 		k->node = t->node_of[c];
@@ -344,7 +235,7 @@ int ldr_cpus_choose(unsigned k, const cpu_set_t *usable,
 		usable = &mine;
 	}
 	nusable = (unsigned)CPU_COUNT(usable);
-	ldr_cpulist_format(usable, list, sizeof(list));
+	stg_cpulist_format(usable, list, sizeof(list));
 	if (k == 0) {
 		snprintf(out->how, sizeof(out->how),
 			 "--vcpus 0: at least one CPU is needed");
@@ -369,7 +260,7 @@ int ldr_cpus_choose(unsigned k, const cpu_set_t *usable,
 	if (err < 0) {
 		first_k(k, usable, &out->set);
 		out->pick = LDR_CPU_PICK_FIRST;
-		ldr_cpulist_format(&out->set, list, sizeof(list));
+		stg_cpulist_format(&out->set, list, sizeof(list));
 		snprintf(out->how, sizeof(out->how),
 			 "%u CPU%s, the first of the mask: %s (CPU topology "
 			 "unreadable: cpu%d thread_siblings_list: %s)", k,
@@ -410,7 +301,7 @@ int ldr_cpus_choose(unsigned k, const cpu_set_t *usable,
 	}
 	out->split_cores = best_split;
 	out->pick = t.smt ? LDR_CPU_PICK_SMT_PAIRS : LDR_CPU_PICK_NO_SMT;
-	ldr_cpulist_format(&out->set, list, sizeof(list));
+	stg_cpulist_format(&out->set, list, sizeof(list));
 	if (!t.smt)
 		snprintf(out->how, sizeof(out->how),
 			 "%u CPU%s (no SMT siblings on this machine) %s: %s", k,

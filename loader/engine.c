@@ -74,14 +74,6 @@
 
 #include "engine_internal.h"
 
-uint64_t ldr_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 const char *ldr_bottleneck_name(enum ldr_bottleneck b)
 {
 	switch (b) {
@@ -183,7 +175,7 @@ static void snap_take(struct ldr_engine *e, struct snap *s, bool cpu)
 	memset(s, 0, sizeof(*s));
 	s->gpu_compute = gc;
 	s->gpu_wait = gw;
-	s->t = ldr_now_ns();
+	s->t = stg_now_ns();
 	for (unsigned i = 0; i < e->consumers; i++) {
 		struct ldr_gpu_ctx *g = &e->gp[i];
 
@@ -230,15 +222,6 @@ static double ns_s(uint64_t a, uint64_t b)
 
 /* ---- set-up and tear-down ---- */
 
-static unsigned usable_cpus(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set))
-		return (unsigned)CPU_COUNT(&set);
-	return 1;
-}
-
 static int engine_config(struct ldr_engine *e, const struct ldr_config *cfg)
 {
 	const struct ldr_transform *tf = &cfg->transform;
@@ -257,8 +240,8 @@ static int engine_config(struct ldr_engine *e, const struct ldr_config *cfg)
 	e->ds = cfg->ds;
 	e->out_bytes = tf->out_bytes;
 	e->readers = cfg->readers ? cfg->readers : 1;
-	e->workers = cfg->workers ? cfg->workers : usable_cpus();
-	e->batch = cfg->batch ? cfg->batch : 256;
+	e->workers = cfg->workers ? cfg->workers : stg_cpus_usable();
+	e->batch = cfg->batch ? cfg->batch : LDR_DEFAULT_BATCH;
 	e->gpus = cfg->gpus;
 	e->consumers = e->gpus ? e->gpus : 1;
 	e->prefetch = cfg->prefetch;
@@ -306,7 +289,8 @@ static int engine_config(struct ldr_engine *e, const struct ldr_config *cfg)
 
 static unsigned queue_capacity(const struct ldr_engine *e)
 {
-	unsigned depth = e->cfg->reader.depth ? e->cfg->reader.depth : 32;
+	unsigned depth = e->cfg->reader.depth ? e->cfg->reader.depth :
+						     LDR_DEFAULT_DEPTH;
 	unsigned cap = e->cfg->queue_depth;
 
 	if (!cap) {
@@ -540,13 +524,15 @@ static void merge_errors(struct ldr_result *res,
  */
 static void diagnose(const struct ldr_engine *e, struct ldr_result *res)
 {
-	double thr = e->cfg->au_threshold > 0 ? e->cfg->au_threshold : 0.90;
+	double thr = e->cfg->au_threshold > 0 ? e->cfg->au_threshold :
+						     LDR_DEFAULT_AU_THRESHOLD;
 	double worker_wall = res->worker_busy_s + res->worker_wait_s;
 	double wait_share = worker_wall > 0 ? res->worker_wait_s / worker_wall
 					    : 0;
 	double reader_load = res->measured_s > 0 ?
 		res->reader_cpu_s / res->measured_s / e->readers : 0;
-	const unsigned depth = e->cfg->reader.depth ? e->cfg->reader.depth : 32;
+	const unsigned depth = e->cfg->reader.depth ?
+			       e->cfg->reader.depth : LDR_DEFAULT_DEPTH;
 	const double lat_s = stg_histo_mean(&res->read_lat) / 1e9;
 	const double p50_ms =
 		(double)stg_histo_percentile(&res->read_lat, 50) / 1e6;
@@ -729,7 +715,8 @@ static bool warmup_over(struct ldr_engine *e, uint64_t t0, uint64_t now,
 		return true;
 	if (w > 0)
 		return ns_s(t0, now) >= w;
-	return ns_s(t0, now) >= 2.0 && cur->batches >= want;
+	return ns_s(t0, now) >= LDR_DEFAULT_WARMUP_S &&
+	       cur->batches >= want;
 }
 
 static void series_point(struct ldr_engine *e, struct ldr_result *res,
@@ -806,8 +793,8 @@ static void engine_main_loop(struct ldr_engine *e, struct ldr_result *res,
 	for (;;) {
 		uint64_t now;
 
-		tick_wait(e, ldr_now_ns() + 20000000);
-		now = ldr_now_ns();
+		tick_wait(e, stg_now_ns() + 20000000);
+		now = stg_now_ns();
 		if (cfg->stop && __atomic_load_n(cfg->stop, __ATOMIC_RELAXED)) {
 			res->stopped_by_signal = true;
 			break;

@@ -31,9 +31,6 @@ static inline uint64_t ldr_ctr_get(ldr_ctr *c)
 	return atomic_load_explicit(c, memory_order_relaxed);
 }
 
-/* CLOCK_MONOTONIC in ns. */
-uint64_t ldr_now_ns(void);
-
 /* One sample read (or failed) on its way from a reader to a worker. */
 struct ldr_item {
 	uint64_t pos;           /* the run's global position */

@@ -86,7 +86,7 @@ static void slot_free(struct ldr_engine *e, uint64_t b)
 static bool hold_until(struct ldr_engine *e, uint64_t deadline)
 {
 	for (;;) {
-		uint64_t now = ldr_now_ns(), t;
+		uint64_t now = stg_now_ns(), t;
 		struct timespec ts;
 
 		if (now >= deadline)
@@ -109,7 +109,7 @@ static uint64_t step_barrier(struct ldr_engine *e)
 	gen = e->bar_gen;
 	if (++e->bar_arrived == e->gpus) {
 		e->bar_arrived = 0;
-		e->bar_start_ns = ldr_now_ns();
+		e->bar_start_ns = stg_now_ns();
 		e->bar_gen++;
 		pthread_cond_broadcast(&e->bar_cv);
 	} else {
@@ -132,7 +132,7 @@ static void consumer_done(struct ldr_engine *e)
 
 static void gpu_run_sync(struct ldr_engine *e, struct ldr_gpu_ctx *g)
 {
-	uint64_t prev_end = ldr_now_ns();
+	uint64_t prev_end = stg_now_ns();
 
 	for (uint64_t k = 0; k * e->gpus < e->total_batches; k++) {
 		uint64_t b = k * e->gpus + g->idx, start;
@@ -155,14 +155,14 @@ static void gpu_run_sync(struct ldr_engine *e, struct ldr_gpu_ctx *g)
 
 static void gpu_run_independent(struct ldr_engine *e, struct ldr_gpu_ctx *g)
 {
-	uint64_t prev_end = ldr_now_ns();
+	uint64_t prev_end = stg_now_ns();
 
 	for (uint64_t b = g->idx; b < e->total_batches; b += e->gpus) {
 		uint64_t start;
 
 		if (!wait_ready(e, b))
 			return;
-		start = ldr_now_ns();
+		start = stg_now_ns();
 		ldr_ctr_add(&g->wait_ns, start > prev_end ? start - prev_end : 0);
 		deliver(e, g, b);
 		if (!hold_until(e, start + e->step_ns))

@@ -111,7 +111,8 @@ const char *ldr_sample_err_name(int err);
 /* Every folder and every piece of prose takes these from here. */
 #define LDR_DEFAULT_BATCH 256u          /* samples per batch (DLE ResNet-50
                                            trains at batch 256 per GPU) */
-#define LDR_DEFAULT_DEPTH 32u           /* reads in flight per reader */
+#define LDR_DEFAULT_DEPTH STG_DEFAULT_DEPTH /* reads in flight per
+                                           reader: the storage layer's */
 #define LDR_DEFAULT_AU_THRESHOLD 0.90   /* "fed": AU >= 90 % (MLPerf
                                            Storage; 70 % where a workload
                                            says so) */
@@ -138,8 +139,8 @@ struct ldr_config {
 	struct stg_reader_config reader;
 	unsigned readers;       /* reader threads, each with a stg_reader;
 	                           0 = 1 */
-	unsigned workers;       /* transform threads; 0 = usable CPUs */
-	unsigned batch;         /* samples per batch; 0 = 256 */
+	unsigned workers;       /* transform threads; 0 = stg_cpus_usable() */
+	unsigned batch;         /* samples per batch; 0 = LDR_DEFAULT_BATCH */
 	unsigned prefetch;      /* batch slots in the ring; 0 = 2 per GPU,
 	                           at least 4; raised to the GPU count when
 	                           below it (a synchronous step needs one
@@ -154,11 +155,11 @@ struct ldr_config {
 	unsigned gpus;          /* emulated GPUs; 0 = no consumer (raw feed) */
 	double gpu_rate;        /* samples/s one GPU eats (> 0 when gpus) */
 	enum ldr_gpu_sync gpu_sync;
-	double au_threshold;    /* 0 = 0.90 */
+	double au_threshold;    /* 0 = LDR_DEFAULT_AU_THRESHOLD */
 
 	double warmup_s;        /* excluded from the measurement; <0 = none,
-	                           0 = default (the first 2 s or 2 batches per
-	                           GPU, whichever is later) */
+	                           0 = default (the first LDR_DEFAULT_WARMUP_S
+	                           or 2 batches per GPU, whichever is later) */
 	double duration_s;      /* stop after this much measured time; 0 =
 	                           no limit */
 	uint64_t epochs;        /* stop after this many epochs; 0 = no limit */
@@ -306,22 +307,10 @@ const char *ldr_bottleneck_name(enum ldr_bottleneck b);
 #include <sched.h>
 #include <sys/types.h>
 
-/* ---- CPU lists and the choice of K CPUs (loader/cpuset.c) ---- */
+/* ---- the choice of K CPUs (loader/cpuset.c) ---- */
 
-/*
- * Parse a kernel CPU list ("0-3,8,10-11", "" or "\n" = empty, stride
- * ranges "0-7:2" as in the kernel's own syntax) into *OUT. Whitespace
- * around the list is ignored. Returns 0, -EINVAL for a malformed list, or
- * -ERANGE for a CPU number >= CPU_SETSIZE. Any thread.
- */
-int ldr_cpulist_parse(const char *s, cpu_set_t *out);
-
-/*
- * Write SET as a CPU list ("0-3,8") into BUF of CAP bytes ("" when
- * empty). Returns the length, or -ENAMETOOLONG when it does not fit (BUF
- * then holds a truncated list ending in "..."). Any thread.
- */
-int ldr_cpulist_format(const cpu_set_t *set, char *buf, size_t cap);
+/* CPU lists, SMT siblings and usable CPUs are the storage layer's
+ * (stg_cpulist_parse, stg_cpu_siblings, stg_cpus_usable). */
 
 /* How the CPUs of a choice were found. */
 enum ldr_cpu_pick {
@@ -390,10 +379,10 @@ double ldr_cpu_times_busy_outside(const struct ldr_cpu_times *before,
 /*
  * A memory cgroup made for one measurement: a child of this process's own
  * cgroup named feedrate-<pid>-<n>, with memory.limit_in_bytes (cgroup v1)
- * or memory.max (v2) set to the limit. The hierarchy is found from the
- * sysroot's /proc/self/mountinfo and /proc/self/cgroup; v1's memory
- * controller is preferred when both are mounted (the v2 tree then has no
- * memory controller). Owned by the creating process. Groups left by a
+ * or memory.max (v2) set to the limit. The hierarchy is found by
+ * stg_cgroup_find (the sysroot's mountinfo and /proc/self/cgroup); v1's
+ * memory controller is preferred when both are mounted (the v2 tree then
+ * has no memory controller). Owned by the creating process. Groups left by a
  * process that was killed before its cleanup (its pid gone, no task
  * inside) are removed by the next ldr_memcg_create under the same parent.
  * cgroup v2 enables a controller for child groups only in a group without

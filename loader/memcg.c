@@ -51,40 +51,6 @@ static pthread_mutex_t v2_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned v2_users;
 static struct ldr_cg2_delegation v2_deleg;
 
-/* Decode mountinfo's octal escapes ("\040" for a space) in place. */
-static void unescape(char *s)
-{
-	char *w = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
-				      (s[3] - '0'));
-			s += 3;
-		} else {
-			*w++ = *s;
-		}
-	}
-	*w = '\0';
-}
-
-/* Is WORD one of the comma-separated items of LIST? */
-static bool has_item(const char *list, const char *word)
-{
-	size_t n = strlen(word);
-
-	for (const char *p = list; p && *p; ) {
-		const char *c = strchr(p, ',');
-		size_t len = c ? (size_t)(c - p) : strlen(p);
-
-		if (len == n && !strncmp(p, word, n))
-			return true;
-		p = c ? c + 1 : NULL;
-	}
-	return false;
-}
-
 /* Is WORD one of the space-separated items of LIST? */
 static bool has_word(const char *list, const char *word)
 {
@@ -100,109 +66,6 @@ static bool has_word(const char *list, const char *word)
 			p++;
 	}
 	return false;
-}
-
-/* A cgroup mount found in mountinfo. */
-struct cg_mount {
-	char point[PATH_MAX];   /* as mountinfo says (not under the sysroot) */
-	char root[PATH_MAX];    /* root of the mount within the hierarchy */
-};
-
-/*
- * Find the v1 memory mount (VERSION 1) or a v2 mount (VERSION 2) in the
- * sysroot's mountinfo. Returns 0, -ENOENT, or -errno reading it.
- */
-static int find_mount(int version, struct cg_mount *m)
-{
-	char path[PATH_MAX], line[4096];
-	FILE *f;
-	int err = -ENOENT;
-
-	if (stg_sysroot_path("/proc/self/mountinfo", path, sizeof(path)) < 0)
-		return -ENAMETOOLONG;
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char *field[16], *sep, *save = NULL, *tok;
-		unsigned n = 0;
-
-		/* optional fields end at " - "; fstype, source, options */
-		sep = strstr(line, " - ");
-		if (!sep)
-			continue;
-		*sep = '\0';
-		for (tok = strtok_r(line, " ", &save); tok && n < 6;
-		     tok = strtok_r(NULL, " ", &save))
-			field[n++] = tok;
-		if (n < 5)
-			continue;
-		save = NULL;
-		field[6] = strtok_r(sep + 3, " \n", &save);     /* fstype */
-		field[7] = strtok_r(NULL, " \n", &save);        /* source */
-		field[8] = strtok_r(NULL, " \n", &save);        /* options */
-		if (!field[6])
-			continue;
-		if (version == 1 && (strcmp(field[6], "cgroup") ||
-				     !field[8] || !has_item(field[8], "memory")))
-			continue;
-		if (version == 2 && strcmp(field[6], "cgroup2"))
-			continue;
-		unescape(field[3]);
-		unescape(field[4]);
-		if (strlen(field[3]) >= sizeof(m->root) ||
-		    strlen(field[4]) >= sizeof(m->point))
-			continue;
-		strcpy(m->root, field[3]);
-		strcpy(m->point, field[4]);
-		if (version == 2) {
-			/* only a v2 tree that has the memory controller */
-			char rel[PATH_MAX + 32], ctl[512];
-
-			snprintf(rel, sizeof(rel), "%s/cgroup.controllers",
-				 m->point);
-			if (stg_sysroot_read(rel, ctl, sizeof(ctl)) < 0 ||
-			    !has_word(ctl, "memory"))
-				continue;
-		}
-		err = 0;
-		break;
-	}
-	fclose(f);
-	return err;
-}
-
-/*
- * This process's cgroup path in hierarchy VERSION, from the sysroot's
- * /proc/self/cgroup. Returns 0 or -ENOENT.
- */
-static int own_cgroup(int version, char *out, size_t cap)
-{
-	char buf[8192];
-	ssize_t n = stg_sysroot_read("/proc/self/cgroup", buf, sizeof(buf));
-
-	if (n < 0)
-		return (int)n;
-	for (char *line = buf; line && *line; ) {
-		char *nl = strchr(line, '\n'), *c1, *c2;
-
-		if (nl)
-			*nl = '\0';
-		c1 = strchr(line, ':');
-		c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-		if (c2) {
-			*c2 = '\0';
-			if ((version == 1 && has_item(c1 + 1, "memory")) ||
-			    (version == 2 && !strcmp(line, "0:") && !c1[1])) {
-				if (strlen(c2 + 1) >= cap)
-					return -ENAMETOOLONG;
-				strcpy(out, c2 + 1);
-				return 0;
-			}
-		}
-		line = nl ? nl + 1 : NULL;
-	}
-	return -ENOENT;
 }
 
 /* Write the string S to the file PATH (real path). 0 or -errno. */
@@ -251,28 +114,6 @@ static void say(char *why, size_t len, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, len, fmt, ap);
 	va_end(ap);
-}
-
-/* The real folder of this process's cgroup in the mount M. */
-static int group_dir(const struct cg_mount *m, const char *own, char *out,
-		     size_t cap)
-{
-	const char *rel = own;
-	size_t rl = strlen(m->root);
-	char joined[PATH_MAX * 2];
-
-	/* /proc/self/cgroup is relative to the hierarchy's root, mountinfo
-	 * gives the part of it mounted; outside it, use the mount itself */
-	if (strcmp(m->root, "/")) {
-		if (!strncmp(own, m->root, rl) &&
-		    (own[rl] == '/' || own[rl] == '\0'))
-			rel = own + rl;
-		else
-			rel = "";
-	}
-	snprintf(joined, sizeof(joined), "%s%s", m->point,
-		 strcmp(rel, "/") ? rel : "");
-	return stg_sysroot_path(joined, out, cap) < 0 ? -ENAMETOOLONG : 0;
 }
 
 static const char *perm_hint(int err)
@@ -503,9 +344,9 @@ static void reap_stale(const char *parent)
 int ldr_memcg_create(uint64_t limit_bytes, struct ldr_memcg **out,
 		     char *why, size_t why_len)
 {
-	struct cg_mount m;
+	struct stg_cgroup own;
 	struct ldr_memcg *cg;
-	char own[PATH_MAX], file[PATH_MAX + 64], num[32];
+	char file[PATH_MAX + 64], num[32];
 	int err, version = 1;
 
 	*out = NULL;
@@ -515,10 +356,12 @@ int ldr_memcg_create(uint64_t limit_bytes, struct ldr_memcg **out,
 		say(why, why_len, "a memory cgroup needs a limit above 0");
 		return -EINVAL;
 	}
-	err = find_mount(1, &m);
+	/* v1's memory controller first: where both are mounted, the v2 tree
+	 * has none */
+	err = stg_cgroup_find(1, "memory", &own);
 	if (err == -ENOENT) {
 		version = 2;
-		err = find_mount(2, &m);
+		err = stg_cgroup_find(2, "memory", &own);
 	}
 	if (err == -ENOENT) {
 		say(why, why_len, "no memory cgroup controller is mounted "
@@ -526,15 +369,14 @@ int ldr_memcg_create(uint64_t limit_bytes, struct ldr_memcg **out,
 		    "cgroup.controllers)");
 		return -ENOENT;
 	}
-	if (err < 0) {
-		say(why, why_len, "cannot read /proc/self/mountinfo: %s",
-		    strerror(-err));
-		return err;
-	}
-	err = own_cgroup(version, own, sizeof(own));
-	if (err < 0) {
+	if (err == -ENODATA) {
 		say(why, why_len, "cannot find this process's cgroup v%d in "
-		    "/proc/self/cgroup: %s", version, strerror(-err));
+		    "/proc/self/cgroup", version);
+		return -ENOENT;
+	}
+	if (err < 0) {
+		say(why, why_len, "cannot find this process's cgroup v%d: %s",
+		    version, strerror(-err));
 		return err;
 	}
 	cg = calloc(1, sizeof(*cg));
@@ -543,8 +385,8 @@ int ldr_memcg_create(uint64_t limit_bytes, struct ldr_memcg **out,
 		return -ENOMEM;
 	}
 	cg->version = version;
-	err = group_dir(&m, own, cg->parent, sizeof(cg->parent));
-	if (err < 0) {
+	if (stg_sysroot_path(own.dir, cg->parent, sizeof(cg->parent)) < 0) {
+		err = -ENAMETOOLONG;
 		say(why, why_len, "cgroup path too long");
 		goto err_free;
 	}

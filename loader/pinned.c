@@ -70,14 +70,6 @@ static void child_on_signal(int sig)
 	child_stop = sig;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static int write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
@@ -224,7 +216,7 @@ int ldr_child_run(const struct ldr_child_opts *opts, ldr_child_fn fn,
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 
-	t0 = now_s();
+	t0 = stg_now();
 	pid = fork();
 	if (pid == 0) {
 		close(fds[0]);
@@ -279,7 +271,7 @@ int ldr_child_run(const struct ldr_child_opts *opts, ldr_child_fn fn,
 		       errno == EINTR)
 			;
 	}
-	rep->wall_s = now_s() - t0;
+	rep->wall_s = stg_now() - t0;
 	sigprocmask(SIG_BLOCK, &block, NULL);
 	fwd_pid = 0;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)

@@ -186,7 +186,7 @@ static int reader_loop(struct ldr_reader_ctx *rc)
 			}
 			ring = p % e->pos_ring;
 			e->pos_id[ring] = id;
-			e->pos_t[ring] = ldr_now_ns();
+			e->pos_t[ring] = stg_now_ns();
 			err = stg_reader_submit(rc->r, &req);
 			if (err == -EAGAIN) {
 				full = true;

@@ -210,7 +210,7 @@ void *ldr_worker_main(void *arg)
 	if (!ldr_engine_started(e, err))
 		goto out;
 
-	t_prev = ldr_now_ns();
+	t_prev = stg_now_ns();
 	for (;;) {
 		struct ldr_item it;
 		struct ldr_step_times st = { 0 };
@@ -220,7 +220,7 @@ void *ldr_worker_main(void *arg)
 
 		if (!queue_pop(e, &it))
 			break;
-		t1 = ldr_now_ns();
+		t1 = stg_now_ns();
 		ldr_ctr_add(&w->wait_ns, t1 - t_prev);
 		if (ldr_stopping(e)) {
 			stg_buf_release(it.buf);
@@ -237,7 +237,7 @@ void *ldr_worker_main(void *arg)
 			res = tf->apply(w->tctx, it.data, it.len, e->cfg->seed,
 					it.pos / e->per_epoch, id, out, &st);
 		stg_buf_release(it.buf);
-		t2 = ldr_now_ns();
+		t2 = stg_now_ns();
 		if (!it.result) {
 			ldr_ctr_add(&w->busy_ns, t2 - t1);
 			ldr_ctr_add(&w->decode_ns, sec_to_ns(st.decode_s));

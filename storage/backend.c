@@ -108,14 +108,6 @@ const char *stg_errname(int err)
 	}
 }
 
-uint64_t stg_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 void stg_reader_note(struct stg_reader *r, const char *fmt, ...)
 {
 	char line[256];
@@ -317,9 +309,9 @@ static void config_defaults(struct stg_reader_config *c)
 	uint64_t floor;
 
 	if (!c->depth)
-		c->depth = 32;
+		c->depth = STG_DEFAULT_DEPTH;
 	if (!c->block_size)
-		c->block_size = 128 * 1024;
+		c->block_size = STG_DEFAULT_BLOCK_SIZE;
 	c->block_size = (c->block_size + STG_ALIGN - 1) & ~(STG_ALIGN - 1);
 	if (!c->max_sample_bytes)
 		c->max_sample_bytes = 64ull << 20;

@@ -137,7 +137,7 @@ int stg_backend_probe(const struct stg_dataset *ds,
 		opts = &defaults;
 	memset(out, 0, sizeof(*out));
 	out->chosen = STG_BACKEND_URING;
-	depth = rc.depth ? rc.depth : 32;
+	depth = rc.depth ? rc.depth : STG_DEFAULT_DEPTH;
 	if (stg_uring_probe(why, sizeof(why))) {
 		out->chosen = STG_BACKEND_PSYNC;
 		snprintf(out->reason, sizeof(out->reason), "auto: %s; using psync",

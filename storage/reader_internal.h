@@ -113,9 +113,6 @@ struct stg_reader {
 	char notes[512];
 };
 
-/* CLOCK_MONOTONIC in ns. */
-uint64_t stg_now_ns(void);
-
 /* A backend finished IO (reader thread only; psync hands them over). */
 void stg_io_done(struct stg_reader *r, struct stg_io *io);
 

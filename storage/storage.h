@@ -18,6 +18,7 @@
 
 /* ==== dataset, cache, detection ==== */
 
+#include <sched.h>
 #include <sys/types.h>
 
 /* ---- settable root for /proc and /sys (storage/sysroot.c) ---- */
@@ -342,7 +343,8 @@ struct stg_cpu_info {
 	                               -1 when there is none */
 	char quota_source[STG_PATH_MAX]; /* file the quota came from (under the
 	                                    sysroot), "" when none */
-	double usable_cpus;         /* min(affinity, quota) */
+	double usable_cpus;         /* stg_cpus_usable_from(affinity_cpus,
+	                               quota_cpus): whole CPUs, at least 1 */
 	int online_cpus;            /* "processor" entries in /proc/cpuinfo */
 	char model[STG_TEXT_MAX];   /* "model name", "" when unknown */
 	int cores;                  /* distinct SMT sibling groups */
@@ -415,14 +417,15 @@ struct stg_fs_info {
 
 /*
  * Detect the CPU side: affinity of the real process, cgroup v1/v2 quotas
- * (v2: every ancestor of /proc/self/cgroup's path; the lowest wins), model,
+ * (stg_cgroup_cpu_quota), the usable CPUs (stg_cpus_usable_from), model,
  * SMT, NUMA, steal. STEAL_INTERVAL_S > 0 samples /proc/stat twice that far
  * apart (the call sleeps that long); 0 skips the interval sample. Files
  * that are missing leave their fields unknown. Returns 0.
  */
 int stg_detect_cpu(double steal_interval_s, struct stg_cpu_info *out);
 
-/* RAM from /proc/meminfo and the cgroup memory limit. Returns 0. */
+/* RAM from /proc/meminfo and the cgroup memory limit
+ * (stg_cgroup_mem_limit). Returns 0. */
 int stg_detect_mem(struct stg_mem_info *out);
 
 /* NVIDIA GPUs from /proc/driver/nvidia/gpus/ * /information. Returns 0. */
@@ -430,14 +433,6 @@ int stg_detect_gpus(struct stg_gpu_info *out);
 
 /* DMI product name and vendor from /sys/class/dmi/id. Returns 0. */
 int stg_detect_dmi(struct stg_dmi_info *out);
-
-/*
- * Find the mount that holds the absolute path ABS_PATH in the sysroot's
- * /proc/self/mountinfo: the longest matching mount point, preferring
- * mounts whose major:minor is DEV (pass DEV 0 to match by path only).
- * Returns 0, -ENOENT when no mount matches, or -errno reading mountinfo.
- */
-int stg_mount_find(const char *abs_path, dev_t dev, struct stg_mount *out);
 
 /*
  * Describe the block device MAJOR:MINOR from the sysroot's
@@ -457,6 +452,139 @@ int stg_detect_fs(const char *path, struct stg_fs_info *out);
 
 /* Name of a statfs f_type ("ext4", "xfs", "fuse", ...), "unknown" else. */
 const char *stg_fs_magic_name(uint64_t magic);
+
+/* ---- system facts: clock, mounts, cgroups, CPUs (storage/sysfacts.c) ---- */
+
+/*
+ * The one reader of each of these facts for every module above storage
+ * (loader, workloads, measure, cli): /proc and /sys are read under the
+ * sysroot, so fixtures can stand in for another machine; the affinity
+ * mask is always the real process's. Every function here may be called
+ * from any thread (the sysroot must not change meanwhile).
+ */
+
+/* Seconds on CLOCK_MONOTONIC (unaffected by changes of the wall clock). */
+double stg_now(void);
+
+/* CLOCK_MONOTONIC in nanoseconds (a vDSO read: tens of ns). */
+uint64_t stg_now_ns(void);
+
+/*
+ * Call FN for each line of the sysroot's /proc/self/mountinfo, in file
+ * order, with its fields decoded (octal escapes such as "\040" undone).
+ * Lines that do not parse are skipped. FN returns 0 to go on, anything
+ * else to stop; that value is returned. Returns 0 after the last line,
+ * or -errno when mountinfo cannot be opened.
+ */
+int stg_mountinfo_each(int (*fn)(const struct stg_mount *m, void *arg),
+		       void *arg);
+
+/*
+ * Find the mount that holds the absolute path ABS_PATH in the sysroot's
+ * /proc/self/mountinfo: the longest matching mount point, preferring
+ * mounts whose major:minor is DEV (pass DEV 0 to match by path only).
+ * Returns 0, -EINVAL for a relative path, -ENOENT when no mount matches,
+ * or -errno reading mountinfo.
+ */
+int stg_mount_find(const char *abs_path, dev_t dev, struct stg_mount *out);
+
+/* This process's place in one cgroup hierarchy. Paths are as the machine
+ * names them, not under the sysroot (stg_sysroot_path() gives those). */
+struct stg_cgroup {
+	int version;                    /* 1 or 2 */
+	char mount_point[STG_PATH_MAX]; /* where the hierarchy is mounted */
+	char self[STG_PATH_MAX];        /* path from /proc/self/cgroup */
+	char dir[STG_PATH_MAX];         /* this process's folder: the mount
+	                                   point plus SELF below the mount's
+	                                   root; the mount point itself when
+	                                   SELF lies outside that root (a
+	                                   container shown its own subtree) */
+};
+
+/*
+ * This process's path in one hierarchy from the sysroot's
+ * /proc/self/cgroup into BUF (CAP bytes): VERSION 1, the line whose
+ * controller list holds CONTROLLER ("4:cpu,cpuacct:/x" for "cpu");
+ * VERSION 2, the line "0::/x" (CONTROLLER is ignored). Returns 0,
+ * -ENOENT when no line matches, -EINVAL for a bad VERSION or a v1 query
+ * without CONTROLLER, -ENAMETOOLONG, or -errno reading the file.
+ */
+int stg_cgroup_self_path(int version, const char *controller, char *buf,
+			 size_t cap);
+
+/*
+ * Find this process's cgroup of VERSION 1 for CONTROLLER (a "cgroup"
+ * mount with CONTROLLER among its options), or of VERSION 2 (a "cgroup2"
+ * mount; with CONTROLLER not NULL only one whose root cgroup.controllers
+ * lists it), from the sysroot's mountinfo (the first such mount), or where
+ * mountinfo names none, the usual folders under /sys/fs/cgroup. Returns 0
+ * and *OUT; -ENOENT when no such hierarchy is mounted; -ENODATA when
+ * /proc/self/cgroup cannot be read or names no group in it; -EINVAL;
+ * -ENAMETOOLONG.
+ */
+int stg_cgroup_find(int version, const char *controller,
+		    struct stg_cgroup *out);
+
+/*
+ * The lowest CPU quota over this process's cgroup and every ancestor up
+ * to the mount, in both hierarchies (v2 cpu.max, v1 cpu.cfs_quota_us over
+ * cpu.cfs_period_us), in CPUs (150000/100000 = 1.5) into *CPUS, and the
+ * file it came from (as the machine names it, without the sysroot) into
+ * SOURCE (CAP bytes; may be NULL). Returns 0, or -ENOENT when no quota is
+ * set anywhere (then *CPUS is -1 and SOURCE "").
+ */
+int stg_cgroup_cpu_quota(double *cpus, char *source, size_t cap);
+
+/*
+ * The lowest memory limit over this process's cgroup and its ancestors,
+ * in both hierarchies (v2 memory.max, v1 memory.limit_in_bytes; "max" and
+ * v1's huge "unlimited" number are no limit), in bytes into *BYTES, and
+ * its file (without the sysroot) into SOURCE (CAP bytes; may be NULL).
+ * Returns 0, or -ENOENT when there is no limit (then *BYTES is -1 and
+ * SOURCE "").
+ */
+int stg_cgroup_mem_limit(int64_t *bytes, char *source, size_t cap);
+
+/*
+ * Parse a kernel CPU list ("0-3,8,10-11", "" or "\n" = empty, stride
+ * ranges "0-7:2" as in the kernel's own syntax) into *OUT. Whitespace
+ * around the list is ignored. Returns 0, -EINVAL for a malformed list, or
+ * -ERANGE for a CPU number >= CPU_SETSIZE.
+ */
+int stg_cpulist_parse(const char *s, cpu_set_t *out);
+
+/*
+ * Write SET as a CPU list ("0-3,8") into BUF of CAP bytes ("" when
+ * empty). Returns the length, or -ENAMETOOLONG when it does not fit (BUF
+ * then holds a truncated list ending in "...").
+ */
+int stg_cpulist_format(const cpu_set_t *set, char *buf, size_t cap);
+
+/*
+ * The SMT siblings of CPU, CPU itself included, from the sysroot's
+ * /sys/devices/system/cpu/cpuCPU/topology/thread_siblings_list into *OUT
+ * (one CPU alone on a machine without SMT). Returns 0, -errno when the
+ * file cannot be read, -EINVAL when it does not parse or does not hold
+ * CPU, -ERANGE for CPU >= CPU_SETSIZE.
+ */
+int stg_cpu_siblings(unsigned cpu, cpu_set_t *out);
+
+/* CPUs in this process's affinity mask (masks of any size), or -errno. */
+int stg_cpus_affinity(void);
+
+/*
+ * The rule of stg_cpus_usable(), on given numbers: AFFINITY CPUs (<= 0:
+ * unknown) lowered to the quota QUOTA_CPUS (<= 0: none) rounded down to
+ * whole CPUs, at least 1. Pure.
+ */
+unsigned stg_cpus_usable_from(int affinity, double quota_cpus);
+
+/*
+ * Every CPU this process may use: its affinity mask (stg_cpus_affinity)
+ * lowered to the cgroup CPU quota (stg_cgroup_cpu_quota), whole CPUs, at
+ * least 1. The one definition of "usable CPUs" for every module.
+ */
+unsigned stg_cpus_usable(void);
 
 /* ==== end dataset ==== */
 
@@ -541,6 +669,11 @@ const char *stg_strerror(int err);
 /* Short stable key for an error code ("too_large", "ENOENT", ...). */
 const char *stg_errname(int err);
 
+/* Reads in flight per reader, and the size of one read, when the caller
+ * names none (loader.h's LDR_DEFAULT_DEPTH is this depth). */
+#define STG_DEFAULT_DEPTH 32u
+#define STG_DEFAULT_BLOCK_SIZE (128u * 1024)
+
 /* The size to pass when the listing does not know it (read via fstat). */
 #define STG_SIZE_UNKNOWN UINT64_MAX
 
@@ -548,9 +681,10 @@ struct stg_reader_config {
 	enum stg_backend_id backend;  /* AUTO: uring if usable, else psync */
 	unsigned depth;               /* reads (block-size chunks) in flight;
 	                                 also the most files accepted at once.
-	                                 0 = 32 */
+	                                 0 = STG_DEFAULT_DEPTH (32) */
 	uint32_t block_size;          /* chunk size of one read; multiple of
-	                                 4096. 0 = 128 KiB */
+	                                 4096. 0 = STG_DEFAULT_BLOCK_SIZE
+	                                 (128 KiB) */
 	uint64_t max_sample_bytes;    /* larger files complete with
 	                                 -STG_ETOOLARGE unread. 0 = 64 MiB */
 	uint64_t max_inflight_bytes;  /* buffer memory of the reader: buffers

@@ -1,6 +1,6 @@
 /*
- * test_cpuset.c - CPU lists, the choice of K CPUs as SMT sibling pairs in
- * one NUMA node (on fixture machines), and busy time from /proc/stat.
+ * test_cpuset.c - the choice of K CPUs as SMT sibling pairs in one NUMA
+ * node, on fixture machines (CPU lists themselves: test_sysfacts.c).
  */
 #include <errno.h>
 #include <limits.h>
@@ -17,7 +17,7 @@ static cpu_set_t set_of(const char *list)
 {
 	cpu_set_t s;
 
-	cr_assert_eq(ldr_cpulist_parse(list, &s), 0, "list \"%s\"", list);
+	cr_assert_eq(stg_cpulist_parse(list, &s), 0, "list \"%s\"", list);
 	return s;
 }
 
@@ -26,69 +26,8 @@ static void assert_set(const cpu_set_t *got, const char *want)
 	char buf[256];
 	cpu_set_t w = set_of(want);
 
-	ldr_cpulist_format(got, buf, sizeof(buf));
+	stg_cpulist_format(got, buf, sizeof(buf));
 	cr_assert(CPU_EQUAL(got, &w), "got CPUs %s, want %s", buf, want);
-}
-
-FR_TEST(cpulist, parses_ranges_singles_and_strides)
-{
-	static const struct {
-		const char *in;
-		const char *canon;      /* formatted back */
-		int count;
-	} ok[] = {
-		{ "0-3,8,10-11", "0-3,8,10-11", 7 },
-		{ "0", "0", 1 },
-		{ "5,1,3", "1,3,5", 3 },
-		{ "0-7:2", "0,2,4,6", 4 },
-		{ "  2-3\n", "2-3", 2 },
-		{ "", "", 0 },
-		{ "\n", "", 0 },
-		{ "0-1,1-2", "0-2", 3 },
-		{ "1023", "1023", 1 },
-	};
-
-	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
-		cpu_set_t s;
-		char buf[64];
-
-		cr_assert_eq(ldr_cpulist_parse(ok[i].in, &s), 0, "\"%s\"",
-			     ok[i].in);
-		cr_assert_eq(CPU_COUNT(&s), ok[i].count, "\"%s\"", ok[i].in);
-		cr_assert_geq(ldr_cpulist_format(&s, buf, sizeof(buf)), 0);
-		cr_assert_str_eq(buf, ok[i].canon, "\"%s\"", ok[i].in);
-	}
-}
-
-FR_TEST(cpulist, rejects_malformed_lists)
-{
-	static const struct {
-		const char *in;
-		int err;
-	} bad[] = {
-		{ "a", -EINVAL }, { "1-", -EINVAL }, { "-1", -EINVAL },
-		{ "3-1", -EINVAL }, { "1,,2", -EINVAL }, { "1,", -EINVAL },
-		{ "1 2", -EINVAL }, { "0-4:0", -EINVAL }, { "1;2", -EINVAL },
-		{ "1024", -ERANGE }, { "0-99999999999999999999", -ERANGE },
-	};
-
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		cpu_set_t s;
-
-		cr_assert_eq(ldr_cpulist_parse(bad[i].in, &s), bad[i].err,
-			     "\"%s\"", bad[i].in);
-	}
-	cr_assert_eq(ldr_cpulist_parse(NULL, &(cpu_set_t){ 0 }), -EINVAL);
-}
-
-FR_TEST(cpulist, format_says_when_the_list_is_cut)
-{
-	cpu_set_t s = set_of("0,2,4,6,8,10,12,14,16");
-	char buf[8];
-
-	cr_assert_eq(ldr_cpulist_format(&s, buf, sizeof(buf)), -ENAMETOOLONG);
-	cr_assert(strstr(buf, "...") != NULL, "got \"%s\"", buf);
-	cr_assert_lt(strlen(buf), sizeof(buf));
 }
 
 /* the fixture machines are read from the source tree */
@@ -230,37 +169,4 @@ FR_TEST(cpus_choose, default_mask_is_this_process_affinity)
 	cr_assert_eq(ldr_cpus_choose(n, NULL, &c), 0, "%s", c.how);
 	cr_assert(CPU_EQUAL(&c.set, &mine), "%s", c.how);
 	cr_assert_eq(ldr_cpus_choose(n + 1, NULL, &c), -ERANGE);
-}
-
-FR_TEST(procstat, busy_outside_mask_counts_user_system_irq_not_steal)
-{
-	struct ldr_cpu_times a, b;
-	cpu_set_t m0 = set_of("0"), m1 = set_of("1");
-	double hz = (double)sysconf(_SC_CLK_TCK);
-
-	use_fixture("procstat_before");
-	cr_assert_eq(ldr_cpu_times_read(&a), 0);
-	use_fixture("procstat_after");
-	cr_assert_eq(ldr_cpu_times_read(&b), 0);
-	cr_assert_eq(CPU_COUNT(&a.present), 4);
-	/* cpu0: user +50, system +10, steal +4 (not counted) = 60 ticks;
-	 * cpu1: user +100, system +20, irq +2, softirq +2 = 124 (iowait +70
-	 * and guest +50, already inside user, not counted) */
-	cr_assert_float_eq(ldr_cpu_times_busy_outside(&a, &b, &m0),
-			   124.0 / hz, 1e-9);
-	cr_assert_float_eq(ldr_cpu_times_busy_outside(&a, &b, &m1),
-			   60.0 / hz, 1e-9);
-	cr_assert_float_eq(ldr_cpu_times_busy_outside(&a, &b, NULL),
-			   184.0 / hz, 1e-9);
-	/* counters going backwards (the wrong order) count nothing */
-	cr_assert_float_eq(ldr_cpu_times_busy_outside(&b, &a, NULL), 0.0,
-			   1e-12);
-}
-
-FR_TEST(procstat, missing_proc_stat_is_an_error)
-{
-	struct ldr_cpu_times a;
-
-	use_fixture("missing");
-	cr_assert_eq(ldr_cpu_times_read(&a), -ENOENT);
 }

@@ -1,7 +1,8 @@
 /*
  * test_detect.c - machine and storage detection against the /proc and /sys
  * fixtures in tests/fixtures/sysroot (see its README.md), plus the real
- * machine where a property holds everywhere.
+ * machine where a property holds everywhere. The facts detection builds
+ * on (mounts, cgroups, CPU lists) are tested in test_sysfacts.c.
  */
 #include <errno.h>
 #include <limits.h>
@@ -11,7 +12,6 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,7 +19,6 @@
 
 #include "harness.h"
 #include "storage.h"
-#include "detect_internal.h"
 
 #define FIXTURES "tests/fixtures/sysroot"
 
@@ -78,27 +77,6 @@ FR_TEST(detect_sysroot, read_line_trims_padding_of_sysfs_model)
 		     -ENOENT);
 }
 
-/* ---- CPU list parser (table) ---- */
-
-FR_TEST(detect_cpulist, parses_ranges_and_lists)
-{
-	static const struct { const char *in; int count, first; } t[] = {
-		{ "0,48", 2, 0 }, { "0-3", 4, 0 }, { "0-3,8-11\n", 8, 0 },
-		{ "5", 1, 5 }, { "48,0", 2, 0 }, { "", -EINVAL, 0 },
-		{ "3-1", -EINVAL, 0 }, { "a", -EINVAL, 0 },
-		{ "1,,2", -EINVAL, 0 }, { "0-", -EINVAL, 0 },
-	};
-
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		int first = -1, n = detect_cpulist_parse(t[i].in, &first);
-
-		cr_assert_eq(n, t[i].count, "'%s': %d, expected %d", t[i].in,
-			     n, t[i].count);
-		if (n > 0)
-			cr_assert_eq(first, t[i].first, "'%s'", t[i].in);
-	}
-}
-
 /* ---- CPU ---- */
 
 FR_TEST(detect_cpu, cgroup_v2_lowest_ancestor_quota_caps_usable_vcpus)
@@ -108,9 +86,10 @@ FR_TEST(detect_cpu, cgroup_v2_lowest_ancestor_quota_caps_usable_vcpus)
 	use_fixture("cgv2_aws");
 	cr_assert_eq(stg_detect_cpu(0, &c), 0);
 	cr_assert_eq(c.affinity_cpus, real_affinity());
-	/* train.service says 1.5, its parent system.slice 0.5: 0.5 wins */
+	/* train.service says 1.5, its parent system.slice 0.5: 0.5 wins,
+	 * and the usable CPUs are whole ones, at least one */
 	cr_assert_float_eq(c.quota_cpus, 0.5, 1e-9);
-	cr_assert_float_eq(c.usable_cpus, 0.5, 1e-9);
+	cr_assert_float_eq(c.usable_cpus, 1.0, 1e-9);
 	cr_assert(ends_with(c.quota_source, "/sys/fs/cgroup/system.slice/cpu.max"),
 		  "quota from %s", c.quota_source);
 }
@@ -150,7 +129,7 @@ FR_TEST(detect_cpu, cgroup_v1_quota_inside_container)
 	cr_assert(ends_with(c.quota_source,
 			    "/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us"),
 		  "quota from %s", c.quota_source);
-	cr_assert_leq(c.usable_cpus, 1.5);
+	cr_assert_float_eq(c.usable_cpus, 1.0, 1e-9);
 	cr_assert_leq(c.usable_cpus, (double)c.affinity_cpus);
 }
 
@@ -230,60 +209,7 @@ FR_TEST(detect_gpu, dmi_product_name_and_vendor)
 	cr_assert_str_eq(d.sys_vendor, "Amazon EC2");
 }
 
-/* ---- mounts and block devices ---- */
-
-FR_TEST(detect_mount, longest_mount_point_at_a_component_boundary)
-{
-	struct stg_mount m;
-
-	use_fixture("cgv2_aws");
-	cr_assert_eq(stg_mount_find("/mnt/data/train/x.jpg", 0, &m), 0);
-	cr_assert_str_eq(m.mount_point, "/mnt/data");
-	cr_assert_str_eq(m.fstype, "xfs");
-	cr_assert_eq(m.major, 259);
-	cr_assert_eq(m.minor, 3);
-	/* "/mnt/database" is not under "/mnt/data" */
-	cr_assert_eq(stg_mount_find("/mnt/database", 0, &m), 0);
-	cr_assert_str_eq(m.mount_point, "/");
-	cr_assert_str_eq(m.source, "/dev/nvme0n1p1");
-	cr_assert_eq(stg_mount_find("/mnt/data", 0, &m), 0);
-	cr_assert_str_eq(m.mount_point, "/mnt/data");
-}
-
-FR_TEST(detect_mount, fuse_subtype_and_source)
-{
-	struct stg_mount m;
-
-	use_fixture("cgv2_aws");
-	cr_assert_eq(stg_mount_find("/mnt/s3/bucket/a.jpg", 0, &m), 0);
-	cr_assert_str_eq(m.fstype, "fuse.s3fs");
-	cr_assert_str_eq(m.source, "s3fs");
-	cr_assert_eq(stg_mount_find("/mnt/mp/k", 0, &m), 0);
-	cr_assert_str_eq(m.fstype, "fuse");
-	cr_assert_str_eq(m.source, "mountpoint-s3");
-}
-
-FR_TEST(detect_mount, octal_escapes_decoded)
-{
-	struct stg_mount m;
-
-	use_fixture("cgv2_aws");
-	cr_assert_eq(stg_mount_find("/mnt/my data/f", 0, &m), 0);
-	cr_assert_str_eq(m.mount_point, "/mnt/my data");
-	cr_assert_str_eq(m.root, "/sub dir");
-	cr_assert_eq(stg_mount_find("/mnt/my\\040data/f", 0, &m), 0);
-	cr_assert_str_eq(m.mount_point, "/");
-}
-
-FR_TEST(detect_mount, device_number_match_beats_longer_path)
-{
-	struct stg_mount m;
-
-	use_fixture("cgv2_aws");
-	cr_assert_eq(stg_mount_find("/mnt/data/x", makedev(259, 1), &m), 0);
-	cr_assert_str_eq(m.mount_point, "/");
-	cr_assert_eq(stg_mount_find("relative", 0, &m), -EINVAL);
-}
+/* ---- block devices (mounts: test_sysfacts.c) ---- */
 
 FR_TEST(detect_blockdev, ebs_nvme_partition_resolves_to_its_disk)
 {

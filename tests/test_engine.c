@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -752,6 +753,34 @@ FR_TEST(engine, with_no_gpus_a_drain_takes_batches_and_au_is_zero)
 	cr_assert_eq(res->step_time_s, 0);
 	cr_assert_neq(res->bottleneck, LDR_BOTTLENECK_GPU);
 	cr_assert_gt(res->samples_per_s, 0);
+	free(res);
+	fixture_free(&f);
+}
+
+FR_TEST(engine, default_workers_are_the_usable_cpus_quota_included)
+{
+	struct fixture f;
+	struct ldr_result *res = result_new();
+	struct ldr_config cfg;
+	struct tag_arg arg = { 0 };
+	char fixture[PATH_MAX];
+
+	fixture_null(&f, 50);
+	base_config(&cfg, &f, &arg, NULL);
+	cfg.batch = 10;
+	cfg.epochs = 1;
+	/* a cgroup CPU quota of 0.5 CPU (the cgv2_aws fixture): one worker,
+	 * whatever the affinity mask holds */
+	cr_assert_not_null(realpath("tests/fixtures/sysroot/cgv2_aws",
+				    fixture));
+	cr_assert_eq(stg_sysroot_set(fixture), 0);
+	cr_assert_eq(ldr_run(&cfg, res), 0);
+	cr_assert_eq(res->workers, 1);
+	cr_assert_eq(res->samples, 50);
+	/* this machine as it is */
+	cr_assert_eq(stg_sysroot_set("/"), 0);
+	cr_assert_eq(ldr_run(&cfg, res), 0);
+	cr_assert_eq(res->workers, stg_cpus_usable());
 	free(res);
 	fixture_free(&f);
 }

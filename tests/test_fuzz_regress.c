@@ -46,7 +46,7 @@ FR_TEST(fuzz_regress, cpulist_huge_stride_takes_the_range_start_only)
 	char *s = fixture_text("cpulist_stride_wrap.txt");
 	cpu_set_t set;
 
-	cr_assert_eq(ldr_cpulist_parse(s, &set), 0);
+	cr_assert_eq(stg_cpulist_parse(s, &set), 0);
 	cr_expect_eq(CPU_COUNT(&set), 2);
 	cr_expect(CPU_ISSET(1, &set) && CPU_ISSET(9, &set));
 	cr_expect(!CPU_ISSET(0, &set), "CPU 0 is outside 1-5");

@@ -308,28 +308,28 @@ FR_TEST(jpeg_errors, zero_length_is_truncated)
 
 	cr_assert_eq(aug_decoder_create(NULL, &d), 0);
 	cr_assert_eq(aug_decoder_decode(d, none, 0, NULL, 1, &v),
-		     AUG_ETRUNCATED);
+		     -AUG_ETRUNCATED);
 	aug_decoder_destroy(d);
 }
 
 FR_TEST(jpeg_errors, truncated_file_is_truncated)
 {
-	expect_error("truncated.jpg", AUG_ETRUNCATED);
+	expect_error("truncated.jpg", -AUG_ETRUNCATED);
 }
 
 FR_TEST(jpeg_errors, marker_inside_data_is_corrupt)
 {
-	expect_error("corrupt_data.jpg", AUG_ECORRUPT);
+	expect_error("corrupt_data.jpg", -AUG_ECORRUPT);
 }
 
 FR_TEST(jpeg_errors, bogus_huffman_table_is_corrupt)
 {
-	expect_error("corrupt_header.jpg", AUG_ECORRUPT);
+	expect_error("corrupt_header.jpg", -AUG_ECORRUPT);
 }
 
 FR_TEST(jpeg_errors, png_named_jpeg_is_not_a_jpeg)
 {
-	expect_error("png_named.JPEG", AUG_ENOTJPEG);
+	expect_error("png_named.JPEG", -AUG_ENOTJPEG);
 }
 
 FR_TEST(jpeg_errors, header_over_the_pixel_cap_is_too_large)
@@ -339,7 +339,7 @@ FR_TEST(jpeg_errors, header_over_the_pixel_cap_is_too_large)
 	struct aug_decoder *d;
 	struct aug_image_info info;
 
-	expect_error("huge_20000.jpg", AUG_ETOOLARGE);
+	expect_error("huge_20000.jpg", -AUG_ETOOLARGE);
 	cr_assert(f);
 	/* the cap, not libjpeg, refused it: with a larger cap the header is
 	 * read and says 20000 x 20000 */
@@ -374,7 +374,7 @@ FR_TEST(jpeg_errors, dimension_over_libjpeg_limit_is_too_large)
 	aug_decoder_opts_default(&o);
 	o.max_pixels = UINT64_MAX;            /* so libjpeg's own check acts */
 	cr_assert_eq(aug_decoder_create(&o, &d), 0);
-	cr_assert_eq(aug_decoder_decode(d, f, n, NULL, 1, &v), AUG_ETOOLARGE);
+	cr_assert_eq(aug_decoder_decode(d, f, n, NULL, 1, &v), -AUG_ETOOLARGE);
 	cr_assert(strstr(aug_decoder_message(d), "65500"),
 		  "message: %s", aug_decoder_message(d));
 	aug_decoder_destroy(d);
@@ -389,7 +389,7 @@ FR_TEST(jpeg_errors, progressive_bomb_stops_at_the_scan_cap)
 	struct aug_decoder *d;
 	struct aug_view v;
 
-	expect_error("prog_bomb.jpg", AUG_ETOOLARGE);
+	expect_error("prog_bomb.jpg", -AUG_ETOOLARGE);
 	cr_assert(f);
 	/* a valid file: with room for its 317 scans it decodes */
 	aug_decoder_opts_default(&o);
@@ -414,7 +414,7 @@ FR_TEST(jpeg_errors, max_memory_refuses_large_progressive_buffers)
 	o.max_memory = 1u << 20;
 	cr_assert_eq(aug_decoder_create(&o, &d), 0);
 	cr_assert_eq(aug_decoder_decode(d, j.data, j.len, NULL, 1, &v),
-		     AUG_ETOOLARGE);
+		     -AUG_ETOOLARGE);
 	aug_decoder_destroy(d);
 	o.max_memory = 64u << 20;
 	cr_assert_eq(aug_decoder_create(&o, &d), 0);
@@ -432,8 +432,8 @@ FR_TEST(jpeg_errors, decoder_recovers_after_every_error)
 		"prog_bomb.jpg", "baseline.jpg",
 	};
 	static const int want[] = {
-		AUG_ETRUNCATED, 0, AUG_ECORRUPT, 0, AUG_ECORRUPT, 0,
-		AUG_ENOTJPEG, 0, AUG_ETOOLARGE, AUG_ETOOLARGE, 0,
+		-AUG_ETRUNCATED, 0, -AUG_ECORRUPT, 0, -AUG_ECORRUPT, 0,
+		-AUG_ENOTJPEG, 0, -AUG_ETOOLARGE, -AUG_ETOOLARGE, 0,
 	};
 	struct aug_decoder *d;
 
@@ -477,7 +477,7 @@ FR_TEST(jpeg_errors, window_above_the_damage_still_decodes)
 
 	cr_assert(f);
 	cr_assert_eq(aug_decoder_create(NULL, &d), 0);
-	cr_assert_eq(aug_decoder_decode(d, f, n, NULL, 1, &v), AUG_ETRUNCATED);
+	cr_assert_eq(aug_decoder_decode(d, f, n, NULL, 1, &v), -AUG_ETRUNCATED);
 	cr_assert_eq(aug_decoder_decode(d, f, n, &r, 1, &v), 0);
 	cr_assert_eq(v.width, 32);
 	aug_decoder_destroy(d);
@@ -499,11 +499,11 @@ FR_TEST(jpeg_errors, twelve_bit_and_lossless_are_unsupported)
 	cr_assert_eq(aug_decoder_create(NULL, &d), 0);
 	f[at + 4] = 12;                       /* SOF precision: 12 bits */
 	cr_assert_eq(aug_decoder_decode(d, f, n, NULL, 1, &v),
-		     AUG_EUNSUPPORTED, "%s", aug_decoder_message(d));
+		     -AUG_EUNSUPPORTED, "%s", aug_decoder_message(d));
 	f[at + 4] = 8;
 	f[at + 1] = 0xc3;                     /* SOF3: lossless */
 	cr_assert_eq(aug_decoder_decode(d, f, n, NULL, 1, &v),
-		     AUG_EUNSUPPORTED, "%s", aug_decoder_message(d));
+		     -AUG_EUNSUPPORTED, "%s", aug_decoder_message(d));
 	f[at + 1] = 0xc0;                     /* restored: decodes again */
 	cr_assert_eq(aug_decoder_decode(d, f, n, NULL, 1, &v), 0);
 	aug_decoder_destroy(d);
@@ -512,8 +512,8 @@ FR_TEST(jpeg_errors, twelve_bit_and_lossless_are_unsupported)
 
 FR_TEST(jpeg_errors, strerror_names_every_code)
 {
-	const int codes[] = { AUG_ECORRUPT, AUG_ETRUNCATED, AUG_EUNSUPPORTED,
-			      AUG_ETOOLARGE, AUG_ENOTJPEG };
+	const int codes[] = { -AUG_ECORRUPT, -AUG_ETRUNCATED, -AUG_EUNSUPPORTED,
+			      -AUG_ETOOLARGE, -AUG_ENOTJPEG };
 
 	for (size_t i = 0; i < 5; i++)
 		cr_assert(strcmp(aug_strerror(codes[i]), "unknown error") != 0);
@@ -524,7 +524,7 @@ FR_TEST(jpeg_errors, strerror_names_every_code)
 /*
  * Damaged files never crash, hang or leak: 3000 mutations of small valid
  * files (flipped bytes, cut lengths, stray markers) through the train and
- * eval transforms, each ending in success or one of the AUG_E codes.
+ * eval transforms, each ending in success or one of the -AUG_E codes.
  */
 FR_TEST(jpeg_errors, mutated_files_end_in_a_code_not_a_crash)
 {
@@ -567,9 +567,10 @@ FR_TEST(jpeg_errors, mutated_files_end_in_a_code_not_a_crash)
 		err = t % 3 ? aug_train_sample(c, buf, len, 1, 0, (uint64_t)t,
 					       out, NULL) :
 			      aug_eval_sample(c, buf, len, out, NULL);
-		cr_assert(err == 0 || (err <= AUG_ECORRUPT && err >= AUG_ENOTJPEG),
+		cr_assert(err == 0 ||
+			  (-err >= AUG_ECORRUPT && -err <= AUG_ENOTJPEG),
 			  "mutation %d: unexpected result %d", t, err);
-		seen[err == 0 ? 0 : AUG_ECORRUPT - err + 1]++;
+		seen[err == 0 ? 0 : -err - AUG_ECORRUPT + 1]++;
 	}
 	cr_log_info("mutations: ok %d corrupt %d truncated %d unsupported %d "
 		    "too large %d not jpeg %d", seen[0], seen[1], seen[2],

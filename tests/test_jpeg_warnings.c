@@ -80,7 +80,7 @@ FR_TEST(jpeg_warnings, damage_inside_the_scan_still_fails_the_sample)
 	bad[jpg.len / 2] = 0xff;
 	bad[jpg.len / 2 + 1] = 0xd3;
 	ret = decode(d, bad, jpg.len, &v);
-	cr_assert(ret == AUG_ECORRUPT || ret == AUG_ETRUNCATED,
+	cr_assert(ret == -AUG_ECORRUPT || ret == -AUG_ETRUNCATED,
 		  "damaged scan decoded (%d: %s)", ret, aug_decoder_message(d));
 	free(bad);
 	aug_decoder_destroy(d);

@@ -373,7 +373,7 @@ FR_TEST(child, vcpus_1_restricts_every_task_including_iou_wrk)
 	a.dir = dir;
 	a.wide = mine;
 	cr_assert_eq(ldr_cpus_choose(1, NULL, &choice), 0, "%s", choice.how);
-	ldr_cpulist_format(&choice.set, a.want, sizeof(a.want));
+	stg_cpulist_format(&choice.set, a.want, sizeof(a.want));
 	/* a CPU other than the lowest shows more than the default would */
 	if (CPU_ISSET(0, &choice.set) && CPU_COUNT(&mine) > 1) {
 		int last = -1;
@@ -383,7 +383,7 @@ FR_TEST(child, vcpus_1_restricts_every_task_including_iou_wrk)
 				last = c;
 		CPU_ZERO(&choice.set);
 		CPU_SET(last, &choice.set);
-		ldr_cpulist_format(&choice.set, a.want, sizeof(a.want));
+		stg_cpulist_format(&choice.set, a.want, sizeof(a.want));
 	}
 	{
 		const struct ldr_child_opts o = { .cpus = &choice.set };

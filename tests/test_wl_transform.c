@@ -52,11 +52,11 @@ FR_TEST(wl_transform, out_bytes_is_a_224_float_chw_sample)
 FR_TEST(wl_transform, error_codes_map_to_the_loader_kinds)
 {
 	static const struct { int aug, ldr; const char *name; } map[] = {
-		{ AUG_ECORRUPT, -LDR_ECORRUPT, "corrupt" },
-		{ AUG_ETRUNCATED, -LDR_ETRUNCATED, "truncated" },
-		{ AUG_EUNSUPPORTED, -LDR_EUNSUPPORTED, "unsupported" },
-		{ AUG_ETOOLARGE, -LDR_ETOOBIG, "too_big" },
-		{ AUG_ENOTJPEG, -LDR_ENOTFORMAT, "not_format" },
+		{ -AUG_ECORRUPT, -LDR_ECORRUPT, "corrupt" },
+		{ -AUG_ETRUNCATED, -LDR_ETRUNCATED, "truncated" },
+		{ -AUG_EUNSUPPORTED, -LDR_EUNSUPPORTED, "unsupported" },
+		{ -AUG_ETOOLARGE, -LDR_ETOOBIG, "too_big" },
+		{ -AUG_ENOTJPEG, -LDR_ENOTFORMAT, "not_format" },
 		{ -ENOMEM, -ENOMEM, "ENOMEM" },
 		{ -EINVAL, -EINVAL, "EINVAL" },
 	};

@@ -30,21 +30,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "storage.h"
 #include "workloads.h"
 #include "workloads_internal.h"
 
 #define GEN_MAX_SIDE 2048u
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* 0 when `dir` is an empty directory (creating it if absent), else -errno:
  * -ENOTEMPTY, -ENOTDIR, or what mkdir/opendir said. */
@@ -237,7 +229,7 @@ static void *gen_worker(void *arg)
 		g->commit_next = i + 1;
 		if (o->files && g->commit_next >= o->files)
 			g->done = true;
-		g->st->elapsed_s = now_s() - g->t0;
+		g->st->elapsed_s = stg_now() - g->t0;
 		if (o->progress)
 			o->progress(o->progress_arg, g->st, false);
 		pthread_cond_broadcast(&g->turn);
@@ -269,7 +261,7 @@ static int gen_imagefolder(const struct wl_workload *w, const char *dir,
 		return -EINVAL;
 	if (jobs > WL_GEN_MAX_JOBS)
 		jobs = WL_GEN_MAX_JOBS;
-	g.t0 = now_s();
+	g.t0 = stg_now();
 	target = o->files ? o->files :
 		(uint64_t)((double)o->size_bytes / w->mean_file_bytes + 0.5);
 	if (target == 0)
@@ -320,7 +312,7 @@ static int gen_imagefolder(const struct wl_workload *w, const char *dir,
 		goto err;
 	}
 err:
-	st->elapsed_s = now_s() - g.t0;
+	st->elapsed_s = stg_now() - g.t0;
 	if (o->progress)
 		o->progress(o->progress_arg, st, true);
 	if (g.tfd >= 0)

@@ -17,11 +17,11 @@
 int wl_transform_err(int aug_err)
 {
 	switch (aug_err) {
-	case AUG_ECORRUPT: return -LDR_ECORRUPT;
-	case AUG_ETRUNCATED: return -LDR_ETRUNCATED;
-	case AUG_EUNSUPPORTED: return -LDR_EUNSUPPORTED;
-	case AUG_ETOOLARGE: return -LDR_ETOOBIG;
-	case AUG_ENOTJPEG: return -LDR_ENOTFORMAT;
+	case -AUG_ECORRUPT: return -LDR_ECORRUPT;
+	case -AUG_ETRUNCATED: return -LDR_ETRUNCATED;
+	case -AUG_EUNSUPPORTED: return -LDR_EUNSUPPORTED;
+	case -AUG_ETOOLARGE: return -LDR_ETOOBIG;
+	case -AUG_ENOTJPEG: return -LDR_ENOTFORMAT;
 	default: return aug_err;
 	}
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "loader.h"
 #include "workloads.h"
 #include "workloads_internal.h"
 
@@ -68,7 +69,7 @@ static const struct wl_workload workloads[] = {
 		.out_width = 224,
 		.transform = "decode -> RandomResizedCrop 224 (scale 0.08-1, "
 			"ratio 3/4-4/3) -> flip -> normalize -> CHW",
-		.au_threshold = 0.90,
+		.au_threshold = LDR_DEFAULT_AU_THRESHOLD,
 		.au_source = "MLPerf Storage: AU threshold 90 % for resnet50",
 		.demand = imagenet_demand,
 		.ndemand = sizeof(imagenet_demand) / sizeof(imagenet_demand[0]),

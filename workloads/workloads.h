@@ -254,9 +254,9 @@ struct ldr_transform;
  * with PARAMS on a per-worker aug_ctx (created on the worker's thread),
  * its per-step times in ldr_step_times (decode; resize incl. crop and
  * flip; normalize and layout in other), and the augment error codes
- * mapped to the loader's kinds (AUG_ECORRUPT -> -LDR_ECORRUPT,
- * AUG_ETRUNCATED -> -LDR_ETRUNCATED, AUG_EUNSUPPORTED ->
- * -LDR_EUNSUPPORTED, AUG_ETOOLARGE -> -LDR_ETOOBIG, AUG_ENOTJPEG ->
+ * mapped to the loader's kinds (-AUG_ECORRUPT -> -LDR_ECORRUPT,
+ * -AUG_ETRUNCATED -> -LDR_ETRUNCATED, -AUG_EUNSUPPORTED ->
+ * -LDR_EUNSUPPORTED, -AUG_ETOOLARGE -> -LDR_ETOOBIG, -AUG_ENOTJPEG ->
  * -LDR_ENOTFORMAT; -errno as it is). PARAMS is not copied: it must outlive
  * every run that uses *OUT (the contexts copy it when they are made).
  * Checks PARAMS by making one context now. Returns 0, or
@@ -265,7 +265,7 @@ struct ldr_transform;
 int wl_transform_train(const struct aug_params *params,
 		       struct ldr_transform *out);
 
-/* The loader error kind (negative) for an augment error code or -errno. */
+/* The loader error kind (negative) for a -AUG_E* code or -errno. */
 int wl_transform_err(int aug_err);
 
 /*

@@ -50,8 +50,9 @@ static void fz_setup(void)
 static void fz_check(int err, const char *what)
 {
 	switch (err) {
-	case 0: case AUG_ECORRUPT: case AUG_ETRUNCATED: case AUG_EUNSUPPORTED:
-	case AUG_ETOOLARGE: case AUG_ENOTJPEG: case -ENOMEM:
+	case 0: case -AUG_ECORRUPT: case -AUG_ETRUNCATED:
+	case -AUG_EUNSUPPORTED: case -AUG_ETOOLARGE: case -AUG_ENOTJPEG:
+	case -ENOMEM:
 		return;
 	default:
 		fprintf(stderr, "%s: unexpected %d (%s)\n", what, err,
