@@ -26,10 +26,6 @@
 #include "storage.h"
 #include "workloads.h"
 
-/* TODO(merge): from storage.h once its system-facts layer lands */
-double stg_now(void);
-unsigned stg_cpus_usable(void);
-
 #define MS_DEFAULT_GEN (200ull << 20)   /* the default dataset: 200 MiB */
 #define MS_RESIDENCY_FILES 4096         /* files sampled for residency */
 
