@@ -165,15 +165,16 @@ json_t *rpt_run_json(const struct rpt_run *r);
 
 /*
  * May a report be written to PATH? Pure: looks at the file system (stat,
- * realpath, access) and creates, opens and changes nothing, so a command
- * calls it for every report path before it measures anything.
+ * realpath, faccessat) and creates, opens and changes nothing, so a
+ * command calls it for every report path before it measures anything.
  *
  * Accepted: "-" (stdout); a regular file or a new file in an existing
  * folder the caller may write in; a FIFO; /dev/null, /dev/zero, /dev/full
  * and terminals (/dev/stdout is judged by what stdout is). A symbolic link
  * is judged by its target.
  * Refused: a block device, a folder, a socket, any other character device,
- * a link to nothing, a name whose folder does not exist, and anything the
+ * a link to nothing, a name whose folder does not exist or cannot be
+ * written in (the writer makes its temporary file there), and anything the
  * run reads: READ_ROOTS (N_ROOTS entries, NULL or "" entries skipped) are
  * the dataset folder and the files the run reads (a --list file, a job
  * file). A path inside a READ_ROOTS folder is refused, compared by device

@@ -443,8 +443,10 @@ int rpt_out_path_check(const char *path, const char *const *read_roots,
 		free(parent);
 	}
 	/* the writer makes a temporary file in that folder, then renames
-	 * it over the report */
-	if (dir && !writes_through(path) && access(dir, W_OK | X_OK) < 0) {
+	 * it over the report; judged with the effective IDs and
+	 * capabilities, as that open will be */
+	if (dir && !writes_through(path) &&
+	    faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) < 0) {
 		ret = -errno;
 		pname = rpt_path_text(dir, strlen(dir));
 		say(why, why_len, "cannot write %s: folder %s: %s", name,

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -213,6 +214,38 @@ FR_TEST(report_outpath, refuses_a_missing_folder_and_names_it)
 	ds_make(&d);
 	p = join(d.dir, "no-such-folder/r.json");
 	expect_refused(p, d.data, NULL, -ENOENT, "no-such-folder does not exist");
+	free(p);
+	ds_free(&d);
+}
+
+FR_TEST(report_outpath, refuses_a_folder_it_cannot_write_in)
+{
+	struct ds d;
+	char *p;
+	pid_t pid;
+	int status;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root to run the check as another user");
+	ds_make(&d);
+	p = join(d.dir, "r.json");
+	cr_assert_eq(chmod(d.dir, 0755), 0);
+	/* as nobody, the root-owned folder cannot take the temporary file */
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int ret;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		ret = check(p, NULL, NULL);
+		_exit(ret == -EACCES && strstr(why, "Permission denied") ? 0 :
+		      1);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "the check as nobody did not refuse %s with EACCES (status "
+		  "%d)", p, status);
 	free(p);
 	ds_free(&d);
 }
