@@ -174,19 +174,21 @@ json_t *rpt_run_json(const struct rpt_run *r);
  * is judged by its target.
  * Refused: a block device, a folder, a socket, any other character device,
  * a link to nothing, a name whose folder does not exist or cannot be
- * written in (the writer makes its temporary file there), and anything the
- * run reads: READ_ROOTS (N_ROOTS entries, NULL or "" entries skipped) are
- * the dataset folder and the files the run reads (a --list file, a job
- * file). A path inside a READ_ROOTS folder is refused, compared by device
- * and inode after resolving the path's folder, so "data/../data/x.json",
- * a symlinked parent and a bind mount are caught; a READ_ROOTS file is
- * refused as the target itself (also through a hard link). A READ_ROOTS
- * entry that does not exist is skipped.
+ * written in (the writer makes its temporary file there), a new name
+ * under /dev or /proc (the writer writes there only into what exists),
+ * and anything the run reads: READ_ROOTS (N_ROOTS entries, NULL or ""
+ * entries skipped) are the dataset folder and the files the run reads (a
+ * --list file, a job file). A path inside a READ_ROOTS folder is refused,
+ * compared by device and inode after resolving the path's folder, so
+ * "data/../data/x.json", a symlinked parent and a bind mount are caught;
+ * a READ_ROOTS file is refused as the target itself (also through a hard
+ * link). A READ_ROOTS entry that does not exist is skipped.
  *
- * Returns 0, or -errno (-EISDIR a folder, -ENOENT a missing folder or a
- * dangling link, -EACCES/-EROFS an unwritable folder, -EINVAL the rest,
- * -ENOMEM) with one line for the user in WHY (WHY_LEN bytes, paths
- * printable as rpt_path_text makes them; "" on success). Any thread.
+ * Returns 0, or -errno (-EISDIR a folder; -ENOENT a missing folder, a
+ * dangling link or a new name under /dev; -EACCES or -EROFS an unwritable
+ * folder; -ENOMEM; -EINVAL the rest) with one line for the user in WHY
+ * (WHY_LEN bytes, paths printable as rpt_path_text makes them; "" on
+ * success). Any thread.
  */
 int rpt_out_path_check(const char *path, const char *const *read_roots,
 		       size_t n_roots, char *why, size_t why_len);

@@ -413,6 +413,15 @@ int rpt_out_path_check(const char *path, const char *const *read_roots,
 	} else {
 		char *parent;
 
+		/* the writer opens these without creating them: a typo for
+		 * a device must not become a file in /dev */
+		if (writes_through(path)) {
+			ret = -ENOENT;
+			say(why, why_len, "%s does not exist (under /dev and "
+			    "/proc a report goes only into what is there)",
+			    name);
+			goto out;
+		}
 		if (path[strlen(path) - 1] == '/') {
 			ret = -EISDIR;
 			say(why, why_len, "%s names a folder; give a file name",

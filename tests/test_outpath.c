@@ -206,7 +206,7 @@ FR_TEST(report_outpath, accepts_stdout_dev_null_a_fifo_and_plain_files)
 	ds_free(&d);
 }
 
-FR_TEST(report_outpath, refuses_a_missing_folder_and_names_it)
+FR_TEST(report_outpath, refuses_a_missing_folder_or_device_and_names_it)
 {
 	struct ds d;
 	char *p;
@@ -215,6 +215,9 @@ FR_TEST(report_outpath, refuses_a_missing_folder_and_names_it)
 	p = join(d.dir, "no-such-folder/r.json");
 	expect_refused(p, d.data, NULL, -ENOENT, "no-such-folder does not exist");
 	free(p);
+	/* the writer creates nothing under /dev: a mistyped device name */
+	expect_refused("/dev/feedrate-no-such-disk", NULL, NULL, -ENOENT,
+		       "does not exist");
 	ds_free(&d);
 }
 
