@@ -100,8 +100,9 @@ extern const struct ldr_transform ldr_transform_noop;
 struct ldr_transform ldr_transform_noop_sized(size_t out_bytes);
 
 /* Short stable key of a sample error code: "corrupt", "truncated",
- * "unsupported", "too_big", "not_format", or stg_errname()'s for -errno
- * and the reader's own codes ("ENOENT", "too_large", ...). */
+ * "unsupported", "pixels_over_cap" (over the decoder's pixel or scan cap;
+ * "too_big" in older reports), "not_format", or stg_errname()'s for -errno
+ * and the reader's own codes ("ENOENT", "file_over_cap", ...). */
 const char *ldr_sample_err_name(int err);
 
 /* ---- a run ------------------------------------------------------------ */
@@ -201,7 +202,7 @@ struct ldr_config {
 #define LDR_ERR_KINDS 16
 
 struct ldr_err_count {
-	char kind[24];          /* "ENOENT", "corrupt", "too_large", ... */
+	char kind[24];          /* "ENOENT", "corrupt", "file_over_cap", ... */
 	uint64_t count;
 	char example[256];      /* one path, as rpt_path_text would print it
 	                           is the report's job: raw bytes here */

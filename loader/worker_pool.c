@@ -130,7 +130,7 @@ const char *ldr_sample_err_name(int err)
 	case LDR_ECORRUPT: return "corrupt";
 	case LDR_ETRUNCATED: return "truncated";
 	case LDR_EUNSUPPORTED: return "unsupported";
-	case LDR_ETOOBIG: return "too_big";
+	case LDR_ETOOBIG: return "pixels_over_cap";
 	case LDR_ENOTFORMAT: return "not_format";
 	default: return stg_errname(err);
 	}

@@ -29,7 +29,10 @@ json_t *rpt_json_path(const char *path);
  * is written atomically: to a temporary file in the same folder, flushed
  * with fsync, then renamed over PATH, so a reader never sees half a report
  * and a failure (full disk, unwritable folder) leaves PATH untouched.
- * Returns 0 or -errno. Does not take ownership of ROOT.
+ * A FIFO, /dev/null, a terminal and /dev/stdout are written through; a
+ * block device, a folder, a socket or another character device is refused
+ * before a byte is written (-EINVAL, -EISDIR for a folder), however the
+ * path reaches it. Returns 0 or -errno. Does not take ownership of ROOT.
  */
 int rpt_json_write(json_t *root, const char *path);
 
@@ -223,5 +226,39 @@ void rpt_ram_how(const struct ms_point_out *po, uint64_t epochs,
 		 size_t files_total, char *how, size_t how_len);
 
 /* ==== end run report ==== */
+
+/* ==== where a report may go (report_io.c) ==== */
+
+/*
+ * May a report be written to PATH? Pure: looks at the file system (stat,
+ * realpath, faccessat) and creates, opens and changes nothing, so a
+ * command calls it for every report path before it measures anything.
+ *
+ * Accepted: "-" (stdout); a regular file or a new file in an existing
+ * folder the caller may write in; a FIFO; /dev/null, /dev/zero, /dev/full
+ * and terminals (/dev/stdout is judged by what stdout is). A symbolic link
+ * is judged by its target.
+ * Refused: a block device, a folder, a socket, any other character device,
+ * a link to nothing, a name whose folder does not exist or cannot be
+ * written in (the writer makes its temporary file there), a new name
+ * under /dev or /proc (the writer writes there only into what exists),
+ * and anything the run reads: READ_ROOTS (N_ROOTS entries, NULL or ""
+ * entries skipped) are the dataset folder and the files the run reads (a
+ * --list file, a job file). A path inside a READ_ROOTS folder is refused,
+ * compared by device and inode after resolving the path's folder, so
+ * "data/../data/x.json", a symlinked parent and a bind mount are caught;
+ * a READ_ROOTS file is refused as the target itself (also through a hard
+ * link). A READ_ROOTS entry that does not exist is skipped.
+ *
+ * Returns 0, or -errno (-EISDIR a folder; -ENOENT a missing folder, a
+ * dangling link or a new name under /dev; -EACCES or -EROFS an unwritable
+ * folder; -ENOMEM; -EINVAL the rest) with one line for the user in WHY
+ * (WHY_LEN bytes, paths printable as rpt_path_text makes them; "" on
+ * success). Any thread.
+ */
+int rpt_out_path_check(const char *path, const char *const *read_roots,
+		       size_t n_roots, char *why, size_t why_len);
+
+/* ==== end report paths ==== */
 
 #endif /* FEEDRATE_REPORT_H */

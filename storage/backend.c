@@ -85,7 +85,7 @@ const char *stg_errname(int err)
 {
 	switch (-err) {
 	case 0: return "ok";
-	case STG_ETOOLARGE: return "too_large";
+	case STG_ETOOLARGE: return "file_over_cap";
 	case STG_ESHRANK: return "shrank";
 	case STG_EGREW: return "grew";
 	case ENOENT: return "ENOENT";

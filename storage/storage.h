@@ -666,7 +666,9 @@ enum {
 /* Text for a negative code: -errno or -STG_E*. Static string. */
 const char *stg_strerror(int err);
 
-/* Short stable key for an error code ("too_large", "ENOENT", ...). */
+/* Short stable key for an error code ("file_over_cap", "ENOENT", ...),
+ * named for what the user must change: "file_over_cap" is a file over
+ * --max-sample-bytes ("too_large" in older reports). */
 const char *stg_errname(int err);
 
 /* Reads in flight per reader, and the size of one read, when the caller

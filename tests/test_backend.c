@@ -307,7 +307,7 @@ FR_TEST(backend, names_parse_and_print)
 	cr_expect_eq(stg_backend_parse("aio", &id), -EINVAL);
 	cr_expect_eq(stg_backend_parse(NULL, &id), -EINVAL);
 	cr_expect_str_eq(stg_backend_name(STG_BACKEND_PSYNC), "psync");
-	cr_expect_str_eq(stg_errname(-STG_ETOOLARGE), "too_large");
+	cr_expect_str_eq(stg_errname(-STG_ETOOLARGE), "file_over_cap");
 	cr_expect_str_eq(stg_errname(-ENOENT), "ENOENT");
 	cr_expect(strstr(stg_strerror(-STG_ESHRANK), "shorter") != NULL);
 }

@@ -72,14 +72,14 @@ FR_TEST(faults_slow, png_named_jpeg_counts_as_not_format)
 		     "not_format");
 }
 
-FR_TEST(faults_slow, header_over_pixel_cap_counts_as_too_big)
+FR_TEST(faults_slow, header_over_pixel_cap_counts_as_pixels_over_cap)
 {
-	one_bad_file(FIXTURES "huge_20000.jpg", "huge.JPEG", "too_big");
+	one_bad_file(FIXTURES "huge_20000.jpg", "huge.JPEG", "pixels_over_cap");
 }
 
-FR_TEST(faults_slow, progressive_scan_bomb_counts_as_too_big)
+FR_TEST(faults_slow, progressive_scan_bomb_counts_as_pixels_over_cap)
 {
-	one_bad_file(FIXTURES "prog_bomb.jpg", "bomb.JPEG", "too_big");
+	one_bad_file(FIXTURES "prog_bomb.jpg", "bomb.JPEG", "pixels_over_cap");
 }
 
 FR_TEST(faults_slow, cmyk_progressive_and_gray_decode_without_errors)
@@ -349,7 +349,7 @@ FR_TEST(faults_slow, one_gigabyte_file_is_refused_without_reading_it)
 
 	fault_run_cmd(dir, ds, NULL, FAULT_AS_ROOT, NULL, &r);
 	cr_expect_eq(r.status, 3, "run exit %d, expected 3", r.status);
-	expect_kind(&r, "too_large", "huge_file.JPEG");
+	expect_kind(&r, "file_over_cap", "huge_file.JPEG");
 	read_bytes = json_integer_value(json_object_get(r.json, "read_bytes"));
 	cr_expect_lt(read_bytes, 1 << 30, "the run read %lld bytes",
 		     (long long)read_bytes);
@@ -357,7 +357,7 @@ FR_TEST(faults_slow, one_gigabyte_file_is_refused_without_reading_it)
 
 	fault_io_cmd(dir, ds, io_extra, FAULT_AS_ROOT, &r);
 	cr_expect_eq(r.status, 3, "io exit %d, expected 3", r.status);
-	expect_kind(&r, "too_large", "huge_file.JPEG");
+	expect_kind(&r, "file_over_cap", "huge_file.JPEG");
 	fault_run_free(&r);
 
 	cr_expect_eq(tree_digest(ds), before, "the dataset changed");

@@ -55,7 +55,7 @@ FR_TEST(wl_transform, error_codes_map_to_the_loader_kinds)
 		{ -AUG_ECORRUPT, -LDR_ECORRUPT, "corrupt" },
 		{ -AUG_ETRUNCATED, -LDR_ETRUNCATED, "truncated" },
 		{ -AUG_EUNSUPPORTED, -LDR_EUNSUPPORTED, "unsupported" },
-		{ -AUG_ETOOLARGE, -LDR_ETOOBIG, "too_big" },
+		{ -AUG_ETOOLARGE, -LDR_ETOOBIG, "pixels_over_cap" },
 		{ -AUG_ENOTJPEG, -LDR_ENOTFORMAT, "not_format" },
 		{ -ENOMEM, -ENOMEM, "ENOMEM" },
 		{ -EINVAL, -EINVAL, "EINVAL" },
