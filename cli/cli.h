@@ -223,9 +223,10 @@ int cli_point_base(const char *cmd, const struct cli_common_opts *o,
 
 /*
  * Check the N report PATHS (NULL entries skipped) before anything is
- * measured: each must be writable where it is and must not be a folder,
- * a block device, or inside the dataset being read (DATASET, LIST).
- * Returns 0 or an exit code (printed).
+ * measured, with rpt_out_path_check's rule (never a block device, a
+ * folder, a path inside the dataset DATASET or a file the run reads such
+ * as LIST), and no two of them the same file. Returns 0 or FR_EXIT_USAGE
+ * (printed).
  */
 int cli_check_reports(const char *cmd, const char *const *paths, size_t n,
 		      const char *dataset, const char *list);

@@ -284,6 +284,10 @@ static int run_setup(struct run_state *s)
 	s->res = calloc(1, sizeof(*s->res));
 	if (!s->res)
 		return cli_fail("run", -ENOMEM, 0, "out of memory");
+	err = cli_check_reports("run", &s->o.c.json, 1, s->o.c.dataset,
+				s->o.c.list);
+	if (err)
+		return err;
 	if (s->o.c.keep && s->o.c.dataset)
 		note_add(s, "--keep-dataset has no effect with a DATASET");
 	return 0;

@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <libgen.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -482,52 +480,26 @@ int cli_point_base(const char *cmd, const struct cli_common_opts *o,
 	return 0;
 }
 
-/*
- * Can a report be written at PATH? Its folder must exist and be writable,
- * and PATH must not be a folder. Returns 0 or -errno.
- */
-static int check_out_path(const char *path)
-{
-	char *copy, *dir;
-	struct stat st;
-	int err = 0;
-
-	if (!strcmp(path, "-"))
-		return 0;
-	if (!stat(path, &st) && S_ISDIR(st.st_mode))
-		return -EISDIR;
-	copy = strdup(path);
-	if (!copy)
-		return -ENOMEM;
-	dir = dirname(copy);
-	if (stat(dir, &st))
-		err = -errno;
-	else if (!S_ISDIR(st.st_mode))
-		err = -ENOTDIR;
-	else if (access(dir, W_OK | X_OK))
-		err = -errno;
-	free(copy);
-	return err;
-}
-
 int cli_check_reports(const char *cmd, const char *const *paths, size_t n,
 		      const char *dataset, const char *list)
 {
-	(void)dataset;
-	(void)list;
-	for (size_t k = 0; k < n; k++) {
-		int err;
+	const char *roots[2] = { dataset, list };
+	char why[1024];
 
+	for (size_t k = 0; k < n; k++) {
 		if (!paths[k])
 			continue;
-		err = check_out_path(paths[k]);
-		if (err) {
-			fprintf(stderr, "feedrate %s: cannot write a report "
-				"to ", cmd);
-			cli_print_path(stderr, paths[k]);
-			fprintf(stderr, ": %s\n", strerror(-err));
-			return FR_EXIT_ENV;
+		if (rpt_out_path_check(paths[k], roots, 2, why, sizeof(why))) {
+			/* WHY is printable already */
+			fprintf(stderr, "feedrate %s: %s\nTry 'feedrate %s "
+				"--help'.\n", cmd, why, cmd);
+			return FR_EXIT_USAGE;
 		}
+		for (size_t j = 0; j < k; j++)
+			if (paths[j] && strcmp(paths[k], "-") &&
+			    !strcmp(paths[j], paths[k]))
+				return cli_usage_error(cmd, "two reports name "
+						       "one file");
 	}
 	return 0;
 }
