@@ -211,15 +211,15 @@ int cli_write_report(const char *cmd, const char *path, struct json_t *json,
 
 /*
  * The point O asks for on DS, judged against GS (workload W's transform,
- * engine knobs, seed, GPU rate, the cli_stop flag): *P zeroed first; AUG
- * holds the transform's parameters (it must outlive P); PIPELINE (LEN
+ * engine knobs, seed, GPU rate, the cli_stop flag): *P zeroed first; TS
+ * holds the workload's transform state (it must outlive P); PIPELINE (LEN
  * bytes) gets the transform in words. Returns 0 or an exit code
  * (printed).
  */
 int cli_point_base(const char *cmd, const struct cli_common_opts *o,
 		   const struct wl_workload *w, const struct ms_gpus *gs,
 		   const struct stg_dataset *ds, struct ms_point *p,
-		   struct aug_params *aug, char *pipeline, size_t len);
+		   struct wl_transform_state *ts, char *pipeline, size_t len);
 
 /*
  * Check the N report PATHS (NULL entries skipped) before anything is

@@ -189,7 +189,7 @@ struct run_state {
 	struct ms_dataset md;           /* the listing, a generated folder */
 	struct ms_point_out po;
 	struct ldr_result *res;
-	struct aug_params aug;
+	struct wl_transform_state ts;
 	struct stg_fs_info fs;
 	char devtext[STG_TEXT_MAX + 80];
 	char pipeline[320];
@@ -226,7 +226,7 @@ static int run_point(struct run_state *s, struct ms_point *p)
 {
 	const struct run_opts *o = &s->o;
 	int ret = cli_point_base("run", &o->c, s->w, &s->gs, s->md.ds, p,
-				 &s->aug, s->pipeline, sizeof(s->pipeline));
+				 &s->ts, s->pipeline, sizeof(s->pipeline));
 
 	p->cache = o->cache;
 	p->vcpus = o->vcpus;

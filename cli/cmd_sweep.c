@@ -43,7 +43,7 @@ struct sweep_state {
 	const struct wl_workload *w;
 	struct ms_gpus gs;
 	struct ms_dataset md;
-	struct aug_params aug;
+	struct wl_transform_state ts;
 	struct ms_sweep sw;
 	struct rpt_sweep rs;
 	struct rpt_point *rpts;
@@ -383,7 +383,7 @@ static int sweep_measure(struct sweep_state *s)
 
 	memset(&cfg, 0, sizeof(cfg));
 	ret = cli_point_base("sweep", &s->o.c, s->w, &s->gs, s->md.ds,
-			     &cfg.base, &s->aug, s->pipeline,
+			     &cfg.base, &s->ts, s->pipeline,
 			     sizeof(s->pipeline));
 	if (ret)
 		return ret;

@@ -454,7 +454,7 @@ int cli_write_report(const char *cmd, const char *path, json_t *json,
 int cli_point_base(const char *cmd, const struct cli_common_opts *o,
 		   const struct wl_workload *w, const struct ms_gpus *gs,
 		   const struct stg_dataset *ds, struct ms_point *p,
-		   struct aug_params *aug, char *pipeline, size_t len)
+		   struct wl_transform_state *ts, char *pipeline, size_t len)
 {
 	int err;
 
@@ -472,11 +472,14 @@ int cli_point_base(const char *cmd, const struct cli_common_opts *o,
 	p->au_threshold = w->au_threshold;
 	p->max_errors = o->max_errors;
 	p->stop = (volatile int *)&cli_stop;
-	aug_params_default(aug);
-	err = wl_transform_train(aug, &p->transform);
+	err = wl_transform_make(w, ts, &p->transform, pipeline, len);
+	if (err == -ENOTSUP) {
+		fprintf(stderr, "feedrate %s: workload %s has no pipeline to "
+			"measure\n", cmd, w->name);
+		return FR_EXIT_USAGE;
+	}
 	if (err)
 		return cli_fail(cmd, err, 0, "the transform cannot start");
-	wl_transform_describe(aug, AUG_ISA_AUTO, pipeline, len);
 	return 0;
 }
 

@@ -124,3 +124,25 @@ size_t wl_transform_describe(const struct aug_params *params,
 		     params->layout == AUG_LAYOUT_CHW ? "CHW" : "HWC");
 	return n > 0 ? (size_t)n : 0;
 }
+
+int wl_transform_make(const struct wl_workload *w,
+		      struct wl_transform_state *st, struct ldr_transform *out,
+		      char *desc, size_t desc_len)
+{
+	if (!w->make_transform)
+		return -ENOTSUP;
+	return w->make_transform(st, out, desc, desc_len);
+}
+
+int wl_imagenet_transform(struct wl_transform_state *st,
+			  struct ldr_transform *out, char *desc,
+			  size_t desc_len)
+{
+	int err;
+
+	aug_params_default(&st->aug);
+	err = wl_transform_train(&st->aug, out);
+	if (!err)
+		wl_transform_describe(&st->aug, AUG_ISA_AUTO, desc, desc_len);
+	return err;
+}

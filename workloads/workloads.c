@@ -75,6 +75,7 @@ static const struct wl_workload workloads[] = {
 		.ndemand = sizeof(imagenet_demand) / sizeof(imagenet_demand[0]),
 		.gen = &wl_gen_imagefolder,
 		.image_spec = wl_imagenet_spec,
+		.make_transform = wl_imagenet_transform,
 	},
 };
 

@@ -105,6 +105,13 @@ struct wl_gen_ops {
 
 /* ---- the workload table ---- */
 
+struct ldr_transform;
+
+/* What a workload's transform keeps for as long as runs use it. */
+struct wl_transform_state {
+	struct aug_params aug;
+};
+
 struct wl_workload {
 	const char *name;          /* "imagenet" */
 	const char *description;
@@ -127,6 +134,11 @@ struct wl_workload {
 	 * (image workloads; NULL elsewhere). Pure: same inputs, same spec. */
 	void (*image_spec)(uint64_t seed, uint64_t index,
 			   struct wl_image_spec *spec);
+	/* The workload's native pipeline as a loader transform (NULL: it
+	 * has none); see wl_transform_make(). */
+	int (*make_transform)(struct wl_transform_state *st,
+			      struct ldr_transform *out, char *desc,
+			      size_t desc_len);
 };
 
 /* Number of entries in the workload table. */
@@ -264,6 +276,22 @@ struct ldr_transform;
  */
 int wl_transform_train(const struct aug_params *params,
 		       struct ldr_transform *out);
+
+/*
+ * Workload W's native pipeline as a loader transform into *OUT, its state
+ * in *ST (which must outlive every run that uses *OUT), and the pipeline
+ * in words into DESC (DESC_LEN bytes): the commands take a workload's
+ * transform from here, never by name. Returns 0, -ENOTSUP when W has no
+ * transform, or the transform's own error.
+ */
+int wl_transform_make(const struct wl_workload *w,
+		      struct wl_transform_state *st, struct ldr_transform *out,
+		      char *desc, size_t desc_len);
+
+/* The imagenet train pipeline (the default aug_params) for the table. */
+int wl_imagenet_transform(struct wl_transform_state *st,
+			  struct ldr_transform *out, char *desc,
+			  size_t desc_len);
 
 /* The loader error kind (negative) for a -AUG_E* code or -errno. */
 int wl_transform_err(int aug_err);
