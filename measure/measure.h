@@ -435,12 +435,13 @@ struct ms_io_result {
  * preparing the page cache as CFG->cache asks, and count bytes, reads,
  * files, completion latencies and errors by kind into *OUT (zeroed
  * first). Failed reads are counted, not fatal. Prints nothing; reports
- * MS_IO_EV_CACHE and MS_IO_EV_READING through CFG->progress. Call from
- * one thread at a time (the threads it starts are joined before it
- * returns). Returns 0, or -errno when the run could not start (the
- * dataset folder cannot be opened, a reader or a thread cannot be
- * created); OUT->err_text then says why, without the "feedrate io: "
- * prefix.
+ * MS_IO_EV_CACHE and MS_IO_EV_READING through CFG->progress, on the
+ * calling thread. Any thread may call it; it keeps no state between
+ * calls and joins the threads it starts before it returns. The example
+ * paths in *OUT point into CFG->ds. Returns 0, or -errno when the run
+ * could not start (the dataset folder cannot be opened, a reader or a
+ * thread cannot be created); OUT->err_text then says why, without the
+ * "feedrate io: " prefix.
  */
 int ms_io_run(const struct ms_io_config *cfg, struct ms_io_result *out);
 
