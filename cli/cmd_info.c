@@ -1,43 +1,24 @@
 /*
- * cmd_info.c - `feedrate info [PATH]`: what feedrate detects about this
- * machine (CPUs, quotas, SMT, NUMA, steal, RAM, GPUs, io_uring) and about
- * the storage under PATH (filesystem, mount, block device and its model,
- * and on request how the page cache behaves there).
+ * cmd_info.c - `feedrate info [PATH]`: options and wiring. The facts come
+ * from storage/'s detectors (and measure/'s page-cache probe with
+ * --probe-cache); reports/report_info.c writes them as text and JSON.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <limits.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
+#include "measure.h"
 #include "report.h"
 #include "storage.h"
 
-#define LABEL_W 18
-#define LINE_W 80
-#define PROBE_SEARCH_MAX 10000   /* entries looked at to find a file */
-
-struct info {
-	struct stg_cpu_info cpu;
-	struct stg_mem_info mem;
-	struct stg_gpu_info gpus;
-	struct stg_dmi_info dmi;
-	int uring_err;
-	char uring_why[256];
-	const char *path;        /* NULL: no storage part */
-	int fs_err;
-	struct stg_fs_info fs;
-	bool probed;
-	int probe_err;
-	char *probe_file;        /* malloc'd */
-	struct stg_cache_probe probe;
+struct info_opts {
+	const char *json;       /* --json FILE|-, NULL none */
+	double interval;        /* --steal-interval */
+	bool probe;             /* --probe-cache */
+	const char *path;       /* PATH, NULL none */
 };
 
 static void usage(FILE *f)
@@ -63,440 +44,7 @@ static void usage(FILE *f)
 		"set.\n");
 }
 
-/* ---- text output ---- */
-
-/* "label   value", the value wrapped at spaces to LINE_W columns. */
-static void kv(const char *label, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void kv(const char *label, const char *fmt, ...)
-{
-	char val[2048];
-	const char *p = val;
-	bool first = true;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(val, sizeof(val), fmt, ap);
-	va_end(ap);
-	do {
-		size_t room = LINE_W - 2 - LABEL_W, n = strlen(p);
-
-		if (n > room) {
-			size_t cut = room;
-
-			while (cut > room / 2 && p[cut] != ' ')
-				cut--;
-			n = p[cut] == ' ' ? cut : room;
-		}
-		printf("  %-*s%.*s\n", LABEL_W, first ? label : "", (int)n, p);
-		first = false;
-		p += n;
-		while (*p == ' ')
-			p++;
-	} while (*p);
-}
-
-static void human_bytes(char *buf, size_t cap, double b)
-{
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	int u = 0;
-
-	while (b >= 1024 && u < 4) {
-		b /= 1024;
-		u++;
-	}
-	snprintf(buf, cap, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
-}
-
-/* A user-visible text, escaped; "" stays "". Caller frees. */
-static char *text(const char *s)
-{
-	char *t = rpt_path_text(s, strlen(s));
-
-	return t ? t : strdup("?");
-}
-
-static const char *or_unknown(const char *s)
-{
-	return s && *s ? s : "unknown";
-}
-
-static void print_machine(const struct info *in)
-{
-	const struct stg_cpu_info *c = &in->cpu;
-	char a[32], b[32], *t, *u;
-
-	printf("Machine\n");
-	t = text(in->dmi.product_name);
-	u = text(in->dmi.sys_vendor);
-	if (*u)
-		kv("product", "%s (%s)", or_unknown(t), u);
-	else
-		kv("product", "%s", or_unknown(t));
-	free(t);
-	free(u);
-	t = text(c->model);
-	kv("CPU model", "%s", or_unknown(t));
-	free(t);
-	if (c->quota_cpus > 0) {
-		t = text(c->quota_source);
-		kv("usable vCPUs", "%.2f (affinity mask %d, cgroup quota %.2f "
-		   "from %s)", c->usable_cpus, c->affinity_cpus, c->quota_cpus,
-		   t);
-		free(t);
-	} else {
-		kv("usable vCPUs", "%.0f (affinity mask %d, no cgroup CPU "
-		   "quota)", c->usable_cpus, c->affinity_cpus);
-	}
-	if (c->online_cpus > 0)
-		kv("online CPUs", "%d", c->online_cpus);
-	if (c->cores > 0)
-		kv("SMT", "%d cores x %d thread%s per core%s", c->cores,
-		   c->threads_per_core, c->threads_per_core == 1 ? "" : "s",
-		   c->threads_per_core > 1 ? " (a vCPU is a hyperthread)"
-					   : " (no SMT)");
-	else
-		kv("SMT", "unknown");
-	if (c->numa_nodes > 0)
-		kv("NUMA nodes", "%d", c->numa_nodes);
-	else
-		kv("NUMA nodes", "unknown");
-	if (c->steal_pct_interval >= 0 && c->steal_pct_boot >= 0)
-		kv("steal time", "%.1f %% over %.1f s, %.1f %% since boot%s",
-		   c->steal_pct_interval, c->steal_interval_s,
-		   c->steal_pct_boot, c->steal_pct_interval >= 5 ?
-		   " (noisy neighbours)" : "");
-	else if (c->steal_pct_boot >= 0)
-		kv("steal time", "%.1f %% since boot", c->steal_pct_boot);
-	else
-		kv("steal time", "unknown");
-	if (in->mem.total_bytes >= 0) {
-		human_bytes(a, sizeof(a), (double)in->mem.total_bytes);
-		human_bytes(b, sizeof(b), (double)in->mem.available_bytes);
-		if (in->mem.available_bytes >= 0)
-			kv("RAM", "%s (%s available)", a, b);
-		else
-			kv("RAM", "%s", a);
-	} else {
-		kv("RAM", "unknown");
-	}
-	if (in->mem.cgroup_limit_bytes >= 0) {
-		human_bytes(a, sizeof(a), (double)in->mem.cgroup_limit_bytes);
-		t = text(in->mem.cgroup_source);
-		kv("cgroup memory", "limit %s (from %s)", a, t);
-		free(t);
-	} else {
-		kv("cgroup memory", "no limit found");
-	}
-	if (!in->gpus.count) {
-		kv("GPUs", "no NVIDIA GPU found");
-	} else {
-		t = text(in->gpus.driver);
-		kv("GPUs", "%d NVIDIA GPU%s%s%s", in->gpus.count,
-		   in->gpus.count == 1 ? "" : "s", *t ? ", driver " : "", t);
-		free(t);
-		for (int i = 0; i < in->gpus.count && i < STG_MAX_GPUS; i++) {
-			t = text(in->gpus.gpu[i].model);
-			u = text(in->gpus.gpu[i].bus);
-			kv("", "%s at %s", or_unknown(t), u);
-			free(t);
-			free(u);
-		}
-	}
-	kv("io_uring", "%s", in->uring_why[0] ? in->uring_why :
-	   in->uring_err ? "not available" : "available");
-}
-
-static void print_storage(const struct info *in)
-{
-	const struct stg_fs_info *fs = &in->fs;
-	const struct stg_blockdev *bd = &fs->blockdev;
-	char *t, *u;
-
-	t = text(in->path);
-	printf("\nStorage under %s\n", t);
-	free(t);
-	if (in->fs_err) {
-		kv("error", "%s", strerror(-in->fs_err));
-		return;
-	}
-	t = text(fs->path);
-	kv("path", "%s", t);
-	free(t);
-	if (fs->have_mount && strcmp(fs->mount.fstype, fs->fs_family))
-		kv("filesystem", "%s (statfs: %s)", fs->mount.fstype,
-		   fs->fs_family);
-	else
-		kv("filesystem", "%s", fs->fs_family);
-	if (fs->have_mount) {
-		t = text(fs->mount.mount_point);
-		u = text(fs->mount.source);
-		kv("mount", "%s from %s", t, u);
-		free(t);
-		free(u);
-		t = text(fs->mount.options);
-		kv("mount options", "%s", t);
-		free(t);
-	} else {
-		kv("mount", "not found in /proc/self/mountinfo");
-	}
-	kv("kind", "%s%s", fs->network ? "network or FUSE filesystem" :
-	   "local filesystem", fs->page_cache_volatile ?
-	   "; memory-backed: nothing can be cold" : "");
-	if (fs->have_blockdev) {
-		char part[96] = "";
-
-		if (bd->partition[0])
-			snprintf(part, sizeof(part), ", partition %s",
-				 bd->partition);
-		kv("block device", "%s (%u:%u%s)%s%s", bd->name, bd->major,
-		   bd->minor, part, bd->via[0] ? " under " : "", bd->via);
-		t = text(bd->model);
-		u = text(bd->vendor);
-		kv("device model", "%s%s%s%s", or_unknown(t), *u ? " (" : "",
-		   u, *u ? ")" : "");
-		free(t);
-		free(u);
-		if (bd->backing_file[0]) {
-			t = text(bd->backing_file);
-			kv("loop backing", "%s", t);
-			free(t);
-		}
-		/* virtio and some hypervisors' disks keep the kernel's
-		 * default of 1: say what the flag is, not what it means */
-		kv("rotational", "%s", bd->rotational < 0 ? "unknown" :
-		   bd->rotational ? "yes (kernel flag; virtual disks often "
-		   "misreport it)" : "no");
-		if (bd->nr_requests > 0)
-			kv("queue", "%d requests", bd->nr_requests);
-	} else {
-		kv("block device", "none (%s)", fs->network ?
-		   "network or FUSE" : "virtual or not found");
-	}
-	if (!in->probed)
-		return;
-	if (in->probe_err) {
-		kv("page cache", "not probed: %s", strerror(-in->probe_err));
-		return;
-	}
-	t = text(in->probe_file);
-	kv("page cache", "probed on %s", t);
-	free(t);
-	kv("eviction", "%s", stg_evict_result_text(in->probe.evict));
-	kv("warming", "%s", stg_warm_result_text(in->probe.warm));
-}
-
-/* ---- JSON output ---- */
-
-static json_t *jnum(double v, bool known)
-{
-	return known ? json_real(v) : json_null();
-}
-
-static json_t *jint(int64_t v)
-{
-	return v >= 0 ? json_integer(v) : json_null();
-}
-
-/* Strings from outside (sysfs, mountinfo) may hold any bytes. */
-static json_t *jstr(const char *s)
-{
-	json_t *j = rpt_json_path(s);
-
-	return j ? j : json_null();
-}
-
-static json_t *machine_json(const struct info *in)
-{
-	const struct stg_cpu_info *c = &in->cpu;
-	json_t *gl = json_array();
-
-	for (int i = 0; i < in->gpus.count && i < STG_MAX_GPUS; i++)
-		json_array_append_new(gl, json_pack("{s:o,s:o}",
-			"model", jstr(in->gpus.gpu[i].model),
-			"bus", jstr(in->gpus.gpu[i].bus)));
-	return json_pack("{s:o,s:o,s:{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,"
-			 "s:o,s:o,s:o},s:{s:o,s:o,s:o,s:o},s:{s:i,s:o,s:o},"
-			 "s:{s:b,s:o}}",
-		"product_name", jstr(in->dmi.product_name),
-		"sys_vendor", jstr(in->dmi.sys_vendor),
-		"cpu",
-		"model", jstr(c->model),
-		"affinity_cpus", jint(c->affinity_cpus),
-		"quota_cpus", jnum(c->quota_cpus, c->quota_cpus > 0),
-		"quota_source", jstr(c->quota_source),
-		"usable_cpus", jnum(c->usable_cpus, c->usable_cpus > 0),
-		"online_cpus", jint(c->online_cpus),
-		"cores", jint(c->cores),
-		"threads_per_core", jint(c->threads_per_core),
-		"numa_nodes", jint(c->numa_nodes),
-		"steal_pct_interval", jnum(c->steal_pct_interval,
-					   c->steal_pct_interval >= 0),
-		"steal_interval_s", json_real(c->steal_interval_s),
-		"steal_pct_boot", jnum(c->steal_pct_boot, c->steal_pct_boot >= 0),
-		"memory",
-		"total_bytes", jint(in->mem.total_bytes),
-		"available_bytes", jint(in->mem.available_bytes),
-		"cgroup_limit_bytes", jint(in->mem.cgroup_limit_bytes),
-		"cgroup_source", jstr(in->mem.cgroup_source),
-		"gpus",
-		"count", in->gpus.count,
-		"driver", jstr(in->gpus.driver),
-		"list", gl,
-		"io_uring",
-		"available", in->uring_err == 0,
-		"reason", jstr(in->uring_why));
-}
-
-static json_t *storage_json(const struct info *in)
-{
-	const struct stg_fs_info *fs = &in->fs;
-	const struct stg_blockdev *bd = &fs->blockdev;
-	json_t *st, *j;
-
-	if (in->fs_err)
-		return json_pack("{s:o,s:s}", "path", jstr(in->path),
-				 "error", strerror(-in->fs_err));
-	st = json_pack("{s:o,s:s,s:I,s:b,s:b}",
-		"path", jstr(fs->path),
-		"fs_family", fs->fs_family,
-		"statfs_magic", (json_int_t)fs->statfs_magic,
-		"network", fs->network,
-		"page_cache_volatile", fs->page_cache_volatile);
-	if (!st)
-		return NULL;
-	j = fs->have_mount ? json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}",
-		"fstype", jstr(fs->mount.fstype),
-		"mount_point", jstr(fs->mount.mount_point),
-		"source", jstr(fs->mount.source),
-		"root", jstr(fs->mount.root),
-		"options", jstr(fs->mount.options),
-		"major_minor", json_sprintf("%u:%u", fs->mount.major,
-					    fs->mount.minor)) : json_null();
-	json_object_set_new(st, "mount", j);
-	j = fs->have_blockdev ? json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,"
-					  "s:o}",
-		"name", jstr(bd->name),
-		"major_minor", json_sprintf("%u:%u", bd->major, bd->minor),
-		"partition", jstr(bd->partition),
-		"model", jstr(bd->model),
-		"vendor", jstr(bd->vendor),
-		"via", jstr(bd->via),
-		"backing_file", jstr(bd->backing_file),
-		"rotational", bd->rotational < 0 ? json_null() :
-			      json_boolean(bd->rotational),
-		"nr_requests", jint(bd->nr_requests)) : json_null();
-	json_object_set_new(st, "blockdev", j);
-	if (in->probed && !in->probe_err)
-		j = json_pack("{s:o,s:s,s:s,s:s,s:s,s:o,s:o,s:o}",
-			"file", jstr(in->probe_file),
-			"evict", in->probe.evict == STG_EVICT_EFFECTIVE ?
-				 "effective" : in->probe.evict ==
-				 STG_EVICT_INEFFECTIVE ? "ineffective" :
-				 "unknown",
-			"evict_text", stg_evict_result_text(in->probe.evict),
-			"warm", in->probe.warm == STG_WARM_PERSISTS ? "persists" :
-				in->probe.warm == STG_WARM_REFETCH_ON_OPEN ?
-				"refetch_on_open" : in->probe.warm ==
-				STG_WARM_NOT_CACHED ? "not_cached" : "unknown",
-			"warm_text", stg_warm_result_text(in->probe.warm),
-			"resident_after_warm",
-			jnum(in->probe.resident_after_warm,
-			     in->probe.resident_after_warm >= 0),
-			"resident_after_reopen",
-			jnum(in->probe.resident_after_reopen,
-			     in->probe.resident_after_reopen >= 0),
-			"resident_after_evict",
-			jnum(in->probe.resident_after_evict,
-			     in->probe.resident_after_evict >= 0));
-	else if (in->probed)
-		j = json_pack("{s:s}", "error", strerror(-in->probe_err));
-	else
-		j = json_null();
-	json_object_set_new(st, "cache_probe", j);
-	return st;
-}
-
-/* ---- the probe file ---- */
-
-/*
- * A non-empty regular file at or under PATH, breadth first, looking at no
- * more than PROBE_SEARCH_MAX entries (a huge dataset is not listed for
- * this). Returns a malloc'd path, or NULL with *ERR set.
- */
-static char *probe_file_find(const char *path, int *err)
-{
-	char **queue = NULL, *found = NULL;
-	size_t head = 0, tail = 0, cap = 0, seen = 0;
-	struct stat st;
-
-	if (stat(path, &st) < 0) {
-		*err = -errno;
-		return NULL;
-	}
-	if (S_ISREG(st.st_mode)) {
-		if (!st.st_size) {
-			*err = -ENODATA;
-			return NULL;
-		}
-		return strdup(path);
-	}
-	*err = -ENOENT;
-	queue = malloc(sizeof(*queue) * 16);
-	if (!queue || !(queue[tail++] = strdup(path))) {
-		*err = -ENOMEM;
-		goto out;
-	}
-	cap = 16;
-	while (head < tail && !found && seen < PROBE_SEARCH_MAX) {
-		char *dir = queue[head++];
-		struct dirent *d;
-		DIR *dh = opendir(dir);
-
-		while (dh && !found && (d = readdir(dh)) &&
-		       seen++ < PROBE_SEARCH_MAX) {
-			char *child;
-
-			if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
-				continue;
-			if (asprintf(&child, "%s/%s", dir, d->d_name) < 0)
-				break;
-			if (lstat(child, &st) < 0) {
-				free(child);
-			} else if (S_ISREG(st.st_mode) && st.st_size > 0) {
-				found = child;
-			} else if (S_ISDIR(st.st_mode) && tail < 4096) {
-				if (tail == cap) {
-					char **nq = realloc(queue, sizeof(*queue) *
-							    cap * 2);
-					if (!nq) {
-						free(child);
-						break;
-					}
-					queue = nq;
-					cap *= 2;
-				}
-				queue[tail++] = child;
-			} else {
-				free(child);
-			}
-		}
-		if (dh)
-			closedir(dh);
-	}
-out:
-	for (size_t i = 0; queue && i < tail; i++)
-		free(queue[i]);
-	free(queue);
-	if (found)
-		*err = 0;
-	return found;
-}
-
-/* ---- the command ---- */
-
-int cmd_info(int argc, char **argv)
+static int info_parse(int argc, char **argv, struct info_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "json", required_argument, NULL, 'j' },
@@ -505,101 +53,113 @@ int cmd_info(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *json_path = NULL;
-	double interval = 0.2;
-	bool probe = false;
-	struct info *in;
-	int opt, rc = FR_EXIT_OK;
+	int opt;
 
+	memset(o, 0, sizeof(*o));
+	o->interval = 0.2;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
-			json_path = optarg;
+			o->json = optarg;
 			break;
 		case 's':
 			/* "0" turns the sampling off; parse_duration wants > 0 */
 			if (!strcmp(optarg, "0")) {
-				interval = 0;
-			} else if (cli_parse_duration(optarg, &interval) ||
-				   interval > 60) {
+				o->interval = 0;
+			} else if (cli_parse_duration(optarg, &o->interval) ||
+				   o->interval > 60) {
 				return cli_usage_error(argv[0], "bad "
 					"--steal-interval '%s' (0 to 60 s)",
 					optarg);
 			}
 			break;
 		case 'p':
-			probe = true;
+			o->probe = true;
 			break;
 		case 'h':
 			usage(stdout);
-			return FR_EXIT_OK;
+			return -1;
 		default:
 			return cli_usage_error(argv[0], "unknown option");
 		}
 	}
 	if (argc - optind > 1)
 		return cli_usage_error(argv[0], "at most one PATH");
-	if (probe && optind == argc)
+	if (o->probe && optind == argc)
 		return cli_usage_error(argv[0], "--probe-cache needs a PATH");
+	o->path = optind < argc ? argv[optind] : NULL;
+	return 0;
+}
 
+/* What the report shows, into *IN; *PROBE_FILE is the caller's to free. */
+static void info_gather(const struct info_opts *o, struct rpt_info *in,
+			char **probe_file)
+{
+	in->version = FEEDRATE_VERSION;
+	stg_detect_cpu(o->interval, &in->cpu);
+	stg_detect_mem(&in->mem);
+	stg_detect_gpus(&in->gpus);
+	stg_detect_dmi(&in->dmi);
+	in->uring_err = stg_uring_probe(in->uring_why, sizeof(in->uring_why));
+	*probe_file = NULL;
+	if (!o->path)
+		return;
+	in->path = o->path;
+	in->fs_err = stg_detect_fs(in->path, &in->fs);
+	if (o->probe && !in->fs_err) {
+		in->probed = true;
+		in->probe_err = ms_io_cache_probe(in->path, probe_file,
+						  &in->probe);
+		in->probe_file = *probe_file;
+	}
+}
+
+/* Print "feedrate info: PATH: MESSAGE" on stderr, PATH escaped. */
+static void info_error(const char *path, const char *msg)
+{
+	char *t = rpt_path_text(path, strlen(path));
+
+	fprintf(stderr, "feedrate info: %s: %s\n", t ? t : "?", msg);
+	free(t);
+}
+
+int cmd_info(int argc, char **argv)
+{
+	struct info_opts o;
+	struct rpt_info *in;
+	char *probe_file;
+	int rc = info_parse(argc, argv, &o);
+
+	if (rc)
+		return rc < 0 ? FR_EXIT_OK : rc;
 	in = calloc(1, sizeof(*in));
 	if (!in) {
 		fprintf(stderr, "feedrate info: out of memory\n");
 		return FR_EXIT_ENV;
 	}
-	stg_detect_cpu(interval, &in->cpu);
-	stg_detect_mem(&in->mem);
-	stg_detect_gpus(&in->gpus);
-	stg_detect_dmi(&in->dmi);
-	in->uring_err = stg_uring_probe(in->uring_why, sizeof(in->uring_why));
-	if (optind < argc) {
-		in->path = argv[optind];
-		in->fs_err = stg_detect_fs(in->path, &in->fs);
-		if (in->fs_err)
-			rc = FR_EXIT_ENV;
-		if (probe && !in->fs_err) {
-			in->probed = true;
-			in->probe_file = probe_file_find(in->path,
-							 &in->probe_err);
-			if (in->probe_file)
-				in->probe_err = stg_cache_probe(AT_FDCWD,
-						in->probe_file, &in->probe);
-		}
-	}
+	info_gather(&o, in, &probe_file);
+	if (in->fs_err)
+		rc = FR_EXIT_ENV;
+	if (!o.json || strcmp(o.json, "-"))
+		rpt_info_print(stdout, in);
+	if (o.json) {
+		json_t *root = rpt_info_json(in);
+		int err = root ? rpt_json_write(root, o.json) : -ENOMEM;
 
-	if (!json_path || strcmp(json_path, "-")) {
-		print_machine(in);
-		if (in->path)
-			print_storage(in);
-	}
-	if (json_path) {
-		json_t *root = json_pack("{s:s,s:o}", "feedrate_version",
-					 FEEDRATE_VERSION, "machine",
-					 machine_json(in));
-		int err;
-
-		if (root && in->path)
-			json_object_set_new(root, "storage", storage_json(in));
-		err = root ? rpt_json_write(root, json_path) : -ENOMEM;
 		json_decref(root);
 		if (err) {
-			char *t = text(json_path);
+			char *t = rpt_path_text(o.json, strlen(o.json));
 
 			fprintf(stderr, "feedrate info: cannot write %s: %s\n",
-				t, strerror(-err));
+				t ? t : "?", strerror(-err));
 			free(t);
 			rc = FR_EXIT_ENV;
 		}
 	}
-	if (in->fs_err) {
-		char *t = text(in->path);
-
-		fprintf(stderr, "feedrate info: %s: %s\n", t,
-			strerror(-in->fs_err));
-		free(t);
-	}
-	free(in->probe_file);
+	if (in->fs_err)
+		info_error(in->path, strerror(-in->fs_err));
+	free(probe_file);
 	free(in);
 	return rc;
 }

@@ -11,8 +11,9 @@
  *
  * Threads: everything here runs in the caller's single thread; a point's
  * threads live in the forked child ldr_run_pinned makes, which pins itself
- * (and its io_uring workers) before it creates any. The caller's stop flag
- * is set by its signal handler and read here between steps.
+ * (and its io_uring workers) before it creates any; `io`'s reader threads
+ * live and end inside ms_io_run (measure_io.c says how). The caller's stop
+ * flag is set by its signal handler and read here between steps.
  */
 #ifndef FEEDRATE_MEASURE_H
 #define FEEDRATE_MEASURE_H
@@ -392,5 +393,117 @@ int ms_sweep_check(struct ms_sweep *sw, unsigned vcpus,
 
 /* Free what SW holds (the points' results). */
 void ms_sweep_free(struct ms_sweep *sw);
+
+/* ==== `feedrate io`: the storage-only read loop (measure_io.c) ==== */
+
+/* The page cache before an io run. */
+enum ms_io_cache {
+	MS_IO_CACHE_ASIS = 0,   /* left as it is found */
+	MS_IO_CACHE_COLD,       /* every file evicted first (and again after
+	                           each read when passes repeat) */
+	MS_IO_CACHE_WARM,       /* every file read once first */
+};
+
+struct ms_io_result;
+
+/* Points of an io run that ms_io_run reports through the callback. */
+enum ms_io_event {
+	MS_IO_EV_CACHE = 0,     /* the page cache is prepared: cache_note and
+	                           evict_errors are set */
+	MS_IO_EV_READING,       /* the reader threads are started and reading */
+};
+
+/*
+ * Called by ms_io_run on the caller's thread at each event, with the
+ * result as far as it is known. Must not keep SOFAR.
+ */
+typedef void ms_io_progress_fn(enum ms_io_event ev,
+			       const struct ms_io_result *sofar, void *arg);
+
+struct ms_io_config {
+	const struct stg_dataset *ds;   /* the files to read, listed by the
+	                                   caller; borrowed for the run and
+	                                   for the result's example paths */
+	struct stg_reader_config rc;    /* backend (AUTO: probed on a sample
+	                                   first, its reads not counted),
+	                                   depth, block size, O_DIRECT;
+	                                   max_sample_bytes: larger files are
+	                                   counted too large, not read */
+	unsigned threads;               /* reader threads, each with its own
+	                                   stg_reader (> 0) */
+	enum ms_io_cache cache;
+	double duration_s;              /* 0: every file once; else passes
+	                                   until this many seconds are up */
+	volatile sig_atomic_t *stop;    /* non-zero: claim no more files and
+	                                   finish what is in flight; NULL
+	                                   none */
+	ms_io_progress_fn *progress;    /* NULL: none */
+	void *progress_arg;
+};
+
+#define MS_IO_MAX_KINDS 24              /* error kinds kept, one example each */
+
+/* Read errors of one kind. */
+struct ms_io_error_kind {
+	int code;                       /* -errno or -STG_E* */
+	uint64_t count;
+	const char *example;            /* a relative path of the dataset (raw
+	                                   bytes, owned by it), NULL unknown */
+};
+
+/* Problems the listing met, by enum stg_ds_err. */
+struct ms_io_listing_kind {
+	uint64_t count;
+	const char *example;            /* owned by the dataset, may be NULL */
+};
+
+struct ms_io_result {
+	enum stg_backend_id backend;    /* the backend that ran */
+	char reason[400];               /* why that backend */
+	char notes[512];                /* what the reader noted, "" none */
+	size_t files_listed;
+	struct stg_reader_stats st;     /* summed over the threads; st.errors
+	                                   also counts requests the reader
+	                                   refused */
+	struct ms_io_error_kind kinds[MS_IO_MAX_KINDS];
+	unsigned nkinds;
+	struct ms_io_listing_kind listing[STG_DS_ERR_COUNT];
+	uint64_t evict_errors;          /* files that could not be evicted,
+	                                   before and during the run */
+	char cache_note[400];           /* a page-cache problem in words
+	                                   ("" none) */
+	double seconds;                 /* from the start signal to the last
+	                                   thread's end */
+	char err_text[512];             /* words for ms_io_run's error */
+};
+
+/*
+ * Read every file of CFG->ds whole through CFG->rc's backend on
+ * CFG->threads reader threads (or in passes for CFG->duration_s), after
+ * preparing the page cache as CFG->cache asks, and count bytes, reads,
+ * files, completion latencies and errors by kind into *OUT (zeroed
+ * first). Failed reads are counted, not fatal. Prints nothing; reports
+ * MS_IO_EV_CACHE and MS_IO_EV_READING through CFG->progress, on the
+ * calling thread. Any thread may call it; it keeps no state between
+ * calls and joins the threads it starts before it returns. The example
+ * paths in *OUT point into CFG->ds. Returns 0, or -errno when the run
+ * could not start (the dataset folder cannot be opened, a reader or a
+ * thread cannot be created); OUT->err_text then says why, without the
+ * "feedrate io: " prefix.
+ */
+int ms_io_run(const struct ms_io_config *cfg, struct ms_io_result *out);
+
+/*
+ * `feedrate info --probe-cache`: find a non-empty regular file at or
+ * under PATH (breadth first, looking at no more than 10000 entries) and
+ * run stg_cache_probe on it (reads the file once, leaves it evicted).
+ * *FILE gets the file's path (malloc'd, the caller frees; NULL when none
+ * was found). Returns 0 or -errno (-ENOENT: no file found, -ENODATA: PATH
+ * is an empty file).
+ */
+int ms_io_cache_probe(const char *path, char **file,
+		      struct stg_cache_probe *out);
+
+/* ==== end io ==== */
 
 #endif /* FEEDRATE_MEASURE_H */

@@ -48,6 +48,7 @@ int rpt_file_write(const char *path, const void *data, size_t len);
 #include <stdint.h>
 #include <stdio.h>
 
+#include "storage.h"
 #include "verdict.h"    /* the verdict's arithmetic */
 
 struct ldr_result;
@@ -260,5 +261,69 @@ int rpt_out_path_check(const char *path, const char *const *read_roots,
 		       size_t n_roots, char *why, size_t why_len);
 
 /* ==== end report paths ==== */
+
+/* ==== the reports of `feedrate io` (report_iorun.c) and `feedrate info`
+ * (report_info.c) ==== */
+
+struct ms_io_config;
+struct ms_io_result;
+
+/*
+ * The text report of `feedrate io` on F: DATASET (as given, raw bytes;
+ * escaped here), the setup CFG asked for, and what RES measured (speed,
+ * completion latency percentiles, read errors by kind with one example
+ * each, listing errors, files that could not be evicted). Reads CFG and
+ * RES only.
+ */
+void rpt_iorun_print(FILE *f, const char *dataset,
+		     const struct ms_io_config *cfg,
+		     const struct ms_io_result *res);
+
+/*
+ * The JSON report of `feedrate io` (a new object: command, dataset,
+ * backend, backend_reason, notes, options{...}, files_listed, files,
+ * io_bytes, total_ios, runtime_s, bw_bytes, iops, files_per_s,
+ * clat_ns{min,max,mean,percentile}, errors{total,kinds},
+ * listing_errors, listing_error_examples). NULL when out of memory.
+ */
+json_t *rpt_iorun_json(const char *dataset, const struct ms_io_config *cfg,
+		       const struct ms_io_result *res);
+
+/*
+ * What `feedrate info` detected, gathered by the command. Strings from
+ * outside (sysfs, mountinfo, paths) may hold any bytes; the report
+ * escapes them.
+ */
+struct rpt_info {
+	const char *version;            /* FEEDRATE_VERSION */
+	struct stg_cpu_info cpu;
+	struct stg_mem_info mem;
+	struct stg_gpu_info gpus;
+	struct stg_dmi_info dmi;
+	int uring_err;                  /* stg_uring_probe's */
+	char uring_why[256];
+	const char *path;               /* NULL: no storage part */
+	int fs_err;                     /* stg_detect_fs's */
+	struct stg_fs_info fs;
+	bool probed;                    /* --probe-cache was asked */
+	int probe_err;
+	const char *probe_file;         /* the file probed, may be NULL */
+	struct stg_cache_probe probe;
+};
+
+/*
+ * The text report of IN on F: "Machine", then "Storage under PATH" when
+ * IN->path is set; one "label  value" per line, values wrapped at 80
+ * columns.
+ */
+void rpt_info_print(FILE *f, const struct rpt_info *in);
+
+/*
+ * The JSON report of IN (a new object: feedrate_version, machine{...},
+ * and storage{...} when IN->path is set). NULL when out of memory.
+ */
+json_t *rpt_info_json(const struct rpt_info *in);
+
+/* ==== end io and info reports ==== */
 
 #endif /* FEEDRATE_REPORT_H */

@@ -1,0 +1,401 @@
+/*
+ * report_info.c - the report of `feedrate info`: what feedrate detects
+ * about this machine (CPUs, quotas, SMT, NUMA, steal, RAM, GPUs, io_uring)
+ * and about the storage under a path (filesystem, mount, block device and
+ * its model, and on request how the page cache behaves there), as text
+ * and as JSON. Reads struct rpt_info only.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#define LABEL_W 18
+#define LINE_W 80
+
+/* ---- text output ---- */
+
+/* ---- text output ---- */
+
+/* "label   value", the value wrapped at spaces to LINE_W columns. */
+static void kv(FILE *f, const char *label, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void kv(FILE *f, const char *label, const char *fmt, ...)
+{
+	char val[2048];
+	const char *p = val;
+	bool first = true;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(val, sizeof(val), fmt, ap);
+	va_end(ap);
+	do {
+		size_t room = LINE_W - 2 - LABEL_W, n = strlen(p);
+
+		if (n > room) {
+			size_t cut = room;
+
+			while (cut > room / 2 && p[cut] != ' ')
+				cut--;
+			n = p[cut] == ' ' ? cut : room;
+		}
+		fprintf(f, "  %-*s%.*s\n", LABEL_W, first ? label : "", (int)n, p);
+		first = false;
+		p += n;
+		while (*p == ' ')
+			p++;
+	} while (*p);
+}
+
+static void human_bytes(char *buf, size_t cap, double b)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	int u = 0;
+
+	while (b >= 1024 && u < 4) {
+		b /= 1024;
+		u++;
+	}
+	snprintf(buf, cap, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
+}
+
+/* A user-visible text, escaped; "" stays "". Caller frees. */
+static char *text(const char *s)
+{
+	char *t = rpt_path_text(s, strlen(s));
+
+	return t ? t : strdup("?");
+}
+
+static const char *or_unknown(const char *s)
+{
+	return s && *s ? s : "unknown";
+}
+
+/* RAM, the cgroup memory limit and the GPUs. */
+static void print_memory_gpus(FILE *f, const struct rpt_info *in)
+{
+	char a[32], b[32], *t, *u;
+
+	if (in->mem.total_bytes >= 0) {
+		human_bytes(a, sizeof(a), (double)in->mem.total_bytes);
+		human_bytes(b, sizeof(b), (double)in->mem.available_bytes);
+		if (in->mem.available_bytes >= 0)
+			kv(f, "RAM", "%s (%s available)", a, b);
+		else
+			kv(f, "RAM", "%s", a);
+	} else {
+		kv(f, "RAM", "unknown");
+	}
+	if (in->mem.cgroup_limit_bytes >= 0) {
+		human_bytes(a, sizeof(a), (double)in->mem.cgroup_limit_bytes);
+		t = text(in->mem.cgroup_source);
+		kv(f, "cgroup memory", "limit %s (from %s)", a, t);
+		free(t);
+	} else {
+		kv(f, "cgroup memory", "no limit found");
+	}
+	if (!in->gpus.count) {
+		kv(f, "GPUs", "no NVIDIA GPU found");
+	} else {
+		t = text(in->gpus.driver);
+		kv(f, "GPUs", "%d NVIDIA GPU%s%s%s", in->gpus.count,
+		   in->gpus.count == 1 ? "" : "s", *t ? ", driver " : "", t);
+		free(t);
+		for (int i = 0; i < in->gpus.count && i < STG_MAX_GPUS; i++) {
+			t = text(in->gpus.gpu[i].model);
+			u = text(in->gpus.gpu[i].bus);
+			kv(f, "", "%s at %s", or_unknown(t), u);
+			free(t);
+			free(u);
+		}
+	}
+}
+
+static void print_machine(FILE *f, const struct rpt_info *in)
+{
+	const struct stg_cpu_info *c = &in->cpu;
+	char *t, *u;
+
+	fprintf(f, "Machine\n");
+	t = text(in->dmi.product_name);
+	u = text(in->dmi.sys_vendor);
+	if (*u)
+		kv(f, "product", "%s (%s)", or_unknown(t), u);
+	else
+		kv(f, "product", "%s", or_unknown(t));
+	free(t);
+	free(u);
+	t = text(c->model);
+	kv(f, "CPU model", "%s", or_unknown(t));
+	free(t);
+	if (c->quota_cpus > 0) {
+		t = text(c->quota_source);
+		kv(f, "usable vCPUs", "%.2f (affinity mask %d, cgroup quota %.2f "
+		   "from %s)", c->usable_cpus, c->affinity_cpus, c->quota_cpus,
+		   t);
+		free(t);
+	} else {
+		kv(f, "usable vCPUs", "%.0f (affinity mask %d, no cgroup CPU "
+		   "quota)", c->usable_cpus, c->affinity_cpus);
+	}
+	if (c->online_cpus > 0)
+		kv(f, "online CPUs", "%d", c->online_cpus);
+	if (c->cores > 0)
+		kv(f, "SMT", "%d cores x %d thread%s per core%s", c->cores,
+		   c->threads_per_core, c->threads_per_core == 1 ? "" : "s",
+		   c->threads_per_core > 1 ? " (a vCPU is a hyperthread)"
+					   : " (no SMT)");
+	else
+		kv(f, "SMT", "unknown");
+	if (c->numa_nodes > 0)
+		kv(f, "NUMA nodes", "%d", c->numa_nodes);
+	else
+		kv(f, "NUMA nodes", "unknown");
+	if (c->steal_pct_interval >= 0 && c->steal_pct_boot >= 0)
+		kv(f, "steal time", "%.1f %% over %.1f s, %.1f %% since boot%s",
+		   c->steal_pct_interval, c->steal_interval_s,
+		   c->steal_pct_boot, c->steal_pct_interval >= 5 ?
+		   " (noisy neighbours)" : "");
+	else if (c->steal_pct_boot >= 0)
+		kv(f, "steal time", "%.1f %% since boot", c->steal_pct_boot);
+	else
+		kv(f, "steal time", "unknown");
+	print_memory_gpus(f, in);
+	kv(f, "io_uring", "%s", in->uring_why[0] ? in->uring_why :
+	   in->uring_err ? "not available" : "available");
+}
+
+static void print_storage(FILE *f, const struct rpt_info *in)
+{
+	const struct stg_fs_info *fs = &in->fs;
+	const struct stg_blockdev *bd = &fs->blockdev;
+	char *t, *u;
+
+	t = text(in->path);
+	fprintf(f, "\nStorage under %s\n", t);
+	free(t);
+	if (in->fs_err) {
+		kv(f, "error", "%s", strerror(-in->fs_err));
+		return;
+	}
+	t = text(fs->path);
+	kv(f, "path", "%s", t);
+	free(t);
+	if (fs->have_mount && strcmp(fs->mount.fstype, fs->fs_family))
+		kv(f, "filesystem", "%s (statfs: %s)", fs->mount.fstype,
+		   fs->fs_family);
+	else
+		kv(f, "filesystem", "%s", fs->fs_family);
+	if (fs->have_mount) {
+		t = text(fs->mount.mount_point);
+		u = text(fs->mount.source);
+		kv(f, "mount", "%s from %s", t, u);
+		free(t);
+		free(u);
+		t = text(fs->mount.options);
+		kv(f, "mount options", "%s", t);
+		free(t);
+	} else {
+		kv(f, "mount", "not found in /proc/self/mountinfo");
+	}
+	kv(f, "kind", "%s%s", fs->network ? "network or FUSE filesystem" :
+	   "local filesystem", fs->page_cache_volatile ?
+	   "; memory-backed: nothing can be cold" : "");
+	if (fs->have_blockdev) {
+		char part[96] = "";
+
+		if (bd->partition[0])
+			snprintf(part, sizeof(part), ", partition %s",
+				 bd->partition);
+		kv(f, "block device", "%s (%u:%u%s)%s%s", bd->name, bd->major,
+		   bd->minor, part, bd->via[0] ? " under " : "", bd->via);
+		t = text(bd->model);
+		u = text(bd->vendor);
+		kv(f, "device model", "%s%s%s%s", or_unknown(t), *u ? " (" : "",
+		   u, *u ? ")" : "");
+		free(t);
+		free(u);
+		if (bd->backing_file[0]) {
+			t = text(bd->backing_file);
+			kv(f, "loop backing", "%s", t);
+			free(t);
+		}
+		/* virtio and some hypervisors' disks keep the kernel's
+		 * default of 1: say what the flag is, not what it means */
+		kv(f, "rotational", "%s", bd->rotational < 0 ? "unknown" :
+		   bd->rotational ? "yes (kernel flag; virtual disks often "
+		   "misreport it)" : "no");
+		if (bd->nr_requests > 0)
+			kv(f, "queue", "%d requests", bd->nr_requests);
+	} else {
+		kv(f, "block device", "none (%s)", fs->network ?
+		   "network or FUSE" : "virtual or not found");
+	}
+	if (!in->probed)
+		return;
+	if (in->probe_err) {
+		kv(f, "page cache", "not probed: %s", strerror(-in->probe_err));
+		return;
+	}
+	t = text(in->probe_file);
+	kv(f, "page cache", "probed on %s", t);
+	free(t);
+	kv(f, "eviction", "%s", stg_evict_result_text(in->probe.evict));
+	kv(f, "warming", "%s", stg_warm_result_text(in->probe.warm));
+}
+
+/* ---- JSON output ---- */
+
+static json_t *jnum(double v, bool known)
+{
+	return known ? json_real(v) : json_null();
+}
+
+static json_t *jint(int64_t v)
+{
+	return v >= 0 ? json_integer(v) : json_null();
+}
+
+/* Strings from outside (sysfs, mountinfo) may hold any bytes. */
+static json_t *jstr(const char *s)
+{
+	json_t *j = rpt_json_path(s);
+
+	return j ? j : json_null();
+}
+
+static json_t *machine_json(const struct rpt_info *in)
+{
+	const struct stg_cpu_info *c = &in->cpu;
+	json_t *gl = json_array();
+
+	for (int i = 0; i < in->gpus.count && i < STG_MAX_GPUS; i++)
+		json_array_append_new(gl, json_pack("{s:o,s:o}",
+			"model", jstr(in->gpus.gpu[i].model),
+			"bus", jstr(in->gpus.gpu[i].bus)));
+	return json_pack("{s:o,s:o,s:{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,"
+			 "s:o,s:o,s:o},s:{s:o,s:o,s:o,s:o},s:{s:i,s:o,s:o},"
+			 "s:{s:b,s:o}}",
+		"product_name", jstr(in->dmi.product_name),
+		"sys_vendor", jstr(in->dmi.sys_vendor),
+		"cpu",
+		"model", jstr(c->model),
+		"affinity_cpus", jint(c->affinity_cpus),
+		"quota_cpus", jnum(c->quota_cpus, c->quota_cpus > 0),
+		"quota_source", jstr(c->quota_source),
+		"usable_cpus", jnum(c->usable_cpus, c->usable_cpus > 0),
+		"online_cpus", jint(c->online_cpus),
+		"cores", jint(c->cores),
+		"threads_per_core", jint(c->threads_per_core),
+		"numa_nodes", jint(c->numa_nodes),
+		"steal_pct_interval", jnum(c->steal_pct_interval,
+					   c->steal_pct_interval >= 0),
+		"steal_interval_s", json_real(c->steal_interval_s),
+		"steal_pct_boot", jnum(c->steal_pct_boot, c->steal_pct_boot >= 0),
+		"memory",
+		"total_bytes", jint(in->mem.total_bytes),
+		"available_bytes", jint(in->mem.available_bytes),
+		"cgroup_limit_bytes", jint(in->mem.cgroup_limit_bytes),
+		"cgroup_source", jstr(in->mem.cgroup_source),
+		"gpus",
+		"count", in->gpus.count,
+		"driver", jstr(in->gpus.driver),
+		"list", gl,
+		"io_uring",
+		"available", in->uring_err == 0,
+		"reason", jstr(in->uring_why));
+}
+
+static json_t *storage_json(const struct rpt_info *in)
+{
+	const struct stg_fs_info *fs = &in->fs;
+	const struct stg_blockdev *bd = &fs->blockdev;
+	json_t *st, *j;
+
+	if (in->fs_err)
+		return json_pack("{s:o,s:s}", "path", jstr(in->path),
+				 "error", strerror(-in->fs_err));
+	st = json_pack("{s:o,s:s,s:I,s:b,s:b}",
+		"path", jstr(fs->path),
+		"fs_family", fs->fs_family,
+		"statfs_magic", (json_int_t)fs->statfs_magic,
+		"network", fs->network,
+		"page_cache_volatile", fs->page_cache_volatile);
+	if (!st)
+		return NULL;
+	j = fs->have_mount ? json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}",
+		"fstype", jstr(fs->mount.fstype),
+		"mount_point", jstr(fs->mount.mount_point),
+		"source", jstr(fs->mount.source),
+		"root", jstr(fs->mount.root),
+		"options", jstr(fs->mount.options),
+		"major_minor", json_sprintf("%u:%u", fs->mount.major,
+					    fs->mount.minor)) : json_null();
+	json_object_set_new(st, "mount", j);
+	j = fs->have_blockdev ? json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,"
+					  "s:o}",
+		"name", jstr(bd->name),
+		"major_minor", json_sprintf("%u:%u", bd->major, bd->minor),
+		"partition", jstr(bd->partition),
+		"model", jstr(bd->model),
+		"vendor", jstr(bd->vendor),
+		"via", jstr(bd->via),
+		"backing_file", jstr(bd->backing_file),
+		"rotational", bd->rotational < 0 ? json_null() :
+			      json_boolean(bd->rotational),
+		"nr_requests", jint(bd->nr_requests)) : json_null();
+	json_object_set_new(st, "blockdev", j);
+	if (in->probed && !in->probe_err)
+		j = json_pack("{s:o,s:s,s:s,s:s,s:s,s:o,s:o,s:o}",
+			"file", jstr(in->probe_file),
+			"evict", in->probe.evict == STG_EVICT_EFFECTIVE ?
+				 "effective" : in->probe.evict ==
+				 STG_EVICT_INEFFECTIVE ? "ineffective" :
+				 "unknown",
+			"evict_text", stg_evict_result_text(in->probe.evict),
+			"warm", in->probe.warm == STG_WARM_PERSISTS ? "persists" :
+				in->probe.warm == STG_WARM_REFETCH_ON_OPEN ?
+				"refetch_on_open" : in->probe.warm ==
+				STG_WARM_NOT_CACHED ? "not_cached" : "unknown",
+			"warm_text", stg_warm_result_text(in->probe.warm),
+			"resident_after_warm",
+			jnum(in->probe.resident_after_warm,
+			     in->probe.resident_after_warm >= 0),
+			"resident_after_reopen",
+			jnum(in->probe.resident_after_reopen,
+			     in->probe.resident_after_reopen >= 0),
+			"resident_after_evict",
+			jnum(in->probe.resident_after_evict,
+			     in->probe.resident_after_evict >= 0));
+	else if (in->probed)
+		j = json_pack("{s:s}", "error", strerror(-in->probe_err));
+	else
+		j = json_null();
+	json_object_set_new(st, "cache_probe", j);
+	return st;
+}
+
+/* ---- the reports ---- */
+
+void rpt_info_print(FILE *f, const struct rpt_info *in)
+{
+	print_machine(f, in);
+	if (in->path)
+		print_storage(f, in);
+}
+
+json_t *rpt_info_json(const struct rpt_info *in)
+{
+	json_t *root = json_pack("{s:s,s:o}", "feedrate_version", in->version,
+				 "machine", machine_json(in));
+
+	if (root && in->path)
+		json_object_set_new(root, "storage", storage_json(in));
+	return root;
+}
