@@ -35,103 +35,105 @@ static void compare_usage(FILE *f)
 		RPT_SWEEP_SCHEMA_VERSION);
 }
 
-int cmd_compare(int argc, char **argv)
+/*
+ * Read the sweep report FILE into *C. Returns 0, or an exit code after
+ * printing why: 5 when it cannot be read, 2 when it is not a sweep
+ * report of this version (JSON or not).
+ */
+static int compare_load(const char *file, struct rpt_candidate *c)
+{
+	json_error_t jerr;
+	FILE *in = fopen(file, "r");
+	json_t *root;
+	char why[768];
+	int err;
+
+	if (!in) {
+		/* the file named, escaped; jansson's text would repeat its
+		 * raw bytes */
+		err = errno;
+		fprintf(stderr, "feedrate compare: cannot read ");
+		cli_print_path(stderr, file);
+		fprintf(stderr, ": %s\n", strerror(err));
+		return FR_EXIT_ENV;
+	}
+	root = json_loadf(in, 0, &jerr);
+	fclose(in);
+	if (!root) {
+		fprintf(stderr, "feedrate compare: cannot read ");
+		cli_print_path(stderr, file);
+		fprintf(stderr, ": not a JSON report: ");
+		cli_print_path(stderr, jerr.text);
+		fprintf(stderr, " (line %d)\n", jerr.line);
+		return FR_EXIT_USAGE;
+	}
+	err = rpt_candidate_from_json(root, file, c, why, sizeof(why));
+	json_decref(root);
+	if (err == -ENOMEM)
+		return cli_fail("compare", err, 0, "out of memory");
+	if (err) {
+		fprintf(stderr, "feedrate compare: %s\n", why);
+		return FR_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int compare_parse(int argc, char **argv, const char **html)
 {
 	static const struct option lo[] = {
 		{ "html", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rpt_candidate *cand = NULL;
-	const char *html = NULL;
-	size_t n = 0;
-	int c, ret = FR_EXIT_OK;
+	int c;
 
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'H':
-			html = optarg;
+			*html = optarg;
 			break;
 		case 'h':
 			compare_usage(stdout);
-			return FR_EXIT_OK;
-		case ':':
-			return cli_usage_error("compare", "option '%s' needs a "
-					       "value", argv[optind - 1]);
+			return -1;
 		default:
-			return cli_usage_error("compare", "unknown option '%s'",
-					       argv[optind - 1]);
+			return cli_parse_bad("compare", c, argv);
 		}
 	}
 	if (optind >= argc)
 		return cli_usage_error("compare", "give one or more sweep "
 				       "reports (feedrate sweep --json FILE)");
+	return 0;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct rpt_candidate *cand;
+	const char *html = NULL;
+	size_t n = 0;
+	int ret = compare_parse(argc, argv, &html);
+
+	if (ret)
+		return ret < 0 ? FR_EXIT_OK : ret;
+	/* the page must not land on a device, a folder or a report read */
+	for (int i = optind; i < argc && html && !ret; i++)
+		ret = cli_check_reports("compare", &html, 1, NULL, argv[i]);
+	if (ret)
+		return ret;
 	cand = calloc((size_t)(argc - optind), sizeof(*cand));
-	if (!cand) {
-		fprintf(stderr, "feedrate compare: out of memory\n");
-		return FR_EXIT_ENV;
+	if (!cand)
+		return cli_fail("compare", -ENOMEM, 0, "out of memory");
+	for (int i = optind; i < argc && !ret; i++)
+		if (!(ret = compare_load(argv[i], &cand[n])))
+			n++;
+	if (!ret) {
+		rpt_compare_print(stdout, cand, n);
+		fflush(stdout);
+		if (html)
+			ret = cli_write_report("compare", html, NULL,
+					       rpt_compare_html(cand, n), "HTML");
 	}
-	for (int i = optind; i < argc; i++) {
-		json_error_t jerr;
-		FILE *in = fopen(argv[i], "r");
-		json_t *root;
-		char why[768];
-		int err;
-
-		if (!in) {
-			/* the file named, escaped; jansson's text would
-			 * repeat its raw bytes */
-			err = errno;
-			fprintf(stderr, "feedrate compare: cannot read ");
-			cli_print_path(stderr, argv[i]);
-			fprintf(stderr, ": %s\n", strerror(err));
-			ret = FR_EXIT_ENV;
-			goto out;
-		}
-		root = json_loadf(in, 0, &jerr);
-		fclose(in);
-		if (!root) {
-			fprintf(stderr, "feedrate compare: cannot read ");
-			cli_print_path(stderr, argv[i]);
-			fprintf(stderr, ": not a JSON report: ");
-			cli_print_path(stderr, jerr.text);
-			fprintf(stderr, " (line %d)\n", jerr.line);
-			ret = FR_EXIT_ENV;
-			goto out;
-		}
-		err = rpt_candidate_from_json(root, argv[i], &cand[n], why,
-					      sizeof(why));
-		json_decref(root);
-		if (err == -ENOMEM) {
-			fprintf(stderr, "feedrate compare: out of memory\n");
-			ret = FR_EXIT_ENV;
-			goto out;
-		}
-		if (err) {
-			fprintf(stderr, "feedrate compare: %s\n", why);
-			ret = FR_EXIT_USAGE;
-			goto out;
-		}
-		n++;
-	}
-	rpt_compare_print(stdout, cand, n);
-	fflush(stdout);
-	if (html) {
-		char *page = rpt_compare_html(cand, n);
-		int err = page ? rpt_file_write(html, page, strlen(page)) :
-			  -ENOMEM;
-
-		free(page);
-		if (err) {
-			fprintf(stderr, "feedrate compare: cannot write ");
-			cli_print_path(stderr, html);
-			fprintf(stderr, ": %s\n", strerror(-err));
-			ret = FR_EXIT_ENV;
-		}
-	}
-out:
 	for (size_t i = 0; i < n; i++)
 		rpt_candidate_free(&cand[i]);
 	free(cand);

@@ -133,6 +133,9 @@ int cmd_info(int argc, char **argv)
 
 	if (rc)
 		return rc < 0 ? FR_EXIT_OK : rc;
+	rc = cli_check_reports("info", &o.json, 1, o.path, NULL);
+	if (rc)
+		return rc;
 	in = calloc(1, sizeof(*in));
 	if (!in) {
 		fprintf(stderr, "feedrate info: out of memory\n");

@@ -195,6 +195,13 @@ static int io_list(const struct io_opts *o, struct stg_dataset **ds)
 		err = stg_dataset_load_list(o->list, o->dataset, NULL, ds);
 	else
 		err = stg_dataset_scan(o->dataset, NULL, ds);
+	if (!err && !stg_dataset_count(*ds)) {
+		/* nothing to read is the same failure for run, sweep and io */
+		t = rpt_path_text(what, strlen(what));
+		fprintf(stderr, "feedrate io: no files in %s\n", t ? t : "?");
+		free(t);
+		return FR_EXIT_ENV;
+	}
 	if (!err)
 		return 0;
 	t = rpt_path_text(what, strlen(what));
@@ -231,7 +238,9 @@ static int io_report(const struct io_opts *o, const struct ms_io_result *res)
 			ret = FR_EXIT_ENV;
 		}
 	}
-	if (ret == FR_EXIT_OK && res->st.errors)
+	/* files the listing dropped count as errors, as in the report */
+	if (ret == FR_EXIT_OK && (res->st.errors ||
+				  stg_dataset_errors_sum(o->cfg.ds)))
 		ret = FR_EXIT_SAMPLE_ERRORS;
 	return ret;
 }
@@ -247,9 +256,13 @@ int cmd_io(int argc, char **argv)
 	ret = io_parse(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? FR_EXIT_OK : ret;
-	ret = io_list(&o, &ds);
-	if (ret)
+	ret = cli_check_reports("io", &o.json, 1, o.dataset, o.list);
+	if (!ret)
+		ret = io_list(&o, &ds);
+	if (ret) {
+		stg_dataset_destroy(ds);
 		return ret;
+	}
 	res = malloc(sizeof(*res));
 	if (!res) {
 		fprintf(stderr, "feedrate io: out of memory\n");

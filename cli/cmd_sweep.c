@@ -460,8 +460,7 @@ static int sweep_report(struct sweep_state *s)
 		ret |= cli_write_report("sweep", s->o.html, NULL,
 					rpt_sweep_html(&s->rs), "HTML");
 	/* files the listing dropped count as errors of the run */
-	for (int k = 0; k < STG_DS_ERR_COUNT; k++)
-		errors |= stg_dataset_errors(s->md.ds, (enum stg_ds_err)k) > 0;
+	errors = stg_dataset_errors_sum(s->md.ds) > 0;
 	for (size_t i = 0; i < s->sw.npts; i++)
 		errors |= s->rpts[i].status == RPT_POINT_MEASURED &&
 			  s->rpts[i].errors;

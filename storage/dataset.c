@@ -680,6 +680,15 @@ uint64_t stg_dataset_errors(const struct stg_dataset *ds, enum stg_ds_err kind)
 	return (unsigned)kind < STG_DS_ERR_COUNT ? ds->err[kind] : 0;
 }
 
+uint64_t stg_dataset_errors_sum(const struct stg_dataset *ds)
+{
+	uint64_t n = 0;
+
+	for (int k = 0; k < STG_DS_ERR_COUNT; k++)
+		n += ds->err[k];
+	return n;
+}
+
 const char *stg_dataset_error_example(const struct stg_dataset *ds,
 				      enum stg_ds_err kind)
 {

@@ -178,6 +178,9 @@ uint64_t stg_dataset_max_size(const struct stg_dataset *ds);
 
 /* Number of problems of KIND, and one example path (NULL when none). */
 uint64_t stg_dataset_errors(const struct stg_dataset *ds, enum stg_ds_err kind);
+
+/* Problems of every kind together: the files the listing dropped. */
+uint64_t stg_dataset_errors_sum(const struct stg_dataset *ds);
 const char *stg_dataset_error_example(const struct stg_dataset *ds,
 				      enum stg_ds_err kind);
 

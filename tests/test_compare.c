@@ -212,9 +212,21 @@ FR_TEST(compare, command_exit_codes)
 	cr_assert_eq(run_cmd(cmd), 2);
 	snprintf(cmd, sizeof(cmd), "grep -q 'schema_version 2' %s/err", dir);
 	cr_assert_eq(run_cmd(cmd), 0);
+	/* a file that is no sweep report is a bad argument (2), JSON or
+	 * not; one that cannot be read is the environment's (5) */
 	snprintf(cmd, sizeof(cmd), "%s compare " FIX "truncated.json "
 		 ">/dev/null 2>&1", bin);
+	cr_assert_eq(run_cmd(cmd), 2);
+	snprintf(cmd, sizeof(cmd), "%s compare %s/missing.json >/dev/null "
+		 "2>&1", bin, dir);
 	cr_assert_eq(run_cmd(cmd), 5);
+	/* the page may not replace a report it reads */
+	snprintf(cmd, sizeof(cmd), "cp " FIX "g5.json %s/g5.json && %s compare "
+		 "%s/g5.json --html %s/g5.json >/dev/null 2>&1", dir, bin, dir,
+		 dir);
+	cr_assert_eq(run_cmd(cmd), 2);
+	snprintf(cmd, sizeof(cmd), "cmp -s " FIX "g5.json %s/g5.json", dir);
+	cr_assert_eq(run_cmd(cmd), 0, "the report read was overwritten");
 	snprintf(cmd, sizeof(cmd), "%s compare >/dev/null 2>&1", bin);
 	cr_assert_eq(run_cmd(cmd), 2);
 	fr_test_rmtree(dir);
