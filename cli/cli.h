@@ -111,6 +111,10 @@ enum {
 int cli_parse_count_list(const char *s, unsigned long lo, unsigned long hi,
 			 unsigned *out, unsigned max, unsigned *n);
 
+/* A comma-separated list of cache states ("cold,warm") into OUT (each
+ * named one true, the rest false). Returns 0 or -EINVAL (none named). */
+int cli_parse_cache_list(const char *s, bool out[STG_CACHE_STATES]);
+
 /* A decimal count with no sign into *OUT. Returns 0 or -EINVAL. */
 int cli_parse_u64(const char *s, uint64_t *out);
 
@@ -184,7 +188,8 @@ void cli_gen_progress(void *arg, uint64_t bytes, uint64_t target, bool done);
 int cli_dataset_open(const char *cmd, const struct wl_workload *w,
 		     const struct cli_common_opts *o, struct ms_dataset *md);
 
-/* Close it (removing a generated folder unless --keep-dataset). */
+/* Close it: remove a generated folder, or with KEEP (--keep-dataset) say
+ * where it was kept. */
 void cli_dataset_close(const char *cmd, struct ms_dataset *md, bool keep);
 
 /*
@@ -230,6 +235,14 @@ int cli_point_base(const char *cmd, const struct cli_common_opts *o,
  */
 int cli_check_reports(const char *cmd, const char *const *paths, size_t n,
 		      const char *dataset, const char *list);
+
+/* Where the text report goes: stderr when one of the N report PATHS is
+ * "-" (that report has stdout), else stdout. */
+FILE *cli_text_out(const char *const *paths, size_t n);
+
+/* The workload NAME into *W. 0, or FR_EXIT_USAGE naming the valid ones. */
+int cli_workload(const char *cmd, const char *name,
+		 const struct wl_workload **w);
 
 /* Commands (one line each; keep in step with the table in cli/main.c). */
 int cmd_io(int argc, char **argv);

@@ -194,16 +194,13 @@ int cmd_gen(int argc, char **argv)
 	struct sigaction old[2];
 	struct wl_gen_stats st;
 	struct gen_opts g;
-	char errpath[4096] = "", names[256];
+	char errpath[4096] = "";
 	int rc = gen_parse(argc, argv, &g);
 
 	if (rc)
 		return rc < 0 ? FR_EXIT_OK : rc;
-	if (wl_find(g.workload, &w)) {
-		wl_names(names, sizeof(names));
-		return cli_usage_error("gen", "unknown workload '%s' (valid: "
-				       "%s)", g.workload, names);
-	}
+	if ((rc = cli_workload("gen", g.workload, &w)))
+		return rc;
 	if (!w->gen)
 		return cli_usage_error("gen", "workload '%s' has no generator",
 				       g.workload);

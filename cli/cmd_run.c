@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,11 +18,8 @@
 #include <jansson.h>
 
 #include "cli.h"
-#include "loader.h"
 #include "measure.h"
 #include "report.h"
-#include "storage.h"
-#include "workloads.h"
 
 struct run_opts {
 	struct cli_common_opts c;       /* what sweep parses the same way */
@@ -197,17 +193,15 @@ struct run_state {
 	char notes[1024];
 };
 
-#define note_add(s, ...) cli_note_add((s)->notes, sizeof((s)->notes), __VA_ARGS__)
+#define note_add(s, ...) \
+	cli_note_add((s)->notes, sizeof((s)->notes), __VA_ARGS__)
 
 /* The report's dataset, listing and machine fields. */
 static void run_fill_dataset(struct run_state *s, struct rpt_run *rr)
 {
 	rr->workload = s->w->name;
-	rr->dataset = s->md.root;
 	rr->list = s->o.c.list;
-	rr->generated = !s->o.c.dataset;
-	rr->kept = rr->generated && s->o.c.keep;
-	rpt_run_fill_dataset(rr, s->md.ds);
+	rpt_run_fill_dataset(rr, &s->md, s->o.c.keep);
 	ms_fs_describe(s->md.root, &s->fs, &rr->fs_type, s->devtext,
 		       sizeof(s->devtext));
 	rr->fs_device = s->devtext;
@@ -265,15 +259,13 @@ static void run_fill_result(struct run_state *s, struct rpt_run *rr)
 static int run_setup(struct run_state *s)
 {
 	struct ldr_cpu_choice cpus;
-	char names[256];
-	int err;
+	int err = cli_workload("run", s->o.c.workload, &s->w);
 
-	if (wl_find(s->o.c.workload, &s->w)) {
-		wl_names(names, sizeof(names));
-		return cli_usage_error("run", "unknown workload '%s' (valid: "
-				       "%s)", s->o.c.workload, names);
-	}
-	err = cli_gpus("run", s->w, &s->o.c, &s->gs);
+	if (!err)
+		err = cli_gpus("run", s->w, &s->o.c, &s->gs);
+	if (!err)
+		err = cli_check_reports("run", &s->o.c.json, 1, s->o.c.dataset,
+					s->o.c.list);
 	if (err)
 		return err;
 	err = ldr_cpus_choose(s->o.vcpus ? s->o.vcpus : stg_cpus_usable(),
@@ -284,10 +276,6 @@ static int run_setup(struct run_state *s)
 	s->res = calloc(1, sizeof(*s->res));
 	if (!s->res)
 		return cli_fail("run", -ENOMEM, 0, "out of memory");
-	err = cli_check_reports("run", &s->o.c.json, 1, s->o.c.dataset,
-				s->o.c.list);
-	if (err)
-		return err;
 	if (s->o.c.keep && s->o.c.dataset)
 		note_add(s, "--keep-dataset has no effect with a DATASET");
 	return 0;
@@ -297,9 +285,8 @@ static int run_setup(struct run_state *s)
 static int run_measure(struct run_state *s, struct rpt_run *rr)
 {
 	struct ms_point p;
-	int err;
+	int err = run_point(s, &p);
 
-	err = run_point(s, &p);
 	if (err)
 		return err;
 	rr->pipeline = s->pipeline;
@@ -314,11 +301,9 @@ static int run_measure(struct run_state *s, struct rpt_run *rr)
 	run_fill_result(s, rr);
 	if (s->po.measured)
 		return 0;
-	if (err == -EINTR || rr->signal) {
-		fprintf(stderr, "feedrate run: interrupted; nothing was "
-			"measured\n");
-		return cli_exit_for_signal(rr->signal);
-	}
+	if (err == -EINTR || rr->signal)
+		return cli_fail("run", -EINTR, rr->signal, "interrupted; "
+				"nothing was measured");
 	/* the run never started: say why */
 	fprintf(stderr, "feedrate run: the measurement could not start: %s\n",
 		s->po.err_text[0] ? s->po.err_text : "?");
@@ -334,16 +319,11 @@ static int run_measure(struct run_state *s, struct rpt_run *rr)
 /* Print, write the JSON, and choose the exit status. */
 static int run_report(struct run_state *s, struct rpt_run *rr)
 {
-	FILE *out = s->o.c.json && !strcmp(s->o.c.json, "-") ? stderr : stdout;
+	FILE *out = cli_text_out(&s->o.c.json, 1);
 	int ret = FR_EXIT_OK;
 
 	rr->notes = s->notes;
 	rpt_run_print(out, rr);
-	if (rr->kept) {
-		fprintf(out, "\nthe generated dataset was kept: ");
-		cli_print_path(out, s->md.gen_dir);
-		fputc('\n', out);
-	}
 	fflush(out);
 	if (s->o.c.json) {
 		json_t *root = rpt_run_json(rr);
@@ -398,11 +378,9 @@ int cmd_run(int argc, char **argv)
 		goto out_free;
 	cli_signals_catch(old);
 	ret = cli_dataset_open("run", s->w, &s->o.c, &s->md);
-	if (!ret && cli_stop) {
-		fprintf(stderr, "feedrate run: interrupted before the "
-			"measurement; nothing was measured\n");
-		ret = cli_exit_for_signal(cli_stop);
-	}
+	if (!ret && cli_stop)
+		ret = cli_fail("run", -EINTR, cli_stop, "interrupted before "
+			       "the measurement; nothing was measured");
 	if (!ret) {
 		run_fill_dataset(s, &rr);
 		ret = run_measure(s, &rr);
@@ -411,12 +389,6 @@ int cmd_run(int argc, char **argv)
 		ret = run_report(s, &rr);
 	cli_signals_restore(old);
 out_free:
-	if (s->md.gen_dir[0] && s->o.c.keep && ret != FR_EXIT_OK &&
-	    ret != FR_EXIT_SAMPLE_ERRORS) {
-		fprintf(stderr, "feedrate run: the generated dataset was kept: ");
-		cli_print_path(stderr, s->md.gen_dir);
-		fputc('\n', stderr);
-	}
 	/* the listing; the generated folder unless --keep-dataset */
 	cli_dataset_close("run", &s->md, s->o.c.keep);
 	free(s->res);

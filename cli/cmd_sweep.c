@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -24,7 +23,6 @@
 #include "measure.h"
 #include "report.h"
 #include "report_sweep.h"
-#include "verdict.h"
 
 struct sweep_opts {
 	struct cli_common_opts c;       /* what run parses the same way */
@@ -47,19 +45,14 @@ struct sweep_state {
 	struct ms_sweep sw;
 	struct rpt_sweep rs;
 	struct rpt_point *rpts;
-	char (*how)[1024];
+	char (*how)[RPT_HOW_LEN];
 	unsigned vcpus_total;
 	char pipeline[320];
 	char rule[1024];
 	char notes[2048];
-	char conf_why[STG_CACHE_STATES][2][160];
+	struct ms_check checks[STG_CACHE_STATES][MS_CHECKS_PER_STATE];
 	struct rpt_shape shapes[RPT_SHAPES_MAX];
-	struct stg_cpu_info ci;
-	struct stg_mem_info mi;
-	struct stg_dmi_info dmi;
-	struct stg_gpu_info gi;
-	struct stg_fs_info fs;
-	char devtext[STG_TEXT_MAX + 80];
+	struct ms_machine m;
 };
 
 static void sweep_usage(FILE *f, const char *rule)
@@ -102,25 +95,6 @@ static void sweep_usage(FILE *f, const char *rule)
 		rule);
 }
 
-static int parse_caches(const char *s, struct sweep_opts *o)
-{
-	char buf[128], *save = NULL, *tok;
-
-	if (strlen(s) >= sizeof(buf))
-		return -EINVAL;
-	strcpy(buf, s);
-	memset(o->cache, 0, sizeof(o->cache));
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		enum stg_cache_state c;
-
-		if (stg_cache_state_parse(tok, &c))
-			return -EINVAL;
-		o->cache[c] = true;
-	}
-	return o->cache[0] || o->cache[1] || o->cache[2] ? 0 : -EINVAL;
-}
-
 enum { OPT_CACHE = 256, OPT_RAM, OPT_CSV, OPT_HTML, OPT_NOCHECK };
 
 /* One of sweep's own options. 0, FR_EXIT_USAGE, or -1 after --help. */
@@ -138,7 +112,7 @@ static int sweep_opt(int c, const char *arg, char **argv, struct sweep_opts *o)
 				arg);
 		return 0;
 	case OPT_CACHE:
-		if (parse_caches(arg, o))
+		if (cli_parse_cache_list(arg, o->cache))
 			return cli_usage_error("sweep", "--cache wants a list "
 				"of cold, ram, warm, not '%s'", arg);
 		o->cache_given = true;
@@ -204,11 +178,6 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
 		return ret;
 	if (o->ram && !o->cache_given)
 		o->cache[STG_CACHE_RAM] = true;
-	if ((o->c.json && !strcmp(o->c.json, "-")) +
-	    (o->csv && !strcmp(o->csv, "-")) +
-	    (o->html && !strcmp(o->html, "-")) > 1)
-		return cli_usage_error("sweep", "only one report can go to "
-				       "stdout ('-')");
 	return 0;
 }
 
@@ -231,15 +200,10 @@ static int sweep_setup(struct sweep_state *s)
 {
 	const char *outs[3] = { s->o.c.json, s->o.csv, s->o.html };
 	struct sweep_opts *o = &s->o;
-	char names[256];
-	int ret;
+	int ret = cli_workload("sweep", o->c.workload, &s->w);
 
-	if (wl_find(o->c.workload, &s->w)) {
-		wl_names(names, sizeof(names));
-		return cli_usage_error("sweep", "unknown workload '%s' (valid: "
-				       "%s)", o->c.workload, names);
-	}
-	ret = cli_gpus("sweep", s->w, &o->c, &s->gs);
+	if (!ret)
+		ret = cli_gpus("sweep", s->w, &o->c, &s->gs);
 	if (ret)
 		return ret;
 	if (!s->gs.count)
@@ -248,70 +212,13 @@ static int sweep_setup(struct sweep_state *s)
 				       "(for the raw feed alone use 'feedrate "
 				       "run --gpus 0')");
 	s->vcpus_total = stg_cpus_usable();
-	if (!o->nvcpus) {
-		/* 1, 2, 4, ... below the total, and the total */
-		for (unsigned k = 1; k < s->vcpus_total &&
-		     o->nvcpus < MS_SWEEP_MAX_VCPUS - 1; k *= 2)
-			o->vcpus[o->nvcpus++] = k;
-		o->vcpus[o->nvcpus++] = s->vcpus_total;
-	}
+	if (!o->nvcpus)
+		o->nvcpus = ms_sweep_default_vcpus(s->vcpus_total, o->vcpus);
 	if (o->vcpus[o->nvcpus - 1] > s->vcpus_total)
 		return cli_usage_error("sweep", "--vcpus %u: only %u CPUs are "
 				       "usable here", o->vcpus[o->nvcpus - 1],
 				       s->vcpus_total);
 	return cli_check_reports("sweep", outs, 3, o->c.dataset, o->c.list);
-}
-
-/* The machine, the catalogue and the LRU estimates, for the report. */
-static void sweep_fill_machine(struct sweep_state *s)
-{
-	struct rpt_sweep *r = &s->rs;
-	size_t n = wl_instance_count();
-
-	stg_detect_cpu(0, &s->ci);
-	stg_detect_mem(&s->mi);
-	stg_detect_dmi(&s->dmi);
-	stg_detect_gpus(&s->gi);
-	rpt_sweep_fill_machine(r, &s->ci, &s->mi, &s->dmi, &s->gi);
-	for (size_t i = 0; i < n && i < RPT_SHAPES_MAX; i++) {
-		const struct wl_instance *in = wl_instance_at(i);
-
-		s->shapes[i] = (struct rpt_shape){ in->name, in->cloud,
-			in->gpus, in->gpu, in->gpu_detail, in->vcpus,
-			in->ram_gib, in->ram_recalled };
-	}
-	r->shapes = s->shapes;
-	r->nshapes = n < RPT_SHAPES_MAX ? n : RPT_SHAPES_MAX;
-	r->lru_ram_bytes = s->o.cache[STG_CACHE_RAM] ? s->o.ram : 0;
-	r->lru_ram_steady = r->lru_half_steady = -1;
-	if (s->o.cache[STG_CACHE_RAM]) {
-		r->lru_ram_steady = ms_lru_steady(s->md.ds, s->o.c.seed,
-						  s->o.ram);
-		r->lru_half_steady = ms_lru_steady(s->md.ds, s->o.c.seed,
-						   s->o.ram / 2);
-	}
-}
-
-/* The report's points from the sweep's (after points or checks ran). */
-static void sweep_fill_points(struct sweep_state *s)
-{
-	const double demand = s->gs.demand * s->gs.count;
-
-	for (size_t i = 0; i < s->sw.npts; i++) {
-		struct ms_sweep_point *sp = &s->sw.pts[i];
-
-		if (sp->status == MS_SWEEP_PLANNED) {
-			sp->status = MS_SWEEP_DROPPED;
-			snprintf(sp->why, sizeof(sp->why), "interrupted");
-		}
-		rpt_point_fill(&s->rpts[i], sp, demand,
-			       stg_dataset_count(s->md.ds), s->how[i],
-			       sizeof(s->how[i]));
-		if (s->rpts[i].backend && s->rpts[i].backend[0])
-			s->rs.backend = s->rpts[i].backend;
-	}
-	s->rs.points = s->rpts;
-	s->rs.npoints = s->sw.npts;
 }
 
 /* The check runs: G and G + 1 GPUs at the verdict's top point of each
@@ -327,52 +234,44 @@ static int sweep_checks(struct sweep_state *s)
 			continue;
 		g = rpt_verdict_gpus_fed(s->rpts[top].samples_per_s,
 					 s->gs.demand, s->w->au_threshold);
-		for (int k = 0; k < 2; k++) {
+		for (int k = 0; k < MS_CHECKS_PER_STATE; k++) {
 			struct rpt_confirm *cf = &s->rs.confirm[c][k];
-			struct ms_check ck;
+			struct ms_check *ck = &s->checks[c][k];
 
 			if (ms_sweep_check(&s->sw, s->rpts[top].vcpus,
 					   (enum stg_cache_state)c,
-					   g + (unsigned)k, &ck))
+					   g + (unsigned)k, ck))
 				return cli_fail("sweep", -ENOMEM, 0,
 						"out of memory");
-			cf->gpus = g + (unsigned)k;
-			cf->vcpus = s->rpts[top].vcpus;
-			cf->run = ck.run;
-			cf->au = ck.au;
-			snprintf(s->conf_why[c][k], sizeof(s->conf_why[c][k]),
-				 "%s", ck.why);
-			cf->why = s->conf_why[c][k];
+			*cf = (struct rpt_confirm){ .run = ck->run, .gpus =
+				g + (unsigned)k, .au = ck->au, .why = ck->why,
+				.vcpus = s->rpts[top].vcpus };
 		}
 	}
 	return 0;
 }
 
-/* The sweep's header fields of the report. */
+/* The report's setup, machine, catalogue and LRU estimates. */
 static void sweep_fill_report(struct sweep_state *s)
 {
 	struct rpt_sweep *r = &s->rs;
+	const bool ram = s->o.cache[STG_CACHE_RAM];
 
+	ms_machine_detect(s->md.root, &s->m);
+	rpt_sweep_fill_setup(r, &s->m, &s->md, s->w->name, &s->gs,
+			     s->w->au_threshold, s->pipeline);
 	r->version = FEEDRATE_VERSION;
-	r->workload = s->w->name;
-	r->dataset = s->md.root;
-	r->generated = s->md.gen_dir[0] != '\0';
-	r->files = stg_dataset_count(s->md.ds);
-	r->bytes = stg_dataset_total_bytes(s->md.ds);
-	ms_fs_describe(s->md.root, &s->fs, &r->fs_type, s->devtext,
-		       sizeof(s->devtext));
-	r->fs_device = s->devtext;
-	r->fs_network = s->fs.network;
-	r->pipeline = s->pipeline;
-	r->backend = "";
-	r->vcpus_total = s->vcpus_total;
-	rpt_sweep_fill_gpus(r, &s->gs);
-	r->au_threshold = s->w->au_threshold;
 	r->budget_s = s->o.budget_s;
 	ms_budget_rule_text(s->rule, sizeof(s->rule));
 	r->budget_rule = s->rule;
 	r->notes = s->notes;
-	sweep_fill_machine(s);
+	r->shapes = s->shapes;
+	r->nshapes = rpt_shapes_fill(s->shapes, RPT_SHAPES_MAX);
+	r->lru_ram_bytes = ram ? s->o.ram : 0;
+	r->lru_ram_steady = ram ? ms_lru_steady(s->md.ds, s->o.c.seed,
+						s->o.ram) : -1;
+	r->lru_half_steady = ram ? ms_lru_steady(s->md.ds, s->o.c.seed,
+						 s->o.ram / 2) : -1;
 }
 
 /* Plan and run the points and the checks. 0 or an exit code. */
@@ -390,10 +289,6 @@ static int sweep_measure(struct sweep_state *s)
 	memcpy(cfg.vcpus, s->o.vcpus, sizeof(cfg.vcpus));
 	cfg.nvcpus = s->o.nvcpus;
 	memcpy(cfg.cache, s->o.cache, sizeof(cfg.cache));
-	if (!s->o.ram)
-		s->o.ram = stg_dataset_total_bytes(s->md.ds) / 2;
-	if (s->o.ram < (1u << 20))
-		s->o.ram = 1u << 20;
 	cfg.ram_bytes = s->o.ram;
 	cfg.budget_s = s->o.budget_s;
 	cfg.t0 = stg_now() - s->md.list_s;    /* the budget starts listing */
@@ -402,6 +297,7 @@ static int sweep_measure(struct sweep_state *s)
 	cfg.progress_arg = s;
 	err = ms_sweep_plan(&s->sw, &cfg);
 	s->rs.setup_s = s->sw.setup_s;
+	s->o.ram = s->sw.cfg.ram_bytes;         /* its default resolved */
 	if (err == -ETIME) {
 		fprintf(stderr, "feedrate sweep: the budget of %.0f s leaves no "
 			"time for a point after listing and eviction (%.1f s); "
@@ -416,7 +312,9 @@ static int sweep_measure(struct sweep_state *s)
 	err = ms_sweep_run_points(&s->sw);
 	if (err == -ENOMEM)
 		return cli_fail("sweep", err, 0, "out of memory");
-	sweep_fill_points(s);
+	rpt_sweep_fill_points(&s->rs, s->rpts, s->how, &s->sw,
+			      s->gs.demand * s->gs.count,
+			      stg_dataset_count(s->md.ds));
 	ret = sweep_checks(s);
 	if (isatty(STDERR_FILENO))
 		fprintf(stderr, "\r\033[K");
@@ -426,10 +324,8 @@ static int sweep_measure(struct sweep_state *s)
 /* The verdict, the text report and the files. The exit code. */
 static int sweep_report(struct sweep_state *s)
 {
-	const bool to_stdout = (s->o.c.json && !strcmp(s->o.c.json, "-")) ||
-		(s->o.csv && !strcmp(s->o.csv, "-")) ||
-		(s->o.html && !strcmp(s->o.html, "-"));
-	FILE *out = to_stdout ? stderr : stdout;
+	const char *outs[3] = { s->o.c.json, s->o.csv, s->o.html };
+	FILE *out = cli_text_out(outs, 3);
 	int ret = FR_EXIT_OK;
 	bool errors = false;
 
@@ -437,7 +333,7 @@ static int sweep_report(struct sweep_state *s)
 	s->rs.elapsed_s = stg_now() - s->sw.cfg.t0;
 	if (s->sw.notes[0])
 		cli_note_add(s->notes, sizeof(s->notes), "%s", s->sw.notes);
-	if (s->fs.page_cache_volatile)
+	if (s->m.fs.page_cache_volatile)
 		cli_note_add(s->notes, sizeof(s->notes), "the dataset is on a "
 			     "memory-backed filesystem: it cannot be cold");
 	if (cli_stop)
@@ -453,12 +349,10 @@ static int sweep_report(struct sweep_state *s)
 					"JSON");
 		json_decref(root);
 	}
-	if (s->o.csv)
-		ret |= cli_write_report("sweep", s->o.csv, NULL,
-					rpt_sweep_csv(&s->rs), "CSV");
-	if (s->o.html)
-		ret |= cli_write_report("sweep", s->o.html, NULL,
-					rpt_sweep_html(&s->rs), "HTML");
+	ret |= s->o.csv ? cli_write_report("sweep", s->o.csv, NULL,
+					   rpt_sweep_csv(&s->rs), "CSV") : 0;
+	ret |= s->o.html ? cli_write_report("sweep", s->o.html, NULL,
+					    rpt_sweep_html(&s->rs), "HTML") : 0;
 	/* files the listing dropped count as errors of the run */
 	errors = stg_dataset_errors_sum(s->md.ds) > 0;
 	for (size_t i = 0; i < s->sw.npts; i++)
@@ -493,12 +387,6 @@ int cmd_sweep(int argc, char **argv)
 		ret = sweep_report(s);
 	cli_signals_restore(old);
 out_free:
-	if (s->md.gen_dir[0] && s->o.c.keep) {
-		fprintf(stderr, "feedrate sweep: the generated dataset was "
-			"kept: ");
-		cli_print_path(stderr, s->md.gen_dir);
-		fputc('\n', stderr);
-	}
 	cli_dataset_close("sweep", &s->md, s->o.c.keep);
 	ms_sweep_free(&s->sw);
 	free(s->rpts);

@@ -92,6 +92,26 @@ int cli_parse_count_list(const char *s, unsigned long lo, unsigned long hi,
 	return 0;
 }
 
+int cli_parse_cache_list(const char *s, bool out[STG_CACHE_STATES])
+{
+	char buf[128], *save = NULL, *tok;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	memset(out, 0, STG_CACHE_STATES * sizeof(out[0]));
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		enum stg_cache_state c;
+
+		if (stg_cache_state_parse(tok, &c))
+			return -EINVAL;
+		out[c] = true;
+	}
+	return out[STG_CACHE_COLD] || out[STG_CACHE_RAM] ||
+	       out[STG_CACHE_WARM] ? 0 : -EINVAL;
+}
+
 void cli_common_defaults(struct cli_common_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -389,6 +409,12 @@ void cli_dataset_close(const char *cmd, struct ms_dataset *md, bool keep)
 	char dir[sizeof(md->gen_dir)];
 
 	memcpy(dir, md->gen_dir, sizeof(dir));
+	if (dir[0] && keep) {
+		fprintf(stderr, "feedrate %s: the generated dataset was kept: ",
+			cmd);
+		cli_print_path(stderr, dir);
+		fputc('\n', stderr);
+	}
 	if (ms_dataset_close(md, keep) && dir[0]) {
 		fprintf(stderr, "feedrate %s: could not remove the temporary "
 			"dataset ", cmd);
@@ -499,10 +525,31 @@ int cli_check_reports(const char *cmd, const char *const *paths, size_t n,
 			return FR_EXIT_USAGE;
 		}
 		for (size_t j = 0; j < k; j++)
-			if (paths[j] && strcmp(paths[k], "-") &&
-			    !strcmp(paths[j], paths[k]))
-				return cli_usage_error(cmd, "two reports name "
-						       "one file");
+			if (paths[j] && !strcmp(paths[j], paths[k]))
+				return cli_usage_error(cmd, strcmp(paths[k],
+					"-") ? "two reports name one file" :
+					"only one report can go to stdout "
+					"('-')");
 	}
 	return 0;
+}
+
+int cli_workload(const char *cmd, const char *name,
+		 const struct wl_workload **w)
+{
+	char names[256];
+
+	if (!wl_find(name, w))
+		return 0;
+	wl_names(names, sizeof(names));
+	return cli_usage_error(cmd, "unknown workload '%s' (valid: %s)", name,
+			       names);
+}
+
+FILE *cli_text_out(const char *const *paths, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (paths[k] && !strcmp(paths[k], "-"))
+			return stderr;
+	return stdout;
 }

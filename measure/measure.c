@@ -352,3 +352,15 @@ void ms_fs_describe(const char *root, struct stg_fs_info *fs,
 			 fs->blockdev.model);
 }
 
+
+void ms_machine_detect(const char *root, struct ms_machine *m)
+{
+	memset(m, 0, sizeof(*m));
+	stg_detect_cpu(0, &m->cpu);
+	stg_detect_mem(&m->mem);
+	stg_detect_dmi(&m->dmi);
+	stg_detect_gpus(&m->gpus);
+	ms_fs_describe(root, &m->fs, &m->fs_type, m->fs_device,
+		       sizeof(m->fs_device));
+	m->vcpus_usable = stg_cpus_usable();
+}

@@ -122,6 +122,21 @@ int ms_dataset_close(struct ms_dataset *md, bool keep);
 void ms_fs_describe(const char *root, struct stg_fs_info *fs,
 		    const char **fs_type, char *dev, size_t dev_len);
 
+/* What a report says of the machine and of the storage under a dataset. */
+struct ms_machine {
+	struct stg_cpu_info cpu;
+	struct stg_mem_info mem;
+	struct stg_dmi_info dmi;
+	struct stg_gpu_info gpus;
+	struct stg_fs_info fs;
+	const char *fs_type;            /* into fs; "" unknown */
+	char fs_device[STG_TEXT_MAX + 80];   /* "name: model", "" unknown */
+	unsigned vcpus_usable;          /* stg_cpus_usable() */
+};
+
+/* Detect the machine and the filesystem under ROOT into *M. */
+void ms_machine_detect(const char *root, struct ms_machine *m);
+
 /* ---- the page-cache state of a point ---- */
 
 struct ms_cache_prep {
@@ -342,7 +357,9 @@ struct ms_sweep_config {
 	unsigned vcpus[MS_SWEEP_MAX_VCPUS];
 	unsigned nvcpus;
 	bool cache[STG_CACHE_STATES];
-	uint64_t ram_bytes;             /* --ram: the page cache modelled */
+	uint64_t ram_bytes;             /* --ram: the page cache modelled;
+	                                   0: half the dataset (at least
+	                                   1 MiB; ms_sweep_plan sets it) */
 	double budget_s;
 	double t0;                      /* when the budget started */
 	bool no_check;
@@ -360,6 +377,13 @@ struct ms_sweep {
 	double setup_s;                 /* listing and the first eviction */
 	char notes[1024];               /* "" none */
 };
+
+/*
+ * The default vCPU counts of a sweep on TOTAL usable CPUs: 1, 2, 4, ...
+ * below TOTAL, then TOTAL, into OUT (MS_SWEEP_MAX_VCPUS entries). Returns
+ * how many.
+ */
+unsigned ms_sweep_default_vcpus(unsigned total, unsigned *out);
 
 /*
  * Plan SW's points from CFG (zeroes *SW first): every vCPU count by every

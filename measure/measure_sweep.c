@@ -142,6 +142,11 @@ int ms_sweep_plan(struct ms_sweep *sw, const struct ms_sweep_config *cfg)
 
 	memset(sw, 0, sizeof(*sw));
 	sw->cfg = *cfg;
+	/* --ram by default: half the dataset, at least 1 MiB */
+	if (!sw->cfg.ram_bytes)
+		sw->cfg.ram_bytes = stg_dataset_total_bytes(cfg->base.ds) / 2;
+	if (sw->cfg.ram_bytes < (1u << 20))
+		sw->cfg.ram_bytes = 1u << 20;
 	sw->pts = calloc(cap ? cap : 1, sizeof(*sw->pts));
 	sw->plan = calloc(cap ? cap : 1, sizeof(*sw->plan));
 	if (!sw->pts || !sw->plan) {
@@ -356,4 +361,14 @@ void ms_sweep_free(struct ms_sweep *sw)
 	sw->pts = NULL;
 	sw->plan = NULL;
 	sw->npts = 0;
+}
+
+unsigned ms_sweep_default_vcpus(unsigned total, unsigned *out)
+{
+	unsigned n = 0;
+
+	for (unsigned k = 1; k < total && n < MS_SWEEP_MAX_VCPUS - 1; k *= 2)
+		out[n++] = k;
+	out[n++] = total;
+	return n;
 }

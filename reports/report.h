@@ -169,8 +169,11 @@ struct ms_sweep_point;
 struct ms_gpus;
 struct rpt_point;
 
-/* R's listing fields (files, bytes, listing problems by kind) from DS. */
-void rpt_run_fill_dataset(struct rpt_run *r, const struct stg_dataset *ds);
+/* R's dataset fields (the folder, generated or not, KEPT with
+ * --keep-dataset, files, bytes, listing problems by kind) from MD. */
+struct ms_dataset;
+void rpt_run_fill_dataset(struct rpt_run *r, const struct ms_dataset *md,
+			  bool kept);
 
 /* R's GPU and demand fields from GS (GS must outlive R). */
 void rpt_run_fill_gpus(struct rpt_run *r, const struct ms_gpus *gs);
@@ -194,20 +197,18 @@ void rpt_point_fill(struct rpt_point *p, const struct ms_sweep_point *sp,
 		    double demand_total, size_t files_total, char *how,
 		    size_t how_len);
 
-/* A sweep's GPU and demand fields from GS (GS must outlive R). */
+/*
+ * A sweep's setup fields: what was measured (WORKLOAD, MD's dataset, its
+ * filesystem, PIPELINE), the machine M, the GPUs GS judged against at
+ * AU_THRESHOLD. Everything pointed to must outlive R.
+ */
 struct rpt_sweep;
-void rpt_sweep_fill_gpus(struct rpt_sweep *r, const struct ms_gpus *gs);
-
-/* A sweep's machine fields from storage's detections (they must outlive
- * R). */
-struct stg_cpu_info;
-struct stg_mem_info;
-struct stg_dmi_info;
-struct stg_gpu_info;
-void rpt_sweep_fill_machine(struct rpt_sweep *r, const struct stg_cpu_info *ci,
-			    const struct stg_mem_info *mi,
-			    const struct stg_dmi_info *dmi,
-			    const struct stg_gpu_info *gi);
+struct ms_machine;
+struct ms_dataset;
+void rpt_sweep_fill_setup(struct rpt_sweep *r, const struct ms_machine *m,
+			  const struct ms_dataset *md, const char *workload,
+			  const struct ms_gpus *gs, double au_threshold,
+			  const char *pipeline);
 
 /* `feedrate gen`'s summary line for the dataset written in DIR. */
 struct wl_gen_stats;
@@ -221,6 +222,24 @@ void rpt_gen_print(FILE *f, const char *dir, const struct wl_gen_stats *st,
  * measured; null when no cgroup could be made). A new reference.
  */
 json_t *rpt_json_ram(uint64_t page_cache_bytes, uint64_t cgroup_limit_bytes);
+
+/* The instance catalogue (workloads/) as report shapes: at most MAX into
+ * OUT (the strings are the catalogue's). Returns how many. */
+struct rpt_shape;
+size_t rpt_shapes_fill(struct rpt_shape *out, size_t max);
+
+/* Bytes of one point's cache description. */
+#define RPT_HOW_LEN 1024
+
+/*
+ * R's points from the sweep SW: PTS and HOW hold SW->npts entries (owned
+ * by the caller, they must outlive R); points never run are marked
+ * dropped ("interrupted") in SW too; R->backend is the last one run.
+ */
+struct ms_sweep;
+void rpt_sweep_fill_points(struct rpt_sweep *r, struct rpt_point *pts,
+			   char (*how)[RPT_HOW_LEN], struct ms_sweep *sw,
+			   double demand_total, size_t files_total);
 
 /* A ram point's protocol and figures in words, into HOW. */
 void rpt_ram_how(const struct ms_point_out *po, uint64_t epochs,

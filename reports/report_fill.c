@@ -13,8 +13,14 @@
 #include "report.h"
 #include "report_sweep.h"
 
-void rpt_run_fill_dataset(struct rpt_run *rr, const struct stg_dataset *ds)
+void rpt_run_fill_dataset(struct rpt_run *rr, const struct ms_dataset *md,
+			  bool kept)
 {
+	const struct stg_dataset *ds = md->ds;
+
+	rr->dataset = md->root;
+	rr->generated = md->gen_dir[0] != '\0';
+	rr->kept = rr->generated && kept;
 	rr->files = stg_dataset_count(ds);
 	rr->bytes = stg_dataset_total_bytes(ds);
 	for (int k = 0; k < STG_DS_ERR_COUNT; k++) {
@@ -159,8 +165,22 @@ void rpt_point_fill(struct rpt_point *p, const struct ms_sweep_point *sp,
 	p->cache_how = how;
 }
 
-void rpt_sweep_fill_gpus(struct rpt_sweep *r, const struct ms_gpus *gs)
+void rpt_sweep_fill_setup(struct rpt_sweep *r, const struct ms_machine *m,
+			  const struct ms_dataset *md, const char *workload,
+			  const struct ms_gpus *gs, double au_threshold,
+			  const char *pipeline)
 {
+	r->workload = workload;
+	r->dataset = md->root;
+	r->generated = md->gen_dir[0] != '\0';
+	r->files = stg_dataset_count(md->ds);
+	r->bytes = stg_dataset_total_bytes(md->ds);
+	r->fs_type = m->fs_type;
+	r->fs_device = m->fs_device;
+	r->fs_network = m->fs.network;
+	r->pipeline = pipeline;
+	r->backend = "";
+	r->vcpus_total = m->vcpus_usable;
 	r->gpu_count = gs->count;
 	r->gpu_type = gs->type;
 	r->gpu_detail = gs->detail;
@@ -168,23 +188,52 @@ void rpt_sweep_fill_gpus(struct rpt_sweep *r, const struct ms_gpus *gs)
 	r->demand_kind = gs->demand_kind;
 	r->demand_source = gs->demand_source;
 	r->demand_est = gs->demand_est;
+	r->au_threshold = au_threshold;
+	r->cpu_model = m->cpu.model;
+	r->threads_per_core = m->cpu.threads_per_core > 0 ?
+		(unsigned)m->cpu.threads_per_core : 1;
+	r->ram_total = m->mem.total_bytes > 0 ? (uint64_t)m->mem.total_bytes :
+		       0;
+	r->ram_available = m->mem.available_bytes > 0 ?
+		(uint64_t)m->mem.available_bytes : 0;
+	r->cgroup_limit = m->mem.cgroup_limit_bytes;
+	r->instance_type = m->dmi.product_name;
+	r->vendor = m->dmi.sys_vendor;
+	r->gpus_present = m->gpus.count;
 }
 
-void rpt_sweep_fill_machine(struct rpt_sweep *r, const struct stg_cpu_info *ci,
-			    const struct stg_mem_info *mi,
-			    const struct stg_dmi_info *dmi,
-			    const struct stg_gpu_info *gi)
+size_t rpt_shapes_fill(struct rpt_shape *out, size_t max)
 {
-	r->cpu_model = ci->model;
-	r->threads_per_core = ci->threads_per_core > 0 ?
-		(unsigned)ci->threads_per_core : 1;
-	r->ram_total = mi->total_bytes > 0 ? (uint64_t)mi->total_bytes : 0;
-	r->ram_available = mi->available_bytes > 0 ?
-		(uint64_t)mi->available_bytes : 0;
-	r->cgroup_limit = mi->cgroup_limit_bytes;
-	r->instance_type = dmi->product_name;
-	r->vendor = dmi->sys_vendor;
-	r->gpus_present = gi->count;
+	const size_t n = wl_instance_count() < max ? wl_instance_count() : max;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct wl_instance *in = wl_instance_at(i);
+
+		out[i] = (struct rpt_shape){ in->name, in->cloud, in->gpus,
+			in->gpu, in->gpu_detail, in->vcpus, in->ram_gib,
+			in->ram_recalled };
+	}
+	return n;
+}
+
+void rpt_sweep_fill_points(struct rpt_sweep *r, struct rpt_point *pts,
+			   char (*how)[RPT_HOW_LEN], struct ms_sweep *sw,
+			   double demand_total, size_t files_total)
+{
+	for (size_t i = 0; i < sw->npts; i++) {
+		struct ms_sweep_point *sp = &sw->pts[i];
+
+		if (sp->status == MS_SWEEP_PLANNED) {
+			sp->status = MS_SWEEP_DROPPED;
+			snprintf(sp->why, sizeof(sp->why), "interrupted");
+		}
+		rpt_point_fill(&pts[i], sp, demand_total, files_total, how[i],
+			       RPT_HOW_LEN);
+		if (pts[i].backend && pts[i].backend[0])
+			r->backend = pts[i].backend;
+	}
+	r->points = pts;
+	r->npoints = sw->npts;
 }
 
 json_t *rpt_json_ram(uint64_t page_cache_bytes, uint64_t cgroup_limit_bytes)
