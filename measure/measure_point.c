@@ -277,7 +277,7 @@ static int ram_fill(const struct ms_point *p, const struct stg_dataset *ds,
 	f.duration_s = window > 0 ? window / 4 + 5 : 0;
 	f.gpus = 0;
 	for (int attempt = 0; attempt < 2; attempt++) {
-		uint64_t cache = 0, own;
+		uint64_t cache = 0, own, margin;
 
 		if (attempt)
 			stg_cache_dataset_evict(ds, NULL);
@@ -310,7 +310,13 @@ static int ram_fill(const struct ms_point *p, const struct stg_dataset *ds,
 			own = out->cgroup_limit_bytes - cache;
 		else
 			break;
-		out->own_bytes = own + own / 20 + (8u << 20);
+		/* a margin against the run's own memory growing a little,
+		 * never more than an eighth of the page cache modelled: all
+		 * of it goes to the page cache when the run stays put */
+		margin = own / 20 + (8u << 20);
+		if (margin > out->page_cache_bytes / 8)
+			margin = out->page_cache_bytes / 8;
+		out->own_bytes = own + margin;
 		out->cgroup_limit_bytes = out->page_cache_bytes +
 					  out->own_bytes;
 		out->limit_recalibrated = true;
