@@ -163,6 +163,23 @@ extern bool stg_uring_test_no_ext_arg;
  * reads to finish (so that signals reach that wait). */
 extern bool stg_uring_test_exit_no_cancel;
 
+/*
+ * When uring's reader stops calling openat() on its own thread and opens
+ * files through the ring (uring.c says why): a window of
+ * STG_URING_OPEN_WINDOW opens whose mean is STG_URING_OPEN_SLOW_NS or more.
+ * A local disk opens in microseconds, a FUSE mount in a round trip to its
+ * daemon (s3fs: an HTTP request, milliseconds).
+ */
+#define STG_URING_OPEN_WINDOW 16
+#define STG_URING_OPEN_SLOW_NS 100000ull
+
+/*
+ * The rule alone: OPENS openat() calls of one window took OPEN_NS in all.
+ * True when the window is full (OPENS >= STG_URING_OPEN_WINDOW) and they
+ * averaged STG_URING_OPEN_SLOW_NS or more. Pure; any thread.
+ */
+bool stg_uring_open_slow(unsigned opens, uint64_t open_ns);
+
 /* Forget the remembered io_uring probe (tests, after fork). */
 void stg_uring_probe_forget(void);
 

@@ -195,8 +195,9 @@ static void uring_size_workers(struct stg_reader *r, struct uring *u)
  * each close is a round trip to the daemon (s3fs: an HTTP request), which
  * on this thread serialises every file whatever the depth. So the time
  * spent in openat() is measured, and once the opens of a window of
- * URING_OPEN_WINDOW files averaged URING_OPEN_SLOW_NS or more, the reader
- * opens and closes files through the ring instead (IORING_OP_OPENAT /
+ * STG_URING_OPEN_WINDOW files averaged STG_URING_OPEN_SLOW_NS or more
+ * (stg_uring_open_slow), the reader opens and closes files through the
+ * ring instead (IORING_OP_OPENAT /
  * CLOSE), where io-wq workers run them, up to depth at once. Those opens
  * carry IOSQE_ASYNC: tried inline, a FUSE open would block the submitting
  * thread all the same (it ignores O_NONBLOCK). The switch is one-way and
@@ -204,9 +205,6 @@ static void uring_size_workers(struct stg_reader *r, struct uring *u)
  * the first read, ~10 % of files/s from the page cache of a local disk,
  * hence the measurement rather than always.
  */
-#define URING_OPEN_WINDOW 16
-#define URING_OPEN_SLOW_NS 100000ull
-
 static void uring_setup_async_open(struct uring *u, unsigned depth)
 {
 	struct io_uring_probe *probe = io_uring_get_probe_ring(&u->ring);
@@ -227,14 +225,20 @@ static void uring_setup_async_open(struct uring *u, unsigned depth)
 	}
 }
 
+bool stg_uring_open_slow(unsigned opens, uint64_t open_ns)
+{
+	return opens >= STG_URING_OPEN_WINDOW &&
+	       open_ns / opens >= STG_URING_OPEN_SLOW_NS;
+}
+
 /* Account one openat() of DT ns; switch to ring opens when they are slow. */
 static void uring_open_timed(struct stg_reader *r, struct uring *u,
 			     uint64_t dt)
 {
 	u->open_ns += dt;
-	if (++u->opens < URING_OPEN_WINDOW)
+	if (++u->opens < STG_URING_OPEN_WINDOW)
 		return;
-	if (u->async_ok && u->open_ns / u->opens >= URING_OPEN_SLOW_NS) {
+	if (u->async_ok && stg_uring_open_slow(u->opens, u->open_ns)) {
 		u->async_open = true;
 		stg_reader_note(r, "files opened and closed through the ring "
 				"(openat took %.2f ms each on the reader "

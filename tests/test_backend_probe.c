@@ -1,20 +1,29 @@
 /*
  * test_backend_probe.c - `auto` resolved by a probe: the decision rule
- * (table-driven, on numbers given to it), the probe on real files (it
- * measures both backends, its reason carries the numbers and agrees with
- * the rule, it leaves its files cold when asked), and the engine taking
- * the probe's choice and words. Speeds are never asserted: which backend
- * wins on this machine is what the probe is for.
+ * (table-driven, on measurements given to it), the probe's choices that
+ * need no measurement (io_uring refused by a seccomp filter: psync; too
+ * few files, or stopped before reading: uring), the probe on real files
+ * (it measures both backends, its rates are its counts over its times, its
+ * reason carries those rates and the rule's choice from them, it leaves
+ * its files cold when asked), and the engine taking the probe's choice
+ * and words. Speeds are never asserted: which backend wins on this
+ * machine is what the probe is for.
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <seccomp.h>
 
 #include "harness.h"
 #include "loader.h"
+#include "reader_internal.h"
 #include "storage.h"
 
 /* ---- the rule ---- */
@@ -36,8 +45,16 @@ static const struct decide_case decide_cases[] = {
 	  STG_BACKEND_URING },
 	{ "equal speeds", 64, 5000, 64, 5000, STG_BACKEND_URING },
 	{ "uring faster", 64, 9000, 64, 4000, STG_BACKEND_URING },
-	{ "psync fast on too few files", 64, 100, 3, 1000, STG_BACKEND_URING },
+	{ "psync 1.21x", 64, 100, 64, 121, STG_BACKEND_PSYNC },
+	{ "psync fast on too few files", 64, 100, STG_PROBE_MIN_FILES - 1,
+	  1000, STG_BACKEND_URING },
+	{ "psync fast on just enough files", 64, 100, STG_PROBE_MIN_FILES,
+	  1000, STG_BACKEND_PSYNC },
 	{ "uring read nothing (errors), psync did", 0, 0, 16, 200,
+	  STG_BACKEND_PSYNC },
+	{ "uring read nothing, psync too few files", 0, 0,
+	  STG_PROBE_MIN_FILES - 1, 200, STG_BACKEND_URING },
+	{ "uring's rate without files counts as 0", 0, 5000, 16, 200,
 	  STG_BACKEND_PSYNC },
 	{ "neither read anything", 0, 0, 0, 0, STG_BACKEND_URING },
 	{ "psync read nothing", 64, 100, 0, 0, STG_BACKEND_URING },
@@ -125,7 +142,28 @@ static void skip_without_uring(void)
 		cr_skip_test("io_uring refused here: %s", why);
 }
 
-/* "uring U files/s, psync P files/s -> B": B agrees with the rule. */
+/* Each side's rate is its files over its seconds (0 when it read none). */
+static void expect_rates_measured(const struct stg_probe_result *r)
+{
+	const struct stg_probe_side *side[2] = { &r->uring, &r->psync };
+
+	for (int i = 0; i < 2; i++) {
+		const struct stg_probe_side *sd = side[i];
+
+		if (!sd->files || sd->seconds <= 0) {
+			cr_expect_eq(sd->files_per_s, 0, "%s", r->reason);
+			continue;
+		}
+		cr_expect_float_eq(sd->files_per_s,
+				   (double)sd->files / sd->seconds,
+				   1e-9 * sd->files_per_s, "%s", r->reason);
+	}
+}
+
+/*
+ * "uring U files/s, psync P files/s -> B": U and P are the sides' rates
+ * and B is the rule's choice from those sides.
+ */
 static void expect_reason_agrees(const struct stg_probe_result *r)
 {
 	const char *u = strstr(r->reason, "uring ");
@@ -136,6 +174,9 @@ static void expect_reason_agrees(const struct stg_probe_result *r)
 	cr_assert_not_null(p, "%s", r->reason);
 	cr_assert_eq(sscanf(u, "uring %lf files/s", &fu), 1, "%s", r->reason);
 	cr_assert_eq(sscanf(p, "psync %lf files/s", &fp), 1, "%s", r->reason);
+	/* printed with %.0f */
+	cr_expect_leq(fabs(fu - r->uring.files_per_s), 0.5, "%s", r->reason);
+	cr_expect_leq(fabs(fp - r->psync.files_per_s), 0.5, "%s", r->reason);
 	cr_expect_eq(r->chosen, stg_backend_decide(&r->uring, &r->psync,
 						   NULL, 0), "%s", r->reason);
 	cr_expect_not_null(strstr(r->reason, r->chosen == STG_BACKEND_PSYNC ?
@@ -152,8 +193,6 @@ FR_TEST(backend_probe, probe_reads_both_samples_and_says_its_numbers)
 	fixture_make(&f, 40, 20000);
 	cr_assert_eq(stg_backend_probe(f.ds, &rc, NULL, &r), 0);
 	cr_expect(r.measured);
-	cr_expect(r.chosen == STG_BACKEND_URING ||
-		  r.chosen == STG_BACKEND_PSYNC);
 	/* 2 x depth = 8, raised to the minimum of 8 files per backend */
 	cr_expect_eq(r.uring.files, 8, "uring read %llu files",
 		     (unsigned long long)r.uring.files);
@@ -164,6 +203,7 @@ FR_TEST(backend_probe, probe_reads_both_samples_and_says_its_numbers)
 	cr_expect_gt(r.psync.files_per_s, 0);
 	cr_expect_not_null(strstr(r.reason, "auto: probe at depth 4"),
 			   "%s", r.reason);
+	expect_rates_measured(&r);
 	expect_reason_agrees(&r);
 	fixture_free(&f);
 }
@@ -196,6 +236,80 @@ FR_TEST(backend_probe, too_few_files_keep_uring_unmeasured_and_say_why)
 	cr_expect_eq(r.uring.files + r.psync.files, 0);
 	cr_expect_not_null(strstr(r.reason, "too few"), "%s", r.reason);
 	fixture_free(&f);
+}
+
+FR_TEST(backend_probe, stopped_probe_reads_nothing_and_keeps_uring)
+{
+	struct probe_fixture f;
+	struct stg_reader_config rc = { .depth = 4 };
+	volatile int stop = 1;
+	const struct stg_probe_opts po = { .stop = &stop };
+	struct stg_probe_result r;
+
+	skip_without_uring();
+	fixture_make(&f, 40, 4096);
+	cr_assert_eq(stg_backend_probe(f.ds, &rc, &po, &r), 0);
+	cr_expect_eq(r.uring.files + r.psync.files, 0);
+	cr_expect_eq(r.uring.files_per_s + r.psync.files_per_s, 0);
+	cr_expect_eq(r.chosen, STG_BACKEND_URING, "%s", r.reason);
+	cr_expect_not_null(strstr(r.reason, "too few to compare"), "%s",
+			   r.reason);
+	expect_reason_agrees(&r);
+	fixture_free(&f);
+}
+
+/* What a probe in a child whose io_uring_setup fails with EPERM did. */
+struct refused_out {
+	int err;
+	char skip[128];         /* non-empty: no filter could be loaded */
+	struct stg_probe_result r;
+};
+
+FR_TEST(backend_probe, refused_io_uring_gives_psync_without_reading)
+{
+	struct probe_fixture f;
+	struct refused_out o;
+	int pipefd[2], status;
+	pid_t pid;
+
+	fixture_make(&f, 40, 4096);
+	cr_assert_eq(pipe(pipefd), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+		int err = ctx ? seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+				SCMP_SYS(io_uring_setup), 0) : -ENOMEM;
+
+		memset(&o, 0, sizeof(o));
+		if (!err)
+			err = seccomp_load(ctx);
+		seccomp_release(ctx);
+		if (err) {
+			snprintf(o.skip, sizeof(o.skip), "no seccomp filter: "
+				 "%s", strerror(-err));
+		} else {
+			stg_uring_probe_forget();
+			o.err = stg_backend_probe(f.ds, NULL, NULL, &o.r);
+		}
+		_exit(write(pipefd[1], &o, sizeof(o)) == (ssize_t)sizeof(o) ?
+		      0 : 2);
+	}
+	close(pipefd[1]);
+	cr_assert_eq(read(pipefd[0], &o, sizeof(o)), (ssize_t)sizeof(o),
+		     "the child died before reporting");
+	close(pipefd[0]);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	fixture_free(&f);
+	if (o.skip[0])
+		cr_skip_test("%s", o.skip);
+	cr_expect_eq(o.err, 0);
+	cr_expect_eq(o.r.chosen, STG_BACKEND_PSYNC, "%s", o.r.reason);
+	cr_expect_not(o.r.measured);
+	cr_expect_eq(o.r.uring.files + o.r.psync.files, 0);
+	cr_expect_not_null(strstr(o.r.reason, "using psync"), "%s",
+			   o.r.reason);
 }
 
 FR_TEST(backend_probe, cold_probe_leaves_its_files_evicted)

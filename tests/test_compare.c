@@ -231,3 +231,41 @@ FR_TEST(compare, command_exit_codes)
 	cr_assert_eq(run_cmd(cmd), 2);
 	fr_test_rmtree(dir);
 }
+
+/* DIR/NAME as a NUL-terminated malloc'd string. */
+static char *read_text(const char *dir, const char *name)
+{
+	char path[4096];
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f, *m;
+	int c;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "rb");
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	m = open_memstream(&buf, &len);
+	cr_assert_not_null(m);
+	while ((c = fgetc(f)) != EOF)
+		fputc(c, m);
+	fclose(f);
+	cr_assert_eq(fclose(m), 0);
+	return buf;
+}
+
+FR_TEST(compare, missing_file_is_named_escaped_with_the_reason)
+{
+	char *dir = fr_test_tmpdir();
+	char path[4096];
+	char *argv[] = { (char *)fr_test_bin(), "compare", path, NULL };
+	char *err;
+
+	snprintf(path, sizeof(path), "%s/no-such-\xff.json", dir);
+	cr_assert_eq(fr_test_run(dir, argv, 30), 5);
+	err = read_text(dir, "stderr");
+	cr_assert_not_null(strstr(err, "no-such-\\xff.json"), "%s", err);
+	cr_assert_not_null(strstr(err, strerror(ENOENT)), "%s", err);
+	cr_assert_null(strchr(err, '\xff'), "raw byte: %s", err);
+	free(err);
+	fr_test_rmtree(dir);
+}

@@ -14,9 +14,7 @@
  *   - an unwritable --json path, and a full filesystem (a small tmpfs in
  *     this test's private mount namespace) under the report or under a
  *     dataset `gen` writes: a clear error, exit 5, nothing half-written
- *     under the final name;
- *   - (suite evict, fast) a dataset copied moments ago, still dirty in
- *     the page cache, can be made cold.
+ *     under the final name.
  * The stop time after a signal is logged; the only bound asserted is a
  * generous hang limit (timings are not asserted on shared machines).
  */
@@ -24,7 +22,6 @@
 #include <sys/mount.h>
 
 #include "fault_testlib.h"
-#include "storage.h"
 
 /* Time from a signal to the exit beyond which it counts as a hang. */
 #define HANG_S 15.0
@@ -598,32 +595,5 @@ FR_TEST(output_slow, gen_on_a_full_disk_is_exit_5_and_leaves_whole_files)
 	whole_jpegs(mnt);
 	umount(mnt);
 	free(mnt);
-	fr_test_rmtree(dir);
-}
-
-/* ---- a dataset written moments ago can be made cold ---- */
-
-FR_TEST(evict, file_written_moments_ago_is_evicted_too)
-{
-	char *dir = fr_test_tmpdir(), path[4200];
-	static char block[1 << 16];
-	uint64_t res = 0, total = 0;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/fresh.JPEG", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	cr_assert_geq(fd, 0);
-	memset(block, 0x5a, sizeof(block));
-	for (int i = 0; i < 16; i++)
-		cr_assert_eq(write(fd, block, sizeof(block)),
-			     (ssize_t)sizeof(block));
-	close(fd);              /* no fsync: the pages are still dirty */
-	cr_assert_eq(stg_cache_evict(AT_FDCWD, path), 0);
-	cr_assert_eq(stg_cache_residency(AT_FDCWD, path, &res, &total), 0);
-	cr_assert_eq(total, (uint64_t)(1 << 20) /
-		     (uint64_t)sysconf(_SC_PAGESIZE));
-	cr_expect_leq(res, 8, "%llu of %llu pages still resident after "
-		      "eviction", (unsigned long long)res,
-		      (unsigned long long)total);
 	fr_test_rmtree(dir);
 }

@@ -335,3 +335,31 @@ FR_TEST(pagecache_slow, fuse_without_kernel_cache_each_open_refetches)
 	r = fuse_probe("-o kernel_cache");
 	cr_assert_eq(r, 21, "with kernel_cache: verdict %d (21: persists)", r);
 }
+
+/* A dataset copied moments ago, still dirty in the page cache, can be
+ * made cold. */
+
+FR_TEST(pagecache, file_written_moments_ago_is_evicted_too)
+{
+	char *dir = fr_test_tmpdir(), path[4200];
+	static char block[1 << 16];
+	uint64_t res = 0, total = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/fresh.JPEG", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	cr_assert_geq(fd, 0);
+	memset(block, 0x5a, sizeof(block));
+	for (int i = 0; i < 16; i++)
+		cr_assert_eq(write(fd, block, sizeof(block)),
+			     (ssize_t)sizeof(block));
+	close(fd);              /* no fsync: the pages are still dirty */
+	cr_assert_eq(stg_cache_evict(AT_FDCWD, path), 0);
+	cr_assert_eq(stg_cache_residency(AT_FDCWD, path, &res, &total), 0);
+	cr_assert_eq(total, (uint64_t)(1 << 20) /
+		     (uint64_t)sysconf(_SC_PAGESIZE));
+	cr_expect_leq(res, 8, "%llu of %llu pages still resident after "
+		      "eviction", (unsigned long long)res,
+		      (unsigned long long)total);
+	fr_test_rmtree(dir);
+}

@@ -318,3 +318,48 @@ FR_TEST(report_sweep, files_are_written_whole)
 	free(csv);
 	fr_test_rmtree(dir);
 }
+
+/* The "storage" line of S's "storage and RAM" section (malloc'd). */
+static char *storage_line(const struct rpt_sweep *s)
+{
+	char *buf = NULL, *a, *b, *line;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_not_null(f);
+	rpt_sweep_print(f, s);
+	cr_assert_eq(fclose(f), 0);
+	a = strstr(buf, "\nstorage and RAM\n");
+	cr_assert_not_null(a, "%s", buf);
+	b = strstr(a, "  RAM      ");
+	cr_assert_not_null(b, "%s", a);
+	line = strndup(a, (size_t)(b - a));
+	cr_assert_not_null(line);
+	free(buf);
+	return line;
+}
+
+FR_TEST(report_sweep, storage_line_says_cold_once)
+{
+	struct rpt_sweep s;
+	char *line;
+
+	/* cold points limited by the CPU: storage gave at least that */
+	sweep_fill(&s);
+	cr_assert_not(s.v.storage_is_ceiling);
+	line = storage_line(&s);
+	cr_assert_eq(count(line, "cold"), 1, "%s", line);
+	cr_assert_not_null(strstr(line, "storage gave at least"), "%s", line);
+	free(line);
+
+	/* cold points limited by storage: its ceiling */
+	for (size_t i = 0; i < s.npoints; i++)
+		if (pts[i].cache == STG_CACHE_COLD)
+			pts[i].bottleneck = "storage";
+	rpt_sweep_verdict(&s);
+	cr_assert(s.v.storage_is_ceiling);
+	line = storage_line(&s);
+	cr_assert_eq(count(line, "cold"), 1, "%s", line);
+	cr_assert_not_null(strstr(line, "this disk feeds"), "%s", line);
+	free(line);
+}

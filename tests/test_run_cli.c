@@ -439,3 +439,121 @@ FR_TEST(run_cli_slow, sigint_mid_run_exits_130_with_a_partial_report)
 	free(data);
 	fr_test_rmtree(dir);
 }
+
+/* ---- options whose spelling users met ---- */
+
+FR_TEST(run_cli, warmup_takes_any_zero_with_a_unit_and_no_sign)
+{
+	char *dir = fr_test_tmpdir();
+	static const char *const ok[] = { "0", "0s", "0m", "0h", "0ms",
+					  "0.0", "0min", "1.5s" };
+	static const char *const bad[] = { "-0", "-1", "+0", "0x", ".", "" };
+
+	/* accepted: the run gets as far as the missing dataset (exit 5) */
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		char *argv[] = { (char *)fr_test_bin(), "run", "--warmup",
+				 (char *)ok[i], "/nonexistent", NULL };
+
+		cr_assert_eq(fr_test_run(dir, argv, 30), 5, "--warmup %s",
+			     ok[i]);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv[] = { (char *)fr_test_bin(), "run", "--warmup",
+				 (char *)bad[i], "/nonexistent", NULL };
+
+		cr_assert_eq(fr_test_run(dir, argv, 30), 2, "--warmup '%s'",
+			     bad[i]);
+	}
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(run_cli, samples_help_says_whole_batches)
+{
+	char *dir = fr_test_tmpdir();
+	char *argv[] = { (char *)fr_test_bin(), "run", "--help", NULL };
+	char *out;
+
+	cr_assert_eq(fr_test_run(dir, argv, 30), 0);
+	out = slurp(dir, "stdout");
+	cr_assert_not_null(strstr(out, "at least N measured samples (whole"),
+			   "%s", out);
+	free(out);
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(run_cli, tmpdir_candidates_are_printed_escaped)
+{
+	char *dir = fr_test_tmpdir();
+	char tmp[4096];
+	char *argv[] = { (char *)fr_test_bin(), "run", "--tmpdir", tmp,
+			 "--gen-size", "4M", NULL };
+	char *err;
+
+	snprintf(tmp, sizeof(tmp), "%s/missing-\xff", dir);
+	cr_assert_eq(fr_test_run(dir, argv, 30), 5);
+	err = slurp(dir, "stderr");
+	cr_assert_not_null(strstr(err, "missing-\\xff"), "%s", err);
+	cr_assert_null(strchr(err, '\xff'), "raw byte: %s", err);
+	free(err);
+	fr_test_rmtree(dir);
+}
+
+/* ---- slow: a run too short to judge, exit codes that compete ---- */
+
+FR_TEST(run_cli_slow, run_too_short_says_no_verdict_end_to_end)
+{
+	char *dir = fr_test_tmpdir();
+	char *data = gen_dataset(dir, "--files", "30");
+	char js[4096];
+	char *argv[] = { (char *)fr_test_bin(), "run", "--duration", "1",
+			 "--samples", "5", "--epochs", "1", "--json", js, data,
+			 NULL };
+	char *out;
+	json_t *j;
+	const char *src;
+
+	snprintf(js, sizeof(js), "%s/r.json", dir);
+	cr_assert_eq(run_bin(dir, argv), 0);
+	out = slurp(dir, "stdout");
+	cr_assert_not_null(strstr(out, "no verdict (run too short"), "%s",
+			   out);
+	free(out);
+	j = load_json(js);
+	cr_assert(json_is_string(json_object_get(j, "verdict_withheld")));
+	cr_assert(!strncmp(json_string_value(json_object_get(j, "verdict")),
+			   "no verdict (run too short", 25));
+	/* a cold run of one batch probes a handful of reads: unknown */
+	src = json_string_value(json_object_get(j, "hit_ratio_source"));
+	if (json_integer_value(json_object_get(j, "samples")) < 1000) {
+		cr_assert(json_is_null(json_object_get(j, "hit_ratio")),
+			  "hit ratio from %s", src);
+		cr_assert_not_null(strstr(src, "too few probes"), "%s", src);
+	}
+	json_decref(j);
+	free(data);
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(run_cli_slow, json_write_failure_wins_over_max_errors)
+{
+	char *dir = fr_test_tmpdir();
+	char *data = gen_dataset(dir, "--files", "40");
+	char js[4096];
+	char *argv[] = { (char *)fr_test_bin(), "run", "--gpus", "0",
+			 "--max-errors", "1", "--duration", "30", "--json", js,
+			 data, NULL };
+	char *err;
+
+	/* two corrupt files: --max-errors 1 stops the run (exit 4), and
+	 * the JSON cannot be written (exit 5) */
+	put_fixture(data, "corrupt_header.jpg", "bad1.JPEG");
+	put_fixture(data, "corrupt_header.jpg", "bad2.JPEG");
+	snprintf(js, sizeof(js), "%s/no-such-folder/r.json", dir);
+	cr_assert_eq(run_bin(dir, argv), 5);
+	err = slurp(dir, "stderr");
+	cr_assert_not_null(strstr(err, "cannot write the JSON"), "%s", err);
+	cr_assert_not_null(strstr(err, "--max-errors 1"), "%s", err);
+	free(err);
+	free(data);
+	fr_test_rmtree(dir);
+}

@@ -667,9 +667,12 @@ FR_TEST(storage_real_slow, io_auto_probes_both_backends_on_each_storage)
 }
 
 /*
- * io_uring on s3fs: openat() of a FUSE file is a round trip to the daemon,
- * so the reader opens files through the ring once it measured that, and
- * says so (the speed-up itself is in tests/bench/storage).
+ * io_uring on s3fs: openat() of a FUSE file is a round trip to the daemon
+ * (milliseconds, far above the switch; load only makes it slower), so the
+ * reader opens files through the ring once it measured that, and says so
+ * (the speed-up itself is in tests/bench/storage). The local disk's side
+ * of the rule depends on how loaded the machine is: it is tested on
+ * injected latencies in test_backend_uring_open.c.
  */
 FR_TEST(storage_real_slow, io_uring_on_s3fs_opens_files_through_the_ring)
 {
@@ -682,12 +685,6 @@ FR_TEST(storage_real_slow, io_uring_on_s3fs_opens_files_through_the_ring)
 			   "notes: %s", fx_str(j, "notes"));
 	cr_expect_eq(fx_num(j, "files"), fx_num(j, "files_listed"));
 	cr_expect_eq(fx_num(json_object_get(j, "errors"), "total"), 0);
-	json_decref(j);
-	/* the local disk opens in microseconds: no switch there */
-	fx_start("local", &fx);
-	j = fx_io("", fx.local, "--backend uring --depth 32 --cache cold");
-	cr_expect_null(strstr(fx_str(j, "notes"), "through the ring"),
-		       "notes: %s", fx_str(j, "notes"));
 	json_decref(j);
 }
 

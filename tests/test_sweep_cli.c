@@ -260,3 +260,93 @@ FR_TEST(sweep_cli_slow, small_dataset_short_budget_all_reports)
 	check_html_in_a_browser(dir, chromium(), html, series, measured);
 	fr_test_rmtree(dir);
 }
+
+FR_TEST(sweep_cli, sweep_refuses_gpus_0)
+{
+	char *dir = fr_test_tmpdir(), path[4096];
+	char *argv[] = { (char *)fr_test_bin(), "sweep", "--gpus", "0",
+			 "--gpu-rate", "300", "/nonexistent", NULL };
+	char *argv2[] = { (char *)fr_test_bin(), "sweep", "--gpus", "0",
+			  "/nonexistent", NULL };
+	char *err;
+
+	cr_assert_eq(fr_test_run(dir, argv, 30), 2);
+	snprintf(path, sizeof(path), "%s/stderr", dir);
+	err = slurp(path);
+	cr_assert_not_null(strstr(err, "--gpus 0"), "%s", err);
+	free(err);
+	cr_assert_eq(fr_test_run(dir, argv2, 30), 2);
+	fr_test_rmtree(dir);
+}
+
+/*
+ * A --ram point of a 30-file dataset: its cgroup cannot hold the page
+ * cache to the asked size, so the rule (limited when the page cache seen
+ * is <= 1.25 x asked) decides, as reported, whether its hit ratio is an
+ * estimate and whether the verdict judges it; two epochs of 30 files are
+ * too short to be used either way.
+ */
+FR_TEST(sweep_cli_slow, sweep_ram_point_of_a_tiny_dataset_is_not_taken_as_measured)
+{
+	char *dir = fr_test_tmpdir();
+	char data[4096], js[4096], path[4096];
+	char *gen[] = { (char *)fr_test_bin(), "gen", "-q", "--files", "30",
+			data, NULL };
+	char *argv[] = { (char *)fr_test_bin(), "sweep", "--cache", "ram,warm",
+			 "--vcpus", "1", "--budget", "40s", "--no-check",
+			 "--json", js, data, NULL };
+	json_error_t je;
+	json_t *j, *p, *v;
+	size_t i;
+	bool ram_seen = false;
+	char *out;
+
+	snprintf(data, sizeof(data), "%s/data", dir);
+	snprintf(js, sizeof(js), "%s/r.json", dir);
+	cr_assert_eq(fr_test_run(dir, gen, 300), 0, "feedrate gen failed");
+	cr_assert_eq(fr_test_run(dir, argv, 300), 0);
+	snprintf(path, sizeof(path), "%s/stdout", dir);
+	out = slurp(path);
+	cr_assert_null(strstr(out, "hit ratio was 100.0 %, measured"), "%s",
+		       out);
+	free(out);
+	j = json_load_file(js, 0, &je);
+	cr_assert_not_null(j, "%s: %s", js, je.text);
+	v = json_object_get(j, "verdict");
+	json_array_foreach(json_object_get(j, "points"), i, p) {
+		const json_t *seen = json_object_get(p,
+						     "page_cache_seen_bytes");
+		double asked;
+
+		if (strcmp(json_string_value(json_object_get(p, "cache")),
+			   "ram") || strcmp(json_string_value(
+			   json_object_get(p, "status")), "measured"))
+			continue;
+		ram_seen = true;
+		if (json_is_null(json_object_get(p, "cgroup_bytes"))) {
+			json_decref(j);
+			fr_test_rmtree(dir);
+			cr_skip_test("no memory cgroup can be made here");
+		}
+		cr_assert(json_is_integer(seen));
+		asked = (double)json_integer_value(json_object_get(p,
+			"ram_bytes"));
+		/* the rule, as reported */
+		cr_assert_eq(json_is_true(json_object_get(p, "ram_limited")),
+			     (double)json_integer_value(seen) <= 1.25 * asked);
+		if (json_is_false(json_object_get(p, "ram_limited"))) {
+			cr_assert(json_is_true(json_object_get(p,
+				"hit_ratio_estimated")));
+			cr_assert(json_is_string(json_object_get(
+				json_object_get(v, "not_judged"), "ram")));
+			cr_assert_null(json_object_get(json_object_get(v,
+				"gpus_fed"), "ram"));
+		}
+		/* two epochs of 30 files: a handful of batches at most */
+		cr_assert(json_is_true(json_object_get(p, "too_short")));
+		cr_assert(json_is_false(json_object_get(p, "usable")));
+	}
+	cr_assert(ram_seen, "no ram point was measured");
+	json_decref(j);
+	fr_test_rmtree(dir);
+}

@@ -579,3 +579,257 @@ FR_TEST(verdict, run_too_short_is_not_judged)
 	cr_assert_float_eq(j.au_threshold, LDR_DEFAULT_AU_THRESHOLD, 1e-12);
 	cr_assert(!j.asked_fed);
 }
+
+/* ---- points that must not be judged: a ram point its cgroup did not
+ * limit, points too short, figures that contradict each other ---- */
+
+static struct rpt_point review_pts[8];
+
+/* A measured point: SPS samples/s over WINDOW_S seconds, CPU_MS of CPU
+ * per sample, batches of 256. */
+static void point_set(struct rpt_point *p, unsigned vcpus, enum stg_cache_state c,
+		      double sps, double window_s, double cpu_ms,
+		      const char *bottleneck)
+{
+	memset(p, 0, sizeof(*p));
+	p->vcpus = vcpus;
+	p->cache = c;
+	p->status = RPT_POINT_MEASURED;
+	p->samples_per_s = sps;
+	p->files_per_s = sps;
+	p->read_bytes_per_s = sps * 110e3;
+	p->measured_s = window_s;
+	p->samples = (uint64_t)(sps * window_s + 0.5);
+	p->batches = p->samples / 256;
+	p->stages.process_cpu_s = (double)p->samples * cpu_ms * 1e-3;
+	p->bottleneck = bottleneck;
+	p->bottleneck_why = "";
+	p->au = sps / 2470;
+	p->hit_ratio = c == STG_CACHE_COLD ? 0 : 1;
+	p->fraction_resident = -1;
+	p->cpu_outside_mask_s = -1;
+	p->cache_how = "";
+	p->backend = "uring";
+}
+
+static void sweep_init(struct rpt_sweep *s, size_t npts)
+{
+	memset(s, 0, sizeof(*s));
+	s->version = "test";
+	s->workload = "imagenet";
+	s->dataset = "/data";
+	s->files = 30;
+	s->bytes = 2805760;
+	s->pipeline = "native";
+	s->cpu_model = "cpu";
+	s->vcpus_total = 2;
+	s->threads_per_core = 1;
+	s->ram_total = 24ull << 30;
+	s->ram_available = 20ull << 30;
+	s->cgroup_limit = -1;
+	s->gpu_type = "A100";
+	s->gpu_detail = "A100 80GB";
+	s->gpu_count = 1;
+	s->demand_per_gpu = DEMAND;
+	s->demand_kind = "train";
+	s->demand_source = "a README";
+	s->au_threshold = 0.9;
+	s->budget_s = 60;
+	s->budget_rule = "";
+	s->notes = "";
+	s->points = review_pts;
+	s->npoints = npts;
+	s->lru_ram_bytes = 1377513;
+	s->lru_ram_steady = 0.22;
+	s->lru_half_steady = 0.023;
+}
+
+/*
+ * A review's sweep of a 2.8 MB dataset: cold and warm at 1 and 2 vCPUs;
+ * the ram points (RAM_LONG false) 60 samples in 0.06 s at 4.97 ms CPU per
+ * sample, their page cache 2.8 MB against 1.4 MB asked (limited or not as
+ * RAM_NOT_LIMITED says).
+ */
+static void reviewer_sweep(struct rpt_sweep *s, bool ram_not_limited,
+			   bool ram_long)
+{
+	point_set(&review_pts[0], 1, STG_CACHE_COLD, 513, 6.5, 0.97,
+		  "storage");
+	point_set(&review_pts[1], 1, STG_CACHE_RAM, 937,
+		  ram_long ? 10 : 0.064, ram_long ? 0.9 : 4.68, "cpu");
+	point_set(&review_pts[2], 1, STG_CACHE_WARM, 888, 8.6, 1.04, "cpu");
+	point_set(&review_pts[3], 2, STG_CACHE_COLD, 708, 9.0, 0.99,
+		  "storage");
+	point_set(&review_pts[4], 2, STG_CACHE_RAM, 1012,
+		  ram_long ? 10 : 0.059, ram_long ? 0.9 : 4.97, "cpu");
+	point_set(&review_pts[5], 2, STG_CACHE_WARM, 831, 20.9, 1.00, "cpu");
+	for (int i = 1; i < 6; i += 3) {
+		review_pts[i].ram_bytes = 1377513;
+		review_pts[i].cgroup_bytes = 682002665;
+		review_pts[i].cache_seen_bytes = 2805760;
+		review_pts[i].ram_not_limited = ram_not_limited;
+		review_pts[i].hit_ratio = ram_not_limited ? 0.22 : 1.0;
+		review_pts[i].hit_ratio_estimated = ram_not_limited;
+	}
+	sweep_init(s, 6);
+	rpt_sweep_verdict(s);
+}
+
+/* S's text report, in memory. */
+static char *sweep_text(const struct rpt_sweep *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_not_null(f);
+	rpt_sweep_print(f, s);
+	cr_assert_eq(fclose(f), 0);
+	return buf;
+}
+
+static size_t count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+FR_TEST(sweep_verdict, unlimited_ram_point_is_not_judged_and_shows_no_measured_hit_ratio)
+{
+	struct rpt_sweep s;
+	const struct rpt_cache_verdict *cv;
+	json_t *j, *v, *p;
+	char *text;
+	size_t i;
+
+	/* long enough: only the missing limit keeps it out */
+	reviewer_sweep(&s, true, true);
+	cv = &s.v.cache[STG_CACHE_RAM];
+	cr_assert_not(cv->measured, "the ram row used a warm run");
+	cr_assert_not_null(cv->not_judged);
+	cr_assert_not_null(strstr(cv->not_judged, "not limited"));
+	cr_assert_not(cv->projected);
+	cr_assert_lt(cv->vcpus_per_gpu, 0, "vCPUs per GPU from a warm run");
+	cr_assert_neq(s.v.catalog_cache, STG_CACHE_RAM);
+	cr_assert(s.v.cache[STG_CACHE_WARM].measured);
+	cr_assert(s.v.cache[STG_CACHE_COLD].measured);
+
+	text = sweep_text(&s);
+	cr_assert_null(strstr(text, "hit ratio was 100.0"), "%s", text);
+	cr_assert_not_null(strstr(text, "not judged"), "%s", text);
+	cr_assert_not_null(strstr(text, "LRU estimate: 22.0 %"), "%s", text);
+	/* the points table marks the ram rows estimated and not limited */
+	cr_assert_eq(count_of(text, " 22.0e "), 2, "%s", text);
+	cr_assert_not_null(strstr(text, "w: the page cache was not limited"));
+	free(text);
+
+	j = rpt_sweep_json(&s, false);
+	cr_assert_not_null(j);
+	v = json_object_get(j, "verdict");
+	cr_assert(json_is_string(json_object_get(json_object_get(v,
+		"not_judged"), "ram")));
+	cr_assert_null(json_object_get(json_object_get(v, "gpus_fed"), "ram"));
+	json_array_foreach(json_object_get(v, "per_cache"), i, p)
+		cr_assert_str_neq(json_string_value(json_object_get(p,
+			"cache")), "ram");
+	json_array_foreach(json_object_get(j, "points"), i, p) {
+		if (strcmp(json_string_value(json_object_get(p, "cache")),
+			   "ram"))
+			continue;
+		cr_assert(json_is_false(json_object_get(p, "ram_limited")));
+		cr_assert(json_is_true(json_object_get(p,
+			"hit_ratio_estimated")));
+		cr_assert(json_is_false(json_object_get(p, "usable")));
+	}
+	json_decref(j);
+}
+
+FR_TEST(sweep_verdict, limited_ram_point_is_judged)
+{
+	struct rpt_sweep s;
+	const struct rpt_cache_verdict *cv;
+
+	reviewer_sweep(&s, false, true);
+	cv = &s.v.cache[STG_CACHE_RAM];
+	cr_assert(cv->measured);
+	cr_assert_null(cv->not_judged);
+	cr_assert_float_eq(cv->hit_ratio, 1.0, 1e-9);
+	cr_assert_not(cv->hit_ratio_estimated);
+}
+
+FR_TEST(sweep_verdict, too_short_points_are_marked_and_not_projected)
+{
+	struct rpt_sweep s;
+	const struct rpt_cache_verdict *cv;
+	json_t *j, *p;
+	char *text;
+	size_t i, short_seen = 0;
+
+	/* limited, but 60 samples in 0.06 s */
+	reviewer_sweep(&s, false, false);
+	cr_assert(rpt_point_too_short(&review_pts[4]));
+	cr_assert_not(rpt_point_too_short(&review_pts[5]));
+	cv = &s.v.cache[STG_CACHE_RAM];
+	cr_assert_not(cv->measured);
+	cr_assert_not(cv->projected);
+	cr_assert_not_null(strstr(cv->not_judged, "too short"));
+	text = sweep_text(&s);
+	/* the review's impossible projection is gone */
+	cr_assert_null(strstr(text, "4.97 ms CPU per sample"), "%s", text);
+	cr_assert_null(strstr(text, "506 samples/s"), "%s", text);
+	cr_assert_not_null(strstr(text, "0.1s!"), "%s", text);
+	free(text);
+	j = rpt_sweep_json(&s, false);
+	json_array_foreach(json_object_get(j, "points"), i, p)
+		if (json_is_true(json_object_get(p, "too_short")))
+			short_seen++;
+	cr_assert_eq(short_seen, 2);
+	json_decref(j);
+
+	/* a window of 2 s but only 3 batches is too short as well */
+	point_set(&review_pts[0], 1, STG_CACHE_WARM, 384, 2.0, 1.0, "cpu");
+	cr_assert_eq(review_pts[0].batches, 3);
+	cr_assert(rpt_point_too_short(&review_pts[0]));
+	point_set(&review_pts[0], 1, STG_CACHE_WARM, 512, 2.0, 1.0, "cpu");
+	cr_assert_not(rpt_point_too_short(&review_pts[0]));
+}
+
+FR_TEST(sweep_verdict, inconsistent_cpu_figures_are_not_projected)
+{
+	struct rpt_sweep s;
+	const struct rpt_cache_verdict *cv;
+	json_t *j, *p;
+	char *text;
+	size_t i;
+
+	/* 506 samples/s per vCPU x 4.97 ms = 2.5 CPU-s per vCPU-s */
+	point_set(&review_pts[0], 1, STG_CACHE_WARM, 480, 10, 1.0, "cpu");
+	point_set(&review_pts[1], 2, STG_CACHE_WARM, 1012, 10, 4.97, "cpu");
+	sweep_init(&s, 2);
+	rpt_sweep_verdict(&s);
+	cv = &s.v.cache[STG_CACHE_WARM];
+	cr_assert(cv->measured);
+	cr_assert(cv->inconsistent);
+	cr_assert_float_eq(cv->cpu_per_vcpu, 506 * 4.97e-3, 1e-6);
+	cr_assert_not(cv->projected, "projected from impossible figures");
+	text = sweep_text(&s);
+	cr_assert_not_null(strstr(text, "inconsistent"), "%s", text);
+	cr_assert_null(strstr(text, "the feed would be"), "%s", text);
+	free(text);
+	j = rpt_sweep_json(&s, false);
+	json_array_foreach(json_object_get(json_object_get(j, "verdict"),
+					   "per_cache"), i, p)
+		cr_assert(json_is_false(json_object_get(p,
+			"figures_consistent")));
+	json_decref(j);
+
+	/* 1.0 CPU-s per vCPU-s is sane and projects */
+	point_set(&review_pts[1], 2, STG_CACHE_WARM, 1012, 10, 1.9, "cpu");
+	sweep_init(&s, 2);
+	rpt_sweep_verdict(&s);
+	cr_assert_not(s.v.cache[STG_CACHE_WARM].inconsistent);
+	cr_assert(s.v.cache[STG_CACHE_WARM].projected);
+}

@@ -1,8 +1,9 @@
 /*
  * test_wl_transform.c - the imagenet train transform as the loader sees it:
- * augment errors become the loader's kinds (a corrupt JPEG is "corrupt"),
- * the output is deterministic in (bytes, seed, epoch, id) and the same in
- * every worker context, and step times are filled.
+ * augment errors become the loader's kinds (a corrupt JPEG is "corrupt",
+ * every crop that reaches past a file's cut is "truncated"), the output is
+ * deterministic in (bytes, seed, epoch, id) and the same in every worker
+ * context, and step times are filled.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -94,26 +95,69 @@ FR_TEST(wl_transform, corrupt_truncated_and_foreign_files_fail_by_kind)
 		}
 		free(data);
 	}
-	/* an empty file and a JPEG cut short */
+	/* an empty file */
 	{
 		size_t len;
 		uint8_t *data = tl_fixture("truncated.jpg", &len);
-		int err;
 
 		cr_assert_not_null(data);
 		cr_expect_eq(apply_once(&t, data, 0, 1, 0, 0, out, NULL),
 			     -LDR_ETRUNCATED);
-		/* the cut may lie below a small crop window (ROI decode
-		 * stops early), so some ids succeed; none may fail with
-		 * another kind, and the whole-image crops must see it */
-		for (uint64_t id = 0; id < 16; id++) {
-			err = apply_once(&t, data, len, 1, 0, id, out, NULL);
-			cr_expect(err == 0 || err == -LDR_ETRUNCATED ||
-				  err == -LDR_ECORRUPT, "id %lu: %d",
-				  (unsigned long)id, err);
-		}
 		free(data);
 	}
+	free(out);
+}
+
+/*
+ * truncated.jpg is a 128x96 baseline cut after 60 % of its bytes. A crop
+ * that ends above the cut may decode (ROI decode stops after the crop's
+ * last row), but a crop that reaches the image's last row needs rows the
+ * file no longer holds: every such crop must fail, and as truncated. The
+ * crop of each id is drawn here as aug_train_sample draws it (the crop
+ * first, from the RNG seeded by (seed, epoch, id)).
+ */
+FR_TEST(wl_transform, every_crop_reaching_the_last_row_of_a_cut_file_fails)
+{
+	struct ldr_transform t = make_transform();
+	float *out = malloc(t.out_bytes);
+	struct aug_decoder *dec = NULL;
+	struct aug_image_info info;
+	unsigned reach = 0, reach_failed = 0;
+	size_t len;
+	uint8_t *data = tl_fixture("truncated.jpg", &len);
+
+	cr_assert_not_null(out);
+	cr_assert_not_null(data);
+	/* the header is whole: the size comes from it */
+	cr_assert_eq(aug_decoder_create(NULL, &dec), 0);
+	cr_assert_eq(aug_decoder_open(dec, data, len, &info), 0);
+	aug_decoder_destroy(dec);
+	cr_assert_eq(info.width, 128);
+	cr_assert_eq(info.height, 96);
+	for (uint64_t id = 0; id < 64; id++) {
+		struct aug_rng rng;
+		struct aug_rect crop;
+		int err = apply_once(&t, data, len, 1, 0, id, out, NULL);
+
+		cr_expect(err == 0 || err == -LDR_ETRUNCATED, "id %lu: %d (%s)",
+			  (unsigned long)id, err, ldr_sample_err_name(err));
+		aug_rng_seed(&rng, 1, 0, id);
+		aug_rrc_params(&params.rrc, info.width, info.height, &rng,
+			       &crop);
+		if (crop.y + crop.h < info.height)
+			continue;
+		reach++;
+		reach_failed += err == -LDR_ETRUNCATED;
+		cr_expect_eq(err, -LDR_ETRUNCATED, "id %lu: crop rows %u..%u "
+			     "of %u decoded past the cut (%d)",
+			     (unsigned long)id, crop.y, crop.y + crop.h,
+			     info.height, err);
+	}
+	cr_assert_gt(reach, 0, "no crop of 64 reached the last row: the "
+		     "property was not exercised");
+	cr_expect_eq(reach_failed, reach, "%u of %u crops reaching the last "
+		     "row failed as truncated", reach_failed, reach);
+	free(data);
 	free(out);
 }
 

@@ -1,7 +1,8 @@
 /*
- * test_sweep_budget.c - the sweep's budget rule (check runs first, then
- * points from the largest vCPU count down) and the size of a --ram
- * point's dataset sample.
+ * test_measure_plan.c - the sweep's plan (measure/): the budget rule
+ * (confirmation runs reserved first, then equal shares, points dropped
+ * from the largest vCPU count down, one point always kept) and the size
+ * of a --ram point's dataset sample (fewer files, never fewer epochs).
  */
 #include "harness.h"
 #include "measure.h"
@@ -20,7 +21,7 @@ static void plan_grid(struct ms_plan_point *p, const unsigned *v, size_t nv,
 		}
 }
 
-FR_TEST(sweep_budget, everything_fits_in_equal_shares)
+FR_TEST(measure_plan, everything_fits_in_equal_shares)
 {
 	const unsigned v[] = { 1, 2 };
 	struct ms_plan_point p[6];
@@ -35,7 +36,7 @@ FR_TEST(sweep_budget, everything_fits_in_equal_shares)
 		cr_assert(!p[i].dropped);
 }
 
-FR_TEST(sweep_budget, checks_go_before_any_point)
+FR_TEST(measure_plan, checks_go_before_any_point)
 {
 	const unsigned v[] = { 1, 2 };
 	struct ms_plan_point p[6];
@@ -51,7 +52,7 @@ FR_TEST(sweep_budget, checks_go_before_any_point)
 		cr_assert(!p[i].dropped);
 }
 
-FR_TEST(sweep_budget, points_drop_from_the_largest_vcpu_count_down)
+FR_TEST(measure_plan, points_drop_from_the_largest_vcpu_count_down)
 {
 	const unsigned v[] = { 1, 2, 4, 8 };
 	struct ms_plan_point p[12];
@@ -80,7 +81,7 @@ FR_TEST(sweep_budget, points_drop_from_the_largest_vcpu_count_down)
 	}
 }
 
-FR_TEST(sweep_budget, one_point_is_always_kept)
+FR_TEST(measure_plan, one_point_is_always_kept)
 {
 	const unsigned v[] = { 1, 2 };
 	struct ms_plan_point p[4];
@@ -101,7 +102,7 @@ FR_TEST(sweep_budget, one_point_is_always_kept)
 	cr_assert_eq(kept, 0);
 }
 
-FR_TEST(sweep_budget, ram_sample_shrinks_files_not_epochs)
+FR_TEST(measure_plan, ram_sample_shrinks_files_not_epochs)
 {
 	/* 600 samples/s, 30 s window, 3 epochs: 600 x 30 / 3.3 = 5454 */
 	cr_assert_eq(ms_ram_sample_files(100000, 600, 30, 3, 1024), 5454);

@@ -1,0 +1,130 @@
+/*
+ * test_measure_gpus.c - the GPUs a measurement is judged against
+ * (ms_gpus_resolve, shared by run and sweep): --gpu-rate names a GPU the
+ * table lacks only with a name of [A-Za-z0-9._-], the same way for both
+ * commands, and a refused name is printed escaped with exit 2.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "measure.h"
+#include "workloads.h"
+
+/* DIR/NAME as a NUL-terminated malloc'd string. */
+static char *slurp(const char *dir, const char *name)
+{
+	char path[4096];
+	FILE *f;
+	char *buf;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "rb");
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	cr_assert_geq(n, 0);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	cr_assert_not_null(buf);
+	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+FR_TEST(measure_gpus, gpu_rate_names_outside_the_safe_set_are_usage_errors)
+{
+	static const char *const bad[] = {
+		"2x\xff\xfe", "x", "2xA100x", "2xa100X", "4xMY GPU",
+		"4x<b>", "4xcaf\xc3\xa9", "4xAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+	};
+	const struct wl_workload *w;
+	struct ms_gpus g;
+	char gwhy[768];
+
+	cr_assert_eq(wl_find("imagenet", &w), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_assert_eq(ms_gpus_resolve(w, bad[i], WL_DEMAND_TRAIN,
+					     300, &g, gwhy, sizeof(gwhy)), -EINVAL,
+			     "run accepted '%s'", bad[i]);
+		cr_assert_eq(ms_gpus_resolve(w, bad[i],
+					     WL_DEMAND_TRAIN, 300, &g, gwhy, sizeof(gwhy)),
+			     -EINVAL, "sweep accepted '%s'", bad[i]);
+	}
+}
+
+FR_TEST(measure_gpus, gpu_rate_fallback_is_the_same_for_run_and_sweep)
+{
+	const struct wl_workload *w;
+	struct ms_gpus a, b;
+	char gwhy[768];
+
+	cr_assert_eq(wl_find("imagenet", &w), 0);
+	cr_assert_eq(ms_gpus_resolve(w, "4xMY-GPU_2.0", WL_DEMAND_TRAIN,
+				     300, &a, gwhy, sizeof(gwhy)), 0);
+	cr_assert_eq(ms_gpus_resolve(w, "4xMY-GPU_2.0",
+				     WL_DEMAND_TRAIN, 300, &b, gwhy, sizeof(gwhy)), 0);
+	cr_assert_eq(a.count, 4);
+	cr_assert_str_eq(a.type, "MY-GPU_2.0");
+	cr_assert(a.type_given, "the type was named");
+	cr_assert_null(a.row);
+	cr_assert_float_eq(a.demand, 300, 1e-9);
+	cr_assert_str_eq(a.demand_kind, "gpu-rate");
+	cr_assert_not(a.default_type);
+	cr_assert_eq(b.count, a.count);
+	cr_assert_str_eq(b.type, a.type);
+	cr_assert_eq(b.type_given, a.type_given);
+
+	/* a bare count: the count as given (0 included), "GPU" */
+	cr_assert_eq(ms_gpus_resolve(w, "0", WL_DEMAND_TRAIN, 300, &a, gwhy, sizeof(gwhy)),
+		     0);
+	cr_assert_eq(a.count, 0);
+	cr_assert_eq(ms_gpus_resolve(w, "3", WL_DEMAND_TRAIN, 300, &a, gwhy, sizeof(gwhy)),
+		     0);
+	cr_assert_eq(a.count, 3);
+	cr_assert_str_eq(a.type, "GPU");
+	cr_assert_not(a.type_given);
+	/* a table GPU with a rate keeps its name, takes the rate */
+	cr_assert_eq(ms_gpus_resolve(w, "2xh100", WL_DEMAND_TRAIN, 300, &a, gwhy, sizeof(gwhy)), 0);
+	cr_assert_str_eq(a.type, "H100");
+	cr_assert_float_eq(a.demand, 300, 1e-9);
+	/* without a rate: the table */
+	cr_assert_eq(ms_gpus_resolve(w, NULL, WL_DEMAND_TRAIN, 0, &a, gwhy, sizeof(gwhy)),
+		     0);
+	cr_assert_eq(a.count, 1);
+	cr_assert(a.default_type);
+	cr_assert_str_eq(a.type, "A100");
+	cr_assert_float_eq(a.demand, 2470, 1e-9);
+	cr_assert_eq(ms_gpus_resolve(w, "4xMYGPU", WL_DEMAND_TRAIN, 0, &a, gwhy, sizeof(gwhy)), -EINVAL);
+}
+
+FR_TEST(measure_gpus, bad_gpu_names_exit_2_with_the_name_escaped)
+{
+	char *dir = fr_test_tmpdir();
+	static const char *const specs[] = { "2x\xff\xfe", "x", "2xA100x" };
+	static const char *const cmds[] = { "run", "sweep" };
+
+	for (size_t c = 0; c < 2; c++)
+		for (size_t k = 0; k < 3; k++) {
+			char *argv[] = { (char *)fr_test_bin(), (char *)cmds[c],
+					 "--gpus", (char *)specs[k],
+					 "--gpu-rate", "300", "/nonexistent",
+					 NULL };
+			char *err;
+
+			cr_assert_eq(fr_test_run(dir, argv, 30), 2, "%s %s",
+				     cmds[c], specs[k]);
+			err = slurp(dir, "stderr");
+			cr_assert_null(strchr(err, '\xff'), "raw byte: %s",
+				       err);
+			if (k == 0)
+				cr_assert_not_null(strstr(err, "2x\\xff\\xfe"),
+						   "%s", err);
+			free(err);
+		}
+	fr_test_rmtree(dir);
+}
