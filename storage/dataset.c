@@ -347,7 +347,8 @@ static int walk_dir(struct walk *w, const char *path, size_t plen)
 		}
 		off += d->d_reclen;
 	}
-	qsort_r(w->order, n, sizeof(*w->order), name_cmp, w->dbuf);
+	if (n)  /* an empty folder has no order array to sort */
+		qsort_r(w->order, n, sizeof(*w->order), name_cmp, w->dbuf);
 
 	if (plen) {
 		memcpy(child, path, plen);

@@ -545,10 +545,11 @@ FR_TEST(run_cli_slow, json_write_failure_wins_over_max_errors)
 	char *err;
 
 	/* two corrupt files: --max-errors 1 stops the run (exit 4), and
-	 * the JSON cannot be written (exit 5) */
+	 * the JSON cannot be written (exit 5): /dev/full passes the check
+	 * made before measuring, and every write to it fails (ENOSPC) */
 	put_fixture(data, "corrupt_header.jpg", "bad1.JPEG");
 	put_fixture(data, "corrupt_header.jpg", "bad2.JPEG");
-	snprintf(js, sizeof(js), "%s/no-such-folder/r.json", dir);
+	snprintf(js, sizeof(js), "/dev/full");
 	cr_assert_eq(run_bin(dir, argv), 5);
 	err = slurp(dir, "stderr");
 	cr_assert_not_null(strstr(err, "cannot write the JSON"), "%s", err);
