@@ -107,9 +107,9 @@ static int io_parse_opt(int c, const char *arg, char **argv,
 		return 0;
 	case 'c':
 		if (!strcmp(arg, "cold"))
-			o->cfg.cache = MS_IO_CACHE_COLD;
+			o->cfg.cache = STG_CACHE_COLD;
 		else if (!strcmp(arg, "warm"))
-			o->cfg.cache = MS_IO_CACHE_WARM;
+			o->cfg.cache = STG_CACHE_WARM;
 		else
 			return cli_usage_error("io", "--cache wants cold "
 				"or warm, not '%s'", arg);
@@ -166,6 +166,7 @@ static int io_parse(int argc, char **argv, struct io_opts *o)
 	int c, ret;
 
 	memset(o, 0, sizeof(*o));
+	o->cfg.cache = MS_IO_CACHE_ASIS;
 	o->cfg.threads = 1;
 	o->cfg.rc.depth = STG_DEFAULT_DEPTH;
 	o->cfg.rc.block_size = STG_DEFAULT_BLOCK_SIZE;

@@ -420,13 +420,13 @@ void ms_sweep_free(struct ms_sweep *sw);
 
 /* ==== `feedrate io`: the storage-only read loop (measure_io.c) ==== */
 
-/* The page cache before an io run. */
-enum ms_io_cache {
-	MS_IO_CACHE_ASIS = 0,   /* left as it is found */
-	MS_IO_CACHE_COLD,       /* every file evicted first (and again after
-	                           each read when passes repeat) */
-	MS_IO_CACHE_WARM,       /* every file read once first */
-};
+/*
+ * The page cache before an io run: the one cache-state enum's cold
+ * (every file evicted first, and again after each read when passes
+ * repeat) or warm (every file read once first), or, with this value, left
+ * as it is found.
+ */
+#define MS_IO_CACHE_ASIS STG_CACHE_STATES
 
 struct ms_io_result;
 
@@ -455,7 +455,8 @@ struct ms_io_config {
 	                                   counted too large, not read */
 	unsigned threads;               /* reader threads, each with its own
 	                                   stg_reader (> 0) */
-	enum ms_io_cache cache;
+	enum stg_cache_state cache;     /* STG_CACHE_COLD, STG_CACHE_WARM or
+	                                   MS_IO_CACHE_ASIS */
 	double duration_s;              /* 0: every file once; else passes
 	                                   until this many seconds are up */
 	volatile sig_atomic_t *stop;    /* non-zero: claim no more files and

@@ -96,7 +96,7 @@ static void io_handle(struct io_thread *t, const struct stg_completion *c,
 		      int n)
 {
 	const struct io_run *run = t->run;
-	const bool evict = run->cfg->cache == MS_IO_CACHE_COLD &&
+	const bool evict = run->cfg->cache == STG_CACHE_COLD &&
 			   run->cfg->duration_s > 0;
 
 	for (int i = 0; i < n; i++) {
@@ -285,15 +285,15 @@ static void io_prepare_cache(const struct io_run *run,
 	if (!run->count || cfg->rc.backend == STG_BACKEND_NULL ||
 	    cfg->cache == MS_IO_CACHE_ASIS)
 		return;
-	if (cfg->cache == MS_IO_CACHE_COLD)
+	if (cfg->cache == STG_CACHE_COLD)
 		err = stg_cache_dataset_evict(cfg->ds, &out->evict_errors);
 	else
 		err = stg_cache_dataset_warm(cfg->ds, &out->evict_errors);
 	if (err < 0)
 		snprintf(out->cache_note, sizeof(out->cache_note),
 			 "the page cache could not be made %s for any file",
-			 cfg->cache == MS_IO_CACHE_COLD ? "cold" : "warm");
-	else if (cfg->cache == MS_IO_CACHE_WARM && io_warm_refetched(run))
+			 cfg->cache == STG_CACHE_COLD ? "cold" : "warm");
+	else if (cfg->cache == STG_CACHE_WARM && io_warm_refetched(run))
 		snprintf(out->cache_note, sizeof(out->cache_note),
 			 "--cache warm: a warmed file is not resident after "
 			 "a re-open; this filesystem drops a file's page "
@@ -325,7 +325,7 @@ static void io_resolve(struct io_run *run, struct stg_probe_result *probe)
 		run->rc.max_sample_bytes = 4096;
 	if (run->rc.backend == STG_BACKEND_AUTO && run->count) {
 		const struct stg_probe_opts po = {
-			.evict = cfg->cache == MS_IO_CACHE_COLD,
+			.evict = cfg->cache == STG_CACHE_COLD,
 			.stop = (volatile int *)cfg->stop,
 		};
 

@@ -26,10 +26,10 @@ static void io_fmt_ns(char *buf, size_t len, uint64_t ns)
 		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
 }
 
-static const char *io_cache_name(enum ms_io_cache c)
+static const char *io_cache_name(enum stg_cache_state c)
 {
-	return c == MS_IO_CACHE_COLD ? "cold" :
-	       c == MS_IO_CACHE_WARM ? "warm" : "as found";
+	return c == STG_CACHE_COLD ? "cold" :
+	       c == STG_CACHE_WARM ? "warm" : "as found";
 }
 
 /* PATH (raw bytes, may be NULL) made printable; caller frees. */

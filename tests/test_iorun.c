@@ -71,6 +71,7 @@ static void config(struct ms_io_config *cfg, const struct stg_dataset *ds,
 		   enum stg_backend_id b, unsigned threads)
 {
 	memset(cfg, 0, sizeof(*cfg));
+	cfg->cache = MS_IO_CACHE_ASIS;
 	cfg->ds = ds;
 	cfg->rc.backend = b;
 	cfg->rc.depth = 4;
@@ -80,7 +81,7 @@ static void config(struct ms_io_config *cfg, const struct stg_dataset *ds,
 }
 
 static void read_once_on(enum stg_backend_id b, unsigned threads,
-			 enum ms_io_cache cache)
+			 enum stg_cache_state cache)
 {
 	char *dir = fr_test_tmpdir();
 	struct stg_dataset *ds;
@@ -128,7 +129,7 @@ FR_TEST(measure_io, every_file_is_read_once_on_psync)
 
 FR_TEST(measure_io, every_file_is_read_once_on_psync_by_three_threads)
 {
-	read_once_on(STG_BACKEND_PSYNC, 3, MS_IO_CACHE_COLD);
+	read_once_on(STG_BACKEND_PSYNC, 3, STG_CACHE_COLD);
 }
 
 FR_TEST(measure_io, every_file_is_read_once_on_null)
@@ -138,7 +139,7 @@ FR_TEST(measure_io, every_file_is_read_once_on_null)
 
 FR_TEST(measure_io, every_file_is_read_once_on_uring_warm)
 {
-	read_once_on(STG_BACKEND_URING, 2, MS_IO_CACHE_WARM);
+	read_once_on(STG_BACKEND_URING, 2, STG_CACHE_WARM);
 }
 
 /* A file gone after listing is an error of its kind with its name; the
@@ -260,7 +261,7 @@ static void io_fixture(struct ms_io_config *cfg, struct ms_io_result *res)
 	cfg->rc.max_sample_bytes = 1 << 20;
 	cfg->rc.direct = true;
 	cfg->threads = 2;
-	cfg->cache = MS_IO_CACHE_COLD;
+	cfg->cache = STG_CACHE_COLD;
 	memset(res, 0, sizeof(*res));
 	res->backend = STG_BACKEND_PSYNC;
 	snprintf(res->reason, sizeof(res->reason), "chosen with --backend");
