@@ -310,12 +310,19 @@ static int ram_fill(const struct ms_point *p, const struct stg_dataset *ds,
 			own = out->cgroup_limit_bytes - cache;
 		else
 			break;
-		/* a margin against the run's own memory growing a little,
-		 * never more than an eighth of the page cache modelled: all
-		 * of it goes to the page cache when the run stays put */
+		/*
+		 * A margin against the run's own memory growing a little
+		 * (short of it, the kernel kills the run): 5 % and 8 MiB,
+		 * but no more than an eighth of the page cache modelled
+		 * (all of it goes to the page cache when the run stays
+		 * put, and more would carry it past LDR_RAM_SLACK), and
+		 * never under 8 MiB.
+		 */
 		margin = own / 20 + (8u << 20);
 		if (margin > out->page_cache_bytes / 8)
 			margin = out->page_cache_bytes / 8;
+		if (margin < (8u << 20))
+			margin = 8u << 20;
 		out->own_bytes = own + margin;
 		out->cgroup_limit_bytes = out->page_cache_bytes +
 					  out->own_bytes;
