@@ -429,6 +429,13 @@ int ldr_memcg_usage(const struct ldr_memcg *cg, uint64_t *usage,
 		    uint64_t *cache);
 
 /*
+ * The most bytes ever charged to CG since it was made, page cache
+ * included (memory.max_usage_in_bytes / memory.peak, which kernels before
+ * 5.19 lack under v2) into *PEAK. Returns 0 or -errno.
+ */
+int ldr_memcg_peak(const struct ldr_memcg *cg, uint64_t *peak);
+
+/*
  * Remove CG's folder and free CG (NULL ok). Processes still inside are
  * moved to this process's own group first; the removal is retried for up
  * to a second while exiting tasks leave. The last group of the process

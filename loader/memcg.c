@@ -526,6 +526,20 @@ int ldr_memcg_usage(const struct ldr_memcg *cg, uint64_t *usage,
 	return 0;
 }
 
+int ldr_memcg_peak(const struct ldr_memcg *cg, uint64_t *peak)
+{
+	char file[PATH_MAX + 32], buf[64];
+	int err;
+
+	snprintf(file, sizeof(file), "%s/%s", cg->path, cg->version == 1 ?
+		 "memory.max_usage_in_bytes" : "memory.peak");
+	err = read_file(file, buf, sizeof(buf));
+	if (err < 0)
+		return err;
+	*peak = strtoull(buf, NULL, 10);
+	return 0;
+}
+
 /* Move every process left in CG to where this process lives: its parent
  * group, or under cgroup v2 the leaf this process moved to (a group that
  * gives controllers to its children may hold no process). */

@@ -62,8 +62,9 @@ struct ms_gpus {
  * MS_GPU_NAME_MAX characters of [A-Za-z0-9._-], is not a bare "x" and is
  * not a table name with a stray 'x' appended ("2xA100x"). A spec with a
  * byte outside printable ASCII is refused either way (reports need valid
- * UTF-8). Returns 0, -EINVAL with the user's message in WHY (the spec
- * escaped with rpt_path_text's rules), or -ENOMEM.
+ * UTF-8). Returns 0, -EINVAL with the user's message in WHY (which holds
+ * the spec's bytes as given: the caller escapes WHY where it prints it),
+ * or -ENOMEM.
  */
 int ms_gpus_resolve(const struct wl_workload *w, const char *spec,
 		    enum wl_demand_kind kind, double rate,
@@ -200,6 +201,9 @@ struct ms_point_out {
 	bool measured;                  /* RES holds a measurement */
 	int err;                        /* 0, or the run's / the child's */
 	char err_text[512];             /* words for err, "" none */
+	char note[256];                 /* a remark on a measured point
+	                                   (e.g. its sample could not be
+	                                   made), "" none */
 	struct ldr_child_report rep;    /* the pinned child's report */
 	struct ldr_cpu_choice cpus;     /* the vCPUs it ran on */
 	struct ms_cache_prep prep;
@@ -236,9 +240,11 @@ struct ms_point_out {
  * (a ram point without a duration: two epochs); then whether the cgroup
  * really limited the cache, and the hit ratio (measured from the engine's
  * residency probes, or estimated by LRU where no cgroup limited it).
+ * The stop flag is checked after preparing the cache and before each
+ * child; a child already running stops and still reports.
  * Returns 0 when something was measured or the point failed on its own
  * (OUT->measured, OUT->err_text), or -EINTR when the stop flag was raised
- * before anything was measured.
+ * before the measured run gave numbers.
  */
 int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 		 struct ms_point_out *out);
@@ -396,7 +402,8 @@ int ms_sweep_plan(struct ms_sweep *sw, const struct ms_sweep_config *cfg);
 /*
  * Run every planned point, re-planning the budget before each (points
  * the rule drops are marked so, with why). Returns 0 (points that failed
- * are marked so), -EINTR when the stop flag ended it early, or -ENOMEM.
+ * are marked so), -EINTR when the stop flag ended it early (the points
+ * not run are then marked dropped, "interrupted"), or -ENOMEM.
  */
 int ms_sweep_run_points(struct ms_sweep *sw);
 
@@ -410,7 +417,8 @@ struct ms_check {
 /*
  * Run one check with GPUS emulated GPUs at VCPUS vCPUs in cache state C,
  * when a reserved check run and its time are left (else OUT->why says
- * why not). Returns 0 or -ENOMEM.
+ * why not); a check that runs uses up one reserved run. A warm check does
+ * not re-read a dataset that is still resident. Returns 0 or -ENOMEM.
  */
 int ms_sweep_check(struct ms_sweep *sw, unsigned vcpus,
 		   enum stg_cache_state c, unsigned gpus, struct ms_check *out);

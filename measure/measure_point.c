@@ -134,27 +134,6 @@ uint64_t ms_own_memory(unsigned workers, unsigned gpus, unsigned batch,
 	return seen > formula ? seen : formula;
 }
 
-/* Peak memory charged to CG since it was made, 0 when unknown. */
-static uint64_t memcg_peak(const struct ldr_memcg *cg)
-{
-	char path[4200], buf[64];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", ldr_memcg_path(cg),
-		 ldr_memcg_version(cg) == 1 ? "memory.max_usage_in_bytes" :
-		 "memory.peak");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	return strtoull(buf, NULL, 10);
-}
-
 /* A memory cgroup of LIMIT bytes into *CG (NULL on failure), HOW says. */
 static int ram_cgroup(uint64_t limit, struct ldr_memcg **cg, char *how,
 		      size_t how_len)
@@ -265,7 +244,7 @@ static int ram_fill(const struct ms_point *p, const struct stg_dataset *ds,
 
 		if (maxsz > p->max_sample_bytes)
 			maxsz = p->max_sample_bytes;
-		out->own_bytes = ms_own_memory(out->cpus.count, p->gpus,
+		out->own_bytes = ms_own_memory(p->workers, p->gpus,
 			p->batch, p->transform.out_bytes, p->readers,
 			p->depth ? p->depth : LDR_DEFAULT_DEPTH, maxsz, peak);
 	}
@@ -274,7 +253,9 @@ static int ram_fill(const struct ms_point *p, const struct stg_dataset *ds,
 	f.epochs = 1;
 	f.samples = 0;
 	f.warmup_s = -1;
-	f.duration_s = window > 0 ? window / 4 + 5 : 0;
+	/* budgeted: a quarter of what is left, 10 s when nothing is */
+	f.duration_s = p->window_s > 0 ? (window > 0 ? window / 4 + 5 : 10) :
+		       0;
 	f.gpus = 0;
 	for (int attempt = 0; attempt < 2; attempt++) {
 		uint64_t cache = 0, own, margin;
@@ -287,6 +268,8 @@ static int ram_fill(const struct ms_point *p, const struct stg_dataset *ds,
 		if (err)
 			out->cgroup_limit_bytes = 0;
 		f.seed = p->seed + 7919 + (uint64_t)attempt;
+		if (p->stop && *p->stop)
+			return -EINTR;
 		memset(res, 0, sizeof(*res));
 		err = point_child(&f, ds, *cg, res, out);
 		if (err || (p->stop && *p->stop))
@@ -303,7 +286,8 @@ static int ram_fill(const struct ms_point *p, const struct stg_dataset *ds,
 		if (fabs((double)cache - (double)out->page_cache_bytes) <=
 		    MS_RAM_RECAL * (double)out->page_cache_bytes)
 			break;
-		own = memcg_peak(*cg);
+		if (ldr_memcg_peak(*cg, &own))
+			own = 0;
 		if (own > cache)
 			own -= cache;
 		else if (out->cgroup_limit_bytes > cache)
@@ -355,9 +339,9 @@ static const struct stg_dataset *ram_dataset(const struct ms_point *p,
 		err = stg_dataset_sample(p->ds, k, sub);
 		if (!err)
 			return *sub;
-		snprintf(out->err_text, sizeof(out->err_text), "a sample of "
-			 "the dataset could not be made (%s): all of it was "
-			 "read", strerror(-err));
+		snprintf(out->note, sizeof(out->note), "a sample of the "
+			 "dataset could not be made (%s): all of it was read",
+			 strerror(-err));
 	}
 	return p->ds;
 }
@@ -375,6 +359,7 @@ int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 
 	memset(out, 0, sizeof(*out));
 	out->hit_ratio = -1;
+	out->prep.fraction = -1;
 	err = ldr_cpus_choose(p->vcpus ? p->vcpus : stg_cpus_usable(), NULL,
 			      &out->cpus);
 	if (err) {
@@ -384,6 +369,10 @@ int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 	}
 	q.workers = p->workers ? p->workers : out->cpus.count;
 	ms_cache_prepare(p->ds, p->cache, p->already_warm_ok, &out->prep);
+	/* the child starts with a stop flag of its own: a signal that came
+	 * while the cache was prepared is honoured here */
+	if (p->stop && *p->stop)
+		return -EINTR;
 	if (p->cache == STG_CACHE_RAM) {
 		const uint64_t total = stg_dataset_total_bytes(p->ds);
 
@@ -412,6 +401,10 @@ int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 	}
 	out->sample_files = stg_dataset_count(ds);
 	out->sample_bytes = stg_dataset_total_bytes(ds);
+	if (p->stop && *p->stop) {
+		err = -EINTR;
+		goto out;
+	}
 	if (p->window_s > 0) {
 		window = p->window_s - (stg_now() - start) -
 			 LDR_DEFAULT_WARMUP_S - MS_OVERHEAD_S;

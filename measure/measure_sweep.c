@@ -255,6 +255,18 @@ static struct ms_point sweep_point(const struct ms_sweep *sw, unsigned vcpus,
 	return p;
 }
 
+/* The points from FROM on that never ran, marked so. Returns -EINTR. */
+static int sweep_interrupted(struct ms_sweep *sw, size_t from)
+{
+	for (size_t i = from; i < sw->npts; i++)
+		if (sw->pts[i].status == MS_SWEEP_PLANNED) {
+			sw->pts[i].status = MS_SWEEP_DROPPED;
+			snprintf(sw->pts[i].why, sizeof(sw->pts[i].why),
+				 "interrupted");
+		}
+	return -EINTR;
+}
+
 int ms_sweep_run_points(struct ms_sweep *sw)
 {
 	const volatile int *stop = sw->cfg.base.stop;
@@ -268,7 +280,7 @@ int ms_sweep_run_points(struct ms_sweep *sw)
 		int err;
 
 		if (stop && *stop)
-			return -EINTR;
+			return sweep_interrupted(sw, i);
 		share = sweep_replan(sw, i);
 		if (sp->status == MS_SWEEP_DROPPED)
 			continue;
@@ -295,8 +307,12 @@ int ms_sweep_run_points(struct ms_sweep *sw)
 			sweep_note(sw, "%u/%s: %s", sp->vcpus,
 				   stg_cache_state_name(sp->cache),
 				   sp->out.prep.note);
+		if (sp->out.note[0])
+			sweep_note(sw, "%u/%s: %s", sp->vcpus,
+				   stg_cache_state_name(sp->cache),
+				   sp->out.note);
 		if (err == -EINTR)
-			return err;
+			return sweep_interrupted(sw, i + 1);
 	}
 	return 0;
 }
@@ -333,6 +349,8 @@ int ms_sweep_check(struct ms_sweep *sw, unsigned vcpus,
 	if (c == STG_CACHE_RAM)
 		window = fmin(left, 2 * MS_CONFIRM_S);
 	p = sweep_point(sw, vcpus, c, gpus, window);
+	/* the warm points left the dataset resident: re-read only if not */
+	p.already_warm_ok = true;
 	sweep_progress(sw, "check: %u GPU%s, %u vCPU%s, %s", gpus,
 		       gpus == 1 ? "" : "s", vcpus, vcpus == 1 ? "" : "s",
 		       stg_cache_state_name(c));

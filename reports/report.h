@@ -233,12 +233,11 @@ size_t rpt_shapes_fill(struct rpt_shape *out, size_t max);
 
 /*
  * R's points from the sweep SW: PTS and HOW hold SW->npts entries (owned
- * by the caller, they must outlive R); points never run are marked
- * dropped ("interrupted") in SW too; R->backend is the last one run.
+ * by the caller, they must outlive R); R->backend is the last one run.
  */
 struct ms_sweep;
 void rpt_sweep_fill_points(struct rpt_sweep *r, struct rpt_point *pts,
-			   char (*how)[RPT_HOW_LEN], struct ms_sweep *sw,
+			   char (*how)[RPT_HOW_LEN], const struct ms_sweep *sw,
 			   double demand_total, size_t files_total);
 
 /* A ram point's protocol and figures in words, into HOW. */

@@ -179,7 +179,6 @@ void rpt_sweep_fill_setup(struct rpt_sweep *r, const struct ms_machine *m,
 	r->fs_device = m->fs_device;
 	r->fs_network = m->fs.network;
 	r->pipeline = pipeline;
-	r->backend = "";
 	r->vcpus_total = m->vcpus_usable;
 	r->gpu_count = gs->count;
 	r->gpu_type = gs->type;
@@ -217,16 +216,13 @@ size_t rpt_shapes_fill(struct rpt_shape *out, size_t max)
 }
 
 void rpt_sweep_fill_points(struct rpt_sweep *r, struct rpt_point *pts,
-			   char (*how)[RPT_HOW_LEN], struct ms_sweep *sw,
+			   char (*how)[RPT_HOW_LEN], const struct ms_sweep *sw,
 			   double demand_total, size_t files_total)
 {
+	r->backend = "";
 	for (size_t i = 0; i < sw->npts; i++) {
-		struct ms_sweep_point *sp = &sw->pts[i];
+		const struct ms_sweep_point *sp = &sw->pts[i];
 
-		if (sp->status == MS_SWEEP_PLANNED) {
-			sp->status = MS_SWEEP_DROPPED;
-			snprintf(sp->why, sizeof(sp->why), "interrupted");
-		}
 		rpt_point_fill(&pts[i], sp, demand_total, files_total, how[i],
 			       RPT_HOW_LEN);
 		if (pts[i].backend && pts[i].backend[0])
