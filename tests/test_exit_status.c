@@ -684,3 +684,27 @@ FR_TEST(exit_status, compare_on_a_missing_file_is_exit_5)
 	free(file);
 	fr_test_rmtree(dir);
 }
+
+FR_TEST(exit_status, two_reports_to_one_file_spelled_twice_are_exit_2)
+{
+	char *dir = fault_tmpdir(), *a = join(dir, "r.json"), *err;
+	char *data = join(dir, "data");
+	char b[4200];
+	const char *args[] = { "sweep", "--json", a, "--csv", b, data, NULL };
+	struct fault_run r;
+
+	cr_assert_eq(mkdir(data, 0755), 0);
+	/* the same file through "." and ".." */
+	snprintf(b, sizeof(b), "%s/./../%s/r.json", dir, strrchr(dir, '/') + 1);
+	fault_exec2(dir, args, NULL, NULL, &r);
+	err = slurp(r.err, NULL);
+	cr_expect_eq(r.status, 2, "sweep: exit %d, expected 2; stderr: %s",
+		     r.status, err);
+	cr_expect_not_null(strstr(err, "two reports name one file"), "%s",
+			   err);
+	cr_expect_eq(access(a, F_OK), -1, "a report was written");
+	free(err);
+	free(a);
+	free(data);
+	fr_test_rmtree(dir);
+}

@@ -193,6 +193,11 @@ FR_TEST(sweep_cli_slow, small_dataset_short_budget_all_reports)
 	cr_assert_not_null(root, "%s", je.text);
 	cr_assert_eq(json_integer_value(json_object_get(root,
 		"schema_version")), RPT_SWEEP_SCHEMA_VERSION);
+	/* the backend the points really ran with is named */
+	cr_assert(json_string_value(json_object_get(json_object_get(root,
+		  "storage"), "backend")) && *json_string_value(
+		  json_object_get(json_object_get(root, "storage"), "backend")),
+		  "no backend in the sweep report");
 	pts = json_object_get(root, "points");
 	npts = json_array_size(pts);
 	json_array_foreach(pts, i, p) {
