@@ -3,7 +3,7 @@
  * wiring: lists the dataset, hands it to ms_io_run (measure/measure_io.c:
  * the reader threads, the page cache, the auto probe) and prints
  * rpt_iorun's report (reports/report_iorun.c). SIGINT/SIGTERM only set
- * `io_stop`, which the reader threads poll: they claim no more files and
+ * `cli_stop`, which the reader threads poll: they claim no more files and
  * drain what is in flight, and the report covers what was read.
  */
 #include <errno.h>
@@ -26,13 +26,6 @@ struct io_opts {
 	const char *json;
 	const char *dataset;
 };
-
-static volatile sig_atomic_t io_stop;
-
-static void io_on_signal(int sig)
-{
-	io_stop = sig;
-}
 
 static void io_usage(FILE *f)
 {
@@ -185,31 +178,16 @@ static int io_parse(int argc, char **argv, struct io_opts *o)
 	return 0;
 }
 
-/* List O's dataset into *DS. Returns 0 or FR_EXIT_ENV after saying why. */
-static int io_list(const struct io_opts *o, struct stg_dataset **ds)
+/* List O's dataset into *MD (the one listing run and sweep use). Returns
+ * 0 or an exit code after saying why (an empty dataset is 5). */
+static int io_list(const struct io_opts *o, struct ms_dataset *md)
 {
-	const char *what = o->list ? o->list : o->dataset;
-	char *t;
-	int err;
+	const struct ms_dataset_opts d = { .dataset = o->dataset,
+					   .list = o->list };
+	char why[1024];
+	int err = ms_dataset_open(&d, md, why, sizeof(why));
 
-	if (o->list)
-		err = stg_dataset_load_list(o->list, o->dataset, NULL, ds);
-	else
-		err = stg_dataset_scan(o->dataset, NULL, ds);
-	if (!err && !stg_dataset_count(*ds)) {
-		/* nothing to read is the same failure for run, sweep and io */
-		t = rpt_path_text(what, strlen(what));
-		fprintf(stderr, "feedrate io: no files in %s\n", t ? t : "?");
-		free(t);
-		return FR_EXIT_ENV;
-	}
-	if (!err)
-		return 0;
-	t = rpt_path_text(what, strlen(what));
-	fprintf(stderr, "feedrate io: cannot list %s: %s\n", t ? t : "?",
-		strerror(-err));
-	free(t);
-	return FR_EXIT_ENV;
+	return err ? cli_fail("io", err, 0, why) : 0;
 }
 
 /* ms_io_run's progress: a page-cache problem is said before the run. */
@@ -249,49 +227,31 @@ static int io_report(const struct io_opts *o, const struct ms_io_result *res)
 int cmd_io(int argc, char **argv)
 {
 	struct io_opts o;
-	struct stg_dataset *ds = NULL;
+	struct ms_dataset md = { 0 };
 	struct ms_io_result *res = NULL;
-	struct sigaction sa, old_int, old_term;
-	int ret, err;
+	struct sigaction old[2];
+	int ret = io_parse(argc, argv, &o);
 
-	ret = io_parse(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? FR_EXIT_OK : ret;
 	ret = cli_check_reports("io", &o.json, 1, o.dataset, o.list);
 	if (!ret)
-		ret = io_list(&o, &ds);
-	if (ret) {
-		stg_dataset_destroy(ds);
-		return ret;
-	}
-	res = malloc(sizeof(*res));
-	if (!res) {
-		fprintf(stderr, "feedrate io: out of memory\n");
-		stg_dataset_destroy(ds);
-		return FR_EXIT_ENV;
-	}
-	o.cfg.ds = ds;
-	o.cfg.stop = &io_stop;
+		ret = io_list(&o, &md);
+	if (!ret && !(res = malloc(sizeof(*res))))
+		ret = cli_fail("io", -ENOMEM, 0, "out of memory");
+	if (ret)
+		goto out;
+	o.cfg.ds = md.ds;
+	o.cfg.stop = &cli_stop;
 	o.cfg.progress = io_on_progress;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = io_on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	err = ms_io_run(&o.cfg, res);
-	if (err) {
-		fprintf(stderr, "feedrate io: %s\n", res->err_text);
-		ret = FR_EXIT_ENV;
-	} else {
-		ret = io_report(&o, res);
-		if (io_stop == SIGINT)
-			ret = FR_EXIT_SIGINT;
-		else if (io_stop == SIGTERM)
-			ret = FR_EXIT_SIGTERM;
-	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	cli_signals_catch(old);
+	if (ms_io_run(&o.cfg, res))
+		ret = cli_fail("io", -EIO, 0, res->err_text);
+	else if ((ret = io_report(&o, res)) >= 0 && cli_stop)
+		ret = cli_exit_for_signal(cli_stop);    /* after the report */
+	cli_signals_restore(old);
+out:
 	free(res);
-	stg_dataset_destroy(ds);
+	ms_dataset_close(&md, true);
 	return ret;
 }
