@@ -4,7 +4,6 @@
  * measure/'s -errno, and the stop flag their signal handler sets.
  */
 #include <errno.h>
-#include <limits.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
@@ -517,34 +516,6 @@ int cli_point_base(const char *cmd, const struct cli_common_opts *o,
 	return 0;
 }
 
-/* PATH with its folder resolved (links, "..") into BUF, else as given. */
-static void resolved(const char *path, char *buf, size_t len)
-{
-	const char *slash = strrchr(path, '/');
-	char dir[PATH_MAX], real[PATH_MAX];
-
-	snprintf(buf, len, "%s", path);
-	if (!strcmp(path, "-"))
-		return;
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path + 1),
-			 path);
-	if (realpath(dir, real))
-		snprintf(buf, len, "%s/%s", real, slash ? slash + 1 : path);
-}
-
-/* Do A and B name the same report file ("a.json", "./a.json")? */
-static bool same_target(const char *a, const char *b)
-{
-	char ra[PATH_MAX + 256], rb[PATH_MAX + 256];
-
-	resolved(a, ra, sizeof(ra));
-	resolved(b, rb, sizeof(rb));
-	return !strcmp(ra, rb);
-}
-
 int cli_check_reports(const char *cmd, const char *const *paths, size_t n,
 		      const char *dataset, const char *list)
 {
@@ -561,7 +532,7 @@ int cli_check_reports(const char *cmd, const char *const *paths, size_t n,
 			return FR_EXIT_USAGE;
 		}
 		for (size_t j = 0; j < k; j++)
-			if (paths[j] && same_target(paths[j], paths[k]))
+			if (paths[j] && rpt_out_path_same(paths[j], paths[k]))
 				return cli_usage_error(cmd, strcmp(paths[k],
 					"-") ? "two reports name one file" :
 					"only one report can go to stdout "

@@ -278,6 +278,13 @@ void rpt_ram_how(const struct ms_point_out *po, uint64_t epochs,
 int rpt_out_path_check(const char *path, const char *const *read_roots,
 		       size_t n_roots, char *why, size_t why_len);
 
+/*
+ * Do report paths A and B name one file, however spelled ("r.json",
+ * "./r.json", "d/../r.json", a symlinked folder)? Each path's folder is
+ * resolved; "-" equals only "-". Pure: looks, changes nothing.
+ */
+bool rpt_out_path_same(const char *a, const char *b);
+
 /* ==== end report paths ==== */
 
 /* ==== the reports of `feedrate io` (report_iorun.c) and `feedrate info`

@@ -3,6 +3,7 @@
  * check that a report path destroys nothing.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -470,4 +471,31 @@ out:
 	free(real);
 	free(name);
 	return ret;
+}
+
+/* PATH with its folder resolved (links, "..") into BUF, else as given. */
+static void resolved(const char *path, char *buf, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX], real[PATH_MAX];
+
+	snprintf(buf, len, "%s", path);
+	if (!strcmp(path, "-"))
+		return;
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path + 1),
+			 path);
+	if (realpath(dir, real))
+		snprintf(buf, len, "%s/%s", real, slash ? slash + 1 : path);
+}
+
+bool rpt_out_path_same(const char *a, const char *b)
+{
+	char ra[PATH_MAX + 256], rb[PATH_MAX + 256];
+
+	resolved(a, ra, sizeof(ra));
+	resolved(b, rb, sizeof(rb));
+	return !strcmp(ra, rb);
 }

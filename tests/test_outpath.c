@@ -349,3 +349,19 @@ FR_TEST(report_outpath, a_link_to_a_loop_device_is_refused,
 	free(lnk);
 	json_decref(root);
 }
+
+FR_TEST(report_outpath, two_spellings_of_one_report_file_are_the_same)
+{
+	char *dir = fr_test_tmpdir(), a[4200], b[4200], c[4200], sub[4200];
+
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	snprintf(a, sizeof(a), "%s/r.json", dir);
+	snprintf(b, sizeof(b), "%s/./sub/../r.json", dir);
+	snprintf(c, sizeof(c), "%s/sub/r.json", dir);
+	cr_expect(rpt_out_path_same(a, b), "%s and %s", a, b);
+	cr_expect_not(rpt_out_path_same(a, c), "%s and %s", a, c);
+	cr_expect(rpt_out_path_same("-", "-"));
+	cr_expect_not(rpt_out_path_same("-", a));
+	fr_test_rmtree(dir);
+}
