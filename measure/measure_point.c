@@ -208,6 +208,8 @@ static int point_child(const struct ms_point *p, const struct stg_dataset *ds,
 	q.ds = ds;
 	point_config(&q, &cfg);
 	memset(&out->rep, 0, sizeof(out->rep));
+	out->err = 0;
+	out->err_text[0] = '\0';
 	err = ldr_run_pinned(&cfg, &out->cpus.set, cg, res, &out->rep);
 	out->err = err;
 	if (!err)
@@ -272,8 +274,10 @@ static int ram_fill(const struct ms_point *p, const struct stg_dataset *ds,
 			return -EINTR;
 		memset(res, 0, sizeof(*res));
 		err = point_child(&f, ds, *cg, res, out);
-		if (err || (p->stop && *p->stop))
-			return err ? err : -EINTR;
+		if (p->stop && *p->stop)
+			return -EINTR;
+		if (err)
+			return err;
 		/*
 		 * The own-memory figure is an estimate. The cgroup's peak
 		 * less the page cache it held after the fill is what the
@@ -346,6 +350,69 @@ static const struct stg_dataset *ram_dataset(const struct ms_point *p,
 	return p->ds;
 }
 
+/*
+ * A ram point before its measured run: the dataset it reads (*DS: P's, or
+ * a sample in *SUB), the page cache modelled, the cgroup (*CG) and its
+ * fill epochs. Returns 0, 1 when the fill failed (said in OUT->err_text),
+ * or -EINTR.
+ */
+static int ram_prepare(const struct ms_point *p, double start,
+		       const struct stg_dataset **ds, struct stg_dataset **sub,
+		       struct ldr_memcg **cg, struct ldr_result *res,
+		       struct ms_point_out *out)
+{
+	const uint64_t total = stg_dataset_total_bytes(p->ds);
+	double window = 0;
+	char text[sizeof(out->err_text)];
+	int err;
+
+	if (p->window_s > 0)
+		window = p->window_s - (stg_now() - start) - 2 * MS_OVERHEAD_S;
+	*ds = ram_dataset(p, window, sub, out);
+	out->page_cache_bytes = p->ram_bytes;
+	if (total && *ds != p->ds)
+		out->page_cache_bytes = (uint64_t)((double)p->ram_bytes *
+			(double)stg_dataset_total_bytes(*ds) / total);
+	if (out->page_cache_bytes < (1u << 20))
+		out->page_cache_bytes = 1u << 20;
+	err = ram_fill(p, *ds, window, cg, res, out);
+	if (err == -EINTR)
+		return err;
+	if (err) {
+		memcpy(text, out->err_text, sizeof(text));
+		snprintf(out->err_text, sizeof(out->err_text), "the fill epoch "
+			 "failed: %.450s", text[0] ? text : strerror(-err));
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * How long Q's measured run lasts: budgeted (Q->window_s > 0), what is
+ * left of its share after START less a warm-up (a ram raw-feed point:
+ * two epochs, capped by it); else the engine's own limits, and a ram
+ * point given none runs two epochs (the steady state needs them).
+ */
+static void point_length(struct ms_point *q, double start)
+{
+	if (q->window_s > 0) {
+		const double window = q->window_s - (stg_now() - start) -
+				      LDR_DEFAULT_WARMUP_S - MS_OVERHEAD_S;
+
+		q->warmup_s = 0;
+		q->duration_s = fmax(window, MS_MIN_WINDOW_S);
+		q->epochs = 0;
+		q->samples = 0;
+		if (q->cache == STG_CACHE_RAM && !q->gpus) {
+			q->epochs = MS_RAM_EPOCHS;
+			q->duration_s += LDR_DEFAULT_WARMUP_S;
+		}
+	} else if (q->cache == STG_CACHE_RAM && !q->epochs && !q->samples &&
+		   q->duration_s <= 0) {
+		q->epochs = MS_RAM_EPOCHS;
+	}
+}
+
 int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 		 struct ms_point_out *out)
 {
@@ -354,7 +421,6 @@ int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 	struct stg_dataset *sub = NULL;
 	struct ldr_memcg *cg = NULL;
 	struct ms_point q = *p;
-	double window = 0;
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -374,28 +440,9 @@ int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 	if (p->stop && *p->stop)
 		return -EINTR;
 	if (p->cache == STG_CACHE_RAM) {
-		const uint64_t total = stg_dataset_total_bytes(p->ds);
-
-		if (p->window_s > 0)
-			window = p->window_s - (stg_now() - start) -
-				 2 * MS_OVERHEAD_S;
-		ds = ram_dataset(p, window, &sub, out);
-		out->page_cache_bytes = p->ram_bytes;
-		if (total && ds != p->ds)
-			out->page_cache_bytes = (uint64_t)((double)p->ram_bytes *
-				(double)stg_dataset_total_bytes(ds) / total);
-		if (out->page_cache_bytes < (1u << 20))
-			out->page_cache_bytes = 1u << 20;
-		err = ram_fill(&q, ds, window, &cg, res, out);
-		if (err == -EINTR)
-			goto out;
+		err = ram_prepare(&q, start, &ds, &sub, &cg, res, out);
 		if (err) {
-			char text[sizeof(out->err_text)];
-
-			memcpy(text, out->err_text, sizeof(text));
-			snprintf(out->err_text, sizeof(out->err_text), "the "
-				 "fill epoch failed: %.450s", text);
-			err = 0;
+			err = err < 0 ? err : 0;        /* 1: said, failed */
 			goto out;
 		}
 	}
@@ -405,23 +452,7 @@ int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 		err = -EINTR;
 		goto out;
 	}
-	if (p->window_s > 0) {
-		window = p->window_s - (stg_now() - start) -
-			 LDR_DEFAULT_WARMUP_S - MS_OVERHEAD_S;
-		q.warmup_s = 0;
-		q.duration_s = fmax(window, MS_MIN_WINDOW_S);
-		q.epochs = 0;
-		q.samples = 0;
-		if (p->cache == STG_CACHE_RAM && !p->gpus) {
-			/* two measured epochs, capped by the share */
-			q.epochs = MS_RAM_EPOCHS;
-			q.duration_s += LDR_DEFAULT_WARMUP_S;
-		}
-	} else if (p->cache == STG_CACHE_RAM && !p->epochs && !p->samples &&
-		   p->duration_s <= 0) {
-		/* the steady state needs at least two shuffled epochs */
-		q.epochs = MS_RAM_EPOCHS;
-	}
+	point_length(&q, start);
 	memset(res, 0, sizeof(*res));
 	err = point_child(&q, ds, cg, res, out);
 	if (err) {
