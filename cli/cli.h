@@ -56,7 +56,7 @@ int cli_parse_ulong(const char *s, unsigned long lo, unsigned long hi,
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* ---- what run and sweep parse the same way (cli/common.c) ---- */
+/* ---- what run and sweep parse the same way (cli/common_opts.c) ---- */
 
 struct cli_common_opts {
 	const char *workload;
@@ -156,6 +156,8 @@ int cli_parse_dataset(const char *cmd, int argc, char **argv,
 /* The help of the options run and sweep share (workload and GPUs,
  * engine, dataset), on F. */
 void cli_common_usage(FILE *f);
+
+/* ---- messages, signals, datasets, report files (cli/common.c) ---- */
 
 /* Write PATH's bytes to F as rpt_path_text() makes them printable. */
 void cli_print_path(FILE *f, const char *path);

@@ -477,18 +477,15 @@ out:
 static void resolved(const char *path, char *buf, size_t len)
 {
 	const char *slash = strrchr(path, '/');
-	char dir[PATH_MAX], real[PATH_MAX];
+	char *parent = strcmp(path, "-") ? parent_of(path) : NULL;
+	char *dir = parent ? realpath(parent, NULL) : NULL;
 
-	snprintf(buf, len, "%s", path);
-	if (!strcmp(path, "-"))
-		return;
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
+	if (dir)
+		snprintf(buf, len, "%s/%s", dir, slash ? slash + 1 : path);
 	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path + 1),
-			 path);
-	if (realpath(dir, real))
-		snprintf(buf, len, "%s/%s", real, slash ? slash + 1 : path);
+		snprintf(buf, len, "%s", path);
+	free(dir);
+	free(parent);
 }
 
 bool rpt_out_path_same(const char *a, const char *b)

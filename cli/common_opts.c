@@ -1,0 +1,308 @@
+/*
+ * common_opts.c - the options run and sweep parse the same way (workload
+ * and GPUs, the engine's knobs, the dataset), their help, and the small
+ * list and count parsers they share.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+
+int cli_parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	return errno || *end ? -EINVAL : 0;
+}
+
+int cli_parse_warmup(const char *s, double *out)
+{
+	static const char *const units[] = { "", "s", "ms", "m", "min", "h" };
+	const char *p = s;
+	bool digit = false;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	if (!cli_parse_duration(s, out))
+		return 0;
+	/* a zero: digits '0' and at most one '.', then a unit */
+	for (bool dot = false; *p == '0' || (*p == '.' && !dot); p++) {
+		if (*p == '.')
+			dot = true;
+		else
+			digit = true;
+	}
+	if (!digit)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcasecmp(p, units[i])) {
+			*out = -1;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static int cmp_unsigned(const void *a, const void *b)
+{
+	const unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int cli_parse_count_list(const char *s, unsigned long lo, unsigned long hi,
+			 unsigned *out, unsigned max, unsigned *n)
+{
+	char buf[512], *save = NULL, *tok;
+	unsigned k = 0;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		unsigned long v;
+
+		if (k >= max || cli_parse_ulong(tok, lo, hi, &v))
+			return -EINVAL;
+		out[k++] = (unsigned)v;
+	}
+	if (!k)
+		return -EINVAL;
+	qsort(out, k, sizeof(out[0]), cmp_unsigned);
+	*n = 0;
+	for (unsigned i = 0; i < k; i++)
+		if (!*n || out[*n - 1] != out[i])
+			out[(*n)++] = out[i];
+	return 0;
+}
+
+int cli_parse_cache_list(const char *s, bool out[STG_CACHE_STATES])
+{
+	char buf[128], *save = NULL, *tok;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	memset(out, 0, STG_CACHE_STATES * sizeof(out[0]));
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		enum stg_cache_state c;
+
+		if (stg_cache_state_parse(tok, &c))
+			return -EINVAL;
+		out[c] = true;
+	}
+	return out[STG_CACHE_COLD] || out[STG_CACHE_RAM] ||
+	       out[STG_CACHE_WARM] ? 0 : -EINVAL;
+}
+
+void cli_common_defaults(struct cli_common_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->workload = "imagenet";
+	o->demand = WL_DEMAND_TRAIN;
+	o->sync = LDR_GPU_SYNC_ALL;
+	o->readers = 1;
+	o->depth = LDR_DEFAULT_DEPTH;
+	o->seed = 1;
+	o->backend_text = "auto";
+	o->max_sample_bytes = 64ull << 20;
+	o->gen_size = MS_DEFAULT_GEN;
+}
+
+/* The GPU options: 1 taken, 0 not one of them, or FR_EXIT_USAGE. */
+static int parse_gpu_opt(const char *cmd, int c, const char *arg,
+			 struct cli_common_opts *o)
+{
+	unsigned long ul;
+	char *end;
+
+	switch (c) {
+	case 'w':
+		o->workload = arg;
+		return 1;
+	case 'g':
+		o->gpus = arg;
+		return 1;
+	case CLI_OPT_GPU_RATE:
+		errno = 0;
+		o->gpu_rate = strtod(arg, &end);
+		if (errno || end == arg || *end ||
+		    !(o->gpu_rate > 0) || !isfinite(o->gpu_rate))
+			return cli_usage_error(cmd, "--gpu-rate wants "
+				"samples/s > 0, not '%s'", arg);
+		return 1;
+	case CLI_OPT_DEMAND:
+		if (!strcasecmp(arg, "tuned") || !strcasecmp(arg, "train"))
+			o->demand = WL_DEMAND_TRAIN;
+		else if (!strcasecmp(arg, "mlperf"))
+			o->demand = WL_DEMAND_MLPERF;
+		else
+			return cli_usage_error(cmd, "--demand wants tuned or "
+				"mlperf, not '%s'", arg);
+		return 1;
+	case CLI_OPT_SYNC:
+		if (!strcmp(arg, "all"))
+			o->sync = LDR_GPU_SYNC_ALL;
+		else if (!strcmp(arg, "none"))
+			o->sync = LDR_GPU_SYNC_NONE;
+		else
+			return cli_usage_error(cmd, "--gpu-sync wants all or "
+				"none, not '%s'", arg);
+		return 1;
+	case 'b':
+		if (cli_parse_ulong(arg, 1, 65536, &ul))
+			return cli_usage_error(cmd, "--batch wants 1..65536, "
+				"not '%s'", arg);
+		o->batch = (unsigned)ul;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The reading options: 1 taken, 0 not one of them, or FR_EXIT_USAGE. */
+static int parse_read_opt(const char *cmd, int c, const char *arg,
+			  struct cli_common_opts *o)
+{
+	unsigned long ul;
+	uint64_t u;
+
+	switch (c) {
+	case CLI_OPT_READERS:
+		if (cli_parse_ulong(arg, 1, 256, &ul))
+			return cli_usage_error(cmd, "--readers wants 1..256, "
+				"not '%s'", arg);
+		o->readers = (unsigned)ul;
+		return 1;
+	case CLI_OPT_BACKEND:
+		if (stg_backend_parse(arg, &o->backend))
+			return cli_usage_error(cmd, "unknown backend '%s' "
+				"(auto, uring, psync)", arg);
+		if (o->backend == STG_BACKEND_NULL)
+			return cli_usage_error(cmd, "the null backend has no "
+				"image bytes to decode; it is for 'feedrate "
+				"io' and engine tests");
+		o->backend_text = arg;
+		return 1;
+	case CLI_OPT_DEPTH:
+		if (cli_parse_ulong(arg, 1, 4096, &ul))
+			return cli_usage_error(cmd, "--depth wants 1..4096, "
+				"not '%s'", arg);
+		o->depth = (unsigned)ul;
+		return 1;
+	case CLI_OPT_MAXBYTES:
+		if (cli_parse_size(arg, &u) || u < 4096 || u > (16ull << 30))
+			return cli_usage_error(cmd, "bad --max-sample-bytes "
+				"'%s' (4K..16G)", arg);
+		o->max_sample_bytes = u;
+		return 1;
+	case CLI_OPT_GENSIZE:
+		if (cli_parse_size(arg, &o->gen_size) ||
+		    o->gen_size < (1u << 20))
+			return cli_usage_error(cmd, "--gen-size wants a size "
+				"of at least 1M, not '%s'", arg);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int cli_common_parse(const char *cmd, int c, const char *arg,
+		     struct cli_common_opts *o)
+{
+	int ret = parse_gpu_opt(cmd, c, arg, o);
+
+	if (!ret)
+		ret = parse_read_opt(cmd, c, arg, o);
+	if (ret)
+		return ret;
+	switch (c) {
+	case CLI_OPT_SEED:
+		if (cli_parse_u64(arg, &o->seed))
+			return cli_usage_error(cmd, "bad --seed '%s'", arg);
+		return 1;
+	case CLI_OPT_MAXERR:
+		if (cli_parse_u64(arg, &o->max_errors) || !o->max_errors)
+			return cli_usage_error(cmd, "--max-errors wants a "
+				"count >= 1, not '%s'", arg);
+		return 1;
+	case CLI_OPT_LIST:
+		o->list = arg;
+		return 1;
+	case CLI_OPT_JSON:
+		o->json = arg;
+		return 1;
+	case CLI_OPT_KEEP:
+		o->keep = true;
+		return 1;
+	case CLI_OPT_TMPDIR:
+		o->tmpdir = arg;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int cli_parse_bad(const char *cmd, int c, char **argv)
+{
+	if (c == ':')
+		return cli_usage_error(cmd, "option '%s' needs a value",
+				       argv[optind - 1]);
+	return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+}
+
+int cli_parse_dataset(const char *cmd, int argc, char **argv,
+		      struct cli_common_opts *o)
+{
+	if (optind + 1 < argc)
+		return cli_usage_error(cmd, "one DATASET only");
+	o->dataset = optind < argc ? argv[optind] : NULL;
+	if (o->list && !o->dataset)
+		return cli_usage_error(cmd, "--list needs the DATASET folder "
+				       "its relative paths start from");
+	return 0;
+}
+
+void cli_common_usage(FILE *f)
+{
+	fprintf(f,
+"Workload and GPUs:\n"
+"  -w, --workload NAME    workload (default imagenet)\n"
+"  -g, --gpus SPEC        emulated GPUs: 8xA100, 2xH100, A100 (default 1 GPU\n"
+"                         of the workload's default type: 1xA100); run also\n"
+"                         takes 0, the raw feed rate with no consumer\n"
+"      --gpu-rate R       samples/s one GPU eats, instead of the table\n"
+"      --demand K         tuned (default: tuned training throughput) or\n"
+"                         mlperf (MLPerf Storage's emulated accelerators)\n"
+"      --gpu-sync all|none  GPUs step together (default) or independently\n"
+"  -b, --batch N          samples per batch (default %u)\n"
+"\n"
+"Engine:\n"
+"      --readers N        reader threads (default 1)\n"
+"      --backend B        auto (default), uring or psync\n"
+"      --depth N          reads in flight per reader (default %u)\n"
+"      --max-errors N     stop when N samples have failed (exit 4)\n"
+"      --seed N           shuffle and augmentation seed (default 1)\n"
+"\n"
+"Dataset:\n"
+"      --list FILE        read the files named in FILE (\"PATH\" or\n"
+"                         \"SIZE<TAB>PATH\" per line), relative to DATASET\n"
+"      --max-sample-bytes SIZE  larger files fail as over the cap (default\n"
+"                         64M)\n"
+"      --gen-size SIZE    size of the generated dataset (default %lluM)\n"
+"      --tmpdir DIR       where to generate it (default /var/tmp, else\n"
+"                         $TMPDIR, /tmp or the current folder; never tmpfs)\n"
+"      --keep-dataset     keep the generated dataset and print its path\n"
+"\n", LDR_DEFAULT_BATCH, LDR_DEFAULT_DEPTH,
+		(unsigned long long)(MS_DEFAULT_GEN >> 20));
+}
