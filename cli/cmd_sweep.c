@@ -266,7 +266,7 @@ static void sweep_fill_report(struct sweep_state *s)
 	r->budget_rule = s->rule;
 	r->notes = s->notes;
 	r->shapes = s->shapes;
-	r->nshapes = rpt_shapes_fill(s->shapes, RPT_SHAPES_MAX);
+	r->nshapes = rpt_shapes_fill(s->shapes, RPT_SHAPES_MAX, s->w, &s->gs);
 	r->lru_ram_bytes = ram ? s->o.ram : 0;
 	r->lru_ram_steady = ram ? ms_lru_steady(s->md.ds, s->o.c.seed,
 						s->o.ram) : -1;

@@ -211,7 +211,7 @@ int ms_gpus_resolve(const struct wl_workload *w, const char *spec,
 	out->demand = out->row->samples_per_s;
 	out->demand_kind = wl_demand_kind_name(out->row->kind);
 	out->demand_source = out->row->source;
-	out->demand_est = out->row->est;
+	out->demand_est = out->row->basis == WL_BASIS_ESTIMATE;
 	out->default_type = !out->type_given;
 	return 0;
 }

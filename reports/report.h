@@ -223,10 +223,16 @@ void rpt_gen_print(FILE *f, const char *dir, const struct wl_gen_stats *st,
  */
 json_t *rpt_json_ram(uint64_t page_cache_bytes, uint64_t cgroup_limit_bytes);
 
-/* The instance catalogue (workloads/) as report shapes: at most MAX into
- * OUT (the strings are the catalogue's). Returns how many. */
+/*
+ * The instance catalogue (workloads/) as report shapes: at most MAX into
+ * OUT (the strings are the catalogue's). Each shape's demand is that of
+ * its own GPU model's row in W, of the kind of GS's row (the family's row
+ * when its model has none; none with --gpu-rate). Returns how many.
+ */
 struct rpt_shape;
-size_t rpt_shapes_fill(struct rpt_shape *out, size_t max);
+struct wl_workload;
+size_t rpt_shapes_fill(struct rpt_shape *out, size_t max,
+		       const struct wl_workload *w, const struct ms_gpus *gs);
 
 /* Bytes of one point's cache description. */
 #define RPT_HOW_LEN 1024

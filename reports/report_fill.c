@@ -201,16 +201,35 @@ void rpt_sweep_fill_setup(struct rpt_sweep *r, const struct ms_machine *m,
 	r->gpus_present = m->gpus.count;
 }
 
-size_t rpt_shapes_fill(struct rpt_shape *out, size_t max)
+size_t rpt_shapes_fill(struct rpt_shape *out, size_t max,
+		       const struct wl_workload *w, const struct ms_gpus *gs)
 {
 	const size_t n = wl_instance_count() < max ? wl_instance_count() : max;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct wl_instance *in = wl_instance_at(i);
+		const struct wl_demand *row = NULL;
+		bool multi = false;
 
-		out[i] = (struct rpt_shape){ in->name, in->cloud, in->gpus,
-			in->gpu, in->gpu_detail, in->vcpus, in->ram_gib,
-			in->ram_recalled };
+		/* its own GPU model's row, of the asked kind; with --gpu-rate
+		 * (no row) the asked rate judges every shape of its family */
+		if (gs && gs->row) {
+			row = wl_demand_find(w, in->gpu_row, gs->row->kind);
+			if (!row)
+				row = wl_demand_find(w, in->gpu, gs->row->kind);
+		}
+		out[i] = (struct rpt_shape){
+			.name = in->name, .cloud = in->cloud, .gpus = in->gpus,
+			.gpu = in->gpu, .gpu_detail = in->gpu_detail,
+			.vcpus = in->vcpus, .vcpu_kind = in->vcpu_kind,
+			.vcpu_kind_source = in->vcpu_kind_source,
+			.ram_gib = in->ram_gib, .recalled = in->ram_recalled,
+			.demand_row = row ? row->gpu : NULL,
+			.demand_total = wl_demand_total(row, in->gpus, &multi),
+			.demand_basis = row ? wl_demand_basis_name(row->basis) :
+					NULL,
+			.demand_multi_measured = multi,
+		};
 	}
 	return n;
 }

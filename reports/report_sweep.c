@@ -339,7 +339,7 @@ static void print_catalog(FILE *f, const struct rpt_sweep *s)
 	}
 	fprintf(f, "  (* a figure recalled, not re-read from the provider; "
 		"'holds data': dataset <= %.0f %% of RAM)\n",
-		RPT_SHAPE_RAM_SHARE * 100);
+		RPT_RAM_SHARE * 100);
 }
 
 static void print_points(FILE *f, const struct rpt_sweep *s)

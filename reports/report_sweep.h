@@ -65,7 +65,7 @@ struct rpt_sweep {
 	size_t npoints;
 	/* check runs at each state's top point (rpt_verdict_top):
 	 * [cache][0] = G, [1] = G+1 */
-	struct rpt_confirm confirm[STG_CACHE_STATES][2];
+	struct rpt_confirm confirm[STG_CACHE_STATES][RPT_CHECKS_MAX];
 	/* LRU estimates of the steady hit ratio (< 0 unknown) */
 	uint64_t lru_ram_bytes;         /* the --ram page cache */
 	double lru_ram_steady;

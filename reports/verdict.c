@@ -289,7 +289,7 @@ static void catalog_check(const struct rpt_verdict_in *in,
 		f->vcpus_needed = vpg > 0 ? vpg * sh->gpus : -1;
 		f->vcpus_spare = vpg > 0 ? sh->vcpus - f->vcpus_needed : 0;
 		f->ram_holds_dataset = (double)in->dataset_bytes <=
-			RPT_SHAPE_RAM_SHARE * sh->ram_gib * 1073741824.0;
+			RPT_RAM_SHARE * sh->ram_gib * 1073741824.0;
 	}
 }
 

@@ -133,6 +133,10 @@ struct rpt_point {
 	                                   unknown */
 	double hit_ratio;               /* < 0 unknown */
 	bool hit_ratio_estimated;
+	bool odirect_refused;           /* cold: O_DIRECT was refused here, so
+	                                   reads went through the page cache
+	                                   (its hit ratio says whether the
+	                                   point stayed cold) */
 	double fraction_resident;       /* verified before; < 0 unknown */
 	const char *bottleneck;         /* "cpu", "storage", "unknown" */
 	const char *bottleneck_why;
@@ -142,6 +146,10 @@ struct rpt_point {
 	uint64_t sample_files, sample_bytes;  /* the part of the dataset
 	                                         read (ram: may be a sample) */
 	double read_bytes_per_s, files_per_s;
+	unsigned reads_in_flight_max;   /* the reader's depth (reads it
+	                                   keeps in flight); 0 unknown */
+	double read_latency_s;          /* mean latency of one read; < 0
+	                                   unknown */
 	double cpu_outside_mask_s;      /* < 0 unknown */
 	struct rpt_stages stages;
 	const char *backend;
@@ -165,9 +173,13 @@ double rpt_point_cpu_s_per_sample(const struct rpt_point *p);
  */
 bool rpt_point_too_short(const struct rpt_point *p);
 
+/* A cold point whose measured hit ratio is above this was not cold. */
+#define RPT_COLD_HIT_MAX 0.05
+
 /*
- * May the verdict use P: measured, not too short, and (ram) its page
- * cache was limited?
+ * May the verdict use P: measured, not too short, (ram) its page cache
+ * was limited, and (cold) its measured hit ratio is at most
+ * RPT_COLD_HIT_MAX?
  */
 bool rpt_point_usable(const struct rpt_point *p);
 
@@ -183,6 +195,10 @@ int rpt_verdict_top(const struct rpt_point *pts, size_t n,
 
 /* ==== check runs with emulated GPUs ==== */
 
+/* Most check runs of one cache state: G, G + 1, then the counts below
+ * G (when G was not fed) or above G + 1 (when G + 1 was fed). */
+#define RPT_CHECKS_MAX 6
+
 /* A run with some emulated GPUs that checks the computed gpus_fed. */
 struct rpt_confirm {
 	bool run;                       /* it ran and measured something */
@@ -195,8 +211,10 @@ struct rpt_confirm {
 enum {
 	RPT_CONF_NONE = 0,      /* no usable check run */
 	RPT_CONF_CONFIRMED,     /* G fed, G+1 not */
-	RPT_CONF_LOWERED,       /* G not fed: G-1 */
-	RPT_CONF_RAISED,        /* G+1 fed too: G+1 */
+	RPT_CONF_LOWERED,       /* G not fed: the largest lower count
+	                           fed (tested unless lowered_untested) */
+	RPT_CONF_RAISED,        /* G+1 fed too: the largest count above
+	                           fed in an unbroken run of counts */
 };
 
 /* What the check runs of one cache state made of the computed count. */
@@ -205,6 +223,9 @@ struct rpt_check {
 	int confirmation;               /* RPT_CONF_* */
 	int used_g, used_g1;            /* index of the run with G / G+1
 	                                   GPUs that was used; -1 none */
+	bool lowered_untested;          /* lowered to a count no run
+	                                   tested (gpus_fed is then one
+	                                   below the lowest count that failed) */
 	unsigned ignored;               /* runs that ran but were not used:
 	                                   another GPU count than G and G+1,
 	                                   another vCPU count than the top
@@ -235,9 +256,30 @@ void rpt_verdict_confirm(unsigned computed, const struct rpt_confirm *runs,
  * each other (more CPU than the vCPUs had) and nothing is projected. */
 #define RPT_CPU_PER_VCPU_MAX 1.05
 
-/* A catalogued shape "holds the dataset" when it is at most this share
- * of the shape's RAM. */
-#define RPT_SHAPE_RAM_SHARE 0.80
+/* The one RAM rule, for this VM and for catalogued shapes alike: the
+ * dataset plus the training job's reserve must fit in this share of the
+ * RAM (this VM: of its RAM or memory cgroup limit, whichever is lower). */
+#define RPT_RAM_SHARE 0.80
+
+/*
+ * The SMT yield (rate of one core's two hyperthreads / one thread alone)
+ * assumed where it cannot be measured here: a stated range, never a
+ * single figure. See verdict.c for its basis.
+ */
+#define RPT_SMT_YIELD_LO 1.0
+#define RPT_SMT_YIELD_HI 1.3
+
+/* A guest that reports no SMT but whose 2-vCPU point scales at or below
+ * this (feed(2) / (2 x feed(1))) shares cores with a sibling it cannot
+ * see: measured scaling outranks the reported topology. */
+#define RPT_HIDDEN_SMT_SCALING 0.70
+
+/* Default vCPUs reserved for each GPU's training process. */
+#define RPT_RESERVE_VCPUS_PER_GPU 1.0
+
+/* Host memory each GPU's training process is allowed besides its pinned
+ * batches (the default of --reserve-ram-per-gpu adds the two). */
+#define RPT_RESERVE_PROCESS_BYTES (2ull << 30)
 
 /* One catalogued cloud shape (the command fills these from workloads/). */
 struct rpt_shape {
@@ -247,8 +289,19 @@ struct rpt_shape {
 	const char *gpu;                /* family: "A100" */
 	const char *gpu_detail;         /* "A100 40GB" */
 	unsigned vcpus;
+	enum stg_vcpu_kind vcpu_kind;   /* what one of its vCPUs is */
+	const char *vcpu_kind_source;
 	double ram_gib;
 	bool recalled;                  /* some figure marked "mem" */
+	const char *demand_row;         /* its own GPU model's demand row
+	                                   ("A100-40GB"); NULL none */
+	double demand_total;            /* samples/s its GPUs eat together
+	                                   (that row, its GPU count); <= 0
+	                                   unknown: the asked row's per-GPU
+	                                   demand x gpus is used */
+	const char *demand_basis;       /* "measured", "derived", "estimate" */
+	bool demand_multi_measured;     /* demand_total is the source's own
+	                                   multi-GPU figure */
 };
 
 /* The verdict for one cache state. */
@@ -277,22 +330,59 @@ struct rpt_cache_verdict {
 	                                   CPU-s per vCPU-s, <= 1 when sane */
 	bool inconsistent;              /* cpu_per_vcpu > RPT_CPU_PER_VCPU_MAX:
 	                                   no projection */
-	double vcpus_per_gpu;           /* T x demand / per_vcpu_rate; < 0
-	                                   unknown */
-	unsigned vcpus_needed;          /* for the asked GPU count */
+	bool storage_bound;             /* limited by storage: more vCPUs do
+	                                   not help, vcpus_per_gpu is -1 */
+	double vcpus_per_gpu;           /* T x demand / per_vcpu_rate, in this
+	                                   VM's vCPUs; < 0 unknown or
+	                                   storage-bound */
+	/* the same in each kind of vCPU, as ranges where the SMT yield is
+	 * assumed (lo == hi where it is not); < 0 unknown */
+	double thread_per_gpu_lo, thread_per_gpu_hi;
+	double core_per_gpu_lo, core_per_gpu_hi;
+	unsigned vcpus_needed;          /* for the asked GPU count, this VM's
+	                                   vCPUs, reserve not included */
+	unsigned vcpus_reserved;        /* the training job's: reserve x
+	                                   asked GPUs */
 	bool projected;                 /* vcpus_needed > machine vCPUs, the
 	                                   state is CPU-bound and its figures
 	                                   are consistent */
-	double projected_samples_per_s; /* at vcpus_needed, same CPU model */
+	double projected_samples_per_s; /* at vcpus_needed, same CPU model,
+	                                   linear at the top point's per-vCPU
+	                                   rate (the optimistic end) */
+	double projected_lo;            /* the pessimistic end: the vCPUs
+	                                   past the top point scale as the
+	                                   measured 1-to-top scaling (= the
+	                                   linear figure when unknown) */
+	bool top_dropped;               /* the point at all of this VM's
+	                                   vCPUs was planned but could not be
+	                                   measured within the budget: no
+	                                   verdict from fewer vCPUs */
+};
+
+enum rpt_fit {
+	RPT_FIT_UNKNOWN = 0,            /* no vCPUs-per-GPU figure */
+	RPT_FIT_YES,                    /* spare_lo >= 0 */
+	RPT_FIT_MAYBE,                  /* spare_hi >= 0 > spare_lo: depends on
+	                                   the assumed SMT yield */
+	RPT_FIT_NO,                     /* spare_hi < 0 */
 };
 
 /* One catalogued shape judged against the measured pipeline. */
 struct rpt_shape_fit {
 	const struct rpt_shape *shape;
-	double vcpus_needed;            /* shape->gpus x vcpus_per_gpu */
-	double vcpus_spare;             /* shape->vcpus - needed (< 0: lacks) */
-	bool ram_holds_dataset;         /* dataset <= RPT_SHAPE_RAM_SHARE of
-	                                   its RAM */
+	double demand_total;            /* what its GPUs eat together */
+	double vcpus_needed;            /* its vCPUs the pipeline needs: the
+	                                   high end of the range */
+	double vcpus_needed_lo;         /* the low end (== vcpus_needed when
+	                                   no assumption is involved) */
+	double vcpus_reserved;          /* reserve x its GPUs */
+	double vcpus_spare;             /* vcpus - needed - reserved: the
+	                                   worst case (< 0: lacks) */
+	double vcpus_spare_hi;          /* the best case */
+	enum rpt_fit fits;
+	uint64_t ram_reserved;          /* reserve RAM x its GPUs */
+	bool ram_holds_dataset;         /* dataset + ram_reserved <=
+	                                   RPT_RAM_SHARE of its RAM */
 };
 
 #define RPT_SHAPES_MAX 32
@@ -308,9 +398,22 @@ struct rpt_sweep_verdict {
 	bool storage_is_ceiling;        /* cold was storage-bound: this IS
 	                                   the ceiling; else a lower bound */
 	double storage_gpus;            /* files/s / (T x demand) */
-	/* RAM */
-	bool ram_holds_dataset;         /* dataset <= available RAM (and the
-	                                   cgroup limit) */
+	/* RAM: the one rule (RPT_RAM_SHARE) */
+	uint64_t ram_limit;             /* this VM's RAM, or its cgroup limit
+	                                   when lower */
+	uint64_t ram_reserved;          /* reserve RAM x asked GPUs */
+	bool ram_holds_dataset;         /* dataset + ram_reserved <=
+	                                   RPT_RAM_SHARE x ram_limit */
+	/* vCPU units */
+	enum stg_vcpu_kind vcpu_kind;   /* what one vCPU is here, as used */
+	const char *vcpu_kind_basis;    /* "topology" or "measured scaling" */
+	double smt_yield;               /* measured here (two sibling threads
+	                                   / one); < 0 not measured */
+	double smt_yield_lo, smt_yield_hi;  /* the yield the conversions use:
+	                                       measured (lo == hi) or the
+	                                       assumed RPT_SMT_YIELD_* */
+	double reserve_vcpus_per_gpu;
+	uint64_t reserve_ram_per_gpu;
 	/* the catalog check, with the vCPUs per GPU of `catalog_cache` */
 	int catalog_cache;              /* -1: no vCPUs-per-GPU figure */
 	size_t nfits;
@@ -324,17 +427,23 @@ struct rpt_verdict_in {
 	size_t npoints;
 	/* check runs at each state's top point: [cache][0] = G, [1] = G+1
 	 * as the sweep ran them (rpt_verdict_confirm accepts any order) */
-	const struct rpt_confirm (*confirm)[2];  /* [STG_CACHE_STATES];
-	                                            NULL: none */
+	const struct rpt_confirm (*confirm)[RPT_CHECKS_MAX];
+	                                /* [STG_CACHE_STATES]; NULL: none */
 	unsigned vcpus_total;           /* the machine's usable vCPUs */
+	enum stg_vcpu_kind vcpu_kind;   /* what the topology says one is */
 	const char *gpu_type;           /* "A100" (the catalog takes the
 	                                   part before '-') */
 	unsigned gpu_count;             /* asked */
-	double demand_per_gpu;
+	double demand_per_gpu;          /* per GPU at the asked count: the
+	                                   source's multi-GPU total / count
+	                                   where it has one */
 	double au_threshold;            /* <= 0: the default */
 	uint64_t dataset_bytes;
+	uint64_t ram_total;             /* MemTotal */
 	uint64_t ram_available;
 	int64_t cgroup_limit;           /* -1 none */
+	double reserve_vcpus_per_gpu;   /* < 0: RPT_RESERVE_VCPUS_PER_GPU */
+	uint64_t reserve_ram_per_gpu;
 	const struct rpt_shape *shapes;
 	size_t nshapes;
 };

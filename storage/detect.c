@@ -95,6 +95,16 @@ static void smt_read(struct stg_cpu_info *out)
 	if (cores) {
 		out->cores = cores;
 		out->threads_per_core = widest;
+		out->vcpu_kind = widest > 1 ? STG_VCPU_THREAD : STG_VCPU_CORE;
+	}
+}
+
+const char *stg_vcpu_kind_name(enum stg_vcpu_kind k)
+{
+	switch (k) {
+	case STG_VCPU_THREAD: return "thread";
+	case STG_VCPU_CORE: return "core";
+	default: return "unknown";
 	}
 }
 

@@ -339,6 +339,20 @@ int stg_cache_dataset_warm(const struct stg_dataset *ds, uint64_t *errors);
 #define STG_PATH_MAX 512
 #define STG_MAX_GPUS 16
 
+/*
+ * What one vCPU is: a hyperthread (SMT siblings present) or a whole core.
+ * Clouds sell both under the name "vCPU" (AWS, GCP GPU shapes: threads;
+ * Azure ND A100 v4 / ND H100 v5: physical cores).
+ */
+enum stg_vcpu_kind {
+	STG_VCPU_UNKNOWN = 0,
+	STG_VCPU_THREAD,
+	STG_VCPU_CORE,
+};
+
+/* "unknown", "thread", "core". */
+const char *stg_vcpu_kind_name(enum stg_vcpu_kind k);
+
 /* Numbers that could not be found are -1 (or a negative double). */
 struct stg_cpu_info {
 	int affinity_cpus;          /* CPUs in this process's affinity mask */
@@ -352,6 +366,8 @@ struct stg_cpu_info {
 	char model[STG_TEXT_MAX];   /* "model name", "" when unknown */
 	int cores;                  /* distinct SMT sibling groups */
 	int threads_per_core;       /* largest sibling group (2 with SMT) */
+	enum stg_vcpu_kind vcpu_kind; /* thread when threads_per_core > 1,
+	                                 core when 1, unknown when unread */
 	int numa_nodes;
 	double steal_pct_boot;      /* steal share of CPU time since boot */
 	double steal_pct_interval;  /* over the sampling interval */

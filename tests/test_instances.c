@@ -41,6 +41,14 @@ FR_TEST(instances, lookup_and_recalled_marks)
 	cr_assert_str_eq(p4d->gpu, "A100");
 	cr_assert(!p4d->ram_recalled);
 	cr_assert_not_null(a2);
-	cr_assert(a2->ram_recalled, "680 GiB is marked mem in the reference");
+	cr_assert_not(a2->ram_recalled, "680 GiB is confirmed");
+	cr_assert_str_eq(p4d->gpu_row, "A100-40GB", "p4d carries A100 40GB");
+	cr_assert_eq(p4d->vcpu_kind, STG_VCPU_THREAD);
+	cr_assert_eq(wl_instance_find("Standard_ND96asr_v4")->vcpu_kind,
+		     STG_VCPU_CORE);
+	cr_assert_eq(wl_instance_find("Standard_ND96isr_H100_v5")->vcpu_kind,
+		     STG_VCPU_CORE);
+	cr_assert_float_eq(wl_instance_find("a3-highgpu-8g")->ram_gib, 1872,
+			   1e-9);
 	cr_assert_null(wl_instance_find("no-such-shape"));
 }

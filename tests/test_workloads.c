@@ -55,10 +55,18 @@ FR_TEST(workloads, every_demand_row_has_a_source_and_a_sane_rate)
 			cr_assert_not_null(d->source, "%s/%s", w->name, d->gpu);
 			cr_assert_gt(strlen(d->source), 10);
 			cr_assert_gt(d->samples_per_s, 0);
-			if (d->est)
+			if (d->basis == WL_BASIS_ESTIMATE)
 				cr_assert_not_null(strstr(d->source,
 							  "estimate"),
 						   "est row %s says so", d->gpu);
+			if (d->basis == WL_BASIS_DERIVED)
+				cr_assert_not_null(strstr(d->source, " x "),
+						   "derived row %s names its "
+						   "ratio", d->gpu);
+			if (d->range_lo > 0)
+				cr_assert(d->range_lo <= d->samples_per_s &&
+					  d->samples_per_s <= d->range_hi,
+					  "%s inside its range", d->gpu);
 			if (d->kind == WL_DEMAND_MLPERF) {
 				cr_assert_gt(d->batch, 0);
 				cr_assert_gt(d->compute_s, 0);
@@ -70,6 +78,34 @@ FR_TEST(workloads, every_demand_row_has_a_source_and_a_sane_rate)
 	}
 }
 
+FR_TEST(workloads, demand_rows_share_one_basis_h100_is_faster_than_a100)
+{
+	const struct wl_workload *w;
+	const struct wl_demand *a100, *h100, *a10g;
+	bool multi = true;
+
+	cr_assert_eq(wl_find("imagenet", &w), 0);
+	a100 = wl_demand_find(w, "A100", WL_DEMAND_TRAIN);
+	h100 = wl_demand_find(w, "H100", WL_DEMAND_TRAIN);
+	a10g = wl_demand_find(w, "A10G", WL_DEMAND_TRAIN);
+	cr_assert(a100 && h100 && a10g);
+	/* the same-method ratio: H100 SXM ~1.65-1.76x A100 80GB SXM */
+	cr_assert_geq(h100->samples_per_s / a100->samples_per_s, 1.6);
+	cr_assert_geq(h100->range_lo / a100->samples_per_s, 1.6);
+	cr_assert_eq(h100->basis, WL_BASIS_DERIVED);
+	cr_assert_float_eq(a10g->samples_per_s, 2470.0 * 638 / 1582, 0.5);
+	/* 8x A100: the source's measured figure, not 8 x 2,470 */
+	cr_assert_float_eq(wl_demand_total(a100, 8, &multi), 16621, 1e-9);
+	cr_assert(multi);
+	cr_assert_float_eq(wl_demand_total(a100, 4, &multi), 4 * 2470.0, 1e-9);
+	cr_assert_not(multi);
+	cr_assert_float_eq(wl_demand_total(h100, 8, &multi),
+			   8 * h100->samples_per_s, 1e-9);
+	cr_assert_not(multi);
+	cr_assert_float_eq(wl_demand_total(NULL, 8, NULL), 0, 1e-12);
+	cr_assert_float_eq(wl_demand_total(a100, 0, NULL), 0, 1e-12);
+}
+
 FR_TEST(workloads, resnet50_rows_match_the_reference_figures)
 {
 	const struct wl_workload *w;
@@ -79,14 +115,14 @@ FR_TEST(workloads, resnet50_rows_match_the_reference_figures)
 	d = wl_demand_find(w, "a100", WL_DEMAND_TRAIN);
 	cr_assert_not_null(d, "lookup is case-insensitive");
 	cr_assert_float_eq(d->samples_per_s, 2470, 0.5);
-	cr_assert_not(d->est);
+	cr_assert_eq(d->basis, WL_BASIS_MEASURED);
 	d = wl_demand_find(w, "A100", WL_DEMAND_MLPERF);
 	cr_assert_not_null(d);
 	cr_assert_eq((long)lround(d->samples_per_s), 920);
 	d = wl_demand_find(w, "H100", WL_DEMAND_MLPERF);
 	cr_assert_eq((long)lround(d->samples_per_s), 1786);
 	d = wl_demand_find(w, "H200", WL_DEMAND_TRAIN);
-	cr_assert(d && d->est);
+	cr_assert(d && d->basis == WL_BASIS_ESTIMATE);
 	d = wl_demand_find(w, "V100", WL_DEMAND_TRAIN);
 	cr_assert_float_eq(d->samples_per_s, 1200, 0.5);
 	cr_assert_null(wl_demand_find(w, "V100", WL_DEMAND_MLPERF));

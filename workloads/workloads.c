@@ -15,39 +15,78 @@
 
 #define DLE_PT_RN50 "NVIDIA DeepLearningExamples, PyTorch/Classification/" \
 	"ConvNets/resnet50v1.5/README.md (AMP, batch 256)"
+#define LAMBDA_FP16 "lambdal/deeplearning-benchmark pytorch/" \
+	"pytorch-train-throughput-fp16.csv (resnet50, 1 GPU)"
 #define MLPS_RN50 "mlcommons/storage configs/dlio/workload/" \
 	"resnet50_*.yaml (same in argonne-lcf/dlio_benchmark)"
 
-/* ResNet-50 v1.5 training on ImageNet, images/s per GPU. */
+/*
+ * ResNet-50 v1.5 training on ImageNet, images/s per GPU, on one basis
+ * (../shared/reference/gpu-demand.md): NVIDIA's tuned DeepLearningExamples
+ * figure where one exists (measured); else that A100 80GB figure, 2,470,
+ * times the GPU's ratio to A100 80GB SXM4 (1,582) in Lambda's one
+ * same-method table (derived); else an estimate.
+ */
+#define DLE_A100 2470.0
+#define LAMBDA_A100 1582.0
 static const struct wl_demand imagenet_demand[] = {
 	/* tuned training throughput */
-	{ "A100", "A100 80GB", WL_DEMAND_TRAIN, 2470, 0, 0, false,
-	  DLE_PT_RN50 "; 8xA100: 16,621" },
-	{ "A100-40GB", "A100 40GB", WL_DEMAND_TRAIN, 2375, 0, 0, false,
-	  "NVIDIA DeepLearningExamples, TensorFlow resnet50v1.5 README "
-	  "(AMP+XLA)" },
-	{ "V100", "V100 16GB", WL_DEMAND_TRAIN, 1200, 0, 0, false,
-	  DLE_PT_RN50 },
-	{ "H100", "H100 SXM", WL_DEMAND_TRAIN, 2790, 0, 0, false,
-	  "lambdal/deeplearning-benchmark, "
-	  "pytorch-train-throughput-v2-fp16.csv" },
-	{ "H200", "H200", WL_DEMAND_TRAIN, 2900, 0, 0, true,
-	  "estimate: no measurement found; same compute as H100 (2,790)" },
-	{ "A10G", "A10G", WL_DEMAND_TRAIN, 638, 0, 0, false,
-	  "lambdal/deeplearning-benchmark (\"LambdaCloud A10\", used as "
-	  "proxy for A10G)" },
-	{ "L4", "L4", WL_DEMAND_TRAIN, 500, 0, 0, true,
-	  "estimate: no training figure found" },
-	{ "T4", "T4", WL_DEMAND_TRAIN, 425, 0, 0, true,
-	  "estimate: V100 training x T4/V100 AMP inference ratio in "
-	  "NVIDIA DeepLearningExamples ResNet-50 README" },
+	{ .gpu = "A100", .gpu_detail = "A100 80GB SXM", .kind = WL_DEMAND_TRAIN,
+	  .samples_per_s = DLE_A100, .multi_gpus = 8,
+	  .multi_samples_per_s = 16621, .basis = WL_BASIS_MEASURED,
+	  .source = DLE_PT_RN50 "; 8x A100 80GB: 16,621 (2,078 per GPU)" },
+	{ .gpu = "A100-40GB", .gpu_detail = "A100 40GB",
+	  .kind = WL_DEMAND_TRAIN, .samples_per_s = 2375,
+	  .basis = WL_BASIS_MEASURED,
+	  .source = "NVIDIA DeepLearningExamples, TensorFlow/Classification/"
+	  "ConvNets/resnet50v1.5 README (AMP+XLA)" },
+	{ .gpu = "V100", .gpu_detail = "V100 16GB", .kind = WL_DEMAND_TRAIN,
+	  .samples_per_s = 1200, .basis = WL_BASIS_MEASURED,
+	  .source = DLE_PT_RN50 " (derived would be 2,470 x 833/1,582 = "
+	  "1,301)" },
+	{ .gpu = "H100", .gpu_detail = "H100 80GB SXM", .kind = WL_DEMAND_TRAIN,
+	  .samples_per_s = DLE_A100 * 2791 / LAMBDA_A100,
+	  .range_lo = DLE_A100 * 2616 / LAMBDA_A100,
+	  .range_hi = DLE_A100 * 2791 / LAMBDA_A100,
+	  .basis = WL_BASIS_DERIVED,
+	  .source = "2,470 (" DLE_PT_RN50 ") x H100 SXM5 / A100 80GB SXM4 in "
+	  LAMBDA_FP16 ": (2,616-2,791) / 1,582" },
+	{ .gpu = "H100-PCIe", .gpu_detail = "H100 80GB PCIe",
+	  .kind = WL_DEMAND_TRAIN, .samples_per_s = DLE_A100 * 1866 /
+	  LAMBDA_A100, .range_lo = DLE_A100 * 1851 / LAMBDA_A100,
+	  .range_hi = DLE_A100 * 1866 / LAMBDA_A100,
+	  .basis = WL_BASIS_DERIVED,
+	  .source = "2,470 (" DLE_PT_RN50 ") x H100 PCIe / A100 80GB SXM4 in "
+	  LAMBDA_FP16 ": (1,851-1,866) / 1,582" },
+	{ .gpu = "H200", .gpu_detail = "H200", .kind = WL_DEMAND_TRAIN,
+	  .samples_per_s = DLE_A100 * 2791 / LAMBDA_A100,
+	  .basis = WL_BASIS_ESTIMATE,
+	  .source = "estimate: no measurement found; H100 SXM's derived "
+	  "figure (same compute, more memory bandwidth)" },
+	{ .gpu = "A10G", .gpu_detail = "A10G 24GB", .kind = WL_DEMAND_TRAIN,
+	  .samples_per_s = DLE_A100 * 638 / LAMBDA_A100,
+	  .basis = WL_BASIS_DERIVED,
+	  .source = "2,470 (" DLE_PT_RN50 ") x A10 / A100 80GB SXM4 in "
+	  LAMBDA_FP16 ": 638 / 1,582; Lambda's A10 (150 W) stands in for "
+	  "AWS's A10G, a variant of it" },
+	{ .gpu = "L4", .gpu_detail = "L4 24GB", .kind = WL_DEMAND_TRAIN,
+	  .samples_per_s = 500, .basis = WL_BASIS_ESTIMATE,
+	  .source = "estimate: no training figure found" },
+	{ .gpu = "T4", .gpu_detail = "T4 16GB", .kind = WL_DEMAND_TRAIN,
+	  .samples_per_s = 425, .basis = WL_BASIS_ESTIMATE,
+	  .source = "estimate: V100 training x T4/V100 AMP inference ratio "
+	  "in " DLE_PT_RN50 },
 	/* MLPerf Storage emulated accelerators: batch / computation_time */
-	{ "A100", "A100 (MLPerf Storage emulated)", WL_DEMAND_MLPERF,
-	  400.0 / 0.435, 400, 0.435, false, MLPS_RN50 " (batch 400, "
-	  "computation_time 0.435 s: 920 samples/s)" },
-	{ "H100", "H100 (MLPerf Storage emulated)", WL_DEMAND_MLPERF,
-	  400.0 / 0.224, 400, 0.224, false, MLPS_RN50 " (batch 400, "
-	  "computation_time 0.224 s: 1,786 samples/s)" },
+	{ .gpu = "A100", .gpu_detail = "A100 (MLPerf Storage emulated)",
+	  .kind = WL_DEMAND_MLPERF, .samples_per_s = 400.0 / 0.435,
+	  .batch = 400, .compute_s = 0.435, .basis = WL_BASIS_MEASURED,
+	  .source = MLPS_RN50 " (batch 400, computation_time 0.435 s: 920 "
+	  "samples/s)" },
+	{ .gpu = "H100", .gpu_detail = "H100 (MLPerf Storage emulated)",
+	  .kind = WL_DEMAND_MLPERF, .samples_per_s = 400.0 / 0.224,
+	  .batch = 400, .compute_s = 0.224, .basis = WL_BASIS_MEASURED,
+	  .source = MLPS_RN50 " (batch 400, computation_time 0.224 s: 1,786 "
+	  "samples/s)" },
 };
 
 static const struct wl_workload workloads[] = {
@@ -132,6 +171,29 @@ const struct wl_demand *wl_demand_find(const struct wl_workload *w,
 		    !strcasecmp(w->demand[i].gpu, gpu))
 			return &w->demand[i];
 	return NULL;
+}
+
+const char *wl_demand_basis_name(enum wl_demand_basis b)
+{
+	switch (b) {
+	case WL_BASIS_MEASURED: return "measured";
+	case WL_BASIS_DERIVED: return "derived";
+	case WL_BASIS_ESTIMATE: return "estimate";
+	default: return "?";
+	}
+}
+
+double wl_demand_total(const struct wl_demand *row, unsigned count,
+		       bool *multi_measured)
+{
+	const bool multi = row && count && count == row->multi_gpus &&
+			   row->multi_samples_per_s > 0;
+
+	if (multi_measured)
+		*multi_measured = multi;
+	if (!row || !count)
+		return 0;
+	return multi ? row->multi_samples_per_s : count * row->samples_per_s;
 }
 
 const char *wl_demand_kind_name(enum wl_demand_kind kind)

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "augment.h"
+#include "storage.h"   /* enum stg_vcpu_kind */
 
 /* ---- the demand table ---- */
 
@@ -24,17 +25,43 @@ enum wl_demand_kind {
 	WL_DEMAND_MLPERF,     /* MLPerf Storage's emulated accelerator */
 };
 
+/* How a demand row's figure was obtained (one basis for every row). */
+enum wl_demand_basis {
+	WL_BASIS_MEASURED = 0, /* the source measured this GPU (NVIDIA
+	                          DeepLearningExamples, tuned) */
+	WL_BASIS_DERIVED,      /* the measured A100 row x this GPU's ratio
+	                          to A100 in one same-method table */
+	WL_BASIS_ESTIMATE,     /* no measurement found: an estimate */
+};
+
 /* One row: how many samples/s one GPU of a type consumes. */
 struct wl_demand {
 	const char *gpu;        /* short name matched by --gpus, e.g. "A100" */
 	const char *gpu_detail; /* full name, e.g. "A100 80GB SXM" */
 	enum wl_demand_kind kind;
-	double samples_per_s;
+	double samples_per_s;   /* one GPU alone */
+	double range_lo, range_hi; /* derived from a range of figures: its
+	                              ends (samples_per_s inside); 0 none */
+	unsigned multi_gpus;    /* the source measured this many GPUs
+	                           together (0: no multi-GPU figure) ... */
+	double multi_samples_per_s; /* ... at this total (all GPUs) */
 	unsigned batch;         /* MLPerf rows: batch size (0 elsewhere) */
 	double compute_s;       /* MLPerf rows: emulated step time (0 elsewhere) */
-	bool est;               /* an estimate, not a measurement: say so */
+	enum wl_demand_basis basis;
 	const char *source;     /* where the number comes from; never NULL */
 };
+
+/* "measured", "derived", "estimate". */
+const char *wl_demand_basis_name(enum wl_demand_basis b);
+
+/*
+ * Total samples/s COUNT GPUs of ROW eat together: the source's measured
+ * multi-GPU figure when COUNT == ROW->multi_gpus, else COUNT x the 1-GPU
+ * figure. *MULTI_MEASURED (may be NULL) says whether the measured
+ * multi-GPU figure was used. 0 for a NULL ROW or COUNT 0.
+ */
+double wl_demand_total(const struct wl_demand *row, unsigned count,
+		       bool *multi_measured);
 
 /* ---- synthetic images ---- */
 
@@ -320,7 +347,11 @@ struct wl_instance {
 	unsigned gpus;
 	const char *gpu;           /* family matched against --gpus: "A100" */
 	const char *gpu_detail;    /* "A100 40GB" */
+	const char *gpu_row;       /* the demand row of its own GPU model:
+	                              "A100-40GB" for p4d */
 	unsigned vcpus;
+	enum stg_vcpu_kind vcpu_kind; /* thread (AWS, GCP) or core (Azure ND) */
+	const char *vcpu_kind_source;
 	double ram_gib;
 	bool ram_recalled;
 	const char *local_disk;    /* in words, "EBS only" */
