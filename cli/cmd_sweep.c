@@ -34,6 +34,9 @@ struct sweep_opts {
 	double budget_s;
 	const char *csv, *html;
 	bool no_check;
+	double reserve_vcpus;           /* per GPU; < 0: the default */
+	uint64_t reserve_ram;           /* per GPU; 0: the default */
+	bool reserve_ram_given;
 };
 
 struct sweep_state {
@@ -50,10 +53,15 @@ struct sweep_state {
 	char pipeline[320];
 	char rule[1024];
 	char notes[2048];
+	char reserve_how[160];
 	struct ms_check checks[STG_CACHE_STATES][MS_CHECKS_PER_STATE];
 	struct rpt_shape shapes[RPT_SHAPES_MAX];
 	struct ms_machine m;
 };
+
+/* Batches each GPU's training process keeps pinned in host memory: the
+ * one being copied and the next (the loader's default prefetch per GPU). */
+#define SWEEP_PINNED_BATCHES 2u
 
 static void sweep_usage(FILE *f, const char *rule)
 {
@@ -77,8 +85,17 @@ static void sweep_usage(FILE *f, const char *rule)
 "                         cgroup limit adds the run's own memory\n"
 "  -B, --budget TIME      the whole sweep (default 5m); see the rule below\n"
 "      --no-check         skip the runs with emulated GPUs\n"
+"\n"
+"The training job's own share (subtracted wherever the verdict says \"fits\"\n"
+"or \"spare\"):\n"
+"      --reserve-vcpus-per-gpu N  vCPUs each GPU's training process needs\n"
+"                         (default %.0f)\n"
+"      --reserve-ram-per-gpu SIZE host RAM each one needs (default: its\n"
+"                         pinned batches, %u x batch x sample size, + %lluG)\n"
 "\n", LDR_DEFAULT_AU_THRESHOLD * 100,
-		(unsigned long long)(MS_DEFAULT_GEN >> 20));
+		(unsigned long long)(MS_DEFAULT_GEN >> 20),
+		RPT_RESERVE_VCPUS_PER_GPU, SWEEP_PINNED_BATCHES,
+		(unsigned long long)(RPT_RESERVE_PROCESS_BYTES >> 30));
 	cli_common_usage(f);
 	fprintf(f,
 "Reports (checked before the sweep starts):\n"
@@ -95,7 +112,8 @@ static void sweep_usage(FILE *f, const char *rule)
 		rule);
 }
 
-enum { OPT_CACHE = 256, OPT_RAM, OPT_CSV, OPT_HTML, OPT_NOCHECK };
+enum { OPT_CACHE = 256, OPT_RAM, OPT_CSV, OPT_HTML, OPT_NOCHECK,
+       OPT_RSV_VCPUS, OPT_RSV_RAM };
 
 /* One of sweep's own options. 0, FR_EXIT_USAGE, or -1 after --help. */
 static int sweep_opt(int c, const char *arg, char **argv, struct sweep_opts *o)
@@ -130,6 +148,24 @@ static int sweep_opt(int c, const char *arg, char **argv, struct sweep_opts *o)
 	case OPT_NOCHECK:
 		o->no_check = true;
 		return 0;
+	case OPT_RSV_VCPUS: {
+		char *end;
+
+		errno = 0;
+		o->reserve_vcpus = strtod(arg, &end);
+		if (errno || end == arg || *end || !(o->reserve_vcpus >= 0) ||
+		    o->reserve_vcpus > 1024)
+			return cli_usage_error("sweep", "--reserve-vcpus-per-gpu "
+				"wants a number of vCPUs 0..1024 (e.g. 1, "
+				"1.5), not '%s'", arg);
+		return 0;
+	}
+	case OPT_RSV_RAM:
+		if (cli_parse_size(arg, &o->reserve_ram))
+			return cli_usage_error("sweep", "--reserve-ram-per-gpu "
+				"wants a size (e.g. 4G, 0), not '%s'", arg);
+		o->reserve_ram_given = true;
+		return 0;
 	case OPT_CSV:
 	case OPT_HTML:
 		*(c == OPT_CSV ? &o->csv : &o->html) = arg;
@@ -152,6 +188,9 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
 		{ "ram", required_argument, NULL, OPT_RAM },
 		{ "budget", required_argument, NULL, 'B' },
 		{ "no-check", no_argument, NULL, OPT_NOCHECK },
+		{ "reserve-vcpus-per-gpu", required_argument, NULL,
+		  OPT_RSV_VCPUS },
+		{ "reserve-ram-per-gpu", required_argument, NULL, OPT_RSV_RAM },
 		{ "csv", required_argument, NULL, OPT_CSV },
 		{ "html", required_argument, NULL, OPT_HTML },
 		{ "help", no_argument, NULL, 'h' },
@@ -162,6 +201,7 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
 	memset(o, 0, sizeof(*o));
 	cli_common_defaults(&o->c);
 	o->budget_s = 300;
+	o->reserve_vcpus = -1;
 	for (int k = 0; k < STG_CACHE_STATES; k++)
 		o->cache[k] = true;
 	optind = 1;
@@ -264,6 +304,24 @@ static void sweep_fill_report(struct sweep_state *s)
 	r->budget_s = s->o.budget_s;
 	ms_budget_rule_text(s->rule, sizeof(s->rule));
 	r->budget_rule = s->rule;
+	r->reserve_vcpus_per_gpu = s->o.reserve_vcpus;
+	if (s->o.reserve_ram_given) {
+		r->reserve_ram_per_gpu = s->o.reserve_ram;
+		r->reserve_ram_how = "";
+	} else {
+		const unsigned batch = s->o.c.batch ? s->o.c.batch :
+				       LDR_DEFAULT_BATCH;
+		const uint64_t sample = (uint64_t)s->w->out_channels *
+			s->w->out_height * s->w->out_width * sizeof(float);
+
+		r->reserve_ram_per_gpu = rpt_reserve_ram_default(batch,
+			SWEEP_PINNED_BATCHES, sample);
+		snprintf(s->reserve_how, sizeof(s->reserve_how), "%u pinned "
+			 "batches of %u x %llu B + %llu GiB for the process",
+			 SWEEP_PINNED_BATCHES, batch, (unsigned long long)sample,
+			 (unsigned long long)(RPT_RESERVE_PROCESS_BYTES >> 30));
+		r->reserve_ram_how = s->reserve_how;
+	}
 	r->notes = s->notes;
 	r->shapes = s->shapes;
 	r->nshapes = rpt_shapes_fill(s->shapes, RPT_SHAPES_MAX, s->w, &s->gs);

@@ -40,8 +40,14 @@ void rpt_sweep_verdict(struct rpt_sweep *s)
 		.demand_per_gpu = s->demand_per_gpu,
 		.au_threshold = s->au_threshold,
 		.dataset_bytes = s->bytes,
+		.ram_total = s->ram_total,
 		.ram_available = s->ram_available,
 		.cgroup_limit = s->cgroup_limit,
+		.vcpu_kind = s->threads_per_core > 1 ? STG_VCPU_THREAD :
+			     s->threads_per_core == 1 ? STG_VCPU_CORE :
+			     STG_VCPU_UNKNOWN,
+		.reserve_vcpus_per_gpu = s->reserve_vcpus_per_gpu,
+		.reserve_ram_per_gpu = s->reserve_ram_per_gpu,
 		.shapes = s->shapes,
 		.nshapes = s->nshapes,
 	};
@@ -97,17 +103,80 @@ static const char *conf_text(int c)
 	}
 }
 
+/* A point's label: a ram point by the page cache it really had
+ * (measured after the run) where known, else the size asked. */
+static void point_label(char *buf, size_t len, const struct rpt_sweep *s,
+			const struct rpt_point *p)
+{
+	char b[32];
+	const uint64_t bytes = p && p->cache_seen_bytes ? p->cache_seen_bytes :
+			       p && p->ram_bytes ? p->ram_bytes :
+			       s->lru_ram_bytes;
+
+	if ((p ? p->cache : STG_CACHE_RAM) == STG_CACHE_RAM && bytes) {
+		rpt_fmt_bytes(b, sizeof(b), (double)bytes);
+		snprintf(buf, len, "ram %s", b);
+	} else {
+		snprintf(buf, len, "%s", stg_cache_state_name(p ? p->cache :
+			 STG_CACHE_RAM));
+	}
+}
+
+/* A cache state's label: by its top point when it has one. */
 static void cache_label(char *buf, size_t len, const struct rpt_sweep *s,
 			enum stg_cache_state c)
 {
-	char b[32];
+	const int top = s->v.cache[c].top;
 
-	if (c == STG_CACHE_RAM && s->lru_ram_bytes) {
-		rpt_fmt_bytes(b, sizeof(b), (double)s->lru_ram_bytes);
-		snprintf(buf, len, "ram %s", b);
-	} else {
+	if (top >= 0 && (size_t)top < s->npoints)
+		point_label(buf, len, s, &s->points[top]);
+	else if (c == STG_CACHE_RAM)
+		point_label(buf, len, s, NULL);
+	else
 		snprintf(buf, len, "%s", stg_cache_state_name(c));
+}
+
+/* The check runs of cache C that ran, as "2 GPUs AU 95.1 %; ..." */
+static void checks_text(char *line, size_t len, const struct rpt_sweep *s,
+			int c)
+{
+	size_t u = (size_t)snprintf(line, len, "checked at %u vCPUs with "
+				    "emulated GPUs:", s->v.cache[c].vcpus_top);
+
+	for (int k = 0; k < RPT_CHECKS_MAX && u < len; k++) {
+		const struct rpt_confirm *r = &s->confirm[c][k];
+
+		if (r->run)
+			u += (size_t)snprintf(line + u, len - u, "%s %u GPU%s "
+				"AU %.1f %%", u > 40 ? ";" : "", r->gpus,
+				r->gpus == 1 ? "" : "s", r->au * 100);
 	}
+}
+
+/* Why no check run ran for cache C. */
+static const char *checks_why(const struct rpt_sweep *s, int c)
+{
+	for (int k = RPT_CHECKS_MAX - 1; k >= 0; k--)
+		if (s->confirm[c][k].why && *s->confirm[c][k].why)
+			return s->confirm[c][k].why;
+	return "no confirmation run";
+}
+
+static bool checks_ran(const struct rpt_sweep *s, int c)
+{
+	for (int k = 0; k < RPT_CHECKS_MAX; k++)
+		if (s->confirm[c][k].run)
+			return true;
+	return false;
+}
+
+/* "2.3 vCPUs (thread)" or "2.3-3.0 thread-vCPUs" for a range. */
+static void range_text(char *buf, size_t len, double lo, double hi)
+{
+	if (hi - lo < 0.05)
+		snprintf(buf, len, "%.1f", hi);
+	else
+		snprintf(buf, len, "%.1f-%.1f", lo, hi);
 }
 
 static void print_verdict(FILE *f, const struct rpt_sweep *s)
@@ -144,34 +213,58 @@ static void print_verdict(FILE *f, const struct rpt_sweep *s)
 		else
 			fprintf(f, "%9s\n", "-");
 	}
+	snprintf(line, sizeof(line), "vCPU/GPU counts this VM's vCPUs: a "
+		 "vCPU here is a %s (%s%s)", stg_vcpu_kind_name(v->vcpu_kind),
+		 v->vcpu_kind_basis, v->smt_yield > 0 ? ", SMT yield measured" :
+		 "");
+	print_wrapped(f, "  ", 2, line);
 	for (int c = 0; c < STG_CACHE_STATES; c++) {
 		const struct rpt_cache_verdict *cv = &v->cache[c];
-		const struct rpt_confirm *c0 = &s->confirm[c][0];
-		const struct rpt_confirm *c1 = &s->confirm[c][1];
+		char r1[32], r2[32];
 
 		if (!cv->measured)
 			continue;
-		if (c0->run || c1->run) {
-			size_t u = (size_t)snprintf(line, sizeof(line),
-				"checked at %u vCPUs with emulated GPUs:",
-				cv->vcpus_top);
-
-			if (c0->run && u < sizeof(line))
-				u += (size_t)snprintf(line + u, sizeof(line) - u,
-					" %u GPU%s AU %.1f %%;", c0->gpus,
-					c0->gpus == 1 ? "" : "s", c0->au * 100);
-			if (c1->run && u < sizeof(line))
-				snprintf(line + u, sizeof(line) - u, " %u GPU%s "
-					 "AU %.1f %%", c1->gpus,
-					 c1->gpus == 1 ? "" : "s", c1->au * 100);
-		} else {
+		if (checks_ran(s, c))
+			checks_text(line, sizeof(line), s, c);
+		else
 			snprintf(line, sizeof(line), "not checked with emulated "
-				 "GPUs (%s)", c1->why ? c1->why : c0->why ?
-				 c0->why : "no confirmation run");
-		}
+				 "GPUs (%s)", checks_why(s, c));
 		snprintf(b, sizeof(b), "  %-6s ", stg_cache_state_name(
 			(enum stg_cache_state)c));
 		print_wrapped(f, b, 9, line);
+		if (cv->check.lowered_untested) {
+			snprintf(line, sizeof(line), "lowered to %u GPU%s, a "
+				 "count no check run tested", cv->gpus_fed,
+				 cv->gpus_fed == 1 ? "" : "s");
+			print_wrapped(f, "         ", 9, line);
+		}
+		if (cv->storage_bound) {
+			print_wrapped(f, "         ", 9, "storage-bound: more "
+				      "vCPUs do not help here, so no vCPUs per "
+				      "GPU (see storage below)");
+		} else if (cv->vcpus_per_gpu > 0) {
+			range_text(r1, sizeof(r1), cv->thread_per_gpu_lo,
+				   cv->thread_per_gpu_hi);
+			range_text(r2, sizeof(r2), cv->core_per_gpu_lo,
+				   cv->core_per_gpu_hi);
+			snprintf(line, sizeof(line), "per %s: %s vCPUs where a "
+				 "vCPU is a hyperthread (AWS, GCP), %s where it "
+				 "is a core (Azure ND); for %u: %u needed + %u "
+				 "reserved for the training job (%.1f per GPU) "
+				 "of this VM's %u: %s %d", nz(s->gpu_type), r1,
+				 r2, s->gpu_count, cv->vcpus_needed,
+				 cv->vcpus_reserved, v->reserve_vcpus_per_gpu,
+				 s->vcpus_total, cv->vcpus_spare >= 0 ? "spare" :
+				 "short by", abs(cv->vcpus_spare));
+			print_wrapped(f, "         ", 9, line);
+		}
+		if (cv->gpus_fed_reserved < cv->gpus_fed) {
+			snprintf(line, sizeof(line), "with the training job's "
+				 "reserve taken from the pipeline (%.1f vCPU per "
+				 "GPU) it feeds %u, not %u", v->reserve_vcpus_per_gpu,
+				 cv->gpus_fed_reserved, cv->gpus_fed);
+			print_wrapped(f, "         ", 9, line);
+		}
 		if (cv->check.ignored) {
 			snprintf(line, sizeof(line), "NOT USED: %s",
 				 cv->check.note);
@@ -187,20 +280,23 @@ static void print_verdict(FILE *f, const struct rpt_sweep *s)
 			print_wrapped(f, "         ", 9, line);
 		}
 		if (cv->projected) {
+			char lo[32];
+
 			rpt_fmt_count(a, sizeof(a), cv->projected_samples_per_s);
+			rpt_fmt_count(lo, sizeof(lo), cv->projected_lo);
 			snprintf(line, sizeof(line), "PROJECTED: %u x %s need "
-				 "%u vCPUs (%.1f each); this VM has %u. With %u "
-				 "vCPUs the feed would be ~%s samples/s, assuming "
-				 "the per-vCPU rate measured at %u vCPUs (%.0f "
-				 "samples/s, %.2f ms CPU per sample%s) holds: "
-				 "same CPU model only, no projection across CPU "
-				 "models", s->gpu_count, nz(s->gpu_type),
+				 "%u vCPUs like these (%.1f each) plus %u for the "
+				 "training job; this VM has %u. With %u vCPUs the "
+				 "feed would be ~%s-%s samples/s: the high end "
+				 "if the per-vCPU rate measured at %u vCPUs (%.0f "
+				 "samples/s, %.2f ms CPU per sample) holds, the "
+				 "low end if added vCPUs scale as measured from 1 "
+				 "vCPU; same CPU model only, no projection across "
+				 "CPU models", s->gpu_count, nz(s->gpu_type),
 				 cv->vcpus_needed, cv->vcpus_per_gpu,
-				 s->vcpus_total, cv->vcpus_needed, a,
-				 cv->vcpus_top, cv->per_vcpu_rate,
-				 cv->cpu_s_per_sample * 1e3,
-				 cv->scaling >= 0 ? ", scaling from 1 vCPU "
-				 "measured" : "");
+				 cv->vcpus_reserved, s->vcpus_total,
+				 cv->vcpus_needed, lo, a, cv->vcpus_top,
+				 cv->per_vcpu_rate, cv->cpu_s_per_sample * 1e3);
 			print_wrapped(f, "         ", 9, line);
 			if (cv->scaling >= 0) {
 				snprintf(line, sizeof(line), "measured scaling: "
@@ -236,12 +332,17 @@ static void print_storage_ram(FILE *f, const struct rpt_sweep *s)
 		if (v->storage_is_ceiling && v->storage_gpus < s->gpu_count) {
 			size_t u = strlen(line);
 
-			snprintf(line + u, sizeof(line) - u, "For %u x %s the "
-				 "dataset (%s) must fit in RAM or move to faster "
-				 "storage (local NVMe).", s->gpu_count,
+			snprintf(line + u, sizeof(line) - u, "For %u x %s "
+				 "more of the dataset (%s) must sit in RAM, or "
+				 "the storage must serve more.", s->gpu_count,
 				 nz(s->gpu_type), c);
 		}
 		print_wrapped(f, "  storage  ", 11, line);
+		if (v->storage_advice[0]) {
+			snprintf(line, sizeof(line), "what helps: %s",
+				 v->storage_advice);
+			print_wrapped(f, "           ", 11, line);
+		}
 	} else {
 		print_wrapped(f, "  storage  ", 11, "not measured cold (no "
 			      "cold point): no storage ceiling");
@@ -250,20 +351,34 @@ static void print_storage_ram(FILE *f, const struct rpt_sweep *s)
 	rpt_fmt_bytes(b, sizeof(b), (double)s->ram_total);
 	if (s->cgroup_limit >= 0)
 		rpt_fmt_bytes(c, sizeof(c), (double)s->cgroup_limit);
-	snprintf(line, sizeof(line), "dataset %s, RAM %s%s%s%s: %s", a, b,
-		 s->cgroup_limit >= 0 ? ", cgroup limit " : "",
-		 s->cgroup_limit >= 0 ? c : "",
-		 s->cgroup_limit >= 0 ? "" : " (no cgroup limit)",
-		 v->ram_holds_dataset ? "it fits in the page cache, so from "
-		 "the second epoch on training reads from RAM (the warm row)" :
-		 "it does NOT fit in the page cache: expect the cold or ram "
-		 "row, not warm");
+	{
+		char r[32], per[32];
+
+		rpt_fmt_bytes(r, sizeof(r), (double)v->ram_reserved);
+		rpt_fmt_bytes(per, sizeof(per), (double)v->reserve_ram_per_gpu);
+		snprintf(line, sizeof(line), "dataset %s + %s reserved for "
+			 "the training job (%s per GPU%s%s) against %.0f %% of "
+			 "RAM %s%s%s%s (the same rule as for the shapes "
+			 "below): %s", a, r, per, *nz(s->reserve_ram_how) ?
+			 ": " : "", nz(s->reserve_ram_how), RPT_RAM_SHARE * 100,
+			 b, s->cgroup_limit >= 0 ? ", cgroup limit " : "",
+			 s->cgroup_limit >= 0 ? c : "",
+			 s->cgroup_limit >= 0 ? "" : " (no cgroup limit)",
+			 v->ram_holds_dataset ? "it fits in the page cache, "
+			 "so from the second epoch on training reads from RAM "
+			 "(the warm row)" : "it does NOT fit in the page "
+			 "cache: expect the cold or ram row, not warm");
+	}
 	print_wrapped(f, "  RAM      ", 11, line);
 	if (v->cache[STG_CACHE_RAM].measured ||
 	    v->cache[STG_CACHE_RAM].not_judged) {
 		const struct rpt_cache_verdict *cv = &v->cache[STG_CACHE_RAM];
+		const struct rpt_point *tp = cv->top >= 0 ?
+					     &s->points[cv->top] : NULL;
 
-		rpt_fmt_bytes(a, sizeof(a), (double)s->lru_ram_bytes);
+		rpt_fmt_bytes(a, sizeof(a), tp && tp->cache_seen_bytes ?
+			      (double)tp->cache_seen_bytes :
+			      (double)s->lru_ram_bytes);
 		rpt_fmt_bytes(b, sizeof(b), (double)s->lru_ram_bytes / 2);
 		snprintf(line, sizeof(line), "with a %s page cache the hit "
 			 "ratio was %.1f %%%s (shuffled epochs: an LRU cache "
@@ -302,44 +417,96 @@ static void print_demand(FILE *f, const struct rpt_sweep *s)
 		 nz(s->demand_source));
 	print_wrapped(f, "  demand   ", 11, line);
 	snprintf(line, sizeof(line), "%s; numbers are for this native "
-		 "pipeline, a PyTorch DataLoader with PIL needs roughly "
-		 "2.5-4x the CPU per sample", nz(s->pipeline));
+		 "pipeline; on real photos a PyTorch DataLoader with PIL "
+		 "needed 2.85x its CPU per image in this project's "
+		 "measurement", nz(s->pipeline));
 	print_wrapped(f, "  pipeline ", 11, line);
+}
+
+static const char *fit_text(enum rpt_fit fit)
+{
+	switch (fit) {
+	case RPT_FIT_YES: return "fits";
+	case RPT_FIT_MAYBE: return "maybe";
+	case RPT_FIT_NO: return "lacks";
+	default: return "?";
+	}
 }
 
 static void print_catalog(FILE *f, const struct rpt_sweep *s)
 {
 	const struct rpt_sweep_verdict *v = &s->v;
+	char line[512];
 
 	fprintf(f, "\ncatalogued %s shapes", nz(s->gpu_type));
 	if (v->catalog_cache < 0) {
-		fprintf(f, ": no vCPUs-per-GPU figure to judge them by\n");
+		fprintf(f, ": no vCPUs-per-GPU figure to judge them by%s\n",
+			v->cache[STG_CACHE_COLD].storage_bound ? " (a "
+			"storage-bound row never judges them)" : "");
 		return;
 	}
-	fprintf(f, " (vCPUs per GPU from the %s row: %.1f)\n",
-		stg_cache_state_name((enum stg_cache_state)v->catalog_cache),
-		v->cache[v->catalog_cache].vcpus_per_gpu);
+	fputc('\n', f);
+	snprintf(line, sizeof(line), "vCPUs per GPU from the %s row, "
+		 "converted to each shape's kind of vCPU; each shape judged "
+		 "by its own GPU model's demand",
+		 stg_cache_state_name((enum stg_cache_state)v->catalog_cache));
+	print_wrapped(f, "  ", 2, line);
 	if (!v->nfits) {
 		fprintf(f, "  none in the catalog for this GPU type\n");
 		return;
 	}
-	fprintf(f, "  %-25s %4s %5s %7s %7s %-8s\n", "shape", "GPUs", "vCPUs",
-		"needed", "spare", "RAM");
+	fprintf(f, "  %-24s %-6s %5s %-12s %7s %4s %9s %-5s %s\n", "shape",
+		"vCPU", "vCPUs", "GPUs", "needed", "rsv", "spare", "fit",
+		"RAM");
 	for (size_t i = 0; i < v->nfits; i++) {
 		const struct rpt_shape_fit *fi = &v->fits[i];
-		char ram[32];
+		const struct rpt_shape *sh = fi->shape;
+		char ram[48], need[24], spare[24], dem[24], g[24];
 
-		snprintf(ram, sizeof(ram), "%.0fG%s", fi->shape->ram_gib,
-			 fi->shape->recalled ? "*" : "");
-		fprintf(f, "  %-25s %4u %5u %7.0f %+7.0f %-6s %s\n",
-			fi->shape->name, fi->shape->gpus, fi->shape->vcpus,
-			ceil(fi->vcpus_needed - 1e-9),
-			floor(fi->vcpus_spare + 1e-9), ram,
-			fi->ram_holds_dataset ? "holds data" : "too small");
+		snprintf(ram, sizeof(ram), "%.0fG%s %s", sh->ram_gib,
+			 sh->recalled ? "*" : "", fi->ram_holds_dataset ?
+			 "holds data" : "too small");
+		snprintf(g, sizeof(g), "%ux%s", sh->gpus,
+			 sh->demand_row ? sh->demand_row : nz(sh->gpu));
+		rpt_fmt_count(dem, sizeof(dem), fi->demand_total);
+		if (fi->vcpus_needed < 0) {
+			snprintf(need, sizeof(need), "-");
+			snprintf(spare, sizeof(spare), "-");
+		} else if (fi->vcpus_needed - fi->vcpus_needed_lo < 0.5) {
+			snprintf(need, sizeof(need), "%.0f",
+				 ceil(fi->vcpus_needed - 1e-9));
+			snprintf(spare, sizeof(spare), "%+.0f",
+				 floor(fi->vcpus_spare + 1e-9));
+		} else {
+			snprintf(need, sizeof(need), "%.0f-%.0f",
+				 ceil(fi->vcpus_needed_lo - 1e-9),
+				 ceil(fi->vcpus_needed - 1e-9));
+			snprintf(spare, sizeof(spare), "%+.0f..%+.0f",
+				 floor(fi->vcpus_spare + 1e-9),
+				 floor(fi->vcpus_spare_hi + 1e-9));
+		}
+		fprintf(f, "  %-24s %-6s %5u %-12s %7s %4.0f %9s %-5s %s\n",
+			sh->name, stg_vcpu_kind_name(sh->vcpu_kind), sh->vcpus,
+			g, need, ceil(fi->vcpus_reserved - 1e-9), spare,
+			fit_text(fi->fits), ram);
+		snprintf(line, sizeof(line), "its GPUs eat %s samples/s (%s%s)",
+			 dem, sh->demand_basis ? sh->demand_basis : "the asked "
+			 "per-GPU rate x count", sh->demand_multi_measured ?
+			 ", the source's measured multi-GPU figure" :
+			 sh->gpus > 1 ? ", count x 1 GPU" : "");
+		print_wrapped(f, "     ", 5, line);
 	}
-	fprintf(f, "  (* a figure recalled, not re-read from the provider; "
-		"'holds data': dataset <= %.0f %% of RAM)\n",
-		RPT_RAM_SHARE * 100);
+	snprintf(line, sizeof(line), "vCPU: what one of its vCPUs is. needed: "
+		 "for the pipeline, a range where this VM's per-vCPU rate is "
+		 "converted with an SMT yield of %.2f-%.2f (%s); rsv: reserved "
+		 "for the training job, %.1f vCPU per GPU; fit: spare >= 0 at "
+		 "the worst end (fits), only at the best end (maybe). 'holds "
+		 "data': dataset + reserved RAM <= %.0f %% of RAM. * a figure "
+		 "recalled, not re-read from the provider.)",
+		 v->smt_yield_lo, v->smt_yield_hi, v->smt_yield > 0 ?
+		 "measured here" : "assumed: no SMT siblings to measure here",
+		 v->reserve_vcpus_per_gpu, RPT_RAM_SHARE * 100);
+	print_wrapped(f, "  (", 3, line);
 }
 
 static void print_points(FILE *f, const struct rpt_sweep *s)
@@ -361,7 +528,7 @@ static void print_points(FILE *f, const struct rpt_sweep *s)
 			dropped++;
 			continue;
 		}
-		cache_label(b, sizeof(b), s, p->cache);
+		point_label(b, sizeof(b), s, p);
 		if (p->status == RPT_POINT_FAILED) {
 			fprintf(f, "  %5u %-13s FAILED: %s\n", p->vcpus, b,
 				nz(p->why));
@@ -382,7 +549,11 @@ static void print_points(FILE *f, const struct rpt_sweep *s)
 			rpt_point_cpu_s_per_sample(p) * 1e3, nz(p->bottleneck),
 			p->measured_s, p->cache == STG_CACHE_RAM &&
 			p->ram_not_limited ? "w" : "",
-			rpt_point_too_short(p) ? "!" : "");
+			rpt_point_too_short(p) ? "!" :
+			p->cache == STG_CACHE_COLD && !rpt_point_usable(p) ?
+			"c" : "");
+		if (p->cache == STG_CACHE_COLD && p->hit_ratio > RPT_COLD_HIT_MAX)
+			marks |= 4;
 		if (p->cache == STG_CACHE_RAM && p->ram_not_limited)
 			marks |= 1;
 		if (rpt_point_too_short(p))
@@ -394,6 +565,10 @@ static void print_points(FILE *f, const struct rpt_sweep *s)
 		fprintf(f, "  (w: the page cache was not limited, it held more "
 			"than %.2f x the asked\n   size: it ran warm; not used "
 			"for the ram verdict)\n", LDR_RAM_SLACK);
+	if (marks & 4)
+		fprintf(f, "  (c: not cold, more than %.0f %% of its reads hit "
+			"the page cache; not used for the cold verdict)\n",
+			RPT_COLD_HIT_MAX * 100);
 	if (marks & 2)
 		fprintf(f, "  (!: too short, under %.0f s or fewer than %d "
 			"batches; not used for the verdict)\n",
@@ -415,9 +590,14 @@ static void print_facts(FILE *f, const struct rpt_sweep *s)
 	char a[32], b[32], line[1024];
 
 	fprintf(f, "\nmachine and storage\n");
-	snprintf(line, sizeof(line), "%s; %u usable vCPUs%s", *nz(s->cpu_model)
-		 ? s->cpu_model : "unknown CPU model", s->vcpus_total,
-		 s->threads_per_core > 1 ? " (SMT)" : " (no SMT siblings)");
+	snprintf(line, sizeof(line), "%s; %u usable vCPUs; a vCPU here is a "
+		 "%s (%s%s)", *nz(s->cpu_model) ? s->cpu_model :
+		 "unknown CPU model", s->vcpus_total,
+		 stg_vcpu_kind_name(s->v.vcpu_kind), s->threads_per_core > 1 ?
+		 "SMT siblings present" : s->threads_per_core == 1 ?
+		 "no SMT siblings" : "topology unknown",
+		 strcmp(nz(s->v.vcpu_kind_basis), "measured scaling") ? "" :
+		 "; but 2 vCPUs scale like one core's two threads, measured");
 	print_wrapped(f, "  CPU      ", 11, line);
 	rpt_fmt_bytes(a, sizeof(a), (double)s->ram_total);
 	rpt_fmt_bytes(b, sizeof(b), (double)s->ram_available);
@@ -550,6 +730,12 @@ static json_t *point_json(const struct rpt_point *p, bool with_series)
 		p->cpu_outside_mask_s, p->cpu_outside_mask_s >= 0));
 	json_object_set_new(o, "backend", json_string(nz(p->backend)));
 	json_object_set_new(o, "cache_how", json_string(nz(p->cache_how)));
+	json_object_set_new(o, "odirect_refused",
+			    json_boolean(p->odirect_refused));
+	json_object_set_new(o, "reads_in_flight_max", p->reads_in_flight_max ?
+		json_integer(p->reads_in_flight_max) : json_null());
+	json_object_set_new(o, "read_latency_s", num_or_null(
+		p->read_latency_s, p->read_latency_s > 0));
 	if (with_series && p->series) {
 		json_t *a = json_array();
 
@@ -590,7 +776,7 @@ static json_t *cache_verdict_json(const struct rpt_sweep *s, int c)
 			    json_integer(cv->gpus_fed_computed));
 	json_object_set_new(o, "check", json_string(conf_text(
 		cv->confirmation)));
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < RPT_CHECKS_MAX; k++) {
 		const struct rpt_confirm *r = &s->confirm[c][k];
 
 		if (r->run)
@@ -599,9 +785,11 @@ static json_t *cache_verdict_json(const struct rpt_sweep *s, int c)
 				"au", r->au, "fed", rpt_verdict_au_fed(r->au,
 				thr_of(s)), "vcpus", r->vcpus ?
 				json_integer(r->vcpus) : json_null(), "used",
-				k == cv->check.used_g || k == cv->check.used_g1));
+				(cv->check.used_mask >> k) & 1));
 	}
 	json_object_set_new(o, "confirmations", conf);
+	json_object_set_new(o, "lowered_untested",
+			    json_boolean(cv->check.lowered_untested));
 	json_object_set_new(o, "checks_ignored",
 			    json_integer(cv->check.ignored));
 	json_object_set_new(o, "checks_note", cv->check.ignored ?
@@ -618,15 +806,31 @@ static json_t *cache_verdict_json(const struct rpt_sweep *s, int c)
 			    json_boolean(!cv->inconsistent));
 	json_object_set_new(o, "vcpus_per_gpu", num_or_null(
 		cv->vcpus_per_gpu, cv->vcpus_per_gpu > 0));
+	json_object_set_new(o, "storage_bound",
+			    json_boolean(cv->storage_bound));
+	json_object_set_new(o, "thread_vcpus_per_gpu", cv->thread_per_gpu_hi > 0 ?
+		json_pack("[f,f]", cv->thread_per_gpu_lo, cv->thread_per_gpu_hi) :
+		json_null());
+	json_object_set_new(o, "core_vcpus_per_gpu", cv->core_per_gpu_hi > 0 ?
+		json_pack("[f,f]", cv->core_per_gpu_lo, cv->core_per_gpu_hi) :
+		json_null());
 	json_object_set_new(o, "vcpus_needed", cv->vcpus_per_gpu > 0 ?
 		json_integer(cv->vcpus_needed) : json_null());
+	json_object_set_new(o, "vcpus_reserved",
+			    json_integer(cv->vcpus_reserved));
+	json_object_set_new(o, "vcpus_spare", cv->vcpus_per_gpu > 0 ?
+		json_integer(cv->vcpus_spare) : json_null());
+	json_object_set_new(o, "gpus_fed_with_reserve",
+			    json_integer(cv->gpus_fed_reserved));
 	json_object_set_new(o, "projected", json_boolean(cv->projected));
 	if (cv->projected)
 		json_object_set_new(o, "projection", json_pack(
-			"{s:i,s:f,s:s}", "vcpus", (int)cv->vcpus_needed,
+			"{s:i,s:f,s:f,s:s}", "vcpus", (int)cv->vcpus_needed,
 			"samples_per_s", cv->projected_samples_per_s,
-			"assumption", "the per-vCPU rate measured at the "
-			"largest vCPU count holds; same CPU model only"));
+			"samples_per_s_low", cv->projected_lo,
+			"assumption", "high end: the per-vCPU rate measured at "
+			"the largest vCPU count holds; low end: added vCPUs "
+			"scale as measured from 1 vCPU; same CPU model only"));
 	return o;
 }
 
@@ -645,6 +849,18 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 		return NULL;
 	}
 	json_object_set_new(o, "headline", json_string(v->headline));
+	json_object_set_new(o, "vcpu_kind", json_string(
+		stg_vcpu_kind_name(v->vcpu_kind)));
+	json_object_set_new(o, "vcpu_kind_basis",
+			    json_string(nz(v->vcpu_kind_basis)));
+	json_object_set_new(o, "smt_yield", num_or_null(v->smt_yield,
+							 v->smt_yield > 0));
+	json_object_set_new(o, "smt_yield_range", json_pack("[f,f]",
+		v->smt_yield_lo, v->smt_yield_hi));
+	json_object_set_new(o, "reserve", json_pack("{s:f,s:I,s:s}",
+		"vcpus_per_gpu", v->reserve_vcpus_per_gpu,
+		"ram_bytes_per_gpu", (json_int_t)v->reserve_ram_per_gpu,
+		"ram_how", nz(s->reserve_ram_how)));
 	for (int c = 0; c < STG_CACHE_STATES; c++) {
 		const struct rpt_cache_verdict *cv = &v->cache[c];
 
@@ -672,11 +888,16 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 		json_object_set_new(o, "not_judged", nj ? nj : json_null());
 	}
 	json_object_set_new(o, "storage", v->storage_known ? json_pack(
-		"{s:f,s:f,s:b,s:f}", "bytes_per_s", v->storage_bytes_per_s,
+		"{s:f,s:f,s:b,s:f,s:o}", "bytes_per_s", v->storage_bytes_per_s,
 		"files_per_s", v->storage_files_per_s, "is_ceiling",
-		v->storage_is_ceiling, "gpus", v->storage_gpus) : json_null());
-	json_object_set_new(o, "ram", json_pack("{s:b,s:o,s:o,s:o}",
+		v->storage_is_ceiling, "gpus", v->storage_gpus, "advice",
+		v->storage_advice[0] ? json_string(v->storage_advice) :
+		json_null()) : json_null());
+	json_object_set_new(o, "ram", json_pack("{s:b,s:I,s:I,s:f,s:o,s:o,s:o}",
 		"holds_dataset", v->ram_holds_dataset,
+		"ram_limit_bytes", (json_int_t)v->ram_limit,
+		"reserved_bytes", (json_int_t)v->ram_reserved,
+		"share", RPT_RAM_SHARE,
 		"page_cache_bytes", s->lru_ram_bytes ?
 		json_integer((json_int_t)s->lru_ram_bytes) : json_null(),
 		"lru_steady", num_or_null(s->lru_ram_steady,
@@ -686,17 +907,43 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 	for (size_t i = 0; i < v->nfits; i++) {
 		const struct rpt_shape_fit *fi = &v->fits[i];
 
-		json_array_append_new(cat, json_pack(
+		const struct rpt_shape *sh = fi->shape;
+		const bool known = fi->vcpus_needed >= 0;
+		json_t *e = json_pack(
 			"{s:s,s:s,s:i,s:i,s:f,s:o,s:o,s:b,s:b}",
-			"name", nz(fi->shape->name), "cloud",
-			nz(fi->shape->cloud), "gpus", (int)fi->shape->gpus,
-			"vcpus", (int)fi->shape->vcpus, "ram_gib",
-			fi->shape->ram_gib, "vcpus_needed",
-			num_or_null(fi->vcpus_needed, fi->vcpus_needed >= 0),
-			"vcpus_spare", num_or_null(fi->vcpus_spare,
-						   fi->vcpus_needed >= 0),
+			"name", nz(sh->name), "cloud", nz(sh->cloud),
+			"gpus", (int)sh->gpus, "vcpus", (int)sh->vcpus,
+			"ram_gib", sh->ram_gib, "vcpus_needed",
+			num_or_null(fi->vcpus_needed, known),
+			"vcpus_spare", num_or_null(fi->vcpus_spare, known),
 			"ram_holds_dataset", fi->ram_holds_dataset,
-			"recalled", fi->shape->recalled));
+			"recalled", sh->recalled);
+
+		if (!e)
+			continue;
+		json_object_set_new(e, "vcpu_kind", json_string(
+			stg_vcpu_kind_name(sh->vcpu_kind)));
+		json_object_set_new(e, "vcpu_kind_source",
+				    json_string(nz(sh->vcpu_kind_source)));
+		json_object_set_new(e, "demand_row", sh->demand_row ?
+				    json_string(sh->demand_row) : json_null());
+		json_object_set_new(e, "demand_total",
+				    json_real(fi->demand_total));
+		json_object_set_new(e, "demand_basis", sh->demand_basis ?
+			json_string(sh->demand_basis) : json_null());
+		json_object_set_new(e, "demand_multi_measured",
+				    json_boolean(sh->demand_multi_measured));
+		json_object_set_new(e, "vcpus_needed_low",
+			num_or_null(fi->vcpus_needed_lo, known));
+		json_object_set_new(e, "vcpus_reserved",
+				    json_real(fi->vcpus_reserved));
+		json_object_set_new(e, "vcpus_spare_best",
+			num_or_null(fi->vcpus_spare_hi, known));
+		json_object_set_new(e, "fits", json_string(
+			fit_text(fi->fits)));
+		json_object_set_new(e, "ram_reserved_bytes",
+				    json_integer((json_int_t)fi->ram_reserved));
+		json_array_append_new(cat, e);
 	}
 	json_object_set_new(o, "catalog_cache", v->catalog_cache >= 0 ?
 		json_string(stg_cache_state_name((enum stg_cache_state)v->catalog_cache)) :
@@ -724,9 +971,11 @@ json_t *rpt_sweep_json(const struct rpt_sweep *s, bool with_series)
 	json_object_set_new(root, "workload", json_string(nz(s->workload)));
 	json_object_set_new(root, "pipeline", json_string(nz(s->pipeline)));
 	json_object_set_new(root, "machine", json_pack(
-		"{s:s,s:i,s:i,s:I,s:I,s:o,s:s,s:s,s:i}",
+		"{s:s,s:i,s:i,s:s,s:I,s:I,s:o,s:s,s:s,s:i}",
 		"cpu_model", nz(s->cpu_model), "vcpus", (int)s->vcpus_total,
 		"threads_per_core", (int)s->threads_per_core,
+		"vcpu_kind", s->threads_per_core > 1 ? "thread" :
+		s->threads_per_core == 1 ? "core" : "unknown",
 		"ram_bytes", (json_int_t)s->ram_total,
 		"ram_available_bytes", (json_int_t)s->ram_available,
 		"cgroup_limit_bytes", s->cgroup_limit >= 0 ?

@@ -26,7 +26,7 @@
  * Version of the JSON a sweep writes (docs/report-schema.md); raised when a
  * key changes meaning or goes away. `compare` refuses other versions.
  */
-#define RPT_SWEEP_SCHEMA_VERSION 1
+#define RPT_SWEEP_SCHEMA_VERSION 2
 #define RPT_SWEEP_SCHEMA_NAME "feedrate.sweep"
 
 /* Everything the sweep report says. */
@@ -56,6 +56,11 @@ struct rpt_sweep {
 	const char *demand_kind, *demand_source;
 	bool demand_est;
 	double au_threshold;            /* <= 0: LDR_DEFAULT_AU_THRESHOLD */
+	/* the training job's own share per GPU (verdict.h) */
+	double reserve_vcpus_per_gpu;   /* < 0: RPT_RESERVE_VCPUS_PER_GPU */
+	uint64_t reserve_ram_per_gpu;
+	const char *reserve_ram_how;    /* how the RAM figure was made, in
+	                                   words; "" given by the user */
 	/* the budget */
 	double budget_s, elapsed_s, setup_s;
 	const char *budget_rule;        /* the rule, in words */
@@ -63,8 +68,8 @@ struct rpt_sweep {
 	/* points, in the order they were planned */
 	const struct rpt_point *points;
 	size_t npoints;
-	/* check runs at each state's top point (rpt_verdict_top):
-	 * [cache][0] = G, [1] = G+1 */
+	/* check runs at each state's top point (rpt_verdict_top), in the
+	 * order they ran: G, G + 1, then the counts the checks walked to */
 	struct rpt_confirm confirm[STG_CACHE_STATES][RPT_CHECKS_MAX];
 	/* LRU estimates of the steady hit ratio (< 0 unknown) */
 	uint64_t lru_ram_bytes;         /* the --ram page cache */

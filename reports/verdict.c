@@ -97,10 +97,17 @@ bool rpt_point_too_short(const struct rpt_point *p)
 		p->batches < RPT_POINT_MIN_BATCHES);
 }
 
+/* A cold point whose reads hit the page cache more than a little. */
+static bool not_cold(const struct rpt_point *p)
+{
+	return p->cache == STG_CACHE_COLD && p->hit_ratio > RPT_COLD_HIT_MAX;
+}
+
 bool rpt_point_usable(const struct rpt_point *p)
 {
 	return p->status == RPT_POINT_MEASURED && !rpt_point_too_short(p) &&
-	       !(p->cache == STG_CACHE_RAM && p->ram_not_limited);
+	       !(p->cache == STG_CACHE_RAM && p->ram_not_limited) &&
+	       !not_cold(p);
 }
 
 /* Why measured point P is not usable, in words; NULL when it is. */
@@ -112,6 +119,13 @@ static const char *unusable_why(const struct rpt_point *p)
 		return "its page cache was not limited (it held more than "
 		       VD_STR(LDR_RAM_SLACK) " x the asked size), so it ran "
 		       "warm";
+	if (not_cold(p) && p->odirect_refused)
+		return "not cold: O_DIRECT was refused on this filesystem and "
+		       "more than " VD_STR(RPT_COLD_HIT_MAX) " of its reads hit "
+		       "the page cache (measured)";
+	if (not_cold(p))
+		return "not cold: more than " VD_STR(RPT_COLD_HIT_MAX) " of its "
+		       "reads hit the page cache (measured)";
 	if (rpt_point_too_short(p))
 		return "too short (a window under "
 		       VD_STR(RPT_POINT_MIN_WINDOW_S) " s or fewer than "
@@ -163,66 +177,221 @@ static void note_ignored(struct rpt_check *out, unsigned g,
 			 item);
 }
 
+/* The run with COUNT GPUs that the check rule uses, or NULL. */
+static const struct rpt_confirm *run_of(const struct rpt_confirm *const *by,
+					const unsigned *count, size_t n,
+					unsigned want)
+{
+	for (size_t i = 0; i < n; i++)
+		if (by[i] && count[i] == want)
+			return by[i];
+	return NULL;
+}
+
 void rpt_verdict_confirm(unsigned computed, const struct rpt_confirm *runs,
 			 size_t n, unsigned vcpus_top, double au_threshold,
 			 struct rpt_check *out)
 {
+	const struct rpt_confirm *by[RPT_CHECKS_MAX * 2] = { 0 };
+	unsigned count[RPT_CHECKS_MAX * 2] = { 0 };
+	bool used[RPT_CHECKS_MAX * 2] = { false };
+	const size_t cap = sizeof(by) / sizeof(by[0]);
 	const unsigned g = computed;
-	const struct rpt_confirm *r0 = NULL, *r1 = NULL;
+	const struct rpt_confirm *r0, *r1, *r;
+	size_t nby = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->gpus_fed = g;
 	out->confirmation = RPT_CONF_NONE;
 	out->used_g = out->used_g1 = -1;
-	for (size_t i = 0; i < n; i++) {
-		const struct rpt_confirm *r = &runs[i];
-		const char *why = NULL;
+	/* the first valid run of each GPU count, at the verdict's vCPUs */
+	for (size_t i = 0; i < n && i < cap; i++) {
+		r = &runs[i];
+		if (!r->run || (vcpus_top && r->vcpus && r->vcpus != vcpus_top) ||
+		    !r->gpus || run_of(by, count, nby, r->gpus))
+			continue;
+		by[nby] = r;
+		count[nby++] = r->gpus;
+	}
+	r0 = g >= 1 ? run_of(by, count, nby, g) : NULL;
+	r1 = run_of(by, count, nby, g + 1);
+	if (r0 && !rpt_verdict_au_fed(r0->au, au_threshold)) {
+		/* walk down to the largest count fed: tested, or untested
+		 * when the runs stop before it */
+		unsigned k = g - 1;
 
+		out->confirmation = RPT_CONF_LOWERED;
+		while (k > 0 && (r = run_of(by, count, nby, k)) &&
+		       !rpt_verdict_au_fed(r->au, au_threshold))
+			k--;
+		out->gpus_fed = k;
+		out->lowered_untested = k > 0 && !run_of(by, count, nby, k);
+	} else if (r1 && rpt_verdict_au_fed(r1->au, au_threshold)) {
+		unsigned k = g + 1;
+
+		while ((r = run_of(by, count, nby, k + 1)) &&
+		       rpt_verdict_au_fed(r->au, au_threshold))
+			k++;
+		out->gpus_fed = k;
+		out->confirmation = RPT_CONF_RAISED;
+	} else if (r1 && (g == 0 || r0)) {
+		out->confirmation = RPT_CONF_CONFIRMED;
+	}
+	/* which runs the rule consulted: G, G + 1, and the walk */
+	for (size_t i = 0; i < nby; i++) {
+		const unsigned c = count[i];
+
+		used[i] = (r0 && by[i] == r0) || (r1 && by[i] == r1) ||
+			  (out->confirmation == RPT_CONF_LOWERED &&
+			   c < g && c >= out->gpus_fed) ||
+			  (out->confirmation == RPT_CONF_RAISED &&
+			   c > g && c <= out->gpus_fed + 1);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *why = NULL;
+		size_t k;
+
+		r = &runs[i];
 		if (!r->run)
 			continue;
-		if (vcpus_top && r->vcpus && r->vcpus != vcpus_top) {
-			why = "another vCPU count than the verdict's point";
-		} else if (g >= 1 && r->gpus == g && out->used_g < 0) {
+		for (k = 0; k < nby && by[k] != r; k++)
+			;
+		if (k < nby && used[k] && i < 32)
+			out->used_mask |= 1u << i;
+		if (r == r0)
 			out->used_g = (int)i;
-			r0 = r;
-		} else if (r->gpus == g + 1 && out->used_g1 < 0) {
+		else if (r == r1)
 			out->used_g1 = (int)i;
-			r1 = r;
-		} else if (r->gpus == g || r->gpus == g + 1) {
-			why = g == 0 && r->gpus == 0 ? "0 GPUs check nothing" :
-			      "a second run of that count";
-		} else {
-			why = "not G or G + 1";
-		}
+		if (vcpus_top && r->vcpus && r->vcpus != vcpus_top)
+			why = "another vCPU count than the verdict's point";
+		else if (!r->gpus)
+			why = "0 GPUs check nothing";
+		else if (k == nby)
+			why = "a second run of that count";
+		else if (!used[k])
+			why = "not G, G + 1 or a count the checks walked to";
 		if (!why)
 			continue;
 		out->ignored++;
 		note_ignored(out, g, vcpus_top, r, why);
 	}
-	if (r0 && !rpt_verdict_au_fed(r0->au, au_threshold)) {
-		out->gpus_fed = g - 1;
-		out->confirmation = RPT_CONF_LOWERED;
-	} else if (r1 && rpt_verdict_au_fed(r1->au, au_threshold)) {
-		out->gpus_fed = g + 1;
-		out->confirmation = RPT_CONF_RAISED;
-	} else if (r1 && (g == 0 || r0)) {
-		out->confirmation = RPT_CONF_CONFIRMED;
-	}
 }
 
 /* ---- the sweep ---- */
+
+/* The first usable K-vCPU point of cache C, or NULL. */
+static const struct rpt_point *point_at(const struct rpt_verdict_in *in,
+					enum stg_cache_state c, unsigned k)
+{
+	for (size_t i = 0; i < in->npoints; i++) {
+		const struct rpt_point *p = &in->points[i];
+
+		if (p->cache == c && p->vcpus == k && rpt_point_usable(p))
+			return p;
+	}
+	return NULL;
+}
 
 /* The first usable 1-vCPU point of cache C, for the scaling figure. */
 static const struct rpt_point *one_vcpu_point(const struct rpt_verdict_in *in,
 					      enum stg_cache_state c)
 {
+	return point_at(in, c, 1);
+}
+
+/*
+ * What one vCPU is here, and the SMT yield the conversions use. With SMT
+ * siblings the 2-vCPU point runs on one core's two threads (the points
+ * take sibling pairs), so feed(2) / feed(1) is the yield, measured. A
+ * guest that reports no siblings but whose 2 vCPUs scale at or below
+ * RPT_HIDDEN_SMT_SCALING shares cores it cannot see: the measurement
+ * outranks the topology. Elsewhere the yield is the stated range
+ * [RPT_SMT_YIELD_LO, RPT_SMT_YIELD_HI]: a second thread on a busy core
+ * adds between nothing and about 30 % (an assumption of this tool; the
+ * upper end is Intel's own claim for Hyper-Threading, "up to 30 %", as
+ * reported e.g. by Tom's Hardware's Pentium 4 HT review; measure it
+ * where siblings exist).
+ */
+static void vcpu_units(const struct rpt_verdict_in *in,
+		       struct rpt_sweep_verdict *v)
+{
+	static const enum stg_cache_state pref[] = {
+		STG_CACHE_WARM, STG_CACHE_RAM, STG_CACHE_COLD
+	};
+	double two_over_one = -1;
+
+	v->vcpu_kind = in->vcpu_kind;
+	v->vcpu_kind_basis = "topology";
+	v->smt_yield = -1;
+	v->smt_yield_lo = RPT_SMT_YIELD_LO;
+	v->smt_yield_hi = RPT_SMT_YIELD_HI;
+	for (size_t i = 0; i < sizeof(pref) / sizeof(pref[0]); i++) {
+		const struct rpt_point *one = point_at(in, pref[i], 1);
+		const struct rpt_point *two = point_at(in, pref[i], 2);
+
+		if (one && two && one->samples_per_s > 0 &&
+		    strcmp(nz(two->bottleneck), "storage")) {
+			two_over_one = two->samples_per_s / one->samples_per_s;
+			break;
+		}
+	}
+	if (two_over_one <= 0)
+		return;
+	if (in->vcpu_kind == STG_VCPU_THREAD) {
+		v->smt_yield = two_over_one;
+	} else if (two_over_one / 2 <= RPT_HIDDEN_SMT_SCALING) {
+		v->vcpu_kind = STG_VCPU_THREAD;
+		v->vcpu_kind_basis = "measured scaling";
+		v->smt_yield = two_over_one;
+	}
+	if (v->smt_yield > 0)
+		v->smt_yield_lo = v->smt_yield_hi = v->smt_yield;
+}
+
+/*
+ * CV's vCPUs per GPU in each kind of vCPU. A thread-vCPU on a loaded
+ * core runs at yield / 2 of one core alone; a core-vCPU (SMT off) at one
+ * thread alone. So from a rate R per vCPU here: here cores -> threads per
+ * GPU = 2 need / (R yield); here threads -> cores per GPU = need yield /
+ * (2 R). The yield's range gives the range.
+ */
+static void kinds_per_gpu(const struct rpt_sweep_verdict *v,
+			  struct rpt_cache_verdict *cv)
+{
+	const double here = cv->vcpus_per_gpu;
+
+	cv->thread_per_gpu_lo = cv->thread_per_gpu_hi = -1;
+	cv->core_per_gpu_lo = cv->core_per_gpu_hi = -1;
+	if (!(here > 0))
+		return;
+	if (v->vcpu_kind == STG_VCPU_THREAD) {
+		cv->thread_per_gpu_lo = cv->thread_per_gpu_hi = here;
+		cv->core_per_gpu_lo = here * v->smt_yield_lo / 2;
+		cv->core_per_gpu_hi = here * v->smt_yield_hi / 2;
+	} else {                /* a core here (unknown taken as one) */
+		cv->core_per_gpu_lo = cv->core_per_gpu_hi = here;
+		cv->thread_per_gpu_lo = here * 2 / v->smt_yield_hi;
+		cv->thread_per_gpu_hi = here * 2 / v->smt_yield_lo;
+	}
+}
+
+/* Was the point of cache C at all of this VM's vCPUs planned and then
+ * dropped for the budget, with no usable point at that count? */
+static bool top_was_dropped(const struct rpt_verdict_in *in,
+			    enum stg_cache_state c)
+{
+	bool dropped = false;
+
 	for (size_t i = 0; i < in->npoints; i++) {
 		const struct rpt_point *p = &in->points[i];
 
-		if (p->cache == c && p->vcpus == 1 && rpt_point_usable(p))
-			return p;
+		if (p->cache != c || p->vcpus != in->vcpus_total)
+			continue;
+		if (rpt_point_usable(p))
+			return false;
+		dropped = dropped || p->status == RPT_POINT_DROPPED;
 	}
-	return NULL;
+	return dropped;
 }
 
 /* Why cache C has no usable point: that of its measured, unusable point
@@ -258,22 +427,44 @@ static void gpu_family(const char *type, char *buf, size_t len)
 	buf[n] = '\0';
 }
 
+/*
+ * vCPUs of KIND per (samples/s) the pipeline of cache verdict CV needs
+ * into [*LO, *HI]: its per-GPU figures over the samples/s one GPU needs.
+ * False when CV has none.
+ */
+static bool units_per_rate(const struct rpt_cache_verdict *cv, double need,
+			   enum stg_vcpu_kind kind, double *lo, double *hi)
+{
+	if (!(cv->vcpus_per_gpu > 0) || !(need > 0))
+		return false;
+	if (kind == STG_VCPU_THREAD) {
+		*lo = cv->thread_per_gpu_lo / need;
+		*hi = cv->thread_per_gpu_hi / need;
+	} else {
+		*lo = cv->core_per_gpu_lo / need;
+		*hi = cv->core_per_gpu_hi / need;
+	}
+	return true;
+}
+
 static void catalog_check(const struct rpt_verdict_in *in,
 			  struct rpt_sweep_verdict *v)
 {
 	static const enum stg_cache_state pref[] = {
 		STG_CACHE_WARM, STG_CACHE_RAM, STG_CACHE_COLD
 	};
+	const struct rpt_cache_verdict *cv = NULL;
 	char fam[32];
-	double vpg = -1;
 
 	v->catalog_cache = -1;
+	/* never a storage-bound state: its vCPUs per GPU mean nothing */
 	for (size_t i = 0; i < sizeof(pref) / sizeof(pref[0]); i++) {
-		const struct rpt_cache_verdict *cv = &v->cache[pref[i]];
+		const struct rpt_cache_verdict *c = &v->cache[pref[i]];
 
-		if (cv->measured && !cv->inconsistent && cv->vcpus_per_gpu > 0) {
+		if (c->measured && !c->inconsistent && !c->storage_bound &&
+		    c->vcpus_per_gpu > 0) {
 			v->catalog_cache = (int)pref[i];
-			vpg = cv->vcpus_per_gpu;
+			cv = c;
 			break;
 		}
 	}
@@ -281,15 +472,31 @@ static void catalog_check(const struct rpt_verdict_in *in,
 	for (size_t i = 0; i < in->nshapes && v->nfits < RPT_SHAPES_MAX; i++) {
 		const struct rpt_shape *sh = &in->shapes[i];
 		struct rpt_shape_fit *f;
+		double lo, hi;
 
 		if (!fam[0] || strcasecmp(nz(sh->gpu), fam))
 			continue;
 		f = &v->fits[v->nfits++];
 		f->shape = sh;
-		f->vcpus_needed = vpg > 0 ? vpg * sh->gpus : -1;
-		f->vcpus_spare = vpg > 0 ? sh->vcpus - f->vcpus_needed : 0;
-		f->ram_holds_dataset = (double)in->dataset_bytes <=
+		f->demand_total = sh->demand_total > 0 ? sh->demand_total :
+				  in->demand_per_gpu * sh->gpus;
+		f->vcpus_reserved = v->reserve_vcpus_per_gpu * sh->gpus;
+		f->ram_reserved = v->reserve_ram_per_gpu * sh->gpus;
+		f->ram_holds_dataset = (double)in->dataset_bytes +
+			(double)f->ram_reserved <=
 			RPT_RAM_SHARE * sh->ram_gib * 1073741824.0;
+		f->vcpus_needed = f->vcpus_needed_lo = -1;
+		if (!cv || !units_per_rate(cv, v->need_per_gpu, sh->vcpu_kind,
+					   &lo, &hi))
+			continue;
+		f->vcpus_needed_lo = lo * v->au_threshold * f->demand_total;
+		f->vcpus_needed = hi * v->au_threshold * f->demand_total;
+		f->vcpus_spare = sh->vcpus - f->vcpus_needed -
+				 f->vcpus_reserved;
+		f->vcpus_spare_hi = sh->vcpus - f->vcpus_needed_lo -
+				    f->vcpus_reserved;
+		f->fits = f->vcpus_spare >= 0 ? RPT_FIT_YES :
+			  f->vcpus_spare_hi >= 0 ? RPT_FIT_MAYBE : RPT_FIT_NO;
 	}
 }
 
@@ -348,13 +555,25 @@ static void headline(const struct rpt_verdict_in *in,
 			head_add(v, "; the asked GPUs are fed %s",
 				 stg_cache_state_name((enum stg_cache_state)c));
 		else if (cv->vcpus_per_gpu > 0 && !strcmp(cv->limiting, "cpu"))
-			head_add(v, "; limited by cpu: %.1f vCPUs per %s, %u "
-				 "needed for %u, this VM has %u",
-				 cv->vcpus_per_gpu, nz(in->gpu_type),
-				 cv->vcpus_needed, in->gpu_count,
+			head_add(v, "; limited by cpu: %.1f vCPUs (%s) per %s, "
+				 "%u needed for %u + %u reserved for the "
+				 "training job, this VM has %u",
+				 cv->vcpus_per_gpu,
+				 stg_vcpu_kind_name(v->vcpu_kind),
+				 nz(in->gpu_type), cv->vcpus_needed,
+				 in->gpu_count, cv->vcpus_reserved,
 				 in->vcpus_total);
+		else if (cv->storage_bound)
+			head_add(v, "; limited by storage: more vCPUs do not "
+				 "help");
 		else
 			head_add(v, "; limited by %s", cv->limiting);
+		if (cv->gpus_fed_reserved < cv->gpus_fed)
+			head_add(v, "; %s feeds %u once the training job "
+				 "takes its %.1f vCPU per GPU",
+				 stg_cache_state_name((enum stg_cache_state)c),
+				 cv->gpus_fed_reserved,
+				 v->reserve_vcpus_per_gpu);
 		break;
 	}
 	for (int c = 0; c < STG_CACHE_STATES; c++)
@@ -378,6 +597,17 @@ static void cache_verdict(const struct rpt_verdict_in *in,
 	cv->hit_ratio = -1;
 	cv->top = rpt_verdict_top(in->points, in->npoints, c);
 	cv->check.used_g = cv->check.used_g1 = -1;
+	cv->thread_per_gpu_lo = cv->thread_per_gpu_hi = -1;
+	cv->core_per_gpu_lo = cv->core_per_gpu_hi = -1;
+	cv->top_dropped = top_was_dropped(in, c);
+	if (cv->top_dropped) {
+		/* no verdict from fewer vCPUs than this VM has */
+		cv->top = -1;
+		cv->not_judged = "the point at all of this VM's vCPUs could "
+				 "not be measured within the budget; no "
+				 "verdict from fewer vCPUs (raise --budget)";
+		return;
+	}
 	if (cv->top < 0) {
 		cv->not_judged = not_judged_why(in, c);
 		return;
@@ -406,21 +636,100 @@ static void cache_verdict(const struct rpt_verdict_in *in,
 	if (one && one->samples_per_s > 0 && top->vcpus > 1)
 		cv->scaling = top->samples_per_s /
 			(top->vcpus * one->samples_per_s);
-	if (cv->per_vcpu_rate > 0 && need > 0) {
-		cv->vcpus_per_gpu = need / cv->per_vcpu_rate;
-		cv->vcpus_needed = (unsigned)ceil(in->gpu_count *
-						  cv->vcpus_per_gpu - 1e-9);
-	}
 	if (in->gpu_count && cv->gpus_fed >= in->gpu_count)
 		cv->limiting = "gpu";
 	else if (top->bottleneck && *top->bottleneck)
 		cv->limiting = top->bottleneck;
+	cv->storage_bound = !strcmp(cv->limiting, "storage");
+	cv->vcpus_reserved = (unsigned)ceil(v->reserve_vcpus_per_gpu *
+					    in->gpu_count - 1e-9);
+	cv->gpus_fed_reserved = cv->gpus_fed;
+	if (cv->per_vcpu_rate > 0 && need > 0) {
+		/* G fed with the reserve taken: G need <= R (V - res G) */
+		const double g = cv->per_vcpu_rate * in->vcpus_total /
+			(need + cv->per_vcpu_rate * v->reserve_vcpus_per_gpu);
+		const unsigned gr = (unsigned)fmax(0, floor(g + 1e-9));
+
+		if (gr < cv->gpus_fed_reserved)
+			cv->gpus_fed_reserved = gr;
+	}
+	/* storage-bound: more vCPUs do not help, so no vCPUs per GPU */
+	if (cv->per_vcpu_rate > 0 && need > 0 && !cv->storage_bound) {
+		cv->vcpus_per_gpu = need / cv->per_vcpu_rate;
+		cv->vcpus_needed = (unsigned)ceil(in->gpu_count *
+						  cv->vcpus_per_gpu - 1e-9);
+		cv->vcpus_spare = (int)in->vcpus_total -
+				  (int)cv->vcpus_needed -
+				  (int)cv->vcpus_reserved;
+		kinds_per_gpu(v, cv);
+	}
 	if (!strcmp(cv->limiting, "cpu") && cv->vcpus_per_gpu > 0 &&
 	    cv->vcpus_needed > top->vcpus && !cv->inconsistent) {
+		const double past = cv->vcpus_needed - (double)top->vcpus;
+		const double eff = cv->scaling > 0 && cv->scaling < 1 ?
+				   cv->scaling : 1;
+
 		cv->projected = true;
 		cv->projected_samples_per_s = cv->vcpus_needed *
 					      cv->per_vcpu_rate;
+		cv->projected_lo = top->samples_per_s +
+				   past * cv->per_vcpu_rate * eff;
 	}
+}
+
+uint64_t rpt_reserve_ram_default(unsigned batch, unsigned prefetch,
+				 uint64_t sample_bytes)
+{
+	return (uint64_t)batch * prefetch * sample_bytes +
+	       RPT_RESERVE_PROCESS_BYTES;
+}
+
+/* Reads in flight above which a storage-bound point's latency, not its
+ * depth, is the limit: its reader kept this share of its depth busy. */
+#define VD_DEPTH_BUSY 0.8
+
+/*
+ * What helps a storage-bound cold state, from its own figures: by
+ * Little's law the reads in flight are files/s x latency. A reader that
+ * kept its depth full on a slow (high-latency) storage is limited by how
+ * many reads it keeps in flight, and more of them help before a faster
+ * disk does; one that did not is limited by the storage's throughput.
+ */
+static void storage_advice(const struct rpt_verdict_in *in,
+			   struct rpt_sweep_verdict *v)
+{
+	const struct rpt_cache_verdict *cv = &v->cache[STG_CACHE_COLD];
+	const struct rpt_point *p;
+	double inflight;
+
+	v->storage_advice[0] = '\0';
+	if (!cv->measured || !cv->storage_bound || cv->top < 0)
+		return;
+	p = &in->points[cv->top];
+	inflight = p->read_latency_s > 0 ? p->files_per_s * p->read_latency_s
+					 : -1;
+	if (inflight > 0 && p->reads_in_flight_max &&
+	    inflight >= VD_DEPTH_BUSY * p->reads_in_flight_max)
+		snprintf(v->storage_advice, sizeof(v->storage_advice),
+			 "reads kept in flight limit it: %.0f files/s x %.1f ms "
+			 "per read = %.1f in flight of %u; more reads in "
+			 "flight (--depth) should raise it on this storage "
+			 "before moving to faster storage (local NVMe) does",
+			 p->files_per_s, p->read_latency_s * 1e3, inflight,
+			 p->reads_in_flight_max);
+	else if (inflight > 0)
+		snprintf(v->storage_advice, sizeof(v->storage_advice),
+			 "the storage's throughput limits it: %.1f of %u reads "
+			 "in flight on average (%.1f ms each), so more reads "
+			 "in flight will not help; cache more of the dataset "
+			 "in RAM, or move it to faster storage (local NVMe)",
+			 inflight, p->reads_in_flight_max,
+			 p->read_latency_s * 1e3);
+	else
+		snprintf(v->storage_advice, sizeof(v->storage_advice),
+			 "more vCPUs do not help here; try more reads in "
+			 "flight (--depth), more of the dataset in RAM, or "
+			 "faster storage (local NVMe)");
 }
 
 void rpt_verdict_draw(const struct rpt_verdict_in *in,
@@ -430,6 +739,10 @@ void rpt_verdict_draw(const struct rpt_verdict_in *in,
 	v->au_threshold = rpt_verdict_threshold(in->au_threshold);
 	v->need_per_gpu = in->demand_per_gpu > 0 ?
 			  v->au_threshold * in->demand_per_gpu : 0;
+	v->reserve_vcpus_per_gpu = in->reserve_vcpus_per_gpu >= 0 ?
+		in->reserve_vcpus_per_gpu : RPT_RESERVE_VCPUS_PER_GPU;
+	v->reserve_ram_per_gpu = in->reserve_ram_per_gpu;
+	vcpu_units(in, v);
 	for (int c = 0; c < STG_CACHE_STATES; c++)
 		cache_verdict(in, v, (enum stg_cache_state)c, &v->cache[c]);
 	/* storage, seen cold: the best cold read rate */
@@ -448,10 +761,15 @@ void rpt_verdict_draw(const struct rpt_verdict_in *in,
 	}
 	if (v->storage_known && v->need_per_gpu > 0)
 		v->storage_gpus = v->storage_files_per_s / v->need_per_gpu;
-	v->ram_holds_dataset = in->ram_available > 0 &&
-		in->dataset_bytes <= in->ram_available &&
-		(in->cgroup_limit < 0 ||
-		 in->dataset_bytes <= (uint64_t)in->cgroup_limit);
+	storage_advice(in, v);
+	/* the one RAM rule: dataset + reserve <= RPT_RAM_SHARE x RAM */
+	v->ram_limit = in->ram_total ? in->ram_total : in->ram_available;
+	if (in->cgroup_limit >= 0 && (uint64_t)in->cgroup_limit < v->ram_limit)
+		v->ram_limit = (uint64_t)in->cgroup_limit;
+	v->ram_reserved = v->reserve_ram_per_gpu * in->gpu_count;
+	v->ram_holds_dataset = v->ram_limit > 0 &&
+		(double)in->dataset_bytes + (double)v->ram_reserved <=
+		RPT_RAM_SHARE * (double)v->ram_limit;
 	catalog_check(in, v);
 	headline(in, v);
 }

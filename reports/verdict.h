@@ -223,6 +223,8 @@ struct rpt_check {
 	int confirmation;               /* RPT_CONF_* */
 	int used_g, used_g1;            /* index of the run with G / G+1
 	                                   GPUs that was used; -1 none */
+	uint32_t used_mask;             /* bit i: run i (of the first 32)
+	                                   was used by the rule */
 	bool lowered_untested;          /* lowered to a count no run
 	                                   tested (gpus_fed is then one
 	                                   below the lowest count that failed) */
@@ -274,6 +276,14 @@ void rpt_verdict_confirm(unsigned computed, const struct rpt_confirm *runs,
  * see: measured scaling outranks the reported topology. */
 #define RPT_HIDDEN_SMT_SCALING 0.70
 
+/*
+ * The default --reserve-ram-per-gpu: the pinned host copies of PREFETCH
+ * batches of BATCH samples of SAMPLE_BYTES each, plus
+ * RPT_RESERVE_PROCESS_BYTES for the training process itself.
+ */
+uint64_t rpt_reserve_ram_default(unsigned batch, unsigned prefetch,
+				 uint64_t sample_bytes);
+
 /* Default vCPUs reserved for each GPU's training process. */
 #define RPT_RESERVE_VCPUS_PER_GPU 1.0
 
@@ -318,6 +328,10 @@ struct rpt_cache_verdict {
 	bool hit_ratio_estimated;
 	unsigned gpus_fed_computed;     /* floor(feed / (T x demand)) */
 	unsigned gpus_fed;              /* after the confirmation runs */
+	unsigned gpus_fed_reserved;     /* of those, how many stay fed when
+	                                   the training job takes its reserve
+	                                   of vCPUs from the pipeline (at the
+	                                   per-vCPU rate of the top point) */
 	int confirmation;               /* RPT_CONF_* */
 	struct rpt_check check;         /* how the check runs were used */
 	const char *limiting;           /* "gpu" (fed), "cpu", "storage",
@@ -343,6 +357,9 @@ struct rpt_cache_verdict {
 	                                   vCPUs, reserve not included */
 	unsigned vcpus_reserved;        /* the training job's: reserve x
 	                                   asked GPUs */
+	int vcpus_spare;                /* this VM's vCPUs - needed -
+	                                   reserved (< 0: lacks); 0 when
+	                                   vcpus_per_gpu is unknown */
 	bool projected;                 /* vcpus_needed > machine vCPUs, the
 	                                   state is CPU-bound and its figures
 	                                   are consistent */
@@ -398,6 +415,8 @@ struct rpt_sweep_verdict {
 	bool storage_is_ceiling;        /* cold was storage-bound: this IS
 	                                   the ceiling; else a lower bound */
 	double storage_gpus;            /* files/s / (T x demand) */
+	char storage_advice[320];       /* storage-bound: what helps on this
+	                                   storage, as measured; else "" */
 	/* RAM: the one rule (RPT_RAM_SHARE) */
 	uint64_t ram_limit;             /* this VM's RAM, or its cgroup limit
 	                                   when lower */

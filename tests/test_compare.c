@@ -118,8 +118,8 @@ FR_TEST(compare, refuses_other_versions_and_other_reports)
 	j = load(FIX "future_version.json");
 	cr_assert_eq(rpt_candidate_from_json(j, "future_version.json", &c, why,
 					     sizeof(why)), -EPROTO);
-	cr_assert(strstr(why, "schema_version 2"), "%s", why);
-	cr_assert(strstr(why, "version 1"), "%s", why);
+	cr_assert(strstr(why, "schema_version 3"), "%s", why);
+	cr_assert(strstr(why, "version 2"), "%s", why);
 	json_decref(j);
 
 	j = load(FIX "run_report.json");
@@ -210,7 +210,7 @@ FR_TEST(compare, command_exit_codes)
 	snprintf(cmd, sizeof(cmd), "%s compare " FIX "p4d.json " FIX
 		 "future_version.json >/dev/null 2>%s/err", bin, dir);
 	cr_assert_eq(run_cmd(cmd), 2);
-	snprintf(cmd, sizeof(cmd), "grep -q 'schema_version 2' %s/err", dir);
+	snprintf(cmd, sizeof(cmd), "grep -q 'schema_version 3' %s/err", dir);
 	cr_assert_eq(run_cmd(cmd), 0);
 	/* a file that is no sweep report is a bad argument (2), JSON or
 	 * not; one that cannot be read is the environment's (5) */

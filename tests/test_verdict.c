@@ -225,9 +225,14 @@ FR_TEST(verdict, zero_computed_is_checked_with_one_gpu)
 FR_TEST(verdict, catalog_check_counts_spare_and_lacking_vcpus)
 {
 	static const struct rpt_shape shapes[] = {
-		{ "big8", "X", 8, "A100", "A100 40GB", 96, 1152, false },
-		{ "small1", "X", 1, "A100", "A100 40GB", 4, 16, true },
-		{ "other", "X", 8, "H100", "H100 80GB", 192, 2048, false },
+		{ .name = "big8", .cloud = "X", .gpus = 8, .gpu = "A100",
+		  .vcpus = 96, .vcpu_kind = STG_VCPU_CORE, .ram_gib = 1152 },
+		{ .name = "small1", .cloud = "X", .gpus = 1, .gpu = "A100",
+		  .vcpus = 4, .vcpu_kind = STG_VCPU_CORE, .ram_gib = 16,
+		  .recalled = true },
+		{ .name = "other", .cloud = "X", .gpus = 8, .gpu = "H100",
+		  .vcpus = 192, .vcpu_kind = STG_VCPU_THREAD,
+		  .ram_gib = 2048 },
 	};
 	struct rpt_sweep s;
 	/* 1,000 samples/s per vCPU: 2.223 vCPUs per GPU */
@@ -235,6 +240,8 @@ FR_TEST(verdict, catalog_check_counts_spare_and_lacking_vcpus)
 				{ 50, STG_CACHE_COLD, 50000, "cpu", 0 } };
 
 	sweep_make(&s, p, 2, 100, 8);
+	s.threads_per_core = 1;         /* a vCPU here is a core */
+	s.reserve_vcpus_per_gpu = 0;    /* the reserve is its own test */
 	s.gpu_type = "A100-40GB";
 	s.shapes = shapes;
 	s.nshapes = 3;
@@ -243,11 +250,194 @@ FR_TEST(verdict, catalog_check_counts_spare_and_lacking_vcpus)
 	cr_assert_eq(s.v.nfits, 2, "only the A100 shapes are judged");
 	cr_assert_str_eq(s.v.fits[0].shape->name, "big8");
 	cr_assert_float_eq(s.v.fits[0].vcpus_needed, 8 * NEED / 1000, 1e-9);
+	cr_assert_float_eq(s.v.fits[0].vcpus_needed_lo, 8 * NEED / 1000,
+			   1e-9, "core shape, core here: no assumption");
 	cr_assert_float_eq(s.v.fits[0].vcpus_spare, 96 - 8 * NEED / 1000,
 			   1e-9);
+	cr_assert_eq(s.v.fits[0].fits, RPT_FIT_YES);
 	cr_assert(s.v.fits[0].ram_holds_dataset);
 	cr_assert(s.v.fits[1].vcpus_spare > 0);
 	cr_assert(!s.v.fits[1].ram_holds_dataset, "140 GB in 16 GiB");
+}
+
+FR_TEST(verdict, thread_vcpu_and_core_vcpu_shapes_need_different_counts)
+{
+	static const struct rpt_shape shapes[] = {
+		{ .name = "threads", .gpus = 8, .gpu = "A100", .vcpus = 96,
+		  .vcpu_kind = STG_VCPU_THREAD, .ram_gib = 1152 },
+		{ .name = "cores", .gpus = 8, .gpu = "A100", .vcpus = 96,
+		  .vcpu_kind = STG_VCPU_CORE, .ram_gib = 900 },
+	};
+	/* 1,000 samples/s per vCPU */
+	const struct pt p[] = { { 16, STG_CACHE_WARM, 16000, "cpu", 0 } };
+	const struct rpt_shape_fit *th, *co;
+	struct rpt_sweep s;
+
+	sweep_make(&s, p, 1, 16, 8);
+	s.threads_per_core = 1;         /* measured on whole cores */
+	s.reserve_vcpus_per_gpu = 0;
+	s.shapes = shapes;
+	s.nshapes = 2;
+	rpt_sweep_verdict(&s);
+	th = &s.v.fits[0];
+	co = &s.v.fits[1];
+	cr_assert_eq(s.v.vcpu_kind, STG_VCPU_CORE);
+	cr_assert_float_eq(co->vcpus_needed, 8 * NEED / 1000, 1e-9);
+	/* a hyperthread gives yield/2 of a core: 2/1.3 .. 2/1.0 x as many */
+	cr_assert_float_eq(th->vcpus_needed_lo, 8 * NEED / 1000 * 2 /
+			   RPT_SMT_YIELD_HI, 1e-9);
+	cr_assert_float_eq(th->vcpus_needed, 8 * NEED / 1000 * 2 /
+			   RPT_SMT_YIELD_LO, 1e-9);
+	cr_assert_gt(th->vcpus_needed_lo, co->vcpus_needed);
+
+	/* measured where vCPUs are threads with a measured yield of 1.2:
+	 * the thread shape takes the rate as is, the core shape converts */
+	{
+		const struct pt q[] = {
+			{ 1, STG_CACHE_WARM, 1000, "cpu", 0 },
+			{ 2, STG_CACHE_WARM, 1200, "cpu", 0 },
+			{ 16, STG_CACHE_WARM, 9600, "cpu", 0 } };
+
+		sweep_make(&s, q, 3, 16, 8);
+		s.threads_per_core = 2;
+		s.reserve_vcpus_per_gpu = 0;
+		s.shapes = shapes;
+		s.nshapes = 2;
+		rpt_sweep_verdict(&s);
+		cr_assert_eq(s.v.vcpu_kind, STG_VCPU_THREAD);
+		cr_assert_float_eq(s.v.smt_yield, 1.2, 1e-9);
+		cr_assert_float_eq(th->vcpus_needed, 8 * NEED / 600, 1e-9);
+		cr_assert_float_eq(th->vcpus_needed_lo, th->vcpus_needed, 1e-9);
+		cr_assert_float_eq(co->vcpus_needed, 8 * NEED / 600 * 1.2 / 2,
+				   1e-9);
+	}
+	/* a guest without siblings whose 2 vCPUs scale like one core's
+	 * two threads: the measurement outranks the topology */
+	{
+		const struct pt q[] = {
+			{ 1, STG_CACHE_WARM, 1000, "cpu", 0 },
+			{ 2, STG_CACHE_WARM, 1250, "cpu", 0 } };
+
+		sweep_make(&s, q, 2, 2, 1);
+		s.threads_per_core = 1;
+		rpt_sweep_verdict(&s);
+		cr_assert_eq(s.v.vcpu_kind, STG_VCPU_THREAD);
+		cr_assert_str_eq(s.v.vcpu_kind_basis, "measured scaling");
+		cr_assert_float_eq(s.v.smt_yield, 1.25, 1e-9);
+		/* 2 vCPUs at 86 % of twice one (this project's test VMs):
+		 * still cores */
+		pts_buf[1].samples_per_s = 1720;
+		rpt_sweep_verdict(&s);
+		cr_assert_eq(s.v.vcpu_kind, STG_VCPU_CORE);
+		cr_assert_str_eq(s.v.vcpu_kind_basis, "topology");
+		cr_assert_lt(s.v.smt_yield, 0);
+	}
+}
+
+FR_TEST(verdict, the_training_jobs_reserve_changes_spare_and_fits)
+{
+	static const struct rpt_shape shapes[] = {
+		{ .name = "tight", .gpus = 8, .gpu = "A100", .vcpus = 24,
+		  .vcpu_kind = STG_VCPU_CORE, .ram_gib = 256,
+		  .demand_total = 16621, .demand_multi_measured = true },
+	};
+	/* 1,000 samples/s per vCPU, 16 vCPUs, 2 GPUs asked */
+	const struct pt p[] = { { 16, STG_CACHE_WARM, 16000, "cpu", 0 } };
+	struct rpt_sweep s;
+	const struct rpt_cache_verdict *cv = NULL;
+	const double need8 = 0.9 * 16621;
+
+	sweep_make(&s, p, 1, 16, 2);
+	s.threads_per_core = 1;
+	s.reserve_vcpus_per_gpu = 0;
+	s.bytes = 100ull << 30;
+	s.ram_total = 200ull << 30;
+	s.shapes = shapes;
+	s.nshapes = 1;
+	rpt_sweep_verdict(&s);
+	cv = &s.v.cache[STG_CACHE_WARM];
+	/* the shape's own multi-GPU demand judges it: 16,621, not 8 x */
+	cr_assert_float_eq(s.v.fits[0].demand_total, 16621, 1e-9);
+	cr_assert_float_eq(s.v.fits[0].vcpus_needed, need8 / 1000, 1e-9);
+	cr_assert_eq(s.v.fits[0].fits, RPT_FIT_YES, "15 of 24 without it");
+	cr_assert_eq(cv->vcpus_spare, 16 - 5);
+	cr_assert_eq(cv->gpus_fed_reserved, cv->gpus_fed);
+	cr_assert(s.v.ram_holds_dataset, "100 GiB <= 80 %% of 200 GiB");
+
+	s.reserve_vcpus_per_gpu = 1.5;
+	s.reserve_ram_per_gpu = 31ull << 30;
+	rpt_sweep_verdict(&s);
+	cr_assert_float_eq(s.v.fits[0].vcpus_reserved, 12, 1e-9);
+	cr_assert_eq(s.v.fits[0].fits, RPT_FIT_NO, "15 + 12 > 24");
+	cr_assert_eq(cv->vcpus_reserved, 3);
+	cr_assert_eq(cv->vcpus_spare, 16 - 5 - 3);
+	/* 16,000 feeds 7 at 2,223 each; with 1.5 vCPUs per GPU taken:
+	 * G <= 16,000 / (2,223 + 1,500) = 4.3 */
+	cr_assert_eq(cv->gpus_fed, 7);
+	cr_assert_eq(cv->gpus_fed_reserved, 4);
+	cr_assert(strstr(s.v.headline, "feeds 4 once the training job"),
+		  "%s", s.v.headline);
+	/* the one RAM rule: 100 + 2 x 31 GiB > 160 GiB */
+	cr_assert_not(s.v.ram_holds_dataset);
+	cr_assert_eq(s.v.ram_reserved, 62ull << 30);
+	cr_assert_not(s.v.fits[0].ram_holds_dataset, "100 + 8 x 31 > 204.8");
+	cr_assert_eq(rpt_reserve_ram_default(256, 2, 602112),
+		     256ull * 2 * 602112 + RPT_RESERVE_PROCESS_BYTES);
+}
+
+FR_TEST(verdict, a_storage_bound_row_has_no_vcpus_per_gpu_and_no_catalogue)
+{
+	static const struct rpt_shape shapes[] = {
+		{ .name = "p", .gpus = 8, .gpu = "A100", .vcpus = 96,
+		  .vcpu_kind = STG_VCPU_THREAD, .ram_gib = 1152 },
+	};
+	const struct pt p[] = { { 4, STG_CACHE_COLD, 1100, "storage", 120 } };
+	const struct rpt_cache_verdict *cv;
+	struct rpt_sweep s;
+
+	sweep_make(&s, p, 1, 4, 8);
+	s.shapes = shapes;
+	s.nshapes = 1;
+	pts_buf[0].reads_in_flight_max = 32;
+	pts_buf[0].read_latency_s = 0.028;      /* 1,100 x 28 ms = 30.8 */
+	rpt_sweep_verdict(&s);
+	cv = &s.v.cache[STG_CACHE_COLD];
+	cr_assert(cv->measured);
+	cr_assert(cv->storage_bound);
+	cr_assert_lt(cv->vcpus_per_gpu, 0, "null: more vCPUs do not help");
+	cr_assert_eq(cv->vcpus_needed, 0);
+	cr_assert_not(cv->projected);
+	cr_assert_eq(s.v.catalog_cache, -1, "never judges the catalogue");
+	cr_assert_lt(s.v.fits[0].vcpus_needed, 0);
+	cr_assert(strstr(s.v.storage_advice, "more reads in flight"), "%s",
+		  s.v.storage_advice);
+	cr_assert(strstr(s.v.headline, "limited by storage"), "%s",
+		  s.v.headline);
+	/* the same rate with few reads in flight: the throughput limits */
+	pts_buf[0].read_latency_s = 0.002;      /* 2.2 in flight of 32 */
+	rpt_sweep_verdict(&s);
+	cr_assert(strstr(s.v.storage_advice, "will not help"), "%s",
+		  s.v.storage_advice);
+}
+
+FR_TEST(verdict, a_cold_point_that_hit_the_page_cache_is_not_cold)
+{
+	const struct pt p[] = { { 4, STG_CACHE_COLD, 3000, "cpu", 120 },
+				{ 4, STG_CACHE_WARM, 3100, "cpu", 0 } };
+	struct rpt_sweep s;
+
+	sweep_make(&s, p, 2, 4, 1);
+	pts_buf[0].hit_ratio = 0.50;
+	pts_buf[0].odirect_refused = true;
+	rpt_sweep_verdict(&s);
+	cr_assert_not(rpt_point_usable(&pts_buf[0]));
+	cr_assert_not(s.v.cache[STG_CACHE_COLD].measured);
+	cr_assert(strstr(s.v.cache[STG_CACHE_COLD].not_judged, "not cold"));
+	cr_assert(strstr(s.v.cache[STG_CACHE_COLD].not_judged, "O_DIRECT"));
+	cr_assert_not(s.v.storage_known, "no storage ceiling from it");
+	pts_buf[0].hit_ratio = 0.01;
+	rpt_sweep_verdict(&s);
+	cr_assert(s.v.cache[STG_CACHE_COLD].measured);
 }
 
 FR_TEST(verdict, dropped_and_failed_points_are_not_used)
@@ -256,12 +446,20 @@ FR_TEST(verdict, dropped_and_failed_points_are_not_used)
 	const struct pt p[] = { { 1, STG_CACHE_WARM, 300, "cpu", 0 },
 				{ 2, STG_CACHE_WARM, 99999, "cpu", 0 } };
 
+	/* the point at all of this VM's vCPUs failed: fewer vCPUs judge */
 	sweep_make(&s, p, 2, 2, 1);
-	pts_buf[1].status = RPT_POINT_DROPPED;
+	pts_buf[1].status = RPT_POINT_FAILED;
 	rpt_sweep_verdict(&s);
 	cr_assert_eq(s.v.cache[STG_CACHE_WARM].vcpus_top, 1);
 	cr_assert(!s.v.cache[STG_CACHE_WARM].top_is_all);
 	cr_assert(s.v.cache[STG_CACHE_WARM].projected);
+	/* dropped for the budget: no verdict from fewer vCPUs */
+	pts_buf[1].status = RPT_POINT_DROPPED;
+	rpt_sweep_verdict(&s);
+	cr_assert_not(s.v.cache[STG_CACHE_WARM].measured);
+	cr_assert(s.v.cache[STG_CACHE_WARM].top_dropped);
+	cr_assert(strstr(s.v.cache[STG_CACHE_WARM].not_judged, "budget"));
+	cr_assert(strstr(s.v.headline, "no verdict"), "%s", s.v.headline);
 }
 
 /* ---- GPUs fed, and one choice of the top point ---- */
@@ -323,7 +521,8 @@ FR_TEST(verdict, top_point_of_the_checks_is_the_verdicts)
 	};
 	struct rpt_sweep s;
 
-	sweep_make(&s, p, sizeof(p) / sizeof(p[0]), 16, 1);
+	/* 32 vCPUs: the dropped 16-vCPU point is not the VM's all */
+	sweep_make(&s, p, sizeof(p) / sizeof(p[0]), 32, 1);
 	pts_buf[2].measured_s = 0.5;
 	pts_buf[3].status = RPT_POINT_DROPPED;
 	pts_buf[6].ram_not_limited = true;
