@@ -283,11 +283,16 @@ static void print_verdict(FILE *f, const struct rpt_sweep *s)
 			char lo[32];
 
 			rpt_fmt_count(a, sizeof(a), cv->projected_samples_per_s);
-			rpt_fmt_count(lo, sizeof(lo), cv->projected_lo);
+			if (cv->projected_samples_per_s - cv->projected_lo >= 1) {
+				rpt_fmt_count(lo, sizeof(lo), cv->projected_lo);
+				strcat(lo, "-");
+			} else {
+				lo[0] = '\0';
+			}
 			snprintf(line, sizeof(line), "PROJECTED: %u x %s need "
 				 "%u vCPUs like these (%.1f each) plus %u for the "
 				 "training job; this VM has %u. With %u vCPUs the "
-				 "feed would be ~%s-%s samples/s: the high end "
+				 "feed would be ~%s%s samples/s: the high end "
 				 "if the per-vCPU rate measured at %u vCPUs (%.0f "
 				 "samples/s, %.2f ms CPU per sample) holds, the "
 				 "low end if added vCPUs scale as measured from 1 "
