@@ -199,6 +199,10 @@ struct run_state {
 /* The report's dataset, listing and machine fields. */
 static void run_fill_dataset(struct run_state *s, struct rpt_run *rr)
 {
+	struct stg_cpu_info cpu;
+
+	stg_detect_cpu(0, &cpu);        /* what one vCPU is here */
+	rpt_run_fill_machine(rr, &cpu);
 	rr->workload = s->w->name;
 	rr->list = s->o.c.list;
 	rpt_run_fill_dataset(rr, &s->md, s->o.c.keep);

@@ -200,7 +200,9 @@ int ms_gpus_resolve(const struct wl_workload *w, const char *spec,
 			snprintf(out->type, sizeof(out->type), "%s",
 				 out->type_given ? out->row->gpu : "GPU");
 		out->detail = "user-given rate";
-		out->demand = rate;
+		out->demand = out->demand_single = rate;
+		out->demand_total = out->count * rate;
+		out->demand_basis = "gpu-rate";
 		out->demand_kind = "gpu-rate";
 		out->demand_source = "--gpu-rate (given on the command line)";
 		out->default_type = false;
@@ -208,7 +210,16 @@ int ms_gpus_resolve(const struct wl_workload *w, const char *spec,
 	}
 	snprintf(out->type, sizeof(out->type), "%s", out->row->gpu);
 	out->detail = out->row->gpu_detail;
-	out->demand = out->row->samples_per_s;
+	out->demand_single = out->row->samples_per_s;
+	out->demand_total = wl_demand_total(out->row, out->count,
+					    &out->demand_multi_measured);
+	/* per GPU at the asked count: 8 GPUs that together eat less than
+	 * 8 x one GPU each eat their share of the measured total */
+	out->demand = out->count ? out->demand_total / out->count :
+		      out->demand_single;
+	out->demand_basis = wl_demand_basis_name(out->row->basis);
+	out->demand_range_lo = out->row->range_lo;
+	out->demand_range_hi = out->row->range_hi;
 	out->demand_kind = wl_demand_kind_name(out->row->kind);
 	out->demand_source = out->row->source;
 	out->demand_est = out->row->basis == WL_BASIS_ESTIMATE;

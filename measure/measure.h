@@ -48,15 +48,35 @@ struct ms_gpus {
 	                                   --gpu-rate names a GPU it lacks */
 	char type[MS_GPU_NAME_MAX + 1]; /* the name reports show */
 	const char *detail;
-	double demand;                  /* samples/s one GPU eats */
+	double demand;                  /* samples/s one GPU eats AT THE
+	                                   ASKED COUNT: demand_total / count
+	                                   (the source's multi-GPU figure
+	                                   where it has one for this count),
+	                                   demand_single when count is 0.
+	                                   Emulated GPUs and every computed
+	                                   AU and GPU count use this. */
+	double demand_single;           /* one GPU alone: the row's 1-GPU
+	                                   figure, or the --gpu-rate rate */
+	double demand_total;            /* COUNT GPUs together: wl_demand_total
+	                                   (--gpu-rate: count x rate); 0 when
+	                                   count is 0 */
+	bool demand_multi_measured;     /* demand_total is the source's own
+	                                   measured multi-GPU figure */
+	const char *demand_basis;       /* "measured", "derived", "estimate",
+	                                   or "gpu-rate" */
+	double demand_range_lo;         /* the row's range of 1-GPU figures */
+	double demand_range_hi;         /* (per GPU); 0 none */
 	const char *demand_kind;        /* "train", "mlperf", "gpu-rate" */
 	const char *demand_source;
-	bool demand_est;                /* the row is an estimate */
+	bool demand_est;                /* the row is an estimate (basis) */
 };
 
 /*
  * Resolve --gpus SPEC (NULL: "1", one GPU of the default type) and
  * --gpu-rate RATE (<= 0: none) for workload W and demand KIND into *OUT.
+ * OUT->demand is per GPU at the asked count (see struct ms_gpus): 8 x A100
+ * is the source's measured 16,621 samples/s, 2,077.6 per GPU, not 8 x
+ * 2,470.
  * Without RATE the GPU must have a row in W's table. With RATE a GPU the
  * table lacks is accepted ("4xMYGPU", "MYGPU", "4") when its name is 1 to
  * MS_GPU_NAME_MAX characters of [A-Za-z0-9._-], is not a bare "x" and is

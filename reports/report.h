@@ -85,6 +85,9 @@ struct rpt_run {
 
 	/* where it ran */
 	unsigned vcpus;
+	enum stg_vcpu_kind vcpu_kind;   /* what one vCPU is on this machine */
+	int threads_per_core;           /* largest SMT sibling group; <= 0
+	                                   unknown */
 	const char *cpus_how;           /* ldr_cpu_choice.how */
 	double cpu_outside_mask_s;      /* < 0: unknown */
 
@@ -111,7 +114,16 @@ struct rpt_run {
 	const char *gpu_type;           /* "A100" */
 	const char *gpu_detail;         /* "A100 80GB" */
 	unsigned gpu_count;             /* 0 = raw feed, no consumer */
-	double demand_per_gpu;          /* samples/s one GPU eats */
+	double demand_per_gpu;          /* samples/s one GPU eats at the
+	                                   asked count (demand_total /
+	                                   gpu_count; demand_single at 0) */
+	double demand_single;           /* one GPU alone (the row's figure) */
+	double demand_total;            /* gpu_count GPUs together; 0 none */
+	bool demand_multi_measured;     /* demand_total is the source's
+	                                   measured multi-GPU figure */
+	const char *demand_basis;       /* "measured", "derived", "estimate",
+	                                   "gpu-rate" */
+	double demand_range_lo, demand_range_hi; /* per GPU; 0 none */
 	const char *demand_kind;        /* "train", "mlperf", "gpu-rate" */
 	const char *demand_source;
 	bool demand_est;                /* the row is an estimate */
@@ -154,11 +166,50 @@ void rpt_run_print(FILE *f, const struct rpt_run *r);
 
 /*
  * The JSON report of R (a new object; schema_version, samples_per_s, au,
- * bottleneck, vcpus, cache, hit_ratio, gpus{type,count,demand_per_gpu,
- * demand_source}, stages, errors, backend, dataset{files,bytes},
- * fraction_resident, cpu_outside_mask_s, ...). NULL when out of memory.
+ * bottleneck, vcpus, machine{vcpu_kind,threads_per_core}, cache,
+ * hit_ratio, gpus{type,count,demand_per_gpu,demand_single,demand_total,
+ * demand_multi_measured,demand_basis,demand_source}, stages, errors,
+ * backend, dataset{files,bytes}, fraction_resident, cpu_outside_mask_s,
+ * ...). NULL when out of memory.
  */
 json_t *rpt_run_json(const struct rpt_run *r);
+
+/* What a demand line says: the row judged against and at which count. */
+struct rpt_demand_words {
+	const char *gpu_type;           /* "A100" (the row, or --gpus name) */
+	const char *gpu_detail;         /* "A100 80GB SXM" */
+	unsigned count;                 /* asked GPUs; 0 none emulated */
+	double single;                  /* one GPU alone */
+	double total;                   /* COUNT GPUs together */
+	bool multi_measured;            /* TOTAL is the source's measured
+	                                   multi-GPU figure */
+	const char *basis;              /* "measured", "derived", "estimate",
+	                                   "gpu-rate" */
+	double range_lo, range_hi;      /* per GPU; 0 none */
+	const char *kind;               /* "train", "mlperf", "gpu-rate" */
+	const char *source;
+	bool default_type;              /* the type was not asked for */
+};
+
+/*
+ * The demand line of run and sweep reports into BUF (LEN bytes, always
+ * terminated when LEN > 0), without a label: the row, its basis and
+ * kind, the samples/s at the asked count, then its source, e.g.
+ * "A100 row (A100 80GB SXM), train, measured: 8 x A100: 16,621
+ * samples/s, the source's measured 8-GPU figure (2,078 per GPU); source:
+ * ..." or "... 4 x 2,470 = 9,880 samples/s (no multi-GPU figure: count x
+ * per-GPU); ...". Returns what snprintf would: the length the whole line
+ * needs.
+ */
+size_t rpt_demand_text(char *buf, size_t len, const struct rpt_demand_words *d);
+
+/*
+ * What one vCPU is on this machine, in words, into BUF (LEN bytes):
+ * "thread (SMT siblings present: 2 threads per core)", "core (no SMT
+ * siblings)" or "unknown (...)". THREADS_PER_CORE <= 0: unknown.
+ */
+void rpt_vcpu_kind_text(char *buf, size_t len, enum stg_vcpu_kind kind,
+			int threads_per_core);
 
 /* ---- filled from measure/'s results (reports/report_fill.c) ---- */
 
@@ -177,6 +228,10 @@ void rpt_run_fill_dataset(struct rpt_run *r, const struct ms_dataset *md,
 
 /* R's GPU and demand fields from GS (GS must outlive R). */
 void rpt_run_fill_gpus(struct rpt_run *r, const struct ms_gpus *gs);
+
+/* R's machine fields (what one vCPU is) from CPU, as stg_detect_cpu
+ * fills it. */
+void rpt_run_fill_machine(struct rpt_run *r, const struct stg_cpu_info *cpu);
 
 /*
  * R's vCPU, page-cache, hit-ratio and result fields from a point's

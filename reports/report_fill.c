@@ -11,6 +11,7 @@
 
 #include "measure.h"
 #include "report.h"
+#include "report_fmt.h"
 #include "report_sweep.h"
 
 void rpt_run_fill_dataset(struct rpt_run *rr, const struct ms_dataset *md,
@@ -46,9 +47,86 @@ void rpt_run_fill_gpus(struct rpt_run *rr, const struct ms_gpus *gs)
 	rr->gpu_type = gs->type;
 	rr->gpu_detail = gs->detail;
 	rr->demand_per_gpu = gs->demand;
+	rr->demand_single = gs->demand_single;
+	rr->demand_total = gs->demand_total;
+	rr->demand_multi_measured = gs->demand_multi_measured;
+	rr->demand_basis = gs->demand_basis;
+	rr->demand_range_lo = gs->demand_range_lo;
+	rr->demand_range_hi = gs->demand_range_hi;
 	rr->demand_kind = gs->demand_kind;
 	rr->demand_source = gs->demand_source;
 	rr->demand_est = gs->demand_est;
+}
+
+void rpt_run_fill_machine(struct rpt_run *rr, const struct stg_cpu_info *cpu)
+{
+	rr->vcpu_kind = cpu->vcpu_kind;
+	rr->threads_per_core = cpu->threads_per_core;
+}
+
+static const char *nz(const char *s)
+{
+	return s ? s : "";
+}
+
+size_t rpt_demand_text(char *buf, size_t len, const struct rpt_demand_words *d)
+{
+	const bool rate = d->basis && !strcmp(d->basis, "gpu-rate");
+	const bool est = d->basis && !strcmp(d->basis, "estimate");
+	char head[160], qty[224], range[96] = "", one[32], all[32], per[32];
+	int n;
+
+	if (rate)
+		snprintf(head, sizeof(head), "%s at the rate given with "
+			 "--gpu-rate", nz(d->gpu_type));
+	else
+		snprintf(head, sizeof(head), "%s row (%s), %s, %s%s",
+			 nz(d->gpu_type), nz(d->gpu_detail), nz(d->kind),
+			 est ? "an ESTIMATE" : d->basis ? d->basis : "unknown",
+			 d->default_type ? " (the default type; choose one "
+			 "with --gpus NxTYPE)" : "");
+	rpt_fmt_count(one, sizeof(one), d->single);
+	rpt_fmt_count(all, sizeof(all), d->total);
+	rpt_fmt_count(per, sizeof(per), d->count ? d->total / d->count : 0);
+	if (!d->count)
+		snprintf(qty, sizeof(qty), "%s samples/s per GPU (none "
+			 "emulated)", one);
+	else if (d->multi_measured)
+		snprintf(qty, sizeof(qty), "%u x %s: %s samples/s, the "
+			 "source's measured %u-GPU figure (%s per GPU)",
+			 d->count, nz(d->gpu_type), all, d->count, per);
+	else if (d->count == 1)
+		snprintf(qty, sizeof(qty), "%s samples/s for 1 GPU", one);
+	else
+		snprintf(qty, sizeof(qty), "%u x %s = %s samples/s (%s)",
+			 d->count, one, all, rate ? "count x the given rate" :
+			 "no multi-GPU figure: count x per-GPU");
+	if (d->range_lo > 0 && d->range_hi > d->range_lo) {
+		char lo[32], hi[32];
+
+		rpt_fmt_count(lo, sizeof(lo), d->range_lo);
+		rpt_fmt_count(hi, sizeof(hi), d->range_hi);
+		snprintf(range, sizeof(range), "; the source's figures give "
+			 "%s-%s per GPU", lo, hi);
+	}
+	n = snprintf(buf, len, "%s: %s%s; source: %s", head, qty, range,
+		     nz(d->source));
+	return n > 0 ? (size_t)n : 0;
+}
+
+void rpt_vcpu_kind_text(char *buf, size_t len, enum stg_vcpu_kind kind,
+			int threads_per_core)
+{
+	if (kind == STG_VCPU_THREAD && threads_per_core > 1)
+		snprintf(buf, len, "thread (SMT siblings present: %d threads "
+			 "per core)", threads_per_core);
+	else if (kind == STG_VCPU_THREAD)
+		snprintf(buf, len, "thread (SMT siblings present)");
+	else if (kind == STG_VCPU_CORE)
+		snprintf(buf, len, "core (no SMT siblings)");
+	else
+		snprintf(buf, len, "unknown (the CPU topology could not be "
+			 "read)");
 }
 
 void rpt_ram_how(const struct ms_point_out *po, uint64_t epochs,
@@ -187,10 +265,17 @@ void rpt_sweep_fill_setup(struct rpt_sweep *r, const struct ms_machine *m,
 	r->demand_kind = gs->demand_kind;
 	r->demand_source = gs->demand_source;
 	r->demand_est = gs->demand_est;
+	r->demand_single = gs->demand_single;
+	r->demand_total = gs->demand_total;
+	r->demand_multi_measured = gs->demand_multi_measured;
+	r->demand_basis = gs->demand_basis;
+	r->demand_range_lo = gs->demand_range_lo;
+	r->demand_range_hi = gs->demand_range_hi;
 	r->au_threshold = au_threshold;
 	r->cpu_model = m->cpu.model;
 	r->threads_per_core = m->cpu.threads_per_core > 0 ?
 		(unsigned)m->cpu.threads_per_core : 1;
+	r->vcpu_kind = m->cpu.vcpu_kind;
 	r->ram_total = m->mem.total_bytes > 0 ? (uint64_t)m->mem.total_bytes :
 		       0;
 	r->ram_available = m->mem.available_bytes > 0 ?

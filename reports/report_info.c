@@ -147,12 +147,17 @@ static void print_machine(FILE *f, const struct rpt_info *in)
 	if (c->online_cpus > 0)
 		kv(f, "online CPUs", "%d", c->online_cpus);
 	if (c->cores > 0)
-		kv(f, "SMT", "%d cores x %d thread%s per core%s", c->cores,
-		   c->threads_per_core, c->threads_per_core == 1 ? "" : "s",
-		   c->threads_per_core > 1 ? " (a vCPU is a hyperthread)"
-					   : " (no SMT)");
+		kv(f, "SMT", "%d cores x %d thread%s per core", c->cores,
+		   c->threads_per_core, c->threads_per_core == 1 ? "" : "s");
 	else
 		kv(f, "SMT", "unknown");
+	{
+		char kind[96];
+
+		rpt_vcpu_kind_text(kind, sizeof(kind), c->vcpu_kind,
+				   c->threads_per_core);
+		kv(f, "vCPU kind", "%s", kind);
+	}
 	if (c->numa_nodes > 0)
 		kv(f, "NUMA nodes", "%d", c->numa_nodes);
 	else
@@ -279,8 +284,8 @@ static json_t *machine_json(const struct rpt_info *in)
 		json_array_append_new(gl, json_pack("{s:o,s:o}",
 			"model", jstr(in->gpus.gpu[i].model),
 			"bus", jstr(in->gpus.gpu[i].bus)));
-	return json_pack("{s:o,s:o,s:{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,"
-			 "s:o,s:o,s:o},s:{s:o,s:o,s:o,s:o},s:{s:i,s:o,s:o},"
+	return json_pack("{s:o,s:o,s:{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:s,"
+			 "s:o,s:o,s:o,s:o},s:{s:o,s:o,s:o,s:o},s:{s:i,s:o,s:o},"
 			 "s:{s:b,s:o}}",
 		"product_name", jstr(in->dmi.product_name),
 		"sys_vendor", jstr(in->dmi.sys_vendor),
@@ -293,6 +298,7 @@ static json_t *machine_json(const struct rpt_info *in)
 		"online_cpus", jint(c->online_cpus),
 		"cores", jint(c->cores),
 		"threads_per_core", jint(c->threads_per_core),
+		"vcpu_kind", stg_vcpu_kind_name(c->vcpu_kind),
 		"numa_nodes", jint(c->numa_nodes),
 		"steal_pct_interval", jnum(c->steal_pct_interval,
 					   c->steal_pct_interval >= 0),

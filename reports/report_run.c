@@ -46,6 +46,20 @@ static void judge(const struct rpt_run *r, struct rpt_run_judgement *j)
 	rpt_verdict_run(&n, j);
 }
 
+/* R's demand, as the demand line (shared with sweep) takes it. */
+static struct rpt_demand_words demand_words(const struct rpt_run *r)
+{
+	return (struct rpt_demand_words){
+		.gpu_type = r->gpu_type, .gpu_detail = r->gpu_detail,
+		.count = r->gpu_count, .single = r->demand_single,
+		.total = r->demand_total,
+		.multi_measured = r->demand_multi_measured,
+		.basis = r->demand_basis, .range_lo = r->demand_range_lo,
+		.range_hi = r->demand_range_hi, .kind = r->demand_kind,
+		.source = r->demand_source, .default_type = r->gpu_default,
+	};
+}
+
 static double thr_of(const struct rpt_run *r)
 {
 	return rpt_verdict_threshold(r->au_threshold);
@@ -219,6 +233,13 @@ static void print_measured(FILE *f, const struct rpt_run *r)
 	fprintf(f, "  vCPUs      %u: %s; %u worker%s\n", r->vcpus,
 		nz(r->cpus_how), res ? res->workers : 0,
 		res && res->workers == 1 ? "" : "s");
+	{
+		char kind[96];
+
+		rpt_vcpu_kind_text(kind, sizeof(kind), r->vcpu_kind,
+				   r->threads_per_core);
+		fprintf(f, "             vCPU kind: %s\n", kind);
+	}
 	if (r->cpu_outside_mask_s >= 0)
 		fprintf(f, "             CPU time outside these CPUs during "
 			"the run: %.2f s (other processes, kernel threads, "
@@ -258,10 +279,13 @@ static void print_measured(FILE *f, const struct rpt_run *r)
 			"against %s (%s), %s samples/s each\n",
 			nz(r->gpu_type), nz(r->gpu_detail),
 			(rpt_fmt_count(a, sizeof(a), r->demand_per_gpu), a));
-	fprintf(f, "             demand: %s%s%s; source: %s\n",
-		nz(r->demand_kind), r->demand_est ? " (an ESTIMATE)" : "",
-		r->gpu_default ? " (the default type; choose one with --gpus "
-		"NxTYPE)" : "", nz(r->demand_source));
+	{
+		const struct rpt_demand_words d = demand_words(r);
+		char line[1024];
+
+		rpt_demand_text(line, sizeof(line), &d);
+		fprintf(f, "             demand: %s\n", line);
+	}
 	if (res)
 		fprintf(f, "  window     %.1f s measured after %.1f s warm-up, "
 			"batch %u, %llu epoch%s done%s\n", res->measured_s,
@@ -423,6 +447,14 @@ static json_t *gpus_json(const struct rpt_run *r)
 	json_object_set_new(g, "demand_source",
 			    json_string(nz(r->demand_source)));
 	json_object_set_new(g, "demand_estimated", json_boolean(r->demand_est));
+	json_object_set_new(g, "demand_basis", json_string(nz(r->demand_basis)));
+	json_object_set_new(g, "demand_single", json_real(r->demand_single));
+	json_object_set_new(g, "demand_total", json_real(r->demand_total));
+	json_object_set_new(g, "demand_multi_measured",
+			    json_boolean(r->demand_multi_measured));
+	json_object_set_new(g, "demand_range", r->demand_range_lo > 0 ?
+			    json_pack("[f,f]", r->demand_range_lo,
+				      r->demand_range_hi) : json_null());
 	json_object_set_new(g, "default_type", json_boolean(r->gpu_default));
 	json_object_set_new(g, "sync", json_string(r->gpu_sync_all ? "all" :
 						    "none"));
@@ -555,6 +587,10 @@ json_t *rpt_run_json(const struct rpt_run *r)
 	json_object_set_new(root, "bottleneck_why",
 			    json_string(got ? res->bottleneck_why : ""));
 	json_object_set_new(root, "vcpus", json_integer(r->vcpus));
+	json_object_set_new(root, "machine", json_pack("{s:s,s:o}",
+		"vcpu_kind", stg_vcpu_kind_name(r->vcpu_kind),
+		"threads_per_core", r->threads_per_core > 0 ?
+		json_integer(r->threads_per_core) : json_null()));
 	json_object_set_new(root, "cpus", json_string(nz(r->cpus_how)));
 	json_object_set_new(root, "workers", json_integer(got ? res->workers :
 							  0));

@@ -45,6 +45,7 @@ struct rpt_sweep {
 	const char *cpu_model;
 	unsigned vcpus_total;           /* usable CPUs */
 	unsigned threads_per_core;
+	enum stg_vcpu_kind vcpu_kind;   /* what one vCPU is here */
 	uint64_t ram_total, ram_available;
 	int64_t cgroup_limit;           /* -1 none */
 	const char *instance_type, *vendor;   /* DMI, "" unknown */
@@ -52,9 +53,18 @@ struct rpt_sweep {
 	/* the GPUs judged against */
 	const char *gpu_type, *gpu_detail;
 	unsigned gpu_count;             /* asked (default 1) */
-	double demand_per_gpu;
+	double demand_per_gpu;          /* per GPU at gpu_count: the
+	                                   source's multi-GPU total / count
+	                                   where it has one */
 	const char *demand_kind, *demand_source;
 	bool demand_est;
+	double demand_single;           /* one GPU alone (the row's figure) */
+	double demand_total;            /* gpu_count GPUs together */
+	bool demand_multi_measured;     /* demand_total is the source's
+	                                   measured multi-GPU figure */
+	const char *demand_basis;       /* "measured", "derived", "estimate",
+	                                   "gpu-rate" */
+	double demand_range_lo, demand_range_hi; /* per GPU; 0 none */
 	double au_threshold;            /* <= 0: LDR_DEFAULT_AU_THRESHOLD */
 	/* the training job's own share per GPU (verdict.h) */
 	double reserve_vcpus_per_gpu;   /* < 0: RPT_RESERVE_VCPUS_PER_GPU */

@@ -119,6 +119,40 @@ FR_TEST(detect_cpu, smt_siblings_zero_and_48_count_as_one_core)
 	cr_assert_str_eq(c.model, "AMD EPYC 7R32");
 }
 
+/* Point the sysroot at tests/fixtures/topology/NAME. */
+static void use_topology(const char *name)
+{
+	char rel[256], abs[PATH_MAX];
+
+	snprintf(rel, sizeof(rel), "tests/fixtures/topology/%s", name);
+	cr_assert_not_null(realpath(rel, abs), "fixture %s missing", rel);
+	cr_assert_eq(stg_sysroot_set(abs), 0);
+}
+
+FR_TEST(detect_cpu, vcpu_is_a_thread_with_smt_siblings_a_core_without)
+{
+	struct stg_cpu_info c;
+	char *dir;
+
+	use_topology("two_socket_smt");
+	stg_detect_cpu(0, &c);
+	cr_assert_eq(c.threads_per_core, 2);
+	cr_assert_eq(c.vcpu_kind, STG_VCPU_THREAD);
+	use_topology("no_smt");
+	stg_detect_cpu(0, &c);
+	cr_assert_eq(c.threads_per_core, 1);
+	cr_assert_eq(c.vcpu_kind, STG_VCPU_CORE);
+	/* no topology to read: unknown, never a guess */
+	dir = fr_test_tmpdir();
+	cr_assert_eq(stg_sysroot_set(dir), 0);
+	stg_detect_cpu(0, &c);
+	cr_assert_eq(c.vcpu_kind, STG_VCPU_UNKNOWN);
+	cr_assert_str_eq(stg_vcpu_kind_name(c.vcpu_kind), "unknown");
+	cr_assert_str_eq(stg_vcpu_kind_name(STG_VCPU_THREAD), "thread");
+	cr_assert_str_eq(stg_vcpu_kind_name(STG_VCPU_CORE), "core");
+	fr_test_rmtree(dir);
+}
+
 FR_TEST(detect_cpu, cgroup_v1_quota_inside_container)
 {
 	struct stg_cpu_info c;
@@ -416,4 +450,67 @@ FR_TEST(detect_cli, info_json_reports_fixture_machine)
 	cr_assert_eq(json_integer_value(json_object_get(json_object_get(
 		json_object_get(root, "machine"), "gpus"), "count")), 2);
 	json_decref(root);
+}
+
+/* `feedrate info` under the topology fixture NAME: its JSON (TEXT false)
+ * or its text report, malloc'd. */
+static char *info_of(const char *bin, const char *name, bool text)
+{
+	char fixture[PATH_MAX], rel[256], cmd[2 * PATH_MAX + 128];
+	char *buf = NULL;
+	size_t cap = 0, len = 0, n;
+	FILE *p;
+
+	snprintf(rel, sizeof(rel), "tests/fixtures/topology/%s", name);
+	cr_assert_not_null(realpath(rel, fixture));
+	snprintf(cmd, sizeof(cmd), "FEEDRATE_SYSROOT='%s' '%s' info "
+		 "--steal-interval 0%s", fixture, bin, text ? "" : " --json -");
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	for (;;) {
+		if (len + 4096 > cap) {
+			cap = cap ? 2 * cap : 8192;
+			buf = realloc(buf, cap);
+			cr_assert_not_null(buf);
+		}
+		n = fread(buf + len, 1, cap - len - 1, p);
+		if (!n)
+			break;
+		len += n;
+	}
+	buf[len] = '\0';
+	cr_assert_eq(pclose(p), 0);
+	return buf;
+}
+
+FR_TEST(detect_cli, info_says_what_one_vcpu_is_thread_or_core)
+{
+	static const struct {
+		const char *fixture, *kind, *line;
+	} cases[] = {
+		{ "two_socket_smt", "thread", "vCPU kind         thread (SMT "
+		  "siblings present: 2 threads per core)\n" },
+		{ "no_smt", "core", "vCPU kind         core (no SMT "
+		  "siblings)\n" },
+	};
+	const char *bin = getenv("FEEDRATE_BIN");
+
+	if (!bin)
+		cr_skip_test("FEEDRATE_BIN not set (run through make test)");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_error_t jerr;
+		json_t *root;
+		char *out = info_of(bin, cases[i].fixture, false);
+
+		root = json_loads(out, 0, &jerr);
+		cr_assert_not_null(root, "bad JSON: %s", jerr.text);
+		cr_assert_str_eq(json_string_value(json_object_get(
+			json_object_get(json_object_get(root, "machine"),
+					"cpu"), "vcpu_kind")), cases[i].kind);
+		json_decref(root);
+		free(out);
+		out = info_of(bin, cases[i].fixture, true);
+		cr_assert_not_null(strstr(out, cases[i].line), "%s", out);
+		free(out);
+	}
 }

@@ -416,6 +416,7 @@ static void info_fixture(struct rpt_info *in)
 	snprintf(in->cpu.model, sizeof(in->cpu.model), "Test CPU");
 	in->cpu.cores = 2;
 	in->cpu.threads_per_core = 2;
+	in->cpu.vcpu_kind = STG_VCPU_THREAD;
 	in->cpu.numa_nodes = -1;
 	in->cpu.steal_pct_boot = -1;
 	in->cpu.steal_pct_interval = -1;
@@ -457,8 +458,9 @@ FR_TEST(report_info, text_names_the_machine_and_says_unknown)
 		"from\n"
 		"                    /sys/fs/cgroup/cpu.max)\n"
 		"  online CPUs       4\n"
-		"  SMT               2 cores x 2 threads per core (a vCPU is a "
-		"hyperthread)\n"
+		"  SMT               2 cores x 2 threads per core\n"
+		"  vCPU kind         thread (SMT siblings present: 2 threads "
+		"per core)\n"
 		"  NUMA nodes        unknown\n"
 		"  steal time        unknown\n"
 		"  RAM               16.0 GiB\n"

@@ -128,3 +128,78 @@ FR_TEST(measure_gpus, bad_gpu_names_exit_2_with_the_name_escaped)
 		}
 	fr_test_rmtree(dir);
 }
+
+FR_TEST(measure_gpus, demand_per_gpu_is_the_sources_multi_gpu_figure_at_its_count)
+{
+	const struct wl_workload *w;
+	const struct wl_demand *h100;
+	struct ms_gpus g;
+	char gwhy[768];
+
+	cr_assert_eq(wl_find("imagenet", &w), 0);
+	/* 8x A100: the source measured 16,621 together, not 8 x 2,470 */
+	cr_assert_eq(ms_gpus_resolve(w, "8xA100", WL_DEMAND_TRAIN, 0, &g, gwhy,
+				     sizeof(gwhy)), 0);
+	cr_assert_float_eq(g.demand_single, 2470, 1e-9);
+	cr_assert_float_eq(g.demand_total, 16621, 1e-9);
+	cr_assert_float_eq(g.demand, 2077.625, 1e-9);
+	cr_assert(g.demand_multi_measured);
+	cr_assert_str_eq(g.demand_basis, "measured");
+	cr_assert_not(g.demand_est);
+	cr_assert_float_eq(g.demand_range_lo, 0, 1e-12);
+
+	/* 4x A100: no 4-GPU figure, count x per-GPU */
+	cr_assert_eq(ms_gpus_resolve(w, "4xA100", WL_DEMAND_TRAIN, 0, &g, gwhy,
+				     sizeof(gwhy)), 0);
+	cr_assert_float_eq(g.demand_total, 9880, 1e-9);
+	cr_assert_float_eq(g.demand, 2470, 1e-9);
+	cr_assert_not(g.demand_multi_measured);
+
+	/* 8x H100: derived from A100 by a same-method ratio, no multi figure */
+	h100 = wl_demand_find(w, "H100", WL_DEMAND_TRAIN);
+	cr_assert_not_null(h100);
+	cr_assert_eq(ms_gpus_resolve(w, "8xH100", WL_DEMAND_TRAIN, 0, &g, gwhy,
+				     sizeof(gwhy)), 0);
+	cr_assert_float_eq(g.demand_total, 8 * h100->samples_per_s, 1e-9);
+	cr_assert_float_eq(g.demand, h100->samples_per_s, 1e-9);
+	cr_assert_not(g.demand_multi_measured);
+	cr_assert_str_eq(g.demand_basis, "derived");
+	cr_assert_float_eq(g.demand_range_lo, h100->range_lo, 1e-9);
+	cr_assert_float_eq(g.demand_range_hi, h100->range_hi, 1e-9);
+	cr_assert_lt(g.demand_range_lo, g.demand_range_hi);
+
+	/* an estimate row says so on both fields */
+	cr_assert_eq(ms_gpus_resolve(w, "H200", WL_DEMAND_TRAIN, 0, &g, gwhy,
+				     sizeof(gwhy)), 0);
+	cr_assert_str_eq(g.demand_basis, "estimate");
+	cr_assert(g.demand_est);
+
+	/* no GPU emulated: the 1-GPU figure, no total */
+	cr_assert_eq(ms_gpus_resolve(w, "0xA100", WL_DEMAND_TRAIN, 0, &g, gwhy,
+				     sizeof(gwhy)), 0);
+	cr_assert_eq(g.count, 0);
+	cr_assert_float_eq(g.demand, 2470, 1e-9);
+	cr_assert_float_eq(g.demand_total, 0, 1e-12);
+}
+
+FR_TEST(measure_gpus, gpu_rate_demand_is_count_times_the_rate)
+{
+	const struct wl_workload *w;
+	struct ms_gpus g;
+	char gwhy[768];
+
+	cr_assert_eq(wl_find("imagenet", &w), 0);
+	/* the rate replaces the table's figure, even at its measured count */
+	cr_assert_eq(ms_gpus_resolve(w, "8xA100", WL_DEMAND_TRAIN, 1000, &g,
+				     gwhy, sizeof(gwhy)), 0);
+	cr_assert_float_eq(g.demand, 1000, 1e-9);
+	cr_assert_float_eq(g.demand_single, 1000, 1e-9);
+	cr_assert_float_eq(g.demand_total, 8000, 1e-9);
+	cr_assert_not(g.demand_multi_measured);
+	cr_assert_str_eq(g.demand_basis, "gpu-rate");
+	cr_assert_not(g.demand_est);
+	cr_assert_eq(ms_gpus_resolve(w, "3xMYGPU", WL_DEMAND_TRAIN, 250, &g,
+				     gwhy, sizeof(gwhy)), 0);
+	cr_assert_float_eq(g.demand_total, 750, 1e-9);
+	cr_assert_str_eq(g.demand_basis, "gpu-rate");
+}

@@ -168,3 +168,154 @@ FR_TEST(report_run, unknown_hit_ratio_is_said_and_null_in_json,
 	cr_assert(json_is_null(json_object_get(j, "hit_ratio")));
 	json_decref(j);
 }
+
+/* R's demand fields as ms_gpus_resolve fills them for COUNT x A100. */
+static void run_demand_a100(struct rpt_run *r, unsigned count, bool multi)
+{
+	r->gpu_type = "A100";
+	r->gpu_detail = "A100 80GB SXM";
+	r->gpu_count = count;
+	r->demand_single = 2470;
+	r->demand_total = multi ? 16621 : count * 2470.0;
+	r->demand_per_gpu = count ? r->demand_total / count : 2470;
+	r->demand_multi_measured = multi;
+	r->demand_basis = "measured";
+	r->demand_kind = "train";
+	r->demand_source = "NVIDIA DeepLearningExamples";
+}
+
+FR_TEST(report_run, demand_line_names_row_basis_source_and_the_multi_gpu_figure,
+	.fini = run_res_free)
+{
+	struct rpt_run r;
+	const json_t *g;
+	json_t *j;
+	char *text;
+
+	run_make(&r, 8, 50, false);
+	run_demand_a100(&r, 8, true);
+	text = run_text(&r);
+	cr_assert_not_null(strstr(text, "demand: A100 row (A100 80GB SXM), "
+				  "train, measured: 8 x A100: 16,621 samples/s, "
+				  "the source's measured 8-GPU figure (2,078 per "
+				  "GPU); source: NVIDIA DeepLearningExamples\n"),
+			   "%s", text);
+	/* the emulated GPUs eat the per-GPU share of that figure */
+	cr_assert_not_null(strstr(text, "2,078 samples/s each"), "%s", text);
+	free(text);
+	j = rpt_run_json(&r);
+	g = json_object_get(j, "gpus");
+	cr_assert_float_eq(json_real_value(json_object_get(g,
+		"demand_per_gpu")), 2077.625, 1e-9);
+	cr_assert_float_eq(json_real_value(json_object_get(g,
+		"demand_total")), 16621, 1e-9);
+	cr_assert_float_eq(json_real_value(json_object_get(g,
+		"demand_single")), 2470, 1e-9);
+	cr_assert(json_is_true(json_object_get(g, "demand_multi_measured")));
+	cr_assert_str_eq(json_string_value(json_object_get(g, "demand_basis")),
+			 "measured");
+	cr_assert(json_is_null(json_object_get(g, "demand_range")));
+	json_decref(j);
+
+	/* 4 GPUs: no 4-GPU figure, count x per-GPU, and it says so */
+	run_make(&r, 4, 50, false);
+	run_demand_a100(&r, 4, false);
+	text = run_text(&r);
+	cr_assert_not_null(strstr(text, "measured: 4 x 2,470 = 9,880 samples/s "
+				  "(no multi-GPU figure: count x per-GPU)"),
+			   "%s", text);
+	free(text);
+	j = rpt_run_json(&r);
+	g = json_object_get(j, "gpus");
+	cr_assert(json_is_false(json_object_get(g, "demand_multi_measured")));
+	cr_assert_float_eq(json_real_value(json_object_get(g,
+		"demand_total")), 9880, 1e-9);
+	json_decref(j);
+}
+
+FR_TEST(report_run, demand_text_says_derived_ranges_estimates_and_rates)
+{
+	struct rpt_demand_words d = {
+		.gpu_type = "H100", .gpu_detail = "H100 80GB SXM", .count = 8,
+		.single = 4357.6, .total = 8 * 4357.6, .basis = "derived",
+		.range_lo = 4084.3, .range_hi = 4357.6, .kind = "train",
+		.source = "2,470 x 2,791 / 1,582",
+	};
+	char buf[512];
+	size_t n;
+
+	n = rpt_demand_text(buf, sizeof(buf), &d);
+	cr_assert_eq(n, strlen(buf));
+	cr_assert_str_eq(buf, "H100 row (H100 80GB SXM), train, derived: 8 x "
+			 "4,358 = 34,861 samples/s (no multi-GPU figure: count "
+			 "x per-GPU); the source's figures give 4,084-4,358 "
+			 "per GPU; source: 2,470 x 2,791 / 1,582");
+	/* a short buffer: cut, terminated, the whole length returned */
+	cr_assert_eq(rpt_demand_text(buf, 10, &d), n);
+	cr_assert_eq(strlen(buf), 9);
+
+	d = (struct rpt_demand_words){ .gpu_type = "H200",
+		.gpu_detail = "H200", .count = 1, .single = 4357.6,
+		.total = 4357.6, .basis = "estimate", .kind = "train",
+		.source = "estimate: none found", .default_type = true };
+	rpt_demand_text(buf, sizeof(buf), &d);
+	cr_assert_not_null(strstr(buf, "train, an ESTIMATE (the default type; "
+				  "choose one with --gpus NxTYPE): 4,358 "
+				  "samples/s for 1 GPU"), "%s", buf);
+
+	d = (struct rpt_demand_words){ .gpu_type = "MYGPU",
+		.gpu_detail = "user-given rate", .count = 3, .single = 250,
+		.total = 750, .basis = "gpu-rate", .kind = "gpu-rate",
+		.source = "--gpu-rate (given on the command line)" };
+	rpt_demand_text(buf, sizeof(buf), &d);
+	cr_assert_str_eq(buf, "MYGPU at the rate given with --gpu-rate: 3 x 250 "
+			 "= 750 samples/s (count x the given rate); source: "
+			 "--gpu-rate (given on the command line)");
+
+	d.count = 0;
+	d.total = 0;
+	rpt_demand_text(buf, sizeof(buf), &d);
+	cr_assert_not_null(strstr(buf, ": 250 samples/s per GPU (none "
+				  "emulated)"), "%s", buf);
+}
+
+FR_TEST(report_run, vcpu_kind_is_said_in_text_and_json, .fini = run_res_free)
+{
+	static const struct {
+		enum stg_vcpu_kind kind;
+		int tpc;
+		const char *text, *json;
+	} cases[] = {
+		{ STG_VCPU_THREAD, 2, "vCPU kind: thread (SMT siblings present: "
+		  "2 threads per core)\n", "thread" },
+		{ STG_VCPU_CORE, 1, "vCPU kind: core (no SMT siblings)\n",
+		  "core" },
+		{ STG_VCPU_UNKNOWN, -1, "vCPU kind: unknown", "unknown" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct stg_cpu_info cpu = { .vcpu_kind = cases[i].kind,
+					    .threads_per_core = cases[i].tpc };
+		struct rpt_run r;
+		const json_t *m;
+		json_t *j;
+		char *text;
+
+		run_make(&r, 1, 50, false);
+		rpt_run_fill_machine(&r, &cpu);
+		text = run_text(&r);
+		cr_assert_not_null(strstr(text, cases[i].text), "%s", text);
+		free(text);
+		j = rpt_run_json(&r);
+		m = json_object_get(j, "machine");
+		cr_assert_str_eq(json_string_value(json_object_get(m,
+				 "vcpu_kind")), cases[i].json);
+		if (cases[i].tpc > 0)
+			cr_assert_eq(json_integer_value(json_object_get(m,
+				     "threads_per_core")), cases[i].tpc);
+		else
+			cr_assert(json_is_null(json_object_get(m,
+				  "threads_per_core")));
+		json_decref(j);
+	}
+}

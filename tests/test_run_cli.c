@@ -240,6 +240,25 @@ FR_TEST(run_cli_slow, json_report_has_every_key_with_sane_values)
 	cr_expect_float_eq(num(g, "demand_per_gpu"), 2470, 1e-9);
 	cr_expect_not_null(strstr(str(g, "demand_source"),
 				  "DeepLearningExamples"));
+	/* 2 x A100: no 2-GPU figure in the source, so 2 x the 1-GPU one */
+	cr_expect_float_eq(num(g, "demand_single"), 2470, 1e-9);
+	cr_expect_float_eq(num(g, "demand_total"), 4940, 1e-9);
+	cr_expect(json_is_false(json_object_get(g, "demand_multi_measured")));
+	cr_expect_str_eq(str(g, "demand_basis"), "measured");
+	cr_expect_not_null(strstr(out, "(no multi-GPU figure: count x "
+				  "per-GPU)"), "%s", out);
+	/* what one vCPU is here agrees with the SMT siblings seen */
+	{
+		const json_t *m = json_object_get(j, "machine");
+		const json_t *tpc = json_object_get(m, "threads_per_core");
+
+		s = str(m, "vcpu_kind");
+		if (json_is_integer(tpc))
+			cr_expect_str_eq(s, json_integer_value(tpc) > 1 ?
+					 "thread" : "core");
+		else
+			cr_expect_str_eq(s, "unknown");
+	}
 	st = json_object_get(j, "stages");
 	cr_assert(json_is_object(st));
 	cr_expect_gt(num(st, "decode_s"), 0);
@@ -299,6 +318,42 @@ FR_TEST(run_cli_slow, raw_feed_rate_with_gpus_0_has_no_au_and_a_capacity)
 	/* the human report went to stderr */
 	out = slurp(dir, "stderr");
 	cr_expect_not_null(strstr(out, "verdict"), "%s", out);
+	free(out);
+	free(data);
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(run_cli_slow, eight_a100_are_judged_by_the_sources_8_gpu_figure)
+{
+	char *dir = fr_test_tmpdir();
+	char *data = gen_dataset(dir, "--files", "64");
+	char *argv[] = { (char *)fr_test_bin(), "run", "--gpus", "8xA100",
+			 "--epochs", "2", "--batch", "8", "--warmup", "0",
+			 "--json", "-", data, NULL };
+	const json_t *g;
+	json_t *j;
+	json_error_t je;
+	char *out;
+	int rc;
+
+	rc = run_bin(dir, argv);
+	cr_assert_eq(rc, 0, "exit %d", rc);
+	out = slurp(dir, "stdout");
+	j = json_loads(out, 0, &je);
+	cr_assert_not_null(j, "stdout is not JSON: %s", je.text);
+	g = json_object_get(j, "gpus");
+	/* 16,621 measured on 8 GPUs together, not 8 x 2,470 = 19,760 */
+	cr_expect_float_eq(num(g, "demand_total"), 16621, 1e-9);
+	cr_expect_float_eq(num(g, "demand_per_gpu"), 2077.625, 1e-9);
+	cr_expect_float_eq(num(g, "demand_single"), 2470, 1e-9);
+	cr_expect(json_is_true(json_object_get(g, "demand_multi_measured")));
+	json_decref(j);
+	free(out);
+	out = slurp(dir, "stderr");
+	cr_expect_not_null(strstr(out, "8 x A100: 16,621 samples/s, the "
+				  "source's measured 8-GPU figure (2,078 per "
+				  "GPU)"), "%s", out);
+	cr_expect_not_null(strstr(out, "2,078 samples/s each"), "%s", out);
 	free(out);
 	free(data);
 	fr_test_rmtree(dir);
