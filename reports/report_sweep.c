@@ -43,7 +43,8 @@ void rpt_sweep_verdict(struct rpt_sweep *s)
 		.ram_total = s->ram_total,
 		.ram_available = s->ram_available,
 		.cgroup_limit = s->cgroup_limit,
-		.vcpu_kind = s->threads_per_core > 1 ? STG_VCPU_THREAD :
+		.vcpu_kind = s->vcpu_kind ? s->vcpu_kind :
+			     s->threads_per_core > 1 ? STG_VCPU_THREAD :
 			     s->threads_per_core == 1 ? STG_VCPU_CORE :
 			     STG_VCPU_UNKNOWN,
 		.reserve_vcpus_per_gpu = s->reserve_vcpus_per_gpu,
@@ -413,13 +414,21 @@ static void print_storage_ram(FILE *f, const struct rpt_sweep *s)
 
 static void print_demand(FILE *f, const struct rpt_sweep *s)
 {
-	char a[32], line[768];
+	const struct rpt_demand_words d = {
+		.gpu_type = s->gpu_type, .gpu_detail = s->gpu_detail,
+		.count = s->gpu_count,
+		.single = s->demand_single > 0 ? s->demand_single :
+			  s->demand_per_gpu,
+		.total = s->demand_total > 0 ? s->demand_total :
+			 s->demand_per_gpu * s->gpu_count,
+		.multi_measured = s->demand_multi_measured,
+		.basis = s->demand_basis, .range_lo = s->demand_range_lo,
+		.range_hi = s->demand_range_hi, .kind = s->demand_kind,
+		.source = s->demand_source,
+	};
+	char line[768];
 
-	rpt_fmt_count(a, sizeof(a), s->demand_per_gpu);
-	snprintf(line, sizeof(line), "%s (%s): %s samples/s per GPU, %s row%s; "
-		 "source: %s", nz(s->gpu_type), nz(s->gpu_detail), a,
-		 nz(s->demand_kind), s->demand_est ? " (an ESTIMATE)" : "",
-		 nz(s->demand_source));
+	rpt_demand_text(line, sizeof(line), &d);
 	print_wrapped(f, "  demand   ", 11, line);
 	snprintf(line, sizeof(line), "%s; numbers are for this native "
 		 "pipeline; on real photos a PyTorch DataLoader with PIL "
@@ -979,8 +988,9 @@ json_t *rpt_sweep_json(const struct rpt_sweep *s, bool with_series)
 		"{s:s,s:i,s:i,s:s,s:I,s:I,s:o,s:s,s:s,s:i}",
 		"cpu_model", nz(s->cpu_model), "vcpus", (int)s->vcpus_total,
 		"threads_per_core", (int)s->threads_per_core,
-		"vcpu_kind", s->threads_per_core > 1 ? "thread" :
-		s->threads_per_core == 1 ? "core" : "unknown",
+		"vcpu_kind", stg_vcpu_kind_name(s->vcpu_kind ? s->vcpu_kind :
+		s->threads_per_core > 1 ? STG_VCPU_THREAD :
+		s->threads_per_core == 1 ? STG_VCPU_CORE : STG_VCPU_UNKNOWN),
 		"ram_bytes", (json_int_t)s->ram_total,
 		"ram_available_bytes", (json_int_t)s->ram_available,
 		"cgroup_limit_bytes", s->cgroup_limit >= 0 ?
@@ -1002,6 +1012,20 @@ json_t *rpt_sweep_json(const struct rpt_sweep *s, bool with_series)
 		"demand_source", nz(s->demand_source),
 		"demand_estimated", s->demand_est,
 		"au_threshold", thr_of(s)));
+	{
+		json_t *g = json_object_get(root, "gpus");
+
+		json_object_set_new(g, "demand_basis",
+				    json_string(nz(s->demand_basis)));
+		json_object_set_new(g, "demand_single", json_real(
+			s->demand_single > 0 ? s->demand_single :
+			s->demand_per_gpu));
+		json_object_set_new(g, "demand_total", json_real(
+			s->demand_total > 0 ? s->demand_total :
+			s->demand_per_gpu * s->gpu_count));
+		json_object_set_new(g, "demand_multi_measured",
+				    json_boolean(s->demand_multi_measured));
+	}
 	json_object_set_new(root, "budget", json_pack("{s:f,s:f,s:f,s:s}",
 		"budget_s", s->budget_s, "elapsed_s", s->elapsed_s,
 		"setup_s", s->setup_s, "rule", nz(s->budget_rule)));

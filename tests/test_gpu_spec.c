@@ -33,13 +33,13 @@ static const struct spec_case cases[] = {
 	{ "8*a100", WL_DEMAND_TRAIN, 0, 8, "A100", 2470, true },
 	{ "A100", WL_DEMAND_TRAIN, 0, 1, "A100", 2470, true },
 	{ "a100", WL_DEMAND_TRAIN, 0, 1, "A100", 2470, true },
-	{ "2xH100", WL_DEMAND_TRAIN, 0, 2, "H100", 2790, true },
-	{ "2xh100", WL_DEMAND_TRAIN, 0, 2, "H100", 2790, true },
+	{ "2xH100", WL_DEMAND_TRAIN, 0, 2, "H100", 2470.0 * 2791 / 1582, true },
+	{ "2xh100", WL_DEMAND_TRAIN, 0, 2, "H100", 2470.0 * 2791 / 1582, true },
 	{ "4xv100", WL_DEMAND_TRAIN, 0, 4, "V100", 1200, true },
 	{ "1xA100-40GB", WL_DEMAND_TRAIN, 0, 1, "A100-40GB", 2375, true },
 	{ "16", WL_DEMAND_TRAIN, 0, 16, "A100", 2470, false },
 	{ "0", WL_DEMAND_TRAIN, 0, 0, "A100", 2470, false },
-	{ "0xH100", WL_DEMAND_TRAIN, 0, 0, "H100", 2790, true },
+	{ "0xH100", WL_DEMAND_TRAIN, 0, 0, "H100", 2470.0 * 2791 / 1582, true },
 	{ "8xA100", WL_DEMAND_MLPERF, 0, 8, "A100", 400.0 / 0.435, true },
 	{ "h100", WL_DEMAND_MLPERF, 0, 1, "H100", 400.0 / 0.224, true },
 	{ "1024xA100", WL_DEMAND_TRAIN, 0, 1024, "A100", 2470, true },
@@ -129,8 +129,8 @@ FR_TEST(gpu_spec, names_are_distinct_and_per_kind)
 	cr_expect_str_eq(buf, "A100, H100");
 	cr_expect_eq(need, strlen("A100, H100"));
 	wl_gpu_names(imagenet(), WL_DEMAND_TRAIN, buf, sizeof(buf));
-	cr_expect_str_eq(buf, "A100, A100-40GB, V100, H100, H200, A10G, L4, "
-			 "T4");
+	cr_expect_str_eq(buf, "A100, A100-40GB, V100, H100, H100-PCIe, H200, "
+			 "A10G, L4, T4");
 	/* a short buffer is cut but stays a string, and the length says
 	 * what the whole list needs */
 	need = wl_gpu_names(imagenet(), WL_DEMAND_TRAIN, buf, 6);
