@@ -413,18 +413,22 @@ static bool x_free(const struct panel *p, const unsigned *placed, size_t n,
 static void answer_x_ticks(struct rpt_buf *b, const struct rpt_sweep *s,
 			   const struct panel *p, const struct state_plot *d)
 {
-	struct { unsigned v; int c; } sp[STG_CACHE_STATES + 2];
+	struct xmark {
+		unsigned v;
+		int c;                  /* the state needing V; -1 this VM,
+		                           -2 the axis' end */
+	} sp[STG_CACHE_STATES + 2];
 	unsigned placed[STG_CACHE_STATES + 2], st = 1;
 	size_t n = 0, np = 0;
 
 	for (int c = 0; c < STG_CACHE_STATES; c++)
 		if (d[c].proj)
-			sp[n++] = (typeof(sp[0])){ d[c].to, c };
-	sp[n++] = (typeof(sp[0])){ s->vcpus_total, -1 };
-	sp[n++] = (typeof(sp[0])){ (unsigned)p->xmax, -2 };
+			sp[n++] = (struct xmark){ d[c].to, c };
+	sp[n++] = (struct xmark){ s->vcpus_total, -1 };
+	sp[n++] = (struct xmark){ (unsigned)p->xmax, -2 };
 	for (size_t i = 1; i < n; i++)          /* largest first */
 		for (size_t j = i; j > 0 && sp[j].v > sp[j - 1].v; j--) {
-			typeof(sp[0]) t = sp[j];
+			struct xmark t = sp[j];
 
 			sp[j] = sp[j - 1];
 			sp[j - 1] = t;
@@ -689,6 +693,15 @@ static void draw_states(struct rpt_buf *b, const struct rpt_sweep *s,
 	}
 }
 
+/* Has state C a line in the legend: points, a verdict or why not? */
+static bool state_shown(const struct rpt_sweep *s, const struct state_plot *d,
+			int c)
+{
+	const struct rpt_cache_verdict *cv = &s->v.cache[c];
+
+	return d[c].any || cv->measured || cv->not_judged || cv->top_dropped;
+}
+
 /* samples/s against vCPUs: the answer, and the measured range zoomed. */
 static void plot_main(struct rpt_buf *b, const struct rpt_sweep *s)
 {
@@ -705,12 +718,12 @@ static void plot_main(struct rpt_buf *b, const struct rpt_sweep *s)
 		if (s->points[i].vcpus > meas_x)
 			meas_x = s->points[i].vcpus;
 	ax = meas_x;
+	/* the axis runs to the vCPUs needed where they are projected: a
+	 * storage-bound state's or an inconsistent one's count means nothing
+	 * more vCPUs would buy */
 	for (int c = 0; c < STG_CACHE_STATES; c++) {
-		const struct rpt_cache_verdict *cv = &s->v.cache[c];
-
 		state_plot_fill(s, c, &d[c]);
-		nleg += d[c].any || cv->measured || cv->not_judged ||
-			cv->top_dropped;
+		nleg += state_shown(s, d, c);
 		meas_y = fmax(meas_y, d[c].top_sps);
 		if (d[c].proj) {
 			ax = d[c].to > ax ? d[c].to : ax;
@@ -760,14 +773,11 @@ static void plot_main(struct rpt_buf *b, const struct rpt_sweep *s)
 	rpt_buf_html(b, text);
 	rpt_buf_printf(b, "</text>\n");
 	for (int c = 0; c < STG_CACHE_STATES; c++) {
-		const struct rpt_cache_verdict *cv = &s->v.cache[c];
-		const double y = 24 + LINE_H * (double)++row;
+		double y;
 
-		if (!(d[c].any || cv->measured || cv->not_judged ||
-		      cv->top_dropped)) {
-			row--;
+		if (!state_shown(s, d, c))
 			continue;
-		}
+		y = 24 + LINE_H * (double)++row;
 		state_legend(s, c, &d[c], text, sizeof(text));
 		rpt_buf_printf(b, "<g class=\"legend\" data-cache=\"%s\"><line "
 			       "x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
