@@ -1,14 +1,21 @@
 /*
  * report_html.c - the HTML report of a sweep: one self-contained page
  * (inline CSS and SVG; no script, nothing fetched) with the verdict, the
- * plot of samples/s against vCPUs (one line per cache state, the demand
- * of 1, 2, ... GPUs and the storage ceiling as horizontal lines), each
- * point's time series, and the machine and storage facts. Every string
- * from outside (paths, device models, CPU names) is escaped.
+ * plot of samples/s against vCPUs (one line per cache state, continued
+ * dashed to the vCPUs the asked GPUs need, the demand of 1 .. the asked
+ * GPUs and the storage ceiling as horizontal lines, and the measured
+ * range zoomed), each point's time series, and the machine and storage
+ * facts. Every string from outside (paths, device models, CPU names) is
+ * escaped.
  *
- * Plot elements carry classes and data- attributes (class "series" with
- * data-cache, class "pt" with data-vcpus and data-sps, class "demand")
- * so that a test can count them in the rendered page.
+ * Plot elements carry classes and data- attributes so that a test can
+ * find them in the rendered page: the panels (class "panel", data-panel
+ * "answer" or "measured", data-xmax), x ticks ("xtick", data-vcpus,
+ * data-role "needed" or "vm", data-x), one "series" per cache state
+ * (data-cache) with one "pt" per measured point (data-vcpus, data-sps),
+ * "projection" (data-cache, data-to-vcpus, data-lo, data-hi; its line
+ * "proj-hi"), "demand" (data-gpus; data-asked on the asked count's),
+ * "ceiling" and "not-measured".
  */
 #include <math.h>
 #include <stdarg.h>
@@ -18,6 +25,7 @@
 
 #include "loader.h"
 #include "report.h"
+#include "report_fmt.h"
 #include "report_sweep.h"
 
 /* ---- the growable buffer ---- */
@@ -130,7 +138,10 @@ static const char page_style[] =
 	"text-align:right}td:first-child,th:first-child{text-align:left}"
 	".verdict{font-size:1.1em;background:#f4f7fb;padding:.8em;"
 	"border-left:4px solid #1f5fbf}.note{color:#555;font-size:.9em}"
-	"svg text{font:11px sans-serif}";
+	"svg text{font:11px sans-serif}"
+	/* a white outline keeps a label readable over the lines it crosses */
+	"svg .halo{paint-order:stroke;stroke:#fff;stroke-width:3px;"
+	"stroke-linejoin:round}";
 
 static void html_head(struct rpt_buf *b, const char *title)
 {
@@ -152,143 +163,666 @@ static double nice_max(double v)
 	return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
 }
 
-#define PW 720.0
-#define PH 380.0
-#define ML 70.0
-#define MR 150.0
-#define MT 20.0
-#define MB 45.0
+/*
+ * The sweep's plot answers "how many vCPUs feed the asked GPUs" and still
+ * shows what was measured, in up to two panels, both linear from zero:
+ *
+ *  - the answer: x runs to the vCPUs needed for the asked GPUs (at least
+ *    this VM's), y to what they eat. Each measured line goes on, dashed,
+ *    from its top point to the projection at the vCPUs needed: a wedge
+ *    from the pessimistic to the optimistic figure. Over it, one line per
+ *    GPU up to the asked count and the storage ceiling.
+ *  - the measured range, zoomed: the same lines at their own scale, drawn
+ *    when the answer panel squeezes the measured points into less than
+ *    ZOOM_WHEN of its width or height.
+ *
+ * Not a log y axis: a straight projection bends on one, and equal heights
+ * stop meaning equal samples/s, which is what the plot is read for (how
+ * far a line stays below a demand line). Two linear panels keep both
+ * readings, and the measured points lie as far apart as in a plot of
+ * their own.
+ */
+#define PW 900.0                /* the SVG's width */
+#define ML 70.0                 /* left margin: the y tick labels */
+#define PMR 190.0               /* right margin: the demand labels */
+#define PANEL_H 300.0
+#define ZOOM_H 220.0
+#define AXIS_B 52.0             /* below a plot area: tick labels, their
+                                   notes, the axis title */
+#define LINE_H 15.0
+#define ZOOM_WHEN 0.6
+#define LABEL_GAP 12.0          /* fewest pixels between two labels */
+#define XTICK_GAP 30.0
+#define PROJ_SAME 0.005         /* lo and hi this close (share of hi): one
+                                   line, not a wedge */
+#define DEMAND_LABELS 6         /* about this many demand lines labelled */
 
-/* samples/s against vCPUs, with the demand lines and the ceiling. */
-static void plot_main(struct rpt_buf *b, const struct rpt_sweep *s)
+struct panel {
+	double left, top, w, h;         /* the plot area in the SVG */
+	double xmax, ymax;
+};
+
+static double panel_x(const struct panel *p, double v)
+{
+	return p->left + p->w * v / p->xmax;
+}
+
+static double panel_y(const struct panel *p, double v)
+{
+	return p->top + p->h - p->h * v / p->ymax;
+}
+
+/* A round step for about N ticks up to V: 1, 2, 2.5 or 5 x 10^k. */
+static double tick_step(double v, int n)
+{
+	double raw = v / n, p, m;
+
+	if (!(raw > 0))
+		return 1;
+	p = pow(10, floor(log10(raw)));
+	m = raw / p;
+	return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 2.5 ? 2.5 : m <= 5 ? 5 : 10) * p;
+}
+
+/* V rounded up to a whole number of its ticks. */
+static double axis_top(double v)
+{
+	double step;
+
+	if (!(v > 0))
+		return 1;
+	step = tick_step(v, 5);
+	return ceil(v / step - 1e-9) * step;
+}
+
+/* The whole-number step after S in 1, 2, 5, 10, 20, 50, ... */
+static unsigned step_next(unsigned s)
+{
+	unsigned p = 1;
+
+	while (s >= 10 * p)
+		p *= 10;
+	return s / p == 1 ? 2 * p : s / p == 2 ? 5 * p : 10 * p;
+}
+
+/* What the plot draws of one cache state. */
+struct state_plot {
+	bool any;                       /* measured points to draw */
+	bool line;                      /* joined by a line: not when the
+	                                   point at all vCPUs was dropped */
+	bool proj;                      /* a projection is drawn */
+	unsigned from, to;              /* vCPUs: its top point, the needed */
+	double from_sps, lo, hi;
+	double top_sps;                 /* the most any point measured */
+	unsigned last_vcpus;            /* the largest measured point */
+	double last_sps;
+};
+
+static void state_plot_fill(const struct rpt_sweep *s, int c,
+			    struct state_plot *d)
+{
+	const struct rpt_cache_verdict *cv = &s->v.cache[c];
+
+	memset(d, 0, sizeof(*d));
+	for (size_t i = 0; i < s->npoints; i++) {
+		const struct rpt_point *p = &s->points[i];
+
+		if (p->cache != (enum stg_cache_state)c ||
+		    p->status != RPT_POINT_MEASURED)
+			continue;
+		d->any = true;
+		d->top_sps = fmax(d->top_sps, p->samples_per_s);
+		if (p->vcpus >= d->last_vcpus) {
+			d->last_vcpus = p->vcpus;
+			d->last_sps = p->samples_per_s;
+		}
+	}
+	/* a line through fewer vCPUs than the verdict needed would read as
+	 * the state's answer */
+	d->line = d->any && !cv->top_dropped;
+	d->proj = d->line && cv->measured && cv->projected &&
+		  !cv->storage_bound && !cv->inconsistent &&
+		  cv->vcpus_needed > cv->vcpus_top &&
+		  cv->projected_samples_per_s > 0;
+	if (!d->proj)
+		return;
+	d->from = cv->vcpus_top;
+	d->from_sps = cv->samples_per_s;
+	d->to = cv->vcpus_needed;
+	d->hi = cv->projected_samples_per_s;
+	d->lo = cv->projected_lo > 0 ? fmin(cv->projected_lo, d->hi) : d->hi;
+}
+
+static bool state_storage_bound(const struct rpt_cache_verdict *cv)
+{
+	return cv->storage_bound ||
+	       (cv->limiting && !strcmp(cv->limiting, "storage"));
+}
+
+/* The state's line in the legend, in words (escaped when written). */
+static void state_legend(const struct rpt_sweep *s, int c,
+			 const struct state_plot *d, char *buf, size_t len)
+{
+	const struct rpt_cache_verdict *cv = &s->v.cache[c];
+	const char *name = stg_cache_state_name((enum stg_cache_state)c);
+	char top[32], lo[32], hi[32];
+
+	if (cv->top_dropped) {
+		snprintf(buf, len, "%s: not measured within the budget at %u "
+			 "vCPUs: no verdict from fewer, nothing projected",
+			 name, s->vcpus_total);
+		return;
+	}
+	if (!cv->measured) {
+		snprintf(buf, len, "%s: not judged: %s", name,
+			 cv->not_judged ? cv->not_judged : "no usable point");
+		return;
+	}
+	rpt_fmt_count(top, sizeof(top), cv->samples_per_s);
+	if (d->proj) {
+		rpt_fmt_count(lo, sizeof(lo), d->lo);
+		rpt_fmt_count(hi, sizeof(hi), d->hi);
+		snprintf(buf, len, "%s: %s samples/s measured at %u vCPUs; "
+			 "PROJECTED %s%s%s samples/s at %u vCPUs, same CPU "
+			 "model only", name, top, cv->vcpus_top,
+			 strcmp(lo, hi) ? lo : "", strcmp(lo, hi) ? "-" : "",
+			 hi, d->to);
+	} else if (state_storage_bound(cv)) {
+		snprintf(buf, len, "%s: %s samples/s at %u vCPUs, storage-"
+			 "bound: more vCPUs do not help, nothing projected",
+			 name, top, cv->vcpus_top);
+	} else if (cv->inconsistent) {
+		snprintf(buf, len, "%s: %s samples/s at %u vCPUs; figures "
+			 "inconsistent (%.2f CPU-s per vCPU-s), nothing "
+			 "projected", name, top, cv->vcpus_top,
+			 cv->cpu_per_vcpu);
+	} else {
+		snprintf(buf, len, "%s: %s samples/s at %u vCPUs, feeds %u x "
+			 "%s", name, top, cv->vcpus_top, cv->gpus_fed,
+			 s->gpu_type ? s->gpu_type : "GPU");
+	}
+}
+
+/* Axes, the y grid with its labels, and the axis titles. */
+static void panel_frame(struct rpt_buf *b, const struct panel *p,
+			const char *xtitle)
+{
+	const double st = tick_step(p->ymax, 5);
+	char n[32];
+
+	rpt_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+		       "y2=\"%.1f\" stroke=\"#333\"/><line x1=\"%.1f\" "
+		       "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n",
+		       p->left, p->top, p->left, p->top + p->h, p->left,
+		       p->top + p->h, p->left + p->w, p->top + p->h);
+	for (int k = 0; k * st <= p->ymax * (1 + 1e-9); k++) {
+		const double y = panel_y(p, k * st);
+
+		rpt_fmt_count(n, sizeof(n), k * st);
+		rpt_buf_printf(b, "<text class=\"ytick\" x=\"%.1f\" y=\"%.1f\" "
+			       "text-anchor=\"end\">%s</text>", p->left - 6,
+			       y + 4, n);
+		if (k)
+			rpt_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" "
+				       "x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>",
+				       p->left, y, p->left + p->w, y);
+		rpt_buf_printf(b, "\n");
+	}
+	rpt_buf_printf(b, "<text x=\"14\" y=\"%.1f\" transform=\"rotate(-90 "
+		       "14 %.1f)\" text-anchor=\"middle\">samples/s</text>\n"
+		       "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
+		       p->top + p->h / 2, p->top + p->h / 2,
+		       p->left + p->w / 2, p->top + p->h + AXIS_B - 6);
+	rpt_buf_html(b, xtitle);
+	rpt_buf_printf(b, "</text>\n");
+}
+
+/* One x tick: ROLE ("needed", "vm") and NOTE (a second line) or NULL. */
+static void x_tick(struct rpt_buf *b, const struct panel *p, unsigned v,
+		   const char *role, const char *note, const char *fill)
+{
+	const double x = panel_x(p, v), y = p->top + p->h;
+
+	rpt_buf_printf(b, "<g class=\"xtick\" data-vcpus=\"%u\"", v);
+	if (role)
+		rpt_buf_printf(b, " data-role=\"%s\"", role);
+	rpt_buf_printf(b, " data-x=\"%.1f\"><line x1=\"%.1f\" y1=\"%.1f\" "
+		       "x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/><text x=\"%.1f\""
+		       " y=\"%.1f\" text-anchor=\"middle\"%s>%u</text>", x, x, y,
+		       x, y + 4, x, y + 16, role ? " font-weight=\"bold\"" : "",
+		       v);
+	if (note)
+		rpt_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor="
+			       "\"middle\" fill=\"%s\">%s</text>", x, y + 29,
+			       fill, note);
+	rpt_buf_printf(b, "</g>\n");
+}
+
+static bool x_free(const struct panel *p, const unsigned *placed, size_t n,
+		   unsigned v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fabs(panel_x(p, v) - panel_x(p, placed[i])) < XTICK_GAP)
+			return false;
+	return true;
+}
+
+/* The answer's x ticks: the vCPUs needed by each projected state and
+ * this VM's first (the axis ends at the largest), then round counts
+ * where they leave room. */
+static void answer_x_ticks(struct rpt_buf *b, const struct rpt_sweep *s,
+			   const struct panel *p, const struct state_plot *d)
+{
+	struct xmark {
+		unsigned v;
+		int c;                  /* the state needing V; -1 this VM,
+		                           -2 the axis' end */
+	} sp[STG_CACHE_STATES + 2];
+	unsigned placed[STG_CACHE_STATES + 2], st = 1;
+	size_t n = 0, np = 0;
+
+	for (int c = 0; c < STG_CACHE_STATES; c++)
+		if (d[c].proj)
+			sp[n++] = (struct xmark){ d[c].to, c };
+	sp[n++] = (struct xmark){ s->vcpus_total, -1 };
+	sp[n++] = (struct xmark){ (unsigned)p->xmax, -2 };
+	for (size_t i = 1; i < n; i++)          /* largest first */
+		for (size_t j = i; j > 0 && sp[j].v > sp[j - 1].v; j--) {
+			struct xmark t = sp[j];
+
+			sp[j] = sp[j - 1];
+			sp[j - 1] = t;
+		}
+	for (size_t i = 0; i < n; i++) {
+		bool needed = false, vm = false;
+
+		if (!sp[i].v || !x_free(p, placed, np, sp[i].v))
+			continue;
+		for (size_t j = i; j < n && sp[j].v == sp[i].v; j++) {
+			needed |= sp[j].c >= 0;
+			vm |= sp[j].c == -1;
+		}
+		x_tick(b, p, sp[i].v, needed ? "needed" : vm ? "vm" : NULL,
+		       needed && vm ? "this VM, needed" : needed ? "needed" :
+		       vm ? "this VM" : NULL, needed && sp[i].c >= 0 ?
+		       colour[sp[i].c] : "#333");
+		placed[np++] = sp[i].v;
+	}
+	while (p->xmax / st > 8)
+		st = step_next(st);
+	for (unsigned v = 0; v <= p->xmax; v += st)
+		if (x_free(p, placed, np, v))
+			x_tick(b, p, v, NULL, NULL, NULL);
+}
+
+/* The zoomed panel's x ticks: each measured vCPU count and this VM's. */
+static void zoom_x_ticks(struct rpt_buf *b, const struct rpt_sweep *s,
+			 const struct panel *p)
+{
+	double last_x = -1e9;
+	unsigned v = 0;
+
+	for (;;) {
+		unsigned next = 0;
+
+		for (size_t i = 0; i < s->npoints; i++)
+			if (s->points[i].vcpus > v &&
+			    (!next || s->points[i].vcpus < next))
+				next = s->points[i].vcpus;
+		if (s->vcpus_total > v && (!next || s->vcpus_total < next))
+			next = s->vcpus_total;
+		if (!next)
+			break;
+		v = next;
+		if (panel_x(p, v) - last_x < 14 && v != s->vcpus_total)
+			continue;
+		x_tick(b, p, v, v == s->vcpus_total ? "vm" : NULL,
+		       v == s->vcpus_total ? "this VM" : NULL, "#333");
+		last_x = panel_x(p, v);
+	}
+}
+
+/* Where the asked count's demand line lies in P; NAN when it has none. */
+static double asked_y(const struct rpt_sweep *s, const struct panel *p)
+{
+	const double v = (s->gpu_count ? s->gpu_count : 1) * s->v.need_per_gpu;
+
+	return v > 0 && v <= p->ymax ? panel_y(p, v) : NAN;
+}
+
+/*
+ * The storage ceiling, labelled in the right margin (beside the asked
+ * count's label when they would meet); in the answer, one far above the
+ * panel is named at its top instead (drawn to scale it would flatten
+ * everything). Returns the label's y, NAN when none is in the margin.
+ */
+static double draw_ceiling(struct rpt_buf *b, const struct rpt_sweep *s,
+			   const struct panel *p, bool answer)
+{
+	const double f = s->v.storage_files_per_s, ay = asked_y(s, p);
+	char n[32];
+	double y, ly;
+
+	if (!s->v.storage_known || !(f > 0) || (f > p->ymax && !answer))
+		return NAN;
+	rpt_fmt_count(n, sizeof(n), f);
+	if (f > p->ymax) {
+		rpt_buf_printf(b, "<g class=\"ceiling\" data-files-per-s=\"%.0f\""
+			       " data-above=\"1\"><text class=\"halo\" x=\"%.1f\""
+			       " y=\"%.1f\" fill=\"#1f5fbf\">storage: %s%s "
+			       "files/s, above this panel</text></g>\n", f,
+			       p->left + 6, p->top + 12, s->v.storage_is_ceiling
+			       ? "" : "at least ", n);
+		return NAN;
+	}
+	y = panel_y(p, f);
+	ly = y;
+	if (!isnan(ay) && fabs(ly - ay) < LABEL_GAP)
+		ly = ly >= ay ? ay + LABEL_GAP : ay - LABEL_GAP;
+	rpt_buf_printf(b, "<g class=\"ceiling\" data-files-per-s=\"%.0f\"><line "
+		       "x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\""
+		       "#1f5fbf\" stroke-dasharray=\"1 3\" stroke-width=\"2\"/>"
+		       "<text x=\"%.1f\" y=\"%.1f\" fill=\"#1f5fbf\">storage %s "
+		       "%s files/s</text></g>\n", f, p->left, y, p->left + p->w,
+		       y, p->left + p->w + 6, ly + 4, s->v.storage_is_ceiling ?
+		       "ceiling" : "at least", n);
+	return ly;
+}
+
+/*
+ * One line per GPU up to the asked count (those inside P only, CLS
+ * "demand" in the answer, "demand-zoom" in the zoom), about
+ * DEMAND_LABELS of them labelled, the asked count's always; the others
+ * keep clear of the label at AVOID (NAN: none).
+ */
+static void draw_demand(struct rpt_buf *b, const struct rpt_sweep *s,
+			const struct panel *p, const char *cls, double avoid)
 {
 	const double need = s->v.need_per_gpu;
-	const double w = PW - ML - MR, h = PH - MT - MB;
-	double xmax = s->vcpus_total, ymax = 0;
-	unsigned step = 1, lines;
+	const unsigned g = s->gpu_count ? s->gpu_count : 1;
+	double last_y = -1e9;
+	unsigned st = 1;
 
-	for (size_t i = 0; i < s->npoints; i++) {
-		const struct rpt_point *p = &s->points[i];
+	if (!(need > 0))
+		return;
+	while (g / st > DEMAND_LABELS)
+		st = step_next(st);
+	for (unsigned k = g; k >= 1; k--) {
+		const double y = panel_y(p, k * need);
+		bool label;
 
-		if (p->vcpus > xmax)
-			xmax = p->vcpus;
-		if (p->status == RPT_POINT_MEASURED && p->samples_per_s > ymax)
-			ymax = p->samples_per_s;
-	}
-	if (s->v.storage_known && s->v.storage_files_per_s > ymax)
-		ymax = s->v.storage_files_per_s;
-	if (need > 0 && need * (s->gpu_count ? s->gpu_count : 1) > ymax)
-		ymax = need * (s->gpu_count ? s->gpu_count : 1);
-	ymax = nice_max(ymax * 1.08);
-	if (xmax < 1)
-		xmax = 1;
-	rpt_buf_printf(b, "<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/"
-		       "svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f "
-		       "%.0f\" role=\"img\" aria-label=\"samples per second "
-		       "against vCPUs\">\n", PW, PH, PW, PH);
-	/* axes and ticks */
-	rpt_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-		       "stroke=\"#333\"/><line x1=\"%.1f\" y1=\"%.1f\" "
-		       "x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", ML, MT,
-		       ML, MT + h, ML, MT + h, ML + w, MT + h);
-	for (int k = 0; k <= 5; k++) {
-		const double y = MT + h - h * k / 5.0;
-
-		rpt_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor="
-			       "\"end\">%.0f</text><line x1=\"%.1f\" y1=\"%.1f\" "
-			       "x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>\n",
-			       ML - 6, y + 4, ymax * k / 5.0, ML, y, ML + w, y);
-	}
-	for (size_t i = 0; i < s->npoints; i++) {
-		const struct rpt_point *p = &s->points[i];
-		bool seen = false;
-
-		for (size_t j = 0; j < i; j++)
-			seen |= s->points[j].vcpus == p->vcpus;
-		if (!seen)
-			rpt_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" "
-				       "text-anchor=\"middle\">%u</text>\n",
-				       ML + w * p->vcpus / xmax, MT + h + 16,
-				       p->vcpus);
-	}
-	rpt_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">"
-		       "vCPUs</text><text x=\"14\" y=\"%.1f\" transform=\"rotate"
-		       "(-90 14 %.1f)\" text-anchor=\"middle\">samples/s"
-		       "</text>\n", ML + w / 2, PH - 8, MT + h / 2,
-		       MT + h / 2);
-	/* demand of 1, 2, ... GPUs at the AU threshold */
-	lines = need > 0 ? (unsigned)floor(ymax / need) : 0;
-	while (lines / step > 8)
-		step *= 2;
-	for (unsigned k = step; need > 0 && k <= lines; k += step) {
-		const double y = MT + h - h * (k * need) / ymax;
-
-		rpt_buf_printf(b, "<g class=\"demand\" data-gpus=\"%u\"><line "
-			       "x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-			       "stroke=\"#777\" stroke-dasharray=\"4 4\"/><text "
-			       "x=\"%.1f\" y=\"%.1f\">%u x ", k, ML, y, ML + w, y,
-			       ML + w + 4, y + 4, k);
-		rpt_buf_html(b, s->gpu_type);
-		rpt_buf_printf(b, "</text></g>\n");
-	}
-	if (s->v.storage_known) {
-		const double y = MT + h - h * s->v.storage_files_per_s / ymax;
-
-		rpt_buf_printf(b, "<g class=\"ceiling\"><line x1=\"%.1f\" "
-			       "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#"
-			       "1f5fbf\" stroke-dasharray=\"1 3\" stroke-width="
-			       "\"2\"/><text x=\"%.1f\" y=\"%.1f\">storage %s"
-			       "</text></g>\n", ML, y, ML + w, y, ML + w + 4,
-			       y - 6, s->v.storage_is_ceiling ? "ceiling" :
-			       "(at least)");
-	}
-	/* one line per cache state */
-	for (int c = 0; c < STG_CACHE_STATES; c++) {
-		struct rpt_buf pts;
-		bool any = false;
-
-		rpt_buf_init(&pts);
-		for (size_t i = 0; i < s->npoints; i++) {
-			const struct rpt_point *p = &s->points[i];
-
-			if (p->cache != (enum stg_cache_state)c ||
-			    p->status != RPT_POINT_MEASURED)
-				continue;
-			rpt_buf_printf(&pts, "%s%.1f,%.1f", any ? " " : "",
-				       ML + w * p->vcpus / xmax,
-				       MT + h - h * p->samples_per_s / ymax);
-			any = true;
-		}
-		if (!any) {
-			free(rpt_buf_take(&pts));
+		if (k * need > p->ymax)
 			continue;
+		label = k == g || ((k == 1 || k % st == 0) &&
+				   fabs(y - last_y) >= LABEL_GAP &&
+				   !(fabs(y - avoid) < LABEL_GAP));
+		rpt_buf_printf(b, "<g class=\"%s\" data-gpus=\"%u\"%s><line "
+			       "x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			       "stroke=\"%s\" stroke-width=\"%s\" "
+			       "stroke-dasharray=\"%s\"/>", cls, k,
+			       k == g ? " data-asked=\"1\"" : "", p->left, y,
+			       p->left + p->w, y, k == g ? "#333" : label ?
+			       "#888" : "#ddd", k == g ? "1.5" : "1",
+			       k == g ? "7 3" : label ? "4 4" : "none");
+		if (label) {
+			rpt_buf_printf(b, "<text class=\"demand-label\" x=\"%.1f\""
+				       " y=\"%.1f\"%s>%u x ", p->left + p->w + 6,
+				       y + 4, k == g ? " font-weight=\"bold\"" :
+				       "", k);
+			rpt_buf_html(b, s->gpu_type);
+			if (k == g)
+				rpt_buf_printf(b, " at %.0f %% AU",
+					       s->v.au_threshold * 100);
+			rpt_buf_printf(b, "</text>");
+			last_y = y;
 		}
-		rpt_buf_printf(b, "<g class=\"series\" data-cache=\"%s\">"
-			       "<polyline fill=\"none\" stroke=\"%s\" "
-			       "stroke-width=\"2\" points=\"%s\"/>\n",
-			       stg_cache_state_name((enum stg_cache_state)c), colour[c],
-			       pts.ok && pts.s ? pts.s : "");
-		free(rpt_buf_take(&pts));
-		for (size_t i = 0; i < s->npoints; i++) {
-			const struct rpt_point *p = &s->points[i];
+		rpt_buf_printf(b, "</g>\n");
+	}
+}
 
-			if (p->cache != (enum stg_cache_state)c ||
-			    p->status != RPT_POINT_MEASURED)
+/* The dashed continuation of state C's line to the vCPUs needed. */
+static void draw_projection(struct rpt_buf *b, const struct panel *p,
+			    int c, const struct state_plot *d,
+			    const char *label)
+{
+	const double x0 = panel_x(p, d->from), y0 = panel_y(p, d->from_sps);
+	const double x1 = panel_x(p, d->to), yh = panel_y(p, d->hi);
+	const double yl = panel_y(p, d->lo);
+
+	rpt_buf_printf(b, "<g class=\"projection\" data-cache=\"%s\" "
+		       "data-from-vcpus=\"%u\" data-to-vcpus=\"%u\" data-lo=\""
+		       "%.0f\" data-hi=\"%.0f\"><title>", stg_cache_state_name(
+		       (enum stg_cache_state)c), d->from, d->to, d->lo, d->hi);
+	rpt_buf_html(b, label);
+	rpt_buf_printf(b, "</title>");
+	if (d->hi - d->lo > PROJ_SAME * d->hi)
+		rpt_buf_printf(b, "<polygon points=\"%.1f,%.1f %.1f,%.1f "
+			       "%.1f,%.1f\" fill=\"%s\" fill-opacity=\"0.15\"/>"
+			       "<line class=\"proj-lo\" x1=\"%.1f\" y1=\"%.1f\" "
+			       "x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+			       "stroke-width=\"1.5\" stroke-dasharray=\"3 4\"/>"
+			       "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\""
+			       "%.1f\" stroke=\"%s\" stroke-width=\"3\"/>",
+			       x0, y0, x1, yh, x1, yl, colour[c], x0, y0, x1,
+			       yl, colour[c], x1, yh, x1, yl, colour[c]);
+	rpt_buf_printf(b, "<line class=\"proj-hi\" x1=\"%.1f\" y1=\"%.1f\" "
+		       "x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\" "
+		       "stroke-dasharray=\"7 5\"/><circle cx=\"%.1f\" cy=\"%.1f\" "
+		       "r=\"4\" fill=\"#fff\" stroke=\"%s\" stroke-width=\"2\"/>"
+		       "</g>\n", x0, y0, x1, yh, colour[c], x1, yh, colour[c]);
+}
+
+/*
+ * Each state's measured points (class "pt", with a tooltip, where
+ * PRIMARY; small "pt-overview" dots in the answer above a zoom) and the
+ * line through them in order of vCPUs; a state whose top point was
+ * dropped says so from TEXT_TOP down instead of a line.
+ */
+static void draw_states(struct rpt_buf *b, const struct rpt_sweep *s,
+			const struct panel *p, const struct state_plot *d,
+			bool primary, double text_top)
+{
+	unsigned nm = 0;
+
+	for (int c = 0; c < STG_CACHE_STATES; c++) {
+		const enum stg_cache_state cs = (enum stg_cache_state)c;
+		const char *name = stg_cache_state_name(cs);
+
+		if (!d[c].any)
+			continue;
+		rpt_buf_printf(b, "<g class=\"%s\" data-cache=\"%s\">\n",
+			       primary ? "series" : "series-overview", name);
+		if (d[c].line) {
+			unsigned v = 0;
+			bool first = true;
+
+			rpt_buf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" "
+				       "stroke-width=\"2\" points=\"", colour[c]);
+			for (;;) {
+				const struct rpt_point *next = NULL;
+
+				for (size_t i = 0; i < s->npoints; i++) {
+					const struct rpt_point *q = &s->points[i];
+
+					if (q->cache == cs && q->status ==
+					    RPT_POINT_MEASURED && q->vcpus > v &&
+					    (!next || q->vcpus < next->vcpus))
+						next = q;
+				}
+				if (!next)
+					break;
+				rpt_buf_printf(b, "%s%.1f,%.1f", first ? "" : " ",
+					       panel_x(p, next->vcpus),
+					       panel_y(p, next->samples_per_s));
+				first = false;
+				v = next->vcpus;
+			}
+			rpt_buf_printf(b, "\"/>\n");
+		}
+		for (size_t i = 0; i < s->npoints; i++) {
+			const struct rpt_point *q = &s->points[i];
+
+			if (q->cache != cs || q->status != RPT_POINT_MEASURED)
 				continue;
+			if (!primary) {
+				rpt_buf_printf(b, "<circle class=\"pt-overview\" "
+					       "cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" "
+					       "fill=\"%s\"/>\n", panel_x(p, q->vcpus),
+					       panel_y(p, q->samples_per_s),
+					       colour[c]);
+				continue;
+			}
 			rpt_buf_printf(b, "<circle class=\"pt\" data-vcpus=\"%u\" "
 				       "data-sps=\"%.1f\" cx=\"%.1f\" cy=\"%.1f\" "
 				       "r=\"4\" fill=\"%s\"><title>%u vCPUs, %s: "
 				       "%.0f samples/s</title></circle>\n",
-				       p->vcpus, p->samples_per_s,
-				       ML + w * p->vcpus / xmax,
-				       MT + h - h * p->samples_per_s / ymax,
-				       colour[c], p->vcpus,
-				       stg_cache_state_name((enum stg_cache_state)c),
-				       p->samples_per_s);
+				       q->vcpus, q->samples_per_s,
+				       panel_x(p, q->vcpus),
+				       panel_y(p, q->samples_per_s), colour[c],
+				       q->vcpus, name, q->samples_per_s);
 		}
-		rpt_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">%s"
-			       "</text></g>\n", ML + 10, MT + 14 + 14.0 * c,
-			       colour[c], stg_cache_state_name((enum stg_cache_state)c));
+		/* in the top left, which rising lines leave empty */
+		if (s->v.cache[c].top_dropped)
+			rpt_buf_printf(b, "<text class=\"not-measured halo\" "
+				       "x=\"%.1f\" y=\"%.1f\" fill=\"%s\">%s: "
+				       "not measured within the budget at %u "
+				       "vCPUs</text>\n", p->left + 8,
+				       text_top + LINE_H * nm++, colour[c], name,
+				       s->vcpus_total);
+		rpt_buf_printf(b, "</g>\n");
+	}
+}
+
+/* Has state C a line in the legend: points, a verdict or why not? */
+static bool state_shown(const struct rpt_sweep *s, const struct state_plot *d,
+			int c)
+{
+	const struct rpt_cache_verdict *cv = &s->v.cache[c];
+
+	return d[c].any || cv->measured || cv->not_judged || cv->top_dropped;
+}
+
+/* samples/s against vCPUs: the answer, and the measured range zoomed. */
+static void plot_main(struct rpt_buf *b, const struct rpt_sweep *s)
+{
+	struct state_plot d[STG_CACHE_STATES];
+	const unsigned g = s->gpu_count ? s->gpu_count : 1;
+	double meas_y = 0, base_y = 0, height;
+	unsigned meas_x = s->vcpus_total, ax;
+	struct panel a, z;
+	size_t nleg = 0, row = 0;
+	char xtitle[128], text[512];
+	bool zoom;
+
+	for (size_t i = 0; i < s->npoints; i++)
+		if (s->points[i].vcpus > meas_x)
+			meas_x = s->points[i].vcpus;
+	ax = meas_x;
+	/* the axis runs to the vCPUs needed where they are projected: a
+	 * storage-bound state's or an inconsistent one's count means nothing
+	 * more vCPUs would buy */
+	for (int c = 0; c < STG_CACHE_STATES; c++) {
+		state_plot_fill(s, c, &d[c]);
+		nleg += state_shown(s, d, c);
+		meas_y = fmax(meas_y, d[c].top_sps);
+		if (d[c].proj) {
+			ax = d[c].to > ax ? d[c].to : ax;
+			base_y = fmax(base_y, d[c].hi);
+		}
+	}
+	base_y = fmax(base_y, meas_y);
+	if (s->v.need_per_gpu > 0)
+		base_y = fmax(base_y, g * s->v.need_per_gpu);
+	if (s->v.storage_known && s->v.storage_files_per_s <= 1.5 * base_y)
+		base_y = fmax(base_y, s->v.storage_files_per_s);
+	a.left = z.left = ML;
+	a.w = z.w = PW - ML - PMR;
+	a.top = 24 + LINE_H * nleg + 16;
+	a.h = PANEL_H;
+	a.xmax = ax ? ax : 1;
+	a.ymax = axis_top(base_y * 1.05);
+	z.top = a.top + a.h + AXIS_B + 40;
+	z.h = ZOOM_H;
+	z.xmax = meas_x ? meas_x : 1;
+	z.ymax = axis_top(meas_y * 1.08);
+	zoom = meas_y > 0 && (z.ymax < ZOOM_WHEN * a.ymax ||
+			      z.xmax < ZOOM_WHEN * a.xmax);
+	height = zoom ? z.top + z.h + AXIS_B : a.top + a.h + AXIS_B;
+	if (s->v.vcpu_kind != STG_VCPU_UNKNOWN)
+		snprintf(xtitle, sizeof(xtitle), "vCPUs (one vCPU here: one "
+			 "%s)", stg_vcpu_kind_name(s->v.vcpu_kind));
+	else
+		snprintf(xtitle, sizeof(xtitle), "vCPUs");
+
+	rpt_buf_printf(b, "<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/"
+		       "svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f "
+		       "%.0f\" role=\"img\" aria-label=\"samples per second "
+		       "against vCPUs\">\n", PW, height, PW, height);
+	rpt_buf_printf(b, "<g class=\"panel\" data-panel=\"answer\" data-xmax="
+		       "\"%.0f\" data-ymax=\"%.0f\">\n<text class=\"panel-title\" "
+		       "x=\"%.1f\" y=\"16\" font-weight=\"bold\">", a.xmax,
+		       a.ymax, ML);
+	if (a.xmax > s->vcpus_total)
+		snprintf(text, sizeof(text), "To the vCPUs %u x %s need "
+			 "(dashed: projected)", g, s->gpu_type ?
+			 s->gpu_type : "GPU");
+	else
+		snprintf(text, sizeof(text), "This VM's %u vCPUs against "
+			 "%u x %s", s->vcpus_total, g, s->gpu_type ?
+			 s->gpu_type : "GPU");
+	rpt_buf_html(b, text);
+	rpt_buf_printf(b, "</text>\n");
+	for (int c = 0; c < STG_CACHE_STATES; c++) {
+		double y;
+
+		if (!state_shown(s, d, c))
+			continue;
+		y = 24 + LINE_H * (double)++row;
+		state_legend(s, c, &d[c], text, sizeof(text));
+		rpt_buf_printf(b, "<g class=\"legend\" data-cache=\"%s\"><line "
+			       "x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			       "stroke=\"%s\" stroke-width=\"2\"%s/>",
+			       stg_cache_state_name((enum stg_cache_state)c),
+			       ML, y - 4, ML + 16, y - 4, colour[c],
+			       d[c].line ? "" : " stroke-dasharray=\"1 3\"");
+		if (d[c].proj)
+			rpt_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\""
+				       "%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-"
+				       "width=\"2\" stroke-dasharray=\"4 3\"/>",
+				       ML + 18, y - 4, ML + 34, y - 4,
+				       colour[c]);
+		rpt_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">",
+			       ML + 40, y, colour[c]);
+		rpt_buf_html(b, text);
+		rpt_buf_printf(b, "</text></g>\n");
+	}
+	panel_frame(b, &a, xtitle);
+	answer_x_ticks(b, s, &a, d);
+	draw_demand(b, s, &a, "demand", draw_ceiling(b, s, &a, true));
+	for (int c = 0; c < STG_CACHE_STATES; c++)
+		if (d[c].proj) {
+			state_legend(s, c, &d[c], text, sizeof(text));
+			draw_projection(b, &a, c, &d[c], text);
+		}
+	draw_states(b, s, &a, d, !zoom, a.top + (s->v.storage_known &&
+		    s->v.storage_files_per_s > a.ymax ? 28 : 14));
+	rpt_buf_printf(b, "</g>\n");
+	if (zoom) {
+		char top[32];
+
+		rpt_fmt_count(top, sizeof(top), z.ymax);
+		rpt_buf_printf(b, "<g class=\"panel\" data-panel=\"measured\" "
+			       "data-xmax=\"%.0f\" data-ymax=\"%.0f\">\n<text "
+			       "class=\"panel-title\" x=\"%.1f\" y=\"%.1f\" "
+			       "font-weight=\"bold\">The measured points, zoomed "
+			       "(to %u vCPUs and %s samples/s)</text>\n",
+			       z.xmax, z.ymax, ML, z.top - 12, meas_x, top);
+		panel_frame(b, &z, xtitle);
+		zoom_x_ticks(b, s, &z);
+		draw_demand(b, s, &z, "demand-zoom",
+			    draw_ceiling(b, s, &z, false));
+		draw_states(b, s, &z, d, true, z.top + 14);
+		rpt_buf_printf(b, "</g>\n");
 	}
 	rpt_buf_printf(b, "</svg>\n");
 }
@@ -342,6 +876,15 @@ static void verdict_table(struct rpt_buf *b, const struct rpt_sweep *s)
 	for (int c = 0; c < STG_CACHE_STATES; c++) {
 		const struct rpt_cache_verdict *cv = &s->v.cache[c];
 
+		if (cv->top_dropped) {
+			rpt_buf_printf(b, "<tr><td>%s</td><td colspan=\"7\" "
+				       "class=\"note\">not measured within the "
+				       "budget at %u vCPUs: no verdict from "
+				       "fewer</td></tr>\n",
+				       stg_cache_state_name((enum stg_cache_state)c),
+				       s->vcpus_total);
+			continue;
+		}
 		if (!cv->measured && cv->not_judged) {
 			rpt_buf_printf(b, "<tr><td>%s</td><td colspan=\"7\" "
 				       "class=\"note\">not judged: ",
@@ -381,16 +924,32 @@ static void verdict_table(struct rpt_buf *b, const struct rpt_sweep *s)
 				       "are inconsistent (%.2f CPU-seconds per "
 				       "vCPU-second)</td></tr>\n", cv->vcpus_top,
 				       cv->cpu_per_vcpu);
-		if (cv->projected)
+		if (cv->projected && !cv->storage_bound && !cv->top_dropped) {
+			const double hi = cv->projected_samples_per_s;
+			const double lo = cv->projected_lo > 0 ?
+					  fmin(cv->projected_lo, hi) : hi;
+			char l[32], h[32];
+
+			rpt_fmt_count(l, sizeof(l), lo);
+			rpt_fmt_count(h, sizeof(h), hi);
 			rpt_buf_printf(b, "<tr><td colspan=\"8\" class=\"note\">"
-				       "PROJECTED: %u vCPUs needed for %u GPU%s, "
-				       "about %.0f samples/s, assuming the "
-				       "per-vCPU rate measured at %u vCPUs holds "
-				       "(same CPU model only)</td></tr>\n",
+				       "PROJECTED: %u vCPUs needed for %u GPU%s",
 				       cv->vcpus_needed, s->gpu_count,
-				       s->gpu_count == 1 ? "" : "s",
-				       cv->projected_samples_per_s,
+				       s->gpu_count == 1 ? "" : "s");
+			if (cv->vcpus_reserved)
+				rpt_buf_printf(b, " (and %u for the training "
+					       "job)", cv->vcpus_reserved);
+			rpt_buf_printf(b, ", %s%s%s samples/s there, from the "
+				       "rate measured at %u vCPUs (same CPU "
+				       "model only)</td></tr>\n",
+				       strcmp(l, h) ? l : "",
+				       strcmp(l, h) ? "-" : "", h,
 				       cv->vcpus_top);
+		}
+		if (cv->storage_bound)
+			rpt_buf_printf(b, "<tr><td colspan=\"8\" class=\"note\">"
+				       "storage-bound: more vCPUs do not help, "
+				       "nothing projected</td></tr>\n");
 	}
 	rpt_buf_printf(b, "</table>\n");
 }
@@ -524,10 +1083,14 @@ char *rpt_sweep_html(const struct rpt_sweep *s)
 	rpt_buf_printf(&b, "<h2>samples/s against vCPUs</h2>\n");
 	plot_main(&b, s);
 	rpt_buf_printf(&b, "<p class=\"note\">Raw feed rate (no GPU consuming)."
-		       " Dashed lines: what 1, 2, ... GPUs eat at the AU "
-		       "threshold (%.0f %%: %.0f samples/s each). Dotted: "
-		       "storage, seen cold.</p>\n", s->v.au_threshold * 100,
-		       s->v.need_per_gpu);
+		       " Grey horizontal lines: what 1, 2, ... GPUs eat at the "
+		       "AU threshold (%.0f %%: %.0f samples/s each), the asked "
+		       "count's in black. Dotted: storage, seen cold. A dashed "
+		       "line goes on from a state's top measured point to the "
+		       "vCPUs needed: a projection for the same CPU model, from"
+		       " the measured scaling (low end) to a straight line at "
+		       "the top point's rate per vCPU (high end).</p>\n",
+		       s->v.au_threshold * 100, s->v.need_per_gpu);
 	if (s->v.storage_known)
 		rpt_buf_printf(&b, "<p>Storage, cold: %.1f MB/s, %.0f files/s "
 			       "(%s); feeds %.1f GPUs.</p>\n",
