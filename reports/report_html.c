@@ -1069,6 +1069,7 @@ static void catalog_table(struct rpt_buf *b, const struct rpt_sweep *s)
 char *rpt_sweep_html(const struct rpt_sweep *s)
 {
 	struct rpt_buf b;
+	bool projected = false;
 
 	rpt_buf_init(&b);
 	html_head(&b, "feedrate sweep");
@@ -1085,12 +1086,17 @@ char *rpt_sweep_html(const struct rpt_sweep *s)
 	rpt_buf_printf(&b, "<p class=\"note\">Raw feed rate (no GPU consuming)."
 		       " Grey horizontal lines: what 1, 2, ... GPUs eat at the "
 		       "AU threshold (%.0f %%: %.0f samples/s each), the asked "
-		       "count's in black. Dotted: storage, seen cold. A dashed "
-		       "line goes on from a state's top measured point to the "
-		       "vCPUs needed: a projection for the same CPU model, from"
-		       " the measured scaling (low end) to a straight line at "
-		       "the top point's rate per vCPU (high end).</p>\n",
+		       "count's in black. Dotted: storage, seen cold.",
 		       s->v.au_threshold * 100, s->v.need_per_gpu);
+	for (int c = 0; c < STG_CACHE_STATES; c++)
+		projected = projected || s->v.cache[c].projected;
+	if (projected)
+		rpt_buf_printf(&b, " A dashed line goes on from a state's top "
+			       "measured point to the vCPUs needed: a "
+			       "projection for the same CPU model, from the "
+			       "measured scaling (low end) to a straight line "
+			       "at the top point's rate per vCPU (high end).");
+	rpt_buf_printf(&b, "</p>\n");
 	if (s->v.storage_known)
 		rpt_buf_printf(&b, "<p>Storage, cold: %.1f MB/s, %.0f files/s "
 			       "(%s); feeds %.1f GPUs.</p>\n",

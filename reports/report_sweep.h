@@ -118,10 +118,13 @@ char *rpt_sweep_csv(const struct rpt_sweep *s);
 
 /*
  * The HTML report: one self-contained file (inline CSS and SVG, no
- * script, nothing fetched): the verdict, samples/s against vCPUs with one
- * line per cache state and the demand of 1, 2, ... GPUs, the storage
- * ceiling, each point's time series, the machine and storage facts.
- * Every outside string is escaped. Returns a malloc'd string or NULL.
+ * script, nothing fetched): the verdict; samples/s against vCPUs with one
+ * line per cache state, its projection dashed to the vCPUs the asked GPUs
+ * need (with its range), the demand of 1 .. the asked count of GPUs and
+ * the storage ceiling, and the measured points in a zoomed panel where
+ * the main one would squeeze them; each point's time series; the machine
+ * and storage facts. Every outside string is escaped. Returns a malloc'd
+ * string or NULL.
  */
 char *rpt_sweep_html(const struct rpt_sweep *s);
 
