@@ -242,6 +242,7 @@ int ms_sweep_plan(struct ms_sweep *sw, const struct ms_sweep_config *cfg)
 			sp->vcpus = cfg->vcpus[v];
 			sp->cache = (enum stg_cache_state)c;
 			sp->out.hit_ratio = -1;
+			sp->out.read_latency_s = -1;
 			sp->out.prep.fraction = -1;
 		}
 	}
