@@ -51,12 +51,32 @@ struct sweep_state {
 	char (*how)[RPT_HOW_LEN];
 	unsigned vcpus_total;
 	char pipeline[320];
-	char rule[1024];
+	char rule[2048];
 	char notes[2048];
 	struct ms_check checks[STG_CACHE_STATES][RPT_CHECKS_MAX];
 	struct rpt_shape shapes[RPT_SHAPES_MAX];
 	struct ms_machine m;
 };
+
+/* TEXT on F in lines of at most 78 columns, broken at spaces. */
+static void sweep_print_wrapped(FILE *f, const char *text)
+{
+	while (*text) {
+		size_t n = strlen(text), cut = n;
+
+		if (n > 78) {
+			cut = 78;
+			while (cut && text[cut] != ' ')
+				cut--;
+			if (!cut)
+				cut = 78;
+		}
+		fprintf(f, "%.*s\n", (int)cut, text);
+		text += cut;
+		while (*text == ' ')
+			text++;
+	}
+}
 
 static void sweep_usage(FILE *f, const char *rule)
 {
@@ -90,12 +110,12 @@ static void sweep_usage(FILE *f, const char *rule)
 "      --csv FILE         one row per point\n"
 "      --html FILE        one self-contained page with SVG plots\n"
 "  -h, --help             this help\n"
-"\n"
-"%s\n"
+"\n");
+	sweep_print_wrapped(f, rule);
+	fprintf(f,
 "\n"
 "Exit status: 0 ok, 2 usage error, 3 completed but some samples failed,\n"
-"5 environment failure, 130/143 interrupted (a partial report is printed).\n",
-		rule);
+"5 environment failure, 130/143 interrupted (a partial report is printed).\n");
 }
 
 enum { OPT_CACHE = 256, OPT_RAM, OPT_CSV, OPT_HTML, OPT_NOCHECK };
@@ -103,7 +123,7 @@ enum { OPT_CACHE = 256, OPT_RAM, OPT_CSV, OPT_HTML, OPT_NOCHECK };
 /* One of sweep's own options. 0, FR_EXIT_USAGE, or -1 after --help. */
 static int sweep_opt(int c, const char *arg, char **argv, struct sweep_opts *o)
 {
-	char rule[1024];
+	char rule[2048];
 
 	switch (c) {
 	case 'c':
