@@ -145,8 +145,18 @@ size_t ms_ram_sample_files(size_t n_files, double rate, double window_s,
 
 void ms_budget_rule_text(const struct ms_sweep *sw, char *buf, size_t len)
 {
-	int k = snprintf(buf, len, "Budget rule: generating a default dataset "
-		"is not counted; listing and evicting the dataset come first. "
+	int k = 0;
+
+	/* first: the report's line may cut a long rule short */
+	if (sw)
+		k = snprintf(buf, len, "Preparing page caches took %.1f s in "
+			     "all (%.1f s of it at listing), outside the "
+			     "points' shares. ", sw->prep_total_s, sw->evict_s);
+	if (k < 0 || (size_t)k >= len)
+		return;
+	snprintf(buf + k, len - (size_t)k, "Budget rule: generating a "
+		"default dataset is not counted; listing and evicting the "
+		"dataset come first. "
 		"Preparing a point's page cache (evicting, warming) is "
 		"reserved outside the points' shares, estimated from the "
 		"eviction at listing, then from the last preparation of each "
@@ -165,11 +175,6 @@ void ms_budget_rule_text(const struct ms_sweep *sw, char *buf, size_t len)
 		"(never fewer epochs) with the page cache scaled alike, and "
 		"says so.", MS_CHECKS_PER_STATE, MS_CONFIRM_S, MS_CHECKS_MAX,
 		MS_MIN_POINT_S);
-
-	if (sw && k > 0 && (size_t)k < len)
-		snprintf(buf + k, len - (size_t)k, " Preparing page caches "
-			 "took %.1f s in all (%.1f s at listing).",
-			 sw->prep_total_s, sw->evict_s);
 }
 
 /* ---- the sweep ---- */
