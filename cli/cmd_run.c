@@ -49,7 +49,9 @@ static void run_usage(FILE *f)
 "                         CPU)\n"
 "      --workers N        transform threads (default: K)\n"
 "      --cache cold|warm  evict every file first and read with O_DIRECT so\n"
-"                         every epoch stays cold (default), or read the\n"
+"                         every epoch stays cold (default; where the\n"
+"                         filesystem refuses O_DIRECT the reads are\n"
+"                         buffered and the notes say so), or read the\n"
 "                         dataset into the page cache first; both verified\n"
 "      --ram SIZE         the steady state of a VM whose page cache is SIZE:\n"
 "                         after evicting the dataset, run in a memory\n"
@@ -250,6 +252,9 @@ static void run_fill_result(struct run_state *s, struct rpt_run *rr)
 	rr->signal = po->rep.signal ? po->rep.signal : cli_stop;
 	if (po->prep.note[0])
 		note_add(s, "%s", po->prep.note);
+	if (po->odirect_refused)
+		note_add(s, "cold: %s, so this run may not have been cold "
+			 "(the hit ratio says)", po->odirect_why);
 	if (po->measured && s->o.cache == STG_CACHE_RAM &&
 	    s->res->epochs_done < 2 && !rr->signal &&
 	    !s->res->stopped_by_max_errors)

@@ -24,6 +24,9 @@
 #include "report.h"
 #include "report_sweep.h"
 
+_Static_assert(MS_CHECKS_MAX == RPT_CHECKS_MAX,
+	       "the sweep runs as many check runs as the report holds");
+
 struct sweep_opts {
 	struct cli_common_opts c;       /* what run parses the same way */
 	uint64_t ram;
@@ -51,10 +54,10 @@ struct sweep_state {
 	char (*how)[RPT_HOW_LEN];
 	unsigned vcpus_total;
 	char pipeline[320];
-	char rule[1024];
+	char rule[2048];
 	char notes[2048];
 	char reserve_how[160];
-	struct ms_check checks[STG_CACHE_STATES][MS_CHECKS_PER_STATE];
+	struct ms_check checks[STG_CACHE_STATES][RPT_CHECKS_MAX];
 	struct rpt_shape shapes[RPT_SHAPES_MAX];
 	struct ms_machine m;
 };
@@ -62,6 +65,26 @@ struct sweep_state {
 /* Batches each GPU's training process keeps pinned in host memory: the
  * one being copied and the next (the loader's default prefetch per GPU). */
 #define SWEEP_PINNED_BATCHES 2u
+
+/* TEXT on F in lines of at most 78 columns, broken at spaces. */
+static void sweep_print_wrapped(FILE *f, const char *text)
+{
+	while (*text) {
+		size_t n = strlen(text), cut = n;
+
+		if (n > 78) {
+			cut = 78;
+			while (cut && text[cut] != ' ')
+				cut--;
+			if (!cut)
+				cut = 78;
+		}
+		fprintf(f, "%.*s\n", (int)cut, text);
+		text += cut;
+		while (*text == ' ')
+			text++;
+	}
+}
 
 static void sweep_usage(FILE *f, const char *rule)
 {
@@ -104,12 +127,12 @@ static void sweep_usage(FILE *f, const char *rule)
 "      --csv FILE         one row per point\n"
 "      --html FILE        one self-contained page with SVG plots\n"
 "  -h, --help             this help\n"
-"\n"
-"%s\n"
+"\n");
+	sweep_print_wrapped(f, rule);
+	fprintf(f,
 "\n"
 "Exit status: 0 ok, 2 usage error, 3 completed but some samples failed,\n"
-"5 environment failure, 130/143 interrupted (a partial report is printed).\n",
-		rule);
+"5 environment failure, 130/143 interrupted (a partial report is printed).\n");
 }
 
 enum { OPT_CACHE = 256, OPT_RAM, OPT_CSV, OPT_HTML, OPT_NOCHECK,
@@ -118,7 +141,7 @@ enum { OPT_CACHE = 256, OPT_RAM, OPT_CSV, OPT_HTML, OPT_NOCHECK,
 /* One of sweep's own options. 0, FR_EXIT_USAGE, or -1 after --help. */
 static int sweep_opt(int c, const char *arg, char **argv, struct sweep_opts *o)
 {
-	char rule[1024];
+	char rule[2048];
 
 	switch (c) {
 	case 'c':
@@ -171,7 +194,7 @@ static int sweep_opt(int c, const char *arg, char **argv, struct sweep_opts *o)
 		*(c == OPT_CSV ? &o->csv : &o->html) = arg;
 		return 0;
 	case 'h':
-		ms_budget_rule_text(rule, sizeof(rule));
+		ms_budget_rule_text(NULL, rule, sizeof(rule));
 		sweep_usage(stdout, rule);
 		return -1;
 	default:
@@ -261,31 +284,39 @@ static int sweep_setup(struct sweep_state *s)
 	return cli_check_reports("sweep", outs, 3, o->c.dataset, o->c.list);
 }
 
-/* The check runs: G and G + 1 GPUs at the verdict's top point of each
- * cache state, G the GPUs its feed rate computes to. */
+/*
+ * The check runs at the verdict's top point of each cache state: G and
+ * G + 1 GPUs (G the GPUs its feed rate computes to), then further down
+ * while the fewest tried was not fed or further up while the most tried
+ * was (ms_check_next), as long as time is left.
+ */
 static int sweep_checks(struct sweep_state *s)
 {
 	for (int c = 0; c < STG_CACHE_STATES; c++) {
 		const int top = rpt_verdict_top(s->rpts, s->sw.npts,
 						(enum stg_cache_state)c);
-		unsigned g;
+		struct ms_check_done done[RPT_CHECKS_MAX];
+		unsigned g, next;
+		size_t n = 0;
 
 		if (top < 0)
 			continue;
 		g = rpt_verdict_gpus_fed(s->rpts[top].samples_per_s,
 					 s->gs.demand, s->w->au_threshold);
-		for (int k = 0; k < MS_CHECKS_PER_STATE; k++) {
-			struct rpt_confirm *cf = &s->rs.confirm[c][k];
-			struct ms_check *ck = &s->checks[c][k];
+		while (ms_check_next(done, n, g, s->w->au_threshold,
+				     RPT_CHECKS_MAX, &next)) {
+			struct rpt_confirm *cf = &s->rs.confirm[c][n];
+			struct ms_check *ck = &s->checks[c][n];
 
 			if (ms_sweep_check(&s->sw, s->rpts[top].vcpus,
-					   (enum stg_cache_state)c,
-					   g + (unsigned)k, ck))
+					   (enum stg_cache_state)c, next, ck))
 				return cli_fail("sweep", -ENOMEM, 0,
 						"out of memory");
 			*cf = (struct rpt_confirm){ .run = ck->run, .gpus =
-				g + (unsigned)k, .au = ck->au, .why = ck->why,
+				next, .au = ck->au, .why = ck->why,
 				.vcpus = s->rpts[top].vcpus };
+			done[n++] = (struct ms_check_done){ .gpus = next,
+				.run = ck->run, .au = ck->au };
 		}
 	}
 	return 0;
@@ -297,12 +328,11 @@ static void sweep_fill_report(struct sweep_state *s)
 	struct rpt_sweep *r = &s->rs;
 	const bool ram = s->o.cache[STG_CACHE_RAM];
 
-	ms_machine_detect(s->md.root, &s->m);
 	rpt_sweep_fill_setup(r, &s->m, &s->md, s->w->name, &s->gs,
 			     s->w->au_threshold, s->pipeline);
 	r->version = FEEDRATE_VERSION;
 	r->budget_s = s->o.budget_s;
-	ms_budget_rule_text(s->rule, sizeof(s->rule));
+	ms_budget_rule_text(&s->sw, s->rule, sizeof(s->rule));
 	r->budget_rule = s->rule;
 	r->reserve_vcpus_per_gpu = s->o.reserve_vcpus;
 	if (s->o.reserve_ram_given) {
@@ -351,16 +381,29 @@ static int sweep_measure(struct sweep_state *s)
 	cfg.budget_s = s->o.budget_s;
 	cfg.t0 = stg_now() - s->md.list_s;    /* the budget starts listing */
 	cfg.no_check = s->o.no_check;
+	/* where vCPUs are SMT siblings the 2-vCPU points give the SMT
+	 * yield: the planner keeps them after the 1-vCPU ones */
+	ms_machine_detect(s->md.root, &s->m);
+	cfg.keep_two = s->m.cpu.vcpu_kind == STG_VCPU_THREAD ||
+		       s->m.cpu.threads_per_core > 1;
 	cfg.progress = sweep_progress;
 	cfg.progress_arg = s;
 	err = ms_sweep_plan(&s->sw, &cfg);
 	s->rs.setup_s = s->sw.setup_s;
 	s->o.ram = s->sw.cfg.ram_bytes;         /* its default resolved */
 	if (err == -ETIME) {
+		const char *why = "";
+
+		/* what the points with every vCPU would need */
+		for (size_t i = 0; i < s->sw.npts && !why[0]; i++)
+			if (s->sw.pts[i].vcpus == s->sw.top_vcpus)
+				why = s->sw.pts[i].why;
+
 		fprintf(stderr, "feedrate sweep: the budget of %.0f s leaves no "
 			"time for a point after listing and eviction (%.1f s); "
-			"a point needs at least %.0f s\n", s->o.budget_s,
-			s->sw.setup_s, MS_MIN_POINT_S);
+			"a point needs at least %.0f s%s%s\n", s->o.budget_s,
+			s->sw.setup_s, MS_MIN_POINT_S, why[0] ? ": " : "",
+			why);
 		return FR_EXIT_USAGE;
 	}
 	s->rpts = calloc(s->sw.npts ? s->sw.npts : 1, sizeof(*s->rpts));

@@ -168,13 +168,19 @@ struct ms_cache_prep {
 	char how[512];          /* how the state was made, in words */
 	char note[256];         /* a problem, "" none */
 	double prep_s;          /* time it took */
+	/* cold: does the filesystem take O_DIRECT? (one file opened with
+	 * it; the reader falls back to buffered reads where it does not) */
+	bool odirect_refused;
+	char odirect_why[200];  /* refused: the filesystem and the error */
 };
 
 /*
  * Put DS's page cache into state C (cold and ram: every file evicted;
  * warm: every file read once, skipped when ALREADY_WARM_OK and a sample of
  * MS_RESIDENCY_FILES files is >= 99 % resident) and verify it with a
- * residency sample. Fills *OUT. Never writes to the dataset.
+ * residency sample; cold: also open one file with O_DIRECT to learn
+ * whether the filesystem takes it (OUT->odirect_refused). Fills *OUT.
+ * Never writes to the dataset.
  */
 void ms_cache_prepare(const struct stg_dataset *ds, enum stg_cache_state c,
 		      bool already_warm_ok, struct ms_cache_prep *out);
@@ -247,6 +253,18 @@ struct ms_point_out {
 	double hit_ratio;               /* < 0 unknown */
 	bool hit_estimated;
 	char hit_src[256];
+	/* cold: O_DIRECT was refused (by the probe of ms_cache_prepare or
+	 * by the run's reader, whose notes say so), so the reads went
+	 * through the page cache: the hit ratio says whether it stayed
+	 * cold */
+	bool odirect_refused;
+	char odirect_why[200];          /* the filesystem and the error */
+	/* the reader as run (measured points) */
+	unsigned reads_in_flight_max;   /* reads it keeps in flight: readers
+	                                   x depth; 0 unknown */
+	double read_latency_s;          /* mean latency of one read (the
+	                                   reader's completions); < 0
+	                                   unknown */
 };
 
 /*
@@ -313,35 +331,86 @@ uint64_t ms_own_memory(unsigned workers, unsigned gpus, unsigned batch,
 
 /* ---- the sweep: planner, budget rule, points and check runs ---- */
 
+/* One check run done, as ms_check_next reads it. */
+struct ms_check_done {
+	unsigned gpus;
+	bool run;                       /* it ran and measured an AU */
+	double au;
+};
+
 /* One planned point: N vCPUs, cache state. */
 struct ms_plan_point {
 	unsigned vcpus;
 	unsigned cache;
+	double prep_s;          /* preparing its page cache (eviction,
+	                           warming), estimated: reserved outside the
+	                           shares */
 	bool dropped;
+	/* out (ms_plan_budget) */
+	bool kept;              /* admitted this time */
+	bool too_short;         /* dropped although it has all of the VM's
+	                           vCPUs: the budget cannot hold it */
 };
 
-/* Least time a point needs: warm-up 2 s, 4 s measured, 2 s to prepare. */
+/* Least time a point needs: warm-up 2 s, 4 s measured, 2 s to spare. */
 #define MS_MIN_POINT_S 8.0
 #define MS_CONFIRM_S 12.0               /* one check run */
-#define MS_CHECKS_PER_STATE 2           /* G and G + 1 */
+#define MS_CHECKS_PER_STATE 2           /* G and G + 1, reserved */
+#define MS_CHECKS_MAX 6                 /* check runs of one cache state at
+                                           most (= reports' RPT_CHECKS_MAX) */
+
+/* The budget rule's inputs (set) and what it made of them (out). */
+struct ms_budget {
+	double left_s;                  /* time left */
+	unsigned top_vcpus;             /* all of this VM's vCPUs: the plan's
+	                                   largest count (0: taken from the
+	                                   points) */
+	bool keep_two;                  /* SMT siblings here: the 2-vCPU
+	                                   points come after the smallest
+	                                   count's */
+	unsigned nconfirm;              /* check runs to reserve */
+	double confirm_s;               /* each */
+	double min_point_s;
+	/* out */
+	unsigned confirm_kept;          /* nconfirm or 0 */
+	double prep_s;                  /* reserved for the kept points'
+	                                   preparation */
+	double top_need_s;              /* what the top points need: min_point_s
+	                                   and their preparation each */
+	double share;                   /* each kept point's share, >=
+	                                   min_point_s; 0 when none is kept */
+};
 
 /*
- * The budget rule. LEFT_S seconds remain for the N points of P that are
- * not yet dropped and for NCONFIRM confirmation runs of CONFIRM_S each.
- * Confirmation runs are reserved first; when the remaining points' equal
- * share would fall below MIN_POINT_S, the confirmation runs go first
- * (*CONFIRM_KEPT = 0), then points are dropped one at a time from the
- * largest vCPU count down (at the same count, the later cache state
- * first), until the share is at least MIN_POINT_S or one point is left.
- * Returns the share in seconds of each kept point (which may be below
- * MIN_POINT_S when only one is left), or 0 when no point is left.
+ * The budget rule: which of the N points of P not yet dropped are kept
+ * within B->left_s, and their equal share. Each kept point needs
+ * B->min_point_s plus its prep_s (the preparation is reserved outside
+ * the shares). Points are admitted in this order while they fit: the
+ * points with B->top_vcpus vCPUs (cold, ram, warm), then the check runs
+ * (all B->nconfirm or none; skipped when they do not fit), then the
+ * points with the plan's smallest count, then (B->keep_two) with 2
+ * vCPUs, then the other counts from the smallest up, each count cold,
+ * ram, warm; the first point that does not fit ends the admission.
+ * Points not admitted are marked dropped (top points also too_short).
+ * The share is what is left after the preparation and the check runs,
+ * split equally. Returns B->share. Pure: no clock, no I/O.
  */
-double ms_plan_budget(struct ms_plan_point *p, size_t n, unsigned nconfirm,
-		      double confirm_s, double left_s, double min_point_s,
-		      unsigned *confirm_kept);
+double ms_plan_budget(struct ms_plan_point *p, size_t n, struct ms_budget *b);
 
-/* The budget rule in words, from the constants above, into BUF. */
-void ms_budget_rule_text(char *buf, size_t len);
+/*
+ * Which check run comes next. DONE holds the N runs so far of one cache
+ * state (done[0] with COMPUTED GPUs, done[1] with COMPUTED + 1, then as
+ * this function chose); a run is fed when it ran and its AU is at least
+ * AU_THRESHOLD (<= 0: the engine's default). First G = COMPUTED, then
+ * G + 1; then when G ran and was not fed, one GPU fewer than the fewest
+ * tried while that one was not fed (down to 1); when G + 1 was fed (and
+ * G was not refuted), one more than the most tried while that one was
+ * fed. At most MAX_RUNS runs. Returns true and *NEXT, or false when no
+ * run is due.
+ */
+bool ms_check_next(const struct ms_check_done *done, size_t n,
+		   unsigned computed, double au_threshold, size_t max_runs,
+		   unsigned *next);
 
 /*
  * Files of a --ram point's dataset sample: as many as let EPOCHS epochs
@@ -388,6 +457,9 @@ struct ms_sweep_config {
 	                                   1 MiB; ms_sweep_plan sets it) */
 	double budget_s;
 	double t0;                      /* when the budget started */
+	bool keep_two;                  /* the vCPUs are SMT siblings: keep
+	                                   the 2-vCPU points (the SMT yield)
+	                                   after the 1-vCPU ones */
 	bool no_check;
 	ms_progress_fn progress;
 	void *progress_arg;
@@ -398,11 +470,25 @@ struct ms_sweep {
 	struct ms_sweep_point *pts;     /* for each vCPU count ascending,
 	                                   each cache state asked */
 	size_t npts;
-	unsigned confirm_left;          /* check runs still reserved */
+	unsigned top_vcpus;             /* the plan's largest count */
+	unsigned confirm_left[STG_CACHE_STATES]; /* check runs still
+	                                            reserved, each state */
 	struct ms_plan_point *plan;
 	double setup_s;                 /* listing and the first eviction */
+	double evict_s;                 /* of which the eviction */
+	double prep_seen[STG_CACHE_STATES]; /* the last preparation measured
+	                                       in each state; < 0 none yet */
+	double prep_total_s;            /* preparing page caches, in all:
+	                                   the first eviction, the points'
+	                                   and the check runs' */
 	char notes[1024];               /* "" none */
 };
+
+/*
+ * The budget rule in words, from the constants above, into BUF; with SW
+ * (NULL: the help's text) also the preparation time it spent.
+ */
+void ms_budget_rule_text(const struct ms_sweep *sw, char *buf, size_t len);
 
 /*
  * The default vCPU counts of a sweep on TOTAL usable CPUs: 1, 2, 4, ...
@@ -413,9 +499,11 @@ unsigned ms_sweep_default_vcpus(unsigned total, unsigned *out);
 
 /*
  * Plan SW's points from CFG (zeroes *SW first): every vCPU count by every
- * cache state asked; evict the dataset (inside the budget, from CFG->t0)
- * and plan the budget. Returns 0, -ENOMEM, or -ETIME when the budget
- * leaves no time for a single point (SW is then still to be freed).
+ * cache state asked; evict the dataset (inside the budget, from CFG->t0;
+ * its time is the first estimate of each point's preparation) and plan
+ * the budget (ms_plan_budget). Returns 0, -ENOMEM, or -ETIME when the
+ * budget leaves no time for a single point (SW is then still to be
+ * freed; the dropped top points' why says what they need).
  */
 int ms_sweep_plan(struct ms_sweep *sw, const struct ms_sweep_config *cfg);
 
@@ -436,9 +524,11 @@ struct ms_check {
 
 /*
  * Run one check with GPUS emulated GPUs at VCPUS vCPUs in cache state C,
- * when a reserved check run and its time are left (else OUT->why says
- * why not); a check that runs uses up one reserved run. A warm check does
- * not re-read a dataset that is still resident. Returns 0 or -ENOMEM.
+ * when its time is left (else OUT->why says why not): a run reserved for
+ * C while one is (it uses it up), else an extra run in the time left
+ * beyond the runs still reserved for the other states that have a
+ * measured point. A warm check does not re-read a dataset that is still
+ * resident. Returns 0 or -ENOMEM.
  */
 int ms_sweep_check(struct ms_sweep *sw, unsigned vcpus,
 		   enum stg_cache_state c, unsigned gpus, struct ms_check *out);

@@ -32,6 +32,48 @@
 
 /* ---- the page-cache state ---- */
 
+/*
+ * Does the filesystem under DIRFD take O_DIRECT for NAME? Opens it once
+ * with O_DIRECT, as the reader would. Returns 1 refused (WHY says by
+ * which filesystem), 0 taken, -errno when the file could not be opened
+ * at all (nothing learnt).
+ */
+static int odirect_probe(int dirfd, const char *root, const char *name,
+			 char *why, size_t why_len)
+{
+	struct stg_fs_info fs;
+	const char *fs_type;
+	char dev[STG_TEXT_MAX + 80];
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECT | O_CLOEXEC |
+			O_NOCTTY);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno != EINVAL)
+		return -errno;
+	/* the reader falls back on exactly this (storage/backend.c) */
+	ms_fs_describe(root, &fs, &fs_type, dev, sizeof(dev));
+	snprintf(why, why_len, "O_DIRECT is refused by %s%s (open: EINVAL): "
+		 "the reads went through the page cache",
+		 fs_type[0] ? "the filesystem " : "this filesystem",
+		 fs_type[0] ? fs_type : "");
+	return 1;
+}
+
+/* The words for how a cold point's state was made, into OUT->how. */
+static void cold_how(struct ms_cache_prep *out)
+{
+	snprintf(out->how, sizeof(out->how), "every file evicted before the "
+		 "run, then %s%s", out->odirect_refused ? "read through the "
+		 "page cache because O_DIRECT is refused here, so later "
+		 "epochs may be served from it (the measured hit ratio says "
+		 "whether the point stayed cold)" : "read with O_DIRECT so "
+		 "that later epochs stay cold", out->evict_ineffective ?
+		 "; eviction is INEFFECTIVE on this filesystem" : "");
+}
+
 void ms_cache_prepare(const struct stg_dataset *ds, enum stg_cache_state c,
 		      bool already_warm_ok, struct ms_cache_prep *out)
 {
@@ -62,6 +104,10 @@ void ms_cache_prepare(const struct stg_dataset *ds, enum stg_cache_state c,
 	    stg_cache_probe(dirfd, stg_dataset_relpath(ds, first, NULL),
 			    &probe) == 0)
 		pp = &probe;
+	if (first < n && dirfd >= 0 && c == STG_CACHE_COLD)
+		out->odirect_refused = odirect_probe(dirfd,
+			stg_dataset_root(ds), stg_dataset_relpath(ds, first,
+			NULL), out->odirect_why, sizeof(out->odirect_why)) == 1;
 	if (dirfd >= 0)
 		close(dirfd);
 
@@ -86,10 +132,7 @@ void ms_cache_prepare(const struct stg_dataset *ds, enum stg_cache_state c,
 
 	switch (c) {
 	case STG_CACHE_COLD:
-		snprintf(out->how, sizeof(out->how), "every file evicted "
-			 "before the run, then read with O_DIRECT so that later "
-			 "epochs stay cold%s", out->evict_ineffective ?
-			 "; eviction is INEFFECTIVE on this filesystem" : "");
+		cold_how(out);
 		break;
 	case STG_CACHE_WARM:
 		snprintf(out->how, sizeof(out->how), "every file read once "
@@ -413,6 +456,33 @@ static void point_length(struct ms_point *q, double start)
 	}
 }
 
+/*
+ * The reader as Q's measured run used it, into OUT: its depth, its mean
+ * read latency, and (cold) whether O_DIRECT was refused, by the probe
+ * before the run or by the run's reader (its notes say so).
+ */
+static void point_reader(const struct ms_point *q,
+			 const struct ldr_result *res, struct ms_point_out *out)
+{
+	const unsigned depth = q->depth ? q->depth : LDR_DEFAULT_DEPTH;
+
+	out->reads_in_flight_max = res->readers * depth;
+	out->read_latency_s = res->read_lat.count ?
+			      stg_histo_mean(&res->read_lat) / 1e9 : -1;
+	/* the probe opened one file; the reader notes any it refused */
+	if (q->cache == STG_CACHE_COLD && !out->prep.odirect_refused &&
+	    strstr(res->reader_notes, "O_DIRECT refused")) {
+		out->prep.odirect_refused = true;
+		snprintf(out->prep.odirect_why, sizeof(out->prep.odirect_why),
+			 "O_DIRECT was refused by the filesystem for some "
+			 "files: those reads went through the page cache");
+		cold_how(&out->prep);
+		out->odirect_refused = true;
+		memcpy(out->odirect_why, out->prep.odirect_why,
+		       sizeof(out->odirect_why));
+	}
+}
+
 int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 		 struct ms_point_out *out)
 {
@@ -425,6 +495,7 @@ int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 
 	memset(out, 0, sizeof(*out));
 	out->hit_ratio = -1;
+	out->read_latency_s = -1;
 	out->prep.fraction = -1;
 	err = ldr_cpus_choose(p->vcpus ? p->vcpus : stg_cpus_usable(), NULL,
 			      &out->cpus);
@@ -435,6 +506,9 @@ int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 	}
 	q.workers = p->workers ? p->workers : out->cpus.count;
 	ms_cache_prepare(p->ds, p->cache, p->already_warm_ok, &out->prep);
+	out->odirect_refused = out->prep.odirect_refused;
+	memcpy(out->odirect_why, out->prep.odirect_why,
+	       sizeof(out->odirect_why));
 	/* the child starts with a stop flag of its own: a signal that came
 	 * while the cache was prepared is honoured here */
 	if (p->stop && *p->stop)
@@ -477,6 +551,7 @@ int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 			out->hit_estimated = true;
 		}
 	}
+	point_reader(&q, res, out);
 	out->hit_ratio = ms_hit_ratio(ds, p->seed, out->page_cache_bytes,
 				      out->hit_estimated, res, out->hit_src,
 				      sizeof(out->hit_src));

@@ -12,6 +12,7 @@
  * sweep between points; the running child stops and still reports.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,46 +24,108 @@
 
 /* ---- the budget rule ---- */
 
-/* Index of the point to drop next: most vCPUs, then the later cache. */
-static size_t next_to_drop(const struct ms_plan_point *p, size_t n)
+/*
+ * Admission rank of a point (lower first): the top count's points, then
+ * the smallest count's, then (keep_two) 2 vCPUs, then the others by
+ * count ascending; within a rank and count, cold, ram, warm.
+ */
+static int plan_rank(const struct ms_plan_point *q, unsigned top,
+		     unsigned low, bool keep_two)
+{
+	if (q->vcpus == top)
+		return 0;
+	if (q->vcpus == low)
+		return 1;
+	if (keep_two && q->vcpus == 2)
+		return 2;
+	return 3;
+}
+
+/* Does A come before B in the admission order? */
+static bool plan_before(const struct ms_plan_point *a,
+			const struct ms_plan_point *b, unsigned top,
+			unsigned low, bool keep_two)
+{
+	const int ra = plan_rank(a, top, low, keep_two);
+	const int rb = plan_rank(b, top, low, keep_two);
+
+	if (ra != rb)
+		return ra < rb;
+	if (a->vcpus != b->vcpus)
+		return a->vcpus < b->vcpus;
+	return a->cache < b->cache;
+}
+
+/* The next point to admit: neither dropped nor kept, first in order. */
+static size_t plan_next(const struct ms_plan_point *p, size_t n,
+			unsigned top, unsigned low, bool keep_two)
 {
 	size_t best = n;
 
 	for (size_t i = 0; i < n; i++) {
-		if (p[i].dropped)
+		if (p[i].dropped || p[i].kept)
 			continue;
-		if (best == n || p[i].vcpus > p[best].vcpus ||
-		    (p[i].vcpus == p[best].vcpus && p[i].cache > p[best].cache))
+		if (best == n || plan_before(&p[i], &p[best], top, low,
+					     keep_two))
 			best = i;
 	}
 	return best;
 }
 
-double ms_plan_budget(struct ms_plan_point *p, size_t n, unsigned nconfirm,
-		      double confirm_s, double left_s, double min_point_s,
-		      unsigned *confirm_kept)
+double ms_plan_budget(struct ms_plan_point *p, size_t n, struct ms_budget *b)
 {
+	const double checks = b->nconfirm * b->confirm_s;
+	unsigned top = b->top_vcpus, low = UINT_MAX;
+	bool checks_in = false, full = false;
+	double used = 0;                /* what those kept need */
 	size_t kept = 0;
-	double avail;
 
+	b->confirm_kept = 0;
+	b->prep_s = 0;
+	b->top_need_s = 0;
+	b->share = 0;
+	for (size_t i = 0; i < n; i++) {
+		p[i].kept = false;
+		if (!b->top_vcpus && p[i].vcpus > top)
+			top = p[i].vcpus;
+		if (p[i].vcpus < low)
+			low = p[i].vcpus;
+	}
 	for (size_t i = 0; i < n; i++)
-		kept += !p[i].dropped;
-	*confirm_kept = nconfirm;
-	if (!kept) {
-		*confirm_kept = 0;
+		if (p[i].vcpus == top && !p[i].dropped)
+			b->top_need_s += b->min_point_s + p[i].prep_s;
+	for (;;) {
+		const size_t i = plan_next(p, n, top, low, b->keep_two);
+		double need;
+
+		/* the check runs come right after the top points, and are
+		 * skipped (not the points after them) when they do not fit */
+		if (!checks_in && b->nconfirm && kept &&
+		    (i == n || p[i].vcpus != top) &&
+		    used + checks <= b->left_s + 1e-9) {
+			checks_in = true;
+			used += checks;
+		}
+		if (i == n)
+			break;
+		need = b->min_point_s + p[i].prep_s;
+		if (full || used + need > b->left_s + 1e-9) {
+			/* the first point that does not fit ends it */
+			full = true;
+			p[i].dropped = true;
+			p[i].too_short = p[i].vcpus == top;
+			continue;
+		}
+		p[i].kept = true;
+		used += need;
+		b->prep_s += p[i].prep_s;
+		kept++;
+	}
+	if (!kept)
 		return 0;
-	}
-	avail = left_s - nconfirm * confirm_s;
-	if (avail / kept < min_point_s) {
-		/* the checks go before any point does */
-		*confirm_kept = 0;
-		avail = left_s;
-	}
-	while (kept > 1 && avail / kept < min_point_s) {
-		p[next_to_drop(p, n)].dropped = true;
-		kept--;
-	}
-	return avail > 0 ? avail / kept : 0;
+	b->confirm_kept = checks_in ? b->nconfirm : 0;
+	b->share = (b->left_s - b->prep_s - (checks_in ? checks : 0)) / kept;
+	return b->share;
 }
 
 size_t ms_ram_sample_files(size_t n_files, double rate, double window_s,
@@ -80,20 +143,38 @@ size_t ms_ram_sample_files(size_t n_files, double rate, double window_s,
 	return (size_t)fit;
 }
 
-void ms_budget_rule_text(char *buf, size_t len)
+void ms_budget_rule_text(const struct ms_sweep *sw, char *buf, size_t len)
 {
-	snprintf(buf, len, "Budget rule: generating a default dataset is not "
-		 "counted; listing and evicting the dataset come first; %d "
-		 "check runs per cache state (%.0f s each) are reserved; what "
-		 "is left is split into equal shares, re-planned before each "
-		 "point; while a share would be under %.0f s the check runs go "
-		 "first, then points are dropped from the largest vCPU count "
-		 "down (warm, then ram, then cold at one count). A ram point "
-		 "runs one epoch to fill its cache and two measured epochs: "
-		 "when they do not fit in its share it reads an evenly spread "
-		 "sample of the files (never fewer epochs) with the page cache "
-		 "scaled by the same factor, and says so.",
-		 MS_CHECKS_PER_STATE, MS_CONFIRM_S, MS_MIN_POINT_S);
+	int k = 0;
+
+	/* first: the report's line may cut a long rule short */
+	if (sw)
+		k = snprintf(buf, len, "Preparing page caches took %.1f s in "
+			     "all (%.1f s of it at listing), outside the "
+			     "points' shares. ", sw->prep_total_s, sw->evict_s);
+	if (k < 0 || (size_t)k >= len)
+		return;
+	snprintf(buf + k, len - (size_t)k, "Budget rule: generating a "
+		"default dataset is not counted; listing and evicting the "
+		"dataset come first. "
+		"Preparing a point's page cache (evicting, warming) is "
+		"reserved outside the points' shares, estimated from the "
+		"eviction at listing, then from the last preparation of each "
+		"cache state. First the points with all of this VM's vCPUs "
+		"(each cache state), never traded for fewer vCPUs; then %d "
+		"check runs per cache state (%.0f s each; more, up to %d, "
+		"while time is left); then the 1-vCPU points, the 2-vCPU "
+		"points, and the other counts from the smallest up. What is "
+		"left is split into equal shares of at least %.0f s, re-planned "
+		"before each point: the first point that does not fit is "
+		"dropped with all after it, so the largest intermediate counts "
+		"go first; when even the all-vCPU points do not fit they are "
+		"dropped and the verdict says so. A ram point runs one epoch to "
+		"fill its cache and two measured epochs in its share: when they "
+		"do not fit it reads an evenly spread sample of the files "
+		"(never fewer epochs) with the page cache scaled alike, and "
+		"says so.", MS_CHECKS_PER_STATE, MS_CONFIRM_S, MS_CHECKS_MAX,
+		MS_MIN_POINT_S);
 }
 
 /* ---- the sweep ---- */
@@ -153,7 +234,9 @@ int ms_sweep_plan(struct ms_sweep *sw, const struct ms_sweep_config *cfg)
 		ms_sweep_free(sw);
 		return -ENOMEM;
 	}
-	for (unsigned v = 0; v < cfg->nvcpus; v++)
+	for (unsigned v = 0; v < cfg->nvcpus; v++) {
+		if (cfg->vcpus[v] > sw->top_vcpus)
+			sw->top_vcpus = cfg->vcpus[v];
 		for (int c = 0; c < STG_CACHE_STATES; c++) {
 			struct ms_sweep_point *sp;
 
@@ -163,16 +246,21 @@ int ms_sweep_plan(struct ms_sweep *sw, const struct ms_sweep_config *cfg)
 			sp->vcpus = cfg->vcpus[v];
 			sp->cache = (enum stg_cache_state)c;
 			sp->out.hit_ratio = -1;
+			sp->out.read_latency_s = -1;
 			sp->out.prep.fraction = -1;
 		}
-	if (!cfg->no_check)
-		for (int c = 0; c < STG_CACHE_STATES; c++)
-			sw->confirm_left += cfg->cache[c] ?
-					    MS_CHECKS_PER_STATE : 0;
+	}
+	for (int c = 0; c < STG_CACHE_STATES; c++) {
+		sw->prep_seen[c] = -1;
+		if (!cfg->no_check && cfg->cache[c])
+			sw->confirm_left[c] = MS_CHECKS_PER_STATE;
+	}
 	/* listing and evicting come first, inside the budget */
 	ms_cache_prepare(cfg->base.ds, STG_CACHE_COLD, false, &prep);
+	sw->evict_s = prep.prep_s;
+	sw->prep_total_s = prep.prep_s;
 	sw->setup_s = stg_now() - cfg->t0;
-	if (sweep_replan(sw, 0) <= 0 || sw->pts[0].status == MS_SWEEP_DROPPED)
+	if (sweep_replan(sw, 0) <= 0)
 		return -ETIME;
 	return 0;
 }
@@ -182,30 +270,88 @@ static double sweep_left(const struct ms_sweep *sw)
 	return sw->cfg.budget_s - (stg_now() - sw->cfg.t0);
 }
 
+/*
+ * What preparing a point of state C will take: the last one measured in
+ * C; before any, the eviction at listing (cold, ram) or reading the
+ * dataset at the best cold read rate measured (warm; the eviction's time
+ * while none is).
+ */
+static double sweep_prep_est(const struct ms_sweep *sw,
+			     enum stg_cache_state c)
+{
+	double rate = 0;
+
+	if (sw->prep_seen[c] >= 0)
+		return sw->prep_seen[c];
+	if (c != STG_CACHE_WARM)
+		return sw->evict_s;
+	for (size_t i = 0; i < sw->npts; i++) {
+		const struct ms_sweep_point *p = &sw->pts[i];
+
+		if (p->status == MS_SWEEP_MEASURED &&
+		    p->cache == STG_CACHE_COLD)
+			rate = fmax(rate, p->res->read_bytes_per_s);
+	}
+	if (rate <= 0)
+		return sw->evict_s;
+	return (double)stg_dataset_total_bytes(sw->cfg.base.ds) / rate;
+}
+
+static unsigned sweep_confirm_reserved(const struct ms_sweep *sw)
+{
+	unsigned n = 0;
+
+	for (int c = 0; c < STG_CACHE_STATES; c++)
+		n += sw->confirm_left[c];
+	return n;
+}
+
 /* Re-plan the points from FROM on; drops are marked. Returns the share. */
 static double sweep_replan(struct ms_sweep *sw, size_t from)
 {
+	struct ms_budget b = {
+		.left_s = sweep_left(sw),
+		.top_vcpus = sw->top_vcpus,
+		.keep_two = sw->cfg.keep_two,
+		.nconfirm = sweep_confirm_reserved(sw),
+		.confirm_s = MS_CONFIRM_S,
+		.min_point_s = MS_MIN_POINT_S,
+	};
 	size_t n = 0;
-	unsigned kept;
-	double share;
+	unsigned ntop = 0;
 
 	for (size_t i = from; i < sw->npts; i++, n++) {
-		sw->plan[n].vcpus = sw->pts[i].vcpus;
-		sw->plan[n].cache = sw->pts[i].cache;
-		sw->plan[n].dropped = sw->pts[i].status == MS_SWEEP_DROPPED;
+		ntop += sw->pts[i].vcpus == sw->top_vcpus &&
+			sw->pts[i].status != MS_SWEEP_DROPPED;
+		sw->plan[n] = (struct ms_plan_point){
+			.vcpus = sw->pts[i].vcpus,
+			.cache = sw->pts[i].cache,
+			.prep_s = sweep_prep_est(sw, sw->pts[i].cache),
+			.dropped = sw->pts[i].status == MS_SWEEP_DROPPED,
+		};
 	}
-	share = ms_plan_budget(sw->plan, n, sw->confirm_left, MS_CONFIRM_S,
-			       sweep_left(sw), MS_MIN_POINT_S, &kept);
-	sw->confirm_left = kept;
-	for (size_t i = from, k = 0; i < sw->npts; i++, k++)
-		if (sw->plan[k].dropped &&
-		    sw->pts[i].status != MS_SWEEP_DROPPED) {
-			sw->pts[i].status = MS_SWEEP_DROPPED;
-			snprintf(sw->pts[i].why, sizeof(sw->pts[i].why),
-				 "no time left in the %.0f s budget",
+	ms_plan_budget(sw->plan, n, &b);
+	if (!b.confirm_kept)
+		memset(sw->confirm_left, 0, sizeof(sw->confirm_left));
+	for (size_t i = from, k = 0; i < sw->npts; i++, k++) {
+		struct ms_sweep_point *sp = &sw->pts[i];
+
+		if (!sw->plan[k].dropped || sp->status == MS_SWEEP_DROPPED)
+			continue;
+		sp->status = MS_SWEEP_DROPPED;
+		if (sw->plan[k].too_short)
+			snprintf(sp->why, sizeof(sp->why), "the %u-vCPU point%s "
+				 "need%s about %.0f s; --budget %.0f s is too "
+				 "short", sp->vcpus, ntop > 1 ? "s" : "",
+				 ntop > 1 ? "" : "s",
+				 sw->cfg.budget_s - b.left_s + b.top_need_s,
 				 sw->cfg.budget_s);
-		}
-	return share;
+		else
+			snprintf(sp->why, sizeof(sp->why), "no time left in the "
+				 "%.0f s budget (the %u-vCPU points come first)",
+				 sw->cfg.budget_s, sw->top_vcpus);
+	}
+	return b.share;
 }
 
 /* Samples/s of the measured point (VCPUS, C), 0 when none. */
@@ -270,7 +416,7 @@ static int sweep_interrupted(struct ms_sweep *sw, size_t from)
 int ms_sweep_run_points(struct ms_sweep *sw)
 {
 	const volatile int *stop = sw->cfg.base.stop;
-	bool warm_done = false;
+	bool warm_done = false, odirect_noted = false;
 	size_t count = 0;
 
 	for (size_t i = 0; i < sw->npts; i++) {
@@ -287,7 +433,10 @@ int ms_sweep_run_points(struct ms_sweep *sw)
 		sp->res = calloc(1, sizeof(*sp->res));
 		if (!sp->res)
 			return -ENOMEM;
-		p = sweep_point(sw, sp->vcpus, sp->cache, 0, share);
+		/* the point's preparation is reserved outside its share,
+		 * and ms_point_run counts it inside its window */
+		p = sweep_point(sw, sp->vcpus, sp->cache, 0,
+				share + sweep_prep_est(sw, sp->cache));
 		p.already_warm_ok = sp->cache == STG_CACHE_WARM && warm_done;
 		sweep_progress(sw, "point %zu: %u vCPU%s, %s, %.0f s", ++count,
 			       sp->vcpus, sp->vcpus == 1 ? "" : "s",
@@ -295,6 +444,10 @@ int ms_sweep_run_points(struct ms_sweep *sw)
 		err = ms_point_run(&p, sp->res, &sp->out);
 		if (sp->cache == STG_CACHE_WARM)
 			warm_done = true;
+		if (sp->out.prep.prep_s > 0) {
+			sw->prep_seen[sp->cache] = sp->out.prep.prep_s;
+			sw->prep_total_s += sp->out.prep.prep_s;
+		}
 		if (sp->out.measured) {
 			sp->status = MS_SWEEP_MEASURED;
 		} else {
@@ -311,21 +464,57 @@ int ms_sweep_run_points(struct ms_sweep *sw)
 			sweep_note(sw, "%u/%s: %s", sp->vcpus,
 				   stg_cache_state_name(sp->cache),
 				   sp->out.note);
+		if (sp->out.odirect_refused && !odirect_noted) {
+			/* one filesystem: said once */
+			sweep_note(sw, "cold: %s", sp->out.odirect_why);
+			odirect_noted = true;
+		}
 		if (err == -EINTR)
 			return sweep_interrupted(sw, i + 1);
 	}
 	return 0;
 }
 
+/* Has state C a measured point (its check runs are still to come)? */
+static bool sweep_state_measured(const struct ms_sweep *sw,
+				 enum stg_cache_state c)
+{
+	for (size_t i = 0; i < sw->npts; i++)
+		if (sw->pts[i].cache == c &&
+		    sw->pts[i].status == MS_SWEEP_MEASURED)
+			return true;
+	return false;
+}
+
+/*
+ * Seconds a check run of state C may take now, and (*RESERVED) whether it
+ * uses one of C's reserved runs; <= 0 none.
+ */
+static double sweep_check_time(const struct ms_sweep *sw,
+			       enum stg_cache_state c, bool *reserved)
+{
+	double left = sweep_left(sw);
+
+	*reserved = sw->confirm_left[c] > 0;
+	if (*reserved)
+		return left;
+	/* an extra run: what the other states' reserved runs leave */
+	for (int k = 0; k < STG_CACHE_STATES; k++)
+		if (k != (int)c && sweep_state_measured(sw,
+					(enum stg_cache_state)k))
+			left -= sw->confirm_left[k] * MS_CONFIRM_S;
+	return left;
+}
+
 int ms_sweep_check(struct ms_sweep *sw, unsigned vcpus,
 		   enum stg_cache_state c, unsigned gpus, struct ms_check *out)
 {
 	const volatile int *stop = sw->cfg.base.stop;
-	const double left = sweep_left(sw);
 	struct ms_point_out po;
 	struct ldr_result *res;
 	struct ms_point p;
-	double window = MS_CONFIRM_S;
+	double window = MS_CONFIRM_S, left;
+	bool reserved;
 
 	memset(out, 0, sizeof(*out));
 	if (!gpus) {
@@ -337,7 +526,8 @@ int ms_sweep_check(struct ms_sweep *sw, unsigned vcpus,
 			 "--no-check" : "interrupted");
 		return 0;
 	}
-	if (!sw->confirm_left || left < MS_CONFIRM_S || gpus > WL_GPUS_MAX) {
+	left = sweep_check_time(sw, c, &reserved);
+	if (left < MS_CONFIRM_S || gpus > WL_GPUS_MAX) {
 		snprintf(out->why, sizeof(out->why), "%s", gpus > WL_GPUS_MAX ?
 			 "too many GPUs to emulate" : "no time left in the "
 			 "budget");
@@ -355,7 +545,10 @@ int ms_sweep_check(struct ms_sweep *sw, unsigned vcpus,
 		       gpus == 1 ? "" : "s", vcpus, vcpus == 1 ? "" : "s",
 		       stg_cache_state_name(c));
 	ms_point_run(&p, res, &po);
-	sw->confirm_left--;
+	if (reserved)
+		sw->confirm_left[c]--;
+	if (po.prep.prep_s > 0)
+		sw->prep_total_s += po.prep.prep_s;
 	if (!po.measured || !res->batches)
 		snprintf(out->why, sizeof(out->why), "the run failed: %.100s",
 			 po.err_text);
@@ -368,6 +561,53 @@ int ms_sweep_check(struct ms_sweep *sw, unsigned vcpus,
 	}
 	free(res);
 	return 0;
+}
+
+/* Fed as the verdict says it (rpt_verdict_au_fed): AU at the threshold. */
+static bool check_fed(const struct ms_check_done *d, double au_threshold)
+{
+	return d->run && d->au + 1e-12 >= au_threshold;
+}
+
+bool ms_check_next(const struct ms_check_done *done, size_t n,
+		   unsigned computed, double au_threshold, size_t max_runs,
+		   unsigned *next)
+{
+	const struct ms_check_done *low = NULL, *high = NULL;
+	bool g_refuted, g1_fed;
+
+	if (au_threshold <= 0)
+		au_threshold = LDR_DEFAULT_AU_THRESHOLD;
+	if (n >= max_runs)
+		return false;
+	if (n < 2) {
+		*next = computed + (unsigned)n;
+		return true;
+	}
+	g_refuted = done[0].run && !check_fed(&done[0], au_threshold);
+	g1_fed = check_fed(&done[1], au_threshold);
+	for (size_t i = 0; i < n; i++) {
+		if (!low || done[i].gpus < low->gpus)
+			low = &done[i];
+		if (!high || done[i].gpus > high->gpus)
+			high = &done[i];
+	}
+	if (g_refuted && !g1_fed) {
+		/* walk down while the fewest tried is not fed */
+		if (!low->run || check_fed(low, au_threshold) ||
+		    low->gpus <= 1)
+			return false;
+		*next = low->gpus - 1;
+		return true;
+	}
+	if (g1_fed && !g_refuted) {
+		/* walk up while the most tried is fed */
+		if (!check_fed(high, au_threshold))
+			return false;
+		*next = high->gpus + 1;
+		return true;
+	}
+	return false;
 }
 
 void ms_sweep_free(struct ms_sweep *sw)

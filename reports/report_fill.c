@@ -202,6 +202,9 @@ void rpt_point_fill(struct rpt_point *p, const struct ms_sweep_point *sp,
 	p->sample_bytes = po->sample_bytes;
 	p->au = -1;
 	p->cpu_outside_mask_s = -1;
+	p->odirect_refused = po->odirect_refused;
+	p->reads_in_flight_max = po->reads_in_flight_max;
+	p->read_latency_s = po->read_latency_s;
 	p->status = sp->status == MS_SWEEP_MEASURED ? RPT_POINT_MEASURED :
 		    sp->status == MS_SWEEP_FAILED ? RPT_POINT_FAILED :
 		    RPT_POINT_DROPPED;

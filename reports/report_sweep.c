@@ -601,7 +601,7 @@ static void print_points(FILE *f, const struct rpt_sweep *s)
 
 static void print_facts(FILE *f, const struct rpt_sweep *s)
 {
-	char a[32], b[32], line[1024];
+	char a[32], b[32], line[3072];
 
 	fprintf(f, "\nmachine and storage\n");
 	snprintf(line, sizeof(line), "%s; %u usable vCPUs; a vCPU here is a "

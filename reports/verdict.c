@@ -623,7 +623,8 @@ static void cache_verdict(const struct rpt_verdict_in *in,
 	cv->gpus_fed_computed = rpt_verdict_gpus_fed(top->samples_per_s,
 		in->demand_per_gpu, v->au_threshold);
 	rpt_verdict_confirm(cv->gpus_fed_computed, in->confirm ?
-			    in->confirm[c] : NULL, in->confirm ? 2 : 0,
+			    in->confirm[c] : NULL,
+			    in->confirm ? RPT_CHECKS_MAX : 0,
 			    top->vcpus, v->au_threshold, &cv->check);
 	cv->gpus_fed = cv->check.gpus_fed;
 	cv->confirmation = cv->check.confirmation;

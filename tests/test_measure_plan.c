@@ -1,105 +1,339 @@
 /*
- * test_measure_plan.c - the sweep's plan (measure/): the budget rule
- * (confirmation runs reserved first, then equal shares, points dropped
- * from the largest vCPU count down, one point always kept) and the size
- * of a --ram point's dataset sample (fewer files, never fewer epochs).
+ * test_measure_plan.c - the sweep's plan (measure/): the budget rule (the
+ * points with all of the VM's vCPUs and their check runs first, the
+ * preparation of each point's page cache reserved outside the shares,
+ * intermediate vCPU counts dropped before the 1-vCPU points, the top
+ * points dropped as too short rather than traded for fewer vCPUs), which
+ * check run comes next (ms_check_next, on made-up AUs) and the size of a
+ * --ram point's dataset sample (fewer files, never fewer epochs).
  */
 #include "harness.h"
 #include "measure.h"
 
 static void plan_grid(struct ms_plan_point *p, const unsigned *v, size_t nv,
-		      unsigned ncache)
+		      unsigned ncache, double prep_s)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < nv; i++)
 		for (unsigned c = 0; c < ncache; c++) {
-			p[k].vcpus = v[i];
-			p[k].cache = c;
-			p[k].dropped = false;
+			p[k] = (struct ms_plan_point){ .vcpus = v[i],
+				.cache = c, .prep_s = prep_s };
 			k++;
 		}
+}
+
+static struct ms_budget budget(double left_s, unsigned nconfirm)
+{
+	return (struct ms_budget){ .left_s = left_s, .nconfirm = nconfirm,
+		.confirm_s = MS_CONFIRM_S, .min_point_s = MS_MIN_POINT_S };
 }
 
 FR_TEST(measure_plan, everything_fits_in_equal_shares)
 {
 	const unsigned v[] = { 1, 2 };
 	struct ms_plan_point p[6];
-	unsigned kept;
+	struct ms_budget b = budget(300, 6);
 	double share;
 
-	plan_grid(p, v, 2, 3);
-	share = ms_plan_budget(p, 6, 6, 12, 300, MS_MIN_POINT_S, &kept);
-	cr_assert_eq(kept, 6);
-	cr_assert_float_eq(share, (300 - 6 * 12) / 6.0, 1e-9);
+	plan_grid(p, v, 2, 3, 0);
+	share = ms_plan_budget(p, 6, &b);
+	cr_assert_eq(b.confirm_kept, 6);
+	cr_assert_float_eq(share, (300 - 6 * MS_CONFIRM_S) / 6.0, 1e-9);
+	cr_assert_float_eq(b.share, share, 1e-12);
 	for (int i = 0; i < 6; i++)
-		cr_assert(!p[i].dropped);
+		cr_assert(!p[i].dropped && p[i].kept);
 }
 
-FR_TEST(measure_plan, checks_go_before_any_point)
+FR_TEST(measure_plan, preparation_is_reserved_outside_the_shares)
 {
 	const unsigned v[] = { 1, 2 };
 	struct ms_plan_point p[6];
-	unsigned kept;
-	double share;
+	struct ms_budget b = budget(300, 6);
+	double without;
 
-	plan_grid(p, v, 2, 3);
-	/* 6 x 8 = 48 s of points fit in 60 s, but not with 72 s of checks */
-	share = ms_plan_budget(p, 6, 6, 12, 60, MS_MIN_POINT_S, &kept);
-	cr_assert_eq(kept, 0);
-	cr_assert_float_eq(share, 10.0, 1e-9);
+	plan_grid(p, v, 2, 3, 0);
+	without = ms_plan_budget(p, 6, &b);
+	plan_grid(p, v, 2, 3, 5);
+	b = budget(300, 6);
+	ms_plan_budget(p, 6, &b);
+	cr_assert_float_eq(b.prep_s, 30, 1e-9);
+	cr_assert_float_eq(b.share, without - 5, 1e-9);
+	/* a point's preparation counts when it is admitted: 6 x (8 + 5) +
+	 * 72 = 150 s; at 140 s the last one admitted (1/warm) no longer
+	 * fits */
+	plan_grid(p, v, 2, 3, 5);
+	b = budget(140, 6);
+	ms_plan_budget(p, 6, &b);
+	cr_assert_eq(b.confirm_kept, 6);
 	for (int i = 0; i < 6; i++)
-		cr_assert(!p[i].dropped);
+		cr_assert_eq(p[i].dropped, i == 2, "point %d", i);
+	cr_assert_not(p[2].too_short);
+	cr_assert_float_eq(b.prep_s, 25, 1e-9);
+	cr_assert_float_eq(b.share, (140 - 25 - 72) / 5.0, 1e-9);
 }
 
-FR_TEST(measure_plan, points_drop_from_the_largest_vcpu_count_down)
+/* 1, 2, 4, ..., 64, 96 vCPUs x cold, ram, warm: 24 points */
+static const unsigned v96[] = { 1, 2, 4, 8, 16, 32, 64, 96 };
+#define N96 (sizeof(v96) / sizeof(v96[0]) * 3)
+
+/*
+ * Is the kept set what the rule promises: every 96-vCPU point, and the
+ * other points kept form a prefix of 1, 2, 4, ... (cold, ram, warm)?
+ */
+static void assert_kept_prefix(const struct ms_plan_point *p, double left)
 {
-	const unsigned v[] = { 1, 2, 4, 8 };
-	struct ms_plan_point p[12];
-	unsigned kept;
-	double share;
+	bool gap = false;
 
-	plan_grid(p, v, 4, 3);
-	/* 50 s: 6 points of 8 s */
-	share = ms_plan_budget(p, 12, 6, 12, 50, MS_MIN_POINT_S, &kept);
-	cr_assert_eq(kept, 0);
-	cr_assert_geq(share, MS_MIN_POINT_S);
-	/* 8 and 4 vCPUs are gone, 1 and 2 stay */
-	for (int i = 0; i < 12; i++)
-		cr_assert_eq(p[i].dropped, p[i].vcpus >= 4, "point %d (%u/%u)",
-			     i, p[i].vcpus, p[i].cache);
-
-	/* 40 s: 5 points; at 2 vCPUs the later cache state goes first */
-	plan_grid(p, v, 4, 3);
-	ms_plan_budget(p, 12, 6, 12, 40, MS_MIN_POINT_S, &kept);
-	for (int i = 0; i < 12; i++) {
-		const bool want = p[i].vcpus >= 4 ||
-				  (p[i].vcpus == 2 && p[i].cache == 2);
-
-		cr_assert_eq(p[i].dropped, want, "point %d (%u/%u)", i,
-			     p[i].vcpus, p[i].cache);
+	for (size_t i = 0; i < N96; i++) {
+		if (p[i].vcpus == 96) {
+			cr_assert(p[i].kept && !p[i].dropped,
+				  "%.0f s: 96/%u dropped", left, p[i].cache);
+			continue;
+		}
+		if (!p[i].kept)
+			gap = true;
+		else
+			cr_assert_not(gap, "%.0f s: %u/%u kept after a dropped "
+				      "point of fewer vCPUs", left, p[i].vcpus,
+				      p[i].cache);
 	}
 }
 
-FR_TEST(measure_plan, one_point_is_always_kept)
+FR_TEST(measure_plan, all_vcpu_points_are_kept_at_every_budget)
+{
+	for (int keep_two = 0; keep_two < 2; keep_two++)
+		for (double left = 60; left <= 600; left += 30) {
+			struct ms_plan_point p[N96];
+			struct ms_budget b = budget(left, 6);
+			/* the three 96-vCPU points and 6 check runs */
+			const double top_and_checks = 3 * (MS_MIN_POINT_S + 1) +
+						      6 * MS_CONFIRM_S;
+
+			b.keep_two = keep_two;
+			plan_grid(p, v96, N96 / 3, 3, 1);
+			ms_plan_budget(p, N96, &b);
+			assert_kept_prefix(p, left);
+			cr_assert_geq(b.share, MS_MIN_POINT_S, "%.0f s", left);
+			/* the checks stay whenever they fit beside them */
+			cr_assert_eq(b.confirm_kept,
+				     left >= top_and_checks ? 6u : 0u,
+				     "%.0f s", left);
+			cr_assert_float_eq(b.top_need_s,
+					   3 * (MS_MIN_POINT_S + 1), 1e-9);
+		}
+}
+
+FR_TEST(measure_plan, intermediate_counts_drop_before_one_and_two_vcpus)
+{
+	struct ms_plan_point p[N96];
+	/* the 96-vCPU points, the checks, then room for 5 more points */
+	const double left = 3 * MS_MIN_POINT_S + 6 * MS_CONFIRM_S +
+			    5 * MS_MIN_POINT_S;
+	struct ms_budget b = budget(left, 6);
+
+	b.keep_two = true;
+	plan_grid(p, v96, N96 / 3, 3, 0);
+	ms_plan_budget(p, N96, &b);
+	cr_assert_eq(b.confirm_kept, 6);
+	for (size_t i = 0; i < N96; i++) {
+		const bool want = p[i].vcpus == 96 || p[i].vcpus == 1 ||
+				  (p[i].vcpus == 2 && p[i].cache < 2);
+
+		cr_assert_eq(p[i].kept, want, "%u/%u", p[i].vcpus, p[i].cache);
+		cr_assert_not(p[i].too_short);
+	}
+	/* the 1-vCPU points outlast the 2-vCPU ones: room for 3 */
+	b = budget(left - 2 * MS_MIN_POINT_S, 6);
+	plan_grid(p, v96, N96 / 3, 3, 0);
+	ms_plan_budget(p, N96, &b);
+	for (size_t i = 0; i < N96; i++)
+		cr_assert_eq(p[i].kept, p[i].vcpus == 96 || p[i].vcpus == 1,
+			     "%u/%u", p[i].vcpus, p[i].cache);
+}
+
+FR_TEST(measure_plan, smallest_count_is_kept_even_when_listed_last)
+{
+	/* --vcpus 8,4,1: the 1-vCPU points come right after the 8 */
+	const unsigned v[] = { 8, 4, 1 };
+	struct ms_plan_point p[9];
+	struct ms_budget b = budget(6 * MS_MIN_POINT_S, 0);
+
+	plan_grid(p, v, 3, 3, 0);
+	ms_plan_budget(p, 9, &b);
+	for (int i = 0; i < 9; i++)
+		cr_assert_eq(p[i].kept, p[i].vcpus != 4, "%u/%u", p[i].vcpus,
+			     p[i].cache);
+}
+
+FR_TEST(measure_plan, checks_are_skipped_when_they_cannot_fit_beside_the_top)
+{
+	/* 60 s: 3 x 8 s of top points; 72 s of checks cannot fit, the
+	 * 1-vCPU points and 2/cold (8 s each) still do */
+	struct ms_plan_point p[N96];
+	struct ms_budget b = budget(60, 6);
+
+	plan_grid(p, v96, N96 / 3, 3, 0);
+	ms_plan_budget(p, N96, &b);
+	cr_assert_eq(b.confirm_kept, 0);
+	for (size_t i = 0; i < N96; i++) {
+		const bool want = p[i].vcpus == 96 || p[i].vcpus == 1 ||
+				  (p[i].vcpus == 2 && p[i].cache == 0);
+
+		cr_assert_eq(p[i].kept, want, "%u/%u", p[i].vcpus, p[i].cache);
+	}
+	cr_assert_float_eq(b.share, 60 / 7.0, 1e-9);
+}
+
+FR_TEST(measure_plan, top_points_that_do_not_fit_are_too_short_not_replaced)
+{
+	struct ms_plan_point p[N96];
+	/* 20 s: the 96/cold and 96/ram points (8 + 1 s each) fit, 96/warm
+	 * does not; nothing of fewer vCPUs takes its place */
+	struct ms_budget b = budget(20, 6);
+
+	plan_grid(p, v96, N96 / 3, 3, 1);
+	ms_plan_budget(p, N96, &b);
+	cr_assert_eq(b.confirm_kept, 0);
+	for (size_t i = 0; i < N96; i++) {
+		const bool top = p[i].vcpus == 96;
+
+		cr_assert_eq(p[i].kept, top && p[i].cache < 2, "%u/%u",
+			     p[i].vcpus, p[i].cache);
+		cr_assert_eq(p[i].too_short, top && p[i].cache == 2, "%u/%u",
+			     p[i].vcpus, p[i].cache);
+	}
+	cr_assert_float_eq(b.top_need_s, 27, 1e-9);
+	cr_assert_float_eq(b.share, (20 - 2) / 2.0, 1e-9);
+
+	/* nothing fits: every point dropped, the top ones too short */
+	b = budget(5, 6);
+	plan_grid(p, v96, N96 / 3, 3, 1);
+	cr_assert_float_eq(ms_plan_budget(p, N96, &b), 0, 1e-12);
+	for (size_t i = 0; i < N96; i++) {
+		cr_assert(p[i].dropped && !p[i].kept);
+		cr_assert_eq(p[i].too_short, p[i].vcpus == 96);
+	}
+	cr_assert_eq(b.confirm_kept, 0);
+}
+
+FR_TEST(measure_plan, dropped_points_stay_dropped)
 {
 	const unsigned v[] = { 1, 2 };
 	struct ms_plan_point p[4];
-	unsigned kept;
-	double share;
+	struct ms_budget b = budget(1000, 0);
 
-	plan_grid(p, v, 2, 2);
-	share = ms_plan_budget(p, 4, 4, 12, 5, MS_MIN_POINT_S, &kept);
-	cr_assert_float_eq(share, 5.0, 1e-9);
-	cr_assert(!p[0].dropped);
-	for (int i = 1; i < 4; i++)
-		cr_assert(p[i].dropped);
-	/* nothing left at all */
-	for (int i = 0; i < 4; i++)
-		p[i].dropped = true;
-	cr_assert_float_eq(ms_plan_budget(p, 4, 4, 12, 100, 8, &kept), 0,
-			   1e-9);
-	cr_assert_eq(kept, 0);
+	plan_grid(p, v, 2, 2, 0);
+	p[1].dropped = true;
+	ms_plan_budget(p, 4, &b);
+	cr_assert(p[1].dropped && !p[1].kept);
+	cr_assert_float_eq(b.share, 1000 / 3.0, 1e-9);
+}
+
+/* ---- which check run comes next ---- */
+
+static struct ms_check_done ran(unsigned gpus, double au)
+{
+	return (struct ms_check_done){ .gpus = gpus, .run = true, .au = au };
+}
+
+/* The counts ms_check_next asks for when AU(gpus) answers each run. */
+static size_t walk(unsigned computed, double (*au)(unsigned), unsigned *seq)
+{
+	struct ms_check_done d[MS_CHECKS_MAX];
+	unsigned next;
+	size_t n = 0;
+
+	while (ms_check_next(d, n, computed, 0.9, MS_CHECKS_MAX, &next)) {
+		cr_assert_lt(n, MS_CHECKS_MAX);
+		seq[n] = next;
+		d[n] = ran(next, au(next));
+		n++;
+	}
+	return n;
+}
+
+/* A pipeline that feeds K GPUs: AU 1 up to K, then falls. */
+static unsigned feeds;
+static double au_feeds(unsigned gpus)
+{
+	return gpus <= feeds ? 0.97 : 0.97 * feeds / gpus;
+}
+
+FR_TEST(measure_plan, check_runs_confirm_g_with_two_runs)
+{
+	unsigned seq[MS_CHECKS_MAX];
+
+	feeds = 4;
+	cr_assert_eq(walk(4, au_feeds, seq), 2);
+	cr_assert_eq(seq[0], 4);
+	cr_assert_eq(seq[1], 5);
+}
+
+FR_TEST(measure_plan, check_runs_walk_down_to_a_fed_count)
+{
+	unsigned seq[MS_CHECKS_MAX];
+
+	/* computed 6, but 3 are fed: 6, 7, 5, 4, 3 */
+	feeds = 3;
+	cr_assert_eq(walk(6, au_feeds, seq), 5);
+	cr_assert_eq(seq[2], 5);
+	cr_assert_eq(seq[3], 4);
+	cr_assert_eq(seq[4], 3);
+	/* computed 2, nothing fed: 2, 3, 1, and never 0 */
+	feeds = 0;
+	cr_assert_eq(walk(2, au_feeds, seq), 3);
+	cr_assert_eq(seq[2], 1);
+}
+
+FR_TEST(measure_plan, check_runs_raise_while_fed)
+{
+	unsigned seq[MS_CHECKS_MAX];
+
+	/* computed 2, 4 fed: 2, 3, 4, 5 */
+	feeds = 4;
+	cr_assert_eq(walk(2, au_feeds, seq), 4);
+	cr_assert_eq(seq[2], 4);
+	cr_assert_eq(seq[3], 5);
+	/* computed 0, 2 fed: 0, 1, 2, 3 */
+	feeds = 2;
+	cr_assert_eq(walk(0, au_feeds, seq), 4);
+	cr_assert_eq(seq[3], 3);
+}
+
+FR_TEST(measure_plan, check_runs_stop_at_the_most_runs)
+{
+	unsigned seq[MS_CHECKS_MAX];
+
+	/* 40 fed, computed 1: 1..6, then the cap */
+	feeds = 40;
+	cr_assert_eq(walk(1, au_feeds, seq), MS_CHECKS_MAX);
+	cr_assert_eq(seq[MS_CHECKS_MAX - 1], MS_CHECKS_MAX);
+	/* computed 30, 1 fed: 30, 31, 29, 28, 27, 26 */
+	feeds = 1;
+	cr_assert_eq(walk(30, au_feeds, seq), MS_CHECKS_MAX);
+	cr_assert_eq(seq[MS_CHECKS_MAX - 1], 26);
+}
+
+FR_TEST(measure_plan, check_runs_stop_on_a_run_that_did_not_measure)
+{
+	struct ms_check_done d[4] = { ran(5, 0.8), ran(6, 0.5),
+				      { .gpus = 4, .run = false } };
+	unsigned next = 99;
+
+	cr_assert_not(ms_check_next(d, 3, 5, 0.9, MS_CHECKS_MAX, &next));
+	/* G did not run: G + 1 fed does not raise it */
+	d[0] = (struct ms_check_done){ .gpus = 5, .run = false };
+	d[1] = ran(6, 0.95);
+	cr_assert(ms_check_next(d, 2, 5, 0.9, MS_CHECKS_MAX, &next));
+	cr_assert_eq(next, 7);
+	/* G not fed but G + 1 fed: the runs disagree, no more */
+	d[0] = ran(5, 0.5);
+	cr_assert_not(ms_check_next(d, 2, 5, 0.9, MS_CHECKS_MAX, &next));
+	/* the default threshold (0.90) where none is given */
+	d[0] = ran(5, 0.91);
+	d[1] = ran(6, 0.89);
+	cr_assert_not(ms_check_next(d, 2, 5, 0, MS_CHECKS_MAX, &next));
 }
 
 FR_TEST(measure_plan, ram_sample_shrinks_files_not_epochs)

@@ -1,12 +1,19 @@
 /*
  * test_measure_point.c - what a finished point's figures may claim: a
  * --ram point whose page cache grew past MS_RAM_SLACK x the asked size was
- * not limited by its cgroup (ms_ram_limited), and a hit ratio from fewer
- * than MS_MIN_PROBES probed reads is unknown, not measured (ms_hit_ratio).
+ * not limited by its cgroup (ms_ram_limited), a hit ratio from fewer
+ * than MS_MIN_PROBES probed reads is unknown, not measured (ms_hit_ratio),
+ * and a cold point says whether O_DIRECT was taken (ms_cache_prepare).
  */
+#include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "loader.h"
@@ -44,4 +51,93 @@ FR_TEST(measure_point, hit_ratio_from_too_few_probes_is_unknown)
 					sizeof(src)), 1.0, 1e-9);
 	cr_assert_not_null(strstr(src, "measured"), "%s", src);
 	free(res);
+}
+
+/* Write a small file NAME under DIR. 0 or -1. */
+static int put_file(const char *dir, const char *name)
+{
+	char path[4096], buf[8192];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	memset(buf, 'x', sizeof(buf));
+	if (fd < 0 || write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+		return -1;
+	return close(fd);
+}
+
+/* Prepare DIR's dataset cold into *PREP. 0 or -1. */
+static int prepare_cold(const char *dir, struct ms_cache_prep *prep)
+{
+	struct stg_dataset *ds;
+
+	if (put_file(dir, "a.jpg") || stg_dataset_scan(dir, NULL, &ds))
+		return -1;
+	ms_cache_prepare(ds, STG_CACHE_COLD, false, prep);
+	stg_dataset_destroy(ds);
+	return 0;
+}
+
+FR_TEST(measure_point, cold_on_a_filesystem_refusing_odirect_says_so)
+{
+	char *dir = fr_test_tmpdir();
+	int status;
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		struct ms_cache_prep prep;
+
+		/* ramfs has no direct I/O: open(O_DIRECT) fails with
+		 * EINVAL; a private mount namespace, gone with the child */
+		if (unshare(CLONE_NEWNS) ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount("feedrate-test", dir, "ramfs", 0, NULL))
+			_exit(77);
+		if (prepare_cold(dir, &prep))
+			_exit(10);
+		if (!prep.odirect_refused)
+			_exit(11);
+		if (!strstr(prep.odirect_why, "ramfs"))
+			_exit(12);
+		/* the words no longer claim O_DIRECT kept it cold */
+		if (strstr(prep.how, "read with O_DIRECT") ||
+		    !strstr(prep.how, "O_DIRECT is refused"))
+			_exit(13);
+		umount(dir);
+		_exit(0);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	fr_test_rmtree(dir);
+	cr_assert(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 77)
+		cr_skip_test("cannot mount a ramfs here (needs root and a "
+			     "mount namespace)");
+	cr_assert_eq(WEXITSTATUS(status), 0, "child exit %d",
+		     WEXITSTATUS(status));
+}
+
+FR_TEST(measure_point, cold_on_a_filesystem_taking_odirect_claims_it)
+{
+	char *dir = fr_test_tmpdir();
+	struct ms_cache_prep prep;
+	char probe[4096];
+	int fd;
+
+	/* does this folder's filesystem take O_DIRECT at all? */
+	cr_assert_eq(put_file(dir, "p"), 0);
+	snprintf(probe, sizeof(probe), "%s/p", dir);
+	fd = open(probe, O_RDONLY | O_DIRECT);
+	if (fd < 0) {
+		fr_test_rmtree(dir);
+		cr_skip_test("the test folder's filesystem refuses O_DIRECT");
+	}
+	close(fd);
+	unlink(probe);
+	cr_assert_eq(prepare_cold(dir, &prep), 0);
+	fr_test_rmtree(dir);
+	cr_assert_not(prep.odirect_refused, "%s", prep.odirect_why);
+	cr_assert_not_null(strstr(prep.how, "read with O_DIRECT"), "%s",
+			   prep.how);
 }

@@ -1,10 +1,12 @@
 /*
  * test_sweep_cli.c - `feedrate sweep` through the real binary
  * ($FEEDRATE_BIN; skipped when unset): usage errors, an unwritable report
- * path refused before anything is measured, and (suite sweep_cli_slow)
- * an end-to-end sweep of a small generated dataset under a short budget:
- * the JSON, CSV and HTML reports, points dropped as the budget rule says,
- * and the time used within the budget plus the stated margin.
+ * path refused before anything is measured, a budget too short for the
+ * points with every vCPU refused with what they need, and (suite
+ * sweep_cli_slow) an end-to-end sweep of a small generated dataset under
+ * a short budget: the JSON, CSV and HTML reports, points dropped as the
+ * budget rule says (fewer vCPUs first), and the time used within the
+ * budget plus the stated margin.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -168,7 +170,7 @@ FR_TEST(sweep_cli_slow, small_dataset_short_budget_all_reports)
 	json_t *root, *pts, *p;
 	size_t i, measured = 0, dropped = 0, npts, series = 0;
 	bool cache_seen[8] = { false };
-	unsigned max_kept = 0, min_dropped = 1000;
+	unsigned top = 0, max_dropped = 0;
 	int rc;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
@@ -216,26 +218,25 @@ FR_TEST(sweep_cli_slow, small_dataset_short_budget_all_reports)
 				series++;
 			cache_seen[k] = true;
 			measured++;
-			if (v > max_kept)
-				max_kept = v;
 			cr_assert(json_number_value(json_object_get(p,
 				"samples_per_s")) > 0);
 			cr_assert(json_is_object(json_object_get(p,
 				"stages")));
 		} else if (!strcmp(st, "dropped")) {
 			dropped++;
-			if (v < min_dropped)
-				min_dropped = v;
+			if (v > max_dropped)
+				max_dropped = v;
 		}
+		if (v > top)
+			top = v;
 	}
 	cr_assert_geq(measured, 1);
 	cr_assert_eq(json_array_size(json_object_get(root, "dropped")),
 		     dropped);
-	/* dropped from the largest vCPU count down */
-	if (dropped && measured)
-		cr_assert_geq(min_dropped, max_kept, "a %u-vCPU point dropped "
-			      "while %u vCPUs were measured", min_dropped,
-			      max_kept);
+	/* the points with every vCPU come first: fewer are dropped */
+	if (dropped)
+		cr_assert_lt(max_dropped, top, "a %u-vCPU point dropped",
+			     max_dropped);
 	cr_assert_leq(json_number_value(json_object_get(json_object_get(root,
 		"budget"), "elapsed_s")), 36 + SWEEP_MARGIN_S);
 	cr_assert(json_is_object(json_object_get(json_object_get(root,
@@ -263,6 +264,28 @@ FR_TEST(sweep_cli_slow, small_dataset_short_budget_all_reports)
 			     "rendered: no chromium (apt-get install chromium)");
 	}
 	check_html_in_a_browser(dir, chromium(), html, series, measured);
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(sweep_cli, budget_too_short_for_the_all_vcpu_points_says_what_they_need)
+{
+	char *dir = fr_test_tmpdir(), data[4096], path[4096], *err;
+	char *gen[] = { (char *)fr_test_bin(), "gen", "-q", "--files", "20",
+			data, NULL };
+	/* 1 s: not even one point fits, and no point of fewer vCPUs is
+	 * measured in their place */
+	char *argv[] = { (char *)fr_test_bin(), "sweep", "--budget", "1s",
+			 data, NULL };
+
+	snprintf(data, sizeof(data), "%s/data", dir);
+	cr_assert_eq(fr_test_run(dir, gen, 120), 0, "feedrate gen failed");
+	cr_assert_eq(fr_test_run(dir, argv, 60), 2);
+	snprintf(path, sizeof(path), "%s/stderr", dir);
+	err = slurp(path);
+	cr_assert_not_null(strstr(err, "vCPU point"), "%s", err);
+	cr_assert_not_null(strstr(err, "--budget 1 s is too short"), "%s",
+			   err);
+	free(err);
 	fr_test_rmtree(dir);
 }
 
