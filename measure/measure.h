@@ -355,6 +355,10 @@ struct ms_plan_point {
 /* Least time a point needs: warm-up 2 s, 4 s measured, 2 s to spare. */
 #define MS_MIN_POINT_S 8.0
 #define MS_CONFIRM_S 12.0               /* one check run */
+#define MS_CONFIRM_MIN_S 5.0            /* ... shortened to no less than
+                                           this when the budget is short:
+                                           the all-vCPU points' checks
+                                           come before fewer vCPUs */
 #define MS_CHECKS_PER_STATE 2           /* G and G + 1, reserved */
 #define MS_CHECKS_MAX 6                 /* check runs of one cache state at
                                            most (= reports' RPT_CHECKS_MAX) */
@@ -370,9 +374,15 @@ struct ms_budget {
 	                                   count's */
 	unsigned nconfirm;              /* check runs to reserve */
 	double confirm_s;               /* each */
+	double confirm_min_s;           /* each at least, shortened to fit
+	                                   beside the top points (0: not
+	                                   shortened) */
 	double min_point_s;
 	/* out */
 	unsigned confirm_kept;          /* nconfirm or 0 */
+	double confirm_len_s;           /* each kept check run's length:
+	                                   confirm_s, or shorter down to
+	                                   confirm_min_s; 0 none kept */
 	double prep_s;                  /* reserved for the kept points'
 	                                   preparation */
 	double top_need_s;              /* what the top points need: min_point_s
@@ -471,6 +481,7 @@ struct ms_sweep {
 	                                   each cache state asked */
 	size_t npts;
 	unsigned top_vcpus;             /* the plan's largest count */
+	double confirm_len_s;           /* a check run's length, as planned */
 	unsigned confirm_left[STG_CACHE_STATES]; /* check runs still
 	                                            reserved, each state */
 	struct ms_plan_point *plan;

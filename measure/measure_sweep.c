@@ -74,13 +74,13 @@ static size_t plan_next(const struct ms_plan_point *p, size_t n,
 
 double ms_plan_budget(struct ms_plan_point *p, size_t n, struct ms_budget *b)
 {
-	const double checks = b->nconfirm * b->confirm_s;
 	unsigned top = b->top_vcpus, low = UINT_MAX;
 	bool checks_in = false, full = false;
 	double used = 0;                /* what those kept need */
 	size_t kept = 0;
 
 	b->confirm_kept = 0;
+	b->confirm_len_s = 0;
 	b->prep_s = 0;
 	b->top_need_s = 0;
 	b->share = 0;
@@ -98,13 +98,23 @@ double ms_plan_budget(struct ms_plan_point *p, size_t n, struct ms_budget *b)
 		const size_t i = plan_next(p, n, top, low, b->keep_two);
 		double need;
 
-		/* the check runs come right after the top points, and are
-		 * skipped (not the points after them) when they do not fit */
+		/* the check runs come right after the top points, shortened
+		 * (down to confirm_min_s) to fit beside them, and skipped
+		 * (not the points after them) when they do not fit */
 		if (!checks_in && b->nconfirm && kept &&
-		    (i == n || p[i].vcpus != top) &&
-		    used + checks <= b->left_s + 1e-9) {
-			checks_in = true;
-			used += checks;
+		    (i == n || p[i].vcpus != top)) {
+			double len = b->confirm_s;
+
+			if (used + b->nconfirm * len > b->left_s + 1e-9 &&
+			    b->confirm_min_s > 0)
+				len = fmax(0, (b->left_s - used) / b->nconfirm);
+			if (len >= (b->confirm_min_s > 0 ? b->confirm_min_s :
+				    b->confirm_s) - 1e-9 &&
+			    used + b->nconfirm * len <= b->left_s + 1e-9) {
+				checks_in = true;
+				b->confirm_len_s = len;
+				used += b->nconfirm * len;
+			}
 		}
 		if (i == n)
 			break;
@@ -124,7 +134,8 @@ double ms_plan_budget(struct ms_plan_point *p, size_t n, struct ms_budget *b)
 	if (!kept)
 		return 0;
 	b->confirm_kept = checks_in ? b->nconfirm : 0;
-	b->share = (b->left_s - b->prep_s - (checks_in ? checks : 0)) / kept;
+	b->share = (b->left_s - b->prep_s -
+		    b->confirm_kept * b->confirm_len_s) / kept;
 	return b->share;
 }
 
@@ -162,8 +173,9 @@ void ms_budget_rule_text(const struct ms_sweep *sw, char *buf, size_t len)
 		"eviction at listing, then from the last preparation of each "
 		"cache state. First the points with all of this VM's vCPUs "
 		"(each cache state), never traded for fewer vCPUs; then %d "
-		"check runs per cache state (%.0f s each; more, up to %d, "
-		"while time is left); then the 1-vCPU points, the 2-vCPU "
+		"check runs per cache state (%.0f s each, shortened to no "
+		"less than %.0f s to fit beside them; more, up to %d, while "
+		"time is left); then the 1-vCPU points, the 2-vCPU "
 		"points, and the other counts from the smallest up. What is "
 		"left is split into equal shares of at least %.0f s, re-planned "
 		"before each point: the first point that does not fit is "
@@ -173,7 +185,8 @@ void ms_budget_rule_text(const struct ms_sweep *sw, char *buf, size_t len)
 		"fill its cache and two measured epochs in its share: when they "
 		"do not fit it reads an evenly spread sample of the files "
 		"(never fewer epochs) with the page cache scaled alike, and "
-		"says so.", MS_CHECKS_PER_STATE, MS_CONFIRM_S, MS_CHECKS_MAX,
+		"says so.", MS_CHECKS_PER_STATE, MS_CONFIRM_S,
+		MS_CONFIRM_MIN_S, MS_CHECKS_MAX,
 		MS_MIN_POINT_S);
 }
 
@@ -315,6 +328,7 @@ static double sweep_replan(struct ms_sweep *sw, size_t from)
 		.keep_two = sw->cfg.keep_two,
 		.nconfirm = sweep_confirm_reserved(sw),
 		.confirm_s = MS_CONFIRM_S,
+		.confirm_min_s = MS_CONFIRM_MIN_S,
 		.min_point_s = MS_MIN_POINT_S,
 	};
 	size_t n = 0;
@@ -333,6 +347,8 @@ static double sweep_replan(struct ms_sweep *sw, size_t from)
 	ms_plan_budget(sw->plan, n, &b);
 	if (!b.confirm_kept)
 		memset(sw->confirm_left, 0, sizeof(sw->confirm_left));
+	else
+		sw->confirm_len_s = b.confirm_len_s;
 	for (size_t i = from, k = 0; i < sw->npts; i++, k++) {
 		struct ms_sweep_point *sp = &sw->pts[i];
 
@@ -490,6 +506,13 @@ static bool sweep_state_measured(const struct ms_sweep *sw,
  * Seconds a check run of state C may take now, and (*RESERVED) whether it
  * uses one of C's reserved runs; <= 0 none.
  */
+/* A check run's length: as planned, shortened where the budget is
+ * short; MS_CONFIRM_S before any plan kept one. */
+static double sweep_check_len(const struct ms_sweep *sw)
+{
+	return sw->confirm_len_s > 0 ? sw->confirm_len_s : MS_CONFIRM_S;
+}
+
 static double sweep_check_time(const struct ms_sweep *sw,
 			       enum stg_cache_state c, bool *reserved)
 {
@@ -502,7 +525,7 @@ static double sweep_check_time(const struct ms_sweep *sw,
 	for (int k = 0; k < STG_CACHE_STATES; k++)
 		if (k != (int)c && sweep_state_measured(sw,
 					(enum stg_cache_state)k))
-			left -= sw->confirm_left[k] * MS_CONFIRM_S;
+			left -= sw->confirm_left[k] * sweep_check_len(sw);
 	return left;
 }
 
@@ -513,7 +536,7 @@ int ms_sweep_check(struct ms_sweep *sw, unsigned vcpus,
 	struct ms_point_out po;
 	struct ldr_result *res;
 	struct ms_point p;
-	double window = MS_CONFIRM_S, left;
+	double window = sweep_check_len(sw), left;
 	bool reserved;
 
 	memset(out, 0, sizeof(*out));
@@ -527,7 +550,7 @@ int ms_sweep_check(struct ms_sweep *sw, unsigned vcpus,
 		return 0;
 	}
 	left = sweep_check_time(sw, c, &reserved);
-	if (left < MS_CONFIRM_S || gpus > WL_GPUS_MAX) {
+	if (left < window - 1e-9 || gpus > WL_GPUS_MAX) {
 		snprintf(out->why, sizeof(out->why), "%s", gpus > WL_GPUS_MAX ?
 			 "too many GPUs to emulate" : "no time left in the "
 			 "budget");
@@ -537,7 +560,7 @@ int ms_sweep_check(struct ms_sweep *sw, unsigned vcpus,
 	if (!res)
 		return -ENOMEM;
 	if (c == STG_CACHE_RAM)
-		window = fmin(left, 2 * MS_CONFIRM_S);
+		window = fmin(left, 2 * window);
 	p = sweep_point(sw, vcpus, c, gpus, window);
 	/* the warm points left the dataset resident: re-read only if not */
 	p.already_warm_ok = true;

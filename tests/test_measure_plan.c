@@ -106,19 +106,25 @@ FR_TEST(measure_plan, all_vcpu_points_are_kept_at_every_budget)
 		for (double left = 60; left <= 600; left += 30) {
 			struct ms_plan_point p[N96];
 			struct ms_budget b = budget(left, 6);
-			/* the three 96-vCPU points and 6 check runs */
+			/* the three 96-vCPU points and 6 check runs, as
+			 * short as they may be */
 			const double top_and_checks = 3 * (MS_MIN_POINT_S + 1) +
-						      6 * MS_CONFIRM_S;
+						      6 * MS_CONFIRM_MIN_S;
 
 			b.keep_two = keep_two;
+			b.confirm_min_s = MS_CONFIRM_MIN_S;
 			plan_grid(p, v96, N96 / 3, 3, 1);
 			ms_plan_budget(p, N96, &b);
 			assert_kept_prefix(p, left);
 			cr_assert_geq(b.share, MS_MIN_POINT_S, "%.0f s", left);
-			/* the checks stay whenever they fit beside them */
-			cr_assert_eq(b.confirm_kept,
-				     left >= top_and_checks ? 6u : 0u,
-				     "%.0f s", left);
+			/* the checks stay, shortened where they must be:
+			 * every budget from 60 s holds them */
+			cr_assert_leq(top_and_checks, 60);
+			cr_assert_eq(b.confirm_kept, 6u, "%.0f s", left);
+			cr_assert_geq(b.confirm_len_s, MS_CONFIRM_MIN_S);
+			cr_assert_leq(b.confirm_len_s, MS_CONFIRM_S);
+			cr_assert_leq(3 * (MS_MIN_POINT_S + 1) +
+				      6 * b.confirm_len_s, left + 1e-9);
 			cr_assert_float_eq(b.top_need_s,
 					   3 * (MS_MIN_POINT_S + 1), 1e-9);
 		}
