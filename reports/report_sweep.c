@@ -38,6 +38,8 @@ void rpt_sweep_verdict(struct rpt_sweep *s)
 		.gpu_type = s->gpu_type,
 		.gpu_count = s->gpu_count,
 		.demand_per_gpu = s->demand_per_gpu,
+		.demand_basis = s->demand_basis,
+		.demand_multi_measured = s->demand_multi_measured,
 		.au_threshold = s->au_threshold,
 		.dataset_bytes = s->bytes,
 		.ram_total = s->ram_total,

@@ -543,8 +543,11 @@ static void headline(const struct rpt_verdict_in *in,
 			 "not limited; see below" : "no point was measured");
 		return;
 	}
-	head_add(v, " x %s at >= %.0f %% AU (%u asked)", nz(in->gpu_type),
-		 v->au_threshold * 100, in->gpu_count);
+	head_add(v, " x %s at >= %.0f %% AU (%u asked; %.0f samples/s per "
+		 "GPU, %s%s)", nz(in->gpu_type), v->au_threshold * 100,
+		 in->gpu_count, in->demand_per_gpu, in->demand_basis ?
+		 in->demand_basis : "demand", in->demand_multi_measured ?
+		 ", the source's multi-GPU figure" : "");
 	/* what limits the warmest state judged */
 	for (int c = STG_CACHE_STATES - 1; c >= 0; c--) {
 		const struct rpt_cache_verdict *cv = &v->cache[c];
@@ -555,14 +558,22 @@ static void headline(const struct rpt_verdict_in *in,
 			head_add(v, "; the asked GPUs are fed %s",
 				 stg_cache_state_name((enum stg_cache_state)c));
 		else if (cv->vcpus_per_gpu > 0 && !strcmp(cv->limiting, "cpu"))
-			head_add(v, "; limited by cpu: %.1f vCPUs (%s) per %s, "
+		{
+			char other[64] = "";
+
+			if (v->vcpu_kind != STG_VCPU_THREAD)
+				snprintf(other, sizeof(other), " = %.1f-%.1f "
+					 "hyperthreads", cv->thread_per_gpu_lo,
+					 cv->thread_per_gpu_hi);
+			head_add(v, "; limited by cpu: %.1f vCPUs (%s%s) per %s, "
 				 "%u needed for %u + %u reserved for the "
 				 "training job, this VM has %u",
 				 cv->vcpus_per_gpu,
-				 stg_vcpu_kind_name(v->vcpu_kind),
+				 stg_vcpu_kind_name(v->vcpu_kind), other,
 				 nz(in->gpu_type), cv->vcpus_needed,
 				 in->gpu_count, cv->vcpus_reserved,
 				 in->vcpus_total);
+		}
 		else if (cv->storage_bound)
 			head_add(v, "; limited by storage: more vCPUs do not "
 				 "help");

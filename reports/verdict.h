@@ -456,6 +456,10 @@ struct rpt_verdict_in {
 	double demand_per_gpu;          /* per GPU at the asked count: the
 	                                   source's multi-GPU total / count
 	                                   where it has one */
+	const char *demand_basis;       /* "measured", "derived", "estimate",
+	                                   "gpu-rate"; NULL unknown */
+	bool demand_multi_measured;     /* demand_per_gpu is the source's
+	                                   measured multi-GPU figure / count */
 	double au_threshold;            /* <= 0: the default */
 	uint64_t dataset_bytes;
 	uint64_t ram_total;             /* MemTotal */
