@@ -112,8 +112,8 @@ static void print_training(FILE *f, const struct rpt_ckpt *r)
 			100 * t->share_at_interval, c);
 	}
 	fmt_dur(b, sizeof(b), t->min_interval_s);
-	fprintf(f, "  to keep saving under %.1f %% of the time, save at most "
-		"every %s", 100 * t->budget, b);
+	fprintf(f, "  to keep saving under %.1f %% of the time, save no more "
+		"often than every %s", 100 * t->budget, b);
 	if (t->min_interval_steps >= 0)
 		fprintf(f, " (%.0f steps of %.3g s)", t->min_interval_steps,
 			r->tin.step_s);
@@ -158,11 +158,11 @@ void rpt_ckpt_print(FILE *f, const struct rpt_ckpt *r)
 	fprintf(f, "\n  storage  %s%s%s%s\n", *r->fs_type ? r->fs_type :
 		"unknown filesystem", *r->fs_device ? " on " : "",
 		r->fs_device, r->fs_network ? " (network)" : "");
-	fprintf(f, "  I/O      %s (%s), %u KiB blocks, %u in flight per "
-		"shard%s\n", stg_backend_name(res->backend),
-		res->backend_reason, res->block_size / 1024, res->depth,
-		r->direct ? ", O_DIRECT" : ", buffered, fsync per shard "
-		"then the folder");
+	fprintf(f, "  I/O      %s (%s)\n  %-8s %u KiB blocks, %u in flight per "
+		"shard, %s\n", stg_backend_name(res->backend),
+		res->backend_reason, "", res->block_size / 1024, res->depth,
+		r->direct ? "O_DIRECT, fsync per shard then the folder" :
+		"buffered, fsync per shard then the folder");
 	print_phase(f, "save", &res->save);
 	if (res->save.done)
 		fprintf(f, "  %-8s longest shard fsync %.2f s, folder fsync "
@@ -196,6 +196,12 @@ void rpt_ckpt_print(FILE *f, const struct rpt_ckpt *r)
 static json_t *num_or_null(double v)
 {
 	return v >= 0 && isfinite(v) ? json_real(v) : json_null();
+}
+
+/* A figure the user gave, null when not given (<= 0). */
+static json_t *given_or_null(double v)
+{
+	return v > 0 && isfinite(v) ? json_real(v) : json_null();
 }
 
 static json_t *phase_json(const struct ms_ckpt_phase *p)
@@ -248,9 +254,9 @@ json_t *rpt_ckpt_json(const struct rpt_ckpt *r)
 		"{s:o, s:o, s:b}", "fs_type", str_json(r->fs_type),
 		"device", str_json(r->fs_device), "network", r->fs_network));
 	json_object_set_new(root, "checkpoint", json_pack(
-		"{s:o, s:f, s:I, s:I, s:i, s:I, s:o, s:i}",
-		"params", r->params > 0 ? json_real(r->params) : json_null(),
-		"bytes_per_param", r->bytes_per_param,
+		"{s:o, s:o, s:I, s:I, s:i, s:I, s:o, s:i}",
+		"params", given_or_null(r->params),
+		"bytes_per_param", given_or_null(r->bytes_per_param),
 		"bytes_asked", (json_int_t)r->bytes_asked,
 		"bytes", (json_int_t)res->bytes,
 		"shards", (int)res->shards,
@@ -276,15 +282,15 @@ json_t *rpt_ckpt_json(const struct rpt_ckpt *r)
 	json_object_set_new(root, "training", !both ? json_null() : json_pack(
 		"{s:f, s:o, s:o, s:o, s:f, s:o, s:f, s:o, s:o, s:o, s:o, s:o}",
 		"budget", t->budget,
-		"step_time_s", num_or_null(r->tin.step_s),
-		"interval_s", num_or_null(r->tin.interval_s),
+		"step_time_s", given_or_null(r->tin.step_s),
+		"interval_s", given_or_null(r->tin.interval_s),
 		"share_at_interval", num_or_null(t->share_at_interval),
 		"min_interval_s", t->min_interval_s,
 		"min_interval_steps", num_or_null(t->min_interval_steps),
 		"lost_per_interruption_s", t->lost_s,
 		"lost_at_interval_s", num_or_null(t->lost_at_interval_s),
-		"demand_samples_per_s", num_or_null(r->tin.demand_total),
-		"epoch_samples", num_or_null(r->tin.epoch_samples),
+		"demand_samples_per_s", given_or_null(r->tin.demand_total),
+		"epoch_samples", given_or_null(r->tin.epoch_samples),
 		"epoch_s", num_or_null(t->epoch_s),
 		"share_per_epoch", num_or_null(t->share_per_epoch)));
 	json_object_set_new(root, "kept", json_boolean(res->kept));
