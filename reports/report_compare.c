@@ -513,9 +513,22 @@ void rpt_cost_print(FILE *f, const struct rpt_candidate *c,
 			fputc('\n', f);
 		}
 	}
-	if (any_epoch)
-		fprintf(f, "  an epoch is %.0f samples\n",
-			costs[0].epoch_samples);
+	for (size_t i = 0; any_epoch && i < n; i++) {
+		bool same = true;
+
+		for (size_t j = 0; j < n; j++)
+			same &= costs[j].epoch_samples == costs[0].epoch_samples;
+		if (same) {
+			fprintf(f, "  an epoch is %.0f samples\n",
+				costs[0].epoch_samples);
+			break;
+		}
+		if (costs[i].epoch_samples > 0)
+			fprintf(f, "  %s: an epoch is %.0f samples (its "
+				"report's dataset; --epoch-samples sets one "
+				"for all)\n", c[i].label,
+				costs[i].epoch_samples);
+	}
 	for (size_t i = 0; i < n; i++)
 		if (costs[i].have_ckpt)
 			fprintf(f, "  %s: checkpoint from %s\n", c[i].label,
