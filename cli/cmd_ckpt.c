@@ -367,9 +367,13 @@ static int ckpt_report(const struct ckpt_opts *o, struct rpt_ckpt *r,
 
 	rpt_ckpt_print(f, r);
 	fflush(f);
-	if (o->c.json)
-		ret = cli_write_report("ckpt", o->c.json, rpt_ckpt_json(r),
-				       NULL, "JSON");
+	if (o->c.json) {
+		json_t *j = rpt_ckpt_json(r);
+
+		/* NULL JSON and text: the writer says out of memory */
+		ret = cli_write_report("ckpt", o->c.json, j, NULL, "JSON");
+		json_decref(j);
+	}
 	if (cli_stop || err == -EINTR)
 		return cli_exit_for_signal(cli_stop ? cli_stop : SIGINT);
 	if (ret)
