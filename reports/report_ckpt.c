@@ -65,6 +65,8 @@ static void fmt_dur(char *buf, size_t len, double s)
 		snprintf(buf, len, "-");
 	else if (s < 10)
 		snprintf(buf, len, "%.2f s", s);
+	else if (s < 100)
+		snprintf(buf, len, "%.1f s", s);
 	else if (s < 120)
 		snprintf(buf, len, "%.0f s", s);
 	else if (s < 7200)
@@ -113,7 +115,7 @@ static void print_training(FILE *f, const struct rpt_ckpt *r)
 	}
 	fmt_dur(b, sizeof(b), t->min_interval_s);
 	fprintf(f, "  to keep saving under %.1f %% of the time, save no more "
-		"often than every %s", 100 * t->budget, b);
+		"often than\n  every %s of training", 100 * t->budget, b);
 	if (t->min_interval_steps >= 0)
 		fprintf(f, " (%.0f steps of %.3g s)", t->min_interval_steps,
 			r->tin.step_s);
@@ -146,10 +148,12 @@ void rpt_ckpt_print(FILE *f, const struct rpt_ckpt *r)
 	fprintf(f, "feedrate ckpt: %s checkpoint in %u shard%s on %s\n", b,
 		res->shards, res->shards == 1 ? "" : "s", dir ? dir : "?");
 	if (r->params > 0)
-		fprintf(f, "  model    %.4g parameters x %.0f bytes each "
-			"(--bytes-per-param; 16: mixed-precision Adam's\n"
-			"           weights, gradients, fp32 master copy and two "
-			"moments)\n", r->params, r->bytes_per_param);
+		fprintf(f, "  model    %.4g%s parameters x %.4g bytes (16: mixed-"
+			"precision Adam's\n           weights, gradients, fp32 "
+			"master copy, two moments)\n", r->params >= 1e9 ?
+			r->params / 1e9 : r->params >= 1e6 ? r->params / 1e6 :
+			r->params, r->params >= 1e9 ? "B" : r->params >= 1e6 ?
+			"M" : "", r->bytes_per_param);
 	fprintf(f, "  shards   %u x %s, one writer each at once", res->shards,
 		sb);
 	if (r->gpu_type && r->gpu_count)

@@ -13,6 +13,7 @@
 
 #include "report.h"
 #include "report_ckpt.h"
+#include "report_fmt.h"
 #include "report_sweep.h"
 
 static char *dup_or_empty(const char *s)
@@ -414,6 +415,8 @@ static void cost_dur(char *buf, size_t len, double s)
 {
 	if (s < 0)
 		snprintf(buf, len, "-");
+	else if (s < 100)
+		snprintf(buf, len, "%.1f s", s);
 	else if (s < 120)
 		snprintf(buf, len, "%.0f s", s);
 	else if (s < 7200)
@@ -433,7 +436,7 @@ static void cost_cell(const struct rpt_candidate *c, const struct rpt_cost *x,
 	switch (what) {
 	case 0:
 		if (x->priced)
-			snprintf(buf, len, "$%.4g/h", x->usd_per_hour);
+			snprintf(buf, len, "$%g/h", x->usd_per_hour);
 		else
 			snprintf(buf, len, "-");
 		break;
@@ -459,16 +462,21 @@ static void cost_cell(const struct rpt_candidate *c, const struct rpt_cost *x,
 			snprintf(buf, len, "%s", a);
 		break;
 	case 4:
+		if (x->have_ckpt)
+			rpt_fmt_bytes(buf, len, (double)x->ckpt.bytes);
+		else
+			snprintf(buf, len, "-");
+		break;
+	case 5:
 		if (x->have_ckpt) {
 			cost_dur(a, sizeof(a), x->ckpt.save_s);
 			cost_dur(b, sizeof(b), x->ckpt.restore_s);
-			snprintf(buf, len, "%.0f GB: %s / %s",
-				 (double)x->ckpt.bytes / 1e9, a, b);
+			snprintf(buf, len, "%s / %s", a, b);
 		} else {
 			snprintf(buf, len, "-");
 		}
 		break;
-	case 5:
+	case 6:
 		snprintf(buf, len, "%s %u x %s", x->feeds ? "yes" : "no",
 			 c->gpu_count, c->gpu);
 		break;
@@ -482,7 +490,7 @@ void rpt_cost_print(FILE *f, const struct rpt_candidate *c,
 {
 	static const char *const label[] = {
 		"price", "feed priced", "USD/M samples", "USD/epoch",
-		"ckpt save/rest", "feeds asked",
+		"ckpt size", "ckpt save/rest", "feeds asked",
 	};
 	const int best = rpt_cost_cheapest(costs, n);
 	bool any_ckpt = false, any_epoch = false;
@@ -499,8 +507,9 @@ void rpt_cost_print(FILE *f, const struct rpt_candidate *c,
 
 		fputc('\n', f);
 		row(f, "candidate", c, from, to, 0, 0);
-		for (int w = 0; w < 6; w++) {
-			if ((w == 4 && !any_ckpt) || (w == 3 && !any_epoch))
+		for (int w = 0; w < 7; w++) {
+			if (((w == 4 || w == 5) && !any_ckpt) ||
+			    (w == 3 && !any_epoch))
 				continue;
 			fprintf(f, "%-15s", label[w]);
 			for (size_t i = from; i < to; i++) {
@@ -549,7 +558,8 @@ static void cost_html(struct rpt_buf *b, const struct rpt_candidate *c,
 	static const char *const label[] = {
 		"price", "feed priced (samples/s, state)",
 		"USD per million samples", "USD per epoch, epoch time",
-		"checkpoint: size, save / restore", "feeds the asked GPUs",
+		"checkpoint size", "checkpoint save / restore",
+		"feeds the asked GPUs",
 	};
 	const int best = rpt_cost_cheapest(costs, n);
 
@@ -561,7 +571,7 @@ static void cost_html(struct rpt_buf *b, const struct rpt_candidate *c,
 		rpt_buf_printf(b, "</th>");
 	}
 	rpt_buf_printf(b, "</tr>\n");
-	for (int w = 0; w < 6; w++) {
+	for (int w = 0; w < 7; w++) {
 		rpt_buf_printf(b, "<tr><td>%s</td>", label[w]);
 		for (size_t i = 0; i < n; i++) {
 			char buf[128];
