@@ -16,6 +16,7 @@
 #include "report.h"
 #include "report_ckpt.h"
 #include "report_fmt.h"
+#include "report_sweep.h"
 
 /* ---- the arithmetic ---- */
 
@@ -345,4 +346,21 @@ int rpt_ckpt_brief_from_json(const json_t *root, struct rpt_ckpt_brief *out)
 	out->save_bps = num_at(save, "bytes_per_s");
 	out->restore_bps = num_at(restore, "bytes_per_s");
 	return out->save_s >= 0 && out->restore_s >= 0 ? 0 : -EINVAL;
+}
+
+/* ---- HTML ---- */
+
+void rpt_ckpt_html(struct rpt_buf *b, const struct rpt_ckpt_brief *ck)
+{
+	char sz[32], sr[32], rr[32];
+
+	rpt_fmt_bytes(sz, sizeof(sz), (double)ck->bytes);
+	rpt_fmt_bytes(sr, sizeof(sr), ck->save_bps);
+	rpt_fmt_bytes(rr, sizeof(rr), ck->restore_bps);
+	rpt_buf_printf(b, "<h2>checkpoint</h2>\n<table class=\"ckpt\">"
+		       "<tr><td>size</td><td>%s in %u shards</td></tr>\n"
+		       "<tr><td>save</td><td data-ckpt=\"save\">%.2f s, "
+		       "%s/s</td></tr>\n<tr><td>restore</td><td data-ckpt="
+		       "\"restore\">%.2f s, %s/s</td></tr>\n</table>\n",
+		       sz, ck->shards, ck->save_s, sr, ck->restore_s, rr);
 }

@@ -133,6 +133,15 @@ struct rpt_ckpt_brief {
  */
 int rpt_ckpt_brief_from_json(const json_t *root, struct rpt_ckpt_brief *out);
 
+/*
+ * A "checkpoint" section for an HTML report, appended to B (the page
+ * being built; report_sweep.h's struct rpt_buf): a heading and a table of
+ * CK's size, shards, save and restore times and rates. For the sweep
+ * page, which can show the ckpt report of the same VM.
+ */
+struct rpt_buf;
+void rpt_ckpt_html(struct rpt_buf *b, const struct rpt_ckpt_brief *ck);
+
 /* ==== cost (compare --price) ==== */
 
 /*

@@ -555,3 +555,36 @@ FR_TEST(ckpt_cli, compare_prices_names_the_cheapest_and_shows_the_ckpt)
 	cr_assert_eq(fr_test_run(dir, argv, 60), FR_EXIT_USAGE);
 	fr_test_rmtree(dir);
 }
+
+FR_TEST(ckpt_report, brief_read_back_and_its_html_section)
+{
+	json_t *root = json_pack("{s:s, s:i, s:{s:s}, s:{s:i}, s:{s:I, s:f, "
+				 "s:f}, s:{s:f, s:f}}",
+				 "schema", RPT_CKPT_SCHEMA_NAME,
+				 "schema_version", RPT_CKPT_SCHEMA_VERSION,
+				 "machine", "instance_type", "p4d.24xlarge",
+				 "checkpoint", "shards", 8,
+				 "save", "bytes", (json_int_t)112000000000,
+				 "seconds", 95.0, "bytes_per_s", 1.179e9,
+				 "restore", "seconds", 80.0, "bytes_per_s",
+				 1.4e9);
+	struct rpt_ckpt_brief ck;
+	struct rpt_buf b;
+	char *page;
+
+	cr_assert_not_null(root);
+	cr_assert_eq(rpt_ckpt_brief_from_json(root, &ck), 0);
+	cr_assert_str_eq(ck.instance_type, "p4d.24xlarge");
+	cr_assert_eq(ck.shards, 8);
+	cr_assert_float_eq(ck.save_s, 95, 1e-9);
+	rpt_buf_init(&b);
+	rpt_ckpt_html(&b, &ck);
+	page = rpt_buf_take(&b);
+	cr_assert_not_null(strstr(page, "112.00 GB in 8 shards"), "%s", page);
+	cr_assert_not_null(strstr(page, "95.00 s, 1.18 GB/s"), "%s", page);
+	free(page);
+	/* another schema is not a ckpt report */
+	json_object_set_new(root, "schema", json_string("feedrate.sweep"));
+	cr_assert_eq(rpt_ckpt_brief_from_json(root, &ck), -EINVAL);
+	json_decref(root);
+}
