@@ -253,5 +253,13 @@ int cmd_gen(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_ckpt(int argc, char **argv);
+
+/*
+ * A count of parameters or samples: a decimal number with an optional
+ * decimal suffix K, M, B (or G), T ("7B" = 7e9, "1.5B", "350M"), at least
+ * 1. Returns 0, -EINVAL (malformed) or -ERANGE.
+ */
+int cli_parse_params(const char *s, double *out);
 
 #endif /* FEEDRATE_CLI_H */

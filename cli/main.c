@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{ "io", cmd_io, "storage only: read a dataset, fio-comparable" },
 	{ "info", cmd_info, "what this machine and the storage under PATH are" },
 	{ "gen", cmd_gen, "write a synthetic dataset with a workload's statistics" },
+	{ "ckpt", cmd_ckpt, "save and restore a sharded checkpoint on DIR's storage" },
 };
 
 static const size_t ncommands = sizeof(commands) / sizeof(commands[0]);

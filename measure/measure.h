@@ -660,4 +660,107 @@ int ms_io_cache_probe(const char *path, char **file,
 
 /* ==== end io ==== */
 
+/* ==== `feedrate ckpt`: a sharded checkpoint saved and restored
+ * (measure_ckpt.c) ==== */
+
+#define MS_CKPT_MAX_SHARDS 256          /* writers at once on one VM */
+#define MS_CKPT_MEM_MAX (512ull << 20)  /* buffers of every shard together */
+/* Free space a checkpoint needs besides its bytes: 1 %, at least this
+ * much, for the filesystem's own blocks (extent trees, journal). */
+#define MS_CKPT_SLACK_MIN (16ull << 20)
+
+/* A shard's file name: RANK with this format. */
+#define MS_CKPT_SHARD_FMT "feedrate-ckpt-rank%05u.bin"
+
+/* Events ms_ckpt_run reports through its callback, on the caller's thread. */
+enum ms_ckpt_event {
+	MS_CKPT_EV_WRITING = 0,         /* the shards are being written */
+	MS_CKPT_EV_SAVED,               /* every shard and the folder are
+	                                   synced: the checkpoint is durable */
+	MS_CKPT_EV_RESTORING,           /* evicted; reading back */
+};
+
+struct ms_ckpt_result;
+typedef void ms_ckpt_progress_fn(enum ms_ckpt_event ev,
+				 const struct ms_ckpt_result *sofar,
+				 void *arg);
+
+struct ms_ckpt_config {
+	const char *dir;                /* where the shards go (exists, or
+	                                   is made and removed again) */
+	uint64_t bytes;                 /* the whole checkpoint */
+	unsigned shards;                /* 1..MS_CKPT_MAX_SHARDS, one
+	                                   writer thread each */
+	struct stg_seq_config io;       /* backend, block, depth, O_DIRECT
+	                                   (its stop is set from STOP) */
+	uint64_t seed;
+	bool keep;                      /* leave the shards after a whole
+	                                   save and restore */
+	volatile sig_atomic_t *stop;
+	ms_ckpt_progress_fn *progress;  /* NULL: none */
+	void *progress_arg;
+};
+
+/* One direction (save or restore) over every shard. */
+struct ms_ckpt_phase {
+	bool done;                      /* every shard finished */
+	uint64_t bytes;
+	double seconds;                 /* from the start of the first shard
+	                                   to the end of the last (save: and
+	                                   the folder's fsync) */
+	double bytes_per_s;             /* bytes / seconds */
+	double shard_min_s, shard_median_s, shard_max_s;  /* each shard's own
+	                                   time (save: with its fsync) */
+	double sync_max_s;              /* save: the longest shard fsync */
+};
+
+struct ms_ckpt_result {
+	unsigned shards;
+	uint64_t shard_bytes;           /* each (the last may be shorter) */
+	uint64_t bytes;                 /* the checkpoint, as asked */
+	uint64_t free_before;           /* free bytes in DIR before */
+	enum stg_backend_id backend;    /* what the first shard ran */
+	char backend_reason[200];
+	uint32_t block_size;
+	unsigned depth;
+	struct ms_ckpt_phase save, restore;
+	double dir_sync_s;              /* the folder's fsync */
+	double resident_before_restore; /* page-cache share of the shards
+	                                   after eviction; < 0 unknown */
+	uint64_t bad_pages;             /* restore: pages not as written */
+	bool made_dir;                  /* DIR was made by the run */
+	bool kept;                      /* the shards are still there */
+	bool removed_all;               /* every file the run made is gone */
+	char err_text[512];             /* words for an error, "" none */
+};
+
+/*
+ * May a checkpoint of BYTES go into DIR? DIR must be an empty folder, or
+ * not exist yet with an existing parent; its filesystem must have BYTES
+ * plus 1 % (at least MS_CKPT_SLACK_MIN) free for an unprivileged writer.
+ * *FREE_BYTES gets the free space (0 unknown). Looks only, writes
+ * nothing. Returns 0, or with WHY (numbers included): -ENOTEMPTY,
+ * -ENOSPC (too little space), -ENOTDIR, or the -errno of looking.
+ */
+int ms_ckpt_check_dir(const char *dir, uint64_t bytes, uint64_t *free_bytes,
+		      char *why, size_t why_len);
+
+/*
+ * Save and restore a sharded checkpoint: check DIR (ms_ckpt_check_dir),
+ * make it when missing; write CFG->shards files of CFG->bytes together,
+ * one thread each, all at once, each fsync'ed, then fsync the folder
+ * (MS_CKPT_EV_SAVED); evict the shards from the page cache and read them
+ * back, one thread each, checking every page; remove the shards (and a
+ * folder it made) unless CFG->keep, and always after a failure or a stop.
+ * Only the files it created are ever removed. Fills *OUT (zeroed first).
+ * Returns 0; -ENOTEMPTY / -ENOSPC / -ENOTDIR when DIR is refused before
+ * anything is written; -EINTR when the stop flag ended it; or the -errno
+ * of a write or read (-ENOSPC: the disk filled up after all). OUT->
+ * err_text says why. Runs on the calling thread, with its shard threads
+ * joined before it returns.
+ */
+int ms_ckpt_run(const struct ms_ckpt_config *cfg, struct ms_ckpt_result *out);
+
+/* ==== end ckpt ==== */
+
 #endif /* FEEDRATE_MEASURE_H */

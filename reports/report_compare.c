@@ -1,7 +1,9 @@
 /*
  * report_compare.c - candidate VMs side by side, read back from their
  * sweep reports (JSON, docs/report-schema.md): machine, storage, feed
- * rate per cache state, GPUs fed, limiting resource.
+ * rate per cache state, GPUs fed, limiting resource; and with prices
+ * (--price) the cost per million samples and per epoch, with a ckpt
+ * report's save and restore times beside it.
  */
 #include <errno.h>
 #include <math.h>
@@ -10,6 +12,8 @@
 #include <string.h>
 
 #include "report.h"
+#include "report_ckpt.h"
+#include "report_fmt.h"
 #include "report_sweep.h"
 
 static char *dup_or_empty(const char *s)
@@ -325,4 +329,294 @@ void rpt_compare_print(FILE *f, const struct rpt_candidate *c, size_t n)
 					       note, sizeof(note)))
 				fprintf(f, "  note: %s\n", note);
 		}
+}
+
+/* ---- cost (--price) and checkpoints beside it ---- */
+
+double rpt_cost_per_msample(double usd_per_hour, double samples_per_s)
+{
+	if (!(usd_per_hour >= 0) || !(samples_per_s > 0) ||
+	    !isfinite(usd_per_hour))
+		return -1;
+	return usd_per_hour / 3600.0 / samples_per_s * 1e6;
+}
+
+double rpt_cost_per_epoch(double usd_per_hour, double samples_per_s,
+			  double epoch_samples)
+{
+	if (!(usd_per_hour >= 0) || !(samples_per_s > 0) ||
+	    !(epoch_samples > 0) || !isfinite(usd_per_hour))
+		return -1;
+	return usd_per_hour * epoch_samples / samples_per_s / 3600.0;
+}
+
+void rpt_cost_fill(const struct rpt_candidate *c, double usd_per_hour,
+		   int cache, double epoch_samples, struct rpt_cost *out)
+{
+	const double demand = (double)c->gpu_count * c->demand_per_gpu;
+	int k = cache;
+
+	memset(out, 0, sizeof(*out));
+	out->usd_per_hour = usd_per_hour;
+	out->priced = usd_per_hour >= 0;
+	out->epoch_samples = epoch_samples;
+	out->epoch_s = out->usd_per_msample = out->usd_per_epoch = -1;
+	if (k < 0) {
+		/* the slowest state measured: what a job can count on */
+		for (int j = 0; j < STG_CACHE_STATES; j++)
+			if (c->have[j] && (k < 0 || c->samples_per_s[j] <
+					   c->samples_per_s[k]))
+				k = j;
+	}
+	if (k < 0 || k >= STG_CACHE_STATES || !c->have[k]) {
+		out->cache = k >= 0 && k < STG_CACHE_STATES ?
+			     (enum stg_cache_state)k : STG_CACHE_COLD;
+		return;
+	}
+	out->cache = (enum stg_cache_state)k;
+	out->have_rate = true;
+	out->measured_per_s = c->samples_per_s[k];
+	out->feed_per_s = out->measured_per_s;
+	if (demand > 0 && demand < out->feed_per_s) {
+		/* the GPUs eat no faster than their demand */
+		out->feed_per_s = demand;
+		out->gpu_bound = true;
+	}
+	out->feeds = c->gpu_count > 0 && c->gpus_fed[k] >= 0 &&
+		     (unsigned)c->gpus_fed[k] >= c->gpu_count;
+	if (epoch_samples > 0 && out->feed_per_s > 0)
+		out->epoch_s = epoch_samples / out->feed_per_s;
+	if (!out->priced)
+		return;
+	out->usd_per_msample = rpt_cost_per_msample(usd_per_hour,
+						    out->feed_per_s);
+	out->usd_per_epoch = rpt_cost_per_epoch(usd_per_hour, out->feed_per_s,
+						epoch_samples);
+}
+
+int rpt_cost_cheapest(const struct rpt_cost *costs, size_t n)
+{
+	int best = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct rpt_cost *x = &costs[i];
+
+		if (!x->priced || !x->feeds || x->usd_per_msample < 0)
+			continue;
+		if (best < 0 || x->usd_per_msample <
+		    costs[best].usd_per_msample)
+			best = (int)i;
+	}
+	return best;
+}
+
+/* "1 h 05 min", "19 min 05 s", "95 s"; "-" when unknown. */
+static void cost_dur(char *buf, size_t len, double s)
+{
+	if (s < 0)
+		snprintf(buf, len, "-");
+	else if (s < 100)
+		snprintf(buf, len, "%.1f s", s);
+	else if (s < 120)
+		snprintf(buf, len, "%.0f s", s);
+	else if (s < 7200)
+		snprintf(buf, len, "%.0f min %02.0f s", floor(s / 60),
+			 fmod(floor(s), 60));
+	else
+		snprintf(buf, len, "%.0f h %02.0f min", floor(s / 3600),
+			 floor(fmod(s, 3600) / 60));
+}
+
+/* Cell WHAT of candidate X's cost into BUF. */
+static void cost_cell(const struct rpt_candidate *c, const struct rpt_cost *x,
+		      int what, char *buf, size_t len)
+{
+	char a[32], b[32];
+
+	switch (what) {
+	case 0:
+		if (x->priced)
+			snprintf(buf, len, "$%g/h", x->usd_per_hour);
+		else
+			snprintf(buf, len, "-");
+		break;
+	case 1:
+		if (x->have_rate)
+			snprintf(buf, len, "%.0f/s %s%s", x->feed_per_s,
+				 stg_cache_state_name(x->cache),
+				 x->gpu_bound ? " (GPUs)" : "");
+		else
+			snprintf(buf, len, "-");
+		break;
+	case 2:
+		if (x->usd_per_msample >= 0)
+			snprintf(buf, len, "$%.4g", x->usd_per_msample);
+		else
+			snprintf(buf, len, "-");
+		break;
+	case 3:
+		cost_dur(a, sizeof(a), x->epoch_s);
+		if (x->usd_per_epoch >= 0)
+			snprintf(buf, len, "$%.4g, %s", x->usd_per_epoch, a);
+		else
+			snprintf(buf, len, "%s", a);
+		break;
+	case 4:
+		if (x->have_ckpt)
+			rpt_fmt_bytes(buf, len, (double)x->ckpt.bytes);
+		else
+			snprintf(buf, len, "-");
+		break;
+	case 5:
+		if (x->have_ckpt) {
+			cost_dur(a, sizeof(a), x->ckpt.save_s);
+			cost_dur(b, sizeof(b), x->ckpt.restore_s);
+			snprintf(buf, len, "%s / %s", a, b);
+		} else {
+			snprintf(buf, len, "-");
+		}
+		break;
+	case 6:
+		snprintf(buf, len, "%s %u x %s", x->feeds ? "yes" : "no",
+			 c->gpu_count, c->gpu);
+		break;
+	default:
+		buf[0] = '\0';
+	}
+}
+
+void rpt_cost_print(FILE *f, const struct rpt_candidate *c,
+		    const struct rpt_cost *costs, size_t n)
+{
+	static const char *const label[] = {
+		"price", "feed priced", "USD/M samples", "USD/epoch",
+		"ckpt size", "ckpt save/rest", "feeds asked",
+	};
+	const int best = rpt_cost_cheapest(costs, n);
+	bool any_ckpt = false, any_epoch = false;
+
+	for (size_t i = 0; i < n; i++) {
+		any_ckpt |= costs[i].have_ckpt;
+		any_epoch |= costs[i].epoch_s >= 0;
+	}
+	fprintf(f, "\ncost (the price given with --price, at the feed a "
+		"training job gets: the\nmeasured samples/s of the state "
+		"shown, at most the asked GPUs' demand)\n");
+	for (size_t from = 0; from < n; from += CMP_COLS) {
+		const size_t to = from + CMP_COLS < n ? from + CMP_COLS : n;
+
+		fputc('\n', f);
+		row(f, "candidate", c, from, to, 0, 0);
+		for (int w = 0; w < 7; w++) {
+			if (((w == 4 || w == 5) && !any_ckpt) ||
+			    (w == 3 && !any_epoch))
+				continue;
+			fprintf(f, "%-15s", label[w]);
+			for (size_t i = from; i < to; i++) {
+				char buf[128];
+
+				cost_cell(&c[i], &costs[i], w, buf,
+					  sizeof(buf));
+				cell(f, buf);
+			}
+			fputc('\n', f);
+		}
+	}
+	for (size_t i = 0; any_epoch && i < n; i++) {
+		bool same = true;
+
+		for (size_t j = 0; j < n; j++)
+			same &= costs[j].epoch_samples == costs[0].epoch_samples;
+		if (same) {
+			fprintf(f, "  an epoch is %.0f samples\n",
+				costs[0].epoch_samples);
+			break;
+		}
+		if (costs[i].epoch_samples > 0)
+			fprintf(f, "  %s: an epoch is %.0f samples (its "
+				"report's dataset; --epoch-samples sets one "
+				"for all)\n", c[i].label,
+				costs[i].epoch_samples);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (costs[i].have_ckpt)
+			fprintf(f, "  %s: checkpoint from %s\n", c[i].label,
+				costs[i].ckpt_file);
+	if (best >= 0)
+		fprintf(f, "cheapest that feeds the asked GPUs: %s, $%.4g per "
+			"million samples\n", c[best].label,
+			costs[best].usd_per_msample);
+	else
+		fprintf(f, "cheapest that feeds the asked GPUs: none of the "
+			"priced candidates feeds them\n");
+}
+
+/* The cost section of compare's page. */
+static void cost_html(struct rpt_buf *b, const struct rpt_candidate *c,
+		      const struct rpt_cost *costs, size_t n)
+{
+	static const char *const label[] = {
+		"price", "feed priced (samples/s, state)",
+		"USD per million samples", "USD per epoch, epoch time",
+		"checkpoint size", "checkpoint save / restore",
+		"feeds the asked GPUs",
+	};
+	const int best = rpt_cost_cheapest(costs, n);
+
+	rpt_buf_printf(b, "<h2>cost and checkpoints</h2>\n<table class=\""
+		       "compare cost\"><tr><th></th>");
+	for (size_t i = 0; i < n; i++) {
+		rpt_buf_printf(b, "<th>");
+		rpt_buf_html(b, c[i].label);
+		rpt_buf_printf(b, "</th>");
+	}
+	rpt_buf_printf(b, "</tr>\n");
+	for (int w = 0; w < 7; w++) {
+		rpt_buf_printf(b, "<tr><td>%s</td>", label[w]);
+		for (size_t i = 0; i < n; i++) {
+			char buf[128];
+
+			cost_cell(&c[i], &costs[i], w, buf, sizeof(buf));
+			rpt_buf_printf(b, "<td data-cost=\"%d\"%s>", w,
+				       (int)i == best ? " class=\"best\"" :
+				       "");
+			rpt_buf_html(b, buf);
+			rpt_buf_printf(b, "</td>");
+		}
+		rpt_buf_printf(b, "</tr>\n");
+	}
+	rpt_buf_printf(b, "</table>\n<p class=\"note\">");
+	if (best >= 0) {
+		rpt_buf_printf(b, "cheapest that feeds the asked GPUs: <b>");
+		rpt_buf_html(b, c[best].label);
+		rpt_buf_printf(b, "</b>");
+	} else {
+		rpt_buf_printf(b, "none of the priced candidates feeds the "
+			       "asked GPUs");
+	}
+	rpt_buf_printf(b, ". Prices are as given with --price; the feed is "
+		       "the measured samples/s of the state shown, at most "
+		       "the asked GPUs' demand.</p>\n");
+}
+
+char *rpt_compare_page(const struct rpt_candidate *c,
+		       const struct rpt_cost *costs, size_t n)
+{
+	static const char tail[] = "</body></html>";
+	char *page = rpt_compare_html(c, n), *end;
+	struct rpt_buf b;
+
+	if (!page || !costs)
+		return page;
+	end = strstr(page, tail);
+	if (!end) {
+		free(page);
+		return NULL;
+	}
+	rpt_buf_init(&b);
+	rpt_buf_printf(&b, "%.*s", (int)(end - page), page);
+	cost_html(&b, c, costs, n);
+	rpt_buf_printf(&b, "%s", end);
+	free(page);
+	return rpt_buf_take(&b);
 }

@@ -147,6 +147,15 @@ void stg_reader_note(struct stg_reader *r, const char *fmt, ...)
 /* The null backend's byte at offset OFF of any file. */
 uint8_t stg_null_byte(uint64_t off);
 
+/*
+ * Set up RING with ENTRIES entries, with the newest setup flags this
+ * kernel takes (COOP_TASKRUN and SUBMIT_ALL where known, else fewer).
+ * The reader's rings and the sequential writer's (seqio.c) are made
+ * alike. Returns 0 or io_uring_setup's -errno.
+ */
+struct io_uring;
+int stg_uring_ring_init(struct io_uring *ring, unsigned entries);
+
 /* Create and destroy a tiny ring: 0 or io_uring_setup's -errno. */
 int stg_uring_try_ring(void);
 

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 
 /* ==== dataset, cache, detection ==== */
@@ -929,5 +930,75 @@ int stg_backend_probe(const struct stg_dataset *ds,
 		      struct stg_probe_result *out);
 
 /* ==== end reader ==== */
+
+/* ==== sequential whole-file writes and reads (storage/seqio.c) ==== */
+
+/*
+ * Large files written and read back in large sequential blocks, several in
+ * flight, as a checkpoint's shards are: through one io_uring ring per
+ * file (the caller's thread), or with pwrite/pread on that thread where
+ * io_uring is refused or psync is asked. A file's bytes are a fixed
+ * function of a seed and the offset (stg_seq_pattern): random-looking
+ * bytes that repeat every STG_SEQ_PERIOD, with every 4 KiB page stamped
+ * with its own offset and the seed, so that no two pages of a file are
+ * alike and a read can check where each page came from.
+ */
+#define STG_SEQ_PERIOD (1u << 20)
+#define STG_SEQ_BLOCK_DEFAULT (4u << 20)   /* bytes per write or read */
+#define STG_SEQ_DEPTH_DEFAULT 4u           /* blocks in flight per file */
+
+struct stg_seq_config {
+	enum stg_backend_id backend;  /* AUTO: uring where this process may
+	                                 make a ring, else psync; URING;
+	                                 PSYNC (NULL is refused) */
+	uint32_t block_size;          /* multiple of 4096; 0: the default */
+	unsigned depth;               /* uring: blocks in flight; 0: the
+	                                 default; psync does one at a time */
+	bool direct;                  /* O_DIRECT (-EINVAL where the
+	                                 filesystem refuses it) */
+	volatile sig_atomic_t *stop;  /* non-zero: issue no more blocks,
+	                                 finish those in flight, -EINTR */
+};
+
+struct stg_seq_stats {
+	enum stg_backend_id backend;  /* the one that ran */
+	char reason[200];             /* why, in words */
+	uint64_t bytes;               /* written / read */
+	double seconds;               /* write: open to fsync done; read:
+	                                 open to the last block */
+	double sync_s;                /* write: the fsync alone */
+	uint64_t bad_pages;           /* read: pages whose stamp is not the
+	                                 one written at their offset */
+};
+
+/*
+ * The bytes of a file written with SEED, from offset OFF (a multiple of
+ * 4096) for LEN bytes, into BUF. Allocates 1 MiB for the time of the
+ * call. Returns 0 or -ENOMEM / -EINVAL (OFF not aligned). Any thread.
+ */
+int stg_seq_pattern(void *buf, size_t len, uint64_t seed, uint64_t off);
+
+/*
+ * Create NAME under DIRFD (O_EXCL: an existing file is never touched,
+ * -EEXIST) and write SIZE bytes of SEED's pattern in CFG's blocks, then
+ * fsync it. The folder is not synced (the caller syncs it once for
+ * every file). On failure or stop the partial file is left for the
+ * caller to remove (it knows which files it made): *CREATED says whether
+ * this call made NAME. Fills *OUT. Returns 0, -EINTR (stopped), or
+ * -errno (-ENOSPC, -EDQUOT, -EIO ...). Any thread; one file per call.
+ */
+int stg_seq_write(int dirfd, const char *name, uint64_t size, uint64_t seed,
+		  const struct stg_seq_config *cfg, bool *created,
+		  struct stg_seq_stats *out);
+
+/*
+ * Read NAME under DIRFD whole in CFG's blocks, checking each page's stamp
+ * against SEED (mismatches counted in OUT->bad_pages; the bytes are
+ * dropped). Returns 0, -EINTR (stopped), or -errno. Any thread.
+ */
+int stg_seq_read(int dirfd, const char *name, uint64_t seed,
+		 const struct stg_seq_config *cfg, struct stg_seq_stats *out);
+
+/* ==== end sequential files ==== */
 
 #endif /* FEEDRATE_STORAGE_H */

@@ -91,7 +91,7 @@ int stg_uring_try_ring(void)
 	return 0;
 }
 
-static int uring_ring_init(struct io_uring *ring, unsigned entries)
+int stg_uring_ring_init(struct io_uring *ring, unsigned entries)
 {
 	static const unsigned flag_sets[] = {
 		IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SUBMIT_ALL,
@@ -270,7 +270,7 @@ static int uring_init(struct stg_reader *r)
 	 * ring (twice the entries) holds every completion there can be */
 	while (entries < 2 * r->cfg.depth)
 		entries <<= 1;
-	err = uring_ring_init(&u->ring, entries);
+	err = stg_uring_ring_init(&u->ring, entries);
 	if (err)
 		goto err_chunks;
 	if (stg_uring_test_no_ext_arg)

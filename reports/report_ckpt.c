@@ -1,0 +1,366 @@
+/*
+ * report_ckpt.c - the report of `feedrate ckpt`: save and restore
+ * bandwidth and times, the spread over shards, the storage they were on,
+ * and what those times mean for a training job (the share of time spent
+ * saving at an interval, the interval that keeps it under a budget, the
+ * work a spot interruption loses); text and JSON, and a ckpt report read
+ * back for `feedrate compare`.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure.h"
+#include "report.h"
+#include "report_ckpt.h"
+#include "report_fmt.h"
+#include "report_sweep.h"
+
+/* ---- the arithmetic ---- */
+
+double rpt_ckpt_share(double save_s, double interval_s)
+{
+	if (!(save_s >= 0) || !(interval_s > 0))
+		return -1;
+	return save_s / (interval_s + save_s);
+}
+
+double rpt_ckpt_min_interval(double save_s, double budget)
+{
+	if (!(budget > 0 && budget < 1) || !(save_s >= 0))
+		return -1;
+	return save_s * (1 - budget) / budget;
+}
+
+double rpt_ckpt_lost(double save_s, double interval_s)
+{
+	if (!(interval_s > 0) || !(save_s >= 0))
+		return -1;
+	return (interval_s * interval_s / 2 + save_s * interval_s) /
+	       (interval_s + save_s);
+}
+
+void rpt_ckpt_training(const struct rpt_ckpt_training_in *in,
+		       struct rpt_ckpt_training *out)
+{
+	out->budget = in->budget > 0 ? in->budget : RPT_CKPT_DEFAULT_BUDGET;
+	out->min_interval_s = rpt_ckpt_min_interval(in->save_s, out->budget);
+	out->min_interval_steps = in->step_s > 0 && out->min_interval_s >= 0 ?
+				  ceil(out->min_interval_s / in->step_s) : -1;
+	out->lost_s = rpt_ckpt_lost(in->save_s, out->min_interval_s);
+	out->share_at_interval = rpt_ckpt_share(in->save_s, in->interval_s);
+	out->lost_at_interval_s = rpt_ckpt_lost(in->save_s, in->interval_s);
+	out->epoch_s = in->epoch_samples > 0 && in->demand_total > 0 ?
+		       in->epoch_samples / in->demand_total : -1;
+	out->share_per_epoch = rpt_ckpt_share(in->save_s, out->epoch_s);
+}
+
+/* ---- text ---- */
+
+/* S seconds in words: "0.42 s", "95 s", "19 min 05 s", "2 h 03 min". */
+static void fmt_dur(char *buf, size_t len, double s)
+{
+	if (s < 0)
+		snprintf(buf, len, "-");
+	else if (s < 10)
+		snprintf(buf, len, "%.2f s", s);
+	else if (s < 100)
+		snprintf(buf, len, "%.1f s", s);
+	else if (s < 120)
+		snprintf(buf, len, "%.0f s", s);
+	else if (s < 7200)
+		snprintf(buf, len, "%.0f min %02.0f s", floor(s / 60),
+			 fmod(floor(s), 60));
+	else
+		snprintf(buf, len, "%.0f h %02.0f min", floor(s / 3600),
+			 floor(fmod(s, 3600) / 60));
+}
+
+static void print_phase(FILE *f, const char *name,
+			const struct ms_ckpt_phase *p)
+{
+	char b[32], r[32], t[32], lo[32], med[32], hi[32];
+
+	if (!p->done) {
+		fprintf(f, "  %-8s not completed\n", name);
+		return;
+	}
+	rpt_fmt_bytes(b, sizeof(b), (double)p->bytes);
+	rpt_fmt_bytes(r, sizeof(r), p->bytes_per_s);
+	fmt_dur(t, sizeof(t), p->seconds);
+	fmt_dur(lo, sizeof(lo), p->shard_min_s);
+	fmt_dur(med, sizeof(med), p->shard_median_s);
+	fmt_dur(hi, sizeof(hi), p->shard_max_s);
+	fprintf(f, "  %-8s %s in %s: %s/s\n", name, b, t, r);
+	fprintf(f, "  %-8s per shard %s / %s / %s (fastest / median / "
+		"slowest)\n", "", lo, med, hi);
+}
+
+static void print_training(FILE *f, const struct rpt_ckpt *r)
+{
+	const struct rpt_ckpt_training *t = &r->t;
+	char a[32], b[32], c[32];
+
+	fprintf(f, "\nWhat it means for training (the GPUs wait while a "
+		"checkpoint is saved)\n");
+	fmt_dur(a, sizeof(a), r->tin.save_s);
+	if (r->tin.interval_s > 0) {
+		fmt_dur(b, sizeof(b), r->tin.interval_s);
+		fmt_dur(c, sizeof(c), t->lost_at_interval_s);
+		fprintf(f, "  a save every %s of training costs %.1f %% of the "
+			"time; a spot\n  interruption then loses %s of "
+			"training on average\n", b,
+			100 * t->share_at_interval, c);
+	}
+	fmt_dur(b, sizeof(b), t->min_interval_s);
+	fprintf(f, "  to keep saving under %.1f %% of the time, save no more "
+		"often than\n  every %s of training", 100 * t->budget, b);
+	if (t->min_interval_steps >= 0)
+		fprintf(f, " (%.0f steps of %.3g s)", t->min_interval_steps,
+			r->tin.step_s);
+	fprintf(f, "\n");
+	fmt_dur(c, sizeof(c), t->lost_s);
+	fmt_dur(b, sizeof(b), r->tin.restore_s);
+	fprintf(f, "  on spot, at that interval an interruption loses %s of "
+		"training on\n  average (any moment equally likely), plus %s "
+		"to restore\n", c, b);
+	if (t->epoch_s > 0) {
+		fmt_dur(b, sizeof(b), t->epoch_s);
+		fprintf(f, "  one epoch of %.0f samples at %.0f samples/s takes "
+			"%s; one save per epoch\n  costs %.1f %% of the time\n",
+			r->tin.epoch_samples, r->tin.demand_total, b,
+			100 * t->share_per_epoch);
+	}
+	if (r->tin.step_s <= 0 && t->epoch_s < 0)
+		fprintf(f, "  (--step-time, or --epoch-samples with the GPUs' "
+			"demand, puts this in steps or epochs)\n");
+}
+
+void rpt_ckpt_print(FILE *f, const struct rpt_ckpt *r)
+{
+	const struct ms_ckpt_result *res = r->res;
+	char *dir = rpt_path_text(r->dir, strlen(r->dir));
+	char b[32], sb[32];
+
+	rpt_fmt_bytes(b, sizeof(b), (double)res->bytes);
+	rpt_fmt_bytes(sb, sizeof(sb), (double)res->shard_bytes);
+	fprintf(f, "feedrate ckpt: %s checkpoint in %u shard%s on %s\n", b,
+		res->shards, res->shards == 1 ? "" : "s", dir ? dir : "?");
+	if (r->params > 0)
+		fprintf(f, "  model    %.4g%s parameters x %.4g bytes (16: mixed-"
+			"precision Adam's\n           weights, gradients, fp32 "
+			"master copy, two moments)\n", r->params >= 1e9 ?
+			r->params / 1e9 : r->params >= 1e6 ? r->params / 1e6 :
+			r->params, r->params >= 1e9 ? "B" : r->params >= 1e6 ?
+			"M" : "", r->bytes_per_param);
+	fprintf(f, "  shards   %u x %s, one writer each at once", res->shards,
+		sb);
+	if (r->gpu_type && r->gpu_count)
+		fprintf(f, " (the ranks of %ux%s)", r->gpu_count,
+			r->gpu_type);
+	fprintf(f, "\n  storage  %s%s%s%s\n", *r->fs_type ? r->fs_type :
+		"unknown filesystem", *r->fs_device ? " on " : "",
+		r->fs_device, r->fs_network ? " (network)" : "");
+	fprintf(f, "  I/O      %s (%s)\n  %-8s %u KiB blocks, %u in flight per "
+		"shard, %s\n", stg_backend_name(res->backend),
+		res->backend_reason, "", res->block_size / 1024, res->depth,
+		r->direct ? "O_DIRECT, fsync per shard then the folder" :
+		"buffered, fsync per shard then the folder");
+	print_phase(f, "save", &res->save);
+	if (res->save.done)
+		fprintf(f, "  %-8s longest shard fsync %.2f s, folder fsync "
+			"%.3f s\n", "", res->save.sync_max_s,
+			res->dir_sync_s);
+	print_phase(f, "restore", &res->restore);
+	if (res->restore.done) {
+		if (res->resident_before_restore >= 0)
+			fprintf(f, "  %-8s read cold: %.1f %% of the shards "
+				"were in the page cache after eviction\n", "",
+				100 * res->resident_before_restore);
+		fprintf(f, "  %-8s %s\n", "", res->bad_pages ?
+			"pages read back NOT as written" :
+			"every page read back as written");
+		if (res->bad_pages)
+			fprintf(f, "  %-8s %llu pages differ\n", "",
+				(unsigned long long)res->bad_pages);
+	}
+	if (res->save.done && res->restore.done)
+		print_training(f, r);
+	if (r->error && *r->error)
+		fprintf(f, "\n  stopped: %s\n", r->error);
+	fprintf(f, "\n  %s\n", res->kept ? "shards kept (--keep)" :
+		res->removed_all ? "every file it wrote was removed" :
+		"some files it wrote could not be removed");
+	free(dir);
+}
+
+/* ---- JSON ---- */
+
+static json_t *num_or_null(double v)
+{
+	return v >= 0 && isfinite(v) ? json_real(v) : json_null();
+}
+
+/* A figure the user gave, null when not given (<= 0). */
+static json_t *given_or_null(double v)
+{
+	return v > 0 && isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *phase_json(const struct ms_ckpt_phase *p)
+{
+	if (!p->done)
+		return json_null();
+	return json_pack("{s:I, s:f, s:f, s:{s:f, s:f, s:f}}",
+			 "bytes", (json_int_t)p->bytes,
+			 "seconds", p->seconds,
+			 "bytes_per_s", p->bytes_per_s,
+			 "shard_seconds", "min", p->shard_min_s,
+			 "median", p->shard_median_s, "max", p->shard_max_s);
+}
+
+static json_t *str_json(const char *s)
+{
+	return json_string(s ? s : "");
+}
+
+json_t *rpt_ckpt_json(const struct rpt_ckpt *r)
+{
+	const struct ms_ckpt_result *res = r->res;
+	const struct rpt_ckpt_training *t = &r->t;
+	const bool both = res->save.done && res->restore.done;
+	json_t *root, *save;
+
+	root = json_object();
+	if (!root)
+		return NULL;
+	save = phase_json(&res->save);
+	if (save && json_is_object(save)) {
+		json_object_set_new(save, "sync_max_s",
+				    json_real(res->save.sync_max_s));
+		json_object_set_new(save, "dir_sync_s",
+				    json_real(res->dir_sync_s));
+	}
+	json_object_set_new(root, "schema", json_string(RPT_CKPT_SCHEMA_NAME));
+	json_object_set_new(root, "schema_version",
+			    json_integer(RPT_CKPT_SCHEMA_VERSION));
+	json_object_set_new(root, "command", json_string("ckpt"));
+	json_object_set_new(root, "feedrate_version", str_json(r->version));
+	json_object_set_new(root, "dir", rpt_json_path(r->dir));
+	json_object_set_new(root, "machine", json_pack(
+		"{s:o, s:o, s:o, s:i}",
+		"instance_type", str_json(r->instance_type),
+		"vendor", str_json(r->vendor),
+		"cpu_model", str_json(r->cpu_model),
+		"vcpus", (int)r->vcpus));
+	json_object_set_new(root, "storage", json_pack(
+		"{s:o, s:o, s:b}", "fs_type", str_json(r->fs_type),
+		"device", str_json(r->fs_device), "network", r->fs_network));
+	json_object_set_new(root, "checkpoint", json_pack(
+		"{s:o, s:o, s:I, s:I, s:i, s:I, s:o, s:i}",
+		"params", given_or_null(r->params),
+		"bytes_per_param", given_or_null(r->bytes_per_param),
+		"bytes_asked", (json_int_t)r->bytes_asked,
+		"bytes", (json_int_t)res->bytes,
+		"shards", (int)res->shards,
+		"shard_bytes", (json_int_t)res->shard_bytes,
+		"gpu_type", r->gpu_type ? json_string(r->gpu_type) :
+		json_null(), "gpu_count", (int)r->gpu_count));
+	json_object_set_new(root, "io", json_pack(
+		"{s:s, s:o, s:i, s:i, s:b}",
+		"backend", stg_backend_name(res->backend),
+		"backend_reason", str_json(res->backend_reason),
+		"block_size", (int)res->block_size, "depth", (int)res->depth,
+		"direct", r->direct));
+	json_object_set_new(root, "save", save ? save : json_null());
+	json_object_set_new(root, "restore", phase_json(&res->restore));
+	if (res->restore.done) {
+		json_t *rs = json_object_get(root, "restore");
+
+		json_object_set_new(rs, "resident_before",
+				    num_or_null(res->resident_before_restore));
+		json_object_set_new(rs, "bad_pages",
+				    json_integer((json_int_t)res->bad_pages));
+	}
+	json_object_set_new(root, "training", !both ? json_null() : json_pack(
+		"{s:f, s:o, s:o, s:o, s:f, s:o, s:f, s:o, s:o, s:o, s:o, s:o}",
+		"budget", t->budget,
+		"step_time_s", given_or_null(r->tin.step_s),
+		"interval_s", given_or_null(r->tin.interval_s),
+		"share_at_interval", num_or_null(t->share_at_interval),
+		"min_interval_s", t->min_interval_s,
+		"min_interval_steps", num_or_null(t->min_interval_steps),
+		"lost_per_interruption_s", t->lost_s,
+		"lost_at_interval_s", num_or_null(t->lost_at_interval_s),
+		"demand_samples_per_s", given_or_null(r->tin.demand_total),
+		"epoch_samples", given_or_null(r->tin.epoch_samples),
+		"epoch_s", num_or_null(t->epoch_s),
+		"share_per_epoch", num_or_null(t->share_per_epoch)));
+	json_object_set_new(root, "kept", json_boolean(res->kept));
+	json_object_set_new(root, "removed_all",
+			    json_boolean(res->removed_all));
+	json_object_set_new(root, "interrupted", json_boolean(r->signal));
+	json_object_set_new(root, "error", str_json(r->error));
+	/* a pack that ran out of memory left a key out */
+	if (json_object_size(root) != 16) {
+		json_decref(root);
+		return NULL;
+	}
+	return root;
+}
+
+/* ---- read back ---- */
+
+static double num_at(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : -1;
+}
+
+int rpt_ckpt_brief_from_json(const json_t *root, struct rpt_ckpt_brief *out)
+{
+	const json_t *save = json_object_get(root, "save");
+	const json_t *restore = json_object_get(root, "restore");
+	const json_t *ck = json_object_get(root, "checkpoint");
+	const json_t *it = json_object_get(json_object_get(root, "machine"),
+					   "instance_type");
+	const json_t *schema = json_object_get(root, "schema");
+
+	memset(out, 0, sizeof(*out));
+	if (!json_is_string(schema) ||
+	    strcmp(json_string_value(schema), RPT_CKPT_SCHEMA_NAME) ||
+	    json_integer_value(json_object_get(root, "schema_version")) !=
+	    RPT_CKPT_SCHEMA_VERSION || !json_is_object(save) ||
+	    !json_is_object(restore))
+		return -EINVAL;
+	if (json_is_string(it))
+		snprintf(out->instance_type, sizeof(out->instance_type), "%s",
+			 json_string_value(it));
+	out->bytes = (uint64_t)fmax(0, num_at(save, "bytes"));
+	out->shards = (unsigned)fmax(0, num_at(ck, "shards"));
+	out->save_s = num_at(save, "seconds");
+	out->restore_s = num_at(restore, "seconds");
+	out->save_bps = num_at(save, "bytes_per_s");
+	out->restore_bps = num_at(restore, "bytes_per_s");
+	return out->save_s >= 0 && out->restore_s >= 0 ? 0 : -EINVAL;
+}
+
+/* ---- HTML ---- */
+
+void rpt_ckpt_html(struct rpt_buf *b, const struct rpt_ckpt_brief *ck)
+{
+	char sz[32], sr[32], rr[32];
+
+	rpt_fmt_bytes(sz, sizeof(sz), (double)ck->bytes);
+	rpt_fmt_bytes(sr, sizeof(sr), ck->save_bps);
+	rpt_fmt_bytes(rr, sizeof(rr), ck->restore_bps);
+	rpt_buf_printf(b, "<h2>checkpoint</h2>\n<table class=\"ckpt\">"
+		       "<tr><td>size</td><td>%s in %u shards</td></tr>\n"
+		       "<tr><td>save</td><td data-ckpt=\"save\">%.2f s, "
+		       "%s/s</td></tr>\n<tr><td>restore</td><td data-ckpt="
+		       "\"restore\">%.2f s, %s/s</td></tr>\n</table>\n",
+		       sz, ck->shards, ck->save_s, sr, ck->restore_s, rr);
+}

@@ -1,0 +1,211 @@
+/*
+ * report_ckpt.h - the report of `feedrate ckpt` (a sharded checkpoint
+ * saved and restored on a folder's storage), what its times mean for a
+ * training job, and the cost columns of `feedrate compare` (USD per
+ * million samples and per epoch, the checkpoint time beside them).
+ *
+ * The arithmetic here is pure (no I/O, any thread); the text, JSON and
+ * HTML forms read the structs only. Strings are owned by the caller;
+ * paths are raw bytes and are escaped where they are written.
+ */
+#ifndef FEEDRATE_REPORT_CKPT_H
+#define FEEDRATE_REPORT_CKPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "storage.h"
+
+#define RPT_CKPT_SCHEMA_NAME "feedrate.ckpt"
+#define RPT_CKPT_SCHEMA_VERSION 1
+#define RPT_CKPT_DEFAULT_BUDGET 0.05    /* --ckpt-budget: 5 % */
+/* Model states of mixed-precision Adam: fp16 weights (2) and gradients
+ * (2), fp32 master weights (4) and two fp32 moments (8): 16 bytes per
+ * parameter (ZeRO, Rajbhandari et al. 2020, section 3.1). A checkpoint
+ * that leaves out the gradients holds 14. */
+#define RPT_CKPT_BYTES_PER_PARAM 16.0
+
+/* ==== what a checkpoint's times mean for training (pure) ==== */
+
+/*
+ * Share of wall time spent saving when a blocking save of SAVE_S seconds
+ * follows every INTERVAL_S seconds of training: SAVE_S / (INTERVAL_S +
+ * SAVE_S). -1 when either is not > 0 (SAVE_S 0: 0).
+ */
+double rpt_ckpt_share(double save_s, double interval_s);
+
+/*
+ * The shortest training interval between saves that keeps that share at
+ * or under BUDGET (0 < BUDGET < 1): SAVE_S x (1 - BUDGET) / BUDGET.
+ * -1 when BUDGET is outside (0, 1) or SAVE_S < 0.
+ */
+double rpt_ckpt_min_interval(double save_s, double budget);
+
+/*
+ * Training time an interruption loses on average (spot reclaim), an
+ * interruption being equally likely at any moment of the cycle of
+ * INTERVAL_S training + SAVE_S saving: during training, the time since
+ * the last save ended; during a save, the whole interval (that save never
+ * completed). (I^2 / 2 + S x I) / (I + S). The restore comes on top.
+ * -1 when INTERVAL_S is not > 0.
+ */
+double rpt_ckpt_lost(double save_s, double interval_s);
+
+struct rpt_ckpt_training_in {
+	double save_s, restore_s;       /* measured */
+	double budget;                  /* <= 0: RPT_CKPT_DEFAULT_BUDGET */
+	double interval_s;              /* --interval, <= 0 none */
+	double step_s;                  /* --step-time, <= 0 none */
+	double demand_total;            /* samples/s the GPUs eat, <= 0
+	                                   unknown */
+	double epoch_samples;           /* --epoch-samples, <= 0 none */
+};
+
+struct rpt_ckpt_training {
+	double budget;                  /* the one used */
+	double min_interval_s;          /* keeps the share <= budget */
+	double min_interval_steps;      /* in steps; < 0 without step_s */
+	double lost_s;                  /* lost per interruption at
+	                                   min_interval_s (spot) */
+	double share_at_interval;       /* at interval_s; < 0 none */
+	double lost_at_interval_s;      /* < 0 none */
+	double epoch_s;                 /* epoch_samples / demand_total;
+	                                   < 0 unknown */
+	double share_per_epoch;         /* one save per epoch; < 0 unknown */
+};
+
+/* IN's figures into *OUT. Pure. */
+void rpt_ckpt_training(const struct rpt_ckpt_training_in *in,
+		       struct rpt_ckpt_training *out);
+
+/* ==== the ckpt report ==== */
+
+struct ms_ckpt_result;
+
+struct rpt_ckpt {
+	const char *version;            /* feedrate's */
+	const char *dir;                /* raw bytes */
+	const char *fs_type, *fs_device;
+	bool fs_network;
+	const char *instance_type, *vendor, *cpu_model;   /* "" unknown */
+	unsigned vcpus;
+	double params;                  /* <= 0: --size was given */
+	double bytes_per_param;
+	uint64_t bytes_asked;
+	const char *gpu_type;           /* "A100"; NULL none */
+	unsigned gpu_count;             /* the shards' ranks */
+	double demand_per_gpu;          /* samples/s, <= 0 unknown */
+	const char *demand_source;
+	bool direct;
+	const struct ms_ckpt_result *res;
+	struct rpt_ckpt_training_in tin;
+	struct rpt_ckpt_training t;     /* rpt_ckpt_training(&tin) */
+	int signal;                     /* stopped by it, 0 none */
+	const char *error;              /* "" none */
+};
+
+/* The human report of R on F. */
+void rpt_ckpt_print(FILE *f, const struct rpt_ckpt *r);
+
+/*
+ * The JSON report of R (schema RPT_CKPT_SCHEMA_NAME, version
+ * RPT_CKPT_SCHEMA_VERSION; docs/report-schema.md): save and restore, each
+ * with bytes, seconds and bytes_per_s. NULL when out of memory.
+ */
+json_t *rpt_ckpt_json(const struct rpt_ckpt *r);
+
+/* A ckpt report read back, for compare. */
+struct rpt_ckpt_brief {
+	char instance_type[128];
+	uint64_t bytes;
+	unsigned shards;
+	double save_s, restore_s;
+	double save_bps, restore_bps;
+};
+
+/*
+ * Read ROOT as a ckpt report into *OUT. Returns 0, or -EINVAL when it is
+ * not one (another schema, another version, no save or restore).
+ */
+int rpt_ckpt_brief_from_json(const json_t *root, struct rpt_ckpt_brief *out);
+
+/*
+ * A "checkpoint" section for an HTML report, appended to B (the page
+ * being built; report_sweep.h's struct rpt_buf): a heading and a table of
+ * CK's size, shards, save and restore times and rates. For the sweep
+ * page, which can show the ckpt report of the same VM.
+ */
+struct rpt_buf;
+void rpt_ckpt_html(struct rpt_buf *b, const struct rpt_ckpt_brief *ck);
+
+/* ==== cost (compare --price) ==== */
+
+/*
+ * USD per million samples at SAMPLES_PER_S on a machine of USD_PER_HOUR:
+ * USD_PER_HOUR / 3600 / SAMPLES_PER_S x 1e6. -1 when a figure is not > 0
+ * (a price of 0 gives 0).
+ */
+double rpt_cost_per_msample(double usd_per_hour, double samples_per_s);
+
+/*
+ * USD for one epoch of EPOCH_SAMPLES at SAMPLES_PER_S: USD_PER_HOUR x
+ * EPOCH_SAMPLES / SAMPLES_PER_S / 3600. -1 when unknown.
+ */
+double rpt_cost_per_epoch(double usd_per_hour, double samples_per_s,
+			  double epoch_samples);
+
+struct rpt_candidate;
+
+/* One candidate's cost, as compare shows it. */
+struct rpt_cost {
+	bool priced;                    /* --price named it */
+	double usd_per_hour;
+	bool have_rate;                 /* the report measured CACHE */
+	enum stg_cache_state cache;     /* the state priced */
+	double measured_per_s;          /* its samples/s there */
+	double feed_per_s;              /* what training gets: the measured
+	                                   rate, at most the asked GPUs'
+	                                   demand (count x demand_per_gpu) */
+	bool gpu_bound;                 /* the GPUs' demand set feed_per_s */
+	bool feeds;                     /* GPUs fed there >= GPUs asked */
+	double epoch_samples;           /* <= 0 unknown */
+	double epoch_s;                 /* < 0 unknown */
+	double usd_per_msample;         /* < 0 unknown */
+	double usd_per_epoch;           /* < 0 unknown */
+	bool have_ckpt;
+	struct rpt_ckpt_brief ckpt;
+	char ckpt_file[512];            /* the ckpt report used (printable) */
+};
+
+/*
+ * Candidate C's cost at USD_PER_HOUR (< 0: not priced) in cache state
+ * CACHE (< 0: the slowest state the report measured: the conservative
+ * one), with EPOCH_SAMPLES samples per epoch (<= 0 unknown). The ckpt
+ * fields are left for the caller. Pure.
+ */
+void rpt_cost_fill(const struct rpt_candidate *c, double usd_per_hour,
+		   int cache, double epoch_samples, struct rpt_cost *out);
+
+/*
+ * The cheapest priced candidate (lowest USD per million samples) among
+ * those that feed the GPUs they asked for, or -1 when none does. Pure.
+ */
+int rpt_cost_cheapest(const struct rpt_cost *costs, size_t n);
+
+/* The cost rows and the cheapest candidate in words, on F. */
+void rpt_cost_print(FILE *f, const struct rpt_candidate *c,
+		    const struct rpt_cost *costs, size_t n);
+
+/*
+ * compare's page: rpt_compare_html() with a "cost and checkpoints"
+ * section added before its end (COSTS may be NULL: the page as it was).
+ * Returns a malloc'd string or NULL.
+ */
+char *rpt_compare_page(const struct rpt_candidate *c,
+		       const struct rpt_cost *costs, size_t n);
+
+#endif /* FEEDRATE_REPORT_CKPT_H */
