@@ -471,19 +471,13 @@ static void print_catalog(FILE *f, const struct rpt_sweep *s)
 		fprintf(f, "  none in the catalog for this GPU type\n");
 		return;
 	}
-	fprintf(f, "  %-24s %-6s %5s %-12s %7s %4s %9s %-5s %s\n", "shape",
-		"vCPU", "vCPUs", "GPUs", "needed", "rsv", "spare", "fit",
-		"RAM");
+	fprintf(f, "  %-24s %-6s %5s %7s %4s %9s %s\n", "shape", "vCPU",
+		"vCPUs", "needed", "rsv", "spare", "fit");
 	for (size_t i = 0; i < v->nfits; i++) {
 		const struct rpt_shape_fit *fi = &v->fits[i];
 		const struct rpt_shape *sh = fi->shape;
-		char ram[48], need[24], spare[24], dem[24], g[24];
+		char need[24], spare[24], dem[24];
 
-		snprintf(ram, sizeof(ram), "%.0fG%s %s", sh->ram_gib,
-			 sh->recalled ? "*" : "", fi->ram_holds_dataset ?
-			 "holds data" : "too small");
-		snprintf(g, sizeof(g), "%ux%s", sh->gpus,
-			 sh->demand_row ? sh->demand_row : nz(sh->gpu));
 		rpt_fmt_count(dem, sizeof(dem), fi->demand_total);
 		if (fi->vcpus_needed < 0) {
 			snprintf(need, sizeof(need), "-");
@@ -501,15 +495,19 @@ static void print_catalog(FILE *f, const struct rpt_sweep *s)
 				 floor(fi->vcpus_spare + 1e-9),
 				 floor(fi->vcpus_spare_hi + 1e-9));
 		}
-		fprintf(f, "  %-24s %-6s %5u %-12s %7s %4.0f %9s %-5s %s\n",
-			sh->name, stg_vcpu_kind_name(sh->vcpu_kind), sh->vcpus,
-			g, need, ceil(fi->vcpus_reserved - 1e-9), spare,
-			fit_text(fi->fits), ram);
-		snprintf(line, sizeof(line), "its GPUs eat %s samples/s (%s%s)",
-			 dem, sh->demand_basis ? sh->demand_basis : "the asked "
-			 "per-GPU rate x count", sh->demand_multi_measured ?
-			 ", the source's measured multi-GPU figure" :
-			 sh->gpus > 1 ? ", count x 1 GPU" : "");
+		fprintf(f, "  %-24s %-6s %5u %7s %4.0f %9s %s\n", sh->name,
+			stg_vcpu_kind_name(sh->vcpu_kind), sh->vcpus, need,
+			ceil(fi->vcpus_reserved - 1e-9), spare,
+			fit_text(fi->fits));
+		snprintf(line, sizeof(line), "%u x %s eat %s samples/s (%s%s); "
+			 "%.0f GiB%s RAM: %s", sh->gpus, sh->demand_row ?
+			 sh->demand_row : nz(sh->gpu), dem, sh->demand_basis ?
+			 sh->demand_basis : "the asked per-GPU rate x count",
+			 sh->demand_multi_measured ? ", the source's measured "
+			 "multi-GPU figure" : sh->gpus > 1 ? ", count x 1 GPU" :
+			 "", sh->ram_gib, sh->recalled ? "*" : "",
+			 fi->ram_holds_dataset ? "holds the data" :
+			 "too small for the data");
 		print_wrapped(f, "     ", 5, line);
 	}
 	snprintf(line, sizeof(line), "vCPU: what one of its vCPUs is. needed: "
