@@ -359,7 +359,11 @@ struct ms_plan_point {
                                            this when the budget is short:
                                            the all-vCPU points' checks
                                            come before fewer vCPUs */
-#define MS_CHECKS_PER_STATE 2           /* G and G + 1, reserved */
+#define MS_CHECKS_PER_STATE 3           /* G, G + 1 and one for the walk
+                                           (G - 1 when G fails, G + 2 when
+                                           G + 1 is fed), reserved */
+#define MS_CHECKS_NEEDED 2              /* G and G + 1: the walk's run goes
+                                           first when the budget is short */
 #define MS_CHECKS_MAX 6                 /* check runs of one cache state at
                                            most (= reports' RPT_CHECKS_MAX) */
 
@@ -373,13 +377,15 @@ struct ms_budget {
 	                                   points come after the smallest
 	                                   count's */
 	unsigned nconfirm;              /* check runs to reserve */
+	unsigned nconfirm_min;          /* ... or at least these when not
+	                                   all fit (0: all or none) */
 	double confirm_s;               /* each */
 	double confirm_min_s;           /* each at least, shortened to fit
 	                                   beside the top points (0: not
 	                                   shortened) */
 	double min_point_s;
 	/* out */
-	unsigned confirm_kept;          /* nconfirm or 0 */
+	unsigned confirm_kept;          /* nconfirm, nconfirm_min or 0 */
 	double confirm_len_s;           /* each kept check run's length:
 	                                   confirm_s, or shorter down to
 	                                   confirm_min_s; 0 none kept */
@@ -397,7 +403,8 @@ struct ms_budget {
  * B->min_point_s plus its prep_s (the preparation is reserved outside
  * the shares). Points are admitted in this order while they fit: the
  * points with B->top_vcpus vCPUs (cold, ram, warm), then the check runs
- * (all B->nconfirm or none; skipped when they do not fit), then the
+ * (all B->nconfirm, shortened down to B->confirm_min_s each to fit; else
+ * B->nconfirm_min of them; else none), then the
  * points with the plan's smallest count, then (B->keep_two) with 2
  * vCPUs, then the other counts from the smallest up, each count cold,
  * ram, warm; the first point that does not fit ends the admission.

@@ -72,6 +72,21 @@ static size_t plan_next(const struct ms_plan_point *p, size_t n,
 	return best;
 }
 
+/* The length of each of N check runs beside USED s of points: confirm_s,
+ * or shortened down to confirm_min_s to fit; 0 when they do not fit. */
+static double plan_check_len(const struct ms_budget *b, double used,
+			     unsigned n)
+{
+	double len = b->confirm_s;
+
+	if (used + n * len > b->left_s + 1e-9 && b->confirm_min_s > 0)
+		len = fmax(0, (b->left_s - used) / n);
+	if (len < (b->confirm_min_s > 0 ? b->confirm_min_s : b->confirm_s) -
+	    1e-9 || used + n * len > b->left_s + 1e-9)
+		return 0;
+	return len;
+}
+
 double ms_plan_budget(struct ms_plan_point *p, size_t n, struct ms_budget *b)
 {
 	unsigned top = b->top_vcpus, low = UINT_MAX;
@@ -103,17 +118,21 @@ double ms_plan_budget(struct ms_plan_point *p, size_t n, struct ms_budget *b)
 		 * (not the points after them) when they do not fit */
 		if (!checks_in && b->nconfirm && kept &&
 		    (i == n || p[i].vcpus != top)) {
-			double len = b->confirm_s;
+			/* all of them, else those that cannot go */
+			const unsigned want[2] = { b->nconfirm,
+				b->nconfirm_min && b->nconfirm_min < b->nconfirm ?
+				b->nconfirm_min : b->nconfirm };
 
-			if (used + b->nconfirm * len > b->left_s + 1e-9 &&
-			    b->confirm_min_s > 0)
-				len = fmax(0, (b->left_s - used) / b->nconfirm);
-			if (len >= (b->confirm_min_s > 0 ? b->confirm_min_s :
-				    b->confirm_s) - 1e-9 &&
-			    used + b->nconfirm * len <= b->left_s + 1e-9) {
-				checks_in = true;
-				b->confirm_len_s = len;
-				used += b->nconfirm * len;
+			for (int w = 0; w < 2 && !checks_in; w++) {
+				const double len = plan_check_len(b, used,
+								  want[w]);
+
+				if (len > 0) {
+					checks_in = true;
+					b->confirm_kept = want[w];
+					b->confirm_len_s = len;
+					used += want[w] * len;
+				}
 			}
 		}
 		if (i == n)
@@ -133,7 +152,6 @@ double ms_plan_budget(struct ms_plan_point *p, size_t n, struct ms_budget *b)
 	}
 	if (!kept)
 		return 0;
-	b->confirm_kept = checks_in ? b->nconfirm : 0;
 	b->share = (b->left_s - b->prep_s -
 		    b->confirm_kept * b->confirm_len_s) / kept;
 	return b->share;
@@ -173,9 +191,11 @@ void ms_budget_rule_text(const struct ms_sweep *sw, char *buf, size_t len)
 		"eviction at listing, then from the last preparation of each "
 		"cache state. First the points with all of this VM's vCPUs "
 		"(each cache state), never traded for fewer vCPUs; then %d "
-		"check runs per cache state (%.0f s each, shortened to no "
-		"less than %.0f s to fit beside them; more, up to %d, while "
-		"time is left); then the 1-vCPU points, the 2-vCPU "
+		"check runs per cache state (G, G + 1 and one to test the "
+		"count they move to; %.0f s each, shortened to no less than "
+		"%.0f s to fit beside them, the third given up first; more, "
+		"up to %d, while time is left); then the 1-vCPU points, the "
+		"2-vCPU "
 		"points, and the other counts from the smallest up. What is "
 		"left is split into equal shares of at least %.0f s, re-planned "
 		"before each point: the first point that does not fit is "
@@ -319,6 +339,31 @@ static unsigned sweep_confirm_reserved(const struct ms_sweep *sw)
 	return n;
 }
 
+/* The reserved runs that G and G + 1 need. */
+static unsigned sweep_confirm_needed(const struct ms_sweep *sw)
+{
+	unsigned n = 0;
+
+	for (int c = 0; c < STG_CACHE_STATES; c++)
+		n += sw->confirm_left[c] < MS_CHECKS_NEEDED ?
+		     sw->confirm_left[c] : MS_CHECKS_NEEDED;
+	return n;
+}
+
+/* Give up each state's reserved run for the checks' walk (the one
+ * after G and G + 1), keeping G and G + 1. True when one was given up. */
+static bool sweep_drop_walk_slots(struct ms_sweep *sw)
+{
+	bool any = false;
+
+	for (int c = 0; c < STG_CACHE_STATES; c++)
+		if (sw->confirm_left[c] > MS_CHECKS_NEEDED) {
+			sw->confirm_left[c] = MS_CHECKS_NEEDED;
+			any = true;
+		}
+	return any;
+}
+
 /* Re-plan the points from FROM on; drops are marked. Returns the share. */
 static double sweep_replan(struct ms_sweep *sw, size_t from)
 {
@@ -327,6 +372,7 @@ static double sweep_replan(struct ms_sweep *sw, size_t from)
 		.top_vcpus = sw->top_vcpus,
 		.keep_two = sw->cfg.keep_two,
 		.nconfirm = sweep_confirm_reserved(sw),
+		.nconfirm_min = sweep_confirm_needed(sw),
 		.confirm_s = MS_CONFIRM_S,
 		.confirm_min_s = MS_CONFIRM_MIN_S,
 		.min_point_s = MS_MIN_POINT_S,
@@ -345,6 +391,9 @@ static double sweep_replan(struct ms_sweep *sw, size_t from)
 		};
 	}
 	ms_plan_budget(sw->plan, n, &b);
+	/* the walk's reserved runs went before G and G + 1 did */
+	if (b.confirm_kept && b.confirm_kept < b.nconfirm)
+		sweep_drop_walk_slots(sw);
 	if (!b.confirm_kept)
 		memset(sw->confirm_left, 0, sizeof(sw->confirm_left));
 	else

@@ -130,6 +130,25 @@ FR_TEST(measure_plan, all_vcpu_points_are_kept_at_every_budget)
 		}
 }
 
+FR_TEST(measure_plan, the_walks_check_runs_go_before_g_and_g_plus_one)
+{
+	for (double left = 60; left <= 600; left += 30) {
+		struct ms_plan_point p[N96];
+		struct ms_budget b = budget(left, 9);
+
+		b.nconfirm_min = 6;
+		b.confirm_min_s = MS_CONFIRM_MIN_S;
+		plan_grid(p, v96, N96 / 3, 3, 1);
+		ms_plan_budget(p, N96, &b);
+		/* 3 x (8 + 1) + 9 x 5 = 72 s: below it only G and G + 1 */
+		cr_assert_eq(b.confirm_kept, left >= 72 ? 9u : 6u, "%.0f s",
+			     left);
+		for (size_t i = 0; i < N96; i++)
+			if (p[i].vcpus == 96)
+				cr_assert(p[i].kept, "%.0f s", left);
+	}
+}
+
 FR_TEST(measure_plan, intermediate_counts_drop_before_one_and_two_vcpus)
 {
 	struct ms_plan_point p[N96];
