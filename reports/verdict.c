@@ -304,7 +304,8 @@ static const struct rpt_point *one_vcpu_point(const struct rpt_verdict_in *in,
  * siblings the 2-vCPU point runs on one core's two threads (the points
  * take sibling pairs), so feed(2) / feed(1) is the yield, measured. A
  * guest that reports no siblings but whose 2 vCPUs scale at or below
- * RPT_HIDDEN_SMT_SCALING shares cores it cannot see: the measurement
+ * RPT_HIDDEN_SMT_SCALING, each needing more CPU time per sample
+ * (RPT_HIDDEN_SMT_CPU), shares cores it cannot see: the measurement
  * outranks the topology. Elsewhere the yield is the stated range
  * [RPT_SMT_YIELD_LO, RPT_SMT_YIELD_HI]: a second thread on a busy core
  * adds between nothing and about 30 % (an assumption of this tool; the
@@ -318,7 +319,7 @@ static void vcpu_units(const struct rpt_verdict_in *in,
 	static const enum stg_cache_state pref[] = {
 		STG_CACHE_WARM, STG_CACHE_RAM, STG_CACHE_COLD
 	};
-	double two_over_one = -1;
+	double two_over_one = -1, cpu_ratio = -1;
 
 	v->vcpu_kind = in->vcpu_kind;
 	v->vcpu_kind_basis = "topology";
@@ -332,6 +333,9 @@ static void vcpu_units(const struct rpt_verdict_in *in,
 		if (one && two && one->samples_per_s > 0 &&
 		    strcmp(nz(two->bottleneck), "storage")) {
 			two_over_one = two->samples_per_s / one->samples_per_s;
+			if (rpt_point_cpu_s_per_sample(one) > 0)
+				cpu_ratio = rpt_point_cpu_s_per_sample(two) /
+					    rpt_point_cpu_s_per_sample(one);
 			break;
 		}
 	}
@@ -339,7 +343,8 @@ static void vcpu_units(const struct rpt_verdict_in *in,
 		return;
 	if (in->vcpu_kind == STG_VCPU_THREAD) {
 		v->smt_yield = two_over_one;
-	} else if (two_over_one / 2 <= RPT_HIDDEN_SMT_SCALING) {
+	} else if (two_over_one / 2 <= RPT_HIDDEN_SMT_SCALING &&
+		   cpu_ratio >= RPT_HIDDEN_SMT_CPU) {
 		v->vcpu_kind = STG_VCPU_THREAD;
 		v->vcpu_kind_basis = "measured scaling";
 		v->smt_yield = two_over_one;

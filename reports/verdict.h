@@ -272,9 +272,13 @@ void rpt_verdict_confirm(unsigned computed, const struct rpt_confirm *runs,
 #define RPT_SMT_YIELD_HI 1.3
 
 /* A guest that reports no SMT but whose 2-vCPU point scales at or below
- * this (feed(2) / (2 x feed(1))) shares cores with a sibling it cannot
- * see: measured scaling outranks the reported topology. */
+ * this (feed(2) / (2 x feed(1))) while each of its vCPUs needs at least
+ * RPT_HIDDEN_SMT_CPU x the CPU time per sample of the 1-vCPU point shares
+ * cores with a sibling it cannot see: measured scaling outranks the
+ * reported topology. Poor scaling at the same CPU per sample is CPU time
+ * the point did not get (load, steal), not SMT. */
 #define RPT_HIDDEN_SMT_SCALING 0.70
+#define RPT_HIDDEN_SMT_CPU 1.25
 
 /*
  * The default --reserve-ram-per-gpu: the pinned host copies of PREFETCH

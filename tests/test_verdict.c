@@ -320,10 +320,19 @@ FR_TEST(verdict, thread_vcpu_and_core_vcpu_shapes_need_different_counts)
 
 		sweep_make(&s, q, 2, 2, 1);
 		s.threads_per_core = 1;
+		/* each vCPU busy all along, 1.6 x the CPU per sample */
+		pts_buf[0].stages.process_cpu_s = 10.0;
+		pts_buf[1].stages.process_cpu_s = 20.0;
 		rpt_sweep_verdict(&s);
 		cr_assert_eq(s.v.vcpu_kind, STG_VCPU_THREAD);
 		cr_assert_str_eq(s.v.vcpu_kind_basis, "measured scaling");
 		cr_assert_float_eq(s.v.smt_yield, 1.25, 1e-9);
+		/* the same scaling at the same CPU per sample: the point got
+		 * less CPU (a loaded machine), not a shared core */
+		pts_buf[1].stages.process_cpu_s = 12.5;
+		rpt_sweep_verdict(&s);
+		cr_assert_eq(s.v.vcpu_kind, STG_VCPU_CORE);
+		pts_buf[1].stages.process_cpu_s = 20.0;
 		/* 2 vCPUs at 86 % of twice one (this project's test VMs):
 		 * still cores */
 		pts_buf[1].samples_per_s = 1720;
