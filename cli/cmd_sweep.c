@@ -134,9 +134,9 @@ static void sweep_usage(FILE *f, const char *rule)
 "Checkpoint and cost (shown in every report):\n"
 "      --ckpt FILE        the JSON report of 'feedrate ckpt' on this VM: its\n"
 "                         save and restore times and rates\n"
-"      --price USD        this VM's price per hour, on-demand or spot as you\n"
-"                         pay it: USD per million samples and per epoch at\n"
-"                         the feed the GPUs get in each cache state\n"
+"      --price USD_PER_HOUR  this VM's price, on-demand or spot as you pay\n"
+"                         it: USD per million samples and per epoch at the\n"
+"                         feed the GPUs get in each judged cache state\n"
 "  -h, --help             this help\n"
 "\n");
 	sweep_print_wrapped(f, rule);
