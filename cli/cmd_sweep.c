@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "measure.h"
 #include "report.h"
+#include "report_ckpt.h"
 #include "report_sweep.h"
 
 _Static_assert(MS_CHECKS_MAX == RPT_CHECKS_MAX,
@@ -40,6 +41,8 @@ struct sweep_opts {
 	double reserve_vcpus;           /* per GPU; < 0: the default */
 	uint64_t reserve_ram;           /* per GPU; 0: the default */
 	bool reserve_ram_given;
+	const char *ckpt;               /* --ckpt: a ckpt report */
+	double price;                   /* --price USD/h; 0 none */
 };
 
 struct sweep_state {
@@ -60,6 +63,7 @@ struct sweep_state {
 	struct ms_check checks[STG_CACHE_STATES][RPT_CHECKS_MAX];
 	struct rpt_shape shapes[RPT_SHAPES_MAX];
 	struct ms_machine m;
+	struct rpt_ckpt_brief ckpt;     /* --ckpt's, read before measuring */
 };
 
 /* Batches each GPU's training process keeps pinned in host memory: the
@@ -126,6 +130,13 @@ static void sweep_usage(FILE *f, const char *rule)
 "                         the text report then goes to stderr\n"
 "      --csv FILE         one row per point\n"
 "      --html FILE        one self-contained page with SVG plots\n"
+"\n"
+"Checkpoint and cost (shown in every report):\n"
+"      --ckpt FILE        the JSON report of 'feedrate ckpt' on this VM: its\n"
+"                         save and restore times and rates\n"
+"      --price USD_PER_HOUR  this VM's price, on-demand or spot as you pay\n"
+"                         it: USD per million samples and per epoch at the\n"
+"                         feed the GPUs get in each judged cache state\n"
 "  -h, --help             this help\n"
 "\n");
 	sweep_print_wrapped(f, rule);
@@ -136,7 +147,7 @@ static void sweep_usage(FILE *f, const char *rule)
 }
 
 enum { OPT_CACHE = 256, OPT_RAM, OPT_CSV, OPT_HTML, OPT_NOCHECK,
-       OPT_RSV_VCPUS, OPT_RSV_RAM };
+       OPT_RSV_VCPUS, OPT_RSV_RAM, OPT_CKPT, OPT_PRICE };
 
 /* One of sweep's own options. 0, FR_EXIT_USAGE, or -1 after --help. */
 static int sweep_opt(int c, const char *arg, char **argv, struct sweep_opts *o)
@@ -189,6 +200,21 @@ static int sweep_opt(int c, const char *arg, char **argv, struct sweep_opts *o)
 				"wants a size (e.g. 4G, 0), not '%s'", arg);
 		o->reserve_ram_given = true;
 		return 0;
+	case OPT_CKPT:
+		o->ckpt = arg;
+		return 0;
+	case OPT_PRICE: {
+		char *end;
+
+		errno = 0;
+		o->price = strtod(arg, &end);
+		if (errno || end == arg || *end || !(o->price > 0) ||
+		    o->price > 1e6)
+			return cli_usage_error("sweep", "--price wants this "
+				"VM's USD per hour (e.g. 32.77), not '%s'",
+				arg);
+		return 0;
+	}
 	case OPT_CSV:
 	case OPT_HTML:
 		*(c == OPT_CSV ? &o->csv : &o->html) = arg;
@@ -216,6 +242,8 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
 		{ "reserve-ram-per-gpu", required_argument, NULL, OPT_RSV_RAM },
 		{ "csv", required_argument, NULL, OPT_CSV },
 		{ "html", required_argument, NULL, OPT_HTML },
+		{ "ckpt", required_argument, NULL, OPT_CKPT },
+		{ "price", required_argument, NULL, OPT_PRICE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -257,6 +285,56 @@ static void sweep_progress(void *arg, const char *what)
 	fflush(stderr);
 }
 
+/*
+ * --ckpt's report into S->ckpt, before anything is measured: 0, 5 when it
+ * cannot be read, 2 when it is no ckpt report or a report would
+ * overwrite it (printed).
+ */
+static int sweep_load_ckpt(struct sweep_state *s)
+{
+	const char *outs[3] = { s->o.c.json, s->o.csv, s->o.html };
+	json_error_t jerr;
+	json_t *root;
+	FILE *in;
+	int err;
+
+	if (!s->o.ckpt)
+		return 0;
+	for (int k = 0; k < 3; k++)
+		if (outs[k] && rpt_out_path_same(outs[k], s->o.ckpt))
+			return cli_usage_error("sweep", "a report would "
+					       "overwrite the --ckpt report");
+	in = fopen(s->o.ckpt, "r");
+	if (!in) {
+		err = errno;
+		fprintf(stderr, "feedrate sweep: cannot read --ckpt ");
+		cli_print_path(stderr, s->o.ckpt);
+		fprintf(stderr, ": %s\n", strerror(err));
+		return FR_EXIT_ENV;
+	}
+	root = json_loadf(in, 0, &jerr);
+	fclose(in);
+	if (!root) {
+		fprintf(stderr, "feedrate sweep: --ckpt ");
+		cli_print_path(stderr, s->o.ckpt);
+		fprintf(stderr, ": not a JSON report: ");
+		cli_print_path(stderr, jerr.text);
+		fprintf(stderr, " (line %d)\n", jerr.line);
+		return FR_EXIT_USAGE;
+	}
+	err = rpt_ckpt_brief_from_json(root, &s->ckpt);
+	json_decref(root);
+	if (err) {
+		fprintf(stderr, "feedrate sweep: --ckpt ");
+		cli_print_path(stderr, s->o.ckpt);
+		fprintf(stderr, ": not a report of 'feedrate ckpt --json' "
+			"(schema %s version %d with save and restore)\n",
+			RPT_CKPT_SCHEMA_NAME, RPT_CKPT_SCHEMA_VERSION);
+		return FR_EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* Workload, GPUs, vCPU counts and report paths, before anything is
  * read. 0 or an exit code. */
 static int sweep_setup(struct sweep_state *s)
@@ -281,7 +359,8 @@ static int sweep_setup(struct sweep_state *s)
 		return cli_usage_error("sweep", "--vcpus %u: only %u CPUs are "
 				       "usable here", o->vcpus[o->nvcpus - 1],
 				       s->vcpus_total);
-	return cli_check_reports("sweep", outs, 3, o->c.dataset, o->c.list);
+	ret = cli_check_reports("sweep", outs, 3, o->c.dataset, o->c.list);
+	return ret ? ret : sweep_load_ckpt(s);
 }
 
 /*
@@ -353,6 +432,8 @@ static void sweep_fill_report(struct sweep_state *s)
 		r->reserve_ram_how = s->reserve_how;
 	}
 	r->notes = s->notes;
+	r->ckpt = s->o.ckpt ? &s->ckpt : NULL;
+	r->usd_per_hour = s->o.price;
 	r->shapes = s->shapes;
 	r->nshapes = rpt_shapes_fill(s->shapes, RPT_SHAPES_MAX, s->w, &s->gs);
 	r->lru_ram_bytes = ram ? s->o.ram : 0;

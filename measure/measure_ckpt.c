@@ -221,8 +221,9 @@ static int ckpt_phase(struct shard *s, unsigned n, bool writing,
 		if (s[k].err && (!err || err == -EINTR)) {
 			err = s[k].err;
 			if (err != -EINTR)
-				snprintf(why, why_len, "shard %u (%s): %s "
-					 "failed: %s%s", s[k].rank, s[k].name,
+				snprintf(why, why_len, "shard %u (%s/%s): %s "
+					 "failed: %s%s", s[k].rank,
+					 s[k].cfg->dir, s[k].name,
 					 writing ? "writing" : "reading",
 					 strerror(-err), err == -ENOSPC ||
 					 err == -EDQUOT ? " (the disk filled "

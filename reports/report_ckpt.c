@@ -364,3 +364,212 @@ void rpt_ckpt_html(struct rpt_buf *b, const struct rpt_ckpt_brief *ck)
 		       "\"restore\">%.2f s, %s/s</td></tr>\n</table>\n",
 		       sz, ck->shards, ck->save_s, sr, ck->restore_s, rr);
 }
+
+/* ---- a sweep's checkpoint and cost ---- */
+
+void rpt_sweep_cost_fill(const struct rpt_sweep *s, enum stg_cache_state k,
+			 struct rpt_sweep_cost *out)
+{
+	const struct rpt_cache_verdict *cv = &s->v.cache[k];
+	const double demand = s->demand_total > 0 ? s->demand_total :
+			      s->gpu_count * s->demand_per_gpu;
+
+	memset(out, 0, sizeof(*out));
+	out->epoch_samples = (double)s->files;
+	out->epoch_s = out->usd_per_msample = out->usd_per_epoch = -1;
+	if (!cv->measured || !(cv->samples_per_s > 0))
+		return;
+	out->judged = true;
+	out->measured_per_s = out->feed_per_s = cv->samples_per_s;
+	if (demand > 0 && demand < out->feed_per_s) {
+		/* the GPUs eat no faster than their demand */
+		out->feed_per_s = demand;
+		out->gpu_bound = true;
+	}
+	if (out->epoch_samples > 0)
+		out->epoch_s = out->epoch_samples / out->feed_per_s;
+	if (!(s->usd_per_hour > 0))
+		return;
+	out->usd_per_msample = rpt_cost_per_msample(s->usd_per_hour,
+						    out->feed_per_s);
+	out->usd_per_epoch = rpt_cost_per_epoch(s->usd_per_hour,
+						out->feed_per_s,
+						out->epoch_samples);
+}
+
+/* "95.2 s", "19 min", "2.5 h"; "-" when unknown. */
+static void dur_text(char *buf, size_t len, double s)
+{
+	if (s < 0)
+		snprintf(buf, len, "-");
+	else if (s < 100)
+		snprintf(buf, len, "%.1f s", s);
+	else if (s < 6000)
+		snprintf(buf, len, "%.0f min", s / 60);
+	else
+		snprintf(buf, len, "%.1f h", s / 3600);
+}
+
+/* "$0.0304", "-" when unknown. */
+static void usd_text(char *buf, size_t len, double usd)
+{
+	if (usd < 0)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "$%.4g", usd);
+}
+
+void rpt_sweep_cost_print(FILE *f, const struct rpt_sweep *s)
+{
+	const struct rpt_ckpt_brief *ck = s->ckpt;
+	char a[32], b[32], c[32], d[32];
+	bool any = false, bound = false;
+
+	if (!ck && !(s->usd_per_hour > 0))
+		return;
+	fprintf(f, "\ncheckpoint and cost\n");
+	if (ck) {
+		rpt_fmt_bytes(a, sizeof(a), (double)ck->bytes);
+		fprintf(f, "  checkpoint %s in %u shard%s", a, ck->shards,
+			ck->shards == 1 ? "" : "s");
+		if (*ck->instance_type)
+			fprintf(f, " (a ckpt report of %.30s)",
+				ck->instance_type);
+		dur_text(a, sizeof(a), ck->save_s);
+		rpt_fmt_bytes(b, sizeof(b), ck->save_bps);
+		dur_text(c, sizeof(c), ck->restore_s);
+		rpt_fmt_bytes(d, sizeof(d), ck->restore_bps);
+		fprintf(f, "\n           save %s at %s/s, restore %s at %s/s\n",
+			a, b, c, d);
+	}
+	if (!(s->usd_per_hour > 0))
+		return;
+	rpt_fmt_count(a, sizeof(a), s->demand_total > 0 ? s->demand_total :
+		      s->gpu_count * s->demand_per_gpu);
+	rpt_fmt_count(b, sizeof(b), (double)s->files);
+	fprintf(f, "  cost     $%g per hour (as given), at the feed the GPUs "
+		"get:\n           the measured samples/s, at most the demand "
+		"of %u x %.12s\n           (%s/s); an epoch is the dataset's "
+		"%s files\n", s->usd_per_hour, s->gpu_count,
+		s->gpu_type ? s->gpu_type : "?", a, b);
+	for (int k = 0; k < STG_CACHE_STATES; k++) {
+		struct rpt_sweep_cost x;
+
+		rpt_sweep_cost_fill(s, (enum stg_cache_state)k, &x);
+		if (!x.judged)
+			continue;
+		if (!any)
+			fprintf(f, "           %-8s %9s%-2s%13s  %10s  %s\n",
+				"state", "feed/s", "", "USD/M samples",
+				"USD/epoch", "epoch");
+		any = true;
+		bound |= x.gpu_bound;
+		rpt_fmt_count(a, sizeof(a), x.feed_per_s);
+		usd_text(b, sizeof(b), x.usd_per_msample);
+		usd_text(c, sizeof(c), x.usd_per_epoch);
+		dur_text(d, sizeof(d), x.epoch_s);
+		fprintf(f, "           %-8s %9s%-2s%13s  %10s  %s\n",
+			stg_cache_state_name((enum stg_cache_state)k), a,
+			x.gpu_bound ? "*" : "", b, c, d);
+	}
+	if (!any)
+		fprintf(f, "           no cache state was judged: nothing to "
+			"price\n");
+	if (bound)
+		fprintf(f, "           * the asked GPUs' demand: they eat no "
+			"faster than that\n");
+}
+
+int rpt_sweep_cost_json(json_t *root, const struct rpt_sweep *s)
+{
+	const struct rpt_ckpt_brief *ck = s->ckpt;
+	json_t *cost = json_null(), *per, *ckj = json_null();
+
+	if (ck)
+		ckj = json_pack("{s:s, s:I, s:i, s:f, s:f, s:f, s:f}",
+				"instance_type", ck->instance_type,
+				"bytes", (json_int_t)ck->bytes,
+				"shards", (int)ck->shards,
+				"save_s", ck->save_s,
+				"save_bytes_per_s", ck->save_bps,
+				"restore_s", ck->restore_s,
+				"restore_bytes_per_s", ck->restore_bps);
+	if (s->usd_per_hour > 0) {
+		per = json_array();
+		for (int k = 0; per && k < STG_CACHE_STATES; k++) {
+			struct rpt_sweep_cost x;
+
+			rpt_sweep_cost_fill(s, (enum stg_cache_state)k, &x);
+			if (x.judged && json_array_append_new(per, json_pack(
+				"{s:s, s:f, s:f, s:b, s:o, s:o, s:o}",
+				"cache", stg_cache_state_name(
+					(enum stg_cache_state)k),
+				"measured_samples_per_s", x.measured_per_s,
+				"feed_samples_per_s", x.feed_per_s,
+				"feed_is_gpu_demand", x.gpu_bound,
+				"usd_per_million_samples",
+				num_or_null(x.usd_per_msample),
+				"usd_per_epoch", num_or_null(x.usd_per_epoch),
+				"epoch_s", num_or_null(x.epoch_s)))) {
+				json_decref(per);
+				per = NULL;
+			}
+		}
+		cost = per ? json_pack("{s:f, s:o, s:o}", "usd_per_hour",
+				       s->usd_per_hour, "epoch_samples",
+				       given_or_null((double)s->files),
+				       "per_cache", per) : NULL;
+	}
+	if (!ckj || !cost) {
+		json_decref(ckj);
+		json_decref(cost);
+		return -ENOMEM;
+	}
+	/* json_object_set_new takes the value even when it fails */
+	if (json_object_set_new(root, "checkpoint", ckj)) {
+		json_decref(cost);
+		return -ENOMEM;
+	}
+	return json_object_set_new(root, "cost", cost) ? -ENOMEM : 0;
+}
+
+void rpt_sweep_cost_html(struct rpt_buf *b, const struct rpt_sweep *s)
+{
+	char fd[32], ms[32], ep[32], et[32];
+	bool bound = false;
+
+	if (s->ckpt)
+		rpt_ckpt_html(b, s->ckpt);
+	if (!(s->usd_per_hour > 0))
+		return;
+	rpt_buf_printf(b, "<h2>cost</h2>\n<table class=\"cost\"><tr><th>cache"
+		       "</th><th>feed (samples/s)</th><th>USD per million "
+		       "samples</th><th>USD per epoch</th><th>epoch</th></tr>"
+		       "\n");
+	for (int k = 0; k < STG_CACHE_STATES; k++) {
+		struct rpt_sweep_cost x;
+
+		rpt_sweep_cost_fill(s, (enum stg_cache_state)k, &x);
+		if (!x.judged)
+			continue;
+		bound |= x.gpu_bound;
+		rpt_fmt_count(fd, sizeof(fd), x.feed_per_s);
+		usd_text(ms, sizeof(ms), x.usd_per_msample);
+		usd_text(ep, sizeof(ep), x.usd_per_epoch);
+		dur_text(et, sizeof(et), x.epoch_s);
+		rpt_buf_printf(b, "<tr data-cache=\"%s\"><td>%s</td><td>%s%s"
+			       "</td><td data-cost=\"msample\">%s</td><td "
+			       "data-cost=\"epoch\">%s</td><td>%s</td></tr>\n",
+			       stg_cache_state_name((enum stg_cache_state)k),
+			       stg_cache_state_name((enum stg_cache_state)k),
+			       fd, x.gpu_bound ? " (the GPUs' demand)" : "", ms,
+			       ep, et);
+	}
+	rpt_buf_printf(b, "</table>\n<p class=\"note\">At $%g per hour, as "
+		       "given with --price; the feed is the measured samples/s "
+		       "of each cache state, at most the demand of the asked "
+		       "GPUs; an epoch is the dataset's %llu files.%s</p>\n",
+		       s->usd_per_hour, (unsigned long long)s->files,
+		       bound ? " The GPUs eat no faster than their demand." :
+		       "");
+}

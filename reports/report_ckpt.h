@@ -1,8 +1,9 @@
 /*
  * report_ckpt.h - the report of `feedrate ckpt` (a sharded checkpoint
  * saved and restored on a folder's storage), what its times mean for a
- * training job, and the cost columns of `feedrate compare` (USD per
- * million samples and per epoch, the checkpoint time beside them).
+ * training job, and the cost columns of `feedrate compare` and `feedrate
+ * sweep` (USD per million samples and per epoch, the checkpoint time
+ * beside them).
  *
  * The arithmetic here is pure (no I/O, any thread); the text, JSON and
  * HTML forms read the structs only. Strings are owned by the caller;
@@ -207,5 +208,54 @@ void rpt_cost_print(FILE *f, const struct rpt_candidate *c,
  */
 char *rpt_compare_page(const struct rpt_candidate *c,
 		       const struct rpt_cost *costs, size_t n);
+
+/* ==== a sweep's checkpoint and cost (sweep --ckpt, --price) ==== */
+
+struct rpt_sweep;
+
+/* Cache state K of a sweep, priced. */
+struct rpt_sweep_cost {
+	bool judged;                    /* the verdict has a rate for K */
+	double measured_per_s;          /* at the state's top point */
+	double feed_per_s;              /* what training gets: measured, at
+	                                   most the asked GPUs' demand */
+	bool gpu_bound;                 /* the GPUs' demand set feed_per_s */
+	double epoch_samples;           /* the dataset's files; <= 0 none */
+	double epoch_s;                 /* < 0 unknown */
+	double usd_per_msample;         /* < 0 unknown or not priced */
+	double usd_per_epoch;           /* < 0 unknown or not priced */
+};
+
+/*
+ * Cache state K of sweep S (its verdict drawn) priced at S->usd_per_hour
+ * (<= 0: the USD figures are -1): the feed is the samples/s of the
+ * state's top point (rpt_sweep_verdict), at most S->demand_total (else
+ * gpu_count x demand_per_gpu); an epoch is S's dataset files, one sample
+ * each. Pure; any thread.
+ */
+void rpt_sweep_cost_fill(const struct rpt_sweep *s, enum stg_cache_state k,
+			 struct rpt_sweep_cost *out);
+
+/*
+ * The sweep's text section "checkpoint and cost" on F: a "checkpoint"
+ * line (S->ckpt's size, save and restore seconds and rates) and, with a
+ * price, a "cost" line and one row per judged cache state (feed, USD per
+ * million samples, USD per epoch). Nothing when S has neither. 80 columns.
+ */
+void rpt_sweep_cost_print(FILE *f, const struct rpt_sweep *s);
+
+/*
+ * The sweep JSON's "checkpoint" (S->ckpt's figures; null without one) and
+ * "cost" ({usd_per_hour, epoch_samples, per_cache[]}; null without a
+ * price) keys, set on ROOT (docs/report-schema.md). Returns 0 or -ENOMEM
+ * (ROOT may then lack them).
+ */
+int rpt_sweep_cost_json(json_t *root, const struct rpt_sweep *s);
+
+/*
+ * The sweep page's checkpoint section (rpt_ckpt_html) and cost table,
+ * appended to B; nothing when S has neither.
+ */
+void rpt_sweep_cost_html(struct rpt_buf *b, const struct rpt_sweep *s);
 
 #endif /* FEEDRATE_REPORT_CKPT_H */

@@ -25,6 +25,7 @@
 
 #include "loader.h"
 #include "report.h"
+#include "report_ckpt.h"
 #include "report_fmt.h"
 #include "report_sweep.h"
 
@@ -1117,6 +1118,7 @@ char *rpt_sweep_html(const struct rpt_sweep *s)
 	}
 	rpt_buf_printf(&b, "</div>\n<h2>catalogued shapes</h2>\n");
 	catalog_table(&b, s);
+	rpt_sweep_cost_html(&b, s);
 	rpt_buf_printf(&b, "<h2>machine and storage</h2>\n");
 	facts_table(&b, s);
 	rpt_buf_printf(&b, "<p class=\"note\">feedrate ");

@@ -11,6 +11,7 @@
 
 #include "loader.h"
 #include "report.h"
+#include "report_ckpt.h"
 #include "report_fmt.h"
 #include "report_sweep.h"
 
@@ -650,6 +651,7 @@ void rpt_sweep_print(FILE *f, const struct rpt_sweep *s)
 	print_storage_ram(f, s);
 	print_catalog(f, s);
 	print_points(f, s);
+	rpt_sweep_cost_print(f, s);
 	print_facts(f, s);
 }
 
@@ -1042,5 +1044,9 @@ json_t *rpt_sweep_json(const struct rpt_sweep *s, bool with_series)
 	json_object_set_new(root, "points", pts);
 	json_object_set_new(root, "dropped", drop);
 	json_object_set_new(root, "verdict", verdict_json(s));
+	if (rpt_sweep_cost_json(root, s)) {
+		json_decref(root);
+		return NULL;
+	}
 	return root;
 }

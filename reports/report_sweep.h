@@ -22,6 +22,8 @@
 
 #include "verdict.h"    /* points, check runs, shapes and the verdict */
 
+struct rpt_ckpt_brief;  /* report_ckpt.h */
+
 /*
  * Version of the JSON a sweep writes (docs/report-schema.md); raised when a
  * key changes meaning or goes away. `compare` refuses other versions.
@@ -85,6 +87,9 @@ struct rpt_sweep {
 	uint64_t lru_ram_bytes;         /* the --ram page cache */
 	double lru_ram_steady;
 	double lru_half_steady;         /* with half of it */
+	/* a `feedrate ckpt` report of this VM (--ckpt); NULL none */
+	const struct rpt_ckpt_brief *ckpt;
+	double usd_per_hour;            /* --price; <= 0 none */
 	/* instance catalog (input) */
 	const struct rpt_shape *shapes;
 	size_t nshapes;

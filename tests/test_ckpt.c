@@ -588,3 +588,26 @@ FR_TEST(ckpt_report, brief_read_back_and_its_html_section)
 	cr_assert_eq(rpt_ckpt_brief_from_json(root, &ck), -EINVAL);
 	json_decref(root);
 }
+
+FR_TEST(ckpt_cli, sweep_refuses_a_ckpt_file_that_is_no_ckpt_report)
+{
+	char *dir = fr_test_tmpdir(), js[4096];
+	/* a sweep report is JSON, but not a ckpt report */
+	char *argv[] = { (char *)fr_test_bin(), "sweep", "--ckpt",
+			 FIX "p4d.json", "--price", "32.77", "--json", js,
+			 NULL };
+	char *out, *err;
+
+	snprintf(js, sizeof(js), "%s/sweep.json", dir);
+	cr_assert_eq(fr_test_run(dir, argv, 60), FR_EXIT_USAGE);
+	err = slurp(dir, "stderr");
+	cr_assert_not_null(strstr(err, "--ckpt " FIX "p4d.json: not a report "
+				  "of 'feedrate ckpt --json'"), "%s", err);
+	free(err);
+	/* refused before measuring: no report, no dataset generated */
+	out = slurp(dir, "stdout");
+	cr_assert_str_eq(out, "");
+	free(out);
+	cr_assert_eq(access(js, F_OK), -1);
+	fr_test_rmtree(dir);
+}

@@ -5,7 +5,9 @@
  * uses). Save and restore run at the throttle's rate; a checkpoint the
  * command called saved survives kill -9 on a copy of the device taken
  * without a sync (what a power cut leaves); SIGINT mid-write removes the
- * partial shards.
+ * partial shards; a disk that fills up mid-write ends the run with exit
+ * 5, the folder and "No space left on device" named, and the partial
+ * shards removed.
  *
  * The fixture throttles reads only; these tests add the same limit on
  * writes (blkio.throttle.write_bps_device of the fixture's cgroup: on
@@ -464,6 +466,114 @@ FR_TEST(ckpt_slow, sigint_mid_write_removes_the_partial_shards)
 	      "'%s/blkio.throttle.write_bps_device'", fx.dev, fx.cgroup);
 	cr_expect_lt(seen, size, "the signal came after the whole write");
 	cr_expect_eq(rc, 130, "exit %d after SIGINT", rc);
+	{
+		char *out;
+
+		cr_expect_eq(ck_sh(&out, "find '%s' -mindepth 1 | wc -l", dir),
+			     0);
+		cr_expect_eq(atoi(out), 0, "left in the folder: %s", out);
+		free(out);
+	}
+	cr_expect(ck_file_has(other, "mine"), "a neighbour was touched");
+	ck_sh(NULL, "rm -rf '%s' '%s'", dir, other);
+}
+
+/*
+ * Take every block left on the filesystem of DIR (root's reserve too: the
+ * binary runs as root) into the new file PATH, with fallocate: no data is
+ * written, so it is done long before a throttled writer notices. Returns
+ * the bytes taken.
+ */
+static uint64_t ck_fill(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	uint64_t at = 0, chunk = 1ull << 30;
+
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+	while (chunk >= 4096) {
+		if (!fallocate(fd, 0, (off_t)at, (off_t)chunk))
+			at += chunk;
+		else if (errno == ENOSPC)
+			chunk /= 2;
+		else
+			cr_assert_fail("fallocate %s: %s", path,
+				       strerror(errno));
+	}
+	close(fd);
+	return at;
+}
+
+/* Bytes in the four shards under DIR so far. */
+static uint64_t ck_shards_size(const char *dir)
+{
+	uint64_t sum = 0;
+
+	for (unsigned k = 0; k < 4; k++) {
+		char path[PATH_MAX * 2], name[64];
+		struct stat st;
+
+		snprintf(name, sizeof(name), MS_CKPT_SHARD_FMT, k);
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		if (!stat(path, &st))
+			sum += (uint64_t)st.st_size;
+	}
+	return sum;
+}
+
+FR_TEST(ckpt_slow, a_disk_full_mid_write_is_exit_5_and_leaves_no_shard)
+{
+	struct ck_fx fx;
+	char dir[PATH_MAX + 8], size_s[32], other[PATH_MAX + 16];
+	char filler[PATH_MAX + 16], *err;
+	char *argv[] = { CK_SCRIPT, "throttled", (char *)fr_test_bin(),
+			 "ckpt", "--direct", "--size", size_s, "--shards", "4",
+			 dir, NULL };
+	uint64_t size, at_fill;
+	pid_t pid;
+	int rc;
+
+	ck_start(&fx);
+	size = ck_size(&fx);
+	snprintf(size_s, sizeof(size_s), "%llu", (unsigned long long)size);
+	snprintf(dir, sizeof(dir), "%s/ckpt", fx.mnt);
+	snprintf(other, sizeof(other), "%s/ckpt-neighbour", fx.mnt);
+	snprintf(filler, sizeof(filler), "%s/ckpt-filler", fx.mnt);
+	ck_sh(NULL, "rm -rf '%s' '%s' && mkdir '%s' && echo mine >'%s'", dir,
+	      filler, dir, other);
+	/* O_DIRECT writes through a quarter of the throttle: several
+	 * seconds to write, the free-space check passed at the start */
+	ck_throttle(&fx, CK_BPS / 4, CK_IOPS);
+	pid = fr_test_spawn(fx.tmp, argv);
+	for (int i = 0; !ck_shards_size(dir); i++) {
+		cr_assert_lt(i, 3000, "no shard grew within 30 s");
+		ck_sleep_ms(10);
+	}
+	/* the disk fills up while the shards are being written */
+	ck_fill(filler);
+	at_fill = ck_shards_size(dir);
+	rc = fr_test_wait(pid, 120);
+	ck_sh(NULL, "d=$(lsblk -ndo MAJ:MIN %s | tr -d ' ') && echo \"$d 0\" >"
+	      "'%s/blkio.throttle.write_bps_device'", fx.dev, fx.cgroup);
+	ck_throttle(&fx, CK_BPS, CK_IOPS);
+	unlink(filler);
+	if (at_fill >= size && rc == 0) {
+		ck_sh(NULL, "rm -rf '%s' '%s'", dir, other);
+		cr_skip_test("the shards were written whole before the disk "
+			     "was full");
+	}
+	cr_expect_eq(rc, 5, "exit %d on a full disk", rc);
+	{
+		char path[PATH_MAX * 2];
+
+		snprintf(path, sizeof(path), "%s/stderr", fx.tmp);
+		err = NULL;
+		ck_sh(&err, "cat '%s'", path);
+		cr_expect_not_null(strstr(err, "No space left on device"), "%s",
+				   err);
+		cr_expect_not_null(strstr(err, dir), "the folder named: %s",
+				   err);
+		free(err);
+	}
 	{
 		char *out;
 

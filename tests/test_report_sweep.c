@@ -15,6 +15,7 @@
 #include "harness.h"
 #include "loader.h"
 #include "report.h"
+#include "report_ckpt.h"
 #include "report_sweep.h"
 
 #define EVIL_NAME "/data/<script>alert(1)</script>/caf\xff\"&'"
@@ -362,4 +363,210 @@ FR_TEST(report_sweep, storage_line_says_cold_once)
 	cr_assert_eq(count(line, "cold"), 1, "%s", line);
 	cr_assert_not_null(strstr(line, "this disk feeds"), "%s", line);
 	free(line);
+}
+
+/* S's text report (malloc'd). */
+static char *text_of(const struct rpt_sweep *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_not_null(f);
+	rpt_sweep_print(f, s);
+	cr_assert_eq(fclose(f), 0);
+	return buf;
+}
+
+/* S's JSON report, dumped and parsed back. */
+static json_t *json_of(const struct rpt_sweep *s)
+{
+	json_t *root = rpt_sweep_json(s, false), *back;
+	char *text;
+
+	cr_assert_not_null(root);
+	text = json_dumps(root, 0);
+	json_decref(root);
+	cr_assert_not_null(text);
+	back = json_loads(text, 0, NULL);
+	free(text);
+	cr_assert_not_null(back);
+	return back;
+}
+
+/* The row of cache state STATE in the cost table of SECTION (malloc'd). */
+static char *row_of(const char *section, const char *state)
+{
+	char want[32];
+	const char *p;
+
+	snprintf(want, sizeof(want), "\n           %s ", state);
+	p = strstr(section, want);
+	cr_assert_not_null(p, "no %s row: %s", state, section);
+	p++;
+	return strndup(p, strcspn(p, "\n"));
+}
+
+/* A checkpoint of 112 GB in 8 shards, saved in 95 s, restored in 80 s. */
+static const struct rpt_ckpt_brief ck_fixture = {
+	.instance_type = "p4d.24xlarge", .bytes = 112000000000ull,
+	.shards = 8, .save_s = 95, .restore_s = 80, .save_bps = 1.179e9,
+	.restore_bps = 1.4e9,
+};
+
+FR_TEST(report_sweep, checkpoint_and_cost_in_text_json_and_html_when_given)
+{
+	struct rpt_sweep s;
+	char *text, *html, *line, *save = NULL;
+	json_t *root, *ck, *cost, *per;
+	const char *a, *b;
+
+	sweep_fill(&s);
+	s.ckpt = &ck_fixture;
+	s.usd_per_hour = 36;
+	/* the asked GPUs eat 600/s: warm (640/s) is priced at 600 */
+	s.demand_total = 600;
+
+	text = text_of(&s);
+	a = strstr(text, "\ncheckpoint and cost\n");
+	cr_assert_not_null(a, "%s", text);
+	cr_assert_not_null(strstr(a, "  checkpoint 112.00 GB in 8 shards"),
+			   "%s", a);
+	cr_assert_not_null(strstr(a, "save 95.0 s at 1.18 GB/s, restore "
+				  "80.0 s at 1.40 GB/s"), "%s", a);
+	cr_assert_not_null(strstr(a, "  cost     $36 per hour"), "%s", a);
+	/* 36 / 3600 / 560 x 1e6 and 36 x 1871 / 560 / 3600 */
+	line = row_of(a, "cold");
+	cr_assert_not_null(strstr(line, " 560 "), "%s", line);
+	cr_assert_not_null(strstr(line, " $17.86 "), "%s", line);
+	cr_assert_not_null(strstr(line, " $0.03341 "), "%s", line);
+	free(line);
+	line = row_of(a, "warm");
+	cr_assert_not_null(strstr(line, " 600* "), "%s", line);
+	cr_assert_not_null(strstr(line, " $16.67 "), "%s", line);
+	free(line);
+	cr_assert_not_null(strstr(a, "* the asked GPUs' demand"), "%s", a);
+	cr_assert_lt(a, strstr(text, "\nmachine and storage\n"));
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (!strstr(line, "/data/") && !strstr(line, "(* a figure"))
+			cr_assert_leq(strlen(line), 80, "%s", line);
+	free(text);
+
+	root = json_of(&s);
+	ck = json_object_get(root, "checkpoint");
+	cr_assert_eq(json_integer_value(json_object_get(ck, "shards")), 8);
+	cr_assert_eq(json_integer_value(json_object_get(ck, "bytes")),
+		     112000000000ll);
+	cr_assert_float_eq(json_number_value(json_object_get(ck, "save_s")),
+			   95, 1e-9);
+	cr_assert_float_eq(json_number_value(json_object_get(ck,
+		"restore_bytes_per_s")), 1.4e9, 1);
+	cost = json_object_get(root, "cost");
+	cr_assert_float_eq(json_number_value(json_object_get(cost,
+		"usd_per_hour")), 36, 1e-9);
+	cr_assert_float_eq(json_number_value(json_object_get(cost,
+		"epoch_samples")), 1871, 1e-9);
+	per = json_object_get(cost, "per_cache");
+	cr_assert_eq(json_array_size(per), 3, "cold, ram, warm judged");
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(
+		per, 0), "cache")), "cold");
+	cr_assert_float_eq(json_number_value(json_object_get(json_array_get(
+		per, 0), "usd_per_million_samples")), 36e6 / 3600 / 560, 1e-9);
+	cr_assert_float_eq(json_number_value(json_object_get(json_array_get(
+		per, 0), "usd_per_epoch")), 36.0 * 1871 / 560 / 3600, 1e-12);
+	cr_assert_float_eq(json_number_value(json_object_get(json_array_get(
+		per, 2), "feed_samples_per_s")), 600, 1e-9);
+	cr_assert(json_is_true(json_object_get(json_array_get(per, 2),
+					       "feed_is_gpu_demand")));
+	cr_assert_float_eq(json_number_value(json_object_get(json_array_get(
+		per, 2), "measured_samples_per_s")), 640, 1e-9);
+	json_decref(root);
+
+	html = rpt_sweep_html(&s);
+	cr_assert_not_null(html);
+	a = strstr(html, "<h2>checkpoint</h2>");
+	b = strstr(html, "<h2>cost</h2>");
+	cr_assert_not_null(a);
+	cr_assert_not_null(b);
+	cr_assert_lt(a, b);
+	cr_assert_lt(b, strstr(html, "<h2>machine and storage</h2>"));
+	cr_assert_not_null(strstr(a, "95.00 s, 1.18 GB/s"));
+	cr_assert_not_null(strstr(b, "<tr data-cache=\"cold\"><td>cold</td>"
+				  "<td>560</td><td data-cost=\"msample\">"
+				  "$17.86</td>"), "%s", b);
+	cr_assert_not_null(strstr(b, "<td>600 (the GPUs"), "%s", b);
+	cr_assert_not_null(strstr(b, "$36 per hour"));
+	cr_assert_null(fetches(html));
+	free(html);
+}
+
+FR_TEST(report_sweep, no_checkpoint_or_cost_without_them)
+{
+	struct rpt_sweep s;
+	char *text, *html;
+	json_t *root;
+
+	sweep_fill(&s);
+	text = text_of(&s);
+	cr_assert_null(strstr(text, "checkpoint"), "%s", text);
+	cr_assert_null(strstr(text, "per hour"), "%s", text);
+	free(text);
+	root = json_of(&s);
+	cr_assert(json_is_null(json_object_get(root, "checkpoint")),
+		  "the key is there, null");
+	cr_assert(json_is_null(json_object_get(root, "cost")));
+	json_decref(root);
+	html = rpt_sweep_html(&s);
+	cr_assert_null(strstr(html, "<h2>checkpoint</h2>"));
+	cr_assert_null(strstr(html, "<h2>cost</h2>"));
+	free(html);
+
+	/* a checkpoint without a price: the checkpoint only */
+	s.ckpt = &ck_fixture;
+	text = text_of(&s);
+	cr_assert_not_null(strstr(text, "  checkpoint 112.00 GB"), "%s", text);
+	cr_assert_null(strstr(text, "per hour"), "%s", text);
+	free(text);
+	root = json_of(&s);
+	cr_assert(json_is_object(json_object_get(root, "checkpoint")));
+	cr_assert(json_is_null(json_object_get(root, "cost")));
+	json_decref(root);
+	html = rpt_sweep_html(&s);
+	cr_assert_not_null(strstr(html, "<h2>checkpoint</h2>"));
+	cr_assert_null(strstr(html, "<h2>cost</h2>"));
+	free(html);
+}
+
+FR_TEST(report_sweep, cost_prices_only_the_judged_states)
+{
+	struct rpt_sweep s;
+	struct rpt_sweep_cost x;
+	char *text, *line;
+	const char *a;
+
+	sweep_fill(&s);
+	s.usd_per_hour = 36;
+	/* only the warm points: cold and ram are not judged */
+	for (size_t i = 0; i < s.npoints; i++)
+		if (pts[i].cache != STG_CACHE_WARM)
+			pts[i].status = RPT_POINT_FAILED;
+	rpt_sweep_verdict(&s);
+	rpt_sweep_cost_fill(&s, STG_CACHE_COLD, &x);
+	cr_assert_not(x.judged);
+	cr_assert_lt(x.usd_per_msample, 0);
+	rpt_sweep_cost_fill(&s, STG_CACHE_WARM, &x);
+	cr_assert(x.judged);
+	cr_assert_not(x.gpu_bound, "2470/s eat more than 640/s");
+	cr_assert_float_eq(x.usd_per_msample, 36e6 / 3600 / 640, 1e-9);
+	text = text_of(&s);
+	a = strstr(text, "\ncheckpoint and cost\n");
+	cr_assert_not_null(a, "%s", text);
+	line = row_of(a, "warm");
+	cr_assert_not_null(strstr(line, " 640 "), "%s", line);
+	free(line);
+	for (const char *p = a; (p = strstr(p, "\n           ")); p++)
+		cr_assert(strncmp(p + 12, "cold ", 5) && strncmp(p + 12,
+			  "ram ", 4), "%s", a);
+	free(text);
 }
