@@ -59,25 +59,6 @@ void rpt_ckpt_training(const struct rpt_ckpt_training_in *in,
 
 /* ---- text ---- */
 
-/* S seconds in words: "0.42 s", "95 s", "19 min 05 s", "2 h 03 min". */
-static void fmt_dur(char *buf, size_t len, double s)
-{
-	if (s < 0)
-		snprintf(buf, len, "-");
-	else if (s < 10)
-		snprintf(buf, len, "%.2f s", s);
-	else if (s < 100)
-		snprintf(buf, len, "%.1f s", s);
-	else if (s < 120)
-		snprintf(buf, len, "%.0f s", s);
-	else if (s < 7200)
-		snprintf(buf, len, "%.0f min %02.0f s", floor(s / 60),
-			 fmod(floor(s), 60));
-	else
-		snprintf(buf, len, "%.0f h %02.0f min", floor(s / 3600),
-			 floor(fmod(s, 3600) / 60));
-}
-
 static void print_phase(FILE *f, const char *name,
 			const struct ms_ckpt_phase *p)
 {
@@ -89,10 +70,10 @@ static void print_phase(FILE *f, const char *name,
 	}
 	rpt_fmt_bytes(b, sizeof(b), (double)p->bytes);
 	rpt_fmt_bytes(r, sizeof(r), p->bytes_per_s);
-	fmt_dur(t, sizeof(t), p->seconds);
-	fmt_dur(lo, sizeof(lo), p->shard_min_s);
-	fmt_dur(med, sizeof(med), p->shard_median_s);
-	fmt_dur(hi, sizeof(hi), p->shard_max_s);
+	rpt_fmt_dur(t, sizeof(t), p->seconds);
+	rpt_fmt_dur(lo, sizeof(lo), p->shard_min_s);
+	rpt_fmt_dur(med, sizeof(med), p->shard_median_s);
+	rpt_fmt_dur(hi, sizeof(hi), p->shard_max_s);
 	fprintf(f, "  %-8s %s in %s: %s/s\n", name, b, t, r);
 	fprintf(f, "  %-8s per shard %s / %s / %s (fastest / median / "
 		"slowest)\n", "", lo, med, hi);
@@ -105,29 +86,29 @@ static void print_training(FILE *f, const struct rpt_ckpt *r)
 
 	fprintf(f, "\nWhat it means for training (the GPUs wait while a "
 		"checkpoint is saved)\n");
-	fmt_dur(a, sizeof(a), r->tin.save_s);
+	rpt_fmt_dur(a, sizeof(a), r->tin.save_s);
 	if (r->tin.interval_s > 0) {
-		fmt_dur(b, sizeof(b), r->tin.interval_s);
-		fmt_dur(c, sizeof(c), t->lost_at_interval_s);
+		rpt_fmt_dur(b, sizeof(b), r->tin.interval_s);
+		rpt_fmt_dur(c, sizeof(c), t->lost_at_interval_s);
 		fprintf(f, "  a save every %s of training costs %.1f %% of the "
 			"time; a spot\n  interruption then loses %s of "
 			"training on average\n", b,
 			100 * t->share_at_interval, c);
 	}
-	fmt_dur(b, sizeof(b), t->min_interval_s);
+	rpt_fmt_dur(b, sizeof(b), t->min_interval_s);
 	fprintf(f, "  to keep saving under %.1f %% of the time, save no more "
 		"often than\n  every %s of training", 100 * t->budget, b);
 	if (t->min_interval_steps >= 0)
 		fprintf(f, " (%.0f steps of %.3g s)", t->min_interval_steps,
 			r->tin.step_s);
 	fprintf(f, "\n");
-	fmt_dur(c, sizeof(c), t->lost_s);
-	fmt_dur(b, sizeof(b), r->tin.restore_s);
+	rpt_fmt_dur(c, sizeof(c), t->lost_s);
+	rpt_fmt_dur(b, sizeof(b), r->tin.restore_s);
 	fprintf(f, "  on spot, at that interval an interruption loses %s of "
 		"training on\n  average (any moment equally likely), plus %s "
 		"to restore\n", c, b);
 	if (t->epoch_s > 0) {
-		fmt_dur(b, sizeof(b), t->epoch_s);
+		rpt_fmt_dur(b, sizeof(b), t->epoch_s);
 		fprintf(f, "  one epoch of %.0f samples at %.0f samples/s takes "
 			"%s; one save per epoch\n  costs %.1f %% of the time\n",
 			r->tin.epoch_samples, r->tin.demand_total, b,

@@ -410,23 +410,6 @@ int rpt_cost_cheapest(const struct rpt_cost *costs, size_t n)
 	return best;
 }
 
-/* "1 h 05 min", "19 min 05 s", "95 s"; "-" when unknown. */
-static void cost_dur(char *buf, size_t len, double s)
-{
-	if (s < 0)
-		snprintf(buf, len, "-");
-	else if (s < 100)
-		snprintf(buf, len, "%.1f s", s);
-	else if (s < 120)
-		snprintf(buf, len, "%.0f s", s);
-	else if (s < 7200)
-		snprintf(buf, len, "%.0f min %02.0f s", floor(s / 60),
-			 fmod(floor(s), 60));
-	else
-		snprintf(buf, len, "%.0f h %02.0f min", floor(s / 3600),
-			 floor(fmod(s, 3600) / 60));
-}
-
 /* Cell WHAT of candidate X's cost into BUF. */
 static void cost_cell(const struct rpt_candidate *c, const struct rpt_cost *x,
 		      int what, char *buf, size_t len)
@@ -455,7 +438,7 @@ static void cost_cell(const struct rpt_candidate *c, const struct rpt_cost *x,
 			snprintf(buf, len, "-");
 		break;
 	case 3:
-		cost_dur(a, sizeof(a), x->epoch_s);
+		rpt_fmt_dur(a, sizeof(a), x->epoch_s);
 		if (x->usd_per_epoch >= 0)
 			snprintf(buf, len, "$%.4g, %s", x->usd_per_epoch, a);
 		else
@@ -469,8 +452,8 @@ static void cost_cell(const struct rpt_candidate *c, const struct rpt_cost *x,
 		break;
 	case 5:
 		if (x->have_ckpt) {
-			cost_dur(a, sizeof(a), x->ckpt.save_s);
-			cost_dur(b, sizeof(b), x->ckpt.restore_s);
+			rpt_fmt_dur(a, sizeof(a), x->ckpt.save_s);
+			rpt_fmt_dur(b, sizeof(b), x->ckpt.restore_s);
 			snprintf(buf, len, "%s / %s", a, b);
 		} else {
 			snprintf(buf, len, "-");

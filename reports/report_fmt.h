@@ -41,4 +41,24 @@ static inline void rpt_fmt_bytes(char *buf, size_t len, double b)
 		snprintf(buf, len, "%.0f B", b);
 }
 
+/* S seconds in words: "0.42 s", "95 s", "19 min 05 s", "2 h 03 min";
+ * "-" when S < 0 (unknown). */
+static inline void rpt_fmt_dur(char *buf, size_t len, double s)
+{
+	if (s < 0)
+		snprintf(buf, len, "-");
+	else if (s < 10)
+		snprintf(buf, len, "%.2f s", s);
+	else if (s < 100)
+		snprintf(buf, len, "%.1f s", s);
+	else if (s < 120)
+		snprintf(buf, len, "%.0f s", s);
+	else if (s < 7200)
+		snprintf(buf, len, "%.0f min %02.0f s", floor(s / 60),
+			 fmod(floor(s), 60));
+	else
+		snprintf(buf, len, "%.0f h %02.0f min", floor(s / 3600),
+			 floor(fmod(s, 3600) / 60));
+}
+
 #endif /* FEEDRATE_REPORT_FMT_H */
