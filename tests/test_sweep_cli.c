@@ -233,10 +233,28 @@ FR_TEST(sweep_cli_slow, small_dataset_short_budget_all_reports)
 	cr_assert_geq(measured, 1);
 	cr_assert_eq(json_array_size(json_object_get(root, "dropped")),
 		     dropped);
-	/* the points with every vCPU come first: fewer are dropped */
-	if (dropped)
-		cr_assert_lt(max_dropped, top, "a %u-vCPU point dropped",
-			     max_dropped);
+	/* the points with every vCPU come first: fewer are dropped. On a
+	 * slow or loaded machine even they may not fit the 36 s: then they
+	 * are dropped as too short and their state has no verdict (never one
+	 * from fewer vCPUs) */
+	json_array_foreach(pts, i, p) {
+		const unsigned v = (unsigned)json_integer_value(
+			json_object_get(p, "vcpus"));
+		const char *st = json_string_value(json_object_get(p,
+								   "status"));
+		const char *why = json_string_value(json_object_get(p, "why"));
+		const char *cache = json_string_value(json_object_get(p,
+								      "cache"));
+		json_t *nj = json_object_get(json_object_get(root, "verdict"),
+					     "not_judged");
+
+		if (v != top || strcmp(st, "dropped"))
+			continue;
+		cr_assert(why && strstr(why, "too short"), "%s", why);
+		cr_assert(strstr(json_string_value(json_object_get(nj, cache)),
+				 "budget"), "%s not judged", cache);
+	}
+	(void)max_dropped;
 	cr_assert_leq(json_number_value(json_object_get(json_object_get(root,
 		"budget"), "elapsed_s")), 36 + SWEEP_MARGIN_S);
 	cr_assert(json_is_object(json_object_get(json_object_get(root,
