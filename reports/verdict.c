@@ -661,7 +661,9 @@ static void cache_verdict(const struct rpt_verdict_in *in,
 	cv->vcpus_reserved = (unsigned)ceil(v->reserve_vcpus_per_gpu *
 					    in->gpu_count - 1e-9);
 	cv->gpus_fed_reserved = cv->gpus_fed;
-	if (cv->per_vcpu_rate > 0 && need > 0) {
+	/* only a CPU-bound feed loses what the training job takes */
+	if (cv->per_vcpu_rate > 0 && need > 0 &&
+	    !strcmp(nz(top->bottleneck), "cpu")) {
 		/* G fed with the reserve taken: G need <= R (V - res G) */
 		const double g = cv->per_vcpu_rate * in->vcpus_total /
 			(need + cv->per_vcpu_rate * v->reserve_vcpus_per_gpu);

@@ -335,7 +335,9 @@ struct rpt_cache_verdict {
 	unsigned gpus_fed_reserved;     /* of those, how many stay fed when
 	                                   the training job takes its reserve
 	                                   of vCPUs from the pipeline (at the
-	                                   per-vCPU rate of the top point) */
+	                                   per-vCPU rate of the top point;
+	                                   CPU-bound points only: a storage-
+	                                   bound feed does not lose it) */
 	int confirmation;               /* RPT_CONF_* */
 	struct rpt_check check;         /* how the check runs were used */
 	const char *limiting;           /* "gpu" (fed), "cpu", "storage",

@@ -422,6 +422,8 @@ FR_TEST(verdict, a_storage_bound_row_has_no_vcpus_per_gpu_and_no_catalogue)
 		  s.v.storage_advice);
 	cr_assert(strstr(s.v.headline, "limited by storage"), "%s",
 		  s.v.headline);
+	cr_assert_eq(cv->gpus_fed_reserved, cv->gpus_fed, "the reserve "
+		     "takes CPU, which a storage-bound feed does not lack");
 	/* the same rate with few reads in flight: the throughput limits */
 	pts_buf[0].read_latency_s = 0.002;      /* 2.2 in flight of 32 */
 	rpt_sweep_verdict(&s);
