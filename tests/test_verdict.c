@@ -422,8 +422,16 @@ FR_TEST(verdict, a_storage_bound_row_has_no_vcpus_per_gpu_and_no_catalogue)
 		  s.v.storage_advice);
 	cr_assert(strstr(s.v.headline, "limited by storage"), "%s",
 		  s.v.headline);
-	cr_assert_eq(cv->gpus_fed_reserved, cv->gpus_fed, "the reserve "
-		     "takes CPU, which a storage-bound feed does not lack");
+	/* 1,100 files/s feed 3 GPUs of 400; a reserve of 1 vCPU per GPU
+	 * takes CPU, which a storage-bound feed does not lack */
+	s.demand_per_gpu = 400;
+	s.reserve_vcpus_per_gpu = 1;
+	rpt_sweep_verdict(&s);
+	cr_assert_eq(cv->gpus_fed, 3);
+	cr_assert_eq(cv->gpus_fed_reserved, 3);
+	pts_buf[0].bottleneck = "cpu";          /* the same rate, CPU-bound */
+	rpt_sweep_verdict(&s);
+	cr_assert_eq(cv->gpus_fed_reserved, 1, "275 x 4 / (360 + 275)");
 	/* the same rate with few reads in flight: the throughput limits */
 	pts_buf[0].read_latency_s = 0.002;      /* 2.2 in flight of 32 */
 	rpt_sweep_verdict(&s);
