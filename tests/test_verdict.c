@@ -422,6 +422,11 @@ FR_TEST(verdict, a_storage_bound_row_has_no_vcpus_per_gpu_and_no_catalogue)
 		  s.v.storage_advice);
 	cr_assert(strstr(s.v.headline, "limited by storage"), "%s",
 		  s.v.headline);
+	/* the same rate with few reads in flight: the throughput limits */
+	pts_buf[0].read_latency_s = 0.002;      /* 2.2 in flight of 32 */
+	rpt_sweep_verdict(&s);
+	cr_assert(strstr(s.v.storage_advice, "will not help"), "%s",
+		  s.v.storage_advice);
 	/* 1,100 files/s feed 3 GPUs of 400; a reserve of 1 vCPU per GPU
 	 * takes CPU, which a storage-bound feed does not lack */
 	s.demand_per_gpu = 400;
@@ -432,11 +437,6 @@ FR_TEST(verdict, a_storage_bound_row_has_no_vcpus_per_gpu_and_no_catalogue)
 	pts_buf[0].bottleneck = "cpu";          /* the same rate, CPU-bound */
 	rpt_sweep_verdict(&s);
 	cr_assert_eq(cv->gpus_fed_reserved, 1, "275 x 4 / (360 + 275)");
-	/* the same rate with few reads in flight: the throughput limits */
-	pts_buf[0].read_latency_s = 0.002;      /* 2.2 in flight of 32 */
-	rpt_sweep_verdict(&s);
-	cr_assert(strstr(s.v.storage_advice, "will not help"), "%s",
-		  s.v.storage_advice);
 }
 
 FR_TEST(verdict, a_cold_point_that_hit_the_page_cache_is_not_cold)
