@@ -228,7 +228,7 @@ const char *cli_pipeline_text(const struct ms_pipeline_spec *ps,
 			      const char *native_desc, unsigned workers,
 			      char *buf, size_t len)
 {
-	char ver[256] = "";
+	char ver[256] = "", w[64];
 
 	if (ps->kind == MS_PIPELINE_NATIVE) {
 		snprintf(buf, len, "%s", native_desc ? native_desc : "native");
@@ -241,15 +241,19 @@ const char *cli_pipeline_text(const struct ms_pipeline_spec *ps,
 			 py->torchvision, py->pillow[0] ? ", Pillow " : "",
 			 py->pillow, py->libjpeg[0] ? " with " : "",
 			 py->libjpeg);
+	if (workers)
+		snprintf(w, sizeof(w), "%u worker process%s", workers,
+			 workers == 1 ? "" : "es");
+	else
+		snprintf(w, sizeof(w), "the point's vCPUs - 1 worker "
+			 "processes (at least 1)");
 	if (ps->kind == MS_PIPELINE_TORCH)
 		snprintf(buf, len, "torch: torchvision ImageFolder + PIL "
 			 "RandomResizedCrop(224), RandomHorizontalFlip, "
-			 "ToTensor, Normalize; DataLoader%s, %u worker "
-			 "process%s", ver, workers, workers == 1 ? "" : "es");
+			 "ToTensor, Normalize; DataLoader%s, %s", ver, w);
 	else
-		snprintf(buf, len, "python:%s: its make_loader()%s, %u worker "
-			 "process%s asked", ps->file, ver, workers,
-			 workers == 1 ? "" : "es");
+		snprintf(buf, len, "python:%s: its make_loader()%s, %s asked",
+			 ps->file, ver, w);
 	return buf;
 }
 

@@ -97,6 +97,19 @@ def proc_cpu_s(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def proc_rchar(pid):
+    """Bytes PID has read with read() and friends (/proc/PID/io rchar):
+    in a loader's worker, its files."""
+    try:
+        with open("/proc/%d/io" % pid) as f:
+            for line in f:
+                if line.startswith("rchar:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
 class CpuClock:
     """CPU seconds of this process and its children since start(): the
     live children from /proc, those already reaped from os.times()."""
@@ -106,10 +119,23 @@ class CpuClock:
         self.self0 = t[0] + t[1]
         self.reaped0 = t[2] + t[3]
         self.kids0 = {}
+        self.rchar0 = {}
         for k in proc_children(os.getpid()):
             c = proc_cpu_s(k)
             if c is not None:
                 self.kids0[k] = c
+            r = proc_rchar(k)
+            if r is not None:
+                self.rchar0[k] = r
+
+    def read_bytes(self):
+        """Bytes the live children read since start()."""
+        total = 0
+        for k in proc_children(os.getpid()):
+            r = proc_rchar(k)
+            if r is not None:
+                total += r - self.rchar0.get(k, 0)
+        return max(total, 0)
 
     def read(self):
         t = os.times()
@@ -287,7 +313,7 @@ def run(a):
     last_tick = 0.0
     tick_samples = 0
     tick_t = 0.0
-    stop_after = None
+    procs_sent = False
 
     def window_open(now):
         return now - t_start >= warm_s and seen_batches >= warm_batches
@@ -304,6 +330,11 @@ def run(a):
         return False
 
     send({"t": "phase", "what": "first_batch"})
+    if a.warmup < 0:
+        # no warm-up: the window is the whole iteration
+        t_win = t_start
+        clock.start()
+        last_tick = tick_t = t_start
     try:
         it = iter(loader)
         while True:
@@ -348,10 +379,14 @@ def run(a):
                 else:
                     gpus.free_at[k] = t1 + gpus.step
             now = time.monotonic()
-            if t_win is None and window_open(now):
-                t_win = now
-                clock.start()
-                gpus.reset()
+            if not procs_sent and (t_win is None and window_open(now) or
+                                   t_win is not None):
+                if t_win is None:
+                    t_win = now
+                    clock.start()
+                    gpus.reset()
+                    tick_t = last_tick = now
+                procs_sent = True
                 kids = proc_children(os.getpid())
                 me = os.getpid()
                 send({"t": "procs", "main": {
@@ -360,9 +395,7 @@ def run(a):
                     "workers": [{"pid": k2,
                                  "cpus": proc_field(k2, "Cpus_allowed_list"),
                                  "cgroup": proc_cgroup(k2)} for k2 in kids],
-                    "warmup_s": now - t_start})
-                tick_t = now
-                last_tick = now
+                    "warmup_s": t_win - t_start})
             elif t_win is not None and now - last_tick >= 1.0:
                 send({"t": "tick", "t_s": now - t_win, "samples": samples,
                       "rate": (samples - tick_samples) / (now - tick_t),
@@ -381,6 +414,7 @@ def run(a):
         send({"t": "error", "kind": "user", "text": tb_tail()})
         return 1
     now = time.monotonic()
+    read_bytes = 0
     if t_win is None:
         # the run ended inside the warm-up: the window is the whole run
         main_cpu = kids_cpu = 0.0
@@ -388,6 +422,7 @@ def run(a):
         warmup_incomplete = True
     else:
         main_cpu, kids_cpu = clock.read()
+        read_bytes = clock.read_bytes()
         measured = now - t_win
         warmup_incomplete = False
     send({"t": "done", "stopped": stopped, "samples": samples,
@@ -399,6 +434,7 @@ def run(a):
           "wait_s": sum(gpus.wait) if gpus.g else 0.0,
           "step_s": gpus.step, "epochs": epochs,
           "main_cpu_s": main_cpu, "workers_cpu_s": kids_cpu,
+          "read_bytes": read_bytes,
           "warmup_incomplete": warmup_incomplete})
     return 0
 
