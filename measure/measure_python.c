@@ -747,7 +747,10 @@ int ms_python_probe(const struct ms_pipeline_spec *sp,
 		return -ENOMEM;
 	memset(&q, 0, sizeof(q));
 	q.pipe = *sp;
-	q.pipe.timeout_s = sp->timeout_s;
+	/* importing torch may take long on a busy VM: the probe is not the
+	 * user's loader, it gets the default at least */
+	q.pipe.timeout_s = sp->timeout_s > MS_PYTHON_TIMEOUT_S ?
+			   sp->timeout_s : MS_PYTHON_TIMEOUT_S;
 	err = py_run(&q, "", NULL, true, NULL, NULL, 1, po, &rep);
 	*info = po->info;
 	free(po);

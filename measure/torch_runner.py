@@ -275,12 +275,6 @@ def run(a):
                 send({"t": "error", "kind": "missing", "module": mod,
                       "text": tb_tail(3)})
                 return 3
-    else:
-        for mod in ("torch", "torchvision"):
-            try:
-                __import__(mod)
-            except ImportError:
-                pass
     send({"t": "hello", "pid": os.getpid(), "versions": versions(),
           "batch": a.batch, "workers": a.workers, "mode": a.mode})
     if a.probe:
@@ -299,6 +293,11 @@ def run(a):
     except BaseException:
         send({"t": "error", "kind": "user", "text": tb_tail()})
         return 1
+    if a.mode == "file":
+        # the versions of what FILE imported (torch is not imported for
+        # it: a loader may not need it)
+        send({"t": "hello", "pid": os.getpid(), "versions": versions(),
+              "batch": a.batch, "workers": a.workers, "mode": a.mode})
 
     gpus = Gpus(a.gpus, a.rate, a.batch, a.sync == "all")
     clock = CpuClock()
