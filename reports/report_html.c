@@ -1158,6 +1158,10 @@ char *rpt_compare_html(const struct rpt_candidate *c, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		rpt_buf_printf(&b, "<td>");
 		rpt_buf_html(&b, c[i].headline);
+		if (c[i].pipelines) {
+			rpt_buf_printf(&b, "<br>by pipeline: ");
+			rpt_buf_html(&b, c[i].pipelines);
+		}
 		rpt_buf_printf(&b, "</td>");
 	}
 	rpt_buf_printf(&b, "</tr>\n<tr><td>CPU</td>");

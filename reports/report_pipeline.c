@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -371,4 +372,41 @@ void rpt_pipelines_html(struct rpt_buf *b, const struct rpt_sweep *s)
 		rpt_buf_printf(b, "</text>\n");
 	}
 	rpt_buf_printf(b, "</svg>\n");
+}
+
+char *rpt_pipelines_line_json(const json_t *root)
+{
+	const json_t *verdict = json_object_get(root, "verdict");
+	const json_t *by = json_object_get(verdict, "by_pipeline");
+	const char *gpu = json_string_value(json_object_get(
+		json_object_get(root, "gpus"), "type"));
+	struct rpt_pipeline_verdict v[8];
+	const char *name;
+	char line[1024];
+	size_t n = 0;
+	json_t *e;
+
+	if (!json_is_object(by) || json_object_size(by) < 2)
+		return NULL;
+	/* the report's own pipeline first: the CPU ratio is against it */
+	json_object_foreach((json_t *)by, name, e) {
+		const json_t *fed = json_object_get(e, "gpus_fed");
+		const json_t *cpu = json_object_get(e, "cpu_s_per_sample");
+		const char *label = json_string_value(json_object_get(e,
+								      "label"));
+
+		if (n >= sizeof(v) / sizeof(v[0]))
+			break;
+		memset(&v[n], 0, sizeof(v[n]));
+		v[n].name = name;
+		snprintf(v[n].label, sizeof(v[n].label), "%s",
+			 label ? label : name);
+		v[n].cache = json_is_integer(fed) ? 0 : -1;
+		v[n].gpus_fed = (unsigned)json_integer_value(fed);
+		v[n].cpu_s_per_sample = json_is_number(cpu) ?
+					json_number_value(cpu) : -1;
+		n++;
+	}
+	rpt_pipelines_line(v, n, gpu, line, sizeof(line));
+	return strdup(line);
 }

@@ -190,6 +190,13 @@ int rpt_pipelines_json(json_t *root, const struct rpt_sweep *s,
 		       bool with_series);
 
 struct rpt_buf;
+/*
+ * A sweep report's verdict.by_pipeline (ROOT: the report) in one line, as
+ * rpt_pipelines_line makes it, into a malloc'd string; NULL when the
+ * report has none (one pipeline) or out of memory.
+ */
+char *rpt_pipelines_line_json(const json_t *root);
+
 /* An HTML section on B: samples/s against vCPUs, one line per pipeline
  * (the state judged), and the per-pipeline verdict. Nothing for one. */
 void rpt_pipelines_html(struct rpt_buf *b, const struct rpt_sweep *s);
@@ -221,6 +228,8 @@ struct rpt_candidate {
 	double vcpus_per_gpu[STG_CACHE_STATES]; /* < 0 unknown */
 	char *limiting[STG_CACHE_STATES];
 	char *headline;
+	char *pipelines;                /* verdict.by_pipeline in one line
+	                                   (rpt_pipelines_line); NULL none */
 };
 
 /*

@@ -344,6 +344,25 @@ FR_TEST(pipeline, sweep_gives_a_verdict_per_pipeline_everywhere)
 						     "points")), 2);
 	cr_expect_str_eq(json_string_value(json_object_get(json_object_get(
 		json_array_get(arr, 1), "versions"), "torch")), "1.13.0a0");
+	/* compare reads the same line back from the report */
+	{
+		struct rpt_candidate cand;
+		char why[256], *cmp = NULL;
+		size_t clen = 0;
+
+		cr_assert_eq(rpt_candidate_from_json(root, "a.json", &cand, why,
+						     sizeof(why)), 0, "%s", why);
+		cr_assert_not_null(cand.pipelines);
+		cr_expect_str_eq(cand.pipelines, line);
+		f = open_memstream(&cmp, &clen);
+		cr_assert_not_null(f);
+		rpt_compare_print(f, &cand, 1);
+		fclose(f);
+		cr_expect_not_null(strstr(cmp, "by pipeline: native feeds 2"),
+				   "%s", cmp);
+		free(cmp);
+		rpt_candidate_free(&cand);
+	}
 	json_decref(root);
 
 	html = rpt_sweep_html(&native);
