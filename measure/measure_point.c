@@ -569,9 +569,22 @@ int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 	}
 	point_reader(&q, res, out);
 	if (p->pipe.kind != MS_PIPELINE_NATIVE) {
-		/* its reads are its own: neither probed nor replayable */
+		/* its reads are its own: neither probed nor replayable, and
+		 * buffered (no O_DIRECT): cold holds for its first epoch */
 		snprintf(out->hit_src, sizeof(out->hit_src), "unknown: a "
 			 "Python loader's reads are not probed");
+		if (p->cache == STG_CACHE_COLD) {
+			out->prep.odirect_refused = true;
+			snprintf(out->prep.odirect_why,
+				 sizeof(out->prep.odirect_why), "a Python "
+				 "loader reads through the page cache (no "
+				 "O_DIRECT): only its first epoch is surely "
+				 "cold");
+			cold_how(&out->prep);
+			out->odirect_refused = true;
+			memcpy(out->odirect_why, out->prep.odirect_why,
+			       sizeof(out->odirect_why));
+		}
 		err = 0;
 		goto out;
 	}
