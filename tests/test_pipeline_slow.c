@@ -238,7 +238,9 @@ FR_TEST(pipeline_slow, a_file_that_raises_reports_its_traceback_and_exits_1,
 	cr_expect_not_null(strstr(out, "ValueError: the loader broke on "
 				  "purpose"), "%s", out);
 	cr_expect_not_null(strstr(out, "Traceback"), "%s", out);
-	cr_expect_not_null(strstr(slurp(dir, "stderr"), "ValueError"));
+	free(out);
+	out = slurp(dir, "stderr");
+	cr_expect_not_null(strstr(out, "ValueError"), "%s", out);
 	expect_no_process(dir);
 	free(out);
 	free(data);
