@@ -49,7 +49,9 @@ endif
 
 MODULES := storage augment loader workloads measure reports cli
 LIB_SRC := $(filter-out cli/main.c,$(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
-LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
+# the Python runner of --pipeline torch|python:FILE, carried as bytes
+GEN_OBJ := $(B)/gen/torch_runner_py.o
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(GEN_OBJ)
 TEST_SRC := tests/harness.c $(wildcard tests/test_*.c)
 STRESS_SRC := $(wildcard tests/stress*.c)
 BENCH_SRC := $(wildcard tests/bench/*/bench_*.c)
@@ -62,6 +64,22 @@ all: $(B)/feedrate
 $(B)/%.o: %.c
 	$(call say,CC,$<)
 	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+# measure/torch_runner.py as a C array (od: no xxd needed)
+$(B)/gen/torch_runner_py.c: measure/torch_runner.py
+	$(call say,GEN,$@)
+	@mkdir -p $(dir $@)
+	$(Q){ echo '/* generated from $< by the Makefile; do not edit */'; \
+	  echo '#include "measure_internal.h"'; \
+	  echo 'const unsigned char ms_torch_runner_py[] = {'; \
+	  od -An -v -tx1 $< | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '};'; \
+	  echo 'const unsigned long ms_torch_runner_py_len ='; \
+	  echo '	sizeof(ms_torch_runner_py);'; } > $@.tmp && mv -f $@.tmp $@
+
+$(GEN_OBJ): $(B)/gen/torch_runner_py.c
+	$(call say,CC,$<)
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
 $(B)/feedrate: $(B)/cli/main.o $(LIB_OBJ)

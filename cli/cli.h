@@ -58,6 +58,8 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 
 /* ---- what run and sweep parse the same way (cli/common_opts.c) ---- */
 
+#define CLI_PIPELINES_MAX 4             /* --pipeline native,torch,... */
+
 struct cli_common_opts {
 	const char *workload;
 	const char *gpus;               /* --gpus as given, NULL default */
@@ -72,6 +74,13 @@ struct cli_common_opts {
 	const char *list, *json, *tmpdir;
 	bool keep;                      /* --keep-dataset */
 	const char *dataset;            /* NULL: generate one */
+	/* --pipeline LIST, --python PATH, --workers W, --runner-timeout */
+	struct ms_pipeline_spec pipes[CLI_PIPELINES_MAX];
+	unsigned npipes;                /* >= 1 after cli_common_defaults */
+	char pipe_buf[1024];            /* the list as given; FILEs point in */
+	unsigned workers;               /* --workers; 0: the default */
+	const char *python;             /* --python, NULL: python3 on PATH */
+	double runner_timeout;          /* 0: MS_PYTHON_TIMEOUT_S */
 };
 
 /* getopt_long values of the shared long options without a short one. */
@@ -80,6 +89,7 @@ enum {
 	CLI_OPT_READERS, CLI_OPT_SEED, CLI_OPT_MAXERR, CLI_OPT_BACKEND,
 	CLI_OPT_DEPTH, CLI_OPT_MAXBYTES, CLI_OPT_LIST, CLI_OPT_JSON,
 	CLI_OPT_KEEP, CLI_OPT_TMPDIR, CLI_OPT_GENSIZE,
+	CLI_OPT_PIPELINE, CLI_OPT_PYTHON, CLI_OPT_WORKERS, CLI_OPT_RUNNER_TO,
 };
 
 /* The shared entries of a struct option table (needs <getopt.h>); the
@@ -101,7 +111,11 @@ enum {
 	{ "json", required_argument, NULL, CLI_OPT_JSON }, \
 	{ "keep-dataset", no_argument, NULL, CLI_OPT_KEEP }, \
 	{ "tmpdir", required_argument, NULL, CLI_OPT_TMPDIR }, \
-	{ "gen-size", required_argument, NULL, CLI_OPT_GENSIZE }
+	{ "gen-size", required_argument, NULL, CLI_OPT_GENSIZE }, \
+	{ "pipeline", required_argument, NULL, CLI_OPT_PIPELINE }, \
+	{ "python", required_argument, NULL, CLI_OPT_PYTHON }, \
+	{ "workers", required_argument, NULL, CLI_OPT_WORKERS }, \
+	{ "runner-timeout", required_argument, NULL, CLI_OPT_RUNNER_TO }
 
 /*
  * A comma-separated list of counts within [LO, HI] ("1,2,8"), at most MAX
@@ -156,6 +170,38 @@ int cli_parse_dataset(const char *cmd, int argc, char **argv,
 /* The help of the options run and sweep share (workload and GPUs,
  * engine, dataset), on F. */
 void cli_common_usage(FILE *f);
+
+/*
+ * "native", "torch", "python:FILE" or a comma-separated list of them
+ * (MAX at most, no repeats) into OUT (kinds and files pointing into BUF,
+ * BUF_LEN bytes, which gets a copy of S); *N gets how many. Returns 0 or
+ * -EINVAL.
+ */
+int cli_parse_pipelines(const char *s, char *buf, size_t buf_len,
+			struct ms_pipeline_spec *out, unsigned max,
+			unsigned *n);
+
+/*
+ * Before anything is read: for each Python pipeline of O, the FILE can
+ * be read (else FR_EXIT_USAGE) and the interpreter has what it needs
+ * (ms_python_probe: else the message naming the interpreter, the module,
+ * its packages and --python, and FR_EXIT_ENV). INFO (O->npipes entries)
+ * gets each probe's versions. Returns 0 or the exit code (printed).
+ */
+int cli_pipelines_check(const char *cmd, const struct cli_common_opts *o,
+			struct ms_python_info *info);
+
+/*
+ * The pipeline PS as reports name it, in words, into BUF (LEN bytes):
+ * native: NATIVE_DESC (the transform's line); torch: "torch: torchvision
+ * ImageFolder + DataLoader (PyTorch V, torchvision V, Pillow V, libjpeg
+ * V), W workers"; python:FILE likewise with FILE's make_loader. PY may be
+ * NULL (versions unknown). Returns BUF.
+ */
+const char *cli_pipeline_text(const struct ms_pipeline_spec *ps,
+			      const struct ms_python_info *py,
+			      const char *native_desc, unsigned workers,
+			      char *buf, size_t len);
 
 /* ---- messages, signals, datasets, report files (cli/common.c) ---- */
 

@@ -23,7 +23,6 @@
 
 struct run_opts {
 	struct cli_common_opts c;       /* what sweep parses the same way */
-	unsigned workers;               /* 0: = vcpus */
 	unsigned vcpus;                 /* 0: every usable CPU */
 	enum stg_cache_state cache;
 	uint64_t ram;
@@ -47,7 +46,6 @@ static void run_usage(FILE *f)
 "  -c, --vcpus K          emulate a VM with K vCPUs: a child pinned to K CPUs\n"
 "                         taken as SMT sibling pairs (default: every usable\n"
 "                         CPU)\n"
-"      --workers N        transform threads (default: K)\n"
 "      --cache cold|warm  evict every file first and read with O_DIRECT so\n"
 "                         every epoch stays cold (default; where the\n"
 "                         filesystem refuses O_DIRECT the reads are\n"
@@ -84,7 +82,7 @@ static void run_usage(FILE *f)
 }
 
 enum {
-	OPT_WORKERS = 256, OPT_CACHE, OPT_RAM, OPT_WARMUP, OPT_EPOCHS,
+	OPT_CACHE = 256, OPT_RAM, OPT_WARMUP, OPT_EPOCHS,
 	OPT_SAMPLES,
 };
 
@@ -99,12 +97,6 @@ static int run_opt(int c, const char *arg, char **argv, struct run_opts *o)
 			return cli_usage_error("run", "--vcpus wants 1..%d, not "
 					       "'%s'", CPU_SETSIZE, arg);
 		o->vcpus = (unsigned)ul;
-		return 0;
-	case OPT_WORKERS:
-		if (cli_parse_ulong(arg, 1, 4096, &ul))
-			return cli_usage_error("run", "--workers wants 1..4096, "
-					       "not '%s'", arg);
-		o->workers = (unsigned)ul;
 		return 0;
 	case OPT_CACHE:
 		if (stg_cache_state_parse(arg, &o->cache) ||
@@ -152,7 +144,6 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 	static const struct option lo[] = {
 		CLI_COMMON_LONGOPTS,
 		{ "vcpus", required_argument, NULL, 'c' },
-		{ "workers", required_argument, NULL, OPT_WORKERS },
 		{ "cache", required_argument, NULL, OPT_CACHE },
 		{ "ram", required_argument, NULL, OPT_RAM },
 		{ "duration", required_argument, NULL, 'd' },
@@ -176,6 +167,9 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 		if (ret || (ret = run_opt(c, optarg, argv, o)))
 			return ret;
 	}
+	if (o->c.npipes > 1)
+		return cli_usage_error("run", "--pipeline: one pipeline per run "
+				       "(sweep takes a list)");
 	return cli_parse_dataset("run", argc, argv, &o->c);
 }
 
@@ -187,10 +181,13 @@ struct run_state {
 	struct ms_dataset md;           /* the listing, a generated folder */
 	struct ms_point_out po;
 	struct ldr_result *res;
+	struct ms_python_info probe;    /* the interpreter's, before the run */
 	struct wl_transform_state ts;
 	struct stg_fs_info fs;
 	char devtext[STG_TEXT_MAX + 80];
 	char pipeline[320];
+	char pipe_text[1024];           /* the pipeline in the report's words */
+	char pipe_name[600];
 	char cache_how[1024];
 	char notes[1024];
 };
@@ -230,7 +227,12 @@ static int run_point(struct run_state *s, struct ms_point *p)
 
 	p->cache = o->cache;
 	p->vcpus = o->vcpus;
-	p->workers = o->workers;
+	p->workers = o->c.workers;
+	p->pipe = o->c.pipes[0];
+	p->pipe.python = o->c.python;
+	p->pipe.workers = o->c.workers;
+	p->pipe.timeout_s = o->c.runner_timeout;
+	p->pipe.list = o->c.list;
 	p->warmup_s = o->warmup;
 	p->duration_s = o->duration >= 0 ? o->duration :
 			o->epochs || o->samples || o->cache == STG_CACHE_RAM ?
@@ -264,6 +266,65 @@ static void run_fill_result(struct run_state *s, struct rpt_run *rr)
 			 s->res->epochs_done == 1 ? "" : "s");
 }
 
+/* A Python pipeline's fields of the report: its words, versions (the
+ * run's, else the probe's), workers and processes. */
+static void run_fill_python(struct run_state *s, const struct ms_point *p,
+			    struct rpt_run *rr)
+{
+	const struct ms_python_info *py = s->po.py.python[0] ? &s->po.py :
+					  &s->probe;
+
+	if (!s->po.py.python[0]) {
+		/* the run failed before its hello: keep what it saw */
+		const struct ms_python_info run = s->po.py;
+
+		s->po.py = s->probe;
+		s->po.py.fail = run.fail;
+		memcpy(s->po.py.tail, run.tail, sizeof(run.tail));
+		memcpy(s->po.py.module, run.module, sizeof(run.module));
+		py = &s->po.py;
+	}
+	rr->py = py;
+	rr->pipeline = cli_pipeline_text(&p->pipe, py, s->pipeline,
+		py->workers ? py->workers : s->res->workers, s->pipe_text,
+		sizeof(s->pipe_text));
+}
+
+/* A Python pipeline that failed: its report (the traceback's last lines
+ * in it) and exit 1, or 5 when a module is missing. */
+static int run_python_failed(struct run_state *s, struct rpt_run *rr)
+{
+	FILE *out = cli_text_out(&s->o.c.json, 1);
+
+	rr->run_error = s->po.err ? s->po.err : -ECHILD;
+	rr->run_error_text = s->po.err_text;
+	rr->res = NULL;
+	rr->notes = s->notes;
+	rpt_run_print(out, rr);
+	fflush(out);
+	if (s->o.c.json) {
+		json_t *root = rpt_run_json(rr);
+
+		cli_write_report("run", s->o.c.json, root, NULL, "JSON");
+		json_decref(root);
+	}
+	{
+		/* one line: the first of the words and the exception */
+		const char *t = s->po.err_text;
+		const char *nl = strchr(t, '\n');
+		const char *last = strrchr(t, '\n');
+
+		fprintf(stderr, "feedrate run: --pipeline ");
+		cli_print_path(stderr, rr->pipeline_name);
+		fprintf(stderr, ": %.*s%s%s%s\n", nl ? (int)(nl - t) :
+			(int)strlen(t), t, last ? " " : "", last ? last + 1 :
+			"", last ? " (its traceback is in the report)" : "");
+	}
+	return s->po.py.fail == MS_PYTHON_MISSING_MODULE ||
+	       s->po.py.fail == MS_PYTHON_NO_INTERPRETER ? FR_EXIT_ENV :
+	       FR_EXIT_FAILURE;
+}
+
 /* Workload, GPUs, vCPUs checked before anything is read. 0 or exit. */
 static int run_setup(struct run_state *s)
 {
@@ -282,6 +343,9 @@ static int run_setup(struct run_state *s)
 	if (err)
 		return cli_usage_error("run", "%s", cpus.how[0] ? cpus.how :
 				       strerror(-err));
+	err = cli_pipelines_check("run", &s->o.c, &s->probe);
+	if (err)
+		return err;
 	s->res = calloc(1, sizeof(*s->res));
 	if (!s->res)
 		return cli_fail("run", -ENOMEM, 0, "out of memory");
@@ -299,6 +363,8 @@ static int run_measure(struct run_state *s, struct rpt_run *rr)
 	if (err)
 		return err;
 	rr->pipeline = s->pipeline;
+	rr->pipeline_name = ms_pipeline_name(&p.pipe, s->pipe_name,
+					     sizeof(s->pipe_name));
 	if (s->fs.page_cache_volatile && s->o.cache != STG_CACHE_WARM)
 		note_add(s, "the dataset is on a memory-backed filesystem: it "
 			 "cannot be cold");
@@ -308,8 +374,13 @@ static int run_measure(struct run_state *s, struct rpt_run *rr)
 			"duration");
 	err = ms_point_run(&p, s->res, &s->po);
 	run_fill_result(s, rr);
+	if (p.pipe.kind != MS_PIPELINE_NATIVE)
+		run_fill_python(s, &p, rr);
 	if (s->po.measured)
 		return 0;
+	if (p.pipe.kind != MS_PIPELINE_NATIVE && s->po.py.fail &&
+	    !rr->signal && err != -EINTR)
+		return run_python_failed(s, rr);
 	if (err == -EINTR || rr->signal)
 		return cli_fail("run", -EINTR, rr->signal, "interrupted; "
 				"nothing was measured");

@@ -64,6 +64,15 @@ struct sweep_state {
 	struct rpt_shape shapes[RPT_SHAPES_MAX];
 	struct ms_machine m;
 	struct rpt_ckpt_brief ckpt;     /* --ckpt's, read before measuring */
+	/* --pipeline LIST: this state's pipeline; the other pipelines each
+	 * run in a state of their own (subs), on the same dataset */
+	struct ms_pipeline_spec pipe;
+	struct ms_python_info probe[CLI_PIPELINES_MAX];
+	char pipe_name[600];
+	char pipe_text[1024];
+	struct sweep_state *subs[CLI_PIPELINES_MAX];
+	const struct rpt_sweep *others[CLI_PIPELINES_MAX];
+	unsigned nsubs;
 };
 
 /* Batches each GPU's training process keeps pinned in host memory: the
@@ -360,6 +369,8 @@ static int sweep_setup(struct sweep_state *s)
 				       "usable here", o->vcpus[o->nvcpus - 1],
 				       s->vcpus_total);
 	ret = cli_check_reports("sweep", outs, 3, o->c.dataset, o->c.list);
+	if (!ret)
+		ret = cli_pipelines_check("sweep", &o->c, s->probe);
 	return ret ? ret : sweep_load_ckpt(s);
 }
 
@@ -408,7 +419,13 @@ static void sweep_fill_report(struct sweep_state *s)
 	const bool ram = s->o.cache[STG_CACHE_RAM];
 
 	rpt_sweep_fill_setup(r, &s->m, &s->md, s->w->name, &s->gs,
-			     s->w->au_threshold, s->pipeline);
+			     s->w->au_threshold, s->pipe.kind ==
+			     MS_PIPELINE_NATIVE ? s->pipeline : s->pipe_text);
+	r->pipeline_name = s->pipe_name;
+	r->py = s->pipe.kind == MS_PIPELINE_NATIVE ? NULL : &s->probe[0];
+	r->pipeline_workers = s->o.c.workers;
+	r->others = s->others;
+	r->nothers = s->nsubs;
 	r->version = FEEDRATE_VERSION;
 	r->budget_s = s->o.budget_s;
 	ms_budget_rule_text(&s->sw, s->rule, sizeof(s->rule));
@@ -455,6 +472,13 @@ static int sweep_measure(struct sweep_state *s)
 			     sizeof(s->pipeline));
 	if (ret)
 		return ret;
+	cfg.base.pipe = s->pipe;
+	cfg.base.pipe.python = s->o.c.python;
+	cfg.base.pipe.workers = s->o.c.workers;
+	cfg.base.pipe.timeout_s = s->o.c.runner_timeout;
+	cfg.base.pipe.list = s->o.c.list;
+	cli_pipeline_text(&s->pipe, &s->probe[0], s->pipeline,
+			  s->o.c.workers, s->pipe_text, sizeof(s->pipe_text));
 	memcpy(cfg.vcpus, s->o.vcpus, sizeof(cfg.vcpus));
 	cfg.nvcpus = s->o.nvcpus;
 	memcpy(cfg.cache, s->o.cache, sizeof(cfg.cache));
@@ -545,6 +569,78 @@ static int sweep_report(struct sweep_state *s)
 	return ret ? FR_EXIT_ENV : errors ? FR_EXIT_SAMPLE_ERRORS : FR_EXIT_OK;
 }
 
+/* Free a state's points and sweep (not its dataset: the main one's). */
+static void sweep_state_free(struct sweep_state *s)
+{
+	if (!s)
+		return;
+	ms_sweep_free(&s->sw);
+	free(s->rpts);
+	free(s->how);
+	free(s);
+}
+
+/*
+ * Each pipeline of --pipeline in turn, sharing the budget equally: S's
+ * own (native where it is in the list, else the first) first, then the
+ * others in states of their own (S->subs), each planned, measured,
+ * checked and judged on its own. 0 or an exit code.
+ */
+static int sweep_pipelines(struct sweep_state *s)
+{
+	const unsigned n = s->o.c.npipes;
+	const double total = s->o.budget_s;
+	unsigned own = 0;
+	int ret;
+
+	for (unsigned i = 0; i < n; i++)
+		if (s->o.c.pipes[i].kind == MS_PIPELINE_NATIVE) {
+			own = i;
+			break;
+		}
+	s->pipe = s->o.c.pipes[own];
+	s->probe[0] = s->probe[own];
+	ms_pipeline_name(&s->pipe, s->pipe_name, sizeof(s->pipe_name));
+	s->o.budget_s = total / n;
+	ret = sweep_measure(s);
+	for (unsigned i = 0; !ret && i < n && !cli_stop; i++) {
+		struct sweep_state *sub;
+
+		if (i == own)
+			continue;
+		sub = calloc(1, sizeof(*sub));
+		if (!sub)
+			return cli_fail("sweep", -ENOMEM, 0, "out of memory");
+		sub->o = s->o;
+		sub->w = s->w;
+		sub->gs = s->gs;
+		sub->md = s->md;        /* the listing, borrowed */
+		sub->md.list_s = 0;
+		sub->vcpus_total = s->vcpus_total;
+		sub->pipe = s->o.c.pipes[i];
+		sub->probe[0] = s->probe[i];
+		ms_pipeline_name(&sub->pipe, sub->pipe_name,
+				 sizeof(sub->pipe_name));
+		s->subs[s->nsubs] = sub;
+		s->others[s->nsubs++] = &sub->rs;
+		ret = sweep_measure(sub);
+		if (ret)
+			break;
+		sweep_fill_report(sub);
+		sub->rs.elapsed_s = stg_now() - sub->sw.cfg.t0;
+		rpt_sweep_verdict(&sub->rs);
+	}
+	s->o.budget_s = total;
+	if (n > 1)
+		cli_note_add(s->notes, sizeof(s->notes), "%u pipelines shared "
+			     "the budget: %.0f s each, one after the other",
+			     n, total / n);
+	if (!ret && cli_stop && s->nsubs + 1 < n)
+		cli_note_add(s->notes, sizeof(s->notes), "interrupted before "
+			     "every pipeline was measured");
+	return ret;
+}
+
 int cmd_sweep(int argc, char **argv)
 {
 	struct sigaction old[2];
@@ -564,12 +660,14 @@ int cmd_sweep(int argc, char **argv)
 	cli_signals_catch(old);
 	ret = cli_dataset_open("sweep", s->w, &s->o.c, &s->md);
 	if (!ret)
-		ret = sweep_measure(s);
+		ret = sweep_pipelines(s);
 	if (!ret)
 		ret = sweep_report(s);
 	cli_signals_restore(old);
 out_free:
 	cli_dataset_close("sweep", &s->md, s->o.c.keep);
+	for (unsigned i = 0; i < s->nsubs; i++)
+		sweep_state_free(s->subs[i]);
 	ms_sweep_free(&s->sw);
 	free(s->rpts);
 	free(s->how);

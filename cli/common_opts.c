@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -117,6 +118,143 @@ void cli_common_defaults(struct cli_common_opts *o)
 	o->backend_text = "auto";
 	o->max_sample_bytes = 64ull << 20;
 	o->gen_size = MS_DEFAULT_GEN;
+	o->npipes = 1;                  /* native */
+}
+
+int cli_parse_pipelines(const char *s, char *buf, size_t buf_len,
+			struct ms_pipeline_spec *out, unsigned max,
+			unsigned *n)
+{
+	char *save = NULL, *tok;
+	unsigned k = 0;
+
+	if (!s || strlen(s) >= buf_len)
+		return -EINVAL;
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		struct ms_pipeline_spec sp;
+
+		memset(&sp, 0, sizeof(sp));
+		if (k >= max || ms_pipeline_parse(tok, &sp))
+			return -EINVAL;
+		for (unsigned j = 0; j < k; j++)
+			if (out[j].kind == sp.kind &&
+			    (sp.kind != MS_PIPELINE_FILE ||
+			     !strcmp(out[j].file, sp.file)))
+				return -EINVAL;
+		out[k++] = sp;
+	}
+	if (!k)
+		return -EINVAL;
+	*n = k;
+	return 0;
+}
+
+/* The pipeline options: 1 taken, 0 not one of them, or FR_EXIT_USAGE. */
+static int parse_pipe_opt(const char *cmd, int c, const char *arg,
+			  struct cli_common_opts *o)
+{
+	unsigned long ul;
+
+	switch (c) {
+	case CLI_OPT_PIPELINE:
+		if (cli_parse_pipelines(arg, o->pipe_buf, sizeof(o->pipe_buf),
+					o->pipes, CLI_PIPELINES_MAX,
+					&o->npipes))
+			return cli_usage_error(cmd, "--pipeline wants native, "
+				"torch or python:FILE%s, not '%s'",
+				strcmp(cmd, "sweep") ? "" : " (a list of up to "
+				"4, no repeats, e.g. native,torch)", arg);
+		return 1;
+	case CLI_OPT_PYTHON:
+		if (!*arg)
+			return cli_usage_error(cmd, "--python wants the path "
+					       "of an interpreter");
+		o->python = arg;
+		return 1;
+	case CLI_OPT_WORKERS:
+		if (cli_parse_ulong(arg, 1, 4096, &ul))
+			return cli_usage_error(cmd, "--workers wants 1..4096, "
+					       "not '%s'", arg);
+		o->workers = (unsigned)ul;
+		return 1;
+	case CLI_OPT_RUNNER_TO:
+		if (cli_parse_duration(arg, &o->runner_timeout))
+			return cli_usage_error(cmd, "bad --runner-timeout '%s' "
+					       "(e.g. 30s, 2m)", arg);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int cli_pipelines_check(const char *cmd, const struct cli_common_opts *o,
+			struct ms_python_info *info)
+{
+	for (unsigned i = 0; i < o->npipes; i++) {
+		struct ms_pipeline_spec sp = o->pipes[i];
+		char why[2048];
+		int err;
+
+		memset(&info[i], 0, sizeof(info[i]));
+		if (sp.kind == MS_PIPELINE_NATIVE)
+			continue;
+		if (sp.kind == MS_PIPELINE_FILE && access(sp.file, R_OK)) {
+			fprintf(stderr, "feedrate %s: --pipeline python:", cmd);
+			cli_print_path(stderr, sp.file);
+			fprintf(stderr, ": %s\n", strerror(errno));
+			return FR_EXIT_USAGE;
+		}
+		sp.python = o->python;
+		sp.timeout_s = o->runner_timeout;
+		err = ms_python_probe(&sp, &info[i], why, sizeof(why));
+		if (err == -ENOMEM)
+			return cli_fail(cmd, err, 0, "out of memory");
+		if (err) {
+			fprintf(stderr, "feedrate %s: --pipeline %s: ", cmd,
+				sp.kind == MS_PIPELINE_TORCH ? "torch" :
+				"python:FILE");
+			cli_print_path(stderr, why);
+			fputc('\n', stderr);
+			return FR_EXIT_ENV;
+		}
+	}
+	return 0;
+}
+
+const char *cli_pipeline_text(const struct ms_pipeline_spec *ps,
+			      const struct ms_python_info *py,
+			      const char *native_desc, unsigned workers,
+			      char *buf, size_t len)
+{
+	char ver[256] = "", w[64];
+
+	if (ps->kind == MS_PIPELINE_NATIVE) {
+		snprintf(buf, len, "%s", native_desc ? native_desc : "native");
+		return buf;
+	}
+	if (py && py->python[0])
+		snprintf(ver, sizeof(ver), " (Python %s%s%s%s%s%s%s%s%s)",
+			 py->python, py->torch[0] ? ", PyTorch " : "",
+			 py->torch, py->torchvision[0] ? ", torchvision " : "",
+			 py->torchvision, py->pillow[0] ? ", Pillow " : "",
+			 py->pillow, py->libjpeg[0] ? " with " : "",
+			 py->libjpeg);
+	if (workers)
+		snprintf(w, sizeof(w), "%u worker process%s", workers,
+			 workers == 1 ? "" : "es");
+	else
+		snprintf(w, sizeof(w), "the point's vCPUs - 1 worker "
+			 "processes (at least 1)");
+	if (ps->kind == MS_PIPELINE_TORCH)
+		snprintf(buf, len, "torch: torchvision ImageFolder + PIL "
+			 "RandomResizedCrop(224), RandomHorizontalFlip, "
+			 "ToTensor, Normalize; DataLoader%s, %s", ver, w);
+	else
+		snprintf(buf, len, "python:%s: its make_loader()%s, %s asked",
+			 ps->file, ver, w);
+	return buf;
 }
 
 /* The GPU options: 1 taken, 0 not one of them, or FR_EXIT_USAGE. */
@@ -224,6 +362,8 @@ int cli_common_parse(const char *cmd, int c, const char *arg,
 
 	if (!ret)
 		ret = parse_read_opt(cmd, c, arg, o);
+	if (!ret)
+		ret = parse_pipe_opt(cmd, c, arg, o);
 	if (ret)
 		return ret;
 	switch (c) {
@@ -303,6 +443,22 @@ void cli_common_usage(FILE *f)
 "      --tmpdir DIR       where to generate it (default /var/tmp, else\n"
 "                         $TMPDIR, /tmp or the current folder; never tmpfs)\n"
 "      --keep-dataset     keep the generated dataset and print its path\n"
+"\n"
+"Pipeline (whose CPU cost the verdict speaks of):\n"
+"      --pipeline P       native (default: feedrate's own, the class of\n"
+"                         DALI's CPU path), torch (a torchvision\n"
+"                         ImageFolder DataLoader with PIL) or python:FILE\n"
+"                         (FILE's make_loader(root, batch_size,\n"
+"                         num_workers, seed)); sweep takes a list, e.g.\n"
+"                         native,torch, and gives a verdict for each\n"
+"      --python PATH      the interpreter of torch and python:FILE\n"
+"                         (default: python3 on PATH)\n"
+"      --workers W        DataLoader worker processes (default: the\n"
+"                         point's vCPUs - 1, at least 1); run: also the\n"
+"                         native pipeline's transform threads (default: K)\n"
+"      --runner-timeout T a Python runner silent this long is killed\n"
+"                         (default %.0fs)\n"
 "\n", LDR_DEFAULT_BATCH, LDR_DEFAULT_DEPTH,
-		(unsigned long long)(MS_DEFAULT_GEN >> 20));
+		(unsigned long long)(MS_DEFAULT_GEN >> 20),
+		MS_PYTHON_TIMEOUT_S);
 }

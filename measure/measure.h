@@ -185,6 +185,131 @@ struct ms_cache_prep {
 void ms_cache_prepare(const struct stg_dataset *ds, enum stg_cache_state c,
 		      bool already_warm_ok, struct ms_cache_prep *out);
 
+/* ---- which pipeline a point measures (measure_python.c) ---- */
+
+/* The pipeline a point runs: feedrate's own engine, or a Python one. */
+enum ms_pipeline {
+	MS_PIPELINE_NATIVE = 0,         /* loader/'s engine */
+	MS_PIPELINE_TORCH,              /* the built-in torchvision
+	                                   ImageFolder DataLoader */
+	MS_PIPELINE_FILE,               /* python:FILE, the user's
+	                                   make_loader() */
+};
+
+#define MS_PYTHON_TIMEOUT_S 60.0        /* a runner silent this long is
+                                           killed (its import, its first
+                                           batch and every step included) */
+#define MS_PYTHON_STOP_GRACE_S 5.0      /* after SIGINT, time to send its
+                                           last line before it is killed */
+#define MS_PYTHON_PROCS_MAX 16          /* processes of a runner described */
+#define MS_PYTHON_OWN_BASE (640ull << 20)   /* a ram point's first own-
+                                           memory figure for a Python
+                                           loader: the main process ... */
+#define MS_PYTHON_OWN_WORKER (384ull << 20) /* ... and each worker (the
+                                           fill epoch then measures it) */
+
+/* A pipeline as asked (--pipeline, --python, --workers). */
+struct ms_pipeline_spec {
+	enum ms_pipeline kind;
+	const char *file;               /* python:FILE (raw bytes) */
+	const char *python;             /* the interpreter asked (--python),
+	                                   NULL: python3 on PATH */
+	unsigned workers;               /* DataLoader workers; 0: the point's
+	                                   vCPUs - 1, at least 1 */
+	double timeout_s;               /* silence before the runner is
+	                                   killed; <= 0: MS_PYTHON_TIMEOUT_S */
+	const char *list;               /* --list FILE (torch reads only its
+	                                   files), NULL none */
+};
+
+/*
+ * Parse "native", "torch" or "python:FILE" (FILE not empty; it points
+ * into S) into OUT's kind and file (the other fields untouched).
+ * Returns 0 or -EINVAL.
+ */
+int ms_pipeline_parse(const char *s, struct ms_pipeline_spec *out);
+
+/* The pipeline's name in reports: "native", "torch" or "python:FILE"
+ * (FILE as given), into BUF (LEN bytes). Returns BUF. */
+const char *ms_pipeline_name(const struct ms_pipeline_spec *sp, char *buf,
+			     size_t len);
+
+/* How a Python pipeline's runner failed. */
+enum ms_python_fail {
+	MS_PYTHON_OK = 0,
+	MS_PYTHON_NO_INTERPRETER,       /* not found / not executable */
+	MS_PYTHON_MISSING_MODULE,       /* torch, torchvision or PIL */
+	MS_PYTHON_USER_ERROR,           /* FILE (or the loader) raised */
+	MS_PYTHON_TIMEOUT,              /* silent past the timeout: killed */
+	MS_PYTHON_CRASH,                /* it ended without a result */
+};
+
+/* One process of a runner as it saw itself after the warm-up. */
+struct ms_python_proc {
+	int pid;
+	bool worker;                    /* a child of the main process (the
+	                                   DataLoader's workers) */
+	char cpus[64];                  /* Cpus_allowed_list */
+	char cgroup[192];               /* its memory cgroup's path */
+};
+
+/* What the runner of a Python pipeline said of itself. */
+struct ms_python_info {
+	char interpreter[512];          /* the interpreter run (its path) */
+	char python[24], torch[24], torchvision[24], pillow[24];
+	char libjpeg[40];               /* "" where unknown */
+	unsigned workers;               /* the DataLoader's num_workers */
+	unsigned batch;                 /* its batch size */
+	unsigned nprocs;                /* processes described, main first */
+	struct ms_python_proc procs[MS_PYTHON_PROCS_MAX];
+	double main_cpu_s;              /* in the window: the main process
+	                                   (batches received, emulated GPUs) */
+	double workers_cpu_s;           /* its child processes */
+	bool done;                      /* its last line came */
+	enum ms_python_fail fail;
+	char module[32];                /* MISSING_MODULE: which */
+	char tail[1536];                /* a failure: the traceback's last
+	                                   lines, else its output's tail */
+};
+
+/*
+ * Can SP's interpreter run SP's pipeline? Finds it (SP->python, a path or
+ * a name looked up in PATH, else python3 on PATH), runs the runner in
+ * probe mode (imports and versions only, outside any point) and fills
+ * *INFO. Returns 0; -ENOENT (no interpreter: INFO->fail NO_INTERPRETER),
+ * -ENOPKG (a module torch needs is missing: MISSING_MODULE, INFO->module),
+ * or another -errno; WHY says it for a user, naming the interpreter tried,
+ * the module, the Debian and pip packages and --python.
+ */
+int ms_python_probe(const struct ms_pipeline_spec *sp,
+		    struct ms_python_info *info, char *why, size_t why_len);
+
+/*
+ * The user's words for INFO's failure into BUF (LEN bytes): the
+ * interpreter, the missing module and its packages (Debian's python3-X,
+ * pip's X) and --python, or the traceback's last lines. Returns BUF.
+ */
+const char *ms_python_fail_text(const struct ms_python_info *info,
+				char *buf, size_t len);
+
+/*
+ * One JSON line LINE of a runner into RES and INFO (a tick adds a point
+ * to RES's series and keeps the counts so far; done fills the window's
+ * totals; error sets INFO->fail). Lines that are not the runner's are
+ * ignored. Returns 0, or -EPROTO when LINE is not JSON.
+ */
+int ms_python_line(const char *line, struct ldr_result *res,
+		   struct ms_python_info *info);
+
+/*
+ * The figures of a Python point once its runner has ended: samples/s,
+ * AU, the bottleneck (GPU when GPUS emulated GPUs were fed at
+ * AU_THRESHOLD, CPU when its processes kept VCPUS busy, else unknown:
+ * feedrate cannot see inside a Python loader) and the CPU times.
+ */
+void ms_python_finish(struct ldr_result *res, const struct ms_python_info *info,
+		      unsigned vcpus, double au_threshold);
+
 /* ---- one point ---- */
 
 /*
@@ -219,6 +344,7 @@ struct ms_point {
 	                                   epochs fit (0: never sample) */
 	bool already_warm_ok;           /* warm: skip re-reading a resident
 	                                   dataset */
+	struct ms_pipeline_spec pipe;   /* native (zeroed) or a Python one */
 	volatile int *stop;
 };
 
@@ -265,6 +391,8 @@ struct ms_point_out {
 	double read_latency_s;          /* mean latency of one read (the
 	                                   reader's completions); < 0
 	                                   unknown */
+	/* a Python pipeline: what its runner said (zeroed for native) */
+	struct ms_python_info py;
 };
 
 /*

@@ -20,7 +20,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "measure.h"
+#include "measure_internal.h"
 
 
 #define MS_OVERHEAD_S 1.5               /* child start, residency, exit */
@@ -249,10 +249,15 @@ static int point_child(const struct ms_point *p, const struct stg_dataset *ds,
 	int err;
 
 	q.ds = ds;
-	point_config(&q, &cfg);
 	memset(&out->rep, 0, sizeof(out->rep));
 	out->err = 0;
 	out->err_text[0] = '\0';
+	/* a Python pipeline: its runner in the same pinned child and
+	 * cgroup; DS other than P's is a ram point's sample */
+	if (p->pipe.kind != MS_PIPELINE_NATIVE)
+		return ms_python_point(p, ds, ds != p->ds, &out->cpus.set, cg,
+				       res, out);
+	point_config(&q, &cfg);
 	err = ldr_run_pinned(&cfg, &out->cpus.set, cg, res, &out->rep);
 	out->err = err;
 	if (!err)
@@ -292,6 +297,15 @@ static int ram_fill(const struct ms_point *p, const struct stg_dataset *ds,
 		out->own_bytes = ms_own_memory(p->workers, p->gpus,
 			p->batch, p->transform.out_bytes, p->readers,
 			p->depth ? p->depth : LDR_DEFAULT_DEPTH, maxsz, peak);
+		/* a Python loader: an interpreter with torch in the main
+		 * process and in each worker (the fill epoch measures it) */
+		if (p->pipe.kind != MS_PIPELINE_NATIVE &&
+		    out->own_bytes < MS_PYTHON_OWN_BASE +
+				     (uint64_t)p->pipe.workers *
+				     MS_PYTHON_OWN_WORKER)
+			out->own_bytes = MS_PYTHON_OWN_BASE +
+				(uint64_t)p->pipe.workers *
+				MS_PYTHON_OWN_WORKER;
 	}
 	out->cgroup_limit_bytes = out->page_cache_bytes + out->own_bytes;
 	/* the fill epoch: another shuffle, no GPU, not measured */
@@ -505,6 +519,8 @@ int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 		return 0;
 	}
 	q.workers = p->workers ? p->workers : out->cpus.count;
+	if (p->pipe.kind != MS_PIPELINE_NATIVE && !p->pipe.workers)
+		q.pipe.workers = out->cpus.count > 1 ? out->cpus.count - 1 : 1;
 	ms_cache_prepare(p->ds, p->cache, p->already_warm_ok, &out->prep);
 	out->odirect_refused = out->prep.odirect_refused;
 	memcpy(out->odirect_why, out->prep.odirect_why,
@@ -552,6 +568,26 @@ int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 		}
 	}
 	point_reader(&q, res, out);
+	if (p->pipe.kind != MS_PIPELINE_NATIVE) {
+		/* its reads are its own: neither probed nor replayable, and
+		 * buffered (no O_DIRECT): cold holds for its first epoch */
+		snprintf(out->hit_src, sizeof(out->hit_src), "unknown: a "
+			 "Python loader's reads are not probed");
+		if (p->cache == STG_CACHE_COLD) {
+			out->prep.odirect_refused = true;
+			snprintf(out->prep.odirect_why,
+				 sizeof(out->prep.odirect_why), "a Python "
+				 "loader reads through the page cache (no "
+				 "O_DIRECT): only its first epoch is surely "
+				 "cold");
+			cold_how(&out->prep);
+			out->odirect_refused = true;
+			memcpy(out->odirect_why, out->prep.odirect_why,
+			       sizeof(out->odirect_why));
+		}
+		err = 0;
+		goto out;
+	}
 	out->hit_ratio = ms_hit_ratio(ds, p->seed, out->page_cache_bytes,
 				      out->hit_estimated, res, out->hit_src,
 				      sizeof(out->hit_src));

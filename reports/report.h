@@ -53,8 +53,31 @@ int rpt_file_write(const char *path, const void *data, size_t len);
 
 struct ldr_result;
 
-/* Version of the JSON a run writes; raised when a key changes meaning. */
-#define RPT_RUN_SCHEMA_VERSION 1
+/* Version of the JSON a run writes; raised when a key changes meaning
+ * (2: "pipeline" became an object: name, description, versions,
+ * workers). */
+#define RPT_RUN_SCHEMA_VERSION 2
+
+struct ms_python_info;
+
+/*
+ * The "pipeline" object of run and sweep reports: name (NAME, NULL:
+ * "native"), description (DESC), workers (WORKERS: the native engine's
+ * transform threads, a Python pipeline's DataLoader workers), and for a
+ * Python pipeline (PY not NULL) interpreter, versions {python, torch,
+ * torchvision, pillow, libjpeg; null where unknown}, cpu_s {main,
+ * workers} and processes [{pid, role, cpus, cgroup}]; versions is null
+ * for native. A new reference, NULL when out of memory.
+ */
+json_t *rpt_pipeline_json(const char *name, const char *desc,
+			  unsigned workers, const struct ms_python_info *py);
+
+/*
+ * A Python pipeline's runner on F, as lines of the run report (indent
+ * "  "): the interpreter, the processes with their CPUs and cgroup, and
+ * that the stage split is not known. Nothing for PY NULL.
+ */
+void rpt_pipeline_print(FILE *f, const struct ms_python_info *py);
 
 /*
  * Everything the report of `feedrate run` says, gathered by the command:
@@ -79,7 +102,13 @@ struct rpt_run {
 	unsigned nlisting_kinds;
 	const char *fs_type;            /* "ext4", "fuse.s3fs" */
 	const char *fs_device;          /* block device model, "" unknown */
-	const char *pipeline;           /* wl_transform_describe()'s line */
+	const char *pipeline;           /* wl_transform_describe()'s line, or
+	                                   the Python pipeline's words */
+	const char *pipeline_name;      /* "native" (NULL too), "torch",
+	                                   "python:FILE" */
+	const struct ms_python_info *py; /* a Python pipeline's runner (its
+	                                   versions, workers, processes);
+	                                   NULL for native */
 	const char *backend_asked;      /* --backend as given */
 	unsigned depth;                 /* reads in flight per reader */
 

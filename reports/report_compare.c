@@ -81,6 +81,7 @@ void rpt_candidate_free(struct rpt_candidate *c)
 	free(c->storage);
 	free(c->gpu);
 	free(c->headline);
+	free(c->pipelines);
 	for (int k = 0; k < STG_CACHE_STATES; k++)
 		free(c->limiting[k]);
 	memset(c, 0, sizeof(*c));
@@ -161,6 +162,7 @@ int rpt_candidate_from_json(const json_t *root, const char *file,
 	out->au_threshold = rpt_verdict_threshold(num_at(gpus, "au_threshold",
 							 0));
 	out->headline = dup_or_empty(str_at(verdict, "headline"));
+	out->pipelines = rpt_pipelines_line_json(root);
 	for (int k = 0; k < STG_CACHE_STATES; k++) {
 		out->gpus_fed[k] = -1;
 		out->gpus_fed_stored[k] = -1;
@@ -319,8 +321,11 @@ void rpt_compare_print(FILE *f, const struct rpt_candidate *c, size_t n)
 		}
 	}
 	fprintf(f, "\nverdicts\n");
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		fprintf(f, "  %s: %s\n", c[i].label, c[i].headline);
+		if (c[i].pipelines)
+			fprintf(f, "    by pipeline: %s\n", c[i].pipelines);
+	}
 	for (size_t i = 0; i < n; i++)
 		for (int k = 0; k < STG_CACHE_STATES; k++) {
 			char note[256];

@@ -1106,8 +1106,17 @@ char *rpt_sweep_html(const struct rpt_sweep *s)
 			       s->v.storage_is_ceiling ? "the ceiling" :
 			       "a lower bound: the CPU was the limit",
 			       s->v.storage_gpus);
+	rpt_pipelines_html(&b, s);
 	rpt_buf_printf(&b, "<h2>points</h2>\n");
 	points_table(&b, s);
+	for (size_t i = 0; i < s->nothers; i++) {
+		rpt_buf_printf(&b, "<h2>points: ");
+		rpt_buf_html(&b, s->others[i]->pipeline);
+		rpt_buf_printf(&b, "</h2>\n<p class=\"verdict\">");
+		rpt_buf_html(&b, s->others[i]->v.headline);
+		rpt_buf_printf(&b, "</p>\n");
+		points_table(&b, s->others[i]);
+	}
 	rpt_buf_printf(&b, "<h2>time series</h2>\n<div>");
 	for (size_t i = 0; i < s->npoints; i++) {
 		const struct rpt_point *p = &s->points[i];
@@ -1151,6 +1160,10 @@ char *rpt_compare_html(const struct rpt_candidate *c, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		rpt_buf_printf(&b, "<td>");
 		rpt_buf_html(&b, c[i].headline);
+		if (c[i].pipelines) {
+			rpt_buf_printf(&b, "<br>by pipeline: ");
+			rpt_buf_html(&b, c[i].pipelines);
+		}
 		rpt_buf_printf(&b, "</td>");
 	}
 	rpt_buf_printf(&b, "</tr>\n<tr><td>CPU</td>");

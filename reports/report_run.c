@@ -221,7 +221,11 @@ static void print_measured(FILE *f, const struct rpt_run *r)
 	}
 	fprintf(f, "  workload   %s\n", nz(r->workload));
 	fprintf(f, "  pipeline   %s\n", nz(r->pipeline));
-	if (res && res->backend[0])
+	rpt_pipeline_print(f, r->py);
+	if (r->py && res && res->backend[0])
+		fprintf(f, "  backend    %s (%s)\n", res->backend,
+			res->backend_reason);
+	else if (res && res->backend[0])
 		fprintf(f, "  backend    %s (%s), depth %u, %u reader%s\n",
 			res->backend, res->backend_reason, r->depth,
 			res->readers, res->readers == 1 ? "" : "s");
@@ -406,6 +410,18 @@ void rpt_run_print(FILE *f, const struct rpt_run *r)
 	}
 	fprintf(f, "  bottleneck %s: %s\n", nz(r->bottleneck),
 		res->bottleneck_why);
+	if (r->py) {
+		/* a Python loader: its CPU, not stages it does not show */
+		const double n = (double)res->samples;
+
+		fprintf(f, "  CPU s      loader workers %.2f, main process "
+			"(emulated GPUs) %.2f, all %.2f; %.2f ms per sample\n",
+			res->worker_cpu_s, res->consumer_cpu_s,
+			res->process_cpu_s, n > 0 ? res->process_cpu_s / n *
+			1e3 : 0);
+		print_errors(f, r);
+		return;
+	}
 	print_stages(f, res);
 	rpt_fmt_bytes(a, sizeof(a), res->read_bytes_per_s);
 	{
@@ -625,7 +641,9 @@ json_t *rpt_run_json(const struct rpt_run *r)
 		res->backend : nz(r->backend_asked)));
 	json_object_set_new(root, "backend_reason",
 			    json_string(got ? res->backend_reason : ""));
-	json_object_set_new(root, "pipeline", json_string(nz(r->pipeline)));
+	json_object_set_new(root, "pipeline", rpt_pipeline_json(
+		r->pipeline_name, nz(r->pipeline), got ? res->workers : 0,
+		r->py));
 	json_object_set_new(ds, "path", rpt_json_path(nz(r->dataset)));
 	json_object_set_new(ds, "generated", json_boolean(r->generated));
 	json_object_set_new(ds, "files", json_integer((json_int_t)r->files));

@@ -646,11 +646,18 @@ void rpt_sweep_print(FILE *f, const struct rpt_sweep *s)
 {
 	fprintf(f, "feedrate sweep\n");
 	print_wrapped(f, "  verdict  ", 11, s->v.headline);
+	rpt_pipelines_print(f, s);
 	print_demand(f, s);
 	print_verdict(f, s);
 	print_storage_ram(f, s);
 	print_catalog(f, s);
 	print_points(f, s);
+	for (size_t i = 0; i < s->nothers; i++) {
+		fprintf(f, "\npipeline %s\n", nz(s->others[i]->pipeline));
+		print_wrapped(f, "  verdict  ", 11, s->others[i]->v.headline);
+		print_verdict(f, s->others[i]);
+		print_points(f, s->others[i]);
+	}
 	rpt_sweep_cost_print(f, s);
 	print_facts(f, s);
 }
@@ -1044,7 +1051,8 @@ json_t *rpt_sweep_json(const struct rpt_sweep *s, bool with_series)
 	json_object_set_new(root, "points", pts);
 	json_object_set_new(root, "dropped", drop);
 	json_object_set_new(root, "verdict", verdict_json(s));
-	if (rpt_sweep_cost_json(root, s)) {
+	if (rpt_sweep_cost_json(root, s) ||
+	    (s->nothers && rpt_pipelines_json(root, s, with_series))) {
 		json_decref(root);
 		return NULL;
 	}

@@ -93,6 +93,15 @@ struct rpt_sweep {
 	/* instance catalog (input) */
 	const struct rpt_shape *shapes;
 	size_t nshapes;
+	/* the pipeline these points are for, and (--pipeline native,torch)
+	 * the other pipelines of the same sweep: their own points, check
+	 * runs and verdicts on the same setup (report_pipeline.c) */
+	const char *pipeline_name;      /* NULL: "native" */
+	const struct ms_python_info *py; /* a Python pipeline's runner (its
+	                                   versions); NULL for native */
+	unsigned pipeline_workers;      /* --workers; 0: vCPUs - 1 per point */
+	const struct rpt_sweep *const *others;
+	size_t nothers;
 	/* filled by rpt_sweep_verdict() */
 	struct rpt_sweep_verdict v;
 };
@@ -133,6 +142,70 @@ char *rpt_sweep_csv(const struct rpt_sweep *s);
  */
 char *rpt_sweep_html(const struct rpt_sweep *s);
 
+/* ---- one verdict per pipeline (report_pipeline.c) ---- */
+
+struct ms_python_info;
+
+/* What one pipeline's verdict says, as `sweep` and `compare` show it. */
+struct rpt_pipeline_verdict {
+	const char *name;               /* "native", "torch", "python:FILE" */
+	char label[160];                /* "torch (PyTorch 1.13.0a0
+	                                   DataLoader, 1 worker)" */
+	int cache;                      /* the state judged: warm, else ram,
+	                                   else cold, the first every pipeline
+	                                   of the sweep has; -1 none */
+	unsigned vcpus;                 /* its top point */
+	unsigned gpus_fed;
+	double vcpus_per_gpu;           /* < 0 unknown */
+	double cpu_s_per_sample;        /* < 0 unknown */
+	const char *headline;
+};
+
+/*
+ * The verdict of S's own pipeline (I = 0) and of each of S->others
+ * (I = 1..S->nothers) into OUT, judged in the cache state that all of
+ * them measured (warm first, then ram, then cold). Run after
+ * rpt_sweep_verdict() of each. Returns false when I is out of range.
+ */
+bool rpt_pipeline_verdict_get(const struct rpt_sweep *s, size_t i,
+			      struct rpt_pipeline_verdict *out);
+
+/*
+ * The verdict per pipeline in one line into BUF (LEN bytes): "native
+ * feeds 2 x A100; torch (PyTorch 1.13.0a0 DataLoader, 1 worker) feeds 0:
+ * 2.9x the CPU per sample" (the CPU ratio against the first pipeline).
+ * V holds N verdicts; GPU names the type. Returns BUF.
+ */
+const char *rpt_pipelines_line(const struct rpt_pipeline_verdict *v,
+			       size_t n, const char *gpu, char *buf,
+			       size_t len);
+
+/* The per-pipeline lines of the text report of S (nothing when S has
+ * one pipeline), then each other pipeline's points. */
+void rpt_pipelines_print(FILE *f, const struct rpt_sweep *s);
+
+/*
+ * Into S's JSON report ROOT: verdict.by_pipeline {name: {headline,
+ * cache, vcpus, gpus_fed, vcpus_per_gpu, cpu_s_per_sample}} and
+ * pipelines [{name, description, workers, versions, interpreter,
+ * points, verdict}], the first being S's own (whose points are the
+ * report's "points"). Returns 0 or -ENOMEM.
+ */
+int rpt_pipelines_json(json_t *root, const struct rpt_sweep *s,
+		       bool with_series);
+
+struct rpt_buf;
+/*
+ * A sweep report's verdict.by_pipeline (ROOT: the report) in one line, as
+ * rpt_pipelines_line makes it, into a malloc'd string; NULL when the
+ * report has none (one pipeline) or out of memory.
+ */
+char *rpt_pipelines_line_json(const json_t *root);
+
+/* An HTML section on B: samples/s against vCPUs, one line per pipeline
+ * (the state judged), and the per-pipeline verdict. Nothing for one. */
+void rpt_pipelines_html(struct rpt_buf *b, const struct rpt_sweep *s);
+
 /* ---- compare (report_compare.c) ---- */
 
 /* One candidate, read back from a sweep report's JSON. */
@@ -160,6 +233,8 @@ struct rpt_candidate {
 	double vcpus_per_gpu[STG_CACHE_STATES]; /* < 0 unknown */
 	char *limiting[STG_CACHE_STATES];
 	char *headline;
+	char *pipelines;                /* verdict.by_pipeline in one line
+	                                   (rpt_pipelines_line); NULL none */
 };
 
 /*

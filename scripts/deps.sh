@@ -2,18 +2,21 @@
 # Installs the Debian/Ubuntu packages feedrate builds and tests with, when
 # run as root on a machine that lacks them; otherwise prints the command.
 #   scripts/deps.sh          build + test dependencies
-#   scripts/deps.sh --bench  also the benchmark peers (fio, PyTorch)
+#   scripts/deps.sh --bench  also the benchmark peers (fio, jq)
 #   scripts/deps.sh --fuzz   also clang and its libFuzzer runtime
 set -eu
 pkgs=(build-essential pkg-config liburing-dev libjpeg62-turbo-dev libzstd-dev
       libjansson-dev libcriterion-dev libseccomp-dev libcap-dev
-      bindfs e2fsprogs s3fs chromium)
+      bindfs e2fsprogs s3fs chromium
+      python3-torch python3-torchvision python3-pil)
+# python3-torch, -torchvision and -pil: --pipeline torch, and the tests
+# that run it (they skip, saying why, where Python cannot import them)
 # chromium renders the sweep's HTML report in a test; node and npm run
 # the storage tests' local S3 server (machines that already have them, e.g.
 # from NodeSource, keep theirs)
 command -v npm >/dev/null 2>&1 || pkgs+=(nodejs npm)
 case "${1:-}" in
---bench) pkgs+=(fio jq python3-torch python3-torchvision) ;;
+--bench) pkgs+=(fio jq) ;;
 --fuzz) pkgs+=(clang libclang-rt-14-dev) ;;
 esac
 

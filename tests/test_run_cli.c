@@ -21,6 +21,7 @@
 
 #include "aug_testlib.h"
 #include "harness.h"
+#include "report.h"
 
 static int run_bin(const char *dir, char *const argv[])
 {
@@ -219,7 +220,7 @@ FR_TEST(run_cli_slow, json_report_has_every_key_with_sane_values)
 	j = load_json(js);
 	count_tree(data, &files, &bytes);
 
-	cr_expect_eq(num(j, "schema_version"), 1);
+	cr_expect_eq(num(j, "schema_version"), RPT_RUN_SCHEMA_VERSION);
 	cr_expect_gt(num(j, "samples_per_s"), 0);
 	cr_expect(num(j, "au") > 0 && num(j, "au") <= 1.0 + 1e-9);
 	s = str(j, "bottleneck");

@@ -1,0 +1,481 @@
+/*
+ * test_pipeline_slow.c - Python pipelines end to end through the real
+ * binary ($FEEDRATE_BIN): a python:FILE loader whose batch sizes are
+ * known is counted exactly; a FILE that raises, one that hangs (with a
+ * child process of its own) and SIGINT during a run each end with the
+ * right exit code and leave no process behind (the process table is
+ * searched for the test's own folder, which every runner and worker has
+ * on its command line); an interpreter without torch gives exit 5 and
+ * its name; the DataLoader's workers run on the point's CPUs and in its
+ * memory cgroup; a sweep of native and torch gives a verdict for each.
+ * python:FILE tests need a python3 (/usr/bin/python3); torch tests need
+ * torch and torchvision importable by it: each skips, saying why.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "aug_testlib.h"
+#include "harness.h"
+
+#define PY "/usr/bin/python3"
+
+static void need_python(void)
+{
+	if (access(PY, X_OK))
+		cr_skip_test("no %s: the Python runner cannot start", PY);
+}
+
+static void need_torch(void)
+{
+	need_python();
+	if (system(PY " -c 'import torch, torchvision, PIL' >/dev/null 2>&1"))
+		cr_skip_test("%s cannot import torch and torchvision "
+			     "(Debian's python3-torch python3-torchvision "
+			     "python3-pil; 'make deps')", PY);
+}
+
+static char *slurp(const char *dir, const char *name)
+{
+	char path[4096];
+	size_t len;
+	char *s;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	s = (char *)tl_read_file(path, &len);
+	cr_assert_not_null(s, "%s unreadable", path);
+	s[len] = '\0';
+	return s;
+}
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0);
+}
+
+static json_t *load_json(const char *dir, const char *name)
+{
+	char path[4096];
+	json_error_t e;
+	json_t *j;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	j = json_load_file(path, 0, &e);
+	cr_assert_not_null(j, "%s: %s", path, e.text);
+	return j;
+}
+
+/* `feedrate gen` of SIZE into DIR/data (returned, malloc'd). */
+static char *gen_dataset(const char *dir, const char *size)
+{
+	char data[4096];
+	char *argv[] = { (char *)fr_test_bin(), "gen", "-q", "--size",
+			 (char *)size, data, NULL };
+
+	snprintf(data, sizeof(data), "%s/data", dir);
+	cr_assert_eq(fr_test_run(dir, argv, 300), 0);
+	return strdup(data);
+}
+
+/* Processes whose command line holds NEEDLE (a test's folder), other
+ * than zombies. */
+static unsigned procs_with(const char *needle)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	unsigned n = 0;
+
+	cr_assert_not_null(d);
+	while ((e = readdir(d))) {
+		char path[300], buf[8192], st[512];
+		size_t len;
+		FILE *f;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		len = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		for (size_t i = 0; i < len; i++)
+			if (!buf[i])
+				buf[i] = ' ';
+		buf[len] = '\0';
+		if (!strstr(buf, needle))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		f = fopen(path, "r");
+		if (f && fgets(st, sizeof(st), f) && strstr(st, ") Z "))
+			n--;            /* a zombie is gone already */
+		if (f)
+			fclose(f);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* No process of the test is left: waits up to 10 s for stragglers. */
+static void expect_no_process(const char *dir)
+{
+	unsigned n = 0;
+
+	for (int i = 0; i < 100; i++) {
+		n = procs_with(dir);
+		if (!n)
+			return;
+		usleep(100 * 1000);
+	}
+	cr_expect_eq(n, 0, "%u processes with %s are still running", n, dir);
+}
+
+static const char known_py[] =
+"import time\n"
+"class Batch:\n"
+"    def __init__(self, n): self.n = n\n"
+"    def __len__(self): return self.n\n"
+"class Shaped:\n"
+"    def __init__(self, n): self.shape = (n, 3, 8, 8)\n"
+"def make_loader(root, batch_size, num_workers, seed):\n"
+"    class L:\n"
+"        def __iter__(self):\n"
+"            for i in range(10):\n"
+"                time.sleep(0.01)\n"
+"                yield Batch(7)\n"
+"            for i in range(10):\n"
+"                time.sleep(0.01)\n"
+"                yield (Shaped(5), [0] * 5)\n"
+"    return L()\n";
+
+FR_TEST(pipeline_slow, a_python_file_loader_is_counted_exactly,
+	.timeout = 300)
+{
+	char *dir, *data, *out;
+	char *argv[] = { (char *)fr_test_bin(), "run", "--pipeline", NULL,
+			 "--python", PY, "--gpus", "0", "--warmup", "0",
+			 "--epochs", "1", "--cache", "warm", "--json", NULL,
+			 NULL, NULL };
+	char pipe[4200], js[4200];
+	const json_t *p;
+	json_t *j;
+	int rc;
+
+	need_python();
+	dir = fr_test_tmpdir();
+	data = gen_dataset(dir, "2M");
+	write_file(dir, "known.py", known_py);
+	snprintf(pipe, sizeof(pipe), "python:%s/known.py", dir);
+	snprintf(js, sizeof(js), "%s/r.json", dir);
+	argv[3] = pipe;
+	argv[15] = js;
+	argv[16] = data;
+	rc = fr_test_run(dir, argv, 200);
+	out = slurp(dir, "stdout");
+	cr_assert_eq(rc, 0, "exit %d\n%s\n%s", rc, out, slurp(dir, "stderr"));
+	j = load_json(dir, "r.json");
+	/* 10 batches of len() 7, 10 whose first tensor has 5 rows */
+	cr_expect_eq(json_integer_value(json_object_get(j, "samples")), 120);
+	cr_expect_eq(json_integer_value(json_object_get(j, "batches")), 20);
+	cr_expect_eq(json_integer_value(json_object_get(j, "epochs_done")), 1);
+	p = json_object_get(j, "pipeline");
+	cr_expect_str_eq(json_string_value(json_object_get(p, "name")), pipe);
+	cr_expect(json_is_object(json_object_get(p, "versions")));
+	cr_expect(json_is_string(json_object_get(json_object_get(p,
+		"versions"), "python")));
+	json_decref(j);
+	expect_no_process(dir);
+	free(out);
+	free(data);
+	fr_test_rmtree(dir);
+}
+
+static const char raise_py[] =
+"def make_loader(root, batch_size, num_workers, seed):\n"
+"    class L:\n"
+"        def __iter__(self):\n"
+"            yield [0] * 4\n"
+"            raise ValueError('the loader broke on purpose')\n"
+"    return L()\n";
+
+FR_TEST(pipeline_slow, a_file_that_raises_reports_its_traceback_and_exits_1,
+	.timeout = 300)
+{
+	char *dir, *data, *out;
+	char *argv[] = { (char *)fr_test_bin(), "run", "--pipeline", NULL,
+			 "--python", PY, "--duration", "5", "--cache", "warm",
+			 NULL, NULL };
+	char pipe[4200];
+	int rc;
+
+	need_python();
+	dir = fr_test_tmpdir();
+	data = gen_dataset(dir, "2M");
+	write_file(dir, "raise.py", raise_py);
+	snprintf(pipe, sizeof(pipe), "python:%s/raise.py", dir);
+	argv[3] = pipe;
+	argv[10] = data;
+	rc = fr_test_run(dir, argv, 200);
+	out = slurp(dir, "stdout");
+	cr_expect_eq(rc, 1, "exit %d\n%s", rc, out);
+	cr_expect_not_null(strstr(out, "ValueError: the loader broke on "
+				  "purpose"), "%s", out);
+	cr_expect_not_null(strstr(out, "Traceback"), "%s", out);
+	free(out);
+	out = slurp(dir, "stderr");
+	cr_expect_not_null(strstr(out, "ValueError"), "%s", out);
+	expect_no_process(dir);
+	free(out);
+	free(data);
+	fr_test_rmtree(dir);
+}
+
+/* Hangs after a child process of its own has started (like a loader's
+ * worker): both must go. */
+static const char hang_py[] =
+"import os, time\n"
+"def make_loader(root, batch_size, num_workers, seed):\n"
+"    if os.fork() == 0:\n"
+"        while True:\n"
+"            time.sleep(1)\n"
+"    while True:\n"
+"        time.sleep(1)\n";
+
+FR_TEST(pipeline_slow, a_file_that_hangs_is_killed_with_its_children,
+	.timeout = 300)
+{
+	char *dir, *data, *out;
+	char *argv[] = { (char *)fr_test_bin(), "run", "--pipeline", NULL,
+			 "--python", PY, "--runner-timeout", "3",
+			 "--duration", "5", "--cache", "warm", NULL, NULL };
+	char pipe[4200];
+	int rc;
+
+	need_python();
+	dir = fr_test_tmpdir();
+	data = gen_dataset(dir, "2M");
+	write_file(dir, "hang.py", hang_py);
+	snprintf(pipe, sizeof(pipe), "python:%s/hang.py", dir);
+	argv[3] = pipe;
+	argv[12] = data;
+	rc = fr_test_run(dir, argv, 200);
+	out = slurp(dir, "stdout");
+	cr_expect_eq(rc, 1, "exit %d\n%s", rc, out);
+	cr_expect_not_null(strstr(out, "timeout"), "%s", out);
+	expect_no_process(dir);
+	free(out);
+	free(data);
+	fr_test_rmtree(dir);
+}
+
+static const char slow_py[] =
+"import os, time\n"
+"def make_loader(root, batch_size, num_workers, seed):\n"
+"    if os.fork() == 0:\n"
+"        while True:\n"
+"            time.sleep(1)\n"
+"    class L:\n"
+"        def __iter__(self):\n"
+"            while True:\n"
+"                time.sleep(0.05)\n"
+"                yield [0] * 8\n"
+"    return L()\n";
+
+FR_TEST(pipeline_slow, sigint_ends_the_runner_and_its_children,
+	.timeout = 300)
+{
+	char *dir, *data, *out;
+	char *argv[] = { (char *)fr_test_bin(), "run", "--pipeline", NULL,
+			 "--python", PY, "--duration", "120", "--warmup", "0",
+			 "--cache", "warm", NULL, NULL };
+	char pipe[4200];
+	pid_t pid;
+	int rc, i;
+
+	need_python();
+	dir = fr_test_tmpdir();
+	data = gen_dataset(dir, "2M");
+	write_file(dir, "slow.py", slow_py);
+	snprintf(pipe, sizeof(pipe), "python:%s/slow.py", dir);
+	argv[3] = pipe;
+	argv[12] = data;
+	pid = fr_test_spawn(dir, argv);
+	/* the runner and the FILE's child are up, then a few seconds */
+	for (i = 0; i < 600 && procs_with(dir) < 4; i++)
+		usleep(100 * 1000);
+	cr_assert_geq(procs_with(dir), 4, "the runner never started");
+	sleep(3);
+	cr_assert_eq(kill(pid, SIGINT), 0);
+	rc = fr_test_wait(pid, 60);
+	out = slurp(dir, "stdout");
+	cr_expect_eq(rc, 130, "exit %d\n%s", rc, out);
+	cr_expect_not_null(strstr(out, "samples/s"), "%s", out);
+	expect_no_process(dir);
+	free(out);
+	free(data);
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(pipeline_slow, an_interpreter_without_torch_exits_5_naming_it,
+	.timeout = 120)
+{
+	char *dir, *err;
+	char wrapper[4200];
+	char *argv[] = { (char *)fr_test_bin(), "run", "--pipeline", "torch",
+			 "--python", wrapper, NULL };
+	int rc;
+
+	need_python();
+	dir = fr_test_tmpdir();
+	/* the same interpreter without its site packages: no torch */
+	snprintf(wrapper, sizeof(wrapper), "%s/python-nosite", dir);
+	write_file(dir, "python-nosite", "#!/bin/sh\nexec " PY " -S \"$@\"\n");
+	cr_assert_eq(chmod(wrapper, 0755), 0);
+	rc = fr_test_run(dir, argv, 100);
+	err = slurp(dir, "stderr");
+	cr_expect_eq(rc, 5, "exit %d\n%s", rc, err);
+	cr_expect_not_null(strstr(err, wrapper), "%s", err);
+	cr_expect_not_null(strstr(err, "'torch'"), "%s", err);
+	cr_expect_not_null(strstr(err, "python3-torch"), "%s", err);
+	cr_expect_not_null(strstr(err, "--python"), "%s", err);
+	free(err);
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(pipeline_slow, torch_workers_run_on_the_points_cpus_and_cgroup,
+	.timeout = 300)
+{
+	char *dir, *data, *out;
+	char js[4200];
+	char *argv[] = { (char *)fr_test_bin(), "run", "--pipeline", "torch",
+			 "--python", PY, "--vcpus", "1", "--workers", "2",
+			 "--ram", "16M", "--batch", "16", "--gpus", "0",
+			 "--duration", "3", "--json", js, NULL, NULL };
+	const json_t *p, *procs, *e;
+	const char *cpus0 = NULL;
+	unsigned workers = 0;
+	bool limited;
+	size_t i;
+	json_t *j;
+	int rc;
+
+	need_torch();
+	dir = fr_test_tmpdir();
+	data = gen_dataset(dir, "8M");
+	snprintf(js, sizeof(js), "%s/r.json", dir);
+	argv[20] = data;
+	rc = fr_test_run(dir, argv, 280);
+	out = slurp(dir, "stdout");
+	cr_assert_eq(rc, 0, "exit %d\n%s\n%s", rc, out, slurp(dir, "stderr"));
+	j = load_json(dir, "r.json");
+	p = json_object_get(j, "pipeline");
+	cr_expect_str_eq(json_string_value(json_object_get(p, "name")),
+			 "torch");
+	cr_expect_eq(json_integer_value(json_object_get(p, "workers")), 2);
+	cr_expect(json_is_string(json_object_get(json_object_get(p,
+		"versions"), "torch")));
+	procs = json_object_get(p, "processes");
+	cr_assert(json_array_size(procs) >= 3, "main + 2 workers: %zu",
+		  json_array_size(procs));
+	/* a cgroup limited the page cache (else it could not be made) */
+	limited = json_object_get(json_object_get(j, "ram"),
+				  "cgroup_limit_bytes") &&
+		  json_is_integer(json_object_get(json_object_get(j, "ram"),
+						  "cgroup_limit_bytes"));
+	json_array_foreach(procs, i, e) {
+		const char *cpus = json_string_value(json_object_get(e,
+								     "cpus"));
+		const char *cg = json_string_value(json_object_get(e,
+								   "cgroup"));
+
+		cr_assert_not_null(cpus);
+		if (!cpus0)
+			cpus0 = cpus;
+		/* one CPU, the same for every process */
+		cr_expect_str_eq(cpus, cpus0);
+		cr_expect_null(strchr(cpus, '-'), "%s", cpus);
+		cr_expect_null(strchr(cpus, ','), "%s", cpus);
+		if (limited)
+			cr_expect_not_null(strstr(cg, "feedrate-"),
+					   "pid %lld in %s",
+					   json_integer_value(json_object_get(
+					   e, "pid")), cg);
+		workers += !strcmp(json_string_value(json_object_get(e,
+			"role")), "worker");
+	}
+	cr_expect_eq(workers, 2);
+	cr_expect_gt(json_number_value(json_object_get(j, "samples_per_s")),
+		     0);
+	json_decref(j);
+	expect_no_process(data);
+	free(out);
+	free(data);
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(pipeline_slow, a_sweep_of_native_and_torch_judges_each,
+	.timeout = 400)
+{
+	char *dir, *data, *out;
+	char js[4200];
+	char *argv[] = { (char *)fr_test_bin(), "sweep", "--pipeline",
+			 "native,torch", "--python", PY, "--vcpus", "1",
+			 "--cache", "warm", "--batch", "32", "--budget", "70s",
+			 "--no-check", "--json", js, NULL, NULL };
+	const json_t *by, *arr;
+	json_t *j;
+	int rc;
+
+	need_torch();
+	dir = fr_test_tmpdir();
+	data = gen_dataset(dir, "8M");
+	snprintf(js, sizeof(js), "%s/s.json", dir);
+	argv[17] = data;
+	rc = fr_test_run(dir, argv, 380);
+	out = slurp(dir, "stdout");
+	cr_assert_eq(rc, 0, "exit %d\n%s\n%s", rc, out, slurp(dir, "stderr"));
+	cr_expect_not_null(strstr(out, "by pipeline"), "%s", out);
+	cr_expect_not_null(strstr(out, "\npipeline torch"), "%s", out);
+	j = load_json(dir, "s.json");
+	by = json_object_get(json_object_get(j, "verdict"), "by_pipeline");
+	cr_assert(json_is_object(by));
+	for (int k = 0; k < 2; k++) {
+		const json_t *v = json_object_get(by, k ? "torch" : "native");
+
+		cr_assert(json_is_object(v), "by_pipeline.%s",
+			  k ? "torch" : "native");
+		cr_expect(json_is_string(json_object_get(v, "headline")));
+		cr_expect(json_is_integer(json_object_get(v, "gpus_fed")),
+			  "%s", out);
+		cr_expect(json_is_number(json_object_get(v,
+			"cpu_s_per_sample")), "%s", out);
+	}
+	arr = json_object_get(j, "pipelines");
+	cr_expect_eq(json_array_size(arr), 2);
+	cr_expect_str_eq(json_string_value(json_object_get(json_array_get(arr,
+		0), "name")), "native");
+	cr_expect_gt(json_array_size(json_object_get(json_array_get(arr, 1),
+						     "points")), 0);
+	json_decref(j);
+	expect_no_process(data);
+	free(out);
+	free(data);
+	fr_test_rmtree(dir);
+}
