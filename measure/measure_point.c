@@ -62,15 +62,18 @@ static int odirect_probe(int dirfd, const char *root, const char *name,
 	return 1;
 }
 
-/* The words for how a cold point's state was made, into OUT->how. */
-static void cold_how(struct ms_cache_prep *out)
+/* The words for how a cold point's state was made, into OUT->how;
+ * BUFFERED says why the reads go through the page cache (where
+ * OUT->odirect_refused). */
+static void cold_how(struct ms_cache_prep *out, const char *buffered)
 {
 	snprintf(out->how, sizeof(out->how), "every file evicted before the "
-		 "run, then %s%s", out->odirect_refused ? "read through the "
-		 "page cache because O_DIRECT is refused here, so later "
-		 "epochs may be served from it (the measured hit ratio says "
-		 "whether the point stayed cold)" : "read with O_DIRECT so "
-		 "that later epochs stay cold", out->evict_ineffective ?
+		 "run, then %s%s%s%s", out->odirect_refused ? "read through "
+		 "the page cache because " : "read with O_DIRECT so that later "
+		 "epochs stay cold", out->odirect_refused ? buffered : "",
+		 out->odirect_refused ? ", so later epochs may be served from "
+		 "it (the measured hit ratio says whether the point stayed "
+		 "cold)" : "", out->evict_ineffective ?
 		 "; eviction is INEFFECTIVE on this filesystem" : "");
 }
 
@@ -132,7 +135,7 @@ void ms_cache_prepare(const struct stg_dataset *ds, enum stg_cache_state c,
 
 	switch (c) {
 	case STG_CACHE_COLD:
-		cold_how(out);
+		cold_how(out, "O_DIRECT is refused here");
 		break;
 	case STG_CACHE_WARM:
 		snprintf(out->how, sizeof(out->how), "every file read once "
@@ -490,7 +493,7 @@ static void point_reader(const struct ms_point *q,
 		snprintf(out->prep.odirect_why, sizeof(out->prep.odirect_why),
 			 "O_DIRECT was refused by the filesystem for some "
 			 "files: those reads went through the page cache");
-		cold_how(&out->prep);
+		cold_how(&out->prep, "O_DIRECT is refused here");
 		out->odirect_refused = true;
 		memcpy(out->odirect_why, out->prep.odirect_why,
 		       sizeof(out->odirect_why));
@@ -580,7 +583,8 @@ int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 				 "loader reads through the page cache (no "
 				 "O_DIRECT): only its first epoch is surely "
 				 "cold");
-			cold_how(&out->prep);
+			cold_how(&out->prep, "a Python loader does not use "
+				 "O_DIRECT");
 			out->odirect_refused = true;
 			memcpy(out->odirect_why, out->prep.odirect_why,
 			       sizeof(out->odirect_why));
