@@ -1063,13 +1063,18 @@ static void ram_model_words(struct rpt_sweep_verdict *v)
 		snprintf(t, len, "MODEL DISAGREES: %u of %u measured ram "
 			 "point%s differ from the LRU model by more than %.2f "
 			 "(at %.0f %% cached: %.1f %% measured, %.1f %% "
-			 "modelled): this kernel's reclaim may not be LRU-like, "
-			 "or the filesystem drops its page cache at open (FUSE "
-			 "without kernel_cache); trust the measured points over "
-			 "the model's RAM figure", v->ram_model_disagree,
+			 "modelled): %s", v->ram_model_disagree,
 			 v->ram_model_checked, v->ram_model_checked == 1 ? "" :
 			 "s", RPT_RAM_MODEL_TOL, worst->fraction * 100,
-			 worst->hit_ratio * 100, worst->model_hit * 100);
+			 worst->hit_ratio * 100, worst->model_hit * 100,
+			 worst->hit_ratio > worst->model_hit ? "this kernel "
+			 "kept pages read twice (its active list) better than "
+			 "an LRU, so the model's RAM figure is conservative: "
+			 "the measured points show a smaller page cache may do" :
+			 "this kernel's reclaim is not LRU-like here, or the "
+			 "filesystem drops its page cache at open (FUSE without "
+			 "kernel_cache), so the model's RAM figure is "
+			 "optimistic: trust the measured points");
 }
 
 /* Append to the RAM verdict's words; a text that does not fit is cut. */

@@ -273,12 +273,15 @@ double rpt_lru_hit_model(double fraction);
 double rpt_lru_fraction_for_hit(double hit);
 
 /* A measured hit ratio further than this (absolute) from the model at
- * the point's cached fraction disagrees with it: the kernel's reclaim is
- * not LRU-like here, or the filesystem drops its page cache at open
- * (FUSE without kernel_cache). The LRU simulation and the kernel agreed
- * within 0.002 in tests/test_ram_slow.c; this leaves room for one
- * epoch's sampling spread on small datasets and other kernels. */
-#define RPT_RAM_MODEL_TOL 0.08
+ * the point's cached fraction disagrees with it: below it, the kernel's
+ * reclaim is not LRU-like here or the filesystem drops its page cache at
+ * open (FUSE without kernel_cache); above it, the kernel kept pages read
+ * twice (its active list) better than an LRU does. On the first re-read
+ * epoch the kernel and the LRU simulation agreed within 0.002
+ * (tests/test_ram_slow.c); over a sweep's two measured epochs after the
+ * fill, this project's 2-vCPU test VM (6.x kernel, ext4) hit 3, 7 and
+ * 12 points above the model at 31, 57 and 85 % cached. */
+#define RPT_RAM_MODEL_TOL 0.10
 
 /* A needed cached fraction above this counts as "the whole dataset":
  * the model runs steep there (its slope, -ln(1 - f), is 3 at 0.95, so

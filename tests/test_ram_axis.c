@@ -308,6 +308,14 @@ FR_TEST(ram_axis, measured_ram_point_far_from_the_model_is_said_to_disagree)
 	cr_assert_eq(s.v.ram_model_disagree, 1);
 	cr_assert_not_null(strstr(s.v.ram_model_text, "MODEL DISAGREES"),
 			   "%s", s.v.ram_model_text);
+	cr_assert_not_null(strstr(s.v.ram_model_text, "conservative"), "%s",
+			   s.v.ram_model_text);
+	/* hitting nothing with half cached: a cache dropped at open */
+	ram_sweep(&s, 1000, rpt_lru_hit_model(0.25), 0.0, 1);
+	rpt_sweep_verdict(&s);
+	cr_assert_eq(s.v.ram_model_disagree, 1);
+	cr_assert_not_null(strstr(s.v.ram_model_text, "optimistic"), "%s",
+			   s.v.ram_model_text);
 }
 
 FR_TEST(ram_axis, ram_verdict_in_words_for_one_and_eight_gpus)
