@@ -1140,9 +1140,14 @@ static void ram_words(const struct rpt_verdict_in *in,
 			n->fraction_needed * 100, n->hit_needed * 100, ram,
 			n->at_most ? "up to " : ">= ", vm, RPT_RAM_SHARE * 100);
 	}
-	if (v->ram_limit && !n->no_cache_needed) {
-		ram_add(v, "; this VM has %s of page cache (%.0f %% of the "
-			"dataset)", here, fmin(n->fraction_here, 1) * 100);
+	if (v->ram_limit && !n->no_cache_needed &&
+	    !(n->none_suffices && v->ram_holds_dataset)) {
+		if (n->fraction_here >= 1)
+			ram_add(v, "; this VM has %s of page cache: it holds "
+				"the whole dataset", here);
+		else
+			ram_add(v, "; this VM has %s of page cache (%.0f %% of "
+				"the dataset)", here, n->fraction_here * 100);
 		if (n->enough_here)
 			ram_add(v, ": enough");
 		else if (n->gpus_here >= 0)
