@@ -9,6 +9,7 @@
  * what it has (marked partial) and exits 130/143. A generated dataset is
  * removed on every path out.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <sched.h>
@@ -30,7 +31,10 @@ _Static_assert(MS_CHECKS_MAX == RPT_CHECKS_MAX,
 
 struct sweep_opts {
 	struct cli_common_opts c;       /* what run parses the same way */
-	uint64_t ram;
+	uint64_t ram;                   /* the ram state's page cache (the
+	                                   first of the axis, once planned) */
+	struct ms_ram_size ram_sizes[MS_RAM_SIZES_MAX];  /* --ram LIST */
+	unsigned nram;
 	unsigned vcpus[MS_SWEEP_MAX_VCPUS];
 	unsigned nvcpus;
 	bool cache[STG_CACHE_STATES];
@@ -116,9 +120,14 @@ static void sweep_usage(FILE *f, const char *rule)
 "  -c, --vcpus LIST       vCPU counts, e.g. 1,2,8 (default 1, 2, 4, ... up to\n"
 "                         every usable CPU, plus the total)\n"
 "      --cache LIST       cache states among cold,ram,warm (default all)\n"
-"      --ram SIZE         page cache of the ram points (default: half the\n"
-"                         dataset): the same protocol as run --ram, the\n"
-"                         cgroup limit adds the run's own memory\n"
+"      --ram LIST         page-cache sizes of the ram points: sizes or shares\n"
+"                         of the dataset, e.g. 25%%,50%%,75%% or 8G,16G (at\n"
+"                         most %d). The first is measured at every vCPU\n"
+"                         count, the others at all vCPUs after the all-vCPU\n"
+"                         points and their checks (default: 50%%, then 25%%\n"
+"                         and 75%% as the budget allows). Each runs as run\n"
+"                         --ram does: a memory cgroup of that page cache\n"
+"                         plus the run's own memory, the hit ratio measured\n"
 "  -B, --budget TIME      the whole sweep (default 5m); see the rule below\n"
 "      --no-check         skip the runs with emulated GPUs\n"
 "\n"
@@ -130,7 +139,8 @@ static void sweep_usage(FILE *f, const char *rule)
 "                         pinned batches, %u x batch x sample size, + %lluG)\n"
 "\n", LDR_DEFAULT_AU_THRESHOLD * 100,
 		(unsigned long long)(MS_DEFAULT_GEN >> 20),
-		RPT_RESERVE_VCPUS_PER_GPU, SWEEP_PINNED_BATCHES,
+		MS_RAM_SIZES_MAX, RPT_RESERVE_VCPUS_PER_GPU,
+		SWEEP_PINNED_BATCHES,
 		(unsigned long long)(RPT_RESERVE_PROCESS_BYTES >> 30));
 	cli_common_usage(f);
 	fprintf(f,
@@ -158,6 +168,48 @@ static void sweep_usage(FILE *f, const char *rule)
 enum { OPT_CACHE = 256, OPT_RAM, OPT_CSV, OPT_HTML, OPT_NOCHECK,
        OPT_RSV_VCPUS, OPT_RSV_RAM, OPT_CKPT, OPT_PRICE };
 
+/*
+ * --ram LIST: comma-separated sizes (at least 1M, as cli_parse_size takes
+ * them) or shares of the dataset ("25%", more than 0 and at most 100),
+ * at most MS_RAM_SIZES_MAX, into O. 0 or -EINVAL.
+ */
+static int sweep_parse_ram_list(const char *arg, struct sweep_opts *o)
+{
+	const char *p = arg;
+
+	o->nram = 0;
+	do {
+		const size_t len = strcspn(p, ",");
+		struct ms_ram_size *r = &o->ram_sizes[o->nram];
+		char item[64];
+
+		if (!len || len >= sizeof(item) || o->nram >= MS_RAM_SIZES_MAX)
+			return -EINVAL;
+		memcpy(item, p, len);
+		item[len] = '\0';
+		memset(r, 0, sizeof(*r));
+		if (item[len - 1] == '%') {
+			char *end;
+
+			item[len - 1] = '\0';
+			for (const char *q = item; *q; q++)
+				if (!isdigit((unsigned char)*q) && *q != '.')
+					return -EINVAL;
+			errno = 0;
+			r->fraction = strtod(item, &end) / 100;
+			if (errno || end == item || *end ||
+			    !(r->fraction > 0) || r->fraction > 1)
+				return -EINVAL;
+		} else if (cli_parse_size(item, &r->bytes) ||
+			   r->bytes < MS_RAM_MIN_BYTES) {
+			return -EINVAL;
+		}
+		o->nram++;
+		p += len;
+	} while (*p++ == ',');
+	return 0;
+}
+
 /* One of sweep's own options. 0, FR_EXIT_USAGE, or -1 after --help. */
 static int sweep_opt(int c, const char *arg, char **argv, struct sweep_opts *o)
 {
@@ -179,9 +231,11 @@ static int sweep_opt(int c, const char *arg, char **argv, struct sweep_opts *o)
 		o->cache_given = true;
 		return 0;
 	case OPT_RAM:
-		if (cli_parse_size(arg, &o->ram) || o->ram < (1u << 20))
-			return cli_usage_error("sweep", "--ram wants a size of "
-				"at least 1M (e.g. 16G), not '%s'", arg);
+		if (sweep_parse_ram_list(arg, o))
+			return cli_usage_error("sweep", "--ram wants up to %d "
+				"sizes of at least 1M or shares of the dataset "
+				"(e.g. 16G or 25%%,50%%,75%%), not '%s'",
+				MS_RAM_SIZES_MAX, arg);
 		return 0;
 	case 'B':
 		if (cli_parse_duration(arg, &o->budget_s))
@@ -276,7 +330,7 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
 	ret = cli_parse_dataset("sweep", argc, argv, &o->c);
 	if (ret)
 		return ret;
-	if (o->ram && !o->cache_given)
+	if (o->nram && !o->cache_given)
 		o->cache[STG_CACHE_RAM] = true;
 	return 0;
 }
@@ -482,7 +536,8 @@ static int sweep_measure(struct sweep_state *s)
 	memcpy(cfg.vcpus, s->o.vcpus, sizeof(cfg.vcpus));
 	cfg.nvcpus = s->o.nvcpus;
 	memcpy(cfg.cache, s->o.cache, sizeof(cfg.cache));
-	cfg.ram_bytes = s->o.ram;
+	memcpy(cfg.ram_sizes, s->o.ram_sizes, sizeof(cfg.ram_sizes));
+	cfg.nram_sizes = s->o.nram;
 	cfg.budget_s = s->o.budget_s;
 	cfg.t0 = stg_now() - s->md.list_s;    /* the budget starts listing */
 	cfg.no_check = s->o.no_check;

@@ -470,6 +470,9 @@ struct ms_check_done {
 struct ms_plan_point {
 	unsigned vcpus;
 	unsigned cache;
+	bool ram_axis;          /* another page-cache size of the RAM axis
+	                           (all vCPUs): after the top points and
+	                           their check runs, before fewer vCPUs */
 	double prep_s;          /* preparing its page cache (eviction,
 	                           warming), estimated: reserved outside the
 	                           shares */
@@ -532,8 +535,9 @@ struct ms_budget {
  * the shares). Points are admitted in this order while they fit: the
  * points with B->top_vcpus vCPUs (cold, ram, warm), then the check runs
  * (all B->nconfirm, shortened down to B->confirm_min_s each to fit; else
- * B->nconfirm_min of them; else none), then the
- * points with the plan's smallest count, then (B->keep_two) with 2
+ * B->nconfirm_min of them; else none), then the RAM axis's other sizes
+ * (ram_axis), then the points with the plan's smallest count, then
+ * (B->keep_two) with 2
  * vCPUs, then the other counts from the smallest up, each count cold,
  * ram, warm; the first point that does not fit ends the admission.
  * Points not admitted are marked dropped (top points also too_short).
@@ -567,6 +571,33 @@ size_t ms_ram_sample_files(size_t n_files, double rate, double window_s,
 
 #define MS_SWEEP_MAX_VCPUS 64           /* vCPU counts in one sweep */
 
+/* ---- the RAM axis: page-cache sizes of a sweep's ram points ---- */
+
+#define MS_RAM_SIZES_MAX 8              /* --ram sizes in one sweep */
+#define MS_RAM_MIN_BYTES (1ull << 20)   /* the smallest page cache */
+
+/* One --ram size: BYTES, or (FRACTION > 0) that share of the dataset. */
+struct ms_ram_size {
+	uint64_t bytes;
+	double fraction;
+};
+
+/* The default RAM axis without --ram: half the dataset (the ram state's
+ * size at every vCPU count), then a quarter and three quarters (at all
+ * vCPUs, as the budget allows). */
+#define MS_RAM_DEFAULT_FRACTIONS { 0.5, 0.25, 0.75 }
+
+/*
+ * Resolve the N sizes IN (N = 0: MS_RAM_DEFAULT_FRACTIONS) against a
+ * dataset of DATASET_BYTES into OUT (MS_RAM_SIZES_MAX entries): a
+ * fraction becomes that share of the dataset, every size at least
+ * MS_RAM_MIN_BYTES; a size equal to one before it is left out, the
+ * order kept (the first is the ram state's size at every vCPU count).
+ * Returns how many. Pure.
+ */
+unsigned ms_ram_sizes_resolve(const struct ms_ram_size *in, unsigned n,
+			      uint64_t dataset_bytes, uint64_t *out);
+
 enum ms_sweep_status {
 	MS_SWEEP_PLANNED = 0,
 	MS_SWEEP_MEASURED,
@@ -579,6 +610,10 @@ struct ms_sweep_point {
 	unsigned vcpus;
 	enum stg_cache_state cache;
 	enum ms_sweep_status status;
+	uint64_t ram_bytes;             /* ram: the page cache asked */
+	bool ram_axis;                  /* another size of the RAM axis, at
+	                                   all vCPUs (not the ram state's
+	                                   size at every count) */
 	char why[256];                  /* dropped / failed: words */
 	struct ldr_result *res;         /* owned by the sweep */
 	struct ms_point_out out;
@@ -597,9 +632,14 @@ struct ms_sweep_config {
 	unsigned vcpus[MS_SWEEP_MAX_VCPUS];
 	unsigned nvcpus;
 	bool cache[STG_CACHE_STATES];
-	uint64_t ram_bytes;             /* --ram: the page cache modelled;
-	                                   0: half the dataset (at least
-	                                   1 MiB; ms_sweep_plan sets it) */
+	uint64_t ram_bytes;             /* the ram state's page cache at
+	                                   every vCPU count: ms_sweep_plan
+	                                   sets it to the first of the
+	                                   resolved sizes */
+	struct ms_ram_size ram_sizes[MS_RAM_SIZES_MAX];
+	unsigned nram_sizes;            /* --ram LIST; 0: RAM_BYTES alone
+	                                   when set, else the default axis
+	                                   (ms_ram_sizes_resolve) */
 	double budget_s;
 	double t0;                      /* when the budget started */
 	bool keep_two;                  /* the vCPUs are SMT siblings: keep
@@ -620,6 +660,10 @@ struct ms_sweep {
 	unsigned confirm_left[STG_CACHE_STATES]; /* check runs still
 	                                            reserved, each state */
 	struct ms_plan_point *plan;
+	uint64_t ram_axis[MS_RAM_SIZES_MAX]; /* the resolved page-cache
+	                                        sizes, the first the ram
+	                                        state's */
+	unsigned nram_axis;
 	double setup_s;                 /* listing and the first eviction */
 	double evict_s;                 /* of which the eviction */
 	double prep_seen[STG_CACHE_STATES]; /* the last preparation measured
@@ -645,7 +689,9 @@ unsigned ms_sweep_default_vcpus(unsigned total, unsigned *out);
 
 /*
  * Plan SW's points from CFG (zeroes *SW first): every vCPU count by every
- * cache state asked; evict the dataset (inside the budget, from CFG->t0;
+ * cache state asked (ram: the first resolved size), then with ram asked
+ * one point at the largest count for each other size of the RAM axis;
+ * evict the dataset (inside the budget, from CFG->t0;
  * its time is the first estimate of each point's preparation) and plan
  * the budget (ms_plan_budget). Returns 0, -ENOMEM, or -ETIME when the
  * budget leaves no time for a single point (SW is then still to be

@@ -26,19 +26,22 @@
 
 /*
  * Admission rank of a point (lower first): the top count's points, then
- * the smallest count's, then (keep_two) 2 vCPUs, then the others by
- * count ascending; within a rank and count, cold, ram, warm.
+ * the RAM axis's other sizes, then the smallest count's, then (keep_two)
+ * 2 vCPUs, then the others by count ascending; within a rank and count,
+ * cold, ram, warm, and points of one rank, count and state in plan order.
  */
 static int plan_rank(const struct ms_plan_point *q, unsigned top,
 		     unsigned low, bool keep_two)
 {
+	if (q->ram_axis)
+		return 1;
 	if (q->vcpus == top)
 		return 0;
 	if (q->vcpus == low)
-		return 1;
-	if (keep_two && q->vcpus == 2)
 		return 2;
-	return 3;
+	if (keep_two && q->vcpus == 2)
+		return 3;
+	return 4;
 }
 
 /* Does A come before B in the admission order? */
@@ -107,7 +110,7 @@ double ms_plan_budget(struct ms_plan_point *p, size_t n, struct ms_budget *b)
 			low = p[i].vcpus;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (p[i].vcpus == top && !p[i].dropped)
+		if (p[i].vcpus == top && !p[i].ram_axis && !p[i].dropped)
 			b->top_need_s += b->min_point_s + p[i].prep_s;
 	for (;;) {
 		const size_t i = plan_next(p, n, top, low, b->keep_two);
@@ -117,7 +120,7 @@ double ms_plan_budget(struct ms_plan_point *p, size_t n, struct ms_budget *b)
 		 * (down to confirm_min_s) to fit beside them, and skipped
 		 * (not the points after them) when they do not fit */
 		if (!checks_in && b->nconfirm && kept &&
-		    (i == n || p[i].vcpus != top)) {
+		    (i == n || plan_rank(&p[i], top, low, b->keep_two))) {
 			/* all of them, else those that cannot go */
 			const unsigned want[2] = { b->nconfirm,
 				b->nconfirm_min && b->nconfirm_min < b->nconfirm ?
@@ -142,7 +145,8 @@ double ms_plan_budget(struct ms_plan_point *p, size_t n, struct ms_budget *b)
 			/* the first point that does not fit ends it */
 			full = true;
 			p[i].dropped = true;
-			p[i].too_short = p[i].vcpus == top;
+			p[i].too_short = !plan_rank(&p[i], top, low,
+						    b->keep_two);
 			continue;
 		}
 		p[i].kept = true;
@@ -155,6 +159,34 @@ double ms_plan_budget(struct ms_plan_point *p, size_t n, struct ms_budget *b)
 	b->share = (b->left_s - b->prep_s -
 		    b->confirm_kept * b->confirm_len_s) / kept;
 	return b->share;
+}
+
+unsigned ms_ram_sizes_resolve(const struct ms_ram_size *in, unsigned n,
+			      uint64_t dataset_bytes, uint64_t *out)
+{
+	static const double def[] = MS_RAM_DEFAULT_FRACTIONS;
+	struct ms_ram_size d[sizeof(def) / sizeof(def[0])];
+	unsigned k = 0;
+
+	if (!n) {
+		for (unsigned i = 0; i < sizeof(def) / sizeof(def[0]); i++)
+			d[i] = (struct ms_ram_size){ .fraction = def[i] };
+		in = d;
+		n = sizeof(def) / sizeof(def[0]);
+	}
+	for (unsigned i = 0; i < n && k < MS_RAM_SIZES_MAX; i++) {
+		uint64_t b = in[i].fraction > 0 ? (uint64_t)(in[i].fraction *
+			     (double)dataset_bytes) : in[i].bytes;
+		bool seen = false;
+
+		if (b < MS_RAM_MIN_BYTES)
+			b = MS_RAM_MIN_BYTES;
+		for (unsigned j = 0; j < k; j++)
+			seen = seen || out[j] == b;
+		if (!seen)
+			out[k++] = b;
+	}
+	return k;
 }
 
 size_t ms_ram_sample_files(size_t n_files, double rate, double window_s,
@@ -194,7 +226,8 @@ void ms_budget_rule_text(const struct ms_sweep *sw, char *buf, size_t len)
 		"check runs per cache state (G, G + 1 and one to test the "
 		"count they move to; %.0f s each, shortened to no less than "
 		"%.0f s to fit beside them, the third given up first; more, "
-		"up to %d, while time is left); then the 1-vCPU points, the "
+		"up to %d, while time is left); then the RAM axis's other "
+		"page-cache sizes at all vCPUs; then the 1-vCPU points, the "
 		"2-vCPU "
 		"points, and the other counts from the smallest up. What is "
 		"left is split into equal shares of at least %.0f s, re-planned "
@@ -249,20 +282,34 @@ static void sweep_progress(const struct ms_sweep *sw, const char *fmt, ...)
 
 static double sweep_replan(struct ms_sweep *sw, size_t from);
 
+/* The RAM axis's sizes from the config: --ram LIST, a RAM_BYTES alone,
+ * or the default; the first is the ram state's size at every count. */
+static void sweep_ram_axis(struct ms_sweep *sw)
+{
+	const uint64_t total = stg_dataset_total_bytes(sw->cfg.base.ds);
+	const struct ms_ram_size one = { .bytes = sw->cfg.ram_bytes };
+
+	if (sw->cfg.nram_sizes)
+		sw->nram_axis = ms_ram_sizes_resolve(sw->cfg.ram_sizes,
+			sw->cfg.nram_sizes, total, sw->ram_axis);
+	else
+		sw->nram_axis = ms_ram_sizes_resolve(&one, sw->cfg.ram_bytes ?
+						     1 : 0, total,
+						     sw->ram_axis);
+	sw->cfg.ram_bytes = sw->ram_axis[0];
+}
+
 int ms_sweep_plan(struct ms_sweep *sw, const struct ms_sweep_config *cfg)
 {
-	const size_t cap = (size_t)cfg->nvcpus * STG_CACHE_STATES;
+	const size_t cap = (size_t)cfg->nvcpus * STG_CACHE_STATES +
+			   MS_RAM_SIZES_MAX;
 	struct ms_cache_prep prep;
 
 	memset(sw, 0, sizeof(*sw));
 	sw->cfg = *cfg;
-	/* --ram by default: half the dataset, at least 1 MiB */
-	if (!sw->cfg.ram_bytes)
-		sw->cfg.ram_bytes = stg_dataset_total_bytes(cfg->base.ds) / 2;
-	if (sw->cfg.ram_bytes < (1u << 20))
-		sw->cfg.ram_bytes = 1u << 20;
-	sw->pts = calloc(cap ? cap : 1, sizeof(*sw->pts));
-	sw->plan = calloc(cap ? cap : 1, sizeof(*sw->plan));
+	sweep_ram_axis(sw);
+	sw->pts = calloc(cap, sizeof(*sw->pts));
+	sw->plan = calloc(cap, sizeof(*sw->plan));
 	if (!sw->pts || !sw->plan) {
 		ms_sweep_free(sw);
 		return -ENOMEM;
@@ -278,10 +325,25 @@ int ms_sweep_plan(struct ms_sweep *sw, const struct ms_sweep_config *cfg)
 			sp = &sw->pts[sw->npts++];
 			sp->vcpus = cfg->vcpus[v];
 			sp->cache = (enum stg_cache_state)c;
+			sp->ram_bytes = c == STG_CACHE_RAM ?
+					sw->cfg.ram_bytes : 0;
 			sp->out.hit_ratio = -1;
 			sp->out.read_latency_s = -1;
 			sp->out.prep.fraction = -1;
 		}
+	}
+	/* the RAM axis: its other sizes at all vCPUs, after the rest */
+	for (unsigned k = 1; cfg->cache[STG_CACHE_RAM] && cfg->nvcpus &&
+	     k < sw->nram_axis; k++) {
+		struct ms_sweep_point *sp = &sw->pts[sw->npts++];
+
+		sp->vcpus = sw->top_vcpus;
+		sp->cache = STG_CACHE_RAM;
+		sp->ram_bytes = sw->ram_axis[k];
+		sp->ram_axis = true;
+		sp->out.hit_ratio = -1;
+		sp->out.read_latency_s = -1;
+		sp->out.prep.fraction = -1;
 	}
 	for (int c = 0; c < STG_CACHE_STATES; c++) {
 		sw->prep_seen[c] = -1;
@@ -382,12 +444,14 @@ static double sweep_replan(struct ms_sweep *sw, size_t from)
 
 	for (size_t i = from; i < sw->npts; i++, n++) {
 		ntop += sw->pts[i].vcpus == sw->top_vcpus &&
+			!sw->pts[i].ram_axis &&
 			sw->pts[i].status != MS_SWEEP_DROPPED;
 		sw->plan[n] = (struct ms_plan_point){
 			.vcpus = sw->pts[i].vcpus,
 			.cache = sw->pts[i].cache,
 			.prep_s = sweep_prep_est(sw, sw->pts[i].cache),
 			.dropped = sw->pts[i].status == MS_SWEEP_DROPPED,
+			.ram_axis = sw->pts[i].ram_axis,
 		};
 	}
 	ms_plan_budget(sw->plan, n, &b);
@@ -502,10 +566,13 @@ int ms_sweep_run_points(struct ms_sweep *sw)
 		 * and ms_point_run counts it inside its window */
 		p = sweep_point(sw, sp->vcpus, sp->cache, 0,
 				share + sweep_prep_est(sw, sp->cache));
+		if (sp->cache == STG_CACHE_RAM && sp->ram_bytes)
+			p.ram_bytes = sp->ram_bytes;
 		p.already_warm_ok = sp->cache == STG_CACHE_WARM && warm_done;
-		sweep_progress(sw, "point %zu: %u vCPU%s, %s, %.0f s", ++count,
+		sweep_progress(sw, "point %zu: %u vCPU%s, %s%s, %.0f s", ++count,
 			       sp->vcpus, sp->vcpus == 1 ? "" : "s",
-			       stg_cache_state_name(sp->cache), share);
+			       stg_cache_state_name(sp->cache),
+			       sp->ram_axis ? " (RAM axis)" : "", share);
 		err = ms_point_run(&p, sp->res, &sp->out);
 		if (sp->cache == STG_CACHE_WARM)
 			warm_done = true;

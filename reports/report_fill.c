@@ -192,6 +192,7 @@ void rpt_point_fill(struct rpt_point *p, const struct ms_sweep_point *sp,
 	p->cache = (__typeof__(p->cache))sp->cache;
 	p->why = sp->why;
 	p->ram_bytes = po->page_cache_bytes;
+	p->ram_axis = sp->ram_axis;
 	p->cgroup_bytes = po->cgroup_limit_bytes;
 	p->cache_seen_bytes = po->cache_seen_bytes;
 	p->ram_not_limited = po->ram_not_limited;

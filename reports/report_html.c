@@ -1039,6 +1039,256 @@ static void points_table(struct rpt_buf *b, const struct rpt_sweep *s)
 	rpt_buf_printf(b, "</table>\n");
 }
 
+/* ---- the RAM axis: samples/s and hit ratio against page-cache size ---- */
+
+#define RAM_HIT_H 200.0         /* the hit-ratio panel */
+#define RAM_SPS_H 240.0         /* the samples/s panel */
+#define RAM_MODEL_STEPS 100     /* segments of a model curve */
+
+/* A RAM panel's frame: axes, the y grid labelled as percent (PERCENT)
+ * or samples/s, the y title and the x ticks at every quarter of the
+ * dataset with their page-cache sizes. */
+static void ram_frame(struct rpt_buf *b, const struct panel *p, bool percent,
+		      uint64_t dataset)
+{
+	const double st = percent ? 0.25 : tick_step(p->ymax, 4);
+	char n[32];
+
+	rpt_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+		       "y2=\"%.1f\" stroke=\"#333\"/><line x1=\"%.1f\" "
+		       "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n",
+		       p->left, p->top, p->left, p->top + p->h, p->left,
+		       p->top + p->h, p->left + p->w, p->top + p->h);
+	for (int k = 0; k * st <= p->ymax * (1 + 1e-9); k++) {
+		const double y = panel_y(p, k * st);
+
+		if (percent)
+			snprintf(n, sizeof(n), "%.0f %%", k * st * 100);
+		else
+			rpt_fmt_count(n, sizeof(n), k * st);
+		rpt_buf_printf(b, "<text class=\"ytick\" x=\"%.1f\" y=\"%.1f\" "
+			       "text-anchor=\"end\">%s</text>", p->left - 6,
+			       y + 4, n);
+		if (k)
+			rpt_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" "
+				       "x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>",
+				       p->left, y, p->left + p->w, y);
+		rpt_buf_printf(b, "\n");
+	}
+	for (int k = 0; k <= 4; k++) {
+		const double x = panel_x(p, k / 4.0), y = p->top + p->h;
+
+		rpt_fmt_bytes(n, sizeof(n), (double)dataset * k / 4);
+		rpt_buf_printf(b, "<g class=\"xtick\"><line x1=\"%.1f\" y1=\""
+			       "%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>"
+			       "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">"
+			       "%d %%</text><text x=\"%.1f\" y=\"%.1f\" text-"
+			       "anchor=\"middle\" fill=\"#666\">%s</text></g>\n",
+			       x, y, x, y + 4, x, y + 16, k * 25, x, y + 29, n);
+	}
+	rpt_buf_printf(b, "<text x=\"14\" y=\"%.1f\" transform=\"rotate(-90 "
+		       "14 %.1f)\" text-anchor=\"middle\">%s</text>\n",
+		       p->top + p->h / 2, p->top + p->h / 2, percent ?
+		       "hit ratio" : "samples/s");
+}
+
+/* The feed the verdict's model predicts at hit ratio H (as verdict.c
+ * does for its model rows); < 0 unknown. */
+static double ram_plot_predict(const struct rpt_sweep_verdict *v, double h)
+{
+	const double st = v->ram_need.storage_samples_per_s;
+	double r = INFINITY;
+
+	if (st > 0 && h < 1)
+		r = st / (1 - h);
+	if (v->ram_cpu_samples_per_s > 0)
+		r = fmin(r, v->ram_cpu_samples_per_s);
+	return isinf(r) ? -1 : r;
+}
+
+/* A horizontal line at Y in P with a label in the right margin. */
+static void ram_hline(struct rpt_buf *b, const struct panel *p, double y,
+		      const char *cls, const char *stroke, const char *dash,
+		      const char *label)
+{
+	const double py = panel_y(p, y);
+
+	rpt_buf_printf(b, "<g class=\"%s\"><line x1=\"%.1f\" y1=\"%.1f\" "
+		       "x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-dasharray="
+		       "\"%s\" stroke-width=\"1.5\"/><text x=\"%.1f\" y=\"%.1f\" "
+		       "fill=\"%s\">", cls, p->left, py, p->left + p->w, py,
+		       stroke, dash, p->left + p->w + 6, py + 4, stroke);
+	rpt_buf_html(b, label);
+	rpt_buf_printf(b, "</text></g>\n");
+}
+
+/* A vertical marker at fraction F of the dataset, labelled at the top. */
+static void ram_vline(struct rpt_buf *b, const struct panel *p, double f,
+		      const char *cls, const char *stroke, const char *label)
+{
+	const double x = panel_x(p, f);
+
+	rpt_buf_printf(b, "<g class=\"%s\" data-fraction=\"%.4f\"><line x1=\""
+		       "%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+		       "stroke-dasharray=\"5 3\"/><text class=\"halo\" x=\"%.1f\" "
+		       "y=\"%.1f\" fill=\"%s\" text-anchor=\"%s\">", cls, f, x,
+		       p->top, x, p->top + p->h, stroke, x + (f > 0.7 ? -4 : 4),
+		       p->top + 12, stroke, f > 0.7 ? "end" : "start");
+	rpt_buf_html(b, label);
+	rpt_buf_printf(b, "</text></g>\n");
+}
+
+/* The measured rows of the curve as dots in panel P (HIT: their hit
+ * ratios, else their samples/s). */
+static void ram_dots(struct rpt_buf *b, const struct rpt_sweep *s,
+		     const struct panel *p, bool hit)
+{
+	for (size_t i = 0; i < s->v.nram_curve; i++) {
+		const struct rpt_ram_row *r = &s->v.ram_curve[i];
+		const double y = hit ? r->hit_ratio : r->samples_per_s;
+		int c;
+
+		if (r->point < 0 || y < 0 || !r->cache)
+			continue;
+		c = !strcmp(r->cache, "cold") ? STG_CACHE_COLD :
+		    !strcmp(r->cache, "warm") ? STG_CACHE_WARM : STG_CACHE_RAM;
+		rpt_buf_printf(b, "<circle class=\"ram-pt\" data-cache=\"%s\" "
+			       "data-fraction=\"%.4f\" data-%s=\"%.4f\" cx=\"%.1f"
+			       "\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\" stroke=\"%s\" "
+			       "stroke-width=\"2\"><title>%s, %.0f %% of the "
+			       "dataset cached: hit %.1f %% (model %.1f %%), "
+			       "%.0f samples/s%s</title></circle>\n", r->cache,
+			       r->fraction, hit ? "hit" : "sps", y,
+			       panel_x(p, fmin(r->fraction, 1)), panel_y(p,
+			       fmin(y, p->ymax)), r->disagrees ? "#fff" :
+			       colour[c], colour[c], r->source,
+			       r->fraction * 100, r->hit_ratio * 100,
+			       r->model_hit * 100, r->samples_per_s,
+			       r->disagrees ? "; DISAGREES with the model" : "");
+	}
+}
+
+/* samples/s and hit ratio against page-cache size: the model's curves,
+ * the measured points, the hit needed and the demand of the asked GPUs,
+ * the storage ceiling, the page cache needed and this VM's. */
+static void plot_ram(struct rpt_buf *b, const struct rpt_sweep *s)
+{
+	const struct rpt_sweep_verdict *v = &s->v;
+	const struct rpt_ram_need *n = &v->ram_need;
+	const double demand = v->need_per_gpu * (s->gpu_count ?
+						 s->gpu_count : 1);
+	struct panel h = { .left = ML, .top = 30, .w = PW - ML - PMR,
+			   .h = RAM_HIT_H, .xmax = 1, .ymax = 1 };
+	struct panel r = h;
+	double ytop = demand, height;
+	char text[160], num[32];
+
+	if (!v->nram_curve || !s->bytes)
+		return;
+	for (size_t i = 0; i < v->nram_curve; i++)
+		ytop = fmax(ytop, v->ram_curve[i].samples_per_s);
+	if (n->storage_samples_per_s > 0)
+		ytop = fmax(ytop, n->storage_samples_per_s);
+	r.top = h.top + h.h + AXIS_B + 30;
+	r.h = RAM_SPS_H;
+	r.ymax = axis_top(ytop * 1.08);
+	height = r.top + r.h + AXIS_B;
+	rpt_buf_printf(b, "<svg class=\"ram-plot\" xmlns=\"http://www.w3.org/"
+		       "2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 "
+		       "%.0f %.0f\" role=\"img\" aria-label=\"hit ratio and "
+		       "samples per second against page-cache size\">\n", PW,
+		       height, PW, height);
+	/* the hit ratio */
+	rpt_buf_printf(b, "<g class=\"panel\" data-panel=\"hit\"><text class=\""
+		       "panel-title\" x=\"%.1f\" y=\"16\" font-weight=\"bold\">"
+		       "Hit ratio against the page cache (share of the dataset)"
+		       "</text>\n", ML);
+	ram_frame(b, &h, true, s->bytes);
+	rpt_buf_printf(b, "<polyline class=\"model\" fill=\"none\" stroke=\""
+		       "#555\" stroke-width=\"1.5\" stroke-dasharray=\"6 3\" "
+		       "points=\"");
+	for (int k = 0; k <= RAM_MODEL_STEPS; k++) {
+		const double f = (double)k / RAM_MODEL_STEPS;
+
+		rpt_buf_printf(b, "%s%.1f,%.1f", k ? " " : "", panel_x(&h, f),
+			       panel_y(&h, rpt_lru_hit_model(f)));
+	}
+	rpt_buf_printf(b, "\"/>\n");
+	rpt_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">model: "
+		       "LRU, shuffled epochs</text>\n", h.left + h.w + 6,
+		       panel_y(&h, rpt_lru_hit_model(0.9)) + 4);
+	if (n->known && !n->no_cache_needed && n->hit_needed < 1) {
+		snprintf(text, sizeof(text), "hit needed: %.0f %%",
+			 n->hit_needed * 100);
+		ram_hline(b, &h, n->hit_needed, "hit-needed", "#333", "7 3",
+			  text);
+	}
+	ram_dots(b, s, &h, true);
+	rpt_buf_printf(b, "</g>\n");
+	/* samples/s */
+	rpt_buf_printf(b, "<g class=\"panel\" data-panel=\"samples\"><text "
+		       "class=\"panel-title\" x=\"%.1f\" y=\"%.1f\" font-weight"
+		       "=\"bold\">Samples/s against the page cache (%u vCPUs)"
+		       "</text>\n", ML, r.top - 12, s->vcpus_total);
+	ram_frame(b, &r, false, s->bytes);
+	if (demand > 0 && demand <= r.ymax) {
+		snprintf(text, sizeof(text), "%u x %s at %.0f %% AU",
+			 s->gpu_count ? s->gpu_count : 1, s->gpu_type ?
+			 s->gpu_type : "GPU", v->au_threshold * 100);
+		ram_hline(b, &r, demand, "demand", "#333", "7 3", text);
+	}
+	if (n->storage_samples_per_s > 0) {
+		rpt_fmt_count(num, sizeof(num), n->storage_samples_per_s);
+		snprintf(text, sizeof(text), "storage %s %s/s", n->at_most ?
+			 "at least" : "ceiling", num);
+		ram_hline(b, &r, n->storage_samples_per_s, "ceiling",
+			  colour[STG_CACHE_COLD], "1 3", text);
+	}
+	{
+		bool first = true;
+
+		rpt_buf_printf(b, "<polyline class=\"model\" fill=\"none\" "
+			       "stroke=\"#555\" stroke-width=\"1.5\" stroke-"
+			       "dasharray=\"6 3\" points=\"");
+		for (int k = 0; k <= RAM_MODEL_STEPS; k++) {
+			const double f = (double)k / RAM_MODEL_STEPS;
+			const double y = ram_plot_predict(v,
+						rpt_lru_hit_model(f));
+
+			if (y < 0)
+				continue;
+			rpt_buf_printf(b, "%s%.1f,%.1f", first ? "" : " ",
+				       panel_x(&r, f), panel_y(&r, fmin(y,
+				       r.ymax)));
+			first = false;
+		}
+		rpt_buf_printf(b, "\"/>\n");
+	}
+	ram_dots(b, s, &r, false);
+	rpt_buf_printf(b, "</g>\n");
+	/* the page cache needed, and this VM's, across both panels */
+	for (int k = 0; k < 2; k++) {
+		const struct panel *p = k ? &r : &h;
+
+		if (n->known && !n->no_cache_needed && !n->none_suffices) {
+			rpt_fmt_bytes(num, sizeof(num),
+				      (double)n->page_cache_bytes);
+			snprintf(text, sizeof(text), "needed: %s%s", n->at_most ?
+				 "at most " : "", num);
+			ram_vline(b, p, n->fraction_needed, "ram-needed",
+				  "#c0392b", text);
+		}
+		if (n->known && n->fraction_here > 0 && n->fraction_here < 1) {
+			rpt_fmt_bytes(num, sizeof(num),
+				      (double)n->page_cache_here);
+			snprintf(text, sizeof(text), "this VM: %s", num);
+			ram_vline(b, p, n->fraction_here, "ram-here", "#1f5fbf",
+				  text);
+		}
+	}
+	rpt_buf_printf(b, "</svg>\n");
+}
+
 static void catalog_table(struct rpt_buf *b, const struct rpt_sweep *s)
 {
 	const struct rpt_sweep_verdict *v = &s->v;
@@ -1050,21 +1300,49 @@ static void catalog_table(struct rpt_buf *b, const struct rpt_sweep *s)
 	}
 	rpt_buf_printf(b, "<table class=\"catalog\"><tr><th>shape</th>"
 		       "<th>GPUs</th><th>vCPUs</th><th>needed</th><th>spare"
-		       "</th><th>RAM GiB</th><th>dataset in RAM</th></tr>\n");
+		       "</th><th>RAM GiB</th><th>dataset in RAM</th>"
+		       "<th>page cache for its GPUs here</th></tr>\n");
 	for (size_t i = 0; i < v->nfits; i++) {
 		const struct rpt_shape_fit *f = &v->fits[i];
 
 		rpt_buf_printf(b, "<tr><td>");
 		rpt_buf_html(b, f->shape->name);
 		rpt_buf_printf(b, "</td><td>%u</td><td>%u</td><td>%.0f</td>"
-			       "<td>%+.0f</td><td>%.0f%s</td><td>%s</td></tr>\n",
+			       "<td>%+.0f</td><td>%.0f%s</td><td>%s</td><td>%s"
+			       "</td></tr>\n",
 			       f->shape->gpus, f->shape->vcpus,
 			       ceil(f->vcpus_needed - 1e-9),
 			       floor(f->vcpus_spare + 1e-9), f->shape->ram_gib,
 			       f->shape->recalled ? " (recalled)" : "",
-			       f->ram_holds_dataset ? "yes" : "no");
+			       f->ram_holds_dataset ? "yes" : "no",
+			       f->ram_fit == RPT_RAM_FIT_ENOUGH ? "enough" :
+			       f->ram_fit == RPT_RAM_FIT_SHORT ? "short" :
+			       f->ram_fit == RPT_RAM_FIT_NONE ? "no size "
+			       "below the whole dataset" : "?");
 	}
 	rpt_buf_printf(b, "</table>\n");
+}
+
+/* The RAM axis's section: its plot, the RAM verdict and the model. */
+static void ram_section(struct rpt_buf *b, const struct rpt_sweep *s)
+{
+	if (!s->v.nram_curve)
+		return;
+	rpt_buf_printf(b, "<h2>samples/s and hit ratio against page-cache "
+		       "size</h2>\n");
+	plot_ram(b, s);
+	rpt_buf_printf(b, "<p class=\"verdict ram-verdict\">");
+	rpt_buf_html(b, s->v.ram_text);
+	rpt_buf_printf(b, "</p>\n<p class=\"note\">Dots: measured at all "
+		       "vCPUs (cold: nothing cached; warm: all of it; ram: a "
+		       "memory cgroup of that page cache, hit ratio measured; "
+		       "a hollow dot disagrees with the model by more than "
+		       "%.2f). Dashed grey: the model, an LRU page cache under "
+		       "shuffled epochs, f + (1 - f) ln(1 - f); its samples/s "
+		       "are the lower of the CPU's rate (warm) and the "
+		       "storage's through the misses. ", RPT_RAM_MODEL_TOL);
+	rpt_buf_html(b, s->v.ram_model_text);
+	rpt_buf_printf(b, ".</p>\n");
 }
 
 char *rpt_sweep_html(const struct rpt_sweep *s)
@@ -1106,6 +1384,7 @@ char *rpt_sweep_html(const struct rpt_sweep *s)
 			       s->v.storage_is_ceiling ? "the ceiling" :
 			       "a lower bound: the CPU was the limit",
 			       s->v.storage_gpus);
+	ram_section(&b, s);
 	rpt_pipelines_html(&b, s);
 	rpt_buf_printf(&b, "<h2>points</h2>\n");
 	points_table(&b, s);

@@ -415,6 +415,68 @@ static void print_storage_ram(FILE *f, const struct rpt_sweep *s)
 	}
 }
 
+/* The RAM axis: the curve (measured points and the model), the model
+ * held against the measured ram points, and the RAM verdict. */
+static void print_ram_axis(FILE *f, const struct rpt_sweep *s)
+{
+	const struct rpt_sweep_verdict *v = &s->v;
+	char a[32], b[32], line[768];
+
+	if (!v->nram_curve)
+		return;
+	fprintf(f, "\nRAM axis (page cache against hit ratio and feed; model: "
+		"LRU, shuffled epochs)\n");
+	fprintf(f, "  %10s %6s %7s %7s %10s  %s\n", "page cache", "data",
+		"hit %", "model %", "samples/s", "source");
+	for (size_t i = 0; i < v->nram_curve; i++) {
+		const struct rpt_ram_row *r = &v->ram_curve[i];
+		char src[64];
+
+		rpt_fmt_bytes(a, sizeof(a), (double)r->page_cache_bytes);
+		if (r->samples_per_s >= 0)
+			rpt_fmt_count(b, sizeof(b), r->samples_per_s);
+		else
+			snprintf(b, sizeof(b), "-");
+		if (r->point >= 0)
+			snprintf(src, sizeof(src), "%s (%s%s)", r->source,
+				 nz(r->cache), r->disagrees ?
+				 ", DISAGREES" : "");
+		else
+			snprintf(src, sizeof(src), "%s", r->source);
+		fprintf(f, "  %10s %5.0f%% ", a, r->fraction * 100);
+		if (r->hit_ratio >= 0)
+			fprintf(f, "%7.1f ", r->hit_ratio * 100);
+		else
+			fprintf(f, "%7s ", "-");
+		fprintf(f, "%7.1f %10s  %s\n", r->model_hit * 100, b, src);
+	}
+	snprintf(line, sizeof(line), "model rows' samples/s: the lower of "
+		 "the CPU's rate (warm, %s samples/s) and the storage's "
+		 "through the misses (cold ceiling / (1 - hit)); %s",
+		 v->ram_cpu_samples_per_s > 0 ? "measured" : "not measured",
+		 v->ram_model_text);
+	if (v->ram_cpu_samples_per_s > 0) {
+		rpt_fmt_count(a, sizeof(a), v->ram_cpu_samples_per_s);
+		snprintf(line, sizeof(line), "model rows' samples/s: the lower "
+			 "of the CPU's rate (warm: %s samples/s) and the "
+			 "storage's through the misses (cold ceiling / (1 - "
+			 "hit)); %s", a, v->ram_model_text);
+	}
+	print_wrapped(f, "  model    ", 11, line);
+	print_wrapped(f, "  RAM      ", 11, v->ram_text);
+	if (v->own_bytes || v->ram_reserved) {
+		rpt_fmt_bytes(a, sizeof(a), (double)v->own_bytes);
+		rpt_fmt_bytes(b, sizeof(b), (double)v->ram_reserved);
+		snprintf(line, sizeof(line), "RAM needed = page cache + %s "
+			 "reserved for the training job + %s for the pipeline "
+			 "(%s); a VM's page cache is %.0f %% of its RAM less "
+			 "those two", b, a, v->own_bytes ? "the most a ram "
+			 "point's cgroup held beside its page cache" :
+			 "not measured: no ram point", RPT_RAM_SHARE * 100);
+		print_wrapped(f, "           ", 11, line);
+	}
+}
+
 static void print_demand(FILE *f, const struct rpt_sweep *s)
 {
 	const struct rpt_demand_words d = {
@@ -448,6 +510,30 @@ static const char *fit_text(enum rpt_fit fit)
 	case RPT_FIT_NO: return "lacks";
 	default: return "?";
 	}
+}
+
+/* Append to LINE what shape FI's page cache does for its GPUs on the
+ * storage measured here. */
+static void shape_ram_words(char *line, size_t len,
+			    const struct rpt_shape_fit *fi)
+{
+	const size_t u = strlen(line);
+	char need[32];
+
+	if (u + 1 >= len || fi->ram_fit == RPT_RAM_FIT_UNKNOWN)
+		return;
+	rpt_fmt_bytes(need, sizeof(need), (double)fi->ram_needed_bytes);
+	if (fi->ram_fit == RPT_RAM_FIT_NONE)
+		snprintf(line + u, len - u, "; page cache for its GPUs on this "
+			 "storage: no size below the whole dataset suffices");
+	else if (fi->ram_needed_bytes)
+		snprintf(line + u, len - u, "; RAM its GPUs need on this "
+			 "storage: %s, %s", need, fi->ram_fit ==
+			 RPT_RAM_FIT_ENOUGH ? "enough" : "SHORT");
+	else
+		snprintf(line + u, len - u, "; page cache for its GPUs on this "
+			 "storage: %s", fi->ram_fit == RPT_RAM_FIT_ENOUGH ?
+			 "enough (it holds the whole dataset)" : "SHORT");
 }
 
 static void print_catalog(FILE *f, const struct rpt_sweep *s)
@@ -509,6 +595,7 @@ static void print_catalog(FILE *f, const struct rpt_sweep *s)
 			 "", sh->ram_gib, sh->recalled ? "*" : "",
 			 fi->ram_holds_dataset ? "holds the data" :
 			 "too small for the data");
+		shape_ram_words(line, sizeof(line), fi);
 		print_wrapped(f, "     ", 5, line);
 	}
 	snprintf(line, sizeof(line), "vCPU: what one of its vCPUs is. needed: "
@@ -650,6 +737,7 @@ void rpt_sweep_print(FILE *f, const struct rpt_sweep *s)
 	print_demand(f, s);
 	print_verdict(f, s);
 	print_storage_ram(f, s);
+	print_ram_axis(f, s);
 	print_catalog(f, s);
 	print_points(f, s);
 	for (size_t i = 0; i < s->nothers; i++) {
@@ -702,6 +790,7 @@ static json_t *point_json(const struct rpt_point *p, bool with_series)
 		rpt_json_ram(p->ram_bytes, p->cgroup_bytes) : json_null());
 	json_object_set_new(o, "ram_bytes", p->cache == STG_CACHE_RAM ?
 		json_integer((json_int_t)p->ram_bytes) : json_null());
+	json_object_set_new(o, "ram_axis", json_boolean(p->ram_axis));
 	json_object_set_new(o, "cgroup_bytes", p->cgroup_bytes ?
 		json_integer((json_int_t)p->cgroup_bytes) : json_null());
 	json_object_set_new(o, "page_cache_seen_bytes", p->cache_seen_bytes ?
@@ -857,6 +946,102 @@ static json_t *cache_verdict_json(const struct rpt_sweep *s, int c)
 	return o;
 }
 
+static const char *ram_fit_text(enum rpt_ram_fit fit)
+{
+	switch (fit) {
+	case RPT_RAM_FIT_ENOUGH: return "enough";
+	case RPT_RAM_FIT_SHORT: return "short";
+	case RPT_RAM_FIT_NONE: return "no size suffices";
+	default: return "?";
+	}
+}
+
+static json_t *bytes_or_null(uint64_t b, bool known)
+{
+	return known ? json_integer((json_int_t)b) : json_null();
+}
+
+/* verdict.ram_curve: the rows, sorted by page cache. */
+static json_t *ram_curve_json(const struct rpt_sweep *s)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < s->v.nram_curve; i++) {
+		const struct rpt_ram_row *r = &s->v.ram_curve[i];
+		json_t *e = json_pack("{s:I,s:f,s:o,s:s,s:f,s:o}",
+			"page_cache_bytes", (json_int_t)r->page_cache_bytes,
+			"fraction", r->fraction, "hit_ratio",
+			num_or_null(r->hit_ratio, r->hit_ratio >= 0),
+			"hit_ratio_source", r->source, "model_hit_ratio",
+			r->model_hit, "samples_per_s",
+			num_or_null(r->samples_per_s, r->samples_per_s >= 0));
+
+		if (!e)
+			continue;
+		json_object_set_new(e, "cache", r->cache ?
+				    json_string(r->cache) : json_null());
+		json_object_set_new(e, "point", r->point >= 0 ?
+				    json_integer(r->point) : json_null());
+		json_object_set_new(e, "disagrees", json_boolean(r->disagrees));
+		json_array_append_new(a, e);
+	}
+	return a;
+}
+
+/* The RAM verdict's keys, added to verdict.ram (O). */
+static void ram_need_json(json_t *o, const struct rpt_sweep *s)
+{
+	const struct rpt_sweep_verdict *v = &s->v;
+	const struct rpt_ram_need *n = &v->ram_need;
+	const bool some = n->known && !n->none_suffices;
+
+	if (!o)
+		return;
+	json_object_set_new(o, "known", json_boolean(n->known));
+	json_object_set_new(o, "upper_bound", json_boolean(n->at_most));
+	json_object_set_new(o, "storage_samples_per_s", num_or_null(
+		n->storage_samples_per_s, n->known));
+	json_object_set_new(o, "hit_needed", num_or_null(n->hit_needed,
+							  n->known));
+	json_object_set_new(o, "no_cache_needed",
+			    json_boolean(n->no_cache_needed));
+	json_object_set_new(o, "fraction_needed", num_or_null(
+		n->fraction_needed, some));
+	json_object_set_new(o, "none_suffices", json_boolean(n->none_suffices));
+	json_object_set_new(o, "fraction_max", json_real(RPT_RAM_FRACTION_MAX));
+	json_object_set_new(o, "page_cache_needed_bytes",
+			    bytes_or_null(n->page_cache_bytes, some));
+	json_object_set_new(o, "vm_ram_needed_bytes",
+			    bytes_or_null(n->vm_ram_bytes, some));
+	json_object_set_new(o, "own_bytes", bytes_or_null(v->own_bytes,
+							  v->own_bytes > 0));
+	json_object_set_new(o, "page_cache_here_bytes", bytes_or_null(
+		n->page_cache_here, n->known && v->ram_limit));
+	json_object_set_new(o, "hit_ratio_here", num_or_null(n->hit_here,
+		n->known && n->hit_here >= 0));
+	json_object_set_new(o, "gpus_here", num_or_null(n->gpus_here,
+		n->known && n->gpus_here >= 0));
+	json_object_set_new(o, "enough_here", n->known ?
+			    json_boolean(n->enough_here) : json_null());
+	json_object_set_new(o, "text", json_string(v->ram_text));
+	json_object_set_new(o, "model", json_pack("{s:s,s:f,s:i,s:i,s:s}",
+		"formula", "f + (1 - f) ln(1 - f)", "tolerance",
+		RPT_RAM_MODEL_TOL, "checked", (int)v->ram_model_checked,
+		"disagree", (int)v->ram_model_disagree, "text",
+		v->ram_model_text));
+}
+
+/* A catalogued shape's RAM-axis keys, added to its entry E. */
+static void shape_ram_json(json_t *e, const struct rpt_shape_fit *fi)
+{
+	json_object_set_new(e, "ram_needed_bytes", bytes_or_null(
+		fi->ram_needed_bytes, fi->ram_needed_bytes > 0));
+	json_object_set_new(e, "page_cache_bytes", json_integer(
+		(json_int_t)fi->page_cache_bytes));
+	json_object_set_new(e, "ram_fit", json_string(ram_fit_text(
+		fi->ram_fit)));
+}
+
 static json_t *verdict_json(const struct rpt_sweep *s)
 {
 	const struct rpt_sweep_verdict *v = &s->v;
@@ -927,6 +1112,11 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 					  s->lru_ram_steady >= 0),
 		"lru_half_steady", num_or_null(s->lru_half_steady,
 					       s->lru_half_steady >= 0)));
+	ram_need_json(json_object_get(o, "ram"), s);
+	json_object_set_new(o, "ram_needed_bytes", bytes_or_null(
+		v->ram_need.ram_bytes, v->ram_need.known &&
+		!v->ram_need.none_suffices));
+	json_object_set_new(o, "ram_curve", ram_curve_json(s));
 	for (size_t i = 0; i < v->nfits; i++) {
 		const struct rpt_shape_fit *fi = &v->fits[i];
 
@@ -966,6 +1156,7 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 			fit_text(fi->fits)));
 		json_object_set_new(e, "ram_reserved_bytes",
 				    json_integer((json_int_t)fi->ram_reserved));
+		shape_ram_json(e, fi);
 		json_array_append_new(cat, e);
 	}
 	json_object_set_new(o, "catalog_cache", v->catalog_cache >= 0 ?

@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "loader.h"     /* LDR_DEFAULT_AU_THRESHOLD, LDR_RAM_SLACK */
+#include "report_fmt.h"
 #include "verdict.h"
 
 /* A constant's value as text, for texts that must not restate it. */
@@ -696,6 +697,122 @@ static void cache_verdict(const struct rpt_verdict_in *in,
 	}
 }
 
+/* ---- the RAM axis ---- */
+
+double rpt_lru_hit_model(double fraction)
+{
+	if (!(fraction > 0))
+		return 0;
+	if (fraction >= 1)
+		return 1;
+	/* log1p keeps the small-fraction end exact: h ~ f^2 / 2 there */
+	return fraction + (1 - fraction) * log1p(-fraction);
+}
+
+double rpt_lru_fraction_for_hit(double hit)
+{
+	double lo = 0, hi = 1;
+
+	if (!(hit > 0))
+		return 0;
+	if (hit >= 1)
+		return 1;
+	/* the model rises strictly on [0, 1]: bisect */
+	while (hi - lo > 1e-9) {
+		const double mid = (lo + hi) / 2;
+
+		if (rpt_lru_hit_model(mid) < hit)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
+/* Samples/s a storage of IN's ceilings serves when every read misses:
+ * the lower of its files/s and bytes/s over what one sample reads. */
+static double storage_samples(const struct rpt_ram_need_in *in)
+{
+	double s = -1;
+
+	if (in->storage_files_per_s > 0 && in->files_per_sample > 0)
+		s = in->storage_files_per_s / in->files_per_sample;
+	if (in->storage_bytes_per_s > 0 && in->bytes_per_sample > 0) {
+		const double b = in->storage_bytes_per_s / in->bytes_per_sample;
+
+		s = s < 0 ? b : fmin(s, b);
+	}
+	return s;
+}
+
+/* GPUs (NEED_PER_GPU each) STORAGE samples/s feed through hit ratio H. */
+static double gpus_through(double storage, double hit, double need_per_gpu)
+{
+	double g;
+
+	if (!(need_per_gpu > 0) || !(storage > 0))
+		return -1;
+	if (hit >= 1)
+		return RPT_VERDICT_GPUS_MAX;
+	g = storage / ((1 - hit) * need_per_gpu);
+	return g > RPT_VERDICT_GPUS_MAX ? RPT_VERDICT_GPUS_MAX : g;
+}
+
+void rpt_verdict_ram_need(const struct rpt_ram_need_in *in,
+			  struct rpt_ram_need *out)
+{
+	const double extra = (double)in->reserved_bytes +
+			     (double)in->own_bytes;
+	const double dataset = (double)in->dataset_bytes;
+
+	memset(out, 0, sizeof(*out));
+	out->hit_here = out->gpus_here = out->fraction_here = -1;
+	out->storage_samples_per_s = storage_samples(in);
+	if (!(in->need_samples_per_s > 0) || !(out->storage_samples_per_s > 0))
+		return;
+	out->known = true;
+	out->at_most = !in->storage_is_ceiling;
+	/* misses (1 - h) x demand within the ceiling */
+	out->hit_needed = 1 - out->storage_samples_per_s /
+			  in->need_samples_per_s;
+	if (out->hit_needed <= 0) {
+		out->no_cache_needed = true;
+	} else {
+		out->fraction_needed = rpt_lru_fraction_for_hit(
+			out->hit_needed);
+		out->none_suffices = out->fraction_needed >
+				     RPT_RAM_FRACTION_MAX;
+		if (!out->none_suffices)
+			out->page_cache_bytes = (uint64_t)ceil(
+				out->fraction_needed * dataset);
+	}
+	if (!out->none_suffices) {
+		out->ram_bytes = out->page_cache_bytes +
+				 in->reserved_bytes + in->own_bytes;
+		out->vm_ram_bytes = (uint64_t)ceil((double)out->ram_bytes /
+						   RPT_RAM_SHARE);
+	}
+	if (!in->ram_limit)
+		return;
+	/* this VM: what the one RAM rule leaves for the page cache */
+	{
+		const double here = RPT_RAM_SHARE * (double)in->ram_limit -
+				    extra;
+
+		out->page_cache_here = here > 0 ? (uint64_t)here : 0;
+	}
+	out->fraction_here = dataset > 0 ? (double)out->page_cache_here /
+			     dataset : 0;
+	out->hit_here = rpt_lru_hit_model(out->fraction_here);
+	out->gpus_here = gpus_through(out->storage_samples_per_s,
+				      out->hit_here, in->need_per_gpu);
+	out->enough_here = (out->fraction_here >= 1 && dataset > 0) ||
+		(!out->none_suffices &&
+		 out->page_cache_here >= out->page_cache_bytes &&
+		 (out->page_cache_here > 0 || out->no_cache_needed) &&
+		 RPT_RAM_SHARE * (double)in->ram_limit >= extra);
+}
+
 uint64_t rpt_reserve_ram_default(unsigned batch, unsigned prefetch,
 				 uint64_t sample_bytes)
 {
@@ -751,6 +868,363 @@ static void storage_advice(const struct rpt_verdict_in *in,
 			 "faster storage (local NVMe)");
 }
 
+/* The usable cold point with the best files/s: where the storage
+ * ceiling comes from, and what one sample reads. NULL when none. */
+static const struct rpt_point *storage_point(const struct rpt_verdict_in *in)
+{
+	const struct rpt_point *best = NULL;
+
+	for (size_t i = 0; i < in->npoints; i++) {
+		const struct rpt_point *p = &in->points[i];
+
+		if (p->cache == STG_CACHE_COLD && rpt_point_usable(p) &&
+		    (!best || p->files_per_s > best->files_per_s))
+			best = p;
+	}
+	return best;
+}
+
+/* The pipeline's own memory: the most a ram point's cgroup held beside
+ * its page cache (limit = page cache + own); 0 when none measured it. */
+static uint64_t own_memory(const struct rpt_verdict_in *in)
+{
+	uint64_t own = 0;
+
+	for (size_t i = 0; i < in->npoints; i++) {
+		const struct rpt_point *p = &in->points[i];
+
+		if (p->cache == STG_CACHE_RAM &&
+		    p->status == RPT_POINT_MEASURED &&
+		    p->cgroup_bytes > p->ram_bytes &&
+		    p->cgroup_bytes - p->ram_bytes > own)
+			own = p->cgroup_bytes - p->ram_bytes;
+	}
+	return own;
+}
+
+/* The RAM axis's inputs for NEED samples/s (GPUs at the threshold) with
+ * RESERVED bytes for their training jobs and RAM_LIMIT bytes of RAM. */
+static void ram_need_in(const struct rpt_verdict_in *in,
+			const struct rpt_sweep_verdict *v, double need,
+			uint64_t reserved, uint64_t ram_limit,
+			struct rpt_ram_need_in *ni)
+{
+	const struct rpt_point *sp = storage_point(in);
+
+	memset(ni, 0, sizeof(*ni));
+	ni->need_samples_per_s = need;
+	ni->need_per_gpu = v->need_per_gpu;
+	if (sp && sp->samples_per_s > 0) {
+		ni->files_per_sample = sp->files_per_s / sp->samples_per_s;
+		ni->bytes_per_sample = sp->read_bytes_per_s /
+				       sp->samples_per_s;
+	}
+	ni->storage_files_per_s = v->storage_files_per_s;
+	ni->storage_bytes_per_s = v->storage_bytes_per_s;
+	ni->storage_is_ceiling = v->storage_is_ceiling;
+	ni->dataset_bytes = in->dataset_bytes;
+	ni->reserved_bytes = reserved;
+	ni->own_bytes = v->own_bytes;
+	ni->ram_limit = ram_limit;
+}
+
+/* The feed the model predicts at hit ratio H: the lower of the CPU's
+ * rate (warm) and the storage's through the misses; < 0 unknown. */
+static double ram_predict(const struct rpt_sweep_verdict *v, double h)
+{
+	const double cpu = v->ram_cpu_samples_per_s;
+	const double st = v->ram_need.storage_samples_per_s;
+	double r = INFINITY;
+
+	if (st > 0 && h < 1)
+		r = st / (1 - h);
+	if (cpu > 0)
+		r = fmin(r, cpu);
+	return isinf(r) ? -1 : r;
+}
+
+static void ram_row_add(struct rpt_sweep_verdict *v,
+			const struct rpt_ram_row *r)
+{
+	size_t k;
+
+	if (v->nram_curve >= RPT_RAM_CURVE_MAX)
+		return;
+	/* sorted by page cache; a measured row before a model row */
+	k = v->nram_curve;
+	while (k > 0 && (v->ram_curve[k - 1].fraction > r->fraction ||
+			 (v->ram_curve[k - 1].fraction == r->fraction &&
+			  v->ram_curve[k - 1].point < 0 && r->point >= 0))) {
+		v->ram_curve[k] = v->ram_curve[k - 1];
+		k--;
+	}
+	v->ram_curve[k] = *r;
+	v->nram_curve++;
+}
+
+/* A model row at FRACTION of the dataset. */
+static void ram_model_row(const struct rpt_verdict_in *in,
+			  struct rpt_sweep_verdict *v, double fraction)
+{
+	struct rpt_ram_row r = {
+		.fraction = fraction,
+		.page_cache_bytes = (uint64_t)(fraction *
+					       (double)in->dataset_bytes),
+		.hit_ratio = rpt_lru_hit_model(fraction),
+		.model_hit = rpt_lru_hit_model(fraction),
+		.source = "model",
+		.point = -1,
+	};
+
+	r.samples_per_s = ram_predict(v, r.hit_ratio);
+	ram_row_add(v, &r);
+}
+
+/*
+ * The measured rows: the usable cold, ram and warm points at the most
+ * vCPUs any of them has (cold: nothing cached; warm: all of it; ram: the
+ * page cache it held after the run where known, else the one asked, over
+ * the part of the dataset it read), each ram row held against the model.
+ */
+static void ram_measured_rows(const struct rpt_verdict_in *in,
+			      struct rpt_sweep_verdict *v)
+{
+	unsigned at = 0;
+
+	for (size_t i = 0; i < in->npoints; i++)
+		if (rpt_point_usable(&in->points[i]) &&
+		    in->points[i].vcpus > at)
+			at = in->points[i].vcpus;
+	for (size_t i = 0; i < in->npoints; i++) {
+		const struct rpt_point *p = &in->points[i];
+		struct rpt_ram_row r = { .point = (int)i, .source = "measured" };
+
+		if (!rpt_point_usable(p) || p->vcpus != at)
+			continue;
+		if (p->cache == STG_CACHE_COLD) {
+			r.fraction = 0;
+		} else if (p->cache == STG_CACHE_WARM) {
+			r.fraction = 1;
+		} else {
+			const uint64_t held = p->cache_seen_bytes ?
+					      p->cache_seen_bytes : p->ram_bytes;
+			const uint64_t of = p->sample_bytes ? p->sample_bytes :
+					    in->dataset_bytes;
+
+			if (!of)
+				continue;
+			r.fraction = (double)held / (double)of;
+			if (p->hit_ratio_estimated)
+				r.source = "estimated";
+		}
+		r.cache = stg_cache_state_name(p->cache);
+		r.page_cache_bytes = (uint64_t)(fmin(r.fraction, 1) *
+						(double)in->dataset_bytes);
+		r.hit_ratio = p->hit_ratio;
+		r.model_hit = rpt_lru_hit_model(r.fraction);
+		r.samples_per_s = p->samples_per_s;
+		if (p->cache == STG_CACHE_RAM && !p->hit_ratio_estimated &&
+		    p->hit_ratio >= 0) {
+			v->ram_model_checked++;
+			r.disagrees = fabs(p->hit_ratio - r.model_hit) >
+				      RPT_RAM_MODEL_TOL;
+			v->ram_model_disagree += r.disagrees;
+		}
+		ram_row_add(v, &r);
+	}
+}
+
+/* The model against the measured ram rows, in words. */
+static void ram_model_words(struct rpt_sweep_verdict *v)
+{
+	const struct rpt_ram_row *worst = NULL;
+	char *t = v->ram_model_text;
+	const size_t len = sizeof(v->ram_model_text);
+
+	for (size_t i = 0; i < v->nram_curve; i++) {
+		const struct rpt_ram_row *r = &v->ram_curve[i];
+
+		if (r->point >= 0 && r->cache && !strcmp(r->cache, "ram") &&
+		    !strcmp(r->source, "measured") && r->hit_ratio >= 0 &&
+		    (!worst || fabs(r->hit_ratio - r->model_hit) >
+			       fabs(worst->hit_ratio - worst->model_hit)))
+			worst = r;
+	}
+	if (!worst) {
+		snprintf(t, len, "the model (an LRU page cache under shuffled "
+			 "epochs: f + (1 - f) ln(1 - f) of reads hit with a "
+			 "share f cached) was not held against a measured ram "
+			 "point: none was measured");
+		return;
+	}
+	if (!v->ram_model_disagree)
+		snprintf(t, len, "the model (an LRU page cache under shuffled "
+			 "epochs: f + (1 - f) ln(1 - f) of reads hit with a "
+			 "share f cached) agrees with the %u measured ram "
+			 "point%s within %.2f (the largest gap: %.1f %% measured, "
+			 "%.1f %% modelled at %.0f %% cached)",
+			 v->ram_model_checked, v->ram_model_checked == 1 ? "" :
+			 "s", RPT_RAM_MODEL_TOL, worst->hit_ratio * 100,
+			 worst->model_hit * 100, worst->fraction * 100);
+	else
+		snprintf(t, len, "MODEL DISAGREES: %u of %u measured ram "
+			 "point%s differ from the LRU model by more than %.2f "
+			 "(at %.0f %% cached: %.1f %% measured, %.1f %% "
+			 "modelled): %s", v->ram_model_disagree,
+			 v->ram_model_checked, v->ram_model_checked == 1 ? "" :
+			 "s", RPT_RAM_MODEL_TOL, worst->fraction * 100,
+			 worst->hit_ratio * 100, worst->model_hit * 100,
+			 worst->hit_ratio > worst->model_hit ? "this kernel "
+			 "kept pages read twice (its active list) better than "
+			 "an LRU, so the model's RAM figure is conservative: "
+			 "the measured points show a smaller page cache may do" :
+			 "this kernel's reclaim is not LRU-like here, or the "
+			 "filesystem drops its page cache at open (FUSE without "
+			 "kernel_cache), so the model's RAM figure is "
+			 "optimistic: trust the measured points");
+}
+
+/* Append to the RAM verdict's words; a text that does not fit is cut. */
+static void ram_add(struct rpt_sweep_verdict *v, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void ram_add(struct rpt_sweep_verdict *v, const char *fmt, ...)
+{
+	const size_t used = strlen(v->ram_text);
+	va_list ap;
+
+	if (used + 1 >= sizeof(v->ram_text))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(v->ram_text + used, sizeof(v->ram_text) - used, fmt, ap);
+	va_end(ap);
+}
+
+/* The RAM verdict for the asked GPUs, in words. */
+static void ram_words(const struct rpt_verdict_in *in,
+		      struct rpt_sweep_verdict *v)
+{
+	const struct rpt_ram_need *n = &v->ram_need;
+	char pc[32], ram[32], vm[32], here[32], need[32], st[32];
+
+	v->ram_text[0] = '\0';
+	if (!v->storage_known) {
+		ram_add(v, "no usable cold point: no storage ceiling to size "
+			"the page cache against");
+		return;
+	}
+	if (!n->known) {
+		ram_add(v, "no demand or no storage figure per sample: the "
+			"page cache needed is unknown");
+		return;
+	}
+	rpt_fmt_count(need, sizeof(need), v->need_per_gpu * in->gpu_count);
+	rpt_fmt_count(st, sizeof(st), n->storage_samples_per_s);
+	rpt_fmt_bytes(pc, sizeof(pc), (double)n->page_cache_bytes);
+	rpt_fmt_bytes(ram, sizeof(ram), (double)n->ram_bytes);
+	rpt_fmt_bytes(vm, sizeof(vm), (double)n->vm_ram_bytes);
+	rpt_fmt_bytes(here, sizeof(here), (double)n->page_cache_here);
+	ram_add(v, "%u x %s need %s samples/s; cold this storage serves "
+		"%s%s: ", in->gpu_count, nz(in->gpu_type), need,
+		n->at_most ? "at least " : "", st);
+	if (n->no_cache_needed) {
+		ram_add(v, "no page cache is needed; RAM for the training "
+			"job's reserve and the pipeline: %s", ram);
+	} else if (n->none_suffices) {
+		ram_add(v, "%.0f %% of reads must hit the page cache, which "
+			"takes more than %.0f %% of the dataset cached (the LRU "
+			"model of shuffled epochs): no RAM size is enough below "
+			"100 %% of the dataset; %s", n->hit_needed * 100,
+			RPT_RAM_FRACTION_MAX * 100, v->ram_holds_dataset ?
+			"this VM holds all of it (the warm row)" :
+			"use local NVMe or shards, or a VM whose RAM holds the "
+			"whole dataset");
+	} else {
+		ram_add(v, "they need %s%s of page cache (%.0f %% of the "
+			"dataset, for a %.0f %% hit ratio); with the training "
+			"job's reserve and the pipeline %s of RAM, a VM of %s%s "
+			"(%.0f %% rule)", n->at_most ? "at most " : ">= ", pc,
+			n->fraction_needed * 100, n->hit_needed * 100, ram,
+			n->at_most ? "up to " : ">= ", vm, RPT_RAM_SHARE * 100);
+	}
+	if (v->ram_limit && !n->no_cache_needed &&
+	    !(n->none_suffices && v->ram_holds_dataset)) {
+		if (n->fraction_here >= 1)
+			ram_add(v, "; this VM has %s of page cache: it holds "
+				"the whole dataset", here);
+		else
+			ram_add(v, "; this VM has %s of page cache (%.0f %% of "
+				"the dataset)", here, n->fraction_here * 100);
+		if (n->enough_here)
+			ram_add(v, ": enough");
+		else if (n->gpus_here >= 0)
+			ram_add(v, ": storage-bound at ~%.1f GPUs",
+				n->gpus_here);
+	}
+	if (n->at_most)
+		ram_add(v, " (the cold point was CPU-bound: the storage "
+			"ceiling is a lower bound, so the RAM needed is at most "
+			"this)");
+}
+
+/*
+ * The RAM axis: the pipeline's own memory, the page cache the asked
+ * GPUs need (rpt_verdict_ram_need), the curve (measured rows, the
+ * model's rows at every tenth, at the need and at this VM's page cache)
+ * and the model held against the measured ram points.
+ */
+static void ram_axis(const struct rpt_verdict_in *in,
+		     struct rpt_sweep_verdict *v)
+{
+	struct rpt_ram_need_in ni;
+	const struct rpt_ram_need *n = &v->ram_need;
+
+	v->own_bytes = own_memory(in);
+	ram_need_in(in, v, v->need_per_gpu * in->gpu_count, v->ram_reserved,
+		    v->ram_limit, &ni);
+	rpt_verdict_ram_need(&ni, &v->ram_need);
+	v->ram_cpu_samples_per_s = v->cache[STG_CACHE_WARM].measured ?
+		v->cache[STG_CACHE_WARM].samples_per_s : -1;
+	ram_measured_rows(in, v);
+	for (int k = 0; k <= 10; k++)
+		ram_model_row(in, v, k / 10.0);
+	if (n->known && !n->no_cache_needed && !n->none_suffices &&
+	    fmod(n->fraction_needed * 10, 1) > 1e-6)
+		ram_model_row(in, v, n->fraction_needed);
+	if (n->known && n->fraction_here > 0 && n->fraction_here < 1)
+		ram_model_row(in, v, n->fraction_here);
+	ram_model_words(v);
+	ram_words(in, v);
+}
+
+/* Each catalogued shape's RAM against the page cache its GPUs need. */
+static void catalog_ram(const struct rpt_verdict_in *in,
+			struct rpt_sweep_verdict *v)
+{
+	for (size_t i = 0; i < v->nfits; i++) {
+		struct rpt_shape_fit *f = &v->fits[i];
+		const uint64_t ram = (uint64_t)(f->shape->ram_gib *
+						1073741824.0);
+		struct rpt_ram_need_in ni;
+		struct rpt_ram_need n;
+
+		ram_need_in(in, v, v->au_threshold * f->demand_total,
+			    f->ram_reserved, ram, &ni);
+		rpt_verdict_ram_need(&ni, &n);
+		f->page_cache_bytes = n.page_cache_here;
+		f->ram_needed_bytes = n.ram_bytes;
+		if (!n.known)
+			f->ram_fit = f->ram_holds_dataset ? RPT_RAM_FIT_ENOUGH :
+				     RPT_RAM_FIT_UNKNOWN;
+		else if (n.enough_here || f->ram_holds_dataset)
+			f->ram_fit = RPT_RAM_FIT_ENOUGH;
+		else if (n.none_suffices)
+			f->ram_fit = RPT_RAM_FIT_NONE;
+		else
+			f->ram_fit = RPT_RAM_FIT_SHORT;
+	}
+}
+
 void rpt_verdict_draw(const struct rpt_verdict_in *in,
 		      struct rpt_sweep_verdict *v)
 {
@@ -789,6 +1263,8 @@ void rpt_verdict_draw(const struct rpt_verdict_in *in,
 	v->ram_holds_dataset = v->ram_limit > 0 &&
 		(double)in->dataset_bytes + (double)v->ram_reserved <=
 		RPT_RAM_SHARE * (double)v->ram_limit;
+	ram_axis(in, v);
 	catalog_check(in, v);
+	catalog_ram(in, v);
 	headline(in, v);
 }

@@ -118,6 +118,9 @@ struct rpt_point {
 	enum rpt_point_status status;
 	const char *why;                /* dropped / failed: words; else "" */
 	uint64_t ram_bytes;             /* ram: the page cache it models */
+	bool ram_axis;                  /* ram: another size of the RAM axis
+	                                   at all vCPUs, not the ram state's
+	                                   size at every count */
 	uint64_t cgroup_bytes;          /* ram: the cgroup limit (page cache
 	                                   + the run's own memory), 0 none */
 	uint64_t cache_seen_bytes;      /* ram: page cache charged to the
@@ -251,6 +254,130 @@ struct rpt_check {
 void rpt_verdict_confirm(unsigned computed, const struct rpt_confirm *runs,
 			 size_t n, unsigned vcpus_top, double au_threshold,
 			 struct rpt_check *out);
+
+/* ==== the RAM axis: page-cache size against hit ratio and feed ==== */
+
+/*
+ * The model: the steady byte hit ratio of an LRU page cache that holds
+ * FRACTION of a dataset of equal files read in a fresh shuffled order
+ * every epoch, f + (1 - f) ln(1 - f) (derived in tests/test_lru_sim.c;
+ * loader/lru_sim.c simulates the same cache over a run's own order): 0
+ * at or below 0, 1 at or above 1 (all of it cached), 0.1605 at 0.51.
+ */
+double rpt_lru_hit_model(double fraction);
+
+/*
+ * The model's inverse: the least cached fraction whose model hit ratio
+ * reaches HIT (bisection, to 1e-9): 0 for HIT <= 0, 1 for HIT >= 1.
+ */
+double rpt_lru_fraction_for_hit(double hit);
+
+/* A measured hit ratio further than this (absolute) from the model at
+ * the point's cached fraction disagrees with it: below it, the kernel's
+ * reclaim is not LRU-like here or the filesystem drops its page cache at
+ * open (FUSE without kernel_cache); above it, the kernel kept pages read
+ * twice (its active list) better than an LRU does. On the first re-read
+ * epoch the kernel and the LRU simulation agreed within 0.002
+ * (tests/test_ram_slow.c); over a sweep's two measured epochs after the
+ * fill, this project's 2-vCPU test VM (6.x kernel, ext4) hit 3, 7 and
+ * 12 points above the model at 31, 57 and 85 % cached. */
+#define RPT_RAM_MODEL_TOL 0.10
+
+/* A needed cached fraction above this counts as "the whole dataset":
+ * the model runs steep there (its slope, -ln(1 - f), is 3 at 0.95, so
+ * 1 % less page cache than planned loses 3 points of hit ratio), and a
+ * page cache that must hold nearly all of the dataset is a warm one. */
+#define RPT_RAM_FRACTION_MAX 0.95
+
+/* The page cache the asked GPUs need, from plain numbers. */
+struct rpt_ram_need_in {
+	double need_samples_per_s;      /* the GPUs together at the AU
+	                                   threshold: T x demand x count */
+	double need_per_gpu;            /* one of them: T x demand */
+	double files_per_sample;        /* storage reads per sample (files/s
+	                                   / samples/s cold); <= 0 unknown */
+	double bytes_per_sample;        /* bytes read per sample; <= 0
+	                                   unknown */
+	double storage_files_per_s;     /* the cold ceiling; <= 0 unknown */
+	double storage_bytes_per_s;
+	bool storage_is_ceiling;        /* false: a lower bound (the cold
+	                                   point was CPU-bound) */
+	uint64_t dataset_bytes;
+	uint64_t reserved_bytes;        /* the training job's, all GPUs */
+	uint64_t own_bytes;             /* the pipeline's own memory */
+	uint64_t ram_limit;             /* this VM's RAM (or cgroup limit);
+	                                   0: no VM to judge */
+};
+
+struct rpt_ram_need {
+	bool known;                     /* a demand and a storage ceiling */
+	bool at_most;                   /* the ceiling is a lower bound: the
+	                                   page cache and RAM needed are at
+	                                   most these figures */
+	double storage_samples_per_s;   /* samples/s the storage serves cold:
+	                                   the lower of its files/s and
+	                                   bytes/s ceilings per sample */
+	double hit_needed;              /* 1 - storage / demand; <= 0: none */
+	bool no_cache_needed;           /* the storage alone keeps up */
+	double fraction_needed;         /* of the dataset, from the model's
+	                                   inverse; 0 when none is needed */
+	bool none_suffices;             /* fraction_needed >
+	                                   RPT_RAM_FRACTION_MAX: no page cache
+	                                   below the whole dataset does */
+	uint64_t page_cache_bytes;      /* fraction_needed x dataset; 0 when
+	                                   none is needed or none suffices */
+	uint64_t ram_bytes;             /* page cache + reserve + own; 0 when
+	                                   none suffices */
+	uint64_t vm_ram_bytes;          /* the RAM of a VM whose
+	                                   RPT_RAM_SHARE holds ram_bytes; 0
+	                                   when none suffices */
+	/* this VM (ram_limit > 0) */
+	uint64_t page_cache_here;       /* RPT_RAM_SHARE x RAM less the
+	                                   reserve and the pipeline, >= 0 */
+	double fraction_here;           /* of the dataset (> 1: it all fits) */
+	double hit_here;                /* the model's; < 0 unknown */
+	double gpus_here;               /* GPUs the storage keeps at the AU
+	                                   threshold through that page cache
+	                                   (at most RPT_VERDICT_GPUS_MAX);
+	                                   < 0 unknown */
+	bool enough_here;               /* page_cache_here reaches the need,
+	                                   or holds the whole dataset */
+};
+
+/*
+ * The page cache that keeps the misses, (1 - hit) x demand, within the
+ * storage's cold ceiling in files/s and in bytes/s: the hit ratio needed
+ * is 1 - storage samples/s / demand, and the model's inverse turns it
+ * into a cached fraction of the dataset; then the RAM that page cache
+ * takes with the training job's reserve and the pipeline's own memory,
+ * and (RAM_LIMIT > 0) what this VM's page cache gives. Pure arithmetic.
+ */
+void rpt_verdict_ram_need(const struct rpt_ram_need_in *in,
+			  struct rpt_ram_need *out);
+
+/* Most rows of the RAM curve: measured points and the model's. */
+#define RPT_RAM_CURVE_MAX 32
+
+/* One row of the RAM curve (page cache against hit ratio and feed). */
+struct rpt_ram_row {
+	uint64_t page_cache_bytes;      /* the page cache, as a share of the
+	                                   whole dataset (a point that read a
+	                                   sample: scaled alike) */
+	double fraction;                /* of the dataset */
+	double hit_ratio;               /* measured, or the model's */
+	const char *source;             /* "measured", "estimated" (an LRU
+	                                   estimate: no cgroup) or "model" */
+	const char *cache;              /* the point's cache state name;
+	                                   NULL for a model row */
+	double model_hit;               /* the model at `fraction` */
+	double samples_per_s;           /* measured, or the model's: the
+	                                   lower of the CPU's rate (warm) and
+	                                   the storage's through the misses;
+	                                   < 0 unknown */
+	int point;                      /* index into the points; -1 model */
+	bool disagrees;                 /* a measured ram row further than
+	                                   RPT_RAM_MODEL_TOL from the model */
+};
 
 /* ==== the sweep's verdict ==== */
 
@@ -390,6 +517,17 @@ enum rpt_fit {
 	RPT_FIT_NO,                     /* spare_hi < 0 */
 };
 
+/* Does a shape's RAM reach the page cache its GPUs need here? */
+enum rpt_ram_fit {
+	RPT_RAM_FIT_UNKNOWN = 0,        /* no storage ceiling measured */
+	RPT_RAM_FIT_ENOUGH,             /* its page cache reaches the need
+	                                   (or holds the whole dataset) */
+	RPT_RAM_FIT_SHORT,              /* it does not */
+	RPT_RAM_FIT_NONE,               /* no page cache below the whole
+	                                   dataset suffices, and it cannot
+	                                   hold the whole dataset */
+};
+
 /* One catalogued shape judged against the measured pipeline. */
 struct rpt_shape_fit {
 	const struct rpt_shape *shape;
@@ -406,6 +544,16 @@ struct rpt_shape_fit {
 	uint64_t ram_reserved;          /* reserve RAM x its GPUs */
 	bool ram_holds_dataset;         /* dataset + ram_reserved <=
 	                                   RPT_RAM_SHARE of its RAM */
+	/* the RAM axis: its GPUs (demand_total) on the storage measured
+	 * here (rpt_verdict_ram_need) */
+	enum rpt_ram_fit ram_fit;
+	uint64_t ram_needed_bytes;      /* page cache + its reserve + the
+	                                   pipeline's own; 0 unknown or when
+	                                   no size below the whole dataset
+	                                   suffices */
+	uint64_t page_cache_bytes;      /* what its RAM leaves for the page
+	                                   cache: RPT_RAM_SHARE x RAM less
+	                                   the reserve and the pipeline */
 };
 
 #define RPT_SHAPES_MAX 32
@@ -429,6 +577,23 @@ struct rpt_sweep_verdict {
 	uint64_t ram_reserved;          /* reserve RAM x asked GPUs */
 	bool ram_holds_dataset;         /* dataset + ram_reserved <=
 	                                   RPT_RAM_SHARE x ram_limit */
+	/* the RAM axis: the page cache the asked GPUs need on the storage
+	 * measured here, the curve, and the model held against the
+	 * measured ram points */
+	uint64_t own_bytes;             /* the pipeline's own memory, the
+	                                   most any ram point measured; 0
+	                                   unknown */
+	struct rpt_ram_need ram_need;
+	struct rpt_ram_row ram_curve[RPT_RAM_CURVE_MAX];
+	size_t nram_curve;              /* sorted by page cache */
+	unsigned ram_model_checked;     /* measured ram rows held against
+	                                   the model */
+	unsigned ram_model_disagree;    /* of those, off by more than
+	                                   RPT_RAM_MODEL_TOL */
+	double ram_cpu_samples_per_s;   /* the CPU's rate the model rows use
+	                                   (warm, all vCPUs); < 0 unknown */
+	char ram_text[560];             /* the RAM verdict in words */
+	char ram_model_text[400];       /* model against measurement */
 	/* vCPU units */
 	enum stg_vcpu_kind vcpu_kind;   /* what one vCPU is here, as used */
 	const char *vcpu_kind_basis;    /* "topology" or "measured scaling" */

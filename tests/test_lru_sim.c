@@ -22,6 +22,7 @@
 
 #include "harness.h"
 #include "loader.h"
+#include "verdict.h"    /* rpt_lru_hit_model: the model the RAM verdict uses */
 
 static uint64_t splitmix(uint64_t *x)
 {
@@ -249,4 +250,51 @@ FR_TEST(lru_estimate, replays_the_runs_sampler_order)
 		    "%.4f)", est.steady, expect);
 	stg_dataset_destroy(ds);
 	fr_test_rmtree(dir);
+}
+
+/*
+ * The RAM verdict's model (rpt_lru_hit_model) against this simulator
+ * over the cached fractions a RAM axis measures, the steep end included:
+ * the mean of epochs 2 and 3 over 3 seeds, each epoch within 0.015.
+ */
+FR_TEST(lru_sim, verdict_model_matches_the_simulation_from_5_to_95_percent)
+{
+	enum { N = 20000, SEEDS = 3 };
+	static const double fr[] = { 0.05, 0.25, 0.5, 0.75, 0.9, 0.95 };
+	static uint32_t order[N];
+	static uint64_t size[N];
+
+	for (size_t i = 0; i < N; i++)
+		size[i] = 64 * 1024;
+	for (size_t k = 0; k < sizeof(fr) / sizeof(fr[0]); k++) {
+		const double model = rpt_lru_hit_model(fr[k]);
+		double sum = 0;
+
+		for (uint64_t seed = 1; seed <= SEEDS; seed++) {
+			struct ldr_lru_sim *s;
+			uint64_t rng = seed * 7919;
+
+			cr_assert_eq(ldr_lru_sim_create(N, (uint64_t)(fr[k] *
+				     N) * size[0], &s), 0);
+			shuffle(order, N, &rng);
+			epoch(s, order, N, size);
+			for (int e = 0; e < 2; e++) {
+				double r;
+
+				shuffle(order, N, &rng);
+				r = epoch(s, order, N, size);
+				cr_assert_float_eq(r, model, 0.015, "f %.2f "
+						   "seed %llu: %.4f vs model "
+						   "%.4f", fr[k],
+						   (unsigned long long)seed, r,
+						   model);
+				sum += r;
+			}
+			ldr_lru_sim_destroy(s);
+		}
+		cr_assert_float_eq(sum / (2 * SEEDS), model, 0.006, "f %.2f",
+				   fr[k]);
+		cr_log_info("f %.2f: simulated %.4f, model %.4f", fr[k],
+			    sum / (2 * SEEDS), model);
+	}
 }

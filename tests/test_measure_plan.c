@@ -373,3 +373,96 @@ FR_TEST(measure_plan, ram_sample_shrinks_files_not_epochs)
 	/* no rate known: all files */
 	cr_assert_eq(ms_ram_sample_files(100000, 0, 30, 3, 1024), 100000);
 }
+
+/* ---- the RAM axis ---- */
+
+FR_TEST(ram_axis_plan, ram_sizes_default_to_half_then_a_quarter_and_three_quarters)
+{
+	uint64_t out[MS_RAM_SIZES_MAX];
+	const unsigned n = ms_ram_sizes_resolve(NULL, 0, 400ull << 20, out);
+
+	cr_assert_eq(n, 3);
+	cr_assert_eq(out[0], 200ull << 20, "the ram state's size: half");
+	cr_assert_eq(out[1], 100ull << 20);
+	cr_assert_eq(out[2], 300ull << 20);
+}
+
+FR_TEST(ram_axis_plan, ram_sizes_resolve_shares_and_sizes_in_order)
+{
+	const struct ms_ram_size in[] = {
+		{ .fraction = 0.25 }, { .bytes = 8ull << 30 },
+		{ .fraction = 0.001 },  /* under 1 MiB: raised to it */
+		{ .bytes = 100ull << 20 },      /* = 25 % of 400 MiB: again */
+		{ .bytes = 4096 },              /* 1 MiB again: left out */
+	};
+	uint64_t out[MS_RAM_SIZES_MAX];
+	const unsigned n = ms_ram_sizes_resolve(in, 5, 400ull << 20, out);
+
+	cr_assert_eq(n, 3);
+	cr_assert_eq(out[0], 100ull << 20);
+	cr_assert_eq(out[1], 8ull << 30);
+	cr_assert_eq(out[2], MS_RAM_MIN_BYTES);
+}
+
+FR_TEST(ram_axis_plan, ram_sizes_stop_at_the_most_a_sweep_holds)
+{
+	struct ms_ram_size in[MS_RAM_SIZES_MAX + 2];
+	uint64_t out[MS_RAM_SIZES_MAX];
+
+	for (unsigned i = 0; i < MS_RAM_SIZES_MAX + 2; i++)
+		in[i] = (struct ms_ram_size){ .bytes = (i + 1ull) << 30 };
+	cr_assert_eq(ms_ram_sizes_resolve(in, MS_RAM_SIZES_MAX + 2, 1ull << 40,
+					  out), MS_RAM_SIZES_MAX);
+	cr_assert_eq(out[MS_RAM_SIZES_MAX - 1], (uint64_t)MS_RAM_SIZES_MAX << 30);
+}
+
+/* 1 and 2 vCPUs x cold, ram, warm, then two more ram sizes at 2 vCPUs. */
+static void plan_with_axis(struct ms_plan_point *p)
+{
+	const unsigned v[] = { 1, 2 };
+
+	plan_grid(p, v, 2, 3, 0);
+	for (int k = 6; k < 8; k++)
+		p[k] = (struct ms_plan_point){ .vcpus = 2, .cache = 1,
+					       .ram_axis = true };
+}
+
+FR_TEST(ram_axis_plan, ram_axis_comes_after_the_top_points_and_checks)
+{
+	struct ms_plan_point p[8];
+	/* the 3 top points, 6 checks and 2 more: the axis, not 1 vCPU */
+	struct ms_budget b = budget(5 * MS_MIN_POINT_S + 6 * MS_CONFIRM_S, 6);
+
+	plan_with_axis(p);
+	ms_plan_budget(p, 8, &b);
+	cr_assert_eq(b.confirm_kept, 6);
+	for (int i = 0; i < 8; i++)
+		cr_assert_eq(p[i].kept, p[i].vcpus == 2, "%d: %u/%u%s", i,
+			     p[i].vcpus, p[i].cache, p[i].ram_axis ? " axis" :
+			     "");
+	/* everything fits: all kept, in equal shares */
+	b = budget(8 * MS_MIN_POINT_S + 6 * MS_CONFIRM_S + 40, 6);
+	plan_with_axis(p);
+	ms_plan_budget(p, 8, &b);
+	for (int i = 0; i < 8; i++)
+		cr_assert(p[i].kept);
+	cr_assert_float_eq(b.share, MS_MIN_POINT_S + 5, 1e-9);
+}
+
+FR_TEST(ram_axis_plan, ram_axis_dropped_is_not_too_short_and_keeps_the_checks)
+{
+	struct ms_plan_point p[8];
+	/* the top points and the checks only */
+	struct ms_budget b = budget(3 * MS_MIN_POINT_S + 6 * MS_CONFIRM_S, 6);
+
+	plan_with_axis(p);
+	ms_plan_budget(p, 8, &b);
+	cr_assert_eq(b.confirm_kept, 6, "the axis is no top point: the "
+		     "checks still come before it");
+	cr_assert_float_eq(b.top_need_s, 3 * MS_MIN_POINT_S, 1e-9);
+	for (int i = 0; i < 8; i++) {
+		cr_assert_eq(p[i].kept, p[i].vcpus == 2 && !p[i].ram_axis,
+			     "%d", i);
+		cr_assert_not(p[i].too_short, "%d", i);
+	}
+}
