@@ -395,7 +395,9 @@ static bool top_was_dropped(const struct rpt_verdict_in *in,
 			continue;
 		if (rpt_point_usable(p))
 			return false;
-		dropped = dropped || p->status == RPT_POINT_DROPPED;
+		/* the RAM axis's other sizes may drop before fewer vCPUs */
+		dropped = dropped || (p->status == RPT_POINT_DROPPED &&
+				      !p->ram_axis);
 	}
 	return dropped;
 }

@@ -479,6 +479,21 @@ FR_TEST(verdict, dropped_and_failed_points_are_not_used)
 	cr_assert(s.v.cache[STG_CACHE_WARM].top_dropped);
 	cr_assert(strstr(s.v.cache[STG_CACHE_WARM].not_judged, "budget"));
 	cr_assert(strstr(s.v.headline, "no verdict"), "%s", s.v.headline);
+	/* a RAM-axis size dropped at all vCPUs is not the state's point */
+	{
+		const struct pt q[] = {
+			{ 1, STG_CACHE_RAM, 300, "cpu", 0 },
+			{ 2, STG_CACHE_RAM, 560, "cpu", 0 },
+			{ 2, STG_CACHE_RAM, 0, "cpu", 0 } };
+
+		sweep_make(&s, q, 3, 2, 1);
+		pts_buf[2].status = RPT_POINT_DROPPED;
+		pts_buf[2].ram_axis = true;
+		rpt_sweep_verdict(&s);
+		cr_assert(s.v.cache[STG_CACHE_RAM].measured);
+		cr_assert_not(s.v.cache[STG_CACHE_RAM].top_dropped);
+		cr_assert_eq(s.v.cache[STG_CACHE_RAM].vcpus_top, 2);
+	}
 }
 
 /* ---- GPUs fed, and one choice of the top point ---- */
