@@ -145,7 +145,11 @@ int rpt_verdict_top(const struct rpt_point *pts, size_t n,
 
 		if (p->cache != c || !rpt_point_usable(p))
 			continue;
-		if (top < 0 || p->vcpus > pts[top].vcpus)
+		/* most vCPUs; at equal counts the state's own size (the one
+		 * the check runs use) before a RAM-axis size */
+		if (top < 0 || p->vcpus > pts[top].vcpus ||
+		    (p->vcpus == pts[top].vcpus && pts[top].ram_axis &&
+		     !p->ram_axis))
 			top = (int)i;
 	}
 	return top;
@@ -350,8 +354,12 @@ static void vcpu_units(const struct rpt_verdict_in *in,
 		v->vcpu_kind_basis = "measured scaling";
 		v->smt_yield = two_over_one;
 	}
+	/* a second thread can neither take work away nor more than
+	 * double it: outside [1, 2] the 1-vCPU point was handicapped
+	 * (its reader, a noisy neighbour) and the ends are used */
 	if (v->smt_yield > 0)
-		v->smt_yield_lo = v->smt_yield_hi = v->smt_yield;
+		v->smt_yield_lo = v->smt_yield_hi =
+			fmin(RPT_SMT_YIELD_MAX, fmax(1.0, v->smt_yield));
 }
 
 /*
@@ -491,7 +499,7 @@ static void catalog_check(const struct rpt_verdict_in *in,
 		f->vcpus_reserved = v->reserve_vcpus_per_gpu * sh->gpus;
 		f->ram_reserved = v->reserve_ram_per_gpu * sh->gpus;
 		f->ram_holds_dataset = (double)in->dataset_bytes +
-			(double)f->ram_reserved <=
+			(double)f->ram_reserved + (double)v->own_bytes <=
 			RPT_RAM_SHARE * sh->ram_gib * 1073741824.0;
 		f->vcpus_needed = f->vcpus_needed_lo = -1;
 		if (!cv || !units_per_rate(cv, v->need_per_gpu, sh->vcpu_kind,
@@ -660,7 +668,9 @@ static void cache_verdict(const struct rpt_verdict_in *in,
 		cv->limiting = "gpu";
 	else if (top->bottleneck && *top->bottleneck)
 		cv->limiting = top->bottleneck;
-	cv->storage_bound = !strcmp(cv->limiting, "storage");
+	/* from the point itself: a storage-bound feed that happens to feed
+	 * the asked GPUs is still one more vCPUs would not raise */
+	cv->storage_bound = !strcmp(nz(top->bottleneck), "storage");
 	cv->vcpus_reserved = (unsigned)ceil(v->reserve_vcpus_per_gpu *
 					    in->gpu_count - 1e-9);
 	cv->gpus_fed_reserved = cv->gpus_fed;
@@ -1132,6 +1142,13 @@ static void ram_words(const struct rpt_verdict_in *in,
 	if (n->no_cache_needed) {
 		ram_add(v, "no page cache is needed; RAM for the training "
 			"job's reserve and the pipeline: %s", ram);
+	} else if (n->none_suffices && n->at_most) {
+		ram_add(v, "at most %.0f %% of reads must hit the page cache: "
+			"it may take up to the whole dataset cached; %s",
+			n->hit_needed * 100, v->ram_holds_dataset ?
+			"this VM holds all of it (the warm row)" : "measure "
+			"the storage where it is the limit (a cold point with "
+			"more vCPUs) to know");
 	} else if (n->none_suffices) {
 		ram_add(v, "%.0f %% of reads must hit the page cache, which "
 			"takes more than %.0f %% of the dataset cached (the LRU "
@@ -1160,8 +1177,8 @@ static void ram_words(const struct rpt_verdict_in *in,
 		if (n->enough_here)
 			ram_add(v, ": enough");
 		else if (n->gpus_here >= 0)
-			ram_add(v, ": storage-bound at ~%.1f GPUs",
-				n->gpus_here);
+			ram_add(v, n->at_most ? ": at least ~%.1f GPUs" :
+				": storage-bound at ~%.1f GPUs", n->gpus_here);
 	}
 	if (n->at_most)
 		ram_add(v, " (the cold point was CPU-bound: the storage "
@@ -1191,7 +1208,8 @@ static void ram_axis(const struct rpt_verdict_in *in,
 	for (int k = 0; k <= 10; k++)
 		ram_model_row(in, v, k / 10.0);
 	if (n->known && !n->no_cache_needed && !n->none_suffices &&
-	    fmod(n->fraction_needed * 10, 1) > 1e-6)
+	    fabs(n->fraction_needed * 10 -
+		 round(n->fraction_needed * 10)) > 1e-6)
 		ram_model_row(in, v, n->fraction_needed);
 	if (n->known && n->fraction_here > 0 && n->fraction_here < 1)
 		ram_model_row(in, v, n->fraction_here);
@@ -1220,6 +1238,8 @@ static void catalog_ram(const struct rpt_verdict_in *in,
 				     RPT_RAM_FIT_UNKNOWN;
 		else if (n.enough_here || f->ram_holds_dataset)
 			f->ram_fit = RPT_RAM_FIT_ENOUGH;
+		else if (n.at_most)     /* the storage was never the limit */
+			f->ram_fit = RPT_RAM_FIT_UNKNOWN;
 		else if (n.none_suffices)
 			f->ram_fit = RPT_RAM_FIT_NONE;
 		else
@@ -1262,9 +1282,10 @@ void rpt_verdict_draw(const struct rpt_verdict_in *in,
 	if (in->cgroup_limit >= 0 && (uint64_t)in->cgroup_limit < v->ram_limit)
 		v->ram_limit = (uint64_t)in->cgroup_limit;
 	v->ram_reserved = v->reserve_ram_per_gpu * in->gpu_count;
+	v->own_bytes = own_memory(in);
 	v->ram_holds_dataset = v->ram_limit > 0 &&
-		(double)in->dataset_bytes + (double)v->ram_reserved <=
-		RPT_RAM_SHARE * (double)v->ram_limit;
+		(double)in->dataset_bytes + (double)v->ram_reserved +
+		(double)v->own_bytes <= RPT_RAM_SHARE * (double)v->ram_limit;
 	ram_axis(in, v);
 	catalog_check(in, v);
 	catalog_ram(in, v);

@@ -397,6 +397,8 @@ struct rpt_ram_row {
  */
 #define RPT_SMT_YIELD_LO 1.0
 #define RPT_SMT_YIELD_HI 1.3
+/* A measured yield is held within [1, RPT_SMT_YIELD_MAX]. */
+#define RPT_SMT_YIELD_MAX 2.0
 
 /* A guest that reports no SMT but whose 2-vCPU point scales at or below
  * this (feed(2) / (2 x feed(1))) while each of its vCPUs needs at least
@@ -519,7 +521,9 @@ enum rpt_fit {
 
 /* Does a shape's RAM reach the page cache its GPUs need here? */
 enum rpt_ram_fit {
-	RPT_RAM_FIT_UNKNOWN = 0,        /* no storage ceiling measured */
+	RPT_RAM_FIT_UNKNOWN = 0,        /* no storage ceiling measured, or
+	                                   only a lower bound (cold was
+	                                   CPU-bound) */
 	RPT_RAM_FIT_ENOUGH,             /* its page cache reaches the need
 	                                   (or holds the whole dataset) */
 	RPT_RAM_FIT_SHORT,              /* it does not */

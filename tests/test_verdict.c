@@ -1066,3 +1066,79 @@ FR_TEST(sweep_verdict, inconsistent_cpu_figures_are_not_projected)
 	cr_assert_not(s.v.cache[STG_CACHE_WARM].inconsistent);
 	cr_assert(s.v.cache[STG_CACHE_WARM].projected);
 }
+
+FR_TEST(verdict, a_storage_bound_state_that_feeds_the_asked_gpus_stays_storage_bound)
+{
+	/* 3,000 samples/s storage-bound at 8 vCPUs feeds 1 A100 */
+	const struct pt p[] = { { 8, STG_CACHE_COLD, 3000, "storage", 300 } };
+	const struct rpt_cache_verdict *cv;
+	struct rpt_sweep s;
+
+	sweep_make(&s, p, 1, 8, 1);
+	rpt_sweep_verdict(&s);
+	cv = &s.v.cache[STG_CACHE_COLD];
+	cr_assert_str_eq(cv->limiting, "gpu");
+	cr_assert(cv->storage_bound);
+	cr_assert_lt(cv->vcpus_per_gpu, 0, "no vCPUs per GPU from it");
+	cr_assert_eq(s.v.catalog_cache, -1);
+}
+
+FR_TEST(verdict, a_measured_smt_yield_is_held_between_one_and_two)
+{
+	/* a handicapped 1-vCPU point: 2 sibling threads give 2.5 x */
+	const struct pt p[] = { { 1, STG_CACHE_WARM, 400, "cpu", 0 },
+				{ 2, STG_CACHE_WARM, 1000, "cpu", 0 } };
+	struct rpt_sweep s;
+
+	sweep_make(&s, p, 2, 2, 1);
+	s.threads_per_core = 2;
+	rpt_sweep_verdict(&s);
+	cr_assert_float_eq(s.v.smt_yield, 2.5, 1e-9, "reported as measured");
+	cr_assert_float_eq(s.v.smt_yield_hi, RPT_SMT_YIELD_MAX, 1e-9);
+	cr_assert_float_eq(s.v.smt_yield_lo, RPT_SMT_YIELD_MAX, 1e-9);
+	/* cores per GPU never fewer than threads per GPU */
+	cr_assert_geq(s.v.cache[STG_CACHE_WARM].core_per_gpu_lo,
+		      s.v.cache[STG_CACHE_WARM].thread_per_gpu_lo * 1.0 - 1e-9);
+	pts_buf[1].samples_per_s = 360;         /* below one thread alone */
+	rpt_sweep_verdict(&s);
+	cr_assert_float_eq(s.v.smt_yield_lo, 1.0, 1e-9);
+}
+
+FR_TEST(verdict, the_state_point_comes_before_a_ram_axis_size_at_equal_vcpus)
+{
+	const struct pt p[] = { { 2, STG_CACHE_RAM, 900, "cpu", 0 },
+				{ 2, STG_CACHE_RAM, 500, "cpu", 0 } };
+	struct rpt_sweep s;
+
+	sweep_make(&s, p, 2, 2, 1);
+	pts_buf[0].ram_axis = true;             /* planned first, axis */
+	cr_assert_eq(rpt_verdict_top(pts_buf, 2, STG_CACHE_RAM), 1);
+	pts_buf[1].status = RPT_POINT_FAILED;
+	cr_assert_eq(rpt_verdict_top(pts_buf, 2, STG_CACHE_RAM), 0,
+		     "an axis size when the state's own failed");
+}
+
+FR_TEST(verdict, a_cpu_bound_cold_point_does_not_say_a_shape_lacks_ram)
+{
+	static const struct rpt_shape shapes[] = {
+		{ .name = "small", .gpus = 8, .gpu = "A100", .vcpus = 96,
+		  .vcpu_kind = STG_VCPU_CORE, .ram_gib = 16 },
+	};
+	/* cold CPU-bound at 500/s: the storage was never the limit */
+	const struct pt p[] = { { 4, STG_CACHE_COLD, 500, "cpu", 60 } };
+	struct rpt_sweep s;
+
+	sweep_make(&s, p, 1, 4, 8);
+	s.shapes = shapes;
+	s.nshapes = 1;
+	rpt_sweep_verdict(&s);
+	cr_assert(s.v.ram_need.at_most);
+	cr_assert_not(s.v.fits[0].ram_holds_dataset, "140 GB in 16 GiB");
+	cr_assert_eq(s.v.fits[0].ram_fit, RPT_RAM_FIT_UNKNOWN);
+	cr_assert_null(strstr(s.v.ram_text, "storage-bound at"), "%s",
+		       s.v.ram_text);
+	/* the same rate storage-bound: now the storage is the limit */
+	pts_buf[0].bottleneck = "storage";
+	rpt_sweep_verdict(&s);
+	cr_assert_neq(s.v.fits[0].ram_fit, RPT_RAM_FIT_UNKNOWN);
+}
