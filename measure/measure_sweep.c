@@ -94,6 +94,7 @@ double ms_plan_budget(struct ms_plan_point *p, size_t n, struct ms_budget *b)
 {
 	unsigned top = b->top_vcpus, low = UINT_MAX;
 	bool checks_in = false, full = false;
+	size_t tops_left = 0;
 	double used = 0;                /* what those kept need */
 	size_t kept = 0;
 
@@ -110,8 +111,10 @@ double ms_plan_budget(struct ms_plan_point *p, size_t n, struct ms_budget *b)
 			low = p[i].vcpus;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (p[i].vcpus == top && !p[i].ram_axis && !p[i].dropped)
+		if (p[i].vcpus == top && !p[i].ram_axis && !p[i].dropped) {
 			b->top_need_s += b->min_point_s + p[i].prep_s;
+			tops_left++;
+		}
 	for (;;) {
 		const size_t i = plan_next(p, n, top, low, b->keep_two);
 		double need;
@@ -119,7 +122,9 @@ double ms_plan_budget(struct ms_plan_point *p, size_t n, struct ms_budget *b)
 		/* the check runs come right after the top points, shortened
 		 * (down to confirm_min_s) to fit beside them, and skipped
 		 * (not the points after them) when they do not fit */
-		if (!checks_in && b->nconfirm && kept &&
+		/* (when the top points have all run, the checks come
+		 * before whatever is left) */
+		if (!checks_in && b->nconfirm && (kept || !tops_left) &&
 		    (i == n || plan_rank(&p[i], top, low, b->keep_two))) {
 			/* all of them, else those that cannot go */
 			const unsigned want[2] = { b->nconfirm,
@@ -441,6 +446,7 @@ static double sweep_replan(struct ms_sweep *sw, size_t from)
 	};
 	size_t n = 0;
 	unsigned ntop = 0;
+	bool again = false;
 
 	for (size_t i = from; i < sw->npts; i++, n++) {
 		ntop += sw->pts[i].vcpus == sw->top_vcpus &&
@@ -468,6 +474,12 @@ static double sweep_replan(struct ms_sweep *sw, size_t from)
 		if (!sw->plan[k].dropped || sp->status == MS_SWEEP_DROPPED)
 			continue;
 		sp->status = MS_SWEEP_DROPPED;
+		/* a state without its top point has nothing to check: its
+		 * reserved runs go back to the points (plan again) */
+		if (sw->plan[k].too_short && sw->confirm_left[sp->cache]) {
+			sw->confirm_left[sp->cache] = 0;
+			again = true;
+		}
 		if (sw->plan[k].too_short)
 			snprintf(sp->why, sizeof(sp->why), "the %u-vCPU point%s "
 				 "need%s about %.0f s; --budget %.0f s is too "
@@ -480,7 +492,7 @@ static double sweep_replan(struct ms_sweep *sw, size_t from)
 				 "%.0f s budget (the %u-vCPU points come first)",
 				 sw->cfg.budget_s, sw->top_vcpus);
 	}
-	return b.share;
+	return again ? sweep_replan(sw, from) : b.share;
 }
 
 /* Samples/s of the measured point (VCPUS, C), 0 when none. */
@@ -629,6 +641,18 @@ static double sweep_check_len(const struct ms_sweep *sw)
 	return sw->confirm_len_s > 0 ? sw->confirm_len_s : MS_CONFIRM_S;
 }
 
+/* Seconds the other states' reserved check runs need. */
+static double sweep_others_reserved(const struct ms_sweep *sw,
+				    enum stg_cache_state c)
+{
+	double s = 0;
+
+	for (int k = 0; k < STG_CACHE_STATES; k++)
+		if (k != (int)c)
+			s += sw->confirm_left[k] * sweep_check_len(sw);
+	return s;
+}
+
 static double sweep_check_time(const struct ms_sweep *sw,
 			       enum stg_cache_state c, bool *reserved)
 {
@@ -675,8 +699,12 @@ int ms_sweep_check(struct ms_sweep *sw, unsigned vcpus,
 	res = calloc(1, sizeof(*res));
 	if (!res)
 		return -ENOMEM;
+	/* a ram check runs twice as long (a fill epoch first), within what
+	 * the other states' reserved runs leave */
 	if (c == STG_CACHE_RAM)
-		window = fmin(left, 2 * window);
+		window = fmax(window, fmin(left - sweep_others_reserved(sw,
+								      c),
+					   2 * window));
 	p = sweep_point(sw, vcpus, c, gpus, window);
 	/* the warm points left the dataset resident: re-read only if not */
 	p.already_warm_ok = true;

@@ -466,3 +466,22 @@ FR_TEST(ram_axis_plan, ram_axis_dropped_is_not_too_short_and_keeps_the_checks)
 		cr_assert_not(p[i].too_short, "%d", i);
 	}
 }
+
+FR_TEST(measure_plan, once_the_top_points_have_run_the_checks_come_before_the_rest)
+{
+	/* re-planned after the 96-vCPU points ran: two RAM-axis sizes
+	 * (96 vCPUs, later in the plan) and 6 reserved check runs in 40 s */
+	struct ms_plan_point p[2] = {
+		{ .vcpus = 96, .cache = 1, .prep_s = 4, .ram_axis = true },
+		{ .vcpus = 96, .cache = 1, .prep_s = 4, .ram_axis = true },
+	};
+	struct ms_budget b = budget(40, 6);
+
+	b.top_vcpus = 96;
+	b.confirm_min_s = MS_CONFIRM_MIN_S;
+	ms_plan_budget(p, 2, &b);
+	cr_assert_eq(b.confirm_kept, 6u, "the checks keep their time");
+	cr_assert_geq(b.confirm_len_s, MS_CONFIRM_MIN_S);
+	cr_assert(p[0].dropped && p[1].dropped,
+		  "the RAM-axis sizes go, 6 x 5 s + 12 s > 40 s");
+}
