@@ -5,8 +5,10 @@
  *
  * DESIGN
  * Processes: the caller (single-threaded) writes the runner, carried in
- * the binary, to a private temporary file (mkstemps, 0600; and, for a
- * sampled dataset, the list of its files), then forks the point's child
+ * the binary, into a private temporary folder (mkdtemp, 0700: the
+ * script's folder is first on the runner's sys.path, so it must hold
+ * nothing but the runner; and, for a sampled dataset, the list of its
+ * files; all removed however the run ends), then forks the point's child
  * through ldr_child_run, which enters the memory cgroup and pins itself
  * first. The child forks the interpreter into a process group of its
  * own (so a terminal's ^C reaches feedrate only, and the group can be
@@ -353,24 +355,42 @@ static int find_interpreter(const char *name, char *out, size_t len)
 	return -ENOENT;
 }
 
-/* A private temporary file (0600) holding LEN bytes of DATA; its name
- * into PATH. 0 or -errno. */
-static int temp_write(const char *suffix, const void *data, size_t len,
-		      char *path, size_t path_len)
+/*
+ * A private directory (mkdtemp, 0700) under $TMPDIR (else /tmp), its name
+ * into DIR. The runner's file goes inside it, never straight into /tmp:
+ * Python puts a script's folder first on sys.path, and a shared folder
+ * would let anyone plant a json.py or a torch/ the runner imports with
+ * feedrate's rights. 0 or -errno.
+ */
+static int temp_dir_make(char *dir, size_t len)
 {
-	const char *dir = getenv("TMPDIR");
+	const char *tmp = getenv("TMPDIR");
+
+	if (!tmp || !*tmp || access(tmp, W_OK))
+		tmp = "/tmp";
+	if ((size_t)snprintf(dir, len, "%s/feedrate-runner-XXXXXX", tmp) >=
+	    len) {
+		dir[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	if (!mkdtemp(dir)) {
+		dir[0] = '\0';
+		return -errno;
+	}
+	return 0;
+}
+
+/* LEN bytes of DATA into a new file PATH (0600, never an existing one).
+ * 0 or -errno (PATH then removed). */
+static int file_write(const char *path, const void *data, size_t len)
+{
 	const char *p = data;
 	int fd, err = 0;
 
-	if (!dir || !*dir || access(dir, W_OK))
-		dir = "/tmp";
-	snprintf(path, path_len, "%s/feedrate-%s-XXXXXX%s", dir, "runner",
-		 suffix);
-	fd = mkstemps(path, (int)strlen(suffix));
-	if (fd < 0) {
-		path[0] = '\0';
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0)
 		return -errno;
-	}
 	while (len && !err) {
 		ssize_t n = write(fd, p, len);
 
@@ -385,16 +405,14 @@ static int temp_write(const char *suffix, const void *data, size_t len,
 	}
 	if (close(fd) && !err)
 		err = -errno;
-	if (err) {
+	if (err)
 		unlink(path);
-		path[0] = '\0';
-	}
 	return err;
 }
 
-/* The files of the sample DS, one relative path a line, into a private
- * temporary file named into PATH. 0 or -errno. */
-static int list_write(const struct stg_dataset *ds, char *path, size_t len)
+/* The files of the sample DS, one relative path a line, into a new file
+ * PATH. 0 or -errno. */
+static int list_write(const struct stg_dataset *ds, const char *path)
 {
 	size_t n = stg_dataset_count(ds), cap = 4096, used = 0;
 	char *buf = malloc(cap);
@@ -424,8 +442,54 @@ static int list_write(const struct stg_dataset *ds, char *path, size_t len)
 		used += l;
 		buf[used++] = '\n';
 	}
-	err = temp_write(".list", buf, used, path, len);
+	err = file_write(path, buf, used);
 	free(buf);
+	return err;
+}
+
+/* The runner's private files: its folder, the runner and a sample's list
+ * ("" where not written). */
+struct py_files {
+	char dir[4096];
+	char script[4200];
+	char list[4200];
+};
+
+/* Remove F's files and its folder (whatever of them was made). */
+static void py_files_remove(struct py_files *f)
+{
+	if (f->list[0])
+		unlink(f->list);
+	if (f->script[0])
+		unlink(f->script);
+	if (f->dir[0])
+		rmdir(f->dir);
+	f->list[0] = f->script[0] = f->dir[0] = '\0';
+}
+
+/* F's folder with the runner and, for SAMPLE (NULL none), its list.
+ * 0 or -errno (nothing left behind). */
+static int py_files_make(struct py_files *f, const struct stg_dataset *sample)
+{
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	err = temp_dir_make(f->dir, sizeof(f->dir));
+	if (err)
+		return err;
+	snprintf(f->script, sizeof(f->script), "%s/runner.py", f->dir);
+	err = file_write(f->script, ms_torch_runner_py,
+			 ms_torch_runner_py_len);
+	if (err) {
+		f->script[0] = '\0';
+	} else if (sample) {
+		snprintf(f->list, sizeof(f->list), "%s/sample.list", f->dir);
+		err = list_write(sample, f->list);
+		if (err)
+			f->list[0] = '\0';
+	}
+	if (err)
+		py_files_remove(f);
 	return err;
 }
 
@@ -684,19 +748,23 @@ static void py_argv(struct py_arg *a, const struct ms_point *q,
 #undef NUM
 }
 
-/* Run the runner for Q (probe: imports only) on CPUS in CG into *PO. */
+/* Run the runner for Q (probe: imports only; SAMPLE: the files of a ram
+ * point's sample, NULL none) on CPUS in CG into *PO. */
 static int py_run(const struct ms_point *q, const char *root,
-		  const char *list, bool probe, const cpu_set_t *cpus,
-		  const struct ldr_memcg *cg, unsigned vcpus,
-		  struct py_out *po, struct ldr_child_report *rep)
+		  const struct stg_dataset *sample, bool probe,
+		  const cpu_set_t *cpus, const struct ldr_memcg *cg,
+		  unsigned vcpus, struct py_out *po,
+		  struct ldr_child_report *rep)
 {
 	const struct ldr_child_opts opts = { .cpus = cpus, .memcg = cg };
-	char interp[512], script[4096];
+	struct py_files files;
+	char interp[512];
 	struct py_arg a;
 	int err;
 
 	memset(&a, 0, sizeof(a));
 	memset(po, 0, sizeof(*po));
+	memset(rep, 0, sizeof(*rep));
 	err = find_interpreter(q->pipe.python, interp, sizeof(interp));
 	snprintf(po->info.interpreter, sizeof(po->info.interpreter), "%s",
 		 interp);
@@ -704,12 +772,11 @@ static int py_run(const struct ms_point *q, const char *root,
 		po->info.fail = MS_PYTHON_NO_INTERPRETER;
 		return err;
 	}
-	err = temp_write(".py", ms_torch_runner_py, ms_torch_runner_py_len,
-			 script, sizeof(script));
+	err = py_files_make(&files, sample);
 	if (err) {
 		snprintf(po->info.tail, sizeof(po->info.tail), "the runner "
-			 "could not be written to a temporary file: %s",
-			 strerror(-err));
+			 "could not be written to a private temporary folder: "
+			 "%s", strerror(-err));
 		po->info.fail = MS_PYTHON_CRASH;
 		return err;
 	}
@@ -719,10 +786,12 @@ static int py_run(const struct ms_point *q, const char *root,
 	a.au_threshold = q->au_threshold;
 	a.gpus = q->gpus;
 	a.probe = probe;
-	py_argv(&a, q, script, root, list, q->pipe.workers ? q->pipe.workers :
+	py_argv(&a, q, files.script, root, files.list[0] ? files.list :
+		q->pipe.list, q->pipe.workers ? q->pipe.workers :
 		(vcpus > 1 ? vcpus - 1 : 1), probe);
 	err = ldr_child_run(&opts, py_child, &a, po, sizeof(*po), rep);
-	unlink(script);
+	/* success, failure or an interrupted child: the folder goes */
+	py_files_remove(&files);
 	if (!err)
 		err = rep->fn_result;
 	else if (!po->info.fail) {
@@ -740,7 +809,7 @@ int ms_python_probe(const struct ms_pipeline_spec *sp,
 {
 	struct ms_point q;
 	struct ldr_child_report rep;
-	struct py_out *po = malloc(sizeof(*po));
+	struct py_out *po = calloc(1, sizeof(*po));
 	int err;
 
 	if (!po)
@@ -771,20 +840,15 @@ int ms_python_point(const struct ms_point *q, const struct stg_dataset *ds,
 		    struct ms_point_out *out)
 {
 	const unsigned vcpus = cpus ? (unsigned)CPU_COUNT(cpus) : 1;
-	char list[4096] = "";
-	struct py_out *po = malloc(sizeof(*po));
-	int err = 0;
+	/* calloc: every path copies *PO out, a failed start's too */
+	struct py_out *po = calloc(1, sizeof(*po));
+	int err;
 
 	if (!po)
 		return -ENOMEM;
-	if (sampled && q->pipe.kind == MS_PIPELINE_TORCH)
-		err = list_write(ds, list, sizeof(list));
-	if (!err)
-		err = py_run(q, stg_dataset_root(ds), list[0] ? list :
-			     q->pipe.list, false, cpus, cg, vcpus, po,
-			     &out->rep);
-	if (list[0])
-		unlink(list);
+	err = py_run(q, stg_dataset_root(ds), sampled &&
+		     q->pipe.kind == MS_PIPELINE_TORCH ? ds : NULL, false,
+		     cpus, cg, vcpus, po, &out->rep);
 	memcpy(res, &po->res, sizeof(*res));
 	out->py = po->info;
 	free(po);

@@ -1,6 +1,7 @@
 # torch_runner.py - feedrate's runner for --pipeline torch and
 # --pipeline python:FILE. feedrate carries this file inside its binary,
-# writes it to a private temporary file and starts it with the chosen
+# writes it into a private temporary folder (0700: Python puts the
+# script's folder first on sys.path) and starts it with the chosen
 # interpreter inside a measurement point's pinned child (and memory
 # cgroup), so the DataLoader and its worker processes run on the point's
 # vCPUs. It reports to feedrate as JSON lines on the file descriptor given
