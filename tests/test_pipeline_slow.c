@@ -207,6 +207,62 @@ FR_TEST(pipeline_slow, a_python_file_loader_is_counted_exactly,
 	fr_test_rmtree(dir);
 }
 
+/* Modules a local user could plant beside the runner's file: each, if
+ * imported, leaves a marker (and then fails, as a broken module would). */
+static const char planted_py[] =
+"import os\n"
+"open(os.path.join(os.path.dirname(os.path.abspath(__file__)),\n"
+"     'planted-' + __name__), 'w').close()\n"
+"raise ImportError('planted module imported')\n";
+
+FR_TEST(pipeline_slow, modules_planted_in_tmpdir_are_not_imported,
+	.timeout = 300)
+{
+	static const char *const planted[] = { "json", "argparse",
+					       "platform", "traceback" };
+	char *dir, *data, *out;
+	char *argv[] = { (char *)fr_test_bin(), "run", "--pipeline", NULL,
+			 "--python", PY, "--gpus", "0", "--warmup", "0",
+			 "--epochs", "1", "--cache", "warm", NULL, NULL };
+	char pipe[4200], tmp[4200], name[64], path[4300];
+	DIR *d;
+	struct dirent *e;
+	int rc;
+
+	need_python();
+	dir = fr_test_tmpdir();
+	data = gen_dataset(dir, "2M");
+	write_file(dir, "known.py", known_py);
+	snprintf(tmp, sizeof(tmp), "%s/tmp", dir);
+	cr_assert_eq(mkdir(tmp, 0777), 0);
+	for (size_t i = 0; i < sizeof(planted) / sizeof(planted[0]); i++) {
+		snprintf(name, sizeof(name), "%s.py", planted[i]);
+		write_file(tmp, name, planted_py);
+	}
+	cr_assert_eq(setenv("TMPDIR", tmp, 1), 0);
+	snprintf(pipe, sizeof(pipe), "python:%s/known.py", dir);
+	argv[3] = pipe;
+	argv[14] = data;
+	rc = fr_test_run(dir, argv, 200);
+	out = slurp(dir, "stdout");
+	cr_expect_eq(rc, 0, "exit %d\n%s", rc, out);
+	for (size_t i = 0; i < sizeof(planted) / sizeof(planted[0]); i++) {
+		snprintf(path, sizeof(path), "%s/planted-%s", tmp, planted[i]);
+		cr_expect_neq(access(path, F_OK), 0, "%s.py was imported",
+			      planted[i]);
+	}
+	/* and the runner's private folder is gone */
+	d = opendir(tmp);
+	cr_assert_not_null(d);
+	while ((e = readdir(d)))
+		cr_expect_null(strstr(e->d_name, "feedrate-"), "%s left in %s",
+			       e->d_name, tmp);
+	closedir(d);
+	free(out);
+	free(data);
+	fr_test_rmtree(dir);
+}
+
 static const char raise_py[] =
 "def make_loader(root, batch_size, num_workers, seed):\n"
 "    class L:\n"
@@ -430,13 +486,15 @@ FR_TEST(pipeline_slow, torch_workers_run_on_the_points_cpus_and_cgroup,
 	fr_test_rmtree(dir);
 }
 
+/* torch first: native is measured first anyway, and torch's probe (its
+ * interpreter, its versions) still reaches its own entry */
 FR_TEST(pipeline_slow, a_sweep_of_native_and_torch_judges_each,
 	.timeout = 400)
 {
 	char *dir, *data, *out;
 	char js[4200];
 	char *argv[] = { (char *)fr_test_bin(), "sweep", "--pipeline",
-			 "native,torch", "--python", PY, "--vcpus", "1",
+			 "torch,native", "--python", PY, "--vcpus", "1",
 			 "--cache", "warm", "--batch", "32", "--budget", "70s",
 			 "--no-check", "--json", js, NULL, NULL };
 	const json_t *by, *arr;
@@ -473,6 +531,12 @@ FR_TEST(pipeline_slow, a_sweep_of_native_and_torch_judges_each,
 		0), "name")), "native");
 	cr_expect_gt(json_array_size(json_object_get(json_array_get(arr, 1),
 						     "points")), 0);
+	cr_expect_str_eq(json_string_value(json_object_get(json_array_get(arr,
+		1), "name")), "torch");
+	cr_expect_str_eq(json_string_value(json_object_get(json_array_get(arr,
+		1), "interpreter")), PY);
+	cr_expect(json_is_string(json_object_get(json_object_get(
+		json_array_get(arr, 1), "versions"), "torch")), "%s", out);
 	json_decref(j);
 	expect_no_process(data);
 	free(out);
