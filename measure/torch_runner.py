@@ -252,9 +252,22 @@ class Gpus:
         self.wait = [0.0] * max(g, 1)
         self.free_at = [0.0] * max(g, 1)
 
-    def reset(self):
-        self.compute = [0.0] * max(self.g, 1)
+    def reset(self, t_win):
+        """The window opens at T_WIN: a step already running counts for
+        its part inside it."""
+        self.compute = [max(0.0, f - t_win) for f in self.free_at]
         self.wait = [0.0] * max(self.g, 1)
+
+    def close(self, now, t_win):
+        """The window ends at NOW: a step still running counts only up to
+        NOW, and a GPU idle since its last step waited until NOW. Each
+        GPU's compute + wait is then the window."""
+        for k in range(len(self.free_at)):
+            if self.free_at[k] > now:
+                self.compute[k] = max(0.0, self.compute[k] -
+                                      (self.free_at[k] - now))
+            else:
+                self.wait[k] += max(0.0, now - max(self.free_at[k], t_win))
 
     def au(self):
         c, w = sum(self.compute), sum(self.wait)
@@ -366,15 +379,17 @@ def run(a):
                 samples += sum(n)
                 batches += len(got)
                 if gpus.g:
-                    if gpus.sync_all:
-                        for i in range(gpus.g):
-                            gpus.wait[i] += t1 - t0
-                            gpus.compute[i] += gpus.step
-                    else:
-                        gpus.wait[k] += t1 - max(t0, gpus.free_at[k])
-                        gpus.compute[k] += gpus.step
+                    # a GPU waits from the end of its last step (or the
+                    # window's start) until its batch is there: also
+                    # while the loop fetched for the other GPUs
+                    for i in (range(gpus.g) if gpus.sync_all else (k,)):
+                        gpus.wait[i] += max(0.0, t1 - max(gpus.free_at[i],
+                                                          t_win))
+                        gpus.compute[i] += gpus.step
             if gpus.g:
                 if gpus.sync_all:
+                    for i in range(gpus.g):
+                        gpus.free_at[i] = t1 + gpus.step
                     time.sleep(gpus.step)
                 else:
                     gpus.free_at[k] = t1 + gpus.step
@@ -384,7 +399,7 @@ def run(a):
                 if t_win is None:
                     t_win = now
                     clock.start()
-                    gpus.reset()
+                    gpus.reset(t_win)
                     tick_t = last_tick = now
                 procs_sent = True
                 kids = proc_children(os.getpid())
@@ -424,6 +439,8 @@ def run(a):
         main_cpu, kids_cpu = clock.read()
         read_bytes = clock.read_bytes()
         measured = now - t_win
+        if gpus.g:
+            gpus.close(now, t_win)
         warmup_incomplete = False
     send({"t": "done", "stopped": stopped, "samples": samples,
           "batches": batches, "measured_s": measured,

@@ -263,6 +263,79 @@ FR_TEST(pipeline_slow, modules_planted_in_tmpdir_are_not_imported,
 	fr_test_rmtree(dir);
 }
 
+/* A loader whose batch takes 0.05 s to make, in the main process. */
+static const char paced_py[] =
+"import time\n"
+"def make_loader(root, batch_size, num_workers, seed):\n"
+"    class L:\n"
+"        def __iter__(self):\n"
+"            while True:\n"
+"                time.sleep(0.05)\n"
+"                yield [0] * batch_size\n"
+"    return L()\n";
+
+/* The AU a run of the paced loader reports with GPUS emulated GPUs of
+ * a step STEP_S (batch 8), synchronous or not. */
+static double paced_au(const char *dir, const char *data, const char *gpus,
+		       double step_s, const char *sync)
+{
+	char pipe[4200], js[4200], rate[32];
+	char *argv[] = { (char *)fr_test_bin(), "run", "--pipeline", pipe,
+			 "--python", PY, "--gpus", (char *)gpus, "--gpu-rate",
+			 rate, "--gpu-sync", (char *)sync, "--batch", "8",
+			 "--duration", "3", "--cache", "warm", "--json", js,
+			 (char *)data, NULL };
+	char *out;
+	json_t *j;
+	double au;
+	int rc;
+
+	snprintf(pipe, sizeof(pipe), "python:%s/paced.py", dir);
+	snprintf(js, sizeof(js), "%s/au.json", dir);
+	snprintf(rate, sizeof(rate), "%g", 8 / step_s);
+	rc = fr_test_run(dir, argv, 200);
+	out = slurp(dir, "stdout");
+	cr_assert_eq(rc, 0, "exit %d\n%s", rc, out);
+	free(out);
+	j = load_json(dir, "au.json");
+	au = json_number_value(json_object_get(j, "au"));
+	json_decref(j);
+	return au;
+}
+
+/*
+ * Batches take 0.05 s each, fetched one after the other. The true AU is
+ * step / (step + the GPU's whole idle time):
+ *   none, 8 GPUs, 0.1 s steps: each GPU gets a batch every 8 x 0.05 s,
+ *     AU 0.1 / 0.4 = 25 % (counting only its own fetch said 67 %);
+ *   none, 1 GPU, 0.4 s steps: 0.4 / 0.45 = 89 %;
+ *   all, 4 GPUs, 0.05 s steps: 0.05 / (0.05 + 4 x 0.05) = 20 %;
+ *   all, 2 GPUs, 0.4 s steps: 0.4 / (0.4 + 2 x 0.05) = 80 %.
+ * A slower machine only lowers each, so the check is the side of 50 %
+ * with a margin, not a close value.
+ */
+FR_TEST(pipeline_slow, au_counts_a_gpus_whole_idle_time_in_both_sync_modes,
+	.timeout = 300)
+{
+	char *dir, *data;
+	double au;
+
+	need_python();
+	dir = fr_test_tmpdir();
+	data = gen_dataset(dir, "2M");
+	write_file(dir, "paced.py", paced_py);
+	au = paced_au(dir, data, "8", 0.1, "none");
+	cr_expect_lt(au, 0.40, "none, 8 GPUs: AU %.3f, true about 0.25", au);
+	au = paced_au(dir, data, "1", 0.4, "none");
+	cr_expect_gt(au, 0.60, "none, 1 GPU: AU %.3f, true about 0.89", au);
+	au = paced_au(dir, data, "4", 0.05, "all");
+	cr_expect_lt(au, 0.40, "all, 4 GPUs: AU %.3f, true about 0.20", au);
+	au = paced_au(dir, data, "2", 0.4, "all");
+	cr_expect_gt(au, 0.60, "all, 2 GPUs: AU %.3f, true about 0.80", au);
+	free(data);
+	fr_test_rmtree(dir);
+}
+
 static const char raise_py[] =
 "def make_loader(root, batch_size, num_workers, seed):\n"
 "    class L:\n"
