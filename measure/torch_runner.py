@@ -194,6 +194,54 @@ def batch_len(b):
     return len(b)
 
 
+def list_paths(list_path, root):
+    """The files of LIST_PATH (feedrate's list format: "PATH" or
+    "SIZE<TAB>PATH" a line; relative to ROOT), as bytes, in its order."""
+    broot = os.fsencode(root)
+    paths = []
+    with open(list_path, "rb") as f:
+        for line in f:
+            line = line.rstrip(b"\n")
+            head, tab, rest = line.partition(b"\t")
+            if tab and head.isdigit():
+                line = rest
+            if line:
+                paths.append(os.path.normpath(os.path.join(broot, line)))
+    return paths
+
+
+def list_class(path, broot):
+    """ImageFolder's class of PATH: its first folder below the root (the
+    folder holding it where it lies outside the root)."""
+    rel = os.path.relpath(path, broot)
+    if os.sep.encode() in rel and not rel.startswith(b".."):
+        return rel.split(os.sep.encode(), 1)[0]
+    return os.path.basename(os.path.dirname(path))
+
+
+class ListDataset:
+    """ImageFolder's samples for the files of a list, without walking the
+    tree (a --list or a ram point's sample may leave class folders empty,
+    which ImageFolder refuses): classes are the sorted names of the
+    folders the files are in, as ImageFolder numbers them."""
+
+    def __init__(self, paths, root, loader, transform):
+        broot = os.fsencode(root)
+        cls = [list_class(p, broot) for p in paths]
+        index = {c: i for i, c in enumerate(sorted(set(cls)))}
+        self.samples = [(os.fsdecode(p), index[c])
+                        for p, c in zip(paths, cls)]
+        self.loader = loader
+        self.transform = transform
+
+    def __len__(self):
+        return len(self.samples)
+
+    def __getitem__(self, i):
+        path, target = self.samples[i]
+        return self.transform(self.loader(path)), target
+
+
 def make_torch_loader(a):
     import torch
     from torch.utils.data import DataLoader
@@ -206,19 +254,13 @@ def make_torch_loader(a):
         transforms.Normalize(mean=[0.485, 0.456, 0.406],
                              std=[0.229, 0.224, 0.225]),
     ])
-    valid = None
     if a.list:
-        keep = set()
-        with open(a.list, "rb") as f:
-            for line in f:
-                line = line.rstrip(b"\n")
-                if b"\t" in line:
-                    line = line.split(b"\t", 1)[1]
-                if line:
-                    keep.add(os.path.normpath(os.path.join(
-                        os.fsencode(a.root), line)))
-        valid = lambda p: os.path.normpath(os.fsencode(p)) in keep
-    ds = datasets.ImageFolder(a.root, transform=tf, is_valid_file=valid)
+        ds = ListDataset(list_paths(a.list, a.root), a.root,
+                         datasets.folder.default_loader, tf)
+        if not len(ds):
+            raise ValueError("the list %s names no file" % a.list)
+    else:
+        ds = datasets.ImageFolder(a.root, transform=tf)
     g = torch.Generator()
     g.manual_seed(a.seed)
     return DataLoader(ds, batch_size=a.batch, shuffle=True,

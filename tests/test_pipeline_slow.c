@@ -559,6 +559,46 @@ FR_TEST(pipeline_slow, torch_workers_run_on_the_points_cpus_and_cgroup,
 	fr_test_rmtree(dir);
 }
 
+/* A --list that leaves a class folder empty: the torch pipeline reads the
+ * list's files (ImageFolder would refuse the empty class). */
+FR_TEST(pipeline_slow, torch_reads_a_list_that_leaves_a_class_empty,
+	.timeout = 300)
+{
+	char *dir, *data, *out;
+	char js[4200], list[4200], cmd[9000];
+	char *argv[] = { (char *)fr_test_bin(), "run", "--pipeline", "torch",
+			 "--python", PY, "--vcpus", "1", "--workers", "1",
+			 "--batch", "8", "--gpus", "0", "--warmup", "0",
+			 "--epochs", "1", "--cache", "warm", "--list", list,
+			 "--json", js, NULL, NULL };
+	json_t *j;
+	int rc;
+
+	need_torch();
+	dir = fr_test_tmpdir();
+	data = gen_dataset(dir, "2M");
+	snprintf(list, sizeof(list), "%s/keep.list", dir);
+	snprintf(js, sizeof(js), "%s/r.json", dir);
+	/* the list: train/'s files; a second class folder left out */
+	snprintf(cmd, sizeof(cmd), "cd '%s' && find train -type f > '%s' && "
+		 "mkdir extra && cp \"$(find train -type f | head -n 1)\" "
+		 "extra/", data, list);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	argv[24] = data;
+	rc = fr_test_run(dir, argv, 280);
+	out = slurp(dir, "stdout");
+	cr_assert_eq(rc, 0, "exit %d\n%s\n%s", rc, out, slurp(dir, "stderr"));
+	j = load_json(dir, "r.json");
+	/* gen's 2M: 24 files, all in train/ */
+	cr_expect_eq(json_integer_value(json_object_get(j, "samples")), 24,
+		     "%s", out);
+	json_decref(j);
+	expect_no_process(data);
+	free(out);
+	free(data);
+	fr_test_rmtree(dir);
+}
+
 /* torch first: native is measured first anyway, and torch's probe (its
  * interpreter, its versions) still reaches its own entry */
 FR_TEST(pipeline_slow, a_sweep_of_native_and_torch_judges_each,
