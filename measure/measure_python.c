@@ -98,6 +98,33 @@ static void copy_str(char *dst, size_t len, const json_t *v)
 	snprintf(dst, len, "%s", s ? s : "");
 }
 
+/* The end of S that fits ROOM bytes (with its NUL): from a line's start
+ * where one is in that end, else from a UTF-8 character's first byte. */
+static const char *tail_fit(const char *s, size_t room)
+{
+	const size_t n = strlen(s);
+	const char *p, *nl;
+
+	if (!room || n < room)
+		return room ? s : s + n;
+	p = s + n - (room - 1);
+	nl = strchr(p, '\n');
+	if (nl && nl[1])
+		return nl + 1;
+	while (*p && ((unsigned char)*p & 0xc0) == 0x80)
+		p++;
+	return p;
+}
+
+/* The end of V's string that fits DST (LEN bytes): a traceback's last
+ * lines are what says what went wrong. */
+static void copy_tail(char *dst, size_t len, const json_t *v)
+{
+	const char *s = json_string_value(v);
+
+	snprintf(dst, len, "%s", s ? tail_fit(s, len) : "");
+}
+
 static double num(const json_t *o, const char *key)
 {
 	const json_t *v = json_object_get(o, key);
@@ -208,8 +235,8 @@ int ms_python_line(const char *line, struct ldr_result *res,
 			     MS_PYTHON_MISSING_MODULE : MS_PYTHON_USER_ERROR;
 		copy_str(info->module, sizeof(info->module),
 			 json_object_get(o, "module"));
-		copy_str(info->tail, sizeof(info->tail),
-			 json_object_get(o, "text"));
+		copy_tail(info->tail, sizeof(info->tail),
+			  json_object_get(o, "text"));
 	}
 	json_decref(o);
 	return 0;
@@ -281,6 +308,7 @@ const char *ms_python_fail_text(const struct ms_python_info *info,
 				char *buf, size_t len)
 {
 	const char *pip = "";
+	const char *head = NULL;        /* words before the tail */
 	const char *deb;
 
 	switch (info->fail) {
@@ -303,24 +331,27 @@ const char *ms_python_fail_text(const struct ms_python_info *info,
 			 "torch", deb, pip);
 		break;
 	case MS_PYTHON_USER_ERROR:
-		snprintf(buf, len, "the Python loader raised:\n%s",
-			 info->tail);
+		head = "the Python loader raised:\n";
 		break;
 	case MS_PYTHON_TIMEOUT:
-		snprintf(buf, len, "the Python runner sent nothing for longer "
-			 "than its timeout and was killed%s%s",
-			 info->tail[0] ? "; its last output:\n" : "",
-			 info->tail);
+		head = info->tail[0] ? "the Python runner sent nothing for "
+		       "longer than its timeout and was killed; its last "
+		       "output:\n" : "the Python runner sent nothing for "
+		       "longer than its timeout and was killed";
 		break;
 	case MS_PYTHON_CRASH:
-		snprintf(buf, len, "the Python runner ended without its "
-			 "figures%s%s", info->tail[0] ? "; its last output:\n" :
-			 "", info->tail);
+		head = info->tail[0] ? "the Python runner ended without its "
+		       "figures; its last output:\n" : "the Python runner "
+		       "ended without its figures";
 		break;
 	default:
 		snprintf(buf, len, "no failure");
 		break;
 	}
+	/* the words, then as much of the tail's end as BUF holds */
+	if (head)
+		snprintf(buf, len, "%s%s", head, tail_fit(info->tail,
+			 len > strlen(head) ? len - strlen(head) : 1));
 	return buf;
 }
 
@@ -549,35 +580,59 @@ runner_exec(const struct py_arg *a, int json_w, int out_w, pid_t parent)
 	_exit(127);
 }
 
-/* Read what is there on FD: lines into RES/INFO (LINE holds a partial
- * one), or output into OUTTAIL. Returns 1 when a line came, 0 none, -1
- * at EOF. */
+/* What runner_read found. */
+enum {
+	PY_READ_BYTES = 1,              /* bytes came */
+	PY_READ_LINE = 2,               /* a JSON line was completed */
+	PY_READ_EOF = 4,                /* no more will come */
+};
+
+#define PY_READ_CHUNKS 64               /* 512 KiB a call: a runner that
+                                           keeps printing cannot hold
+                                           the loop (stop, timeout) */
+
+/* Read what is there on FD, until it would block, EOF or PY_READ_CHUNKS
+ * reads: lines into RES/INFO (LINE, PY_LINE_MAX + 1 bytes, holds a
+ * partial one; *USED is PY_LINE_MAX + 1 once it is too long, and the
+ * line is then dropped), or output into OUTTAIL. Returns PY_READ_*
+ * flags. */
 static int runner_read(int fd, bool json_fd, char *line, size_t *used,
 		       struct py_out *o, char *outtail, size_t tail_len)
 {
 	char buf[8192];
-	ssize_t n = read(fd, buf, sizeof(buf));
 	int got = 0;
 
-	if (n == 0)
-		return -1;
-	if (n < 0)
-		return errno == EAGAIN || errno == EINTR ? 0 : -1;
-	if (!json_fd) {
-		tail_add(outtail, tail_len, buf, (size_t)n);
-		return 0;
-	}
-	for (ssize_t i = 0; i < n; i++) {
-		if (buf[i] != '\n') {
-			if (*used < PY_LINE_MAX - 1)
-				line[(*used)++] = buf[i];
+	for (int chunk = 0; chunk < PY_READ_CHUNKS; chunk++) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR) {
+			chunk--;
 			continue;
 		}
-		line[*used] = '\0';
-		if (*used < PY_LINE_MAX - 1)
-			ms_python_line(line, &o->res, &o->info);
-		*used = 0;
-		got = 1;
+		if (n == 0)
+			return got | PY_READ_EOF;
+		if (n < 0)
+			return errno == EAGAIN ? got : got | PY_READ_EOF;
+		got |= PY_READ_BYTES;
+		if (!json_fd) {
+			tail_add(outtail, tail_len, buf, (size_t)n);
+			continue;
+		}
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] != '\n') {
+				if (*used < PY_LINE_MAX)
+					line[(*used)++] = buf[i];
+				else
+					*used = PY_LINE_MAX + 1;
+				continue;
+			}
+			if (*used <= PY_LINE_MAX) {
+				line[*used] = '\0';
+				ms_python_line(line, &o->res, &o->info);
+				got |= PY_READ_LINE;
+			}
+			*used = 0;
+		}
 	}
 	return got;
 }
@@ -591,7 +646,7 @@ static int py_child(void *arg, volatile int *stop, void *out, size_t len)
 	char outtail[sizeof(o->info.tail)] = "";
 	int jp[2] = { -1, -1 }, op[2] = { -1, -1 };
 	double last, stop_at = -1;
-	char *line = malloc(PY_LINE_MAX);
+	char *line = malloc(PY_LINE_MAX + 1);
 	size_t used = 0;
 	bool exited = false, json_eof = false, out_eof = false;
 	int status = 0, err = 0;
@@ -639,23 +694,31 @@ static int py_child(void *arg, volatile int *stop, void *out, size_t len)
 						    o, outtail,
 						    sizeof(outtail));
 
-				if (r > 0)
+				if (r & PY_READ_LINE)
 					last = stg_now();
-				json_eof = r < 0;
+				json_eof = r & PY_READ_EOF;
 			}
 			if (pf[1].revents)
 				out_eof = runner_read(op[0], false, line,
 						      &used, o, outtail,
-						      sizeof(outtail)) < 0;
+						      sizeof(outtail)) &
+					  PY_READ_EOF;
 		}
 		if (waitpid(pid, &status, WNOHANG) == pid)
 			exited = true;
 	}
-	/* the lines it sent before it exited */
-	if (!o->info.done)
-		while (runner_read(jp[0], true, line, &used, o, outtail,
-				   sizeof(outtail)) > 0)
-			;
+	/* what it wrote before it exited is in the pipes: its last lines
+	 * (a long traceback spans many reads) and its last output; its
+	 * workers may still hold them open and write on, so until they
+	 * would block, and 8 MiB at most */
+	for (int r = PY_READ_BYTES, k = 0; k < 16 && !json_eof &&
+	     !o->info.done && (r & PY_READ_BYTES) && !(r & PY_READ_EOF); k++)
+		r = runner_read(jp[0], true, line, &used, o, outtail,
+				sizeof(outtail));
+	for (int r = PY_READ_BYTES, k = 0; k < 16 && !out_eof &&
+	     (r & PY_READ_BYTES) && !(r & PY_READ_EOF); k++)
+		r = runner_read(op[0], false, line, &used, o, outtail,
+				sizeof(outtail));
 	/* the whole group (its DataLoader workers), before the reap */
 	kill(-pid, SIGKILL);
 	if (!exited)

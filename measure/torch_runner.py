@@ -39,9 +39,11 @@ def send(obj):
     OUT.flush()
 
 
-def tb_tail(lines=12):
+def tb_tail(lines=12, chars=4000):
+    """The traceback's last LINES lines, its last CHARS characters at most
+    (an exception's message may be huge; its end says most)."""
     text = traceback.format_exc().rstrip().splitlines()
-    return "\n".join(text[-lines:])
+    return "\n".join(text[-lines:])[-chars:]
 
 
 def proc_field(pid, key):

@@ -376,6 +376,40 @@ FR_TEST(pipeline_slow, a_file_that_raises_reports_its_traceback_and_exits_1,
 	fr_test_rmtree(dir);
 }
 
+/* An exception whose message is huge and not ASCII: its JSON line spans
+ * many reads, and the runner has exited before they are done. */
+static const char raise_long_py[] =
+"def make_loader(root, batch_size, num_workers, seed):\n"
+"    raise ValueError('\\u00e9' * 100000 + ' END-OF-MESSAGE')\n";
+
+FR_TEST(pipeline_slow, a_huge_exception_still_reports_its_last_words,
+	.timeout = 300)
+{
+	char *dir, *data, *out;
+	char *argv[] = { (char *)fr_test_bin(), "run", "--pipeline", NULL,
+			 "--python", PY, "--duration", "5", "--cache", "warm",
+			 NULL, NULL };
+	char pipe[4200];
+	int rc;
+
+	need_python();
+	dir = fr_test_tmpdir();
+	data = gen_dataset(dir, "2M");
+	write_file(dir, "raise_long.py", raise_long_py);
+	snprintf(pipe, sizeof(pipe), "python:%s/raise_long.py", dir);
+	argv[3] = pipe;
+	argv[10] = data;
+	rc = fr_test_run(dir, argv, 200);
+	out = slurp(dir, "stdout");
+	cr_expect_eq(rc, 1, "exit %d\n%.2000s", rc, out);
+	cr_expect_not_null(strstr(out, "raised"), "%.2000s", out);
+	cr_expect_not_null(strstr(out, "END-OF-MESSAGE"), "%.2000s", out);
+	expect_no_process(dir);
+	free(out);
+	free(data);
+	fr_test_rmtree(dir);
+}
+
 /* Hangs after a child process of its own has started (like a loader's
  * worker): both must go. */
 static const char hang_py[] =
