@@ -132,6 +132,15 @@ static double num(const json_t *o, const char *key)
 	return json_is_number(v) ? json_number_value(v) : 0;
 }
 
+/* KEY of O as a count: negative, NaN or absurd figures from a runner
+ * (a user's loader may hand back anything) read 0, never wrap. */
+static uint64_t count(const json_t *o, const char *key)
+{
+	const double v = num(o, key);
+
+	return v > 0 && v < 9e18 ? (uint64_t)v : 0;
+}
+
 static void line_proc(struct ms_python_info *info, const json_t *p,
 		      bool worker)
 {
@@ -159,8 +168,8 @@ static void line_hello(struct ms_python_info *info, const json_t *o)
 		 json_object_get(v, "pillow"));
 	copy_str(info->libjpeg, sizeof(info->libjpeg),
 		 json_object_get(v, "libjpeg"));
-	info->workers = (unsigned)num(o, "workers");
-	info->batch = (unsigned)num(o, "batch");
+	info->workers = (unsigned)count(o, "workers");
+	info->batch = (unsigned)count(o, "batch");
 }
 
 static void line_done(struct ldr_result *res, struct ms_python_info *info,
@@ -174,16 +183,16 @@ static void line_done(struct ldr_result *res, struct ms_python_info *info,
 	res->stopped_by_signal = json_is_true(json_object_get(o, "stopped"));
 	res->warmup_incomplete =
 		json_is_true(json_object_get(o, "warmup_incomplete"));
-	res->samples = (uint64_t)num(o, "samples");
-	res->batches = (uint64_t)num(o, "batches");
+	res->samples = count(o, "samples");
+	res->batches = count(o, "batches");
 	res->measured_s = num(o, "measured_s");
 	res->warmup_s = num(o, "warmup_s");
 	res->au = num(o, "au");
 	res->gpu_compute_s = num(o, "compute_s");
 	res->gpu_wait_s = num(o, "wait_s");
 	res->step_time_s = num(o, "step_s");
-	res->epochs_done = (uint64_t)num(o, "epochs");
-	res->read_bytes = (uint64_t)num(o, "read_bytes");
+	res->epochs_done = count(o, "epochs");
+	res->read_bytes = count(o, "read_bytes");
 	info->main_cpu_s = num(o, "main_cpu_s");
 	info->workers_cpu_s = num(o, "workers_cpu_s");
 	json_array_foreach(each, i, v)
@@ -214,7 +223,7 @@ int ms_python_line(const char *line, struct ldr_result *res,
 			line_proc(info, w, true);
 		res->warmup_s = num(o, "warmup_s");
 	} else if (!strcmp(t, "tick")) {
-		res->samples = (uint64_t)num(o, "samples");
+		res->samples = count(o, "samples");
 		res->measured_s = num(o, "t_s");
 		if (res->series_len < LDR_SERIES_MAX) {
 			struct ldr_series_point *sp =
@@ -529,6 +538,9 @@ static int py_files_make(struct py_files *f, const struct stg_dataset *sample)
 struct py_arg {
 	char *argv[PY_ARGV_MAX];
 	char bufs[PY_ARGV_MAX][64];     /* numbers for argv */
+	char paths[3][4096 + 16];       /* --file=, --root=, --list=: one
+	                                   word each, so a name starting
+	                                   with '-' is not an option */
 	const char *interpreter;
 	double timeout_s;
 	unsigned vcpus;
@@ -649,6 +661,7 @@ static int py_child(void *arg, volatile int *stop, void *out, size_t len)
 	char *line = malloc(PY_LINE_MAX + 1);
 	size_t used = 0;
 	bool exited = false, json_eof = false, out_eof = false;
+	siginfo_t si;
 	int status = 0, err = 0;
 	const pid_t self = getpid();
 	pid_t pid;
@@ -704,7 +717,11 @@ static int py_child(void *arg, volatile int *stop, void *out, size_t len)
 						      sizeof(outtail)) &
 					  PY_READ_EOF;
 		}
-		if (waitpid(pid, &status, WNOHANG) == pid)
+		/* seen, not reaped: the zombie leader holds the group's id
+		 * until the group is killed below */
+		si.si_pid = 0;
+		if (!waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG |
+			    WNOWAIT) && si.si_pid == pid)
 			exited = true;
 	}
 	/* what it wrote before it exited is in the pipes: its last lines
@@ -721,9 +738,8 @@ static int py_child(void *arg, volatile int *stop, void *out, size_t len)
 				sizeof(outtail));
 	/* the whole group (its DataLoader workers), before the reap */
 	kill(-pid, SIGKILL);
-	if (!exited)
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
 out:
 	close(jp[0]);
 	close(op[0]);
@@ -765,6 +781,8 @@ static void py_argv(struct py_arg *a, const struct ms_point *q,
 #define ARG(s) (a->argv[n++] = (char *)(s))
 #define NUM(fmt, v) (snprintf(a->bufs[b], sizeof(a->bufs[b]), fmt, v), \
 		     ARG(a->bufs[b++]))
+#define PATH(i, opt, v) (snprintf(a->paths[i], sizeof(a->paths[i]), \
+				  "%s=%s", opt, v), ARG(a->paths[i]))
 	ARG(a->interpreter);
 	ARG("-u");
 	ARG(script);
@@ -775,16 +793,11 @@ static void py_argv(struct py_arg *a, const struct ms_point *q,
 	if (probe) {
 		ARG("--probe");
 	} else {
-		if (q->pipe.kind == MS_PIPELINE_FILE) {
-			ARG("--file");
-			ARG(q->pipe.file);
-		}
-		ARG("--root");
-		ARG(root);
-		if (list && *list) {
-			ARG("--list");
-			ARG(list);
-		}
+		if (q->pipe.kind == MS_PIPELINE_FILE)
+			PATH(0, "--file", q->pipe.file);
+		PATH(1, "--root", root);
+		if (list && *list)
+			PATH(2, "--list", list);
 		ARG("--batch");
 		NUM("%u", q->batch ? q->batch : LDR_DEFAULT_BATCH);
 		ARG("--workers");
@@ -809,6 +822,7 @@ static void py_argv(struct py_arg *a, const struct ms_point *q,
 	a->argv[n] = NULL;
 #undef ARG
 #undef NUM
+#undef PATH
 }
 
 /* Run the runner for Q (probe: imports only; SAMPLE: the files of a ram
