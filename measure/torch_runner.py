@@ -32,10 +32,32 @@ import time
 import traceback
 
 OUT = None
+RUNNER_PID = os.getpid()
+
+
+def utf8_text(o):
+    """O with its strings valid UTF-8: a non-UTF-8 name's bytes (Python
+    holds them as lone surrogates, which json.dumps escapes and feedrate's
+    JSON parser refuses, dropping the whole line) as \\xNN text."""
+    if isinstance(o, str):
+        try:
+            b = o.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            b = o.encode("utf-8", "backslashreplace")
+        return b.decode("utf-8", "backslashreplace")
+    if isinstance(o, dict):
+        return {utf8_text(k): utf8_text(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [utf8_text(v) for v in o]
+    return o
 
 
 def send(obj):
-    OUT.write(json.dumps(obj, separators=(",", ":")) + "\n")
+    # the last lines ("done", "error") start on a line of their own: a
+    # SIGINT may have cut the line before them short
+    lead = "\n" if obj.get("t") in ("done", "error") else ""
+    OUT.write(lead + json.dumps(utf8_text(obj), separators=(",", ":")) +
+              "\n")
     OUT.flush()
 
 
@@ -144,10 +166,17 @@ class CpuClock:
         t = os.times()
         main = t[0] + t[1] - self.self0
         kids = t[2] + t[3] - self.reaped0
+        live = set()
         for k in proc_children(os.getpid()):
             c = proc_cpu_s(k)
             if c is not None:
+                live.add(k)
                 kids += c - self.kids0.get(k, 0.0)
+        # a worker replaced in the window (persistent_workers=False):
+        # os.times() counts all its CPU, its part before the window too
+        for k, c0 in self.kids0.items():
+            if k not in live:
+                kids -= c0
         return main, max(kids, 0.0)
 
 
@@ -244,6 +273,19 @@ class ListDataset:
         return self.transform(self.loader(path)), target
 
 
+def worker_init(_):
+    """A DataLoader worker dies with the runner (PR_SET_PDEATHSIG,
+    SIGKILL), whatever ends it: none is left behind."""
+    try:
+        import ctypes
+        import signal
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))
+    except Exception:
+        pass
+    if os.getppid() != RUNNER_PID:
+        os._exit(0)         # the runner died before prctl
+
+
 def make_torch_loader(a):
     import torch
     from torch.utils.data import DataLoader
@@ -268,11 +310,14 @@ def make_torch_loader(a):
     return DataLoader(ds, batch_size=a.batch, shuffle=True,
                       num_workers=a.workers, persistent_workers=a.workers > 0,
                       prefetch_factor=2 if a.workers > 0 else None,
-                      generator=g)
+                      worker_init_fn=worker_init, generator=g)
 
 
 def make_file_loader(a):
     import importlib.util
+    # FILE's own folder first on sys.path, as `python FILE` has it: its
+    # neighbour modules import (the runner's private folder holds none)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(a.file)))
     spec = importlib.util.spec_from_file_location("feedrate_user_loader",
                                                   a.file)
     if spec is None or spec.loader is None:
@@ -281,8 +326,24 @@ def make_file_loader(a):
     spec.loader.exec_module(mod)
     if not hasattr(mod, "make_loader"):
         raise AttributeError("%s defines no make_loader(root, batch_size, "
-                             "num_workers, seed)" % a.file)
-    return mod.make_loader(a.root, a.batch, a.workers, a.seed)
+                             "num_workers, seed[, files=])" % a.file)
+    kw = {}
+    if a.list and accepts_files(mod.make_loader):
+        # --list: the loader is told the files, when it takes them
+        kw["files"] = [os.fsdecode(p) for p in list_paths(a.list, a.root)]
+    return mod.make_loader(a.root, a.batch, a.workers, a.seed, **kw)
+
+
+def accepts_files(fn):
+    """Does FN take a keyword argument files= (or **kwargs)?"""
+    import inspect
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == "files" and p.kind in (p.POSITIONAL_OR_KEYWORD,
+                                                 p.KEYWORD_ONLY) or
+               p.kind == p.VAR_KEYWORD for p in params)
 
 
 class Gpus:

@@ -336,6 +336,47 @@ FR_TEST(pipeline_slow, au_counts_a_gpus_whole_idle_time_in_both_sync_modes,
 	fr_test_rmtree(dir);
 }
 
+/* A loader taking files=: one sample a file it was given. */
+static const char files_py[] =
+"def make_loader(root, batch_size, num_workers, seed, files=None):\n"
+"    assert files is not None, 'no files= given'\n"
+"    return [[0] * len(files)]\n";
+
+FR_TEST(pipeline_slow, a_python_file_loader_taking_files_gets_the_list,
+	.timeout = 300)
+{
+	char *dir, *data, *out;
+	char pipe[4200], js[4200], list[4200], cmd[9000];
+	char *argv[] = { (char *)fr_test_bin(), "run", "--pipeline", pipe,
+			 "--python", PY, "--gpus", "0", "--warmup", "0",
+			 "--epochs", "1", "--cache", "warm", "--list", list,
+			 "--json", js, NULL, NULL };
+	json_t *j;
+	int rc;
+
+	need_python();
+	dir = fr_test_tmpdir();
+	data = gen_dataset(dir, "2M");
+	write_file(dir, "files.py", files_py);
+	snprintf(pipe, sizeof(pipe), "python:%s/files.py", dir);
+	snprintf(list, sizeof(list), "%s/five.list", dir);
+	snprintf(js, sizeof(js), "%s/r.json", dir);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && find train -type f | head -n 5 "
+		 "> '%s'", data, list);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	argv[18] = data;
+	rc = fr_test_run(dir, argv, 200);
+	out = slurp(dir, "stdout");
+	cr_assert_eq(rc, 0, "exit %d\n%s", rc, out);
+	j = load_json(dir, "r.json");
+	cr_expect_eq(json_integer_value(json_object_get(j, "samples")), 5,
+		     "%s", out);
+	json_decref(j);
+	free(out);
+	free(data);
+	fr_test_rmtree(dir);
+}
+
 static const char raise_py[] =
 "def make_loader(root, batch_size, num_workers, seed):\n"
 "    class L:\n"
