@@ -414,3 +414,12 @@ FR_TEST(pipeline, runner_figures_below_zero_read_zero_and_a_long_error_keeps_its
 	free(line);
 	free(res);
 }
+
+FR_TEST(pipeline, a_file_name_of_any_bytes_is_a_json_string)
+{
+	json_t *o = rpt_pipeline_json("python:/x/\xff\xfe.py", NULL, 0, NULL);
+
+	cr_assert_not_null(o);
+	cr_expect(json_is_string(json_object_get(o, "name")));
+	json_decref(o);
+}
