@@ -662,6 +662,7 @@ static int sweep_pipelines(struct sweep_state *s)
 {
 	const unsigned n = s->o.c.npipes;
 	const double total = s->o.budget_s;
+	struct ms_python_info first;    /* probe[0] before S's own takes it */
 	unsigned own = 0;
 	int ret;
 
@@ -671,6 +672,7 @@ static int sweep_pipelines(struct sweep_state *s)
 			break;
 		}
 	s->pipe = s->o.c.pipes[own];
+	first = s->probe[0];
 	s->probe[0] = s->probe[own];
 	ms_pipeline_name(&s->pipe, s->pipe_name, sizeof(s->pipe_name));
 	s->o.budget_s = total / n;
@@ -690,7 +692,7 @@ static int sweep_pipelines(struct sweep_state *s)
 		sub->md.list_s = 0;
 		sub->vcpus_total = s->vcpus_total;
 		sub->pipe = s->o.c.pipes[i];
-		sub->probe[0] = s->probe[i];
+		sub->probe[0] = i ? s->probe[i] : first;
 		ms_pipeline_name(&sub->pipe, sub->pipe_name,
 				 sizeof(sub->pipe_name));
 		s->subs[s->nsubs] = sub;

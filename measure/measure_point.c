@@ -399,6 +399,15 @@ static const struct stg_dataset *ram_dataset(const struct ms_point *p,
 	int err;
 
 	*sub = NULL;
+	/* a python:FILE loader lists its files itself, the whole dataset:
+	 * never a sample, or the page cache would be sized for less */
+	if (k < n && p->pipe.kind == MS_PIPELINE_FILE) {
+		snprintf(out->note, sizeof(out->note), "the python:FILE "
+			 "pipeline reads the whole dataset (its make_loader "
+			 "lists the files): no sample was taken, so this ram "
+			 "point may run past its share of the budget");
+		return p->ds;
+	}
 	if (k < n) {
 		err = stg_dataset_sample(p->ds, k, sub);
 		if (!err)

@@ -5,8 +5,10 @@
  *
  * DESIGN
  * Processes: the caller (single-threaded) writes the runner, carried in
- * the binary, to a private temporary file (mkstemps, 0600; and, for a
- * sampled dataset, the list of its files), then forks the point's child
+ * the binary, into a private temporary folder (mkdtemp, 0700: the
+ * script's folder is first on the runner's sys.path, so it must hold
+ * nothing but the runner; and, for a sampled dataset, the list of its
+ * files; all removed however the run ends), then forks the point's child
  * through ldr_child_run, which enters the memory cgroup and pins itself
  * first. The child forks the interpreter into a process group of its
  * own (so a terminal's ^C reaches feedrate only, and the group can be
@@ -96,11 +98,47 @@ static void copy_str(char *dst, size_t len, const json_t *v)
 	snprintf(dst, len, "%s", s ? s : "");
 }
 
+/* The end of S that fits ROOM bytes (with its NUL): from a line's start
+ * where one is in that end, else from a UTF-8 character's first byte. */
+static const char *tail_fit(const char *s, size_t room)
+{
+	const size_t n = strlen(s);
+	const char *p, *nl;
+
+	if (!room || n < room)
+		return room ? s : s + n;
+	p = s + n - (room - 1);
+	nl = strchr(p, '\n');
+	if (nl && nl[1])
+		return nl + 1;
+	while (*p && ((unsigned char)*p & 0xc0) == 0x80)
+		p++;
+	return p;
+}
+
+/* The end of V's string that fits DST (LEN bytes): a traceback's last
+ * lines are what says what went wrong. */
+static void copy_tail(char *dst, size_t len, const json_t *v)
+{
+	const char *s = json_string_value(v);
+
+	snprintf(dst, len, "%s", s ? tail_fit(s, len) : "");
+}
+
 static double num(const json_t *o, const char *key)
 {
 	const json_t *v = json_object_get(o, key);
 
 	return json_is_number(v) ? json_number_value(v) : 0;
+}
+
+/* KEY of O as a count: negative, NaN or absurd figures from a runner
+ * (a user's loader may hand back anything) read 0, never wrap. */
+static uint64_t count(const json_t *o, const char *key)
+{
+	const double v = num(o, key);
+
+	return v > 0 && v < 9e18 ? (uint64_t)v : 0;
 }
 
 static void line_proc(struct ms_python_info *info, const json_t *p,
@@ -130,8 +168,8 @@ static void line_hello(struct ms_python_info *info, const json_t *o)
 		 json_object_get(v, "pillow"));
 	copy_str(info->libjpeg, sizeof(info->libjpeg),
 		 json_object_get(v, "libjpeg"));
-	info->workers = (unsigned)num(o, "workers");
-	info->batch = (unsigned)num(o, "batch");
+	info->workers = (unsigned)count(o, "workers");
+	info->batch = (unsigned)count(o, "batch");
 }
 
 static void line_done(struct ldr_result *res, struct ms_python_info *info,
@@ -145,16 +183,16 @@ static void line_done(struct ldr_result *res, struct ms_python_info *info,
 	res->stopped_by_signal = json_is_true(json_object_get(o, "stopped"));
 	res->warmup_incomplete =
 		json_is_true(json_object_get(o, "warmup_incomplete"));
-	res->samples = (uint64_t)num(o, "samples");
-	res->batches = (uint64_t)num(o, "batches");
+	res->samples = count(o, "samples");
+	res->batches = count(o, "batches");
 	res->measured_s = num(o, "measured_s");
 	res->warmup_s = num(o, "warmup_s");
 	res->au = num(o, "au");
 	res->gpu_compute_s = num(o, "compute_s");
 	res->gpu_wait_s = num(o, "wait_s");
 	res->step_time_s = num(o, "step_s");
-	res->epochs_done = (uint64_t)num(o, "epochs");
-	res->read_bytes = (uint64_t)num(o, "read_bytes");
+	res->epochs_done = count(o, "epochs");
+	res->read_bytes = count(o, "read_bytes");
 	info->main_cpu_s = num(o, "main_cpu_s");
 	info->workers_cpu_s = num(o, "workers_cpu_s");
 	json_array_foreach(each, i, v)
@@ -185,7 +223,7 @@ int ms_python_line(const char *line, struct ldr_result *res,
 			line_proc(info, w, true);
 		res->warmup_s = num(o, "warmup_s");
 	} else if (!strcmp(t, "tick")) {
-		res->samples = (uint64_t)num(o, "samples");
+		res->samples = count(o, "samples");
 		res->measured_s = num(o, "t_s");
 		if (res->series_len < LDR_SERIES_MAX) {
 			struct ldr_series_point *sp =
@@ -206,8 +244,8 @@ int ms_python_line(const char *line, struct ldr_result *res,
 			     MS_PYTHON_MISSING_MODULE : MS_PYTHON_USER_ERROR;
 		copy_str(info->module, sizeof(info->module),
 			 json_object_get(o, "module"));
-		copy_str(info->tail, sizeof(info->tail),
-			 json_object_get(o, "text"));
+		copy_tail(info->tail, sizeof(info->tail),
+			  json_object_get(o, "text"));
 	}
 	json_decref(o);
 	return 0;
@@ -279,6 +317,7 @@ const char *ms_python_fail_text(const struct ms_python_info *info,
 				char *buf, size_t len)
 {
 	const char *pip = "";
+	const char *head = NULL;        /* words before the tail */
 	const char *deb;
 
 	switch (info->fail) {
@@ -301,24 +340,27 @@ const char *ms_python_fail_text(const struct ms_python_info *info,
 			 "torch", deb, pip);
 		break;
 	case MS_PYTHON_USER_ERROR:
-		snprintf(buf, len, "the Python loader raised:\n%s",
-			 info->tail);
+		head = "the Python loader raised:\n";
 		break;
 	case MS_PYTHON_TIMEOUT:
-		snprintf(buf, len, "the Python runner sent nothing for longer "
-			 "than its timeout and was killed%s%s",
-			 info->tail[0] ? "; its last output:\n" : "",
-			 info->tail);
+		head = info->tail[0] ? "the Python runner sent nothing for "
+		       "longer than its timeout and was killed; its last "
+		       "output:\n" : "the Python runner sent nothing for "
+		       "longer than its timeout and was killed";
 		break;
 	case MS_PYTHON_CRASH:
-		snprintf(buf, len, "the Python runner ended without its "
-			 "figures%s%s", info->tail[0] ? "; its last output:\n" :
-			 "", info->tail);
+		head = info->tail[0] ? "the Python runner ended without its "
+		       "figures; its last output:\n" : "the Python runner "
+		       "ended without its figures";
 		break;
 	default:
 		snprintf(buf, len, "no failure");
 		break;
 	}
+	/* the words, then as much of the tail's end as BUF holds */
+	if (head)
+		snprintf(buf, len, "%s%s", head, tail_fit(info->tail,
+			 len > strlen(head) ? len - strlen(head) : 1));
 	return buf;
 }
 
@@ -353,24 +395,42 @@ static int find_interpreter(const char *name, char *out, size_t len)
 	return -ENOENT;
 }
 
-/* A private temporary file (0600) holding LEN bytes of DATA; its name
- * into PATH. 0 or -errno. */
-static int temp_write(const char *suffix, const void *data, size_t len,
-		      char *path, size_t path_len)
+/*
+ * A private directory (mkdtemp, 0700) under $TMPDIR (else /tmp), its name
+ * into DIR. The runner's file goes inside it, never straight into /tmp:
+ * Python puts a script's folder first on sys.path, and a shared folder
+ * would let anyone plant a json.py or a torch/ the runner imports with
+ * feedrate's rights. 0 or -errno.
+ */
+static int temp_dir_make(char *dir, size_t len)
 {
-	const char *dir = getenv("TMPDIR");
+	const char *tmp = getenv("TMPDIR");
+
+	if (!tmp || !*tmp || access(tmp, W_OK))
+		tmp = "/tmp";
+	if ((size_t)snprintf(dir, len, "%s/feedrate-runner-XXXXXX", tmp) >=
+	    len) {
+		dir[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	if (!mkdtemp(dir)) {
+		dir[0] = '\0';
+		return -errno;
+	}
+	return 0;
+}
+
+/* LEN bytes of DATA into a new file PATH (0600, never an existing one).
+ * 0 or -errno (PATH then removed). */
+static int file_write(const char *path, const void *data, size_t len)
+{
 	const char *p = data;
 	int fd, err = 0;
 
-	if (!dir || !*dir || access(dir, W_OK))
-		dir = "/tmp";
-	snprintf(path, path_len, "%s/feedrate-%s-XXXXXX%s", dir, "runner",
-		 suffix);
-	fd = mkstemps(path, (int)strlen(suffix));
-	if (fd < 0) {
-		path[0] = '\0';
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0)
 		return -errno;
-	}
 	while (len && !err) {
 		ssize_t n = write(fd, p, len);
 
@@ -385,16 +445,14 @@ static int temp_write(const char *suffix, const void *data, size_t len,
 	}
 	if (close(fd) && !err)
 		err = -errno;
-	if (err) {
+	if (err)
 		unlink(path);
-		path[0] = '\0';
-	}
 	return err;
 }
 
-/* The files of the sample DS, one relative path a line, into a private
- * temporary file named into PATH. 0 or -errno. */
-static int list_write(const struct stg_dataset *ds, char *path, size_t len)
+/* The files of the sample DS, one relative path a line, into a new file
+ * PATH. 0 or -errno. */
+static int list_write(const struct stg_dataset *ds, const char *path)
 {
 	size_t n = stg_dataset_count(ds), cap = 4096, used = 0;
 	char *buf = malloc(cap);
@@ -424,8 +482,54 @@ static int list_write(const struct stg_dataset *ds, char *path, size_t len)
 		used += l;
 		buf[used++] = '\n';
 	}
-	err = temp_write(".list", buf, used, path, len);
+	err = file_write(path, buf, used);
 	free(buf);
+	return err;
+}
+
+/* The runner's private files: its folder, the runner and a sample's list
+ * ("" where not written). */
+struct py_files {
+	char dir[4096];
+	char script[4200];
+	char list[4200];
+};
+
+/* Remove F's files and its folder (whatever of them was made). */
+static void py_files_remove(struct py_files *f)
+{
+	if (f->list[0])
+		unlink(f->list);
+	if (f->script[0])
+		unlink(f->script);
+	if (f->dir[0])
+		rmdir(f->dir);
+	f->list[0] = f->script[0] = f->dir[0] = '\0';
+}
+
+/* F's folder with the runner and, for SAMPLE (NULL none), its list.
+ * 0 or -errno (nothing left behind). */
+static int py_files_make(struct py_files *f, const struct stg_dataset *sample)
+{
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	err = temp_dir_make(f->dir, sizeof(f->dir));
+	if (err)
+		return err;
+	snprintf(f->script, sizeof(f->script), "%s/runner.py", f->dir);
+	err = file_write(f->script, ms_torch_runner_py,
+			 ms_torch_runner_py_len);
+	if (err) {
+		f->script[0] = '\0';
+	} else if (sample) {
+		snprintf(f->list, sizeof(f->list), "%s/sample.list", f->dir);
+		err = list_write(sample, f->list);
+		if (err)
+			f->list[0] = '\0';
+	}
+	if (err)
+		py_files_remove(f);
 	return err;
 }
 
@@ -434,6 +538,9 @@ static int list_write(const struct stg_dataset *ds, char *path, size_t len)
 struct py_arg {
 	char *argv[PY_ARGV_MAX];
 	char bufs[PY_ARGV_MAX][64];     /* numbers for argv */
+	char paths[3][4096 + 16];       /* --file=, --root=, --list=: one
+	                                   word each, so a name starting
+	                                   with '-' is not an option */
 	const char *interpreter;
 	double timeout_s;
 	unsigned vcpus;
@@ -485,35 +592,59 @@ runner_exec(const struct py_arg *a, int json_w, int out_w, pid_t parent)
 	_exit(127);
 }
 
-/* Read what is there on FD: lines into RES/INFO (LINE holds a partial
- * one), or output into OUTTAIL. Returns 1 when a line came, 0 none, -1
- * at EOF. */
+/* What runner_read found. */
+enum {
+	PY_READ_BYTES = 1,              /* bytes came */
+	PY_READ_LINE = 2,               /* a JSON line was completed */
+	PY_READ_EOF = 4,                /* no more will come */
+};
+
+#define PY_READ_CHUNKS 64               /* 512 KiB a call: a runner that
+                                           keeps printing cannot hold
+                                           the loop (stop, timeout) */
+
+/* Read what is there on FD, until it would block, EOF or PY_READ_CHUNKS
+ * reads: lines into RES/INFO (LINE, PY_LINE_MAX + 1 bytes, holds a
+ * partial one; *USED is PY_LINE_MAX + 1 once it is too long, and the
+ * line is then dropped), or output into OUTTAIL. Returns PY_READ_*
+ * flags. */
 static int runner_read(int fd, bool json_fd, char *line, size_t *used,
 		       struct py_out *o, char *outtail, size_t tail_len)
 {
 	char buf[8192];
-	ssize_t n = read(fd, buf, sizeof(buf));
 	int got = 0;
 
-	if (n == 0)
-		return -1;
-	if (n < 0)
-		return errno == EAGAIN || errno == EINTR ? 0 : -1;
-	if (!json_fd) {
-		tail_add(outtail, tail_len, buf, (size_t)n);
-		return 0;
-	}
-	for (ssize_t i = 0; i < n; i++) {
-		if (buf[i] != '\n') {
-			if (*used < PY_LINE_MAX - 1)
-				line[(*used)++] = buf[i];
+	for (int chunk = 0; chunk < PY_READ_CHUNKS; chunk++) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR) {
+			chunk--;
 			continue;
 		}
-		line[*used] = '\0';
-		if (*used < PY_LINE_MAX - 1)
-			ms_python_line(line, &o->res, &o->info);
-		*used = 0;
-		got = 1;
+		if (n == 0)
+			return got | PY_READ_EOF;
+		if (n < 0)
+			return errno == EAGAIN ? got : got | PY_READ_EOF;
+		got |= PY_READ_BYTES;
+		if (!json_fd) {
+			tail_add(outtail, tail_len, buf, (size_t)n);
+			continue;
+		}
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] != '\n') {
+				if (*used < PY_LINE_MAX)
+					line[(*used)++] = buf[i];
+				else
+					*used = PY_LINE_MAX + 1;
+				continue;
+			}
+			if (*used <= PY_LINE_MAX) {
+				line[*used] = '\0';
+				ms_python_line(line, &o->res, &o->info);
+				got |= PY_READ_LINE;
+			}
+			*used = 0;
+		}
 	}
 	return got;
 }
@@ -527,9 +658,10 @@ static int py_child(void *arg, volatile int *stop, void *out, size_t len)
 	char outtail[sizeof(o->info.tail)] = "";
 	int jp[2] = { -1, -1 }, op[2] = { -1, -1 };
 	double last, stop_at = -1;
-	char *line = malloc(PY_LINE_MAX);
+	char *line = malloc(PY_LINE_MAX + 1);
 	size_t used = 0;
 	bool exited = false, json_eof = false, out_eof = false;
+	siginfo_t si;
 	int status = 0, err = 0;
 	const pid_t self = getpid();
 	pid_t pid;
@@ -575,28 +707,39 @@ static int py_child(void *arg, volatile int *stop, void *out, size_t len)
 						    o, outtail,
 						    sizeof(outtail));
 
-				if (r > 0)
+				if (r & PY_READ_LINE)
 					last = stg_now();
-				json_eof = r < 0;
+				json_eof = r & PY_READ_EOF;
 			}
 			if (pf[1].revents)
 				out_eof = runner_read(op[0], false, line,
 						      &used, o, outtail,
-						      sizeof(outtail)) < 0;
+						      sizeof(outtail)) &
+					  PY_READ_EOF;
 		}
-		if (waitpid(pid, &status, WNOHANG) == pid)
+		/* seen, not reaped: the zombie leader holds the group's id
+		 * until the group is killed below */
+		si.si_pid = 0;
+		if (!waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG |
+			    WNOWAIT) && si.si_pid == pid)
 			exited = true;
 	}
-	/* the lines it sent before it exited */
-	if (!o->info.done)
-		while (runner_read(jp[0], true, line, &used, o, outtail,
-				   sizeof(outtail)) > 0)
-			;
+	/* what it wrote before it exited is in the pipes: its last lines
+	 * (a long traceback spans many reads) and its last output; its
+	 * workers may still hold them open and write on, so until they
+	 * would block, and 8 MiB at most */
+	for (int r = PY_READ_BYTES, k = 0; k < 16 && !json_eof &&
+	     !o->info.done && (r & PY_READ_BYTES) && !(r & PY_READ_EOF); k++)
+		r = runner_read(jp[0], true, line, &used, o, outtail,
+				sizeof(outtail));
+	for (int r = PY_READ_BYTES, k = 0; k < 16 && !out_eof &&
+	     (r & PY_READ_BYTES) && !(r & PY_READ_EOF); k++)
+		r = runner_read(op[0], false, line, &used, o, outtail,
+				sizeof(outtail));
 	/* the whole group (its DataLoader workers), before the reap */
 	kill(-pid, SIGKILL);
-	if (!exited)
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
 out:
 	close(jp[0]);
 	close(op[0]);
@@ -638,6 +781,8 @@ static void py_argv(struct py_arg *a, const struct ms_point *q,
 #define ARG(s) (a->argv[n++] = (char *)(s))
 #define NUM(fmt, v) (snprintf(a->bufs[b], sizeof(a->bufs[b]), fmt, v), \
 		     ARG(a->bufs[b++]))
+#define PATH(i, opt, v) (snprintf(a->paths[i], sizeof(a->paths[i]), \
+				  "%s=%s", opt, v), ARG(a->paths[i]))
 	ARG(a->interpreter);
 	ARG("-u");
 	ARG(script);
@@ -648,16 +793,11 @@ static void py_argv(struct py_arg *a, const struct ms_point *q,
 	if (probe) {
 		ARG("--probe");
 	} else {
-		if (q->pipe.kind == MS_PIPELINE_FILE) {
-			ARG("--file");
-			ARG(q->pipe.file);
-		}
-		ARG("--root");
-		ARG(root);
-		if (list && *list) {
-			ARG("--list");
-			ARG(list);
-		}
+		if (q->pipe.kind == MS_PIPELINE_FILE)
+			PATH(0, "--file", q->pipe.file);
+		PATH(1, "--root", root);
+		if (list && *list)
+			PATH(2, "--list", list);
 		ARG("--batch");
 		NUM("%u", q->batch ? q->batch : LDR_DEFAULT_BATCH);
 		ARG("--workers");
@@ -682,21 +822,26 @@ static void py_argv(struct py_arg *a, const struct ms_point *q,
 	a->argv[n] = NULL;
 #undef ARG
 #undef NUM
+#undef PATH
 }
 
-/* Run the runner for Q (probe: imports only) on CPUS in CG into *PO. */
+/* Run the runner for Q (probe: imports only; SAMPLE: the files of a ram
+ * point's sample, NULL none) on CPUS in CG into *PO. */
 static int py_run(const struct ms_point *q, const char *root,
-		  const char *list, bool probe, const cpu_set_t *cpus,
-		  const struct ldr_memcg *cg, unsigned vcpus,
-		  struct py_out *po, struct ldr_child_report *rep)
+		  const struct stg_dataset *sample, bool probe,
+		  const cpu_set_t *cpus, const struct ldr_memcg *cg,
+		  unsigned vcpus, struct py_out *po,
+		  struct ldr_child_report *rep)
 {
 	const struct ldr_child_opts opts = { .cpus = cpus, .memcg = cg };
-	char interp[512], script[4096];
+	struct py_files files;
+	char interp[512];
 	struct py_arg a;
 	int err;
 
 	memset(&a, 0, sizeof(a));
 	memset(po, 0, sizeof(*po));
+	memset(rep, 0, sizeof(*rep));
 	err = find_interpreter(q->pipe.python, interp, sizeof(interp));
 	snprintf(po->info.interpreter, sizeof(po->info.interpreter), "%s",
 		 interp);
@@ -704,12 +849,11 @@ static int py_run(const struct ms_point *q, const char *root,
 		po->info.fail = MS_PYTHON_NO_INTERPRETER;
 		return err;
 	}
-	err = temp_write(".py", ms_torch_runner_py, ms_torch_runner_py_len,
-			 script, sizeof(script));
+	err = py_files_make(&files, sample);
 	if (err) {
 		snprintf(po->info.tail, sizeof(po->info.tail), "the runner "
-			 "could not be written to a temporary file: %s",
-			 strerror(-err));
+			 "could not be written to a private temporary folder: "
+			 "%s", strerror(-err));
 		po->info.fail = MS_PYTHON_CRASH;
 		return err;
 	}
@@ -719,10 +863,12 @@ static int py_run(const struct ms_point *q, const char *root,
 	a.au_threshold = q->au_threshold;
 	a.gpus = q->gpus;
 	a.probe = probe;
-	py_argv(&a, q, script, root, list, q->pipe.workers ? q->pipe.workers :
+	py_argv(&a, q, files.script, root, files.list[0] ? files.list :
+		q->pipe.list, q->pipe.workers ? q->pipe.workers :
 		(vcpus > 1 ? vcpus - 1 : 1), probe);
 	err = ldr_child_run(&opts, py_child, &a, po, sizeof(*po), rep);
-	unlink(script);
+	/* success, failure or an interrupted child: the folder goes */
+	py_files_remove(&files);
 	if (!err)
 		err = rep->fn_result;
 	else if (!po->info.fail) {
@@ -740,7 +886,7 @@ int ms_python_probe(const struct ms_pipeline_spec *sp,
 {
 	struct ms_point q;
 	struct ldr_child_report rep;
-	struct py_out *po = malloc(sizeof(*po));
+	struct py_out *po = calloc(1, sizeof(*po));
 	int err;
 
 	if (!po)
@@ -771,20 +917,15 @@ int ms_python_point(const struct ms_point *q, const struct stg_dataset *ds,
 		    struct ms_point_out *out)
 {
 	const unsigned vcpus = cpus ? (unsigned)CPU_COUNT(cpus) : 1;
-	char list[4096] = "";
-	struct py_out *po = malloc(sizeof(*po));
-	int err = 0;
+	/* calloc: every path copies *PO out, a failed start's too */
+	struct py_out *po = calloc(1, sizeof(*po));
+	int err;
 
 	if (!po)
 		return -ENOMEM;
-	if (sampled && q->pipe.kind == MS_PIPELINE_TORCH)
-		err = list_write(ds, list, sizeof(list));
-	if (!err)
-		err = py_run(q, stg_dataset_root(ds), list[0] ? list :
-			     q->pipe.list, false, cpus, cg, vcpus, po,
-			     &out->rep);
-	if (list[0])
-		unlink(list);
+	err = py_run(q, stg_dataset_root(ds), sampled &&
+		     q->pipe.kind == MS_PIPELINE_TORCH ? ds : NULL, false,
+		     cpus, cg, vcpus, po, &out->rep);
 	memcpy(res, &po->res, sizeof(*res));
 	out->py = po->info;
 	free(po);

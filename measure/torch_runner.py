@@ -1,6 +1,7 @@
 # torch_runner.py - feedrate's runner for --pipeline torch and
 # --pipeline python:FILE. feedrate carries this file inside its binary,
-# writes it to a private temporary file and starts it with the chosen
+# writes it into a private temporary folder (0700: Python puts the
+# script's folder first on sys.path) and starts it with the chosen
 # interpreter inside a measurement point's pinned child (and memory
 # cgroup), so the DataLoader and its worker processes run on the point's
 # vCPUs. It reports to feedrate as JSON lines on the file descriptor given
@@ -31,16 +32,40 @@ import time
 import traceback
 
 OUT = None
+RUNNER_PID = os.getpid()
+
+
+def utf8_text(o):
+    """O with its strings valid UTF-8: a non-UTF-8 name's bytes (Python
+    holds them as lone surrogates, which json.dumps escapes and feedrate's
+    JSON parser refuses, dropping the whole line) as \\xNN text."""
+    if isinstance(o, str):
+        try:
+            b = o.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            b = o.encode("utf-8", "backslashreplace")
+        return b.decode("utf-8", "backslashreplace")
+    if isinstance(o, dict):
+        return {utf8_text(k): utf8_text(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [utf8_text(v) for v in o]
+    return o
 
 
 def send(obj):
-    OUT.write(json.dumps(obj, separators=(",", ":")) + "\n")
+    # the last lines ("done", "error") start on a line of their own: a
+    # SIGINT may have cut the line before them short
+    lead = "\n" if obj.get("t") in ("done", "error") else ""
+    OUT.write(lead + json.dumps(utf8_text(obj), separators=(",", ":")) +
+              "\n")
     OUT.flush()
 
 
-def tb_tail(lines=12):
+def tb_tail(lines=12, chars=4000):
+    """The traceback's last LINES lines, its last CHARS characters at most
+    (an exception's message may be huge; its end says most)."""
     text = traceback.format_exc().rstrip().splitlines()
-    return "\n".join(text[-lines:])
+    return "\n".join(text[-lines:])[-chars:]
 
 
 def proc_field(pid, key):
@@ -141,10 +166,17 @@ class CpuClock:
         t = os.times()
         main = t[0] + t[1] - self.self0
         kids = t[2] + t[3] - self.reaped0
+        live = set()
         for k in proc_children(os.getpid()):
             c = proc_cpu_s(k)
             if c is not None:
+                live.add(k)
                 kids += c - self.kids0.get(k, 0.0)
+        # a worker replaced in the window (persistent_workers=False):
+        # os.times() counts all its CPU, its part before the window too
+        for k, c0 in self.kids0.items():
+            if k not in live:
+                kids -= c0
         return main, max(kids, 0.0)
 
 
@@ -193,6 +225,67 @@ def batch_len(b):
     return len(b)
 
 
+def list_paths(list_path, root):
+    """The files of LIST_PATH (feedrate's list format: "PATH" or
+    "SIZE<TAB>PATH" a line; relative to ROOT), as bytes, in its order."""
+    broot = os.fsencode(root)
+    paths = []
+    with open(list_path, "rb") as f:
+        for line in f:
+            line = line.rstrip(b"\n")
+            head, tab, rest = line.partition(b"\t")
+            if tab and head.isdigit():
+                line = rest
+            if line:
+                paths.append(os.path.normpath(os.path.join(broot, line)))
+    return paths
+
+
+def list_class(path, broot):
+    """ImageFolder's class of PATH: its first folder below the root (the
+    folder holding it where it lies outside the root)."""
+    rel = os.path.relpath(path, broot)
+    if os.sep.encode() in rel and not rel.startswith(b".."):
+        return rel.split(os.sep.encode(), 1)[0]
+    return os.path.basename(os.path.dirname(path))
+
+
+class ListDataset:
+    """ImageFolder's samples for the files of a list, without walking the
+    tree (a --list or a ram point's sample may leave class folders empty,
+    which ImageFolder refuses): classes are the sorted names of the
+    folders the files are in, as ImageFolder numbers them."""
+
+    def __init__(self, paths, root, loader, transform):
+        broot = os.fsencode(root)
+        cls = [list_class(p, broot) for p in paths]
+        index = {c: i for i, c in enumerate(sorted(set(cls)))}
+        self.samples = [(os.fsdecode(p), index[c])
+                        for p, c in zip(paths, cls)]
+        self.loader = loader
+        self.transform = transform
+
+    def __len__(self):
+        return len(self.samples)
+
+    def __getitem__(self, i):
+        path, target = self.samples[i]
+        return self.transform(self.loader(path)), target
+
+
+def worker_init(_):
+    """A DataLoader worker dies with the runner (PR_SET_PDEATHSIG,
+    SIGKILL), whatever ends it: none is left behind."""
+    try:
+        import ctypes
+        import signal
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))
+    except Exception:
+        pass
+    if os.getppid() != RUNNER_PID:
+        os._exit(0)         # the runner died before prctl
+
+
 def make_torch_loader(a):
     import torch
     from torch.utils.data import DataLoader
@@ -205,29 +298,26 @@ def make_torch_loader(a):
         transforms.Normalize(mean=[0.485, 0.456, 0.406],
                              std=[0.229, 0.224, 0.225]),
     ])
-    valid = None
     if a.list:
-        keep = set()
-        with open(a.list, "rb") as f:
-            for line in f:
-                line = line.rstrip(b"\n")
-                if b"\t" in line:
-                    line = line.split(b"\t", 1)[1]
-                if line:
-                    keep.add(os.path.normpath(os.path.join(
-                        os.fsencode(a.root), line)))
-        valid = lambda p: os.path.normpath(os.fsencode(p)) in keep
-    ds = datasets.ImageFolder(a.root, transform=tf, is_valid_file=valid)
+        ds = ListDataset(list_paths(a.list, a.root), a.root,
+                         datasets.folder.default_loader, tf)
+        if not len(ds):
+            raise ValueError("the list %s names no file" % a.list)
+    else:
+        ds = datasets.ImageFolder(a.root, transform=tf)
     g = torch.Generator()
     g.manual_seed(a.seed)
     return DataLoader(ds, batch_size=a.batch, shuffle=True,
                       num_workers=a.workers, persistent_workers=a.workers > 0,
                       prefetch_factor=2 if a.workers > 0 else None,
-                      generator=g)
+                      worker_init_fn=worker_init, generator=g)
 
 
 def make_file_loader(a):
     import importlib.util
+    # FILE's own folder first on sys.path, as `python FILE` has it: its
+    # neighbour modules import (the runner's private folder holds none)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(a.file)))
     spec = importlib.util.spec_from_file_location("feedrate_user_loader",
                                                   a.file)
     if spec is None or spec.loader is None:
@@ -236,8 +326,24 @@ def make_file_loader(a):
     spec.loader.exec_module(mod)
     if not hasattr(mod, "make_loader"):
         raise AttributeError("%s defines no make_loader(root, batch_size, "
-                             "num_workers, seed)" % a.file)
-    return mod.make_loader(a.root, a.batch, a.workers, a.seed)
+                             "num_workers, seed[, files=])" % a.file)
+    kw = {}
+    if a.list and accepts_files(mod.make_loader):
+        # --list: the loader is told the files, when it takes them
+        kw["files"] = [os.fsdecode(p) for p in list_paths(a.list, a.root)]
+    return mod.make_loader(a.root, a.batch, a.workers, a.seed, **kw)
+
+
+def accepts_files(fn):
+    """Does FN take a keyword argument files= (or **kwargs)?"""
+    import inspect
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == "files" and p.kind in (p.POSITIONAL_OR_KEYWORD,
+                                                 p.KEYWORD_ONLY) or
+               p.kind == p.VAR_KEYWORD for p in params)
 
 
 class Gpus:
@@ -251,9 +357,22 @@ class Gpus:
         self.wait = [0.0] * max(g, 1)
         self.free_at = [0.0] * max(g, 1)
 
-    def reset(self):
-        self.compute = [0.0] * max(self.g, 1)
+    def reset(self, t_win):
+        """The window opens at T_WIN: a step already running counts for
+        its part inside it."""
+        self.compute = [max(0.0, f - t_win) for f in self.free_at]
         self.wait = [0.0] * max(self.g, 1)
+
+    def close(self, now, t_win):
+        """The window ends at NOW: a step still running counts only up to
+        NOW, and a GPU idle since its last step waited until NOW. Each
+        GPU's compute + wait is then the window."""
+        for k in range(len(self.free_at)):
+            if self.free_at[k] > now:
+                self.compute[k] = max(0.0, self.compute[k] -
+                                      (self.free_at[k] - now))
+            else:
+                self.wait[k] += max(0.0, now - max(self.free_at[k], t_win))
 
     def au(self):
         c, w = sum(self.compute), sum(self.wait)
@@ -365,15 +484,17 @@ def run(a):
                 samples += sum(n)
                 batches += len(got)
                 if gpus.g:
-                    if gpus.sync_all:
-                        for i in range(gpus.g):
-                            gpus.wait[i] += t1 - t0
-                            gpus.compute[i] += gpus.step
-                    else:
-                        gpus.wait[k] += t1 - max(t0, gpus.free_at[k])
-                        gpus.compute[k] += gpus.step
+                    # a GPU waits from the end of its last step (or the
+                    # window's start) until its batch is there: also
+                    # while the loop fetched for the other GPUs
+                    for i in (range(gpus.g) if gpus.sync_all else (k,)):
+                        gpus.wait[i] += max(0.0, t1 - max(gpus.free_at[i],
+                                                          t_win))
+                        gpus.compute[i] += gpus.step
             if gpus.g:
                 if gpus.sync_all:
+                    for i in range(gpus.g):
+                        gpus.free_at[i] = t1 + gpus.step
                     time.sleep(gpus.step)
                 else:
                     gpus.free_at[k] = t1 + gpus.step
@@ -383,7 +504,7 @@ def run(a):
                 if t_win is None:
                     t_win = now
                     clock.start()
-                    gpus.reset()
+                    gpus.reset(t_win)
                     tick_t = last_tick = now
                 procs_sent = True
                 kids = proc_children(os.getpid())
@@ -423,6 +544,8 @@ def run(a):
         main_cpu, kids_cpu = clock.read()
         read_bytes = clock.read_bytes()
         measured = now - t_win
+        if gpus.g:
+            gpus.close(now, t_win)
         warmup_incomplete = False
     send({"t": "done", "stopped": stopped, "samples": samples,
           "batches": batches, "measured_s": measured,

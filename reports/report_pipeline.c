@@ -14,6 +14,25 @@
 #include "report.h"
 #include "report_sweep.h"
 
+/* S cut by snprintf: drop a last UTF-8 character left incomplete. */
+static void utf8_trim(char *s)
+{
+	size_t n = strlen(s), i = n, need;
+	unsigned char c;
+
+	while (i > 0 && n - i < 4 &&
+	       ((unsigned char)s[i - 1] & 0xc0) == 0x80)
+		i--;
+	if (!i)
+		return;
+	c = (unsigned char)s[i - 1];
+	if (c < 0xc0)
+		return;         /* ASCII, or no lead byte: left as it is */
+	need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+	if (n - (i - 1) < need)
+		s[i - 1] = '\0';
+}
+
 static json_t *str_or_null(const char *s)
 {
 	return s && *s ? json_string(s) : json_null();
@@ -27,8 +46,8 @@ json_t *rpt_pipeline_json(const char *name, const char *desc,
 
 	if (!o)
 		return NULL;
-	json_object_set_new(o, "name", json_string(name && *name ? name :
-						       "native"));
+	json_object_set_new(o, "name", rpt_json_path(name && *name ? name :
+							 "native"));
 	json_object_set_new(o, "description", rpt_json_path(desc ? desc : ""));
 	json_object_set_new(o, "workers", json_integer(py && py->workers ?
 						       py->workers : workers));
@@ -141,6 +160,7 @@ bool rpt_pipeline_verdict_get(const struct rpt_sweep *s, size_t i,
 	out->vcpus_per_gpu = -1;
 	out->cpu_s_per_sample = -1;
 	snprintf(out->label, sizeof(out->label), "%s", name);
+	utf8_trim(out->label);
 	if (out->cache < 0)
 		return true;
 	cv = &p->v.cache[c];
@@ -162,6 +182,7 @@ bool rpt_pipeline_verdict_get(const struct rpt_sweep *s, size_t i,
 			snprintf(out->label, sizeof(out->label), "%.100s (%u "
 				 "worker%s asked)", name, w, w == 1 ? "" : "s");
 	}
+	utf8_trim(out->label);
 	return true;
 }
 
@@ -248,13 +269,15 @@ int rpt_pipelines_json(json_t *root, const struct rpt_sweep *s,
 	for (size_t i = 0; i <= s->nothers; i++) {
 		const struct rpt_sweep *p = pipe_at(s, i);
 		struct rpt_pipeline_verdict v;
-		json_t *e, *pj, *sub = NULL;
+		json_t *e, *pj, *key, *sub = NULL;
 
 		rpt_pipeline_verdict_get(s, i, &v);
-		json_object_set_new(by, v.name, json_pack(
-			"{s:s,s:s,s:o,s:o,s:o,s:o,s:o}",
+		key = rpt_json_path(v.name);    /* a FILE's name: any bytes */
+		json_object_set_new(by, json_string_value(key) ?
+				    json_string_value(key) : "?", json_pack(
+			"{s:s,s:o,s:o,s:o,s:o,s:o,s:o}",
 			"headline", v.headline ? v.headline : "",
-			"label", v.label,
+			"label", rpt_json_path(v.label),
 			"cache", v.cache >= 0 ? json_string(
 			stg_cache_state_name((enum stg_cache_state)v.cache)) :
 			json_null(),
@@ -266,6 +289,7 @@ int rpt_pipelines_json(json_t *root, const struct rpt_sweep *s,
 						     v.vcpus_per_gpu > 0),
 			"cpu_s_per_sample", num_or_null(v.cpu_s_per_sample,
 							v.cpu_s_per_sample > 0)));
+		json_decref(key);
 		pj = rpt_pipeline_json(v.name, p->pipeline, p->pipeline_workers,
 				       p->py);
 		if (!pj)
@@ -401,6 +425,7 @@ char *rpt_pipelines_line_json(const json_t *root)
 		v[n].name = name;
 		snprintf(v[n].label, sizeof(v[n].label), "%s",
 			 label ? label : name);
+		utf8_trim(v[n].label);
 		v[n].cache = json_is_integer(fed) ? 0 : -1;
 		v[n].gpus_fed = (unsigned)json_integer_value(fed);
 		v[n].cpu_s_per_sample = json_is_number(cpu) ?

@@ -378,3 +378,48 @@ FR_TEST(pipeline, sweep_gives_a_verdict_per_pipeline_everywhere)
 				       "by_pipeline"));
 	json_decref(root);
 }
+
+FR_TEST(pipeline, runner_figures_below_zero_read_zero_and_a_long_error_keeps_its_end)
+{
+	struct ldr_result *res = res_new();
+	struct ms_python_info info;
+	char *line, fail[512];
+	size_t n = 0;
+
+	memset(&info, 0, sizeof(info));
+	cr_assert_eq(ms_python_line("{\"t\":\"done\",\"samples\":-5,"
+		"\"batches\":-1e30,\"epochs\":2,\"read_bytes\":-7}", res,
+		&info), 0);
+	cr_expect_eq(res->samples, 0);
+	cr_expect_eq(res->batches, 0);
+	cr_expect_eq(res->epochs_done, 2);
+	cr_expect_eq(res->read_bytes, 0);
+	/* an error text longer than the tail: its last line is kept whole */
+	line = malloc(16384);
+	cr_assert_not_null(line);
+	n += (size_t)sprintf(line, "{\"t\":\"error\",\"kind\":\"user\","
+			     "\"text\":\"Traceback\\n");
+	for (int i = 0; i < 400; i++)
+		n += (size_t)sprintf(line + n, "  frame %03d\\n", i);
+	sprintf(line + n, "ValueError: the last words\"}");
+	memset(&info, 0, sizeof(info));
+	cr_assert_eq(ms_python_line(line, res, &info), 0);
+	cr_expect_eq(info.fail, MS_PYTHON_USER_ERROR);
+	cr_expect_not_null(strstr(info.tail, "ValueError: the last words"));
+	cr_expect_eq(strncmp(info.tail, "  frame", 7), 0, "%.40s", info.tail);
+	ms_python_fail_text(&info, fail, sizeof(fail));
+	cr_expect_eq(strncmp(fail, "the Python loader raised:\n", 26), 0);
+	cr_expect_not_null(strstr(fail, "ValueError: the last words"), "%s",
+			   fail);
+	free(line);
+	free(res);
+}
+
+FR_TEST(pipeline, a_file_name_of_any_bytes_is_a_json_string)
+{
+	json_t *o = rpt_pipeline_json("python:/x/\xff\xfe.py", NULL, 0, NULL);
+
+	cr_assert_not_null(o);
+	cr_expect(json_is_string(json_object_get(o, "name")));
+	json_decref(o);
+}

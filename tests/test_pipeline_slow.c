@@ -207,6 +207,176 @@ FR_TEST(pipeline_slow, a_python_file_loader_is_counted_exactly,
 	fr_test_rmtree(dir);
 }
 
+/* Modules a local user could plant beside the runner's file: each, if
+ * imported, leaves a marker (and then fails, as a broken module would). */
+static const char planted_py[] =
+"import os\n"
+"open(os.path.join(os.path.dirname(os.path.abspath(__file__)),\n"
+"     'planted-' + __name__), 'w').close()\n"
+"raise ImportError('planted module imported')\n";
+
+FR_TEST(pipeline_slow, modules_planted_in_tmpdir_are_not_imported,
+	.timeout = 300)
+{
+	static const char *const planted[] = { "json", "argparse",
+					       "platform", "traceback" };
+	char *dir, *data, *out;
+	char *argv[] = { (char *)fr_test_bin(), "run", "--pipeline", NULL,
+			 "--python", PY, "--gpus", "0", "--warmup", "0",
+			 "--epochs", "1", "--cache", "warm", NULL, NULL };
+	char pipe[4200], tmp[4200], name[64], path[4300];
+	DIR *d;
+	struct dirent *e;
+	int rc;
+
+	need_python();
+	dir = fr_test_tmpdir();
+	data = gen_dataset(dir, "2M");
+	write_file(dir, "known.py", known_py);
+	snprintf(tmp, sizeof(tmp), "%s/tmp", dir);
+	cr_assert_eq(mkdir(tmp, 0777), 0);
+	for (size_t i = 0; i < sizeof(planted) / sizeof(planted[0]); i++) {
+		snprintf(name, sizeof(name), "%s.py", planted[i]);
+		write_file(tmp, name, planted_py);
+	}
+	cr_assert_eq(setenv("TMPDIR", tmp, 1), 0);
+	snprintf(pipe, sizeof(pipe), "python:%s/known.py", dir);
+	argv[3] = pipe;
+	argv[14] = data;
+	rc = fr_test_run(dir, argv, 200);
+	out = slurp(dir, "stdout");
+	cr_expect_eq(rc, 0, "exit %d\n%s", rc, out);
+	for (size_t i = 0; i < sizeof(planted) / sizeof(planted[0]); i++) {
+		snprintf(path, sizeof(path), "%s/planted-%s", tmp, planted[i]);
+		cr_expect_neq(access(path, F_OK), 0, "%s.py was imported",
+			      planted[i]);
+	}
+	/* and the runner's private folder is gone */
+	d = opendir(tmp);
+	cr_assert_not_null(d);
+	while ((e = readdir(d)))
+		cr_expect_null(strstr(e->d_name, "feedrate-"), "%s left in %s",
+			       e->d_name, tmp);
+	closedir(d);
+	free(out);
+	free(data);
+	fr_test_rmtree(dir);
+}
+
+/* A loader whose batch takes 0.05 s to make, in the main process. */
+static const char paced_py[] =
+"import time\n"
+"def make_loader(root, batch_size, num_workers, seed):\n"
+"    class L:\n"
+"        def __iter__(self):\n"
+"            while True:\n"
+"                time.sleep(0.05)\n"
+"                yield [0] * batch_size\n"
+"    return L()\n";
+
+/* The AU a run of the paced loader reports with GPUS emulated GPUs of
+ * a step STEP_S (batch 8), synchronous or not. */
+static double paced_au(const char *dir, const char *data, const char *gpus,
+		       double step_s, const char *sync)
+{
+	char pipe[4200], js[4200], rate[32];
+	char *argv[] = { (char *)fr_test_bin(), "run", "--pipeline", pipe,
+			 "--python", PY, "--gpus", (char *)gpus, "--gpu-rate",
+			 rate, "--gpu-sync", (char *)sync, "--batch", "8",
+			 "--duration", "3", "--cache", "warm", "--json", js,
+			 (char *)data, NULL };
+	char *out;
+	json_t *j;
+	double au;
+	int rc;
+
+	snprintf(pipe, sizeof(pipe), "python:%s/paced.py", dir);
+	snprintf(js, sizeof(js), "%s/au.json", dir);
+	snprintf(rate, sizeof(rate), "%g", 8 / step_s);
+	rc = fr_test_run(dir, argv, 200);
+	out = slurp(dir, "stdout");
+	cr_assert_eq(rc, 0, "exit %d\n%s", rc, out);
+	free(out);
+	j = load_json(dir, "au.json");
+	au = json_number_value(json_object_get(j, "au"));
+	json_decref(j);
+	return au;
+}
+
+/*
+ * Batches take 0.05 s each, fetched one after the other. The true AU is
+ * step / (step + the GPU's whole idle time):
+ *   none, 8 GPUs, 0.1 s steps: each GPU gets a batch every 8 x 0.05 s,
+ *     AU 0.1 / 0.4 = 25 % (counting only its own fetch said 67 %);
+ *   none, 1 GPU, 0.4 s steps: 0.4 / 0.45 = 89 %;
+ *   all, 4 GPUs, 0.05 s steps: 0.05 / (0.05 + 4 x 0.05) = 20 %;
+ *   all, 2 GPUs, 0.4 s steps: 0.4 / (0.4 + 2 x 0.05) = 80 %.
+ * A slower machine only lowers each, so the check is the side of 50 %
+ * with a margin, not a close value.
+ */
+FR_TEST(pipeline_slow, au_counts_a_gpus_whole_idle_time_in_both_sync_modes,
+	.timeout = 300)
+{
+	char *dir, *data;
+	double au;
+
+	need_python();
+	dir = fr_test_tmpdir();
+	data = gen_dataset(dir, "2M");
+	write_file(dir, "paced.py", paced_py);
+	au = paced_au(dir, data, "8", 0.1, "none");
+	cr_expect_lt(au, 0.40, "none, 8 GPUs: AU %.3f, true about 0.25", au);
+	au = paced_au(dir, data, "1", 0.4, "none");
+	cr_expect_gt(au, 0.60, "none, 1 GPU: AU %.3f, true about 0.89", au);
+	au = paced_au(dir, data, "4", 0.05, "all");
+	cr_expect_lt(au, 0.40, "all, 4 GPUs: AU %.3f, true about 0.20", au);
+	au = paced_au(dir, data, "2", 0.4, "all");
+	cr_expect_gt(au, 0.60, "all, 2 GPUs: AU %.3f, true about 0.80", au);
+	free(data);
+	fr_test_rmtree(dir);
+}
+
+/* A loader taking files=: one sample a file it was given. */
+static const char files_py[] =
+"def make_loader(root, batch_size, num_workers, seed, files=None):\n"
+"    assert files is not None, 'no files= given'\n"
+"    return [[0] * len(files)]\n";
+
+FR_TEST(pipeline_slow, a_python_file_loader_taking_files_gets_the_list,
+	.timeout = 300)
+{
+	char *dir, *data, *out;
+	char pipe[4200], js[4200], list[4200], cmd[9000];
+	char *argv[] = { (char *)fr_test_bin(), "run", "--pipeline", pipe,
+			 "--python", PY, "--gpus", "0", "--warmup", "0",
+			 "--epochs", "1", "--cache", "warm", "--list", list,
+			 "--json", js, NULL, NULL };
+	json_t *j;
+	int rc;
+
+	need_python();
+	dir = fr_test_tmpdir();
+	data = gen_dataset(dir, "2M");
+	write_file(dir, "files.py", files_py);
+	snprintf(pipe, sizeof(pipe), "python:%s/files.py", dir);
+	snprintf(list, sizeof(list), "%s/five.list", dir);
+	snprintf(js, sizeof(js), "%s/r.json", dir);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && find train -type f | head -n 5 "
+		 "> '%s'", data, list);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	argv[18] = data;
+	rc = fr_test_run(dir, argv, 200);
+	out = slurp(dir, "stdout");
+	cr_assert_eq(rc, 0, "exit %d\n%s", rc, out);
+	j = load_json(dir, "r.json");
+	cr_expect_eq(json_integer_value(json_object_get(j, "samples")), 5,
+		     "%s", out);
+	json_decref(j);
+	free(out);
+	free(data);
+	fr_test_rmtree(dir);
+}
+
 static const char raise_py[] =
 "def make_loader(root, batch_size, num_workers, seed):\n"
 "    class L:\n"
@@ -241,6 +411,40 @@ FR_TEST(pipeline_slow, a_file_that_raises_reports_its_traceback_and_exits_1,
 	free(out);
 	out = slurp(dir, "stderr");
 	cr_expect_not_null(strstr(out, "ValueError"), "%s", out);
+	expect_no_process(dir);
+	free(out);
+	free(data);
+	fr_test_rmtree(dir);
+}
+
+/* An exception whose message is huge and not ASCII: its JSON line spans
+ * many reads, and the runner has exited before they are done. */
+static const char raise_long_py[] =
+"def make_loader(root, batch_size, num_workers, seed):\n"
+"    raise ValueError('\\u00e9' * 100000 + ' END-OF-MESSAGE')\n";
+
+FR_TEST(pipeline_slow, a_huge_exception_still_reports_its_last_words,
+	.timeout = 300)
+{
+	char *dir, *data, *out;
+	char *argv[] = { (char *)fr_test_bin(), "run", "--pipeline", NULL,
+			 "--python", PY, "--duration", "5", "--cache", "warm",
+			 NULL, NULL };
+	char pipe[4200];
+	int rc;
+
+	need_python();
+	dir = fr_test_tmpdir();
+	data = gen_dataset(dir, "2M");
+	write_file(dir, "raise_long.py", raise_long_py);
+	snprintf(pipe, sizeof(pipe), "python:%s/raise_long.py", dir);
+	argv[3] = pipe;
+	argv[10] = data;
+	rc = fr_test_run(dir, argv, 200);
+	out = slurp(dir, "stdout");
+	cr_expect_eq(rc, 1, "exit %d\n%.2000s", rc, out);
+	cr_expect_not_null(strstr(out, "raised"), "%.2000s", out);
+	cr_expect_not_null(strstr(out, "END-OF-MESSAGE"), "%.2000s", out);
 	expect_no_process(dir);
 	free(out);
 	free(data);
@@ -430,13 +634,55 @@ FR_TEST(pipeline_slow, torch_workers_run_on_the_points_cpus_and_cgroup,
 	fr_test_rmtree(dir);
 }
 
+/* A --list that leaves a class folder empty: the torch pipeline reads the
+ * list's files (ImageFolder would refuse the empty class). */
+FR_TEST(pipeline_slow, torch_reads_a_list_that_leaves_a_class_empty,
+	.timeout = 300)
+{
+	char *dir, *data, *out;
+	char js[4200], list[4200], cmd[9000];
+	char *argv[] = { (char *)fr_test_bin(), "run", "--pipeline", "torch",
+			 "--python", PY, "--vcpus", "1", "--workers", "1",
+			 "--batch", "8", "--gpus", "0", "--warmup", "0",
+			 "--epochs", "1", "--cache", "warm", "--list", list,
+			 "--json", js, NULL, NULL };
+	json_t *j;
+	int rc;
+
+	need_torch();
+	dir = fr_test_tmpdir();
+	data = gen_dataset(dir, "2M");
+	snprintf(list, sizeof(list), "%s/keep.list", dir);
+	snprintf(js, sizeof(js), "%s/r.json", dir);
+	/* the list: train/'s files; a second class folder left out */
+	snprintf(cmd, sizeof(cmd), "cd '%s' && find train -type f > '%s' && "
+		 "mkdir extra && cp \"$(find train -type f | head -n 1)\" "
+		 "extra/", data, list);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	argv[24] = data;
+	rc = fr_test_run(dir, argv, 280);
+	out = slurp(dir, "stdout");
+	cr_assert_eq(rc, 0, "exit %d\n%s\n%s", rc, out, slurp(dir, "stderr"));
+	j = load_json(dir, "r.json");
+	/* gen's 2M: 24 files, all in train/ */
+	cr_expect_eq(json_integer_value(json_object_get(j, "samples")), 24,
+		     "%s", out);
+	json_decref(j);
+	expect_no_process(data);
+	free(out);
+	free(data);
+	fr_test_rmtree(dir);
+}
+
+/* torch first: native is measured first anyway, and torch's probe (its
+ * interpreter, its versions) still reaches its own entry */
 FR_TEST(pipeline_slow, a_sweep_of_native_and_torch_judges_each,
 	.timeout = 400)
 {
 	char *dir, *data, *out;
 	char js[4200];
 	char *argv[] = { (char *)fr_test_bin(), "sweep", "--pipeline",
-			 "native,torch", "--python", PY, "--vcpus", "1",
+			 "torch,native", "--python", PY, "--vcpus", "1",
 			 "--cache", "warm", "--batch", "32", "--budget", "70s",
 			 "--no-check", "--json", js, NULL, NULL };
 	const json_t *by, *arr;
@@ -473,6 +719,12 @@ FR_TEST(pipeline_slow, a_sweep_of_native_and_torch_judges_each,
 		0), "name")), "native");
 	cr_expect_gt(json_array_size(json_object_get(json_array_get(arr, 1),
 						     "points")), 0);
+	cr_expect_str_eq(json_string_value(json_object_get(json_array_get(arr,
+		1), "name")), "torch");
+	cr_expect_str_eq(json_string_value(json_object_get(json_array_get(arr,
+		1), "interpreter")), PY);
+	cr_expect(json_is_string(json_object_get(json_object_get(
+		json_array_get(arr, 1), "versions"), "torch")), "%s", out);
 	json_decref(j);
 	expect_no_process(data);
 	free(out);
