@@ -251,7 +251,9 @@ FR_TEST(sweep_cli_slow, small_dataset_short_budget_all_reports)
 		json_t *nj = json_object_get(json_object_get(root, "verdict"),
 					     "not_judged");
 
-		if (v != top || strcmp(st, "dropped"))
+		/* the RAM axis's other sizes may drop before fewer vCPUs */
+		if (v != top || strcmp(st, "dropped") ||
+		    json_is_true(json_object_get(p, "ram_axis")))
 			continue;
 		cr_assert(why && strstr(why, "too short"), "%s", why);
 		cr_assert(strstr(json_string_value(json_object_get(nj, cache)),
