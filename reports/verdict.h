@@ -242,14 +242,17 @@ struct rpt_check {
 /*
  * Apply the check rule to the COMPUTED count G (rpt_verdict_gpus_fed at
  * the top point of VCPUS_TOP vCPUs) with the N check runs RUNS (any
- * order; those with run == false are skipped): the run with G GPUs (none
- * when G = 0) below AU_THRESHOLD gives G - 1 (lowered); else the run with
- * G + 1 at or above it gives G + 1 (raised); else, with the G + 1 run
- * (and the G run when G >= 1) present, G is confirmed; else G stands
- * (none). A run with another GPU count, a second run of one count, or
- * a run whose vCPU count is known and differs from VCPUS_TOP (when that
+ * order; those with run == false are skipped; the first RPT_CHECKS_MAX x
+ * 2 are read): the run with G GPUs (none when G = 0) below AU_THRESHOLD
+ * lowers the count, walking down G - 1, G - 2, ... while those runs were
+ * not fed, to the first count fed or untested (lowered_untested) or 0;
+ * else the run with G + 1 at or above it raises it, walking up while
+ * G + 2, G + 3, ... were fed too; else, with the G + 1 run (and the G run
+ * when G >= 1) present, G is confirmed; else G stands (none). A run the
+ * rule did not consult (another GPU count, a second run of one count, or
+ * a run whose vCPU count is known and differs from VCPUS_TOP when that
  * is known, > 0) does not judge this G: it is ignored, counted in
- * OUT->ignored, and named in OUT->note.
+ * OUT->ignored, and named in OUT->note; OUT->used_mask marks the others.
  */
 void rpt_verdict_confirm(unsigned computed, const struct rpt_confirm *runs,
 			 size_t n, unsigned vcpus_top, double au_threshold,
