@@ -434,21 +434,6 @@ static int sweep_setup(struct sweep_state *s)
  * while the fewest tried was not fed or further up while the most tried
  * was (ms_check_next), as long as time is left.
  */
-/* Was cache C's point at the sweep's largest vCPU count (not a RAM-axis
- * size) dropped for the budget? */
-static bool sweep_top_dropped(const struct sweep_state *s,
-			      enum stg_cache_state c)
-{
-	for (size_t i = 0; i < s->sw.npts; i++) {
-		const struct ms_sweep_point *p = &s->sw.pts[i];
-
-		if (p->cache == c && p->vcpus == s->sw.top_vcpus &&
-		    !p->ram_axis && p->status == MS_SWEEP_DROPPED)
-			return true;
-	}
-	return false;
-}
-
 static int sweep_checks(struct sweep_state *s)
 {
 	for (int c = 0; c < STG_CACHE_STATES; c++) {
@@ -460,7 +445,8 @@ static int sweep_checks(struct sweep_state *s)
 
 		/* no checks where the verdict will not judge: the state's
 		 * point at all vCPUs was dropped for the budget */
-		if (top < 0 || sweep_top_dropped(s, (enum stg_cache_state)c))
+		if (top < 0 || ms_sweep_top_dropped(&s->sw,
+						    (enum stg_cache_state)c))
 			continue;
 		g = rpt_verdict_gpus_fed(s->rpts[top].samples_per_s,
 					 s->gs.demand, s->w->au_threshold);

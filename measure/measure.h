@@ -725,6 +725,13 @@ struct ms_check {
 int ms_sweep_check(struct ms_sweep *sw, unsigned vcpus,
 		   enum stg_cache_state c, unsigned gpus, struct ms_check *out);
 
+/*
+ * Was cache C's point at the sweep's largest vCPU count (not a RAM-axis
+ * size) dropped for the budget? The verdict then gives C no verdict, so
+ * no check runs are due for it.
+ */
+bool ms_sweep_top_dropped(const struct ms_sweep *sw, enum stg_cache_state c);
+
 /* Free what SW holds (the points' results). */
 void ms_sweep_free(struct ms_sweep *sw);
 

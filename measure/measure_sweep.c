@@ -777,6 +777,18 @@ bool ms_check_next(const struct ms_check_done *done, size_t n,
 	return false;
 }
 
+bool ms_sweep_top_dropped(const struct ms_sweep *sw, enum stg_cache_state c)
+{
+	for (size_t i = 0; i < sw->npts; i++) {
+		const struct ms_sweep_point *p = &sw->pts[i];
+
+		if (p->cache == c && p->vcpus == sw->top_vcpus &&
+		    !p->ram_axis && p->status == MS_SWEEP_DROPPED)
+			return true;
+	}
+	return false;
+}
+
 void ms_sweep_free(struct ms_sweep *sw)
 {
 	for (size_t i = 0; sw->pts && i < sw->npts; i++)

@@ -36,67 +36,15 @@
 
 #include <jansson.h>
 
+#include "fixture_testlib.h"
 #include "harness.h"
 #include "measure.h"
 #include "storage.h"
 
-#define CK_SCRIPT "tests/storage_fixtures/fixtures.sh"
-#define CK_STATE_BASE "/var/tmp/feedrate-fixtures"
 #define CK_BPS (20ull << 20)            /* as storage_real_slow's tests */
 #define CK_IOPS 3000ull
 
-/* ---- the fixture (as in test_storage_real_slow.c) ---- */
 
-static const char *ck_state(void)
-{
-	static char buf[PATH_MAX];
-	const char *s = getenv("FEEDRATE_FIXTURE_DIR");
-
-	if (s && *s)
-		return s;
-	snprintf(buf, sizeof(buf), "%s-run%d", CK_STATE_BASE, (int)getppid());
-	setenv("FEEDRATE_FIXTURE_DIR", buf, 1);
-	return buf;
-}
-
-/* A shell command's exit status; its output into *OUT (may be NULL). */
-__attribute__((format(printf, 2, 3)))
-static int ck_sh(char **out, const char *fmt, ...)
-{
-	char cmd[8192], *text = NULL;
-	size_t len = 0;
-	FILE *p, *m;
-	va_list ap;
-	int c, st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	strncat(cmd, " 2>&1", sizeof(cmd) - strlen(cmd) - 1);
-	p = popen(cmd, "r");
-	cr_assert_not_null(p);
-	m = open_memstream(&text, &len);
-	while ((c = fgetc(p)) != EOF)
-		fputc(c, m);
-	fclose(m);
-	st = pclose(p);
-	if (out)
-		*out = text;
-	else
-		free(text);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static void ck_env(const char *text, const char *key, char *buf, size_t cap)
-{
-	const char *p = strstr(text, key);
-
-	buf[0] = '\0';
-	if (p && p[strlen(key)] == '=')
-		snprintf(buf, cap, "%.*s", (int)strcspn(p + strlen(key) + 1,
-						       "\n"),
-			 p + strlen(key) + 1);
-}
 
 struct ck_fx {
 	char mnt[PATH_MAX];             /* the ext4 mount */
@@ -114,12 +62,12 @@ static void ck_start(struct ck_fx *fx)
 	char *out, blk[PATH_MAX];
 	int rc;
 
-	if (access(CK_SCRIPT, X_OK))
+	if (access(FIXTURE_SCRIPT, X_OK))
 		cr_skip_test("%s not found: run from the repository root",
-			     CK_SCRIPT);
-	ck_state();
-	rc = ck_sh(&out, "FEEDRATE_BIN='%s' %s start --owner %d blk", bin,
-		   CK_SCRIPT, (int)getppid());
+			     FIXTURE_SCRIPT);
+	fixture_state();
+	rc = fixture_sh(&out, "FEEDRATE_BIN='%s' %s start --owner %d blk", bin,
+		   FIXTURE_SCRIPT, (int)getppid());
 	if (rc == 77) {
 		const char *why = strstr(out, "skip: ");
 		char reason[512];
@@ -131,9 +79,9 @@ static void ck_start(struct ck_fx *fx)
 	}
 	cr_assert_eq(rc, 0, "fixtures.sh start blk failed:\n%s", out);
 	memset(fx, 0, sizeof(*fx));
-	ck_env(out, "FIXTURE_BLK", blk, sizeof(blk));
-	ck_env(out, "FIXTURE_BLK_DEV", fx->dev, sizeof(fx->dev));
-	ck_env(out, "FIXTURE_BLK_CGROUP", fx->cgroup, sizeof(fx->cgroup));
+	fixture_env(out, "FIXTURE_BLK", blk, sizeof(blk));
+	fixture_env(out, "FIXTURE_BLK_DEV", fx->dev, sizeof(fx->dev));
+	fixture_env(out, "FIXTURE_BLK_CGROUP", fx->cgroup, sizeof(fx->cgroup));
 	free(out);
 	/* FIXTURE_BLK is the dataset inside the mount */
 	snprintf(fx->mnt, sizeof(fx->mnt), "%s", blk);
@@ -149,11 +97,11 @@ static void ck_throttle(const struct ck_fx *fx, uint64_t bps, uint64_t iops)
 {
 	char *out;
 
-	cr_assert_eq(ck_sh(&out, "%s throttle %llu %llu && d=$(lsblk -ndo "
+	cr_assert_eq(fixture_sh(&out, "%s throttle %llu %llu && d=$(lsblk -ndo "
 			   "MAJ:MIN %s | tr -d ' ') && echo \"$d %llu\" >"
 			   "'%s/blkio.throttle.write_bps_device' && echo "
 			   "\"$d %llu\" >'%s/blkio.throttle.write_iops_device'",
-			   CK_SCRIPT, (unsigned long long)bps,
+			   FIXTURE_SCRIPT, (unsigned long long)bps,
 			   (unsigned long long)iops, fx->dev,
 			   (unsigned long long)bps, fx->cgroup,
 			   (unsigned long long)iops, fx->cgroup), 0,
@@ -182,9 +130,9 @@ static int ck_lock_fd = -1;
 
 static void ck_suite_init(void)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX + 16];
 
-	snprintf(path, sizeof(path), "%s.testlock", ck_state());
+	snprintf(path, sizeof(path), "%s.testlock", fixture_state());
 	ck_lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (ck_lock_fd >= 0)
 		while (flock(ck_lock_fd, LOCK_EX) < 0 && errno == EINTR)
@@ -292,8 +240,8 @@ FR_TEST(ckpt_slow, save_and_restore_run_at_the_throttles_rate)
 		int rc;
 
 		snprintf(js, sizeof(js), "%s/ckpt%d.json", fx.tmp, m);
-		rc = ck_sh(&out, "%s throttled '%s' ckpt %s --size %llu "
-			   "--shards 4 --json '%s' '%s/ckpt'", CK_SCRIPT,
+		rc = fixture_sh(&out, "%s throttled '%s' ckpt %s --size %llu "
+			   "--shards 4 --json '%s' '%s/ckpt'", FIXTURE_SCRIPT,
 			   fr_test_bin(), modes[m], (unsigned long long)size,
 			   js, fx.mnt);
 		cr_assert_eq(rc, 0, "ckpt %s failed (%d):\n%s", modes[m], rc,
@@ -318,7 +266,7 @@ FR_TEST(ckpt_slow, save_and_restore_run_at_the_throttles_rate)
 		json_decref(j);
 	}
 	ck_throttle(&fx, CK_BPS, CK_IOPS);
-	ck_sh(NULL, "d=$(lsblk -ndo MAJ:MIN %s | tr -d ' ') && echo \"$d 0\" >"
+	fixture_sh(NULL, "d=$(lsblk -ndo MAJ:MIN %s | tr -d ' ') && echo \"$d 0\" >"
 	      "'%s/blkio.throttle.write_bps_device'", fx.dev, fx.cgroup);
 }
 
@@ -334,7 +282,7 @@ FR_TEST(ckpt_slow, a_saved_checkpoint_survives_kill_9_and_a_crash_copy)
 	struct ck_fx fx;
 	char dir[PATH_MAX + 8], img[PATH_MAX + 16], mnt2[PATH_MAX + 16];
 	char ctl[PATH_MAX + 64], ctl2[PATH_MAX + 64], size_s[32], *out, dev2[64] = "";
-	char *argv[] = { CK_SCRIPT, "throttled", (char *)fr_test_bin(),
+	char *argv[] = { FIXTURE_SCRIPT, "throttled", (char *)fr_test_bin(),
 			 "ckpt", "--size", size_s, "--shards", "3", "--seed",
 			 "9", dir, NULL };
 	uint64_t size, per;
@@ -353,7 +301,7 @@ FR_TEST(ckpt_slow, a_saved_checkpoint_survives_kill_9_and_a_crash_copy)
 	snprintf(ctl, sizeof(ctl), "%s/unsynced-control", fx.mnt);
 	/* reads throttled: the restore after "saved" takes seconds */
 	ck_throttle(&fx, CK_BPS, CK_IOPS);
-	ck_sh(NULL, "d=$(lsblk -ndo MAJ:MIN %s | tr -d ' ') && echo \"$d 0\" >"
+	fixture_sh(NULL, "d=$(lsblk -ndo MAJ:MIN %s | tr -d ' ') && echo \"$d 0\" >"
 	      "'%s/blkio.throttle.write_bps_device'", fx.dev, fx.cgroup);
 	pid = fr_test_spawn(fx.tmp, argv);
 	{
@@ -381,18 +329,18 @@ FR_TEST(ckpt_slow, a_saved_checkpoint_survives_kill_9_and_a_crash_copy)
 		close(cfd);
 	}
 	/* the device's bytes now, no sync: dd with O_DIRECT reads */
-	cr_assert_eq(ck_sh(&out, "dd if=%s of='%s' bs=4M iflag=direct "
+	cr_assert_eq(fixture_sh(&out, "dd if=%s of='%s' bs=4M iflag=direct "
 			   "status=none", fx.dev, img), 0, "%s", out);
 	free(out);
 	unlink(ctl);
-	ck_sh(NULL, "rm -rf '%s'", dir);
+	fixture_sh(NULL, "rm -rf '%s'", dir);
 	cr_assert_eq(mkdir(mnt2, 0755), 0);
-	cr_assert_eq(ck_sh(&out, "losetup --find --show '%s'", img), 0,
+	cr_assert_eq(fixture_sh(&out, "losetup --find --show '%s'", img), 0,
 		     "%s", out);
 	snprintf(dev2, sizeof(dev2), "%.*s", (int)strcspn(out, "\n"), out);
 	free(out);
-	if (ck_sh(&out, "mount '%s' '%s'", dev2, mnt2)) {
-		ck_sh(NULL, "losetup -d %s", dev2);
+	if (fixture_sh(&out, "mount '%s' '%s'", dev2, mnt2)) {
+		fixture_sh(NULL, "losetup -d %s", dev2);
 		cr_assert_fail("mounting the crash copy failed: %s", out);
 	}
 	free(out);
@@ -417,7 +365,7 @@ FR_TEST(ckpt_slow, a_saved_checkpoint_survives_kill_9_and_a_crash_copy)
 		ck_digests(path, len, seed * 1000003ull + k, &got, &want);
 		cr_expect_eq(got, want, "%s: digest differs", name);
 	}
-	ck_sh(NULL, "umount '%s'; losetup -d %s", mnt2, dev2);
+	fixture_sh(NULL, "umount '%s'; losetup -d %s", mnt2, dev2);
 	unlink(img);
 	if (!control_lost)
 		cr_skip_test("the crash copy kept a file written without fsync "
@@ -428,7 +376,7 @@ FR_TEST(ckpt_slow, sigint_mid_write_removes_the_partial_shards)
 {
 	struct ck_fx fx;
 	char dir[PATH_MAX + 8], size_s[32], other[PATH_MAX + 16];
-	char *argv[] = { CK_SCRIPT, "throttled", (char *)fr_test_bin(),
+	char *argv[] = { FIXTURE_SCRIPT, "throttled", (char *)fr_test_bin(),
 			 "ckpt", "--direct", "--size", size_s, "--shards", "4",
 			 dir, NULL };
 	uint64_t size, seen = 0;
@@ -440,7 +388,7 @@ FR_TEST(ckpt_slow, sigint_mid_write_removes_the_partial_shards)
 	snprintf(size_s, sizeof(size_s), "%llu", (unsigned long long)size);
 	snprintf(dir, sizeof(dir), "%s/ckpt", fx.mnt);
 	snprintf(other, sizeof(other), "%s/ckpt-neighbour", fx.mnt);
-	ck_sh(NULL, "rm -rf '%s' && mkdir '%s' && echo mine >'%s'", dir, dir,
+	fixture_sh(NULL, "rm -rf '%s' && mkdir '%s' && echo mine >'%s'", dir, dir,
 	      other);
 	/* O_DIRECT writes through the write throttle: ~2 s to write */
 	ck_throttle(&fx, CK_BPS, CK_IOPS);
@@ -462,20 +410,20 @@ FR_TEST(ckpt_slow, sigint_mid_write_removes_the_partial_shards)
 	kill(pid, SIGINT);
 	rc = fr_test_wait(pid, 60);
 	ck_throttle(&fx, CK_BPS, CK_IOPS);
-	ck_sh(NULL, "d=$(lsblk -ndo MAJ:MIN %s | tr -d ' ') && echo \"$d 0\" >"
+	fixture_sh(NULL, "d=$(lsblk -ndo MAJ:MIN %s | tr -d ' ') && echo \"$d 0\" >"
 	      "'%s/blkio.throttle.write_bps_device'", fx.dev, fx.cgroup);
 	cr_expect_lt(seen, size, "the signal came after the whole write");
 	cr_expect_eq(rc, 130, "exit %d after SIGINT", rc);
 	{
 		char *out;
 
-		cr_expect_eq(ck_sh(&out, "find '%s' -mindepth 1 | wc -l", dir),
+		cr_expect_eq(fixture_sh(&out, "find '%s' -mindepth 1 | wc -l", dir),
 			     0);
 		cr_expect_eq(atoi(out), 0, "left in the folder: %s", out);
 		free(out);
 	}
 	cr_expect(ck_file_has(other, "mine"), "a neighbour was touched");
-	ck_sh(NULL, "rm -rf '%s' '%s'", dir, other);
+	fixture_sh(NULL, "rm -rf '%s' '%s'", dir, other);
 }
 
 /*
@@ -525,7 +473,7 @@ FR_TEST(ckpt_slow, a_disk_full_mid_write_is_exit_5_and_leaves_no_shard)
 	struct ck_fx fx;
 	char dir[PATH_MAX + 8], size_s[32], other[PATH_MAX + 16];
 	char filler[PATH_MAX + 16], *err;
-	char *argv[] = { CK_SCRIPT, "throttled", (char *)fr_test_bin(),
+	char *argv[] = { FIXTURE_SCRIPT, "throttled", (char *)fr_test_bin(),
 			 "ckpt", "--direct", "--size", size_s, "--shards", "4",
 			 dir, NULL };
 	uint64_t size, at_fill;
@@ -538,7 +486,7 @@ FR_TEST(ckpt_slow, a_disk_full_mid_write_is_exit_5_and_leaves_no_shard)
 	snprintf(dir, sizeof(dir), "%s/ckpt", fx.mnt);
 	snprintf(other, sizeof(other), "%s/ckpt-neighbour", fx.mnt);
 	snprintf(filler, sizeof(filler), "%s/ckpt-filler", fx.mnt);
-	ck_sh(NULL, "rm -rf '%s' '%s' && mkdir '%s' && echo mine >'%s'", dir,
+	fixture_sh(NULL, "rm -rf '%s' '%s' && mkdir '%s' && echo mine >'%s'", dir,
 	      filler, dir, other);
 	/* O_DIRECT writes through a quarter of the throttle: several
 	 * seconds to write, the free-space check passed at the start */
@@ -552,12 +500,12 @@ FR_TEST(ckpt_slow, a_disk_full_mid_write_is_exit_5_and_leaves_no_shard)
 	ck_fill(filler);
 	at_fill = ck_shards_size(dir);
 	rc = fr_test_wait(pid, 120);
-	ck_sh(NULL, "d=$(lsblk -ndo MAJ:MIN %s | tr -d ' ') && echo \"$d 0\" >"
+	fixture_sh(NULL, "d=$(lsblk -ndo MAJ:MIN %s | tr -d ' ') && echo \"$d 0\" >"
 	      "'%s/blkio.throttle.write_bps_device'", fx.dev, fx.cgroup);
 	ck_throttle(&fx, CK_BPS, CK_IOPS);
 	unlink(filler);
 	if (at_fill >= size && rc == 0) {
-		ck_sh(NULL, "rm -rf '%s' '%s'", dir, other);
+		fixture_sh(NULL, "rm -rf '%s' '%s'", dir, other);
 		cr_skip_test("the shards were written whole before the disk "
 			     "was full");
 	}
@@ -567,7 +515,7 @@ FR_TEST(ckpt_slow, a_disk_full_mid_write_is_exit_5_and_leaves_no_shard)
 
 		snprintf(path, sizeof(path), "%s/stderr", fx.tmp);
 		err = NULL;
-		ck_sh(&err, "cat '%s'", path);
+		fixture_sh(&err, "cat '%s'", path);
 		cr_expect_not_null(strstr(err, "No space left on device"), "%s",
 				   err);
 		cr_expect_not_null(strstr(err, dir), "the folder named: %s",
@@ -577,11 +525,11 @@ FR_TEST(ckpt_slow, a_disk_full_mid_write_is_exit_5_and_leaves_no_shard)
 	{
 		char *out;
 
-		cr_expect_eq(ck_sh(&out, "find '%s' -mindepth 1 | wc -l", dir),
+		cr_expect_eq(fixture_sh(&out, "find '%s' -mindepth 1 | wc -l", dir),
 			     0);
 		cr_expect_eq(atoi(out), 0, "left in the folder: %s", out);
 		free(out);
 	}
 	cr_expect(ck_file_has(other, "mine"), "a neighbour was touched");
-	ck_sh(NULL, "rm -rf '%s' '%s'", dir, other);
+	fixture_sh(NULL, "rm -rf '%s' '%s'", dir, other);
 }

@@ -36,75 +36,25 @@
 
 #include <jansson.h>
 
+#include "fixture_testlib.h"
 #include "harness.h"
 
-#define RA_SCRIPT "tests/storage_fixtures/fixtures.sh"
-#define RA_STATE_BASE "/var/tmp/feedrate-fixtures"
 #define RA_BPS (20ull << 20)            /* as storage_real_slow's tests */
 #define RA_IOPS 3000ull
 #define RA_SIZE "160M"
 
-/* The shared fixture's state folder (as test_storage_real_slow.c). */
-static const char *ra_state(void)
-{
-	static char buf[PATH_MAX];
-	const char *s = getenv("FEEDRATE_FIXTURE_DIR");
 
-	if (s && *s)
-		return s;
-	snprintf(buf, sizeof(buf), "%s-run%d", RA_STATE_BASE, (int)getppid());
-	setenv("FEEDRATE_FIXTURE_DIR", buf, 1);
-	return buf;
-}
 
-/* A shell command's exit status; its output into *OUT (may be NULL). */
-__attribute__((format(printf, 2, 3)))
-static int ra_sh(char **out, const char *fmt, ...)
-{
-	char cmd[8192], *text = NULL;
-	size_t len = 0;
-	FILE *p, *m;
-	va_list ap;
-	int c, st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	strncat(cmd, " 2>&1", sizeof(cmd) - strlen(cmd) - 1);
-	p = popen(cmd, "r");
-	cr_assert_not_null(p);
-	m = open_memstream(&text, &len);
-	while ((c = fgetc(p)) != EOF)
-		fputc(c, m);
-	fclose(m);
-	st = pclose(p);
-	if (out)
-		*out = text;
-	else
-		free(text);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static void ra_env(const char *text, const char *key, char *buf, size_t cap)
-{
-	const char *p = strstr(text, key);
-
-	buf[0] = '\0';
-	if (p && p[strlen(key)] == '=')
-		snprintf(buf, cap, "%.*s", (int)strcspn(p + strlen(key) + 1,
-						       "\n"),
-			 p + strlen(key) + 1);
-}
 
 /* This test's own fixture set, "" when none is up. */
-static char ra_own[PATH_MAX];
+static char ra_own[PATH_MAX + 32];
 static char *ra_tmp;
 
 static void ra_own_stop(void)
 {
 	if (!ra_own[0])
 		return;
-	ra_sh(NULL, "FEEDRATE_FIXTURE_DIR='%s' %s stop", ra_own, RA_SCRIPT);
+	fixture_sh(NULL, "FEEDRATE_FIXTURE_DIR='%s' %s stop", ra_own, FIXTURE_SCRIPT);
 	snprintf(ra_own + strlen(ra_own), sizeof(ra_own) - strlen(ra_own),
 		 ".lock");
 	unlink(ra_own);
@@ -119,14 +69,14 @@ static void ra_start(char *blk, size_t len)
 	char *out;
 	int rc;
 
-	if (access(RA_SCRIPT, X_OK))
+	if (access(FIXTURE_SCRIPT, X_OK))
 		cr_skip_test("%s not found: run from the repository root",
-			     RA_SCRIPT);
-	snprintf(ra_own, sizeof(ra_own), "%s-ramaxis-%d", ra_state(),
+			     FIXTURE_SCRIPT);
+	snprintf(ra_own, sizeof(ra_own), "%s-ramaxis-%d", fixture_state(),
 		 (int)getpid());
-	rc = ra_sh(&out, "FEEDRATE_FIXTURE_DIR='%s' FIXTURE_SIZE=%s "
+	rc = fixture_sh(&out, "FEEDRATE_FIXTURE_DIR='%s' FIXTURE_SIZE=%s "
 		   "FEEDRATE_BIN='%s' %s start --owner %d blk", ra_own, RA_SIZE,
-		   bin, RA_SCRIPT, (int)getppid());
+		   bin, FIXTURE_SCRIPT, (int)getppid());
 	if (rc == 77) {
 		const char *why = strstr(out, "skip: ");
 		char reason[512];
@@ -138,11 +88,11 @@ static void ra_start(char *blk, size_t len)
 		cr_skip_test("%s", reason);
 	}
 	cr_assert_eq(rc, 0, "fixtures.sh start blk failed:\n%s", out);
-	ra_env(out, "FIXTURE_BLK", blk, len);
+	fixture_env(out, "FIXTURE_BLK", blk, len);
 	free(out);
 	cr_assert(blk[0], "fixture env incomplete");
-	cr_assert_eq(ra_sh(&out, "FEEDRATE_FIXTURE_DIR='%s' %s throttle %llu "
-			   "%llu", ra_own, RA_SCRIPT, RA_BPS, RA_IOPS), 0,
+	cr_assert_eq(fixture_sh(&out, "FEEDRATE_FIXTURE_DIR='%s' %s throttle %llu "
+			   "%llu", ra_own, FIXTURE_SCRIPT, RA_BPS, RA_IOPS), 0,
 		     "setting the throttle failed: %s", out);
 	free(out);
 }
@@ -153,7 +103,7 @@ static void ra_suite_init(void)
 {
 	char path[PATH_MAX + 16];
 
-	snprintf(path, sizeof(path), "%s.testlock", ra_state());
+	snprintf(path, sizeof(path), "%s.testlock", fixture_state());
 	ra_lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (ra_lock_fd >= 0)
 		while (flock(ra_lock_fd, LOCK_EX) < 0 && errno == EINTR)
@@ -204,10 +154,10 @@ FR_TEST(ram_axis_slow, two_ram_points_on_the_throttled_disk_agree_with_the_model
 	snprintf(js, sizeof(js), "%s/sweep.json", ra_tmp);
 	/* all vCPUs, cold and two page caches; batches of 64 so that two
 	 * epochs give the verdict enough batches */
-	rc = ra_sh(&out, "FEEDRATE_FIXTURE_DIR='%s' %s throttled '%s' sweep "
+	rc = fixture_sh(&out, "FEEDRATE_FIXTURE_DIR='%s' %s throttled '%s' sweep "
 		   "--vcpus %d --cache cold,ram --ram 30%%,50%% --batch 64 "
 		   "--budget 150s --no-check --json '%s' '%s'", ra_own,
-		   RA_SCRIPT, fr_test_bin(), CPU_COUNT(&set), js, blk);
+		   FIXTURE_SCRIPT, fr_test_bin(), CPU_COUNT(&set), js, blk);
 	cr_assert_eq(rc, 0, "feedrate sweep failed (%d):\n%s", rc, out);
 	cr_log_info("%s", out);
 	free(out);
