@@ -1,0 +1,204 @@
+/*
+ * formats.h - how samples are laid out in a dataset's files: a folder of
+ * image files (one sample per file), WebDataset tar shards, MosaicML MDS
+ * shards and TFRecord files. Each format is a row of one table; each has
+ *
+ *   - a scanner that finds record boundaries in a shard's byte stream fed
+ *     in order (the reader cuts records out of large sequential reads);
+ *   - a header walk that counts a shard's records with small reads at
+ *     open, before any measurement (MDS takes the counts from index.json);
+ *   - an unwrap that turns one record into the image's bytes and the label
+ *     (run by a worker: its CPU is the sample's).
+ *
+ * Parsers take bytes and lengths and never read past them; they allocate
+ * nothing per record. Conventions: 0 or a negative code; codes at or past
+ * WL_FMT_E_BASE are the format errors below (wl_fmt_err_name), others are
+ * -errno.
+ */
+#ifndef FEEDRATE_FORMATS_H
+#define FEEDRATE_FORMATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum wl_format {
+	WL_FORMAT_AUTO = 0,     /* detect (wl_format_detect) */
+	WL_FORMAT_FOLDER,       /* ImageFolder: one image file per sample */
+	WL_FORMAT_WDS,          /* WebDataset: .tar / .tar.zst shards */
+	WL_FORMAT_MDS,          /* MosaicML streaming MDS v2: index.json */
+	WL_FORMAT_TFRECORD,     /* TFRecord files of tf.train.Example */
+	WL_FORMAT_COUNT
+};
+
+/* "auto", "folder", "wds", "mds", "tfrecord". */
+const char *wl_format_name(enum wl_format f);
+
+/* Parse one of the names above; -EINVAL otherwise. */
+int wl_format_parse(const char *s, enum wl_format *out);
+
+/* ---- sample errors of the formats (negated, like -errno) ---- */
+
+#define WL_FMT_E_BASE 5001
+enum wl_fmt_err {
+	WL_EBADHDR = WL_FMT_E_BASE, /* "bad_header": a tar header whose
+	                               checksum or fields are wrong; an MDS
+	                               shard header or TFRecord length that
+	                               cannot be right */
+	WL_ETRUNCREC,           /* "truncated_record": the shard ends inside a
+	                           member / record */
+	WL_EZSTD,               /* "bad_zstd": a zstd frame that does not
+	                           decode */
+	WL_EMISSING,            /* "missing_shard": a shard named by the index
+	                           is not there */
+	WL_ECRC,                /* "crc_mismatch": a TFRecord CRC-32C */
+	WL_ENOIMAGE,            /* "no_image": a sample without an image
+	                           member / field */
+	WL_EBADINDEX,           /* "bad_index": index.json unusable */
+	WL_EBADREC,             /* "bad_record": a protobuf / MDS sample that
+	                           does not parse */
+	WL_FMT_E_END
+};
+
+/* Stable short key of a format error (ERR negative or positive), or NULL
+ * when ERR is not one of them. */
+const char *wl_fmt_err_name(int err);
+
+/* ---- CRC-32C (Castagnoli), as TFRecord uses it (workloads/crc32c.c) ---- */
+
+/* CRC-32C of LEN bytes, continuing from CRC (0 to start). SSE4.2's crc32
+ * instruction where the CPU has it, else a table. Check value:
+ * wl_crc32c(0, "123456789", 9) == 0xE3069283. */
+uint32_t wl_crc32c(uint32_t crc, const void *buf, size_t len);
+
+/* TFRecord's masked CRC: ((c >> 15) | (c << 17)) + 0xa282ead8. */
+static inline uint32_t wl_crc32c_mask(uint32_t c)
+{
+	return ((c >> 15) | (c << 17)) + 0xa282ead8u;
+}
+
+/* ---- records in a shard's byte stream ---- */
+
+/* One record: bytes [off, off + len) of the shard's (decompressed) stream.
+ * WebDataset: the run of tar members sharing a key, headers included.
+ * TFRecord: the whole framed record (length, its CRC, data, data CRC).
+ * MDS: one sample as the shard header's offsets delimit it. */
+struct wl_record {
+	uint64_t off;
+	uint64_t len;
+};
+
+/*
+ * A scanner walks one shard's stream. The caller keeps a window of the
+ * stream, bytes [WIN_BASE, WIN_BASE + WIN_LEN) at WIN, and calls
+ * wl_scan_next() after each append. Returns
+ *    1  REC lies wholly inside the window; the next call goes on after it;
+ *    0  more bytes are needed: keep bytes from s->keep_from on (never
+ *       beyond the end of the window) and append; with EOF set (the window
+ *       reaches the end of the stream) 0 means the shard ended cleanly;
+ *   <0  a format error (-WL_E*) at s->err_off: the stream cannot be
+ *       followed past it; the rest of the shard is lost (one error).
+ * The window must start at or before s->keep_from. A record longer than
+ * MAX_RECORD (set by init) is -WL_EBADHDR: a bounded window always
+ * suffices.
+ */
+struct wl_mds_shard;
+
+struct wl_scanner {
+	enum wl_format fmt;
+	uint64_t keep_from;     /* first stream byte still needed */
+	uint64_t err_off;       /* where the error was met */
+	uint64_t max_record;
+	uint64_t records;       /* records returned so far */
+	/* format state, private to the format's file */
+	uint64_t pos;           /* next byte to parse */
+	uint64_t rec_start;     /* start of the record being gathered */
+	uint64_t u[8];
+	char key[256];          /* WebDataset: the key being gathered */
+	size_t key_len;
+	const struct wl_mds_shard *mds;
+};
+
+/* Start scanning a shard of format F (MDS: of shard MDS). */
+void wl_scan_init(struct wl_scanner *s, enum wl_format f,
+		  const struct wl_mds_shard *mds, uint64_t max_record);
+
+int wl_scan_next(struct wl_scanner *s, const uint8_t *win, uint64_t win_base,
+		 size_t win_len, bool eof, struct wl_record *rec);
+
+/*
+ * Count the records of an uncompressed shard of SIZE bytes by walking its
+ * headers with small reads through PREAD (returns bytes read or -errno;
+ * short only at the end). WebDataset: one read per member header (and its
+ * PAX / GNU long-name data); TFRecord: 12 bytes per record. *COUNT gets
+ * the records before any error; on a format error returns it with
+ * *ERR_OFF set (the records after it cannot be found).
+ */
+typedef int64_t (*wl_pread_fn)(void *arg, void *buf, size_t len,
+			       uint64_t off);
+int wl_walk_count(enum wl_format f, wl_pread_fn pread, void *arg,
+		  uint64_t size, uint64_t max_record, uint64_t *count,
+		  uint64_t *err_off);
+
+/* ---- a record's contents ---- */
+
+enum wl_image_kind {
+	WL_IMAGE_UNKNOWN = 0,   /* decide by content */
+	WL_IMAGE_JPEG,
+	WL_IMAGE_PNG,
+	WL_IMAGE_WEBP,
+};
+
+struct wl_sample_view {
+	const uint8_t *image;   /* inside the record */
+	size_t image_len;
+	enum wl_image_kind image_kind; /* what the name / encoding says; the
+	                                  decoder still looks at the bytes */
+	bool has_label;
+	int64_t label;
+};
+
+/*
+ * Find the image and the label in record REC (LEN bytes, as the scanner
+ * cut it; MDS: of shard MDS, else NULL). TFRecord: verifies both CRCs
+ * (-WL_ECRC) and parses tf.train.Example (image/encoded, image/class/
+ * label). WebDataset: image member by extension (jpg, jpeg, png, webp),
+ * label from the cls member. Returns 0, or -WL_E*.
+ */
+int wl_unwrap(enum wl_format f, const struct wl_mds_shard *mds,
+	      const uint8_t *rec, size_t len, struct wl_sample_view *out);
+
+/* ---- MDS index (workloads/fmt_mds.c) ---- */
+
+#define WL_MDS_MAX_COLUMNS 32
+
+enum wl_mds_enc {
+	WL_MDS_BYTES = 0, WL_MDS_JPEG, WL_MDS_PNG, WL_MDS_INT, WL_MDS_STR,
+	WL_MDS_NDARRAY, WL_MDS_OTHER
+};
+
+struct wl_mds_shard {
+	char raw_name[256];     /* raw_data.basename */
+	char zip_name[256];     /* zip_data.basename, "" when uncompressed */
+	uint64_t raw_bytes, zip_bytes;
+	uint64_t samples;
+	char compression[32];   /* "" or e.g. "zstd:7" */
+	unsigned ncols;
+	enum wl_mds_enc enc[WL_MDS_MAX_COLUMNS];
+	int64_t size[WL_MDS_MAX_COLUMNS];   /* -1: variable */
+	char name[WL_MDS_MAX_COLUMNS][64];
+	int image_col, label_col;           /* -1: none */
+};
+
+struct wl_mds_index {
+	unsigned nshards;
+	struct wl_mds_shard *shards;
+};
+
+/* Parse index.json's text (LEN bytes). Returns 0 or -WL_EBADINDEX (with a
+ * reason in WHY, CAP bytes) or -ENOMEM. */
+int wl_mds_index_parse(const char *text, size_t len, struct wl_mds_index *out,
+		       char *why, size_t cap);
+void wl_mds_index_free(struct wl_mds_index *idx);
+
+#endif
