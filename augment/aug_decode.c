@@ -69,6 +69,8 @@ const char *aug_strerror(int err)
 		return "image too large (pixel, memory or scan limit)";
 	case -AUG_ENOTJPEG:
 		return "not a JPEG file";
+	case -AUG_EZSTD:
+		return "zstd frame does not decode";
 	default:
 		return err < 0 && err > -4096 ? strerror(-err) :
 			"unknown error";

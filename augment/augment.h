@@ -97,6 +97,7 @@ enum aug_error {
 	AUG_ETOOLARGE,            /* over the pixel cap, libjpeg's 65500 px
 	                             limit, max_memory or the scan cap */
 	AUG_ENOTJPEG,             /* does not start with a JPEG SOI marker */
+	AUG_EZSTD = 4101,         /* a zstd frame that does not decode */
 };
 
 /* Static text for a negative code: -AUG_E* or -errno; never NULL. */
@@ -384,5 +385,31 @@ float aug_f16_to_f32(uint16_t h);
 uint16_t aug_f32_to_bf16(float f);
 float aug_bf16_to_f32(uint16_t h);
 /* ==== end decoding and augmentation ==== */
+
+
+/* ---- zstd streams (aug_zstd.c) ---- */
+
+/*
+ * Streaming zstd decompression into a bounded buffer, for shards
+ * compressed whole (.tar.zst, MDS .mds.zstd). One context per thread;
+ * aug_zstd_reset() before each stream. Nothing allocated after create.
+ */
+struct aug_zstd;
+
+int aug_zstd_create(struct aug_zstd **out);
+void aug_zstd_destroy(struct aug_zstd *z);
+void aug_zstd_reset(struct aug_zstd *z);
+
+/*
+ * Decompress from IN[*IN_POS .. IN_LEN) into OUT[*OUT_POS .. OUT_CAP),
+ * advancing both positions as far as it can (stops when either side is
+ * used up). Returns 0, or -AUG_EZSTD for a frame that does not decode.
+ * Concatenated frames are one stream.
+ */
+int aug_zstd_run(struct aug_zstd *z, const void *in, size_t in_len,
+		 size_t *in_pos, void *out, size_t out_cap, size_t *out_pos);
+
+/* True when the input so far ended inside a frame (a stream cut short). */
+bool aug_zstd_mid_frame(const struct aug_zstd *z);
 
 #endif /* FEEDRATE_AUGMENT_H */

@@ -260,6 +260,14 @@ static int engine_config(struct ldr_engine *e, const struct ldr_config *cfg)
 		e->step_ns = (uint64_t)((double)e->batch / cfg->gpu_rate * 1e9);
 
 	n = stg_dataset_count(cfg->ds);
+	if (cfg->shards) {
+		/* a record per position; shards are not split between ranks
+		 * (yet): one rank reads them all */
+		if ((cfg->world ? cfg->world : 1) != 1 || !cfg->shards->ops ||
+		    !cfg->shards->records || !cfg->shards->ops->scan_next)
+			return -EINVAL;
+		n = cfg->shards->total;
+	}
 	{
 		uint64_t world = cfg->world ? cfg->world : 1;
 
@@ -410,6 +418,8 @@ static void engine_free(struct ldr_engine *e)
 	if (e->rd)
 		for (unsigned i = 0; i < e->readers; i++) {
 			stg_reader_destroy(e->rd[i].r);
+			stg_stream_destroy(e->rd[i].st);
+			ldr_rec_pool_free(e->rd[i].pool);
 			ldr_sampler_destroy(e->rd[i].sampler);
 		}
 	free(e->rd);
@@ -430,7 +440,8 @@ static int engine_spawn(struct ldr_engine *e)
 	int err;
 
 	for (unsigned i = 0; i < e->readers; i++) {
-		err = -pthread_create(&e->rd[i].tid, NULL, ldr_reader_main,
+		err = -pthread_create(&e->rd[i].tid, NULL, e->cfg->shards ?
+				      ldr_shard_reader_main : ldr_reader_main,
 				      &e->rd[i]);
 		if (err)
 			return err;
@@ -672,7 +683,25 @@ static void fill_result(struct ldr_engine *e, const struct snap *a,
 	for (unsigned i = 0; i < e->readers; i++)
 		stg_histo_merge(&res->read_lat, &e->rd[i].read_lat);
 	res->errors = atomic_load(&e->errors_total);
-	if (r0) {
+	if (e->rd[0].st) {
+		struct stg_stream_stats ss;
+
+		stg_stream_stats(e->rd[0].st, &ss);
+		snprintf(res->backend, sizeof(res->backend), "%s",
+			 stg_backend_name(ss.backend));
+		snprintf(res->backend_reason, sizeof(res->backend_reason),
+			 "shards streamed in %u KiB reads, %u in flight per "
+			 "reader%s", (e->cfg->shards->read_size ?
+			 e->cfg->shards->read_size : STG_STREAM_BLOCK_DEFAULT)
+			 >> 10, ss.backend == STG_BACKEND_PSYNC ? 1 :
+			 e->cfg->shards->read_depth ? e->cfg->shards->read_depth
+			 : STG_STREAM_DEPTH_DEFAULT, ss.backend ==
+			 STG_BACKEND_PSYNC ? " (pread, kernel read-ahead)" : "");
+		if (ss.direct_refused)
+			snprintf(res->reader_notes, sizeof(res->reader_notes),
+				 "%llu shards read buffered: O_DIRECT refused",
+				 (unsigned long long)ss.direct_refused);
+	} else if (r0) {
 		snprintf(res->backend, sizeof(res->backend), "%s",
 			 stg_backend_name(stg_reader_backend(r0)));
 		snprintf(res->backend_reason, sizeof(res->backend_reason),
@@ -874,6 +903,7 @@ probe_backend(const struct ldr_config *cfg, struct ldr_config *local,
 	struct stg_probe_opts po;
 
 	if (!cfg->probe_backend || cfg->reader.backend != STG_BACKEND_AUTO ||
+	    cfg->shards ||
 	    !cfg->ds)
 		return cfg;
 	po = cfg->backend_probe;

@@ -31,14 +31,37 @@ static inline uint64_t ldr_ctr_get(ldr_ctr *c)
 	return atomic_load_explicit(c, memory_order_relaxed);
 }
 
+struct ldr_rec;
+
 /* One sample read (or failed) on its way from a reader to a worker. */
 struct ldr_item {
 	uint64_t pos;           /* the run's global position */
 	const void *data;
 	uint64_t len;
-	struct stg_buf *buf;    /* NULL when RESULT != 0 */
+	struct stg_buf *buf;    /* file reads; NULL when RESULT != 0 */
+	struct ldr_rec *rec;    /* shard records; NULL when RESULT != 0 */
 	int result;             /* 0, or the read's -errno / -STG_E* */
+	uint32_t shard;         /* shards: the file, and the record's */
+	uint64_t off;           /* offset in its (decompressed) stream */
+	uint64_t epoch;         /* shards: the epoch it was read for */
 };
+
+/* A record buffer of a shard reader's pool (shard_stage.c). */
+struct ldr_rec {
+	struct ldr_rec_pool *pool;
+	struct ldr_rec *next;
+	uint8_t *data;
+	size_t cap;
+};
+
+/* Give an item's buffer back, whichever kind it has. Any thread. */
+void ldr_rec_release(struct ldr_rec *rec);
+
+static inline void ldr_item_release(const struct ldr_item *it)
+{
+	stg_buf_release(it->buf);
+	ldr_rec_release(it->rec);
+}
 
 /* Bounded MPMC queue of items: a ring under one mutex, two condvars. */
 struct ldr_queue {
@@ -83,6 +106,9 @@ struct ldr_reader_ctx {
 	pthread_t tid;
 	bool started;
 	struct stg_reader *r;           /* destroyed by ldr_run after join */
+	struct stg_stream *st;          /* shards: the reader's stream */
+	struct ldr_rec_pool *pool;      /* shards: its record buffers, freed
+	                                   after join */
 	struct ldr_sampler *sampler;
 	int fatal;                      /* mid-run error, read after join */
 	ldr_ctr bytes, files;
@@ -144,6 +170,8 @@ struct ldr_engine {
 	 * of them must not take a line the others keep reading. The engine
 	 * is allocated with its alignment (aligned_alloc). */
 	alignas(64) _Atomic uint64_t cursor;    /* next position to issue */
+	_Atomic uint64_t shard_cursor;  /* shards: next (epoch, shard) claim,
+	                                   taken once per shard */
 	alignas(64) struct ldr_queue q;
 
 	alignas(64) pthread_mutex_t slot_lock;  /* readers wait here for a
@@ -238,6 +266,13 @@ void ldr_queue_push(struct ldr_engine *e, const struct ldr_item *it,
 void ldr_queue_drain(struct ldr_queue *q);
 
 void *ldr_reader_main(void *arg);
+void *ldr_shard_reader_main(void *arg);
+void ldr_rec_pool_free(struct ldr_rec_pool *p);
+
+/* How much of file NAME (SIZE bytes) is cached, before it is read: counted
+ * in RC's probe counters (read_stage.c). */
+void ldr_probe_residency(struct ldr_reader_ctx *rc, const char *name,
+			 uint64_t size);
 void *ldr_worker_main(void *arg);
 void *ldr_gpu_main(void *arg);
 void *ldr_drain_main(void *arg);

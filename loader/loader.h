@@ -135,8 +135,62 @@ enum ldr_bottleneck {
 	LDR_BOTTLENECK_GPU,     /* AU >= threshold: the VM feeds these GPUs */
 };
 
+/* ---- sharded datasets ---------------------------------------------- */
+
+#define LDR_DEFAULT_SHUFFLE_BUFFER 1000u /* records held per reader to
+                                           shuffle within (WebDataset's
+                                           shuffle() default bufsize) */
+
+/*
+ * What the engine needs of a shard format, as callbacks (the loader knows
+ * no format: workloads/ fills these). Codes are 0 or negative; ERR_NAME
+ * names the codes the callbacks return (NULL for others).
+ */
+struct ldr_shard_ops {
+	size_t scan_size;       /* bytes of one scanner's state */
+	/* Start scanning shard SHARD (a dataset file id) into SCAN. */
+	void (*scan_init)(void *arg, void *scan, uint64_t shard);
+	/* formats.h's wl_scan_next contract: 1 a record [*OFF, *OFF+*LEN)
+	 * inside the window; 0 more bytes needed (keep from *KEEP_FROM);
+	 * <0 an error at *ERR_OFF that ends the shard. */
+	int (*scan_next)(void *scan, const uint8_t *win, uint64_t win_base,
+			 size_t win_len, bool eof, uint64_t *off,
+			 uint64_t *len, uint64_t *keep_from,
+			 uint64_t *err_off);
+	/* Decompressor of compressed shards (NULL: none are). */
+	int (*dec_create)(void *arg, void **dec);
+	void (*dec_destroy)(void *dec);
+	void (*dec_reset)(void *dec);
+	int (*dec_run)(void *dec, const uint8_t *in, size_t in_len,
+		       size_t *in_pos, uint8_t *out, size_t out_cap,
+		       size_t *out_pos);
+	int (*dec_end)(void *dec);      /* 0, or the code of a stream that
+	                                   ended inside a frame */
+	int truncated_err;      /* the code of a shard with fewer records than
+	                           counted */
+	const char *(*err_name)(int err);
+	void *arg;
+};
+
+struct ldr_shards {
+	const uint64_t *records;        /* per dataset file: its records, as
+	                                   counted at open (an error that ends
+	                                   a shard's walk counts as one) */
+	const uint8_t *compressed;      /* per file: 1 when dec_* apply; NULL
+	                                   none */
+	uint64_t total;                 /* the sum: records per epoch */
+	const struct ldr_shard_ops *ops;
+	uint32_t read_size;             /* bytes per read; 0 = 1 MiB */
+	unsigned read_depth;            /* reads in flight per reader; 0 =
+	                                   STG_STREAM_DEPTH_DEFAULT */
+	unsigned shuffle_buffer;        /* per reader; 0 = default; 1 = none */
+	uint64_t max_record;            /* the scanner's bound: the window */
+};
+
 struct ldr_config {
 	const struct stg_dataset *ds;   /* the listing; not owned */
+	const struct ldr_shards *shards; /* NULL: a sample per file; else the
+	                                   files are shards (not owned) */
 	struct stg_reader_config reader;
 	unsigned readers;       /* reader threads, each with a stg_reader;
 	                           0 = 1 */

@@ -44,8 +44,8 @@ static uint64_t mix64(uint64_t x)
  * The method is stored only when it changes: every reader probes, and a
  * store per probe would keep the engine's line bouncing between cores.
  */
-static void probe_residency(struct ldr_reader_ctx *rc, const char *name,
-			    uint64_t size)
+void ldr_probe_residency(struct ldr_reader_ctx *rc, const char *name,
+			 uint64_t size)
 {
 	struct ldr_engine *e = rc->e;
 	enum stg_residency_method how = STG_RESIDENCY_NONE;
@@ -180,7 +180,7 @@ static int reader_loop(struct ldr_reader_ctx *rc)
 			req.user_data = p;
 			if (!probed && e->probe_threshold && !null_backend &&
 			    mix64(p ^ e->cfg->seed) < e->probe_threshold) {
-				probe_residency(rc, req.name,
+				ldr_probe_residency(rc, req.name,
 						size < 0 ? 0 : (uint64_t)size);
 				probed = true;
 			}

@@ -54,7 +54,7 @@ void ldr_queue_fini(struct ldr_queue *q)
 void ldr_queue_drain(struct ldr_queue *q)
 {
 	while (q->count) {
-		stg_buf_release(q->ring[q->head].buf);
+		ldr_item_release(&q->ring[q->head]);
 		q->head = (q->head + 1) % q->cap;
 		q->count--;
 	}
@@ -94,7 +94,7 @@ void ldr_queue_push(struct ldr_engine *e, const struct ldr_item *it,
 	pthread_mutex_unlock(&q->lock);
 	/* stopped: what did not get in goes back to its reader */
 	for (; i < n; i++)
-		stg_buf_release(it[i].buf);
+		ldr_item_release(&it[i]);
 }
 
 /* Take one item; false once the run stops and the queue is empty. */
@@ -137,12 +137,18 @@ const char *ldr_sample_err_name(int err)
 }
 
 static void err_count(struct ldr_engine *e, struct ldr_err_table *t,
-		      int err, uint64_t id)
+		      int err, uint64_t id, const struct ldr_item *it)
 {
-	const char *kind = ldr_sample_err_name(err);
+	const struct ldr_shards *sh = e->cfg->shards;
+	const char *kind = sh && sh->ops->err_name ? sh->ops->err_name(err) :
+			   NULL;
 	struct ldr_err_count *c = NULL;
 	uint64_t total;
 
+	if (!kind)
+		kind = ldr_sample_err_name(err);
+	if (sh)     /* the example is the shard and the record's offset */
+		id = it->shard;
 	for (unsigned i = 0; i < t->n; i++)
 		if (!strcmp(t->e[i].kind, kind)) {
 			c = &t->e[i];
@@ -159,6 +165,12 @@ static void err_count(struct ldr_engine *e, struct ldr_err_table *t,
 		else
 			snprintf(c->example, sizeof(c->example), "%s/%s",
 				 root, rel ? rel : "?");
+		if (sh) {
+			size_t l = strlen(c->example);
+
+			snprintf(c->example + l, sizeof(c->example) - l,
+				 "@%llu", (unsigned long long)it->off);
+		}
 	}
 	if (!c)   /* more kinds than the table holds: the last one takes it */
 		c = &t->e[LDR_ERR_KINDS - 1];
@@ -223,7 +235,7 @@ void *ldr_worker_main(void *arg)
 		t1 = stg_now_ns();
 		ldr_ctr_add(&w->wait_ns, t1 - t_prev);
 		if (ldr_stopping(e)) {
-			stg_buf_release(it.buf);
+			ldr_item_release(&it);
 			t_prev = t1;
 			continue;
 		}
@@ -235,8 +247,9 @@ void *ldr_worker_main(void *arg)
 		res = it.result;
 		if (!res)
 			res = tf->apply(w->tctx, it.data, it.len, e->cfg->seed,
+					e->cfg->shards ? it.epoch :
 					it.pos / e->per_epoch, id, out, &st);
-		stg_buf_release(it.buf);
+		ldr_item_release(&it);
 		t2 = stg_now_ns();
 		if (!it.result) {
 			ldr_ctr_add(&w->busy_ns, t2 - t1);
@@ -246,7 +259,7 @@ void *ldr_worker_main(void *arg)
 		}
 		if (res) {
 			memset(out, 0, e->out_bytes);
-			err_count(e, &w->errs, res, id);
+			err_count(e, &w->errs, res, id, &it);
 		}
 		if (atomic_load_explicit(&e->window_on, memory_order_relaxed))
 			stg_histo_record(&w->lat, t2 > e->pos_t[ring] ?

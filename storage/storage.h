@@ -1001,4 +1001,74 @@ int stg_seq_read(int dirfd, const char *name, uint64_t seed,
 
 /* ==== end sequential files ==== */
 
+/* ==== one file streamed in large blocks (storage/stream.c) ==== */
+
+/*
+ * A shard read front to back: DEPTH blocks of BLOCK_SIZE in flight through
+ * an io_uring ring of the stream's own, handed to the caller whole and in
+ * file order (psync: one pread per block on the caller's thread, with
+ * the kernel's sequential read-ahead). One stream per thread; it reads
+ * one file at a time.
+ */
+#define STG_STREAM_BLOCK_DEFAULT (1u << 20)   /* --read-size's default */
+#define STG_STREAM_DEPTH_DEFAULT 4u
+
+struct stg_stream_config {
+	enum stg_backend_id backend;  /* AUTO: uring where this process may
+	                                 make a ring, else psync; URING (its
+	                                 refusal is returned); PSYNC. NULL
+	                                 is refused (-EINVAL) */
+	uint32_t block_size;          /* multiple of 4096; 0: the default */
+	unsigned depth;               /* uring: blocks in flight (at most
+	                                 64); 0: the default */
+	bool direct;                  /* O_DIRECT; buffered (and counted in
+	                                 direct_refused) where refused */
+};
+
+struct stg_stream_stats {
+	enum stg_backend_id backend;  /* the one that runs */
+	uint64_t files;               /* opened */
+	uint64_t bytes;               /* handed out */
+	uint64_t reads;               /* blocks issued */
+	uint64_t direct_refused;      /* files opened buffered */
+	struct stg_histo lat;         /* block: issue -> whole, ns */
+};
+
+struct stg_stream;
+
+/* Create a stream (its ring and DEPTH blocks of memory). 0 or -errno. */
+int stg_stream_create(const struct stg_stream_config *cfg,
+		      struct stg_stream **out);
+
+/* Close any file the stream has, waiting for its reads; free it. NULL ok. */
+void stg_stream_destroy(struct stg_stream *s);
+
+/*
+ * Open NAME under DIRFD (a regular file: else -EINVAL) and queue the
+ * reads of its first blocks; a file open before is closed first. The
+ * file's size at this call is what will be read. 0 or -errno.
+ */
+int stg_stream_open(struct stg_stream *s, int dirfd, const char *name);
+
+/* The open file's size (0 when none is open). */
+uint64_t stg_stream_size(const struct stg_stream *s);
+
+/*
+ * The next block in file order, waiting up to TIMEOUT_NS (<0: no limit)
+ * for it. Returns 1 with *DATA, *LEN (valid until the next call, the
+ * close or the destroy), 0 at the end of the file, -ETIME when the time
+ * ran out (ask again), or -errno of the read (-ENODATA: the file shrank).
+ * The block handed out before this call goes back to reading.
+ */
+int stg_stream_next(struct stg_stream *s, const uint8_t **data, size_t *len,
+		    int64_t timeout_ns);
+
+/* Stop reading the open file (waits for its reads in flight). NULL ok. */
+void stg_stream_close(struct stg_stream *s);
+
+void stg_stream_stats(const struct stg_stream *s,
+		      struct stg_stream_stats *out);
+
+/* ==== end stream ==== */
+
 #endif /* FEEDRATE_STORAGE_H */

@@ -35,6 +35,8 @@ criterion_only_leaks() {
 }
 
 passed=0 failed=0
+why=""          # what failed, said again above the last line (CI shows
+                # only the tail of a long log)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
@@ -57,6 +59,8 @@ if [ -n "$unit" ]; then
 		[ "$f" -lt $((t - p)) ] && f=$((t - p))
 		passed=$((passed + p))
 		failed=$((failed + f))
+		why+=$(sed 's/\x1b\[[0-9;]*m//g' "$log" |
+		       grep -E '^\[FAIL\]|^\[----\] [^ ]+:[0-9]+:' | head -n 30)
 	fi
 	# the exit status a Criterion-only leak report gives is not the
 	# suite's either
@@ -69,6 +73,7 @@ if [ -n "$unit" ]; then
 	if [ -n "$line" ] && [ "$urc" -ne 0 ] && [ "$f" -eq 0 ] &&
 	   [ -z "$criterion_leak" ]; then
 		echo "run_tests.sh: the unit suite exited $urc"
+		why+=$'\n'"the unit suite exited $urc"
 		failed=$((failed + 1))
 	fi
 	# a leak report whose every frame past the allocator is inside
@@ -77,6 +82,9 @@ if [ -n "$unit" ]; then
 	if criterion_only_leaks "$log" |
 	   grep -qE 'ERROR: (Address|Leak|Thread)Sanitizer|runtime error:'; then
 		echo "run_tests.sh: a sanitizer reported an error in the unit suite"
+		why+=$'\n'"a sanitizer report in the unit suite: "$(
+			criterion_only_leaks "$log" | grep -m1 -E \
+			'ERROR: (Address|Leak|Thread)Sanitizer|runtime error:')
 		failed=$((failed + 1))
 	fi
 fi
@@ -101,5 +109,9 @@ if [ -n "$stress" ]; then
 	fi
 fi
 
+if [ "$failed" -ne 0 ] && [ -n "$why" ]; then
+	echo "run_tests.sh: what failed:"
+	sed '/^$/d; s/^/  /' <<<"$why"
+fi
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,547 @@
+/*
+ * shard_stage.c - the reader threads of a sharded dataset (WebDataset tar,
+ * TFRecord, MDS: files that each hold many records).
+ *
+ * DESIGN: the dataset's files are shards, each holding a number of records
+ * counted when the dataset was opened. A reader thread claims whole shards
+ * from the engine's shard cursor: claim k is shard perm_E[k % S] of epoch
+ * E = k / S, perm_E being the reader's sampler over the S shards (the
+ * same seeded shuffle in every reader), so each shard is read once per
+ * epoch, by one reader. The reader streams the shard front to back in
+ * --read-size blocks (storage's stg_stream: several in flight through
+ * io_uring), runs them through the decompressor when the shard is
+ * compressed, into a window from which the format's scanner cuts records.
+ * Each record is copied into a buffer of the reader's pool and put in the
+ * reader's shuffle buffer. When that is full (or the reader has no shard
+ * left) it gives out a record drawn at random: it takes the next position
+ * from the engine's cursor, waits until the position's batch slot is free
+ * (as the file reader does) and pushes the record to the workers. A
+ * position is taken only with a record in hand, so a reader never holds
+ * a position that waits on its own reading.
+ *
+ * Exactly once: a shard gives out exactly its counted records per epoch.
+ * Records its stream lacks (an error, a shorter file, a missing file) go
+ * out as failed samples carrying the error; records past the count are
+ * dropped. The run's positions 0 .. epochs x total - 1 are then each taken
+ * by one record, and every record is read once per epoch.
+ *
+ * Memory: the window (up to max_record + a block, touched as used), the
+ * stream's blocks and the pool's record buffers: shuffle_buffer + work
+ * queue + workers + 2 of them, each grown to the largest record it held
+ * and then reused. Workers give buffers back from their threads, under
+ * the pool's lock.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "engine_internal.h"
+
+struct ldr_rec_pool {
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	struct ldr_rec *free;
+	struct ldr_rec *all;
+	unsigned n;
+};
+
+/* A record in the shuffle buffer (REC NULL: a failed one). */
+struct held {
+	struct ldr_rec *rec;
+	uint64_t len, id, off, epoch;
+	uint32_t shard;
+	int result;
+};
+
+struct shard_rd {
+	struct ldr_reader_ctx *rc;
+	struct ldr_engine *e;
+	const struct ldr_shards *sh;
+	const struct ldr_shard_ops *ops;
+	uint64_t nshards, claim_limit;
+	const uint64_t *base;           /* first record id of each shard */
+
+	/* the shard being read */
+	bool open;
+	uint64_t shard, epoch, want, given;
+	bool compressed, eof;
+	int fail;                       /* code for the records still owed */
+	uint64_t fail_off;
+	void *scan, *dec;
+	const uint8_t *blk;             /* compressed: the block being fed */
+	size_t blk_len, blk_pos;
+
+	uint8_t *win;                   /* the window: stream bytes */
+	size_t win_cap, win_len;        /* [win_base, win_base + win_len) */
+	uint64_t win_base;
+
+	struct held *buf;               /* the shuffle buffer */
+	unsigned nbuf, cap;
+	uint64_t rng;
+};
+
+/* ---- the record pool ---- */
+
+static int pool_create(unsigned n, struct ldr_rec_pool **out)
+{
+	struct ldr_rec_pool *p = calloc(1, sizeof(*p));
+
+	*out = NULL;
+	if (!p)
+		return -ENOMEM;
+	p->all = calloc(n, sizeof(*p->all));
+	if (!p->all) {
+		free(p);
+		return -ENOMEM;
+	}
+	p->n = n;
+	for (unsigned i = 0; i < n; i++) {
+		p->all[i].pool = p;
+		p->all[i].next = p->free;
+		p->free = &p->all[i];
+	}
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cv, NULL);
+	*out = p;
+	return 0;
+}
+
+void ldr_rec_pool_free(struct ldr_rec_pool *p)
+{
+	if (!p)
+		return;
+	for (unsigned i = 0; i < p->n; i++)
+		free(p->all[i].data);
+	free(p->all);
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->cv);
+	free(p);
+}
+
+void ldr_rec_release(struct ldr_rec *rec)
+{
+	struct ldr_rec_pool *p;
+
+	if (!rec)
+		return;
+	p = rec->pool;
+	pthread_mutex_lock(&p->lock);
+	rec->next = p->free;
+	p->free = rec;
+	pthread_cond_signal(&p->cv);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* A free buffer of at least LEN bytes, or NULL when the run stops. */
+static struct ldr_rec *pool_get(struct shard_rd *r, size_t len)
+{
+	struct ldr_rec_pool *p = r->rc->pool;
+	struct ldr_rec *rec = NULL;
+
+	pthread_mutex_lock(&p->lock);
+	while (!p->free && !ldr_stopping(r->e)) {
+		struct timespec ts;
+
+		/* the pool is sized so that this wait is short: a worker
+		 * gives a buffer back within a sample's time */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 10000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&p->cv, &p->lock, &ts);
+	}
+	if (p->free) {
+		rec = p->free;
+		p->free = rec->next;
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (rec && rec->cap < len) {
+		size_t cap = (len + 65535) & ~(size_t)65535;
+		uint8_t *d = realloc(rec->data, cap);
+
+		if (!d) {
+			ldr_rec_release(rec);
+			return NULL;
+		}
+		rec->data = d;
+		rec->cap = cap;
+	}
+	return rec;
+}
+
+/* ---- giving records out ---- */
+
+static uint64_t next_rand(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+/* Give out one held record at random. Returns false when every position
+ * of the run is taken (the record is dropped) or the run stops. */
+static bool give_one(struct shard_rd *r)
+{
+	struct ldr_engine *e = r->e;
+	unsigned j = (unsigned)(next_rand(&r->rng) % r->nbuf);
+	struct held h = r->buf[j];
+	struct ldr_item it;
+	struct ldr_slot *s;
+	uint64_t p, b, ring;
+
+	r->buf[j] = r->buf[--r->nbuf];
+	p = atomic_fetch_add_explicit(&e->cursor, 1, memory_order_relaxed);
+	if (p >= e->pos_limit) {
+		ldr_rec_release(h.rec);
+		return false;
+	}
+	b = p / e->batch;
+	s = &e->slots[b % e->prefetch];
+	while (atomic_load_explicit(&s->free_for, memory_order_acquire) != b) {
+		if (ldr_stopping(e)) {
+			ldr_rec_release(h.rec);
+			return false;
+		}
+		pthread_mutex_lock(&e->slot_lock);
+		if (atomic_load_explicit(&s->free_for, memory_order_acquire)
+		    != b && !ldr_stopping(e))
+			pthread_cond_wait(&e->slot_cv, &e->slot_lock);
+		pthread_mutex_unlock(&e->slot_lock);
+	}
+	ring = p % e->pos_ring;
+	e->pos_id[ring] = h.id;
+	e->pos_t[ring] = stg_now_ns();
+	memset(&it, 0, sizeof(it));
+	it.pos = p;
+	it.rec = h.rec;
+	it.data = h.rec ? h.rec->data : NULL;
+	it.len = h.len;
+	it.result = h.result;
+	it.shard = h.shard;
+	it.off = h.off;
+	it.epoch = h.epoch;
+	ldr_ctr_add(&r->rc->files, 1);
+	ldr_queue_push(e, &it, 1);
+	return true;
+}
+
+/* Hold one record (REC NULL with RESULT: a failed one) of the shard. */
+static void hold(struct shard_rd *r, struct ldr_rec *rec, uint64_t len,
+		 uint64_t off, int result)
+{
+	struct held *h = &r->buf[r->nbuf++];
+
+	h->rec = rec;
+	h->len = len;
+	h->off = off;
+	h->result = result;
+	h->shard = (uint32_t)r->shard;
+	h->epoch = r->epoch;
+	h->id = r->base[r->shard] + r->given;
+	r->given++;
+}
+
+/* ---- reading a shard ---- */
+
+/* Claim the next shard and open it. false: none is left this run. */
+static bool shard_claim(struct shard_rd *r)
+{
+	struct ldr_engine *e = r->e;
+	struct ldr_reader_ctx *rc = r->rc;
+	uint64_t k = atomic_fetch_add_explicit(&e->shard_cursor, 1,
+					       memory_order_relaxed);
+	const char *name;
+	int err;
+
+	if (k >= r->claim_limit)
+		return false;
+	r->epoch = k / r->nshards;
+	ldr_sampler_set_epoch(rc->sampler, r->epoch);
+	r->shard = ldr_sampler_get(rc->sampler, k % r->nshards);
+	r->want = r->sh->records[r->shard];
+	r->given = 0;
+	r->fail = 0;
+	r->fail_off = 0;
+	r->eof = false;
+	r->win_len = 0;
+	r->win_base = 0;
+	r->blk = NULL;
+	r->blk_len = r->blk_pos = 0;
+	r->compressed = r->sh->compressed && r->sh->compressed[r->shard] &&
+			r->dec;
+	r->open = true;
+	name = stg_dataset_relpath(e->ds, r->shard, NULL);
+	if (e->probe_threshold) {
+		int64_t size = stg_dataset_size(e->ds, r->shard);
+
+		ldr_probe_residency(rc, name, size < 0 ? 0 : (uint64_t)size);
+	}
+	err = stg_stream_open(rc->st, e->root_fd, name);
+	if (err) {
+		r->fail = err;          /* every record of it fails */
+		return true;
+	}
+	atomic_store_explicit(&rc->pending, STG_STREAM_DEPTH_DEFAULT,
+			      memory_order_relaxed);
+	r->ops->scan_init(r->ops->arg, r->scan, r->shard);
+	if (r->compressed)
+		r->ops->dec_reset(r->dec);
+	return true;
+}
+
+static void shard_close(struct shard_rd *r)
+{
+	stg_stream_close(r->rc->st);
+	atomic_store_explicit(&r->rc->pending, 0, memory_order_relaxed);
+	r->open = false;
+}
+
+/* The next stream block; 1, 0 at the end, or a code. Waits in 100 ms
+ * steps, looking at the stop flag between them. */
+static int next_block(struct shard_rd *r, const uint8_t **data, size_t *len)
+{
+	for (;;) {
+		bool window = atomic_load_explicit(&r->e->window_on,
+						   memory_order_relaxed);
+		uint64_t t0 = stg_now_ns();
+		int ret = stg_stream_next(r->rc->st, data, len, 100000000);
+
+		if (ret == -ETIME && !ldr_stopping(r->e))
+			continue;
+		if (ret == 1) {
+			ldr_ctr_add(&r->rc->bytes, *len);
+			if (window)
+				stg_histo_record(&r->rc->read_lat,
+						 stg_now_ns() - t0);
+		}
+		return ret;
+	}
+}
+
+/* Bring more stream bytes into the window. 0, or a code that ends the
+ * shard (the end of the stream sets r->eof instead). */
+static int fill(struct shard_rd *r, uint64_t keep_from)
+{
+	size_t drop = keep_from > r->win_base ?
+		(size_t)(keep_from - r->win_base) : 0;
+	const uint8_t *data;
+	size_t len;
+	int ret;
+
+	if (drop > r->win_len)
+		drop = r->win_len;
+	if (drop) {
+		memmove(r->win, r->win + drop, r->win_len - drop);
+		r->win_len -= drop;
+		r->win_base += drop;
+	}
+	if (!r->compressed) {
+		ret = next_block(r, &data, &len);
+		if (ret <= 0) {
+			r->eof = ret == 0;
+			return ret;
+		}
+		if (len > r->win_cap - r->win_len)
+			return r->ops->truncated_err;   /* over max_record */
+		memcpy(r->win + r->win_len, data, len);
+		r->win_len += len;
+		return 0;
+	}
+	/* compressed: decompress into the window's free tail */
+	if (r->win_len == r->win_cap)
+		return r->ops->truncated_err;   /* over max_record */
+	while (r->win_len < r->win_cap) {
+		size_t out = r->win_len;
+
+		if (r->blk_pos == r->blk_len) {
+			ret = next_block(r, &r->blk, &r->blk_len);
+			r->blk_pos = 0;
+			if (ret < 0)
+				return ret;
+			if (ret == 0) {
+				r->blk_len = 0;
+				r->eof = true;
+				return r->ops->dec_end(r->dec);
+			}
+		}
+		ret = r->ops->dec_run(r->dec, r->blk, r->blk_len, &r->blk_pos,
+				      r->win, r->win_cap, &out);
+		if (ret)
+			return ret;
+		if (out > r->win_len) {
+			r->win_len = out;
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/* Cut the shard's next record into the shuffle buffer, or settle what it
+ * still owes. false when the reader cannot go on (stop, no memory). */
+static bool shard_step(struct shard_rd *r)
+{
+	uint64_t off = 0, len = 0, keep = 0, err_off = 0;
+	struct ldr_rec *rec;
+	int ret;
+
+	if (r->given >= r->want && (r->fail || r->eof)) {
+		shard_close(r);
+		return true;
+	}
+	if (r->fail) {
+		hold(r, NULL, 0, r->fail_off, r->fail);
+		return true;
+	}
+	ret = r->ops->scan_next(r->scan, r->win, r->win_base, r->win_len,
+				r->eof, &off, &len, &keep, &err_off);
+	if (ret == 1) {
+		if (r->given >= r->want)
+			return true;    /* past the count: dropped */
+		rec = pool_get(r, len);
+		if (!rec)
+			return false;
+		memcpy(rec->data, r->win + (off - r->win_base), len);
+		hold(r, rec, len, off, 0);
+		return true;
+	}
+	if (ret < 0) {
+		r->fail = ret;
+		r->fail_off = err_off;
+		r->eof = true;
+		if (r->given >= r->want)
+			shard_close(r);
+		return true;
+	}
+	if (r->eof) {                   /* the shard ended cleanly */
+		if (r->given < r->want) {
+			r->fail = r->ops->truncated_err;
+			r->fail_off = r->win_base + r->win_len;
+		}
+		return true;
+	}
+	ret = fill(r, keep);
+	if (ret) {
+		r->fail = ret;
+		r->fail_off = r->win_base + r->win_len;
+		r->eof = true;
+	}
+	return !ldr_stopping(r->e) || ret;
+}
+
+static int shard_loop(struct shard_rd *r)
+{
+	bool more = true;
+
+	while (!ldr_stopping(r->e)) {
+		if (r->nbuf && (r->nbuf == r->cap || (!more && !r->open))) {
+			if (!give_one(r))
+				return 0;
+			continue;
+		}
+		if (!r->open) {
+			if (!more)
+				return 0;
+			more = shard_claim(r);
+			continue;
+		}
+		if (!shard_step(r))
+			return 0;
+	}
+	return 0;
+}
+
+static int shard_setup(struct shard_rd *r, struct ldr_reader_ctx *rc)
+{
+	struct ldr_engine *e = rc->e;
+	const struct ldr_shards *sh = e->cfg->shards;
+	struct stg_stream_config sc = {
+		.backend = e->cfg->reader.backend,
+		.block_size = sh->read_size,
+		.depth = sh->read_depth,
+		.direct = e->cfg->reader.direct,
+	};
+	uint64_t *base;
+	unsigned qcap = e->q.cap;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	r->rc = rc;
+	r->e = e;
+	r->sh = sh;
+	r->ops = sh->ops;
+	r->nshards = stg_dataset_count(e->ds);
+	r->claim_limit = e->cfg->epochs ? e->cfg->epochs * r->nshards :
+					  UINT64_MAX;
+	r->cap = sh->shuffle_buffer ? sh->shuffle_buffer :
+				      LDR_DEFAULT_SHUFFLE_BUFFER;
+	r->rng = e->cfg->seed ^ (0x5851F42D4C957F2Dull * (rc->idx + 1));
+	base = calloc(r->nshards ? r->nshards : 1, sizeof(*base));
+	r->buf = calloc(r->cap, sizeof(*r->buf));
+	r->scan = calloc(1, r->ops->scan_size ? r->ops->scan_size : 1);
+	if (!base || !r->buf || !r->scan) {
+		free(base);
+		return -ENOMEM;
+	}
+	for (uint64_t i = 1; i < r->nshards; i++)
+		base[i] = base[i - 1] + sh->records[i - 1];
+	r->base = base;
+	r->win_cap = (size_t)(sh->max_record ? sh->max_record :
+			      STG_DEFAULT_BLOCK_SIZE) +
+		     (sh->read_size ? sh->read_size : STG_STREAM_BLOCK_DEFAULT);
+	/* reserved, touched only as far as the longest record goes */
+	r->win = mmap(NULL, r->win_cap, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (r->win == MAP_FAILED) {
+		r->win = NULL;
+		return -ENOMEM;
+	}
+	if (r->ops->dec_create) {
+		err = r->ops->dec_create(r->ops->arg, &r->dec);
+		if (err)
+			return err;
+	}
+	err = stg_stream_create(&sc, &rc->st);
+	if (err)
+		return err;
+	return pool_create(r->cap + qcap + e->workers + 2, &rc->pool);
+}
+
+static void shard_teardown(struct shard_rd *r)
+{
+	for (unsigned i = 0; i < r->nbuf; i++)
+		ldr_rec_release(r->buf[i].rec);
+	r->nbuf = 0;
+	if (r->open)
+		shard_close(r);
+	if (r->dec)
+		r->ops->dec_destroy(r->dec);
+	if (r->win)
+		munmap(r->win, r->win_cap);
+	free(r->buf);
+	free(r->scan);
+	free((void *)r->base);
+}
+
+void *ldr_shard_reader_main(void *arg)
+{
+	struct ldr_reader_ctx *rc = arg;
+	struct ldr_engine *e = rc->e;
+	struct shard_rd r;
+	int err;
+
+	stg_histo_init(&rc->read_lat);
+	err = shard_setup(&r, rc);
+	if (!ldr_engine_started(e, err)) {
+		shard_teardown(&r);
+		return NULL;
+	}
+	shard_loop(&r);
+	shard_teardown(&r);
+	ldr_engine_wait_stop(e);
+	return NULL;
+}

@@ -1,0 +1,363 @@
+/*
+ * stream.c - one file read front to back in large blocks, handed out in
+ * file order: how a shard (a tar, TFRecord or MDS file of many samples) is
+ * read, as WebDataset and DALI stream theirs.
+ *
+ * DESIGN: single-threaded; a stream belongs to the thread that created it
+ * (a loader reader thread). io_uring: a ring of its own with DEPTH block
+ * slots; opening a file queues reads of the first DEPTH blocks, and each
+ * block handed out is re-queued for the next unread block when the caller
+ * asks for the one after it, so DEPTH reads stay in flight ahead of the
+ * parser. A block that comes back short inside the file is re-queued for
+ * its rest; a block is handed out only whole (or up to the end of file).
+ * psync (io_uring refused, or asked): one pread per block on the calling
+ * thread, with POSIX_FADV_SEQUENTIAL so the kernel reads ahead. Every
+ * read in flight is waited for before a buffer is reused or freed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <liburing.h>
+
+#include "reader_internal.h"
+
+#define STREAM_MAX_DEPTH 64u
+
+struct stream_slot {
+	uint8_t *buf;
+	uint64_t off;           /* file offset of the block */
+	uint32_t want;          /* bytes asked (block, or to end of file) */
+	uint32_t got;           /* bytes arrived so far */
+	int result;             /* first error, 0 */
+	bool inflight;
+	uint64_t t_submit;
+};
+
+struct stg_stream {
+	struct stg_stream_config cfg;
+	bool uring;
+	struct io_uring ring;
+	struct stream_slot slot[STREAM_MAX_DEPTH];
+	uint8_t *mem;           /* depth x block_size, 4096-aligned */
+	int fd;
+	uint64_t size;          /* file size (fstat at open) */
+	uint64_t next_issue;    /* next block offset to queue */
+	unsigned head;          /* slot of the next block to hand out */
+	bool handed;            /* the head's previous block is out */
+	struct stg_stream_stats st;
+};
+
+static uint32_t block_len(const struct stg_stream *s, uint64_t off)
+{
+	uint64_t left = s->size - off;
+
+	return left < s->cfg.block_size ? (uint32_t)left : s->cfg.block_size;
+}
+
+int stg_stream_create(const struct stg_stream_config *cfg,
+		      struct stg_stream **out)
+{
+	struct stg_stream *s;
+	int err;
+
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->cfg = *cfg;
+	if (!s->cfg.block_size)
+		s->cfg.block_size = STG_STREAM_BLOCK_DEFAULT;
+	if (s->cfg.block_size % STG_ALIGN || s->cfg.block_size > (1u << 30)) {
+		free(s);
+		return -EINVAL;
+	}
+	if (!s->cfg.depth)
+		s->cfg.depth = STG_STREAM_DEPTH_DEFAULT;
+	if (s->cfg.depth > STREAM_MAX_DEPTH)
+		s->cfg.depth = STREAM_MAX_DEPTH;
+	s->fd = -1;
+	stg_histo_init(&s->st.lat);
+	if (s->cfg.backend == STG_BACKEND_NULL) {
+		free(s);
+		return -EINVAL;
+	}
+	s->uring = s->cfg.backend != STG_BACKEND_PSYNC;
+	if (s->uring) {
+		err = stg_uring_ring_init(&s->ring, s->cfg.depth);
+		if (err) {
+			if (s->cfg.backend == STG_BACKEND_URING) {
+				free(s);
+				return err;
+			}
+			s->uring = false;   /* auto: refused, read with pread */
+		}
+	}
+	if (!s->uring)
+		s->cfg.depth = 1;
+	s->st.backend = s->uring ? STG_BACKEND_URING : STG_BACKEND_PSYNC;
+	if (posix_memalign((void **)&s->mem, STG_ALIGN,
+			   (size_t)s->cfg.depth * s->cfg.block_size)) {
+		if (s->uring)
+			io_uring_queue_exit(&s->ring);
+		free(s);
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < s->cfg.depth; i++)
+		s->slot[i].buf = s->mem + (size_t)i * s->cfg.block_size;
+	*out = s;
+	return 0;
+}
+
+/* Queue slot I's read of [off + got, off + want). */
+static int slot_queue(struct stg_stream *s, unsigned i)
+{
+	struct stream_slot *sl = &s->slot[i];
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&s->ring);
+	uint32_t len;
+
+	if (!sqe)
+		return -EBUSY;      /* cannot happen: one sqe per slot */
+	len = sl->want - sl->got;
+	/* O_DIRECT takes whole pages: the last block of a file asks for its
+	 * page-rounded length and gets the bytes up to the end */
+	if (s->cfg.direct)
+		len = (len + STG_ALIGN - 1) / STG_ALIGN * STG_ALIGN;
+	io_uring_prep_read(sqe, s->fd, sl->buf + sl->got, len,
+			   sl->off + sl->got);
+	io_uring_sqe_set_data64(sqe, i);
+	sl->inflight = true;
+	return 0;
+}
+
+/* Put slot I on the next unread block, if any is left. */
+static int slot_start(struct stg_stream *s, unsigned i)
+{
+	struct stream_slot *sl = &s->slot[i];
+
+	sl->inflight = false;
+	sl->got = 0;
+	sl->result = 0;
+	sl->want = 0;
+	if (s->next_issue >= s->size)
+		return 0;
+	sl->off = s->next_issue;
+	sl->want = block_len(s, sl->off);
+	s->next_issue += sl->want;
+	sl->t_submit = stg_now_ns();
+	s->st.reads++;
+	if (!s->uring)
+		return 0;
+	return slot_queue(s, i);
+}
+
+/* Wait for every read in flight (a close, or an error). */
+static void drain(struct stg_stream *s)
+{
+	unsigned left = 0;
+
+	if (!s->uring)
+		return;
+	for (unsigned i = 0; i < s->cfg.depth; i++)
+		left += s->slot[i].inflight;
+	io_uring_submit(&s->ring);
+	while (left) {
+		struct io_uring_cqe *cqe;
+		int err = io_uring_wait_cqe(&s->ring, &cqe);
+
+		if (err == -EINTR)
+			continue;
+		if (err)
+			break;
+		s->slot[io_uring_cqe_get_data64(cqe)].inflight = false;
+		io_uring_cqe_seen(&s->ring, cqe);
+		left--;
+	}
+}
+
+void stg_stream_close(struct stg_stream *s)
+{
+	if (!s || s->fd < 0)
+		return;
+	drain(s);
+	close(s->fd);
+	s->fd = -1;
+}
+
+int stg_stream_open(struct stg_stream *s, int dirfd, const char *name)
+{
+	struct stat stb;
+	int flags = O_RDONLY | O_CLOEXEC, fd, err;
+
+	stg_stream_close(s);
+	fd = openat(dirfd, name, flags | (s->cfg.direct ? O_DIRECT : 0));
+	if (fd < 0 && s->cfg.direct && errno == EINVAL) {
+		fd = openat(dirfd, name, flags);     /* the filesystem refuses
+		                                        O_DIRECT: buffered */
+		if (fd >= 0)
+			s->st.direct_refused++;
+	}
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &stb)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(stb.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	if (!s->uring)
+		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	s->fd = fd;
+	s->size = (uint64_t)stb.st_size;
+	s->next_issue = 0;
+	s->head = 0;
+	s->handed = false;
+	for (unsigned i = 0; i < s->cfg.depth; i++) {
+		err = slot_start(s, i);
+		if (err) {
+			stg_stream_close(s);
+			return err;
+		}
+	}
+	if (s->uring && io_uring_submit(&s->ring) < 0) {
+		stg_stream_close(s);
+		return -EIO;
+	}
+	s->st.files++;
+	return 0;
+}
+
+uint64_t stg_stream_size(const struct stg_stream *s)
+{
+	return s->fd < 0 ? 0 : s->size;
+}
+
+/* uring: take completions until slot I is whole or failed. */
+static int wait_slot(struct stg_stream *s, unsigned i, int64_t timeout_ns)
+{
+	struct stream_slot *sl = &s->slot[i];
+
+	while (sl->inflight) {
+		struct io_uring_cqe *cqe;
+		struct __kernel_timespec ts = {
+			.tv_sec = timeout_ns / 1000000000,
+			.tv_nsec = timeout_ns % 1000000000,
+		};
+		struct stream_slot *c;
+		int err = timeout_ns < 0 ?
+			io_uring_wait_cqe(&s->ring, &cqe) :
+			io_uring_wait_cqe_timeout(&s->ring, &cqe, &ts);
+
+		if (err == -EINTR)
+			continue;
+		if (err)
+			return err;     /* -ETIME: the caller looks at its stop
+			                   flag and asks again */
+		c = &s->slot[io_uring_cqe_get_data64(cqe)];
+		c->inflight = false;
+		if (cqe->res < 0) {
+			if (!c->result)
+				c->result = cqe->res;
+		} else if (cqe->res == 0) {
+			if (!c->result)     /* the file shrank under us */
+				c->result = -ENODATA;
+		} else {
+			c->got += (uint32_t)cqe->res;
+			if (c->got > c->want)   /* the file grew: its size at
+			                           open is what is read */
+				c->got = c->want;
+			if (c->got < c->want && !c->result)
+				slot_queue(s, (unsigned)(c - s->slot));
+		}
+		io_uring_cqe_seen(&s->ring, cqe);
+		if (c->inflight)
+			io_uring_submit(&s->ring);
+	}
+	return 0;
+}
+
+/* psync: read slot I whole on this thread. */
+static int read_slot(struct stg_stream *s, unsigned i)
+{
+	struct stream_slot *sl = &s->slot[i];
+
+	while (sl->got < sl->want) {
+		size_t len = sl->want - sl->got;
+		ssize_t n;
+
+		if (s->cfg.direct)
+			len = (len + STG_ALIGN - 1) / STG_ALIGN * STG_ALIGN;
+		n = pread(s->fd, sl->buf + sl->got, len,
+			  (off_t)(sl->off + sl->got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return sl->result = -errno;
+		if (n == 0)
+			return sl->result = -ENODATA;
+		sl->got += (uint32_t)n;
+		if (sl->got > sl->want)
+			sl->got = sl->want;
+	}
+	return 0;
+}
+
+int stg_stream_next(struct stg_stream *s, const uint8_t **data, size_t *len,
+		    int64_t timeout_ns)
+{
+	struct stream_slot *sl;
+	int err;
+
+	*data = NULL;
+	*len = 0;
+	if (s->fd < 0)
+		return -EBADF;
+	if (s->handed) {
+		/* the block handed out last is done with: its slot reads the
+		 * next unread block */
+		err = slot_start(s, s->head);
+		if (err)
+			return err;
+		if (s->uring && s->slot[s->head].inflight)
+			io_uring_submit(&s->ring);
+		s->head = (s->head + 1) % s->cfg.depth;
+		s->handed = false;
+	}
+	sl = &s->slot[s->head];
+	if (!sl->want)
+		return 0;               /* end of file */
+	err = s->uring ? wait_slot(s, s->head, timeout_ns) : read_slot(s, s->head);
+	if (err)
+		return err;
+	if (sl->result)
+		return sl->result;
+	s->st.bytes += sl->got;
+	stg_histo_record(&s->st.lat, stg_now_ns() - sl->t_submit);
+	*data = sl->buf;
+	*len = sl->got;
+	s->handed = true;
+	return 1;
+}
+
+void stg_stream_stats(const struct stg_stream *s, struct stg_stream_stats *out)
+{
+	*out = s->st;
+}
+
+void stg_stream_destroy(struct stg_stream *s)
+{
+	if (!s)
+		return;
+	stg_stream_close(s);
+	if (s->uring)
+		io_uring_queue_exit(&s->ring);
+	free(s->mem);
+	free(s);
+}

@@ -1,0 +1,452 @@
+/*
+ * test_engine_shards.c - the engine over sharded datasets (shard_stage.c)
+ * with a toy format of its own, so that the engine is tested apart from
+ * the real formats: a shard is records of [u32 length][payload], the
+ * payload [u64 record id][filler]. Checked: every record once per epoch
+ * whatever the readers, shuffle buffer and read size; zstd-compressed
+ * shards; a shard that ends early, a bad length and a missing shard each
+ * give exactly the records owed as failed samples, by kind, with the
+ * shard and the byte offset.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <zstd.h>
+
+#include "augment.h"
+#include "harness.h"
+#include "loader.h"
+
+#define TOY_EBAD 7001
+#define TOY_ESHORT 7002
+
+/* ---- the toy format ---- */
+
+struct toy_scan {
+	uint64_t pos;
+};
+
+static void toy_init(void *arg, void *scan, uint64_t shard)
+{
+	(void)arg;
+	(void)shard;
+	((struct toy_scan *)scan)->pos = 0;
+}
+
+static int toy_next(void *scan, const uint8_t *win, uint64_t base,
+		    size_t len, bool eof, uint64_t *off, uint64_t *rlen,
+		    uint64_t *keep, uint64_t *err_off)
+{
+	struct toy_scan *t = scan;
+	uint64_t end = base + len;
+	uint32_t n;
+
+	*keep = t->pos;
+	if (t->pos == end)
+		return 0;
+	if (end - t->pos < 4)
+		return eof ? -TOY_ESHORT : 0;
+	memcpy(&n, win + (t->pos - base), 4);
+	if (n < 8 || n > 1 << 20) {
+		*err_off = t->pos;
+		return -TOY_EBAD;
+	}
+	if (end - t->pos < 4 + (uint64_t)n) {
+		if (eof) {
+			*err_off = t->pos;
+			return -TOY_ESHORT;
+		}
+		return 0;
+	}
+	*off = t->pos + 4;
+	*rlen = n;
+	t->pos += 4 + n;
+	*keep = t->pos;
+	return 1;
+}
+
+static const char *toy_err_name(int err)
+{
+	return err == -TOY_EBAD ? "toy_bad" : err == -TOY_ESHORT ? "toy_short"
+							   : NULL;
+}
+
+static int dec_create(void *arg, void **dec)
+{
+	(void)arg;
+	return aug_zstd_create((struct aug_zstd **)dec);
+}
+
+static void dec_destroy(void *dec) { aug_zstd_destroy(dec); }
+static void dec_reset(void *dec) { aug_zstd_reset(dec); }
+
+static int dec_run(void *dec, const uint8_t *in, size_t in_len,
+		   size_t *in_pos, uint8_t *out, size_t cap, size_t *out_pos)
+{
+	return aug_zstd_run(dec, in, in_len, in_pos, out, cap, out_pos);
+}
+
+static int dec_end(void *dec)
+{
+	return aug_zstd_mid_frame(dec) ? -AUG_EZSTD : 0;
+}
+
+static const struct ldr_shard_ops toy_ops = {
+	.scan_size = sizeof(struct toy_scan),
+	.scan_init = toy_init,
+	.scan_next = toy_next,
+	.dec_create = dec_create,
+	.dec_destroy = dec_destroy,
+	.dec_reset = dec_reset,
+	.dec_run = dec_run,
+	.dec_end = dec_end,
+	.truncated_err = -TOY_ESHORT,
+	.err_name = toy_err_name,
+};
+
+/* ---- shards on disk ---- */
+
+struct toyset {
+	char *dir;
+	struct stg_dataset *ds;
+	uint64_t nshards;
+	uint64_t *records;      /* per dataset id */
+	uint8_t *compressed;
+	uint64_t total;
+	uint64_t *rec_of_id;    /* record id -> its record count in shard */
+	struct ldr_shards sh;
+};
+
+static size_t toy_record(uint8_t *p, uint64_t rid)
+{
+	uint32_t n = (uint32_t)(8 + (rid * 7919) % 3000);
+
+	memcpy(p, &n, 4);
+	memcpy(p + 4, &rid, 8);
+	for (uint32_t i = 8; i < n; i++)
+		p[4 + i] = (uint8_t)(rid + i);
+	return 4 + n;
+}
+
+/* NSHARDS shards of PER records each (shard i holds records i*PER ..);
+ * ZSTD: every other shard compressed. */
+static void toyset_make(struct toyset *t, unsigned nshards, unsigned per,
+			bool zstd)
+{
+	char path[4096];
+	size_t cap = (size_t)per * 3100, len;
+	uint8_t *buf = malloc(cap), *z = malloc(ZSTD_compressBound(cap));
+
+	cr_assert(buf && z);
+	memset(t, 0, sizeof(*t));
+	t->dir = fr_test_tmpdir();
+	for (unsigned s = 0; s < nshards; s++) {
+		bool c = zstd && s % 2;
+		int fd;
+
+		len = 0;
+		for (unsigned k = 0; k < per; k++)
+			len += toy_record(buf + len, (uint64_t)s * per + k);
+		snprintf(path, sizeof(path), "%s/shard-%04u.toy%s", t->dir, s,
+			 c ? ".zst" : "");
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		cr_assert(fd >= 0);
+		if (c) {
+			size_t zl = ZSTD_compress(z, ZSTD_compressBound(cap),
+						  buf, len, 3);
+
+			cr_assert(!ZSTD_isError(zl));
+			cr_assert_eq(write(fd, z, zl), (ssize_t)zl);
+		} else {
+			cr_assert_eq(write(fd, buf, len), (ssize_t)len);
+		}
+		close(fd);
+	}
+	free(buf);
+	free(z);
+	cr_assert_eq(stg_dataset_scan(t->dir, NULL, &t->ds), 0);
+	t->nshards = stg_dataset_count(t->ds);
+	cr_assert_eq(t->nshards, nshards);
+	t->records = calloc(nshards, sizeof(*t->records));
+	t->compressed = calloc(nshards, 1);
+	for (uint64_t id = 0; id < nshards; id++) {
+		const char *rel = stg_dataset_relpath(t->ds, id, NULL);
+
+		t->records[id] = per;
+		t->compressed[id] = strstr(rel, ".zst") != NULL;
+	}
+	t->total = (uint64_t)nshards * per;
+	t->sh.records = t->records;
+	t->sh.compressed = t->compressed;
+	t->sh.total = t->total;
+	t->sh.ops = &toy_ops;
+	t->sh.max_record = 1 << 20;
+}
+
+static void toyset_free(struct toyset *t)
+{
+	stg_dataset_destroy(t->ds);
+	free(t->records);
+	free(t->compressed);
+	fr_test_rmtree(t->dir);
+}
+
+/* ---- a transform that says which record it got ---- */
+
+static int id_apply(void *ctx, const void *data, size_t len, uint64_t seed,
+		    uint64_t epoch, uint64_t id, void *out,
+		    struct ldr_step_times *st)
+{
+	uint64_t rid, v[3];
+
+	(void)ctx;
+	(void)seed;
+	(void)st;
+	memcpy(&rid, data, 8);
+	for (size_t i = 8; i < len; i++)
+		if (((const uint8_t *)data)[i] != (uint8_t)(rid + i))
+			return -EIO;
+	v[0] = rid + 1;         /* 0 stays "failed" */
+	v[1] = epoch;
+	v[2] = id;
+	memcpy(out, v, sizeof(v));
+	return 0;
+}
+
+static const struct ldr_transform id_tf = {
+	.name = "toy-id", .out_bytes = 24, .apply = id_apply,
+};
+
+struct seen {
+	uint64_t n;
+	uint32_t *count;        /* per record id */
+	uint64_t failed, id_mismatch;
+	uint64_t *order, norder;  /* record ids in position order */
+};
+
+static void on_batch(void *arg, uint64_t batch, const void *data,
+		     unsigned samples)
+{
+	struct seen *s = arg;
+	const uint64_t *v = data;
+
+	(void)batch;
+	for (unsigned i = 0; i < samples; i++, v += 3) {
+		if (!v[0]) {
+			s->failed++;
+			continue;
+		}
+		if (v[0] - 1 >= s->n)
+			continue;
+		s->count[v[0] - 1]++;
+		if (s->order)
+			s->order[s->norder++] = v[0] - 1;
+		/* the engine's id of a record is its place in the shards' order
+		 * of the listing, the same numbering as the toy's */
+		if (v[2] != v[0] - 1)
+			s->id_mismatch++;
+	}
+}
+
+static void run_epochs(struct toyset *t, unsigned readers, unsigned shuffle,
+		       uint32_t read_size, uint64_t epochs, struct seen *s,
+		       struct ldr_result *res)
+{
+	struct ldr_config cfg;
+
+	memset(s, 0, sizeof(*s));
+	s->n = t->total;
+	s->count = calloc(t->total, sizeof(*s->count));
+	s->order = calloc(t->total * epochs, sizeof(*s->order));
+	t->sh.shuffle_buffer = shuffle;
+	t->sh.read_size = read_size;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.ds = t->ds;
+	cfg.shards = &t->sh;
+	cfg.readers = readers;
+	cfg.workers = 2;
+	cfg.batch = 7;
+	cfg.transform = id_tf;
+	cfg.seed = 11;
+	cfg.epochs = epochs;
+	cfg.warmup_s = -1;
+	cfg.on_batch = on_batch;
+	cfg.on_batch_arg = s;
+	cr_assert_eq(ldr_run(&cfg, res), 0);
+}
+
+FR_TEST(engine_shards, every_record_once_per_epoch_whatever_the_readers)
+{
+	struct ldr_result *res = calloc(1, sizeof(*res));
+	static const unsigned readers[] = { 1, 3 }, shuffle[] = { 1, 50, 1000 };
+	static const uint32_t rs[] = { 4096, 65536, 1 << 20 };
+	struct toyset t;
+
+	toyset_make(&t, 9, 37, false);
+	for (unsigned a = 0; a < 2; a++)
+		for (unsigned b = 0; b < 3; b++) {
+			struct seen s;
+
+			run_epochs(&t, readers[a], shuffle[b], rs[b], 2, &s,
+				   res);
+			cr_assert_eq(res->errors, 0);
+			cr_assert_eq(s.failed, 0);
+			cr_assert_eq(s.id_mismatch, 0);
+			cr_assert_eq(res->epochs_done, 2);
+			for (uint64_t i = 0; i < t.total; i++)
+				cr_assert_eq(s.count[i], 2, "record %lu seen "
+					     "%u times (readers %u, shuffle "
+					     "%u)", (unsigned long)i,
+					     s.count[i], readers[a],
+					     shuffle[b]);
+			free(s.count);
+			free(s.order);
+		}
+	toyset_free(&t);
+	free(res);
+}
+
+FR_TEST(engine_shards, compressed_shards_give_the_same_records)
+{
+	struct ldr_result *res = calloc(1, sizeof(*res));
+	struct toyset t;
+	struct seen s;
+
+	toyset_make(&t, 6, 41, true);
+	run_epochs(&t, 2, 20, 4096, 1, &s, res);
+	cr_assert_eq(res->errors, 0);
+	for (uint64_t i = 0; i < t.total; i++)
+		cr_assert_eq(s.count[i], 1);
+	free(s.count);
+	free(s.order);
+	toyset_free(&t);
+	free(res);
+}
+
+/* Shard changes in position order: 1 per shard in file order, many when
+ * the buffer mixes them. */
+static uint64_t shard_switches(const struct seen *s, unsigned per)
+{
+	uint64_t n = 0;
+
+	for (uint64_t i = 1; i < s->norder; i++)
+		n += s->order[i] / per != s->order[i - 1] / per;
+	return n;
+}
+
+FR_TEST(engine_shards, a_shuffle_buffer_mixes_shards_and_none_keeps_order)
+{
+	struct ldr_result *res = calloc(1, sizeof(*res));
+	struct toyset t;
+	struct seen s;
+
+	toyset_make(&t, 4, 16, false);
+	run_epochs(&t, 1, 1, 4096, 1, &s, res);
+	cr_assert_eq(s.norder, t.total);
+	cr_assert_eq(shard_switches(&s, 16), 3, "one reader, no buffer: "
+		     "shard after shard");
+	for (uint64_t i = 1; i < s.norder; i++)
+		if (s.order[i] / 16 == s.order[i - 1] / 16)
+			cr_assert_eq(s.order[i], s.order[i - 1] + 1,
+				     "a shard's records in file order");
+	free(s.count);
+	free(s.order);
+	run_epochs(&t, 1, 32, 4096, 1, &s, res);
+	cr_assert_eq(s.norder, t.total);
+	cr_assert_gt(shard_switches(&s, 16), 10, "a 32-record buffer mixes "
+		     "neighbouring shards");
+	free(s.count);
+	free(s.order);
+	toyset_free(&t);
+	free(res);
+}
+
+/* Overwrite LEN bytes at OFF of shard file NAME. */
+static void poke(const struct toyset *t, const char *name, off_t off,
+		 const void *b, size_t len)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", t->dir, name);
+	fd = open(path, O_WRONLY);
+	cr_assert(fd >= 0);
+	cr_assert_eq(pwrite(fd, b, len, off), (ssize_t)len);
+	close(fd);
+}
+
+static const struct ldr_err_count *find_err(const struct ldr_result *r,
+					    const char *kind)
+{
+	for (unsigned i = 0; i < r->err_kinds; i++)
+		if (!strcmp(r->err[i].kind, kind))
+			return &r->err[i];
+	return NULL;
+}
+
+FR_TEST(engine_shards, broken_shards_owe_their_records_as_failed_samples)
+{
+	struct ldr_result *res = calloc(1, sizeof(*res));
+	const struct ldr_err_count *c;
+	char path[4096];
+	uint32_t bad = 0xFFFFFFFFu;
+	struct toyset t;
+	struct seen s;
+	uint64_t good = 0;
+
+	toyset_make(&t, 5, 20, false);
+	/* shard 1: the 4th record's length is garbage (at its offset) */
+	{
+		uint8_t tmp[4096];
+		size_t off = 0;
+
+		for (unsigned k = 0; k < 3; k++)
+			off += toy_record(tmp, 20 + k);
+		poke(&t, "shard-0001.toy", (off_t)off, &bad, 4);
+		snprintf(path, sizeof(path), "@%zu", off);
+	}
+	/* shard 2: cut short inside its last record */
+	{
+		char p2[4096];
+
+		snprintf(p2, sizeof(p2), "%s/shard-0002.toy", t.dir);
+		cr_assert_eq(truncate(p2, 20 * 100), 0);
+	}
+	/* shard 3: gone after the listing */
+	{
+		char p3[4096];
+
+		snprintf(p3, sizeof(p3), "%s/shard-0003.toy", t.dir);
+		cr_assert_eq(unlink(p3), 0);
+	}
+	run_epochs(&t, 2, 10, 4096, 1, &s, res);
+	for (uint64_t i = 0; i < t.total; i++)
+		good += s.count[i];
+	/* every position was filled: good + failed = one epoch */
+	cr_assert_eq(good + s.failed, t.total);
+	cr_assert_eq(res->errors, s.failed);
+	c = find_err(res, "toy_bad");
+	cr_assert_not_null(c);
+	cr_assert_eq(c->count, 17, "the 17 records after the bad length");
+	cr_assert(strstr(c->example, "shard-0001.toy") &&
+		  strstr(c->example, path), "example %s", c->example);
+	c = find_err(res, "toy_short");
+	cr_assert_not_null(c);
+	cr_assert_gt(c->count, 0);
+	cr_assert(strstr(c->example, "shard-0002.toy"), "%s", c->example);
+	c = find_err(res, "ENOENT");
+	cr_assert_not_null(c);
+	cr_assert_eq(c->count, 20);
+	for (uint64_t i = 0; i < 20; i++)
+		cr_assert_eq(s.count[i], 1, "shard 0 is whole");
+	for (uint64_t i = 20; i < 23; i++)
+		cr_assert_eq(s.count[i], 1, "shard 1 before the bad length");
+	free(s.count);
+	free(s.order);
+	toyset_free(&t);
+	free(res);
+}
