@@ -6,6 +6,7 @@
 #ifndef FEEDRATE_FMT_TESTLIB_H
 #define FEEDRATE_FMT_TESTLIB_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,6 +140,30 @@ static inline int64_t ft_mem_pread(void *arg, void *buf, size_t len,
 		len = m->n - off;
 	memcpy(buf, m->p + off, len);
 	return (int64_t)len;
+}
+
+/* DIR/NAME's bytes, malloc'd with a NUL after them; fails the test when
+ * unreadable. */
+static inline uint8_t *ft_read_file(const char *dir, const char *name,
+				    size_t *len)
+{
+	char path[4096];
+	FILE *f;
+	uint8_t *buf;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "rb");
+	cr_assert_not_null(f, "%s unreadable", path);
+	cr_assert(fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 &&
+		  fseek(f, 0, SEEK_SET) == 0);
+	buf = malloc((size_t)n + 1);
+	cr_assert_not_null(buf);
+	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	buf[n] = 0;
+	*len = (size_t)n;
+	return buf;
 }
 
 #endif /* FEEDRATE_FMT_TESTLIB_H */
