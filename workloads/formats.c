@@ -1,0 +1,177 @@
+/*
+ * formats.c - the format table: names, error keys, and the dispatch of
+ * scanner, header walk and unwrap to each format's file (fmt_tar.c,
+ * fmt_tfrecord.c, fmt_mds.c). A format's row holds what it can do; an
+ * empty slot answers -EINVAL (FOLDER, AUTO) or -ENOTSUP (MDS's walk: its
+ * counts come from index.json).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "fmt_internal.h"
+
+struct fmt_ops {
+	const char *name;
+	void (*scan_init)(struct wl_scanner *s);
+	int (*scan_next)(struct wl_scanner *s, const uint8_t *win,
+			 uint64_t win_base, size_t win_len, bool eof,
+			 struct wl_record *rec);
+	int (*walk_count)(wl_pread_fn pread, void *arg, uint64_t size,
+			  uint64_t max_record, uint64_t *count,
+			  uint64_t *err_off);
+	int walk_absent;        /* what walk_count == NULL answers */
+	int (*unwrap)(const struct wl_mds_shard *mds, const uint8_t *rec,
+		      size_t len, struct wl_sample_view *out);
+};
+
+/* ImageFolder: the record is the image file itself; its label is the
+ * folder's, which the listing knows. */
+static int folder_unwrap(const struct wl_mds_shard *mds, const uint8_t *rec,
+			 size_t len, struct wl_sample_view *out)
+{
+	(void)mds;
+	memset(out, 0, sizeof(*out));
+	out->image = rec;
+	out->image_len = len;
+	return 0;
+}
+
+static int tar_unwrap(const struct wl_mds_shard *mds, const uint8_t *rec,
+		      size_t len, struct wl_sample_view *out)
+{
+	(void)mds;
+	return wl_tar_unwrap(rec, len, out);
+}
+
+static int tfr_unwrap(const struct wl_mds_shard *mds, const uint8_t *rec,
+		      size_t len, struct wl_sample_view *out)
+{
+	(void)mds;
+	return wl_tfr_unwrap(rec, len, out);
+}
+
+static int mds_unwrap(const struct wl_mds_shard *mds, const uint8_t *rec,
+		      size_t len, struct wl_sample_view *out)
+{
+	if (!mds)
+		return -EINVAL;
+	return wl_mds_sample_parse(mds, rec, len, out);
+}
+
+static const struct fmt_ops fmt_table[WL_FORMAT_COUNT] = {
+	[WL_FORMAT_AUTO] = { .name = "auto", .walk_absent = -EINVAL },
+	[WL_FORMAT_FOLDER] = { .name = "folder", .walk_absent = -EINVAL,
+			       .unwrap = folder_unwrap },
+	[WL_FORMAT_WDS] = { .name = "wds", .scan_init = wl_tar_scan_init,
+			    .scan_next = wl_tar_scan_next,
+			    .walk_count = wl_tar_walk_count,
+			    .unwrap = tar_unwrap },
+	[WL_FORMAT_MDS] = { .name = "mds", .scan_init = wl_mds_scan_init,
+			    .scan_next = wl_mds_scan_next,
+			    .walk_absent = -ENOTSUP, .unwrap = mds_unwrap },
+	[WL_FORMAT_TFRECORD] = { .name = "tfrecord",
+				 .scan_init = wl_tfr_scan_init,
+				 .scan_next = wl_tfr_scan_next,
+				 .walk_count = wl_tfr_walk_count,
+				 .unwrap = tfr_unwrap },
+};
+
+static const struct fmt_ops *fmt_ops_of(enum wl_format f)
+{
+	if ((unsigned)f >= WL_FORMAT_COUNT)
+		return NULL;
+	return &fmt_table[f];
+}
+
+const char *wl_format_name(enum wl_format f)
+{
+	const struct fmt_ops *ops = fmt_ops_of(f);
+
+	return ops ? ops->name : "?";
+}
+
+int wl_format_parse(const char *s, enum wl_format *out)
+{
+	for (int f = 0; f < WL_FORMAT_COUNT && s; f++) {
+		if (!strcmp(s, fmt_table[f].name)) {
+			*out = (enum wl_format)f;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static const char *const fmt_err_names[WL_FMT_E_END - WL_FMT_E_BASE] = {
+	[WL_EBADHDR - WL_FMT_E_BASE] = "bad_header",
+	[WL_ETRUNCREC - WL_FMT_E_BASE] = "truncated_record",
+	[WL_EZSTD - WL_FMT_E_BASE] = "bad_zstd",
+	[WL_EMISSING - WL_FMT_E_BASE] = "missing_shard",
+	[WL_ECRC - WL_FMT_E_BASE] = "crc_mismatch",
+	[WL_ENOIMAGE - WL_FMT_E_BASE] = "no_image",
+	[WL_EBADINDEX - WL_FMT_E_BASE] = "bad_index",
+	[WL_EBADREC - WL_FMT_E_BASE] = "bad_record",
+};
+
+const char *wl_fmt_err_name(int err)
+{
+	/* negate in 64 bits: -INT_MIN does not fit an int */
+	int64_t e = err < 0 ? -(int64_t)err : err;
+
+	if (e < WL_FMT_E_BASE || e >= WL_FMT_E_END)
+		return NULL;
+	return fmt_err_names[e - WL_FMT_E_BASE];
+}
+
+void wl_scan_init(struct wl_scanner *s, enum wl_format f,
+		  const struct wl_mds_shard *mds, uint64_t max_record)
+{
+	const struct fmt_ops *ops = fmt_ops_of(f);
+
+	memset(s, 0, sizeof(*s));
+	s->fmt = f;
+	s->mds = mds;
+	s->max_record = max_record;
+	if (ops && ops->scan_init)
+		ops->scan_init(s);
+}
+
+int wl_scan_next(struct wl_scanner *s, const uint8_t *win, uint64_t win_base,
+		 size_t win_len, bool eof, struct wl_record *rec)
+{
+	const struct fmt_ops *ops = fmt_ops_of(s->fmt);
+
+	if (!ops || !ops->scan_next)
+		return -EINVAL;
+	/* a window that lost bytes still needed, or wraps the offsets, is the
+	 * caller's bug: no format could cut records from it */
+	if (win_base > s->keep_from || win_base + win_len < win_base ||
+	    (win_len && !win))
+		return -EINVAL;
+	if (s->fmt == WL_FORMAT_MDS && !s->mds)
+		return -EINVAL;
+	return ops->scan_next(s, win, win_base, win_len, eof, rec);
+}
+
+int wl_walk_count(enum wl_format f, wl_pread_fn pread, void *arg,
+		  uint64_t size, uint64_t max_record, uint64_t *count,
+		  uint64_t *err_off)
+{
+	const struct fmt_ops *ops = fmt_ops_of(f);
+
+	*count = 0;
+	if (!ops)
+		return -EINVAL;
+	if (!ops->walk_count)
+		return ops->walk_absent;
+	return ops->walk_count(pread, arg, size, max_record, count, err_off);
+}
+
+int wl_unwrap(enum wl_format f, const struct wl_mds_shard *mds,
+	      const uint8_t *rec, size_t len, struct wl_sample_view *out)
+{
+	const struct fmt_ops *ops = fmt_ops_of(f);
+
+	if (!ops || !ops->unwrap)
+		return -EINVAL;
+	return ops->unwrap(mds, rec, len, out);
+}
