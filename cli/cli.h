@@ -81,6 +81,10 @@ struct cli_common_opts {
 	unsigned workers;               /* --workers; 0: the default */
 	const char *python;             /* --python, NULL: python3 on PATH */
 	double runner_timeout;          /* 0: MS_PYTHON_TIMEOUT_S */
+	/* --format, --shuffle-buffer, --read-size */
+	enum wl_format format;          /* AUTO: detect */
+	unsigned shuffle_buffer;        /* 0: LDR_DEFAULT_SHUFFLE_BUFFER */
+	uint32_t read_size;             /* 0: STG_STREAM_BLOCK_DEFAULT */
 };
 
 /* getopt_long values of the shared long options without a short one. */
@@ -90,6 +94,7 @@ enum {
 	CLI_OPT_DEPTH, CLI_OPT_MAXBYTES, CLI_OPT_LIST, CLI_OPT_JSON,
 	CLI_OPT_KEEP, CLI_OPT_TMPDIR, CLI_OPT_GENSIZE,
 	CLI_OPT_PIPELINE, CLI_OPT_PYTHON, CLI_OPT_WORKERS, CLI_OPT_RUNNER_TO,
+	CLI_OPT_FORMAT, CLI_OPT_SHUFFLE_BUF, CLI_OPT_READ_SIZE,
 };
 
 /* The shared entries of a struct option table (needs <getopt.h>); the
@@ -115,7 +120,10 @@ enum {
 	{ "pipeline", required_argument, NULL, CLI_OPT_PIPELINE }, \
 	{ "python", required_argument, NULL, CLI_OPT_PYTHON }, \
 	{ "workers", required_argument, NULL, CLI_OPT_WORKERS }, \
-	{ "runner-timeout", required_argument, NULL, CLI_OPT_RUNNER_TO }
+	{ "runner-timeout", required_argument, NULL, CLI_OPT_RUNNER_TO }, \
+	{ "format", required_argument, NULL, CLI_OPT_FORMAT }, \
+	{ "shuffle-buffer", required_argument, NULL, CLI_OPT_SHUFFLE_BUF }, \
+	{ "read-size", required_argument, NULL, CLI_OPT_READ_SIZE }
 
 /*
  * A comma-separated list of counts within [LO, HI] ("1,2,8"), at most MAX
@@ -271,7 +279,7 @@ int cli_write_report(const char *cmd, const char *path, struct json_t *json,
  */
 int cli_point_base(const char *cmd, const struct cli_common_opts *o,
 		   const struct wl_workload *w, const struct ms_gpus *gs,
-		   const struct stg_dataset *ds, struct ms_point *p,
+		   const struct ms_dataset *md, struct ms_point *p,
 		   struct wl_transform_state *ts, char *pipeline, size_t len);
 
 /*

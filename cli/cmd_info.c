@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "measure.h"
@@ -29,7 +30,8 @@ static void usage(FILE *f)
 		"cgroup quota),\nCPU model, SMT, NUMA nodes, steal time, RAM "
 		"and cgroup memory limit, NVIDIA\nGPUs, the DMI product name, "
 		"io_uring availability; and with PATH the\nfilesystem, mount "
-		"and block device (with its model) that PATH is on.\n\n"
+		"and block device (with its model) that PATH is on, and the "
+		"dataset format\nit holds (shards: how many, and their records).\n\n"
 		"Options:\n"
 		"  --json FILE|-        also write the results as JSON "
 		"(\"-\": stdout only)\n"
@@ -92,6 +94,42 @@ static int info_parse(int argc, char **argv, struct info_opts *o)
 	return 0;
 }
 
+/* PATH as a dataset: its format, and for shards their count (the
+ * headers are walked: small reads, nothing written). */
+static void info_dataset(struct rpt_info *in)
+{
+	enum wl_format f;
+	struct wl_shardset *s = NULL;
+	struct stat st;
+
+	if (stat(in->path, &st) || !S_ISDIR(st.st_mode))
+		return;
+	if (wl_format_detect(in->path, &f, in->format_why,
+			     sizeof(in->format_why)))
+		return;
+	snprintf(in->format, sizeof(in->format), "%s", wl_format_name(f));
+	if (f == WL_FORMAT_FOLDER)
+		return;
+	in->ds_err = wl_shardset_open(in->path, f, NULL, &s, in->ds_why,
+				      sizeof(in->ds_why));
+	if (in->ds_err)
+		return;
+	in->shards = stg_dataset_count(s->ds);
+	in->records = s->total;
+	in->compressed_shards = s->compressed_shards;
+	in->shard_bytes = s->bytes;
+	in->count_s = s->count_s;
+	in->ds_nerr = s->nerr;
+	for (unsigned i = 0; i < s->nerr && i < 8; i++) {
+		memcpy(in->ds_err_kinds[i].kind, s->err[i].kind,
+		       sizeof(in->ds_err_kinds[i].kind));
+		in->ds_err_kinds[i].count = s->err[i].count;
+		memcpy(in->ds_err_kinds[i].example, s->err[i].example,
+		       sizeof(in->ds_err_kinds[i].example));
+	}
+	wl_shardset_free(s);
+}
+
 /* What the report shows, into *IN; *PROBE_FILE is the caller's to free. */
 static void info_gather(const struct info_opts *o, struct rpt_info *in,
 			char **probe_file)
@@ -107,6 +145,8 @@ static void info_gather(const struct info_opts *o, struct rpt_info *in,
 		return;
 	in->path = o->path;
 	in->fs_err = stg_detect_fs(in->path, &in->fs);
+	if (!in->fs_err)
+		info_dataset(in);
 	if (o->probe && !in->fs_err) {
 		in->probed = true;
 		in->probe_err = ms_io_cache_probe(in->path, probe_file,

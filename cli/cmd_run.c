@@ -222,7 +222,7 @@ static void run_fill_dataset(struct run_state *s, struct rpt_run *rr)
 static int run_point(struct run_state *s, struct ms_point *p)
 {
 	const struct run_opts *o = &s->o;
-	int ret = cli_point_base("run", &o->c, s->w, &s->gs, s->md.ds, p,
+	int ret = cli_point_base("run", &o->c, s->w, &s->gs, &s->md, p,
 				 &s->ts, s->pipeline, sizeof(s->pipeline));
 
 	p->cache = o->cache;

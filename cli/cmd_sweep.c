@@ -524,7 +524,7 @@ static int sweep_measure(struct sweep_state *s)
 	int ret, err;
 
 	memset(&cfg, 0, sizeof(cfg));
-	ret = cli_point_base("sweep", &s->o.c, s->w, &s->gs, s->md.ds,
+	ret = cli_point_base("sweep", &s->o.c, s->w, &s->gs, &s->md,
 			     &cfg.base, &s->ts, s->pipeline,
 			     sizeof(s->pipeline));
 	if (ret)

@@ -100,12 +100,27 @@ int cli_dataset_open(const char *cmd, const struct wl_workload *w,
 	d.gen_size = o->gen_size;
 	d.seed = o->seed;
 	d.stop = &cli_stop;
+	d.format = o->format;
+	d.shard.read_size = o->read_size;
+	d.shard.shuffle_buffer = o->shuffle_buffer;
+	d.shard.max_record = o->max_sample_bytes;
+	d.shard.stop = &cli_stop;
 	if (isatty(STDERR_FILENO)) {
 		d.progress = cli_gen_progress;
 		d.progress_arg = (void *)cmd;
 	}
 	err = ms_dataset_open(&d, md, why, sizeof(why));
-	return err ? cli_fail(cmd, err, cli_stop, why) : 0;
+	if (err)
+		return cli_fail(cmd, err, cli_stop, why);
+	for (unsigned i = 0; md->shards && i < o->npipes; i++)
+		if (o->pipes[i].kind != MS_PIPELINE_NATIVE)
+			return cli_usage_error(cmd, "--pipeline %s reads an "
+				"image folder; this dataset is %s shards: "
+				"measure them with the native pipeline",
+				o->pipes[i].kind == MS_PIPELINE_TORCH ?
+				"torch" : "python:FILE",
+				wl_format_name(md->format));
+	return 0;
 }
 
 void cli_dataset_close(const char *cmd, struct ms_dataset *md, bool keep)
@@ -190,13 +205,14 @@ int cli_write_report(const char *cmd, const char *path, json_t *json,
 
 int cli_point_base(const char *cmd, const struct cli_common_opts *o,
 		   const struct wl_workload *w, const struct ms_gpus *gs,
-		   const struct stg_dataset *ds, struct ms_point *p,
+		   const struct ms_dataset *md, struct ms_point *p,
 		   struct wl_transform_state *ts, char *pipeline, size_t len)
 {
 	int err;
 
 	memset(p, 0, sizeof(*p));
-	p->ds = ds;
+	p->ds = md->ds;
+	p->shards = md->shards ? &md->shards->ldr : NULL;
 	p->readers = o->readers;
 	p->backend = o->backend;
 	p->depth = o->depth;
@@ -217,6 +233,9 @@ int cli_point_base(const char *cmd, const struct cli_common_opts *o,
 	}
 	if (err)
 		return cli_fail(cmd, err, 0, "the transform cannot start");
+	if (md->shards)     /* records are unwrapped before the decode */
+		wl_shardset_transform(md->shards, &p->transform,
+				      &p->transform);
 	return 0;
 }
 

@@ -344,6 +344,26 @@ static int parse_read_opt(const char *cmd, int c, const char *arg,
 				"'%s' (4K..16G)", arg);
 		o->max_sample_bytes = u;
 		return 1;
+	case CLI_OPT_FORMAT:
+		if (wl_format_parse(arg, &o->format))
+			return cli_usage_error(cmd, "unknown --format '%s' "
+				"(auto, folder, wds, mds, tfrecord)", arg);
+		return 1;
+	case CLI_OPT_SHUFFLE_BUF:
+		if (cli_parse_ulong(arg, 1, 1000000, &ul))
+			return cli_usage_error(cmd, "--shuffle-buffer wants "
+				"1..1000000 records (1: no shuffle within "
+				"shards), not '%s'", arg);
+		o->shuffle_buffer = (unsigned)ul;
+		return 1;
+	case CLI_OPT_READ_SIZE:
+		if (cli_parse_size(arg, &u) || u < 4096 || u > (256u << 20) ||
+		    u % 4096)
+			return cli_usage_error(cmd, "--read-size wants a "
+				"multiple of 4K from 4K to 256M, not '%s'",
+				arg);
+		o->read_size = (uint32_t)u;
+		return 1;
 	case CLI_OPT_GENSIZE:
 		if (cli_parse_size(arg, &o->gen_size) ||
 		    o->gen_size < (1u << 20))
@@ -410,6 +430,10 @@ int cli_parse_dataset(const char *cmd, int argc, char **argv,
 	if (o->list && !o->dataset)
 		return cli_usage_error(cmd, "--list needs the DATASET folder "
 				       "its relative paths start from");
+	if (o->list && o->format != WL_FORMAT_AUTO &&
+	    o->format != WL_FORMAT_FOLDER)
+		return cli_usage_error(cmd, "--list names image files: it "
+				       "goes with --format folder only");
 	return 0;
 }
 
@@ -438,7 +462,15 @@ void cli_common_usage(FILE *f)
 "      --list FILE        read the files named in FILE (\"PATH\" or\n"
 "                         \"SIZE<TAB>PATH\" per line), relative to DATASET\n"
 "      --max-sample-bytes SIZE  larger files fail as over the cap (default\n"
-"                         64M)\n"
+"                         64M); with shards, the largest record\n"
+"      --format F         auto (default: detected), folder (one image\n"
+"                         file per sample, as ImageFolder), wds\n"
+"                         (WebDataset .tar / .tar.zst shards), mds\n"
+"                         (MosaicML MDS: index.json) or tfrecord\n"
+"      --shuffle-buffer N shards: records each reader shuffles within\n"
+"                         (default %u, as WebDataset's shuffle()); 1 reads\n"
+"                         each shard in order; shards are shuffled per epoch\n"
+"      --read-size SIZE   shards: bytes per sequential read (default 1M)\n"
 "      --gen-size SIZE    size of the generated dataset (default %lluM)\n"
 "      --tmpdir DIR       where to generate it (default /var/tmp, else\n"
 "                         $TMPDIR, /tmp or the current folder; never tmpfs)\n"
@@ -459,6 +491,7 @@ void cli_common_usage(FILE *f)
 "      --runner-timeout T a Python runner silent this long is killed\n"
 "                         (default %.0fs)\n"
 "\n", LDR_DEFAULT_BATCH, LDR_DEFAULT_DEPTH,
+		LDR_DEFAULT_SHUFFLE_BUFFER,
 		(unsigned long long)(MS_DEFAULT_GEN >> 20),
 		MS_PYTHON_TIMEOUT_S);
 }

@@ -168,6 +168,8 @@ struct ldr_shard_ops {
 	                                   ended inside a frame */
 	int truncated_err;      /* the code of a shard with fewer records than
 	                           counted */
+	int missing_err;        /* the code of a shard that is not there
+	                           (0: its -ENOENT) */
 	const char *(*err_name)(int err);
 	void *arg;
 };

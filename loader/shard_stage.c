@@ -283,7 +283,9 @@ static bool shard_claim(struct shard_rd *r)
 	}
 	err = stg_stream_open(rc->st, e->root_fd, name);
 	if (err) {
-		r->fail = err;          /* every record of it fails */
+		/* every record of it fails */
+		r->fail = err == -ENOENT && r->ops->missing_err ?
+			  r->ops->missing_err : err;
 		return true;
 	}
 	atomic_store_explicit(&rc->pending, STG_STREAM_DEPTH_DEFAULT,

@@ -319,6 +319,30 @@ int ms_dataset_open(const struct ms_dataset_opts *o, struct ms_dataset *md,
 		md->root = o->dataset;
 	}
 	t0 = stg_now();
+	md->format = o->list ? WL_FORMAT_FOLDER : o->format;
+	if (md->format == WL_FORMAT_AUTO) {
+		err = wl_format_detect(md->root, &md->format, md->format_why,
+				       sizeof(md->format_why));
+		if (err) {
+			snprintf(why, why_len, "%s", md->format_why);
+			return err;
+		}
+	} else {
+		snprintf(md->format_why, sizeof(md->format_why), "%s",
+			 o->list ? "--list names image files" : "--format");
+	}
+	if (md->format != WL_FORMAT_FOLDER) {
+		err = wl_shardset_open(md->root, md->format, &o->shard,
+				       &md->shards, why, why_len);
+		md->list_s = stg_now() - t0;
+		if (err && !why[0])
+			snprintf(why, why_len, "cannot open %s as %s: %s",
+				 md->root, wl_format_name(md->format),
+				 err < -4096 ? "format error" : strerror(-err));
+		if (!err)
+			md->ds = md->shards->ds;
+		return err;
+	}
 	if (o->list)
 		err = stg_dataset_load_list(o->list, md->root, NULL, &md->ds);
 	else
@@ -341,7 +365,11 @@ int ms_dataset_close(struct ms_dataset *md, bool keep)
 {
 	int err = 0;
 
-	stg_dataset_destroy(md->ds);
+	if (md->shards)
+		wl_shardset_free(md->shards);   /* it owns the listing */
+	else
+		stg_dataset_destroy(md->ds);
+	md->shards = NULL;
 	md->ds = NULL;
 	if (md->gen_dir[0] && !keep)
 		err = ms_rm_tree(md->gen_dir);

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "loader.h"
+#include "shardset.h"
 #include "storage.h"
 #include "workloads.h"
 
@@ -108,13 +109,19 @@ struct ms_dataset_opts {
 	volatile sig_atomic_t *stop;    /* polled while generating */
 	ms_gen_progress_fn progress;    /* NULL: none */
 	void *progress_arg;
+	enum wl_format format;          /* AUTO: wl_format_detect */
+	struct wl_shardset_opts shard;  /* read size, shuffle buffer */
 };
 
 struct ms_dataset {
 	char gen_dir[4096];             /* the generated dataset, "" none */
 	const char *root;               /* the folder read */
-	struct stg_dataset *ds;
-	double gen_s, list_s;           /* time spent generating, listing */
+	struct stg_dataset *ds;         /* the files (shards: SHARDS's) */
+	double gen_s, list_s;           /* time spent generating, listing
+	                                   (shards: and counting) */
+	enum wl_format format;          /* FOLDER, or a shard format */
+	char format_why[256];           /* how it was decided */
+	struct wl_shardset *shards;     /* NULL: a sample per file */
 };
 
 /*
@@ -321,6 +328,7 @@ void ms_python_finish(struct ldr_result *res, const struct ms_python_info *info,
  */
 struct ms_point {
 	const struct stg_dataset *ds;
+	const struct ldr_shards *shards; /* NULL: a sample per file */
 	enum stg_cache_state cache;
 	unsigned vcpus;                 /* 0 = every usable CPU */
 	unsigned workers;               /* transform threads; 0 = vcpus */

@@ -210,6 +210,7 @@ static void point_config(const struct ms_point *p, struct ldr_config *cfg)
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->ds = p->ds;
+	cfg->shards = p->shards;
 	cfg->reader.backend = p->backend;
 	cfg->reader.depth = p->depth;
 	cfg->reader.max_sample_bytes = maxsz && maxsz < p->max_sample_bytes ?
@@ -401,6 +402,14 @@ static const struct stg_dataset *ram_dataset(const struct ms_point *p,
 	*sub = NULL;
 	/* a python:FILE loader lists its files itself, the whole dataset:
 	 * never a sample, or the page cache would be sized for less */
+	if (k < n && p->shards) {
+		/* the shard counts go with the whole listing */
+		snprintf(out->note, sizeof(out->note), "a sharded dataset is "
+			 "read whole: no sample of its shards was taken, so "
+			 "this ram point may run past its share of the "
+			 "budget");
+		return p->ds;
+	}
 	if (k < n && p->pipe.kind == MS_PIPELINE_FILE) {
 		snprintf(out->note, sizeof(out->note), "the python:FILE "
 			 "pipeline reads the whole dataset (its make_loader "

@@ -93,6 +93,10 @@ struct rpt_run {
 	bool generated;                 /* a temporary synthetic dataset */
 	bool kept;                      /* ... and it was kept */
 	uint64_t files, bytes;          /* the listing */
+	const char *format;             /* "folder", "wds", "mds", ... */
+	uint64_t records;               /* samples per epoch (folder: files;
+	                                   shards: their records) */
+	uint64_t compressed_shards;
 	uint64_t listing_errors;        /* entries the listing skipped */
 	struct rpt_listing_kind {       /* ... by kind, one example each */
 		const char *kind;       /* "dangling_link", "opendir", ... */
@@ -424,6 +428,20 @@ struct rpt_info {
 	int probe_err;
 	const char *probe_file;         /* the file probed, may be NULL */
 	struct stg_cache_probe probe;
+	/* PATH as a dataset: its format and, for shards, what the count
+	 * found (format[0] == 0: not looked at) */
+	char format[16];                /* "folder", "wds", "mds", ... */
+	char format_why[256];
+	int ds_err;                     /* opening the shards: 0 or -errno */
+	char ds_why[512];
+	uint64_t shards, records, compressed_shards, shard_bytes;
+	double count_s;
+	unsigned ds_nerr;
+	struct {
+		char kind[24];
+		uint64_t count;
+		char example[320];
+	} ds_err_kinds[8];
 };
 
 /*

@@ -24,6 +24,10 @@ void rpt_run_fill_dataset(struct rpt_run *rr, const struct ms_dataset *md,
 	rr->kept = rr->generated && kept;
 	rr->files = stg_dataset_count(ds);
 	rr->bytes = stg_dataset_total_bytes(ds);
+	rr->format = wl_format_name(md->shards ? md->format :
+				    WL_FORMAT_FOLDER);
+	rr->records = md->shards ? md->shards->total : rr->files;
+	rr->compressed_shards = md->shards ? md->shards->compressed_shards : 0;
 	for (int k = 0; k < STG_DS_ERR_COUNT; k++) {
 		const enum stg_ds_err e = (enum stg_ds_err)k;
 		const uint64_t n = stg_dataset_errors(ds, e);
@@ -257,6 +261,9 @@ void rpt_sweep_fill_setup(struct rpt_sweep *r, const struct ms_machine *m,
 	r->generated = md->gen_dir[0] != '\0';
 	r->files = stg_dataset_count(md->ds);
 	r->bytes = stg_dataset_total_bytes(md->ds);
+	r->format = wl_format_name(md->shards ? md->format :
+				   WL_FORMAT_FOLDER);
+	r->records = md->shards ? md->shards->total : r->files;
 	r->fs_type = m->fs_type;
 	r->fs_device = m->fs_device;
 	r->fs_network = m->fs.network;

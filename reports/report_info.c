@@ -255,6 +255,34 @@ static void print_storage(FILE *f, const struct rpt_info *in)
 	kv(f, "warming", "%s", stg_warm_result_text(in->probe.warm));
 }
 
+static void print_dataset(FILE *f, const struct rpt_info *in)
+{
+	char *t;
+
+	if (!in->format[0])
+		return;
+	fprintf(f, "\nDataset\n");
+	kv(f, "format", "%s (%s)", in->format, in->format_why);
+	if (!strcmp(in->format, "folder"))
+		return;
+	if (in->ds_err) {
+		kv(f, "error", "%s", in->ds_why[0] ? in->ds_why :
+		   strerror(-in->ds_err));
+		return;
+	}
+	kv(f, "shards", "%llu (%llu zstd-compressed), %.1f MB",
+	   (unsigned long long)in->shards,
+	   (unsigned long long)in->compressed_shards, in->shard_bytes / 1e6);
+	kv(f, "records", "%llu, counted in %.2f s",
+	   (unsigned long long)in->records, in->count_s);
+	for (unsigned i = 0; i < in->ds_nerr; i++) {
+		t = text(in->ds_err_kinds[i].example);
+		kv(f, "problem", "%s: %llu (e.g. %s)", in->ds_err_kinds[i].kind,
+		   (unsigned long long)in->ds_err_kinds[i].count, t);
+		free(t);
+	}
+}
+
 /* ---- JSON output ---- */
 
 static json_t *jnum(double v, bool known)
@@ -394,6 +422,38 @@ void rpt_info_print(FILE *f, const struct rpt_info *in)
 	print_machine(f, in);
 	if (in->path)
 		print_storage(f, in);
+	print_dataset(f, in);
+}
+
+static json_t *dataset_json(const struct rpt_info *in)
+{
+	json_t *d, *errs;
+
+	d = json_pack("{s:s,s:s}", "format", in->format, "format_basis",
+		      in->format_why);
+	if (!d || !strcmp(in->format, "folder"))
+		return d;
+	if (in->ds_err) {
+		json_object_set_new(d, "error", json_string(in->ds_why[0] ?
+				    in->ds_why : strerror(-in->ds_err)));
+		return d;
+	}
+	json_object_set_new(d, "shards", json_integer((json_int_t)in->shards));
+	json_object_set_new(d, "compressed_shards",
+			    json_integer((json_int_t)in->compressed_shards));
+	json_object_set_new(d, "bytes",
+			    json_integer((json_int_t)in->shard_bytes));
+	json_object_set_new(d, "records",
+			    json_integer((json_int_t)in->records));
+	json_object_set_new(d, "count_s", json_real(in->count_s));
+	errs = json_array();
+	for (unsigned i = 0; errs && i < in->ds_nerr; i++)
+		json_array_append_new(errs, json_pack("{s:s,s:I,s:o}", "kind",
+			in->ds_err_kinds[i].kind, "count",
+			(json_int_t)in->ds_err_kinds[i].count, "example",
+			jstr(in->ds_err_kinds[i].example)));
+	json_object_set_new(d, "errors", errs);
+	return d;
 }
 
 json_t *rpt_info_json(const struct rpt_info *in)
@@ -403,5 +463,7 @@ json_t *rpt_info_json(const struct rpt_info *in)
 
 	if (root && in->path)
 		json_object_set_new(root, "storage", storage_json(in));
+	if (root && in->format[0])
+		json_object_set_new(root, "dataset", dataset_json(in));
 	return root;
 }

@@ -187,13 +187,22 @@ static double pct(double part, double whole)
 static void print_measured(FILE *f, const struct rpt_run *r)
 {
 	const struct ldr_result *res = r->res;
-	char a[32], b[32];
+	char a[96], b[32];
 
 	rpt_fmt_count(a, sizeof(a), (double)r->files);
 	rpt_fmt_bytes(b, sizeof(b), (double)r->bytes);
 	fprintf(f, "what was measured\n  dataset    ");
 	print_path(f, r->dataset);
-	fprintf(f, "%s: %s files, %s on %s%s%s%s\n",
+	if (r->format && strcmp(r->format, "folder")) {
+		char c[32];
+
+		rpt_fmt_count(c, sizeof(c), (double)r->records);
+		snprintf(a + strlen(a), sizeof(a) - strlen(a), " %s shards "
+			 "of %s records", r->format, c);
+	} else {
+		snprintf(a + strlen(a), sizeof(a) - strlen(a), " files");
+	}
+	fprintf(f, "%s: %s, %s on %s%s%s%s\n",
 		r->generated ? (r->kept ? " (generated, kept)" :
 				" (generated, removed after the run)") : "",
 		a, b, r->fs_type && *r->fs_type ? r->fs_type : "unknown fs",
@@ -647,6 +656,12 @@ json_t *rpt_run_json(const struct rpt_run *r)
 	json_object_set_new(ds, "path", rpt_json_path(nz(r->dataset)));
 	json_object_set_new(ds, "generated", json_boolean(r->generated));
 	json_object_set_new(ds, "files", json_integer((json_int_t)r->files));
+	json_object_set_new(ds, "format", json_string(r->format ? r->format :
+						      "folder"));
+	json_object_set_new(ds, "records", json_integer((json_int_t)
+			    (r->format ? r->records : r->files)));
+	json_object_set_new(ds, "compressed_shards",
+			    json_integer((json_int_t)r->compressed_shards));
 	json_object_set_new(ds, "bytes", json_integer((json_int_t)r->bytes));
 	json_object_set_new(ds, "listing_errors",
 			    json_integer((json_int_t)r->listing_errors));

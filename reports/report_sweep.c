@@ -1200,10 +1200,12 @@ json_t *rpt_sweep_json(const struct rpt_sweep *s, bool with_series)
 	json_object_set_new(root, "storage", json_pack("{s:s,s:s,s:b,s:s}",
 		"fs_type", nz(s->fs_type), "device", nz(s->fs_device),
 		"network", s->fs_network, "backend", nz(s->backend)));
-	json_object_set_new(root, "dataset", json_pack("{s:o,s:b,s:I,s:I}",
-		"path", rpt_json_path(nz(s->dataset)),
+	json_object_set_new(root, "dataset", json_pack("{s:o,s:b,s:I,s:I,s:s,"
+		"s:I}", "path", rpt_json_path(nz(s->dataset)),
 		"generated", s->generated, "files", (json_int_t)s->files,
-		"bytes", (json_int_t)s->bytes));
+		"bytes", (json_int_t)s->bytes, "format",
+		s->format ? s->format : "folder", "records",
+		(json_int_t)(s->format ? s->records : s->files)));
 	json_object_set_new(root, "gpus", json_pack(
 		"{s:s,s:s,s:i,s:f,s:s,s:s,s:b,s:f}",
 		"type", nz(s->gpu_type), "detail", nz(s->gpu_detail),

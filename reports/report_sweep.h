@@ -39,6 +39,8 @@ struct rpt_sweep {
 	const char *dataset;            /* raw bytes */
 	bool generated;
 	uint64_t files, bytes;
+	const char *format;             /* "folder", "wds", "mds", ... */
+	uint64_t records;               /* samples per epoch */
 	const char *fs_type, *fs_device;
 	bool fs_network;
 	const char *pipeline;

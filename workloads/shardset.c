@@ -1,0 +1,758 @@
+/*
+ * shardset.c - a folder of shards opened for the engine: the format
+ * detected (or given), the shard files listed, their records counted, and
+ * the callbacks the engine's shard readers and workers use.
+ *
+ * Counting happens once, at open, before anything is measured: the
+ * headers of an uncompressed WebDataset or TFRecord shard are walked with
+ * small reads (formats.c's wl_walk_count: a read per tar member or per
+ * record, whatever the sample size); MDS takes its counts from index.json
+ * and reads nothing; a compressed shard has no headers to jump between,
+ * so it is decompressed and scanned whole, once (its CPU time is
+ * count_s). DALI's readers do the same walk when no index file is given.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "augment.h"
+#include "shardset.h"
+
+#define MDS_INDEX_MAX (64u << 20)
+#define DEFAULT_MAX_RECORD (64ull << 20)
+
+/* ---- names ---- */
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && !strcasecmp(s + a - b, suffix);
+}
+
+static bool is_tar_name(const char *s, bool *zst)
+{
+	*zst = ends_with(s, ".tar.zst");
+	return *zst || ends_with(s, ".tar");
+}
+
+static bool is_image_name(const char *s)
+{
+	static const char *const ext[] = { ".jpg", ".jpeg", ".png", ".webp",
+					   ".bmp", ".gif", ".tif", ".tiff" };
+
+	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++)
+		if (ends_with(s, ext[i]))
+			return true;
+	return false;
+}
+
+/* Does the file at FD start with a TFRecord frame (a length whose masked
+ * CRC-32C follows it)? */
+static bool frames_as_tfrecord(int fd)
+{
+	uint8_t h[12];
+	uint32_t crc;
+
+	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		return false;
+	memcpy(&crc, h + 8, 4);
+	return wl_crc32c_mask(wl_crc32c(0, h, 8)) == crc;
+}
+
+int wl_format_detect(const char *root, enum wl_format *out, char *why,
+		     size_t cap)
+{
+	unsigned tars = 0, images = 0, tfr = 0, dirs = 0;
+	DIR *d;
+	struct dirent *de;
+	int dfd, err = 0;
+
+	*out = WL_FORMAT_FOLDER;
+	d = opendir(root);
+	if (!d) {
+		err = -errno;
+		snprintf(why, cap, "cannot open %s: %s", root, strerror(errno));
+		return err;
+	}
+	dfd = dirfd(d);
+	if (!faccessat(dfd, "index.json", F_OK, 0)) {
+		closedir(d);
+		*out = WL_FORMAT_MDS;
+		snprintf(why, cap, "index.json at the top: MDS");
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+		bool zst;
+		int fd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (fstatat(dfd, de->d_name, &st, 0))
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			dirs++;
+			continue;
+		}
+		if (!S_ISREG(st.st_mode))
+			continue;
+		if (is_tar_name(de->d_name, &zst)) {
+			tars++;
+			continue;
+		}
+		if (is_image_name(de->d_name)) {
+			images++;
+			continue;
+		}
+		fd = openat(dfd, de->d_name, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		tfr += frames_as_tfrecord(fd);
+		close(fd);
+	}
+	closedir(d);
+	if (tars && !images) {
+		*out = WL_FORMAT_WDS;
+		snprintf(why, cap, "%u .tar / .tar.zst files at the top: "
+			 "WebDataset", tars);
+	} else if (tfr && !images) {
+		*out = WL_FORMAT_TFRECORD;
+		snprintf(why, cap, "%u files framed as TFRecord at the top",
+			 tfr);
+	} else {
+		snprintf(why, cap, "no shards at the top (%u folders, %u "
+			 "images): an image folder", dirs, images);
+	}
+	return 0;
+}
+
+/* ---- counting ---- */
+
+static void open_error(struct wl_shardset *s, int err, const char *rel,
+		       uint64_t off, bool with_off)
+{
+	const char *kind = wl_fmt_err_name(err);
+	struct wl_open_error *e = NULL;
+
+	if (!kind)
+		kind = stg_errname(err);
+	for (unsigned i = 0; i < s->nerr; i++)
+		if (!strcmp(s->err[i].kind, kind))
+			e = &s->err[i];
+	if (!e && s->nerr < WL_OPEN_ERRORS_MAX) {
+		e = &s->err[s->nerr++];
+		snprintf(e->kind, sizeof(e->kind), "%s", kind);
+		if (with_off)
+			snprintf(e->example, sizeof(e->example), "%s@%llu",
+				 rel, (unsigned long long)off);
+		else
+			snprintf(e->example, sizeof(e->example), "%s", rel);
+	}
+	if (!e)
+		e = &s->err[WL_OPEN_ERRORS_MAX - 1];
+	e->count++;
+}
+
+static int64_t fd_pread(void *arg, void *buf, size_t len, uint64_t off)
+{
+	int fd = *(int *)arg;
+
+	for (;;) {
+		ssize_t n = pread(fd, buf, len, (off_t)off);
+
+		if (n >= 0)
+			return n;
+		if (errno != EINTR)
+			return -errno;
+	}
+}
+
+/* Decompress and scan a compressed shard whole: its records in *COUNT.
+ * Returns 0, a format code (the records after it lost) or -errno. */
+static int count_by_scan(struct wl_shardset *s, int fd, uint64_t max_record,
+			 uint64_t *count, uint64_t *err_off,
+			 volatile sig_atomic_t *stop)
+{
+	const size_t in_cap = 1u << 20;
+	size_t win_cap = (size_t)max_record + in_cap, win_len = 0, in_len = 0,
+	       in_pos = 0;
+	uint64_t win_base = 0, off = 0;
+	uint8_t *in = malloc(in_cap), *win = malloc(win_cap);
+	struct aug_zstd *z = NULL;
+	struct wl_scanner sc;
+	bool eof = false;
+	int ret = 0;
+
+	*count = 0;
+	*err_off = 0;
+	if (!in || !win || aug_zstd_create(&z)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	wl_scan_init(&sc, s->format, NULL, max_record);
+	for (;;) {
+		struct wl_record rec;
+		int r = wl_scan_next(&sc, win, win_base, win_len, eof, &rec);
+
+		if (r == 1) {
+			(*count)++;
+			continue;
+		}
+		if (r < 0) {
+			*err_off = sc.err_off;
+			ret = r;
+			break;
+		}
+		if (eof)
+			break;
+		if (stop && *stop) {
+			ret = -EINTR;
+			break;
+		}
+		/* keep what the scanner still needs, then decompress more */
+		if (sc.keep_from > win_base) {
+			size_t drop = (size_t)(sc.keep_from - win_base);
+
+			if (drop > win_len)
+				drop = win_len;
+			memmove(win, win + drop, win_len - drop);
+			win_len -= drop;
+			win_base += drop;
+		}
+		if (win_len == win_cap) {
+			*err_off = win_base;
+			ret = -WL_EBADHDR;      /* a record over max_record */
+			break;
+		}
+		if (in_pos == in_len) {
+			int64_t n = fd_pread(&fd, in, in_cap, off);
+
+			if (n < 0) {
+				ret = (int)n;
+				break;
+			}
+			off += (uint64_t)n;
+			in_len = (size_t)n;
+			in_pos = 0;
+			if (!n) {
+				eof = true;
+				if (aug_zstd_mid_frame(z)) {
+					*err_off = win_base + win_len;
+					ret = -WL_EZSTD;
+					break;
+				}
+				continue;
+			}
+		}
+		if (aug_zstd_run(z, in, in_len, &in_pos, win, win_cap,
+				 &win_len)) {
+			*err_off = win_base + win_len;
+			ret = -WL_EZSTD;
+			break;
+		}
+	}
+out:
+	aug_zstd_destroy(z);
+	free(in);
+	free(win);
+	return ret;
+}
+
+static int count_shard(struct wl_shardset *s, uint64_t id, uint64_t max_rec,
+		       volatile sig_atomic_t *stop)
+{
+	const char *rel = stg_dataset_relpath(s->ds, id, NULL);
+	int fd = stg_dataset_open(s->ds, id, O_RDONLY);
+	uint64_t count = 0, err_off = 0;
+	struct stat st;
+	int ret;
+
+	if (fd < 0) {
+		open_error(s, s->format == WL_FORMAT_MDS && fd == -ENOENT ?
+			   -WL_EMISSING : fd, rel, 0, false);
+		/* MDS: the index says how many it held; read as failed
+		 * samples. Others: nothing to read. */
+		if (s->format != WL_FORMAT_MDS)
+			s->records[id] = 0;
+		return 0;
+	}
+	if (fstat(fd, &st) == 0)
+		s->bytes += (uint64_t)st.st_size;
+	if (s->format == WL_FORMAT_MDS) {
+		close(fd);
+		return 0;
+	}
+	if (s->compressed[id])
+		ret = count_by_scan(s, fd, max_rec, &count, &err_off, stop);
+	else
+		ret = wl_walk_count(s->format, fd_pread, &fd,
+				    (uint64_t)st.st_size, max_rec, &count,
+				    &err_off);
+	close(fd);
+	if (ret == -EINTR)
+		return ret;
+	s->records[id] = count;
+	if (ret) {
+		open_error(s, ret, rel, err_off, wl_fmt_err_name(ret) != NULL);
+		if (wl_fmt_err_name(ret))
+			s->records[id]++;   /* the error: a failed sample */
+	}
+	return 0;
+}
+
+/* ---- listing ---- */
+
+/* Write the shard list (SIZE<TAB>NAME lines) to a temporary file and
+ * load it as the dataset: the listing keeps a name the index gives even
+ * when the file is missing. */
+static int load_names(struct wl_shardset *s, const char *root,
+		      char *const *names, const uint64_t *sizes, size_t n)
+{
+	char path[] = "/tmp/feedrate-shards.XXXXXX";
+	int fd = mkstemp(path), err = 0;
+	FILE *f;
+
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		err = -errno;
+		close(fd);
+		unlink(path);
+		return err;
+	}
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%llu\t%s%s\n", (unsigned long long)sizes[i],
+			names[i][0] == '/' ? "" : "./", names[i]);
+	if (fclose(f))
+		err = -errno;
+	if (!err)
+		err = stg_dataset_load_list(path, root, NULL, &s->ds);
+	unlink(path);
+	return err;
+}
+
+static bool name_listable(const char *n)
+{
+	return !strchr(n, '\n') && !strchr(n, '\t');
+}
+
+static int list_files(struct wl_shardset *s, const char *root, char *why,
+		      size_t cap)
+{
+	struct stg_dataset *all = NULL;
+	char **names = NULL;
+	uint64_t *sizes = NULL;
+	size_t n = 0, count;
+	int err = stg_dataset_scan(root, NULL, &all);
+
+	if (err) {
+		snprintf(why, cap, "cannot list %s: %s", root, strerror(-err));
+		return err;
+	}
+	count = stg_dataset_count(all);
+	names = calloc(count ? count : 1, sizeof(*names));
+	sizes = calloc(count ? count : 1, sizeof(*sizes));
+	if (!names || !sizes) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t id = 0; id < count; id++) {
+		const char *rel = stg_dataset_relpath(all, id, NULL);
+		const char *base = strrchr(rel, '/');
+		bool zst = false, take;
+
+		base = base ? base + 1 : rel;
+		if (base[0] == '.')
+			continue;
+		if (s->format == WL_FORMAT_WDS) {
+			take = is_tar_name(base, &zst);
+		} else {
+			int fd = stg_dataset_open(all, id, O_RDONLY);
+
+			take = strstr(base, "tfrecord") != NULL;
+			if (!take && fd >= 0)
+				take = frames_as_tfrecord(fd);
+			if (fd >= 0)
+				close(fd);
+		}
+		if (!take)
+			continue;
+		if (!name_listable(rel)) {
+			open_error(s, -EINVAL, rel, 0, false);
+			continue;
+		}
+		names[n] = (char *)rel;
+		sizes[n] = (uint64_t)stg_dataset_size(all, id);
+		n++;
+	}
+	if (!n) {
+		snprintf(why, cap, "no %s shards in %s",
+			 wl_format_name(s->format), root);
+		err = -ENODATA;
+		goto out;
+	}
+	err = load_names(s, root, names, sizes, n);
+	if (err)
+		snprintf(why, cap, "cannot list the shards of %s: %s", root,
+			 strerror(-err));
+out:
+	free(names);
+	free(sizes);
+	stg_dataset_destroy(all);
+	return err;
+}
+
+static int list_mds(struct wl_shardset *s, const char *root, char *why,
+		    size_t cap)
+{
+	char path[4096], **names = NULL;
+	uint64_t *sizes = NULL;
+	char *text = NULL;
+	struct stat st;
+	int fd, err = 0;
+	ssize_t got;
+
+	if (snprintf(path, sizeof(path), "%s/index.json", root) >=
+	    (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		snprintf(why, cap, "cannot open %s: %s", path, strerror(errno));
+		return err;
+	}
+	if (fstat(fd, &st) || st.st_size > MDS_INDEX_MAX) {
+		close(fd);
+		snprintf(why, cap, "%s: unreadable or over %u MiB", path,
+			 MDS_INDEX_MAX >> 20);
+		return -WL_EBADINDEX;
+	}
+	text = malloc((size_t)st.st_size + 1);
+	if (!text) {
+		close(fd);
+		return -ENOMEM;
+	}
+	got = fd_pread(&fd, text, (size_t)st.st_size, 0);
+	close(fd);
+	if (got != st.st_size) {
+		free(text);
+		snprintf(why, cap, "%s: short read", path);
+		return got < 0 ? (int)got : -EIO;
+	}
+	text[got] = '\0';
+	err = wl_mds_index_parse(text, (size_t)got, &s->mds, why, cap);
+	free(text);
+	if (err)
+		return err;
+	if (!s->mds.nshards) {
+		snprintf(why, cap, "%s names no shard", path);
+		return -ENODATA;
+	}
+	names = calloc(s->mds.nshards, sizeof(*names));
+	sizes = calloc(s->mds.nshards, sizeof(*sizes));
+	s->mds_of = calloc(s->mds.nshards, sizeof(*s->mds_of));
+	s->records = calloc(s->mds.nshards, sizeof(*s->records));
+	s->compressed = calloc(s->mds.nshards, 1);
+	if (!names || !sizes || !s->mds_of || !s->records || !s->compressed) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (unsigned i = 0; i < s->mds.nshards; i++) {
+		const struct wl_mds_shard *sh = &s->mds.shards[i];
+		bool zip = sh->zip_name[0];
+
+		if (zip && strncmp(sh->compression, "zstd", 4)) {
+			snprintf(why, cap, "%s: shard %s is compressed with "
+				 "%s; only zstd is read", path, sh->zip_name,
+				 sh->compression);
+			err = -WL_EBADINDEX;
+			goto out;
+		}
+		names[i] = (char *)(zip ? sh->zip_name : sh->raw_name);
+		sizes[i] = zip ? sh->zip_bytes : sh->raw_bytes;
+		if (!name_listable(names[i]) || strstr(names[i], "..")) {
+			snprintf(why, cap, "%s: shard name not usable", path);
+			err = -WL_EBADINDEX;
+			goto out;
+		}
+	}
+	err = load_names(s, root, names, sizes, s->mds.nshards);
+	if (err)
+		goto out;
+	/* the listing keeps the index's order: ds id i is index shard i */
+	for (unsigned i = 0; i < s->mds.nshards; i++) {
+		s->mds_of[i] = i;
+		s->records[i] = s->mds.shards[i].samples;
+		s->compressed[i] = s->mds.shards[i].zip_name[0] != 0;
+	}
+out:
+	free(names);
+	free(sizes);
+	return err;
+}
+
+/* ---- the engine's callbacks ---- */
+
+static void cb_scan_init(void *arg, void *scan, uint64_t shard)
+{
+	const struct wl_shardset *s = arg;
+	const struct wl_mds_shard *mds = s->format == WL_FORMAT_MDS ?
+		&s->mds.shards[s->mds_of[shard]] : NULL;
+
+	wl_scan_init(scan, s->format, mds, s->ldr.max_record);
+}
+
+static int cb_scan_next(void *scan, const uint8_t *win, uint64_t win_base,
+			size_t win_len, bool eof, uint64_t *off,
+			uint64_t *len, uint64_t *keep_from, uint64_t *err_off)
+{
+	struct wl_scanner *sc = scan;
+	struct wl_record rec = { 0 };
+	int ret = wl_scan_next(sc, win, win_base, win_len, eof, &rec);
+
+	*off = rec.off;
+	*len = rec.len;
+	*keep_from = sc->keep_from;
+	*err_off = sc->err_off;
+	return ret;
+}
+
+static int cb_dec_create(void *arg, void **dec)
+{
+	(void)arg;
+	return aug_zstd_create((struct aug_zstd **)dec);
+}
+
+static void cb_dec_destroy(void *dec)
+{
+	aug_zstd_destroy(dec);
+}
+
+static void cb_dec_reset(void *dec)
+{
+	aug_zstd_reset(dec);
+}
+
+static int cb_dec_run(void *dec, const uint8_t *in, size_t in_len,
+		      size_t *in_pos, uint8_t *out, size_t cap,
+		      size_t *out_pos)
+{
+	return aug_zstd_run(dec, in, in_len, in_pos, out, cap, out_pos) ?
+		-WL_EZSTD : 0;
+}
+
+static int cb_dec_end(void *dec)
+{
+	return aug_zstd_mid_frame(dec) ? -WL_EZSTD : 0;
+}
+
+int wl_shardset_open(const char *root, enum wl_format f,
+		     const struct wl_shardset_opts *o,
+		     struct wl_shardset **out, char *why, size_t cap)
+{
+	struct wl_shardset_opts none = { 0 };
+	struct wl_shardset *s;
+	uint64_t max_rec;
+	size_t n;
+	double t0;
+	int err;
+
+	*out = NULL;
+	why[0] = '\0';
+	if (!o)
+		o = &none;
+	if (f != WL_FORMAT_WDS && f != WL_FORMAT_MDS &&
+	    f != WL_FORMAT_TFRECORD)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->format = f;
+	max_rec = o->max_record ? o->max_record : DEFAULT_MAX_RECORD;
+	if (f == WL_FORMAT_MDS) {
+		err = list_mds(s, root, why, cap);
+	} else {
+		err = list_files(s, root, why, cap);
+		if (!err) {
+			n = stg_dataset_count(s->ds);
+			s->records = calloc(n, sizeof(*s->records));
+			s->compressed = calloc(n, 1);
+			if (!s->records || !s->compressed)
+				err = -ENOMEM;
+			for (size_t i = 0; !err && i < n; i++) {
+				bool zst;
+
+				is_tar_name(stg_dataset_relpath(s->ds, i,
+						NULL), &zst);
+				s->compressed[i] = zst;
+			}
+		}
+	}
+	if (err)
+		goto fail;
+	n = stg_dataset_count(s->ds);
+	s->base = calloc(n ? n : 1, sizeof(*s->base));
+	if (!s->base) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	t0 = stg_now();
+	for (size_t i = 0; i < n; i++) {
+		err = count_shard(s, i, max_rec, o->stop);
+		if (err)
+			goto fail;
+		if (o->stop && *o->stop) {
+			err = -EINTR;
+			goto fail;
+		}
+	}
+	s->count_s = stg_now() - t0;
+	for (size_t i = 0; i < n; i++) {
+		s->base[i] = s->total;
+		s->total += s->records[i];
+		s->compressed_shards += s->compressed[i];
+	}
+	if (!s->total) {
+		snprintf(why, cap, "no record in the %zu %s shards of %s", n,
+			 wl_format_name(f), root);
+		err = -ENODATA;
+		goto fail;
+	}
+	s->ops = (struct ldr_shard_ops){
+		.scan_size = sizeof(struct wl_scanner),
+		.scan_init = cb_scan_init,
+		.scan_next = cb_scan_next,
+		.dec_create = cb_dec_create,
+		.dec_destroy = cb_dec_destroy,
+		.dec_reset = cb_dec_reset,
+		.dec_run = cb_dec_run,
+		.dec_end = cb_dec_end,
+		.truncated_err = -WL_ETRUNCREC,
+		.missing_err = -WL_EMISSING,
+		.err_name = wl_fmt_err_name,
+		.arg = s,
+	};
+	s->ldr = (struct ldr_shards){
+		.records = s->records,
+		.compressed = s->compressed,
+		.total = s->total,
+		.ops = &s->ops,
+		.read_size = o->read_size,
+		.shuffle_buffer = o->shuffle_buffer,
+		.max_record = max_rec,
+	};
+	*out = s;
+	return 0;
+fail:
+	wl_shardset_free(s);
+	return err;
+}
+
+void wl_shardset_free(struct wl_shardset *s)
+{
+	if (!s)
+		return;
+	stg_dataset_destroy(s->ds);
+	free(s->records);
+	free(s->compressed);
+	free(s->base);
+	free(s->mds_of);
+	wl_mds_index_free(&s->mds);
+	free(s);
+}
+
+/* ---- the transform: unwrap, then the workload's own ---- */
+
+struct unwrap_ctx {
+	const struct wl_shardset *s;
+	void *inner;
+};
+
+static int uw_create(void *arg, void **ctx)
+{
+	const struct wl_shardset *s = arg;
+	struct unwrap_ctx *c = calloc(1, sizeof(*c));
+	int err = 0;
+
+	*ctx = NULL;
+	if (!c)
+		return -ENOMEM;
+	c->s = s;
+	if (s->inner.ctx_create)
+		err = s->inner.ctx_create(s->inner.arg, &c->inner);
+	if (err) {
+		free(c);
+		return err;
+	}
+	*ctx = c;
+	return 0;
+}
+
+static void uw_destroy(void *ctx)
+{
+	struct unwrap_ctx *c = ctx;
+
+	if (c && c->s->inner.ctx_destroy && c->inner)
+		c->s->inner.ctx_destroy(c->inner);
+	free(c);
+}
+
+/* The shard holding record ID: the last base <= ID. */
+static uint64_t shard_of(const struct wl_shardset *s, uint64_t id)
+{
+	uint64_t lo = 0, hi = stg_dataset_count(s->ds);
+
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (s->base[mid] <= id)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int uw_apply(void *ctx, const void *data, size_t len, uint64_t seed,
+		    uint64_t epoch, uint64_t id, void *out,
+		    struct ldr_step_times *st)
+{
+	struct unwrap_ctx *c = ctx;
+	const struct wl_shardset *s = c->s;
+	const struct wl_mds_shard *mds = NULL;
+	struct wl_sample_view v;
+	uint64_t t0 = stg_now_ns();
+	int err;
+
+	if (s->format == WL_FORMAT_MDS)
+		mds = &s->mds.shards[s->mds_of[shard_of(s, id)]];
+	err = wl_unwrap(s->format, mds, data, len, &v);
+	t0 = stg_now_ns() - t0;
+	if (!err)   /* the inner transform sets the step times: add after */
+		err = s->inner.apply(c->inner, v.image, v.image_len, seed,
+				     epoch, id, out, st);
+	if (st)
+		st->other_s += (double)t0 / 1e9;
+	return err;
+}
+
+int wl_shardset_transform(struct wl_shardset *s,
+			  const struct ldr_transform *inner,
+			  struct ldr_transform *out)
+{
+	s->inner = *inner;
+	*out = *inner;
+	out->arg = s;
+	out->ctx_create = uw_create;
+	out->ctx_destroy = uw_destroy;
+	out->apply = uw_apply;
+	return 0;
+}
