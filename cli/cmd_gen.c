@@ -5,20 +5,19 @@
  * tfrecord); `feedrate gen --from SRC --format F DIR` converts a user's
  * ImageFolder into shards. The writers are in workloads/fmt_write.h.
  *
- * Threads: the generator's workers (--jobs); the progress callback runs in
- * whichever worker wrote a file, one call at a time. SIGINT/SIGTERM only
- * set cli_stop, which the workers poll between files; the run then stops
- * before writing another file, so an interrupted run leaves complete files
- * only.
+ * Threads: the generator's workers (--jobs; with --from, the readers);
+ * the progress callback runs in whichever worker wrote a file, one call at
+ * a time. SIGINT/SIGTERM only set cli_stop, which the workers poll between
+ * files; the run then stops before writing another file, so an interrupted
+ * run leaves complete files only (shards: the open one is completed).
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "fmt_write.h"
@@ -45,7 +44,8 @@ static void gen_usage(FILE *f)
 		"  folder    DIR/train/<class>/<class>_<n>.JPEG (the default)\n"
 		"  wds       WebDataset: DIR/shard-000000.tar, ...; per sample\n"
 		"            the members KEY.jpg (the image) and KEY.cls (the\n"
-		"            label in decimal), KEY = <class>/<file name>\n"
+		"            label in decimal), KEY = <class>/<file name\n"
+		"            without its extension>\n"
 		"  mds       MosaicML streaming MDS v2: DIR/index.json and\n"
 		"            DIR/shard.00000.mds, ...; columns image (jpeg) and\n"
 		"            label (int), as streaming's MDSWriter writes them\n"
@@ -404,15 +404,14 @@ static void gen_shards_print(FILE *f, const struct gen_opts *g,
 static int gen_from_check(const struct gen_opts *g)
 {
 	struct stat st;
+	const int bad = stat(g->from, &st) ? errno :
+			S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
 	int in;
 
-	if (stat(g->from, &st) || !S_ISDIR(st.st_mode)) {
-		const int e = errno;
-
+	if (bad) {
 		fprintf(stderr, "feedrate gen: ");
 		cli_print_path(stderr, g->from);
-		fprintf(stderr, ": %s\n", S_ISDIR(st.st_mode) || e != 0 ?
-			strerror(e) : "not a folder");
+		fprintf(stderr, ": %s\n", strerror(bad));
 		return FR_EXIT_ENV;
 	}
 	in = wl_path_inside(g->dir, g->from);

@@ -547,7 +547,7 @@ FR_TEST(gen_formats, from_folder_counts_what_it_left_out)
 	fr_test_rmtree(base);
 }
 
-FR_TEST(gen_formats, from_a_folder_without_images_fails_with_enodata)
+FR_TEST(gen_formats, from_a_folder_without_images_or_a_file_fails_env)
 {
 	char *base = fr_test_tmpdir(), *src = path2(base, "src");
 	char *cls = path2(src, "cls"), *txt = path2(cls, "a.txt");
@@ -566,6 +566,9 @@ FR_TEST(gen_formats, from_a_folder_without_images_fails_with_enodata)
 		     -ENODATA);
 	cr_assert_eq(access(out, F_OK), -1, "no output folder was made");
 	cr_assert_eq(cmd_gen(7, argv), FR_EXIT_ENV);
+	argv[3] = txt;   /* a file, not a folder */
+	cr_assert_eq(cmd_gen(7, argv), FR_EXIT_ENV);
+	cr_assert_eq(access(out, F_OK), -1);
 	free(txt);
 	free(cls);
 	free(src);
