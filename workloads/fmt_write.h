@@ -19,6 +19,8 @@
  *             samples), columns image (jpeg; png when every image is a
  *             PNG) and label (int); index.json with every field MDSWriter
  *             writes; zstd: shard.00000.mds.zstd, compression "zstd:L".
+ *             A shard is gathered in memory (its header, which comes
+ *             first, needs every sample's offset), as MDSWriter does.
  *   tfrecord  train-00000-of-00012.tfrecord: records framed with their
  *             masked CRC-32Cs; features image/encoded, image/format,
  *             image/class/label, image/height, image/width (the last two
