@@ -1,47 +1,90 @@
 /*
  * cmd_gen.c - `feedrate gen --workload W (--size S | --files N) DIR`:
  * writes a synthetic dataset with the workload's statistics into an empty
- * (or new) folder.
+ * (or new) folder, as ImageFolder files or as shards (--format wds, mds,
+ * tfrecord); `feedrate gen --from SRC --format F DIR` converts a user's
+ * ImageFolder into shards. The writers are in workloads/fmt_write.h.
  *
- * Threads: the generator's workers (--jobs); the progress callback runs in
- * whichever worker wrote a file, one call at a time. SIGINT/SIGTERM only
- * set cli_stop, which the workers poll between files; the run then stops
- * before writing another file, so an interrupted run leaves complete files
- * only.
+ * Threads: the generator's workers (--jobs; with --from, the readers);
+ * the progress callback runs in whichever worker wrote a file, one call at
+ * a time. SIGINT/SIGTERM only set cli_stop, which the workers poll between
+ * files; the run then stops before writing another file, so an interrupted
+ * run leaves complete files only (shards: the open one is completed).
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "fmt_write.h"
 #include "report.h"
 #include "workloads.h"
+
+/* --jobs with --from: readers, for storage that wants requests in flight
+ * (a network disk, an object-store mount) more than CPUs. */
+#define GEN_FROM_JOBS 8u
 
 static void gen_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: feedrate gen [options] --size SIZE DIR\n"
-		"       feedrate gen [options] --files N DIR\n\n"
+		"       feedrate gen [options] --files N DIR\n"
+		"       feedrate gen --from SRC --format wds|mds|tfrecord DIR\n\n"
 		"Writes a synthetic dataset with the statistics of a workload\n"
 		"into DIR, which must be empty or absent (it is then created).\n"
 		"For imagenet: DIR/train/<class>/<class>_<n>.JPEG, pictures of\n"
 		"ImageNet's sizes (mostly 500x375, 375x500, a tail from ~100\n"
 		"to ~2000 px), ~110 KB mean, quality 85-97, 4:2:0 and 4:4:4,\n"
 		"1 in 64 grayscale, 1 in 100 progressive, 1 in 500 CMYK.\n\n"
+		"Formats (--format):\n"
+		"  folder    DIR/train/<class>/<class>_<n>.JPEG (the default)\n"
+		"  wds       WebDataset: DIR/shard-000000.tar, ...; per sample\n"
+		"            the members KEY.jpg (the image) and KEY.cls (the\n"
+		"            label in decimal), KEY = <class>/<file name\n"
+		"            without its extension>\n"
+		"  mds       MosaicML streaming MDS v2: DIR/index.json and\n"
+		"            DIR/shard.00000.mds, ...; columns image (jpeg) and\n"
+		"            label (int), as streaming's MDSWriter writes them\n"
+		"  tfrecord  DIR/train-00000-of-000NN.tfrecord: tf.train.Example\n"
+		"            records with image/encoded, image/format,\n"
+		"            image/class/label, image/height, image/width\n"
+		"Each shard is written under a hidden temporary name and renamed\n"
+		"once complete: a failure or an interruption leaves complete\n"
+		"shards only (mds: with an index.json listing them).\n\n"
 		"Options:\n"
 		"  -w, --workload NAME  workload (default imagenet)\n"
 		"  -s, --size SIZE      stop once the files total SIZE bytes\n"
 		"                       (e.g. 200M, 1G; IEC units)\n"
 		"  -n, --files N        write exactly N files instead\n"
 		"  -j, --jobs N         worker threads (default: the CPUs this\n"
-		"                       process may use); same output for any N\n"
+		"                       process may use; with --from, %u\n"
+		"                       readers); same output for any N\n"
 		"      --seed N         seed (default 1); same seed and request\n"
 		"                       give identical files\n"
+		"  -f, --format F       folder (default), wds, mds or tfrecord\n"
+		"      --compression C  none (default) or zstd: wds writes\n"
+		"                       shard-000000.tar.zst (the tar as one zstd\n"
+		"                       frame), mds shard.00000.mds.zstd\n"
+		"      --zstd-level N   1 to 22 (default %d)\n"
+		"      --shard-size SIZE  a shard's uncompressed bytes at most\n"
+		"                       (e.g. 256M; default 100M, mds 64M as\n"
+		"                       MDSWriter's size_limit); a shard is closed\n"
+		"                       before a sample would pass it and holds at\n"
+		"                       least one sample\n"
+		"      --from SRC       convert the ImageFolder SRC instead: its\n"
+		"                       folders sorted bytewise are the classes\n"
+		"                       (labels 0, 1, ... as torchvision's\n"
+		"                       ImageFolder numbers them), its .jpg, .jpeg,\n"
+		"                       .png and .webp files go in byte for byte,\n"
+		"                       in sorted order; SRC is only read, and DIR\n"
+		"                       may not lie inside it\n"
 		"  -q, --quiet          no progress line\n"
-		"  -h, --help           this text\n");
+		"  -h, --help           this text\n", GEN_FROM_JOBS,
+		WL_ZSTD_DEFAULT_LEVEL);
 }
 
 struct gen_progress {
@@ -77,10 +120,71 @@ static void gen_progress_cb(void *arg, const struct wl_gen_stats *st,
 }
 
 struct gen_opts {
-	const char *workload, *dir;
+	const char *workload, *dir, *from;
 	struct wl_gen_opts o;
-	bool quiet, have_size, have_files;
+	struct wl_shard_opts so;     /* format WL_FORMAT_FOLDER: files */
+	bool quiet, have_size, have_files, have_level;
 };
+
+enum {
+	GEN_OPT_SEED = 'S', GEN_OPT_COMPRESSION = 1024, GEN_OPT_LEVEL,
+	GEN_OPT_SHARD_SIZE, GEN_OPT_FROM,
+};
+
+/* The output formats gen writes (formats.h's names). */
+static int gen_format_parse(const char *s, enum wl_format *f)
+{
+	static const struct {
+		const char *name;
+		enum wl_format f;
+	} t[] = {
+		{ "folder", WL_FORMAT_FOLDER }, { "wds", WL_FORMAT_WDS },
+		{ "mds", WL_FORMAT_MDS }, { "tfrecord", WL_FORMAT_TFRECORD },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		if (!strcmp(s, t[i].name)) {
+			*f = t[i].f;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* The shard options; 0 or FR_EXIT_USAGE. */
+static int gen_shard_opt(int c, const char *arg, struct gen_opts *g)
+{
+	unsigned long ul;
+
+	switch (c) {
+	case 'f':
+		if (gen_format_parse(arg, &g->so.format))
+			return cli_usage_error("gen", "bad --format '%s' (folder, "
+					       "wds, mds or tfrecord)", arg);
+		return 0;
+	case GEN_OPT_COMPRESSION:
+		if (strcmp(arg, "none") && strcmp(arg, "zstd"))
+			return cli_usage_error("gen", "bad --compression '%s' "
+					       "(none or zstd)", arg);
+		g->so.zstd = !strcmp(arg, "zstd");
+		return 0;
+	case GEN_OPT_LEVEL:
+		if (cli_parse_ulong(arg, 1, WL_ZSTD_MAX_LEVEL, &ul))
+			return cli_usage_error("gen", "bad --zstd-level '%s' (1 "
+					       "to %d)", arg, WL_ZSTD_MAX_LEVEL);
+		g->so.zstd_level = (int)ul;
+		g->have_level = true;
+		return 0;
+	case GEN_OPT_SHARD_SIZE:
+		if (cli_parse_size(arg, &g->so.shard_size) || !g->so.shard_size)
+			return cli_usage_error("gen", "bad --shard-size '%s' (e.g. "
+					       "100M, 1G)", arg);
+		return 0;
+	default:  /* GEN_OPT_FROM */
+		g->from = arg;
+		return 0;
+	}
+}
 
 /* One option. 0, FR_EXIT_USAGE, or -1 after --help. */
 static int gen_opt(int c, const char *arg, struct gen_opts *g)
@@ -120,9 +224,42 @@ static int gen_opt(int c, const char *arg, struct gen_opts *g)
 	case 'h':
 		gen_usage(stdout);
 		return -1;
+	case 'f': case GEN_OPT_COMPRESSION: case GEN_OPT_LEVEL:
+	case GEN_OPT_SHARD_SIZE: case GEN_OPT_FROM:
+		return gen_shard_opt(c, arg, g);
 	default:
 		return cli_usage_error("gen", "unknown option");
 	}
+}
+
+/* Options that do not go together; 0 or FR_EXIT_USAGE. */
+static int gen_check(const struct gen_opts *g)
+{
+	const enum wl_format f = g->so.format;
+
+	if (g->from && f == WL_FORMAT_FOLDER)
+		return cli_usage_error("gen", "--from needs --format wds, mds "
+				       "or tfrecord (SRC is an ImageFolder "
+				       "already)");
+	if (g->from && (g->have_size || g->have_files))
+		return cli_usage_error("gen", "--from converts every image of "
+				       "SRC: no --size or --files");
+	if (!g->from && g->have_size == g->have_files)
+		return cli_usage_error("gen", "give exactly one of --size and "
+				       "--files");
+	if (f == WL_FORMAT_FOLDER && (g->so.zstd || g->so.shard_size))
+		return cli_usage_error("gen", "--compression and --shard-size "
+				       "are for --format wds, mds, tfrecord");
+	if (g->so.zstd && f == WL_FORMAT_TFRECORD)
+		return cli_usage_error("gen", "--compression zstd is for wds "
+				       "and mds (TFRecord has no zstd form)");
+	if (g->have_level && !g->so.zstd)
+		return cli_usage_error("gen", "--zstd-level needs --compression "
+				       "zstd");
+	if (f == WL_FORMAT_MDS && g->so.shard_size >= (1ull << 32))
+		return cli_usage_error("gen", "--shard-size for mds must be "
+				       "under 4G (MDS offsets are 32-bit)");
+	return 0;
 }
 
 static int gen_parse(int argc, char **argv, struct gen_opts *g)
@@ -135,6 +272,12 @@ static int gen_parse(int argc, char **argv, struct gen_opts *g)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "compression", required_argument, NULL,
+		  GEN_OPT_COMPRESSION },
+		{ "zstd-level", required_argument, NULL, GEN_OPT_LEVEL },
+		{ "shard-size", required_argument, NULL, GEN_OPT_SHARD_SIZE },
+		{ "from", required_argument, NULL, GEN_OPT_FROM },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, ret;
@@ -142,8 +285,9 @@ static int gen_parse(int argc, char **argv, struct gen_opts *g)
 	memset(g, 0, sizeof(*g));
 	g->workload = "imagenet";
 	g->o.seed = 1;
+	g->so.format = WL_FORMAT_FOLDER;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "w:s:n:j:qh", lo, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "w:s:n:j:f:qh", lo, NULL)) != -1)
 		if ((ret = gen_opt(c, optarg, g)))
 			return ret;
 	if (optind >= argc)
@@ -151,18 +295,20 @@ static int gen_parse(int argc, char **argv, struct gen_opts *g)
 	if (optind + 1 < argc)
 		return cli_usage_error("gen", "one output folder only");
 	g->dir = argv[optind];
-	if (g->have_size == g->have_files)
-		return cli_usage_error("gen", "give exactly one of --size and "
-				       "--files");
-	return 0;
+	return gen_check(g);
 }
 
-/* A failed generation, said; its exit code. */
+/* A failed generation, said; its exit code. SST: the shards complete
+ * (NULL for the folder format). */
 static int gen_failed(const struct gen_opts *g, int rc,
-		      const struct wl_gen_stats *st, const char *errpath)
+		      const struct wl_gen_stats *st,
+		      const struct wl_shard_stats *sst, const char *errpath)
 {
+	const uint64_t done = sst ? sst->shards : st->files;
+
 	fprintf(stderr, "feedrate gen: ");
-	if (rc == -ENOTEMPTY || rc == -ENOTDIR || rc == -EEXIST) {
+	if ((rc == -ENOTEMPTY || rc == -ENOTDIR || rc == -EEXIST) &&
+	    !strcmp(errpath, g->dir)) {
 		cli_print_path(stderr, g->dir);
 		fprintf(stderr, rc == -ENOTDIR ? ": not a folder\n" :
 			": folder is not empty; gen writes only into an empty "
@@ -172,19 +318,119 @@ static int gen_failed(const struct gen_opts *g, int rc,
 	}
 	if (rc == -EINTR) {
 		fprintf(stderr, "interrupted");
+	} else if (rc == -ENODATA && g->from) {
+		fprintf(stderr, "no image in a class folder of ");
+		cli_print_path(stderr, g->from);
+		fprintf(stderr, " (.jpg, .jpeg, .png, .webp in SRC/<class>/)");
 	} else {
 		fprintf(stderr, "%s", strerror(-rc));
 		if (errpath[0]) {
-			fprintf(stderr, st->files ? " writing " : ": ");
+			fprintf(stderr, done ? " writing " : ": ");
 			cli_print_path(stderr, errpath);
 		}
 	}
-	if (st->files || rc == -ENOSPC || rc == -EINTR)
+	if (sst && (done || rc == -ENOSPC || rc == -EINTR))
+		fprintf(stderr, "; stopped after %llu complete shards (%llu "
+			"images, %.1f MB); no partial file was left",
+			(unsigned long long)sst->shards,
+			(unsigned long long)sst->samples, sst->bytes / 1e6);
+	else if (done || rc == -ENOSPC || rc == -EINTR)
 		fprintf(stderr, "; stopped after %llu complete files (%.1f MB); "
 			"no partial file was left",
 			(unsigned long long)st->files, st->bytes / 1e6);
 	fputc('\n', stderr);
 	return rc == -EINTR ? cli_exit_for_signal(cli_stop) : FR_EXIT_ENV;
+}
+
+static const char *gen_format_name(const struct gen_opts *g)
+{
+	return g->so.format == WL_FORMAT_WDS ? "wds" :
+	       g->so.format == WL_FORMAT_MDS ? "mds" : "tfrecord";
+}
+
+/* The summary of a sharded set: gen's line with the format, the shard
+ * count and bytes in place of the folder. */
+static void gen_shards_print(FILE *f, const struct gen_opts *g,
+			     const struct wl_gen_stats *st,
+			     const struct wl_shard_stats *sst)
+{
+	const double mb_s = st->elapsed_s > 0 ? sst->bytes / 1e6 /
+			    st->elapsed_s : 0;
+
+	if (g->from) {
+		fprintf(f, "gen: converted %llu images in %u classes from ",
+			(unsigned long long)sst->samples, sst->classes);
+		cli_print_path(f, g->from);
+	} else {
+		fprintf(f, "gen: wrote %llu images in %u classes",
+			(unsigned long long)sst->samples, sst->classes);
+	}
+	fprintf(f, " into ");
+	cli_print_path(f, g->dir);
+	fprintf(f, " as %s%s: %llu shards, %.1f MB", gen_format_name(g),
+		g->so.zstd ? " (zstd)" : "",
+		(unsigned long long)sst->shards, sst->bytes / 1e6);
+	if (g->so.zstd)
+		fprintf(f, " (%.1f MB uncompressed, level %d)",
+			sst->raw_bytes / 1e6, g->so.zstd_level ?
+			g->so.zstd_level : WL_ZSTD_DEFAULT_LEVEL);
+	fprintf(f, ", images %.1f MB, mean %.1f KB", sst->image_bytes / 1e6,
+		sst->samples ? sst->image_bytes / 1e3 / sst->samples : 0.0);
+	if (!g->from)
+		fprintf(f, ", mean %.0f px; %llu grayscale, %llu CMYK, %llu "
+			"progressive, %llu 4:4:4, %llu 4:2:0; seed %llu",
+			st->files ? (double)st->pixels / st->files : 0.0,
+			(unsigned long long)st->gray,
+			(unsigned long long)st->cmyk,
+			(unsigned long long)st->progressive,
+			(unsigned long long)st->sub444,
+			(unsigned long long)st->sub420,
+			(unsigned long long)g->o.seed);
+	fprintf(f, "; %u %s; %.1f s (%.1f MB/s)\n", g->o.jobs,
+		g->from ? "readers" : "jobs", st->elapsed_s, mb_s);
+	if (g->from && (sst->skipped || sst->empty_classes ||
+			sst->list_errors))
+		fprintf(f, "gen: left out %llu files (outside a class folder, "
+			"or not .jpg/.jpeg/.png/.webp) and %llu entries the "
+			"listing could not follow; %u class folders hold no "
+			"image (their labels stay unused)\n",
+			(unsigned long long)sst->skipped,
+			(unsigned long long)sst->list_errors,
+			sst->empty_classes);
+}
+
+/* --from: SRC is a folder, and DIR is neither SRC nor inside it. 0, or
+ * the exit code (printed). */
+static int gen_from_check(const struct gen_opts *g)
+{
+	struct stat st;
+	const int bad = stat(g->from, &st) ? errno :
+			S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+	int in;
+
+	if (bad) {
+		fprintf(stderr, "feedrate gen: ");
+		cli_print_path(stderr, g->from);
+		fprintf(stderr, ": %s\n", strerror(bad));
+		return FR_EXIT_ENV;
+	}
+	in = wl_path_inside(g->dir, g->from);
+	if (in == 1) {
+		fprintf(stderr, "feedrate gen: ");
+		cli_print_path(stderr, g->dir);
+		fprintf(stderr, " is inside ");
+		cli_print_path(stderr, g->from);
+		fprintf(stderr, ", the folder it converts; gen never writes "
+			"into SRC\nTry 'feedrate gen --help'.\n");
+		return FR_EXIT_USAGE;
+	}
+	if (in < 0) {
+		fprintf(stderr, "feedrate gen: %s: ", strerror(-in));
+		cli_print_path(stderr, g->dir);
+		fputc('\n', stderr);
+		return FR_EXIT_ENV;
+	}
+	return 0;
 }
 
 int cmd_gen(int argc, char **argv)
@@ -193,17 +439,24 @@ int cmd_gen(int argc, char **argv)
 	struct gen_progress prog = { 0 };
 	struct sigaction old[2];
 	struct wl_gen_stats st;
+	struct wl_shard_stats sst;
 	struct gen_opts g;
 	char errpath[4096] = "";
+	bool shards;
 	int rc = gen_parse(argc, argv, &g);
 
 	if (rc)
 		return rc < 0 ? FR_EXIT_OK : rc;
+	shards = g.so.format != WL_FORMAT_FOLDER;
 	if ((rc = cli_workload("gen", g.workload, &w)))
 		return rc;
-	if (!w->gen)
+	if (!g.from && !w->gen)
 		return cli_usage_error("gen", "workload '%s' has no generator",
 				       g.workload);
+	if (g.from && (rc = gen_from_check(&g)))
+		return rc;
+	if (!g.o.jobs && g.from)
+		g.o.jobs = GEN_FROM_JOBS;
 	if (!g.o.jobs)
 		g.o.jobs = stg_cpus_usable() < WL_GEN_MAX_JOBS ?
 			   stg_cpus_usable() : WL_GEN_MAX_JOBS;
@@ -214,10 +467,22 @@ int cmd_gen(int argc, char **argv)
 	g.o.err_path = errpath;
 	g.o.err_path_len = sizeof(errpath);
 	cli_signals_catch(old);
-	rc = w->gen->generate(w, g.dir, &g.o, &st);
+	if (g.from)
+		rc = wl_shards_from_folder(g.from, g.dir, &g.o, &g.so, &st,
+					   &sst);
+	else if (shards)
+		rc = wl_gen_shards(w, g.dir, &g.o, &g.so, &st, &sst);
+	else
+		rc = w->gen->generate(w, g.dir, &g.o, &st);
 	cli_signals_restore(old);
+	if (rc == -ENOTSUP)
+		return cli_usage_error("gen", "workload '%s' has no image "
+				       "generator to shard", g.workload);
 	if (rc)
-		return gen_failed(&g, rc, &st, errpath);
-	rpt_gen_print(stdout, g.dir, &st, g.o.seed, g.o.jobs);
+		return gen_failed(&g, rc, &st, shards ? &sst : NULL, errpath);
+	if (shards)
+		gen_shards_print(stdout, &g, &st, &sst);
+	else
+		rpt_gen_print(stdout, g.dir, &st, g.o.seed, g.o.jobs);
 	return FR_EXIT_OK;
 }

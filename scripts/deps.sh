@@ -7,11 +7,13 @@
 set -eu
 pkgs=(build-essential pkg-config liburing-dev libjpeg62-turbo-dev libzstd-dev
       libjansson-dev libcriterion-dev libseccomp-dev libcap-dev
-      bindfs e2fsprogs s3fs chromium
+      bindfs e2fsprogs s3fs chromium zstd
       python3-torch python3-torchvision python3-pil)
 # python3-torch, -torchvision and -pil: --pipeline torch, and the tests
 # that run it (they skip, saying why, where Python cannot import them)
-# chromium renders the sweep's HTML report in a test; node and npm run
+# zstd (the CLI) decompresses `gen --compression zstd` shards in the tests
+# that read them back; chromium renders the sweep's HTML report in a test;
+# node and npm run
 # the storage tests' local S3 server (machines that already have them, e.g.
 # from NodeSource, keep theirs)
 command -v npm >/dev/null 2>&1 || pkgs+=(nodejs npm)

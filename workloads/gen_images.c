@@ -1,6 +1,7 @@
 /*
  * gen_images.c - writes a synthetic image dataset in ImageFolder layout:
- * DIR/train/<class>/<class>_<n>.JPEG, file i in class i % C.
+ * DIR/train/<class>/<class>_<n>.JPEG, file i in class i % C; the same
+ * images go into shards through another sink (gen_shards.c).
  *
  * Safety: DIR must be empty (or absent: it is created), so the generator can
  * never write into a user's dataset. Each file is written to a hidden
@@ -19,7 +20,9 @@
  * depend on the number of workers. The first error or a stop request sets
  * rc/done under the lock and wakes everyone; a worker that holds an
  * encoded image past the end drops it. Statistics and the progress
- * callback are updated under the lock.
+ * callback are updated under the lock. The sink's put() is called with
+ * the lock released, by the one worker whose turn it is: one call at a
+ * time, in index order, so a sink needs no lock of its own.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -38,9 +41,7 @@
 
 #define GEN_MAX_SIDE 2048u
 
-/* 0 when `dir` is an empty directory (creating it if absent), else -errno:
- * -ENOTEMPTY, -ENOTDIR, or what mkdir/opendir said. */
-static int gen_dir_prepare(const char *dir)
+int wl_gen_dir_prepare(const char *dir)
 {
 	DIR *d;
 	struct dirent *e;
@@ -113,13 +114,21 @@ static void set_err_path(const struct wl_gen_opts *o, const char *dir,
 			 rel ? "/" : "", rel ? rel : "");
 }
 
+/* The ImageFolder sink: DIR/train/<class>/<name>. */
+struct folder_sink {
+	const struct wl_workload *w;
+	const struct wl_gen_opts *o;
+	const char *dir;
+	int tfd;               /* DIR/train */
+	uint32_t ncls;
+};
+
 /* State shared by the worker threads; every field below `lock` is
  * guarded by it. */
 struct gen_run {
 	const struct wl_workload *w;
 	const struct wl_gen_opts *o;
-	const char *dir;
-	int tfd;               /* DIR/train */
+	const struct wl_gen_sink *sink;
 	uint32_t ncls;
 	double t0;
 	pthread_mutex_t lock;
@@ -131,31 +140,69 @@ struct gen_run {
 	struct wl_gen_stats *st;
 };
 
-/* Writes file i (already encoded in buf) under its final name and counts
- * it. Called with the lock released, by the one thread whose turn it is. */
-static int gen_commit(struct gen_run *g, uint64_t i,
+static int folder_open(void *arg, int dfd, uint32_t ncls)
+{
+	struct folder_sink *f = arg;
+
+	f->ncls = ncls;
+	if (mkdirat(dfd, "train", 0755)) {
+		const int rc = -errno;
+
+		set_err_path(f->o, f->dir, NULL);
+		return rc;
+	}
+	f->tfd = openat(dfd, "train", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (f->tfd < 0) {
+		const int rc = -errno;
+
+		set_err_path(f->o, f->dir, NULL);
+		return rc;
+	}
+	return 0;
+}
+
+/* Writes file i (already encoded in buf) under its final name. */
+static int folder_put(void *arg, uint64_t i, const struct wl_image_spec *spec,
 		      const struct aug_membuf *buf)
 {
+	struct folder_sink *f = arg;
 	char cls[16], name[64];
 	int rc;
 
-	wl_class_name((uint32_t)(i % g->ncls), cls);
-	if (i < g->ncls && mkdirat(g->tfd, cls, 0755)) {
+	(void)spec;
+	wl_class_name((uint32_t)(i % f->ncls), cls);
+	if (i < f->ncls && mkdirat(f->tfd, cls, 0755)) {
 		rc = -errno;
-		set_err_path(g->o, g->dir, cls);
+		set_err_path(f->o, f->dir, cls);
 		return rc;
 	}
 	snprintf(name, sizeof(name), "%s_%llu%s", cls,
-		 (unsigned long long)(i / g->ncls), g->w->file_ext);
-	rc = write_file_atomic(g->tfd, cls, name, buf);
+		 (unsigned long long)(i / f->ncls), f->w->file_ext);
+	rc = write_file_atomic(f->tfd, cls, name, buf);
 	if (rc) {
 		char rel[96];
 
 		snprintf(rel, sizeof(rel), "%s/%s", cls, name);
-		set_err_path(g->o, g->dir, rel);
+		set_err_path(f->o, f->dir, rel);
 		return rc;
 	}
 	return 0;
+}
+
+/* One syncfs() flushes the set and reports late write-back errors. */
+static int folder_close(void *arg, int rc)
+{
+	struct folder_sink *f = arg;
+
+	if (f->tfd < 0)
+		return rc;
+	if (!rc && syncfs(f->tfd)) {
+		rc = -errno;
+		set_err_path(f->o, f->dir, NULL);
+	}
+	close(f->tfd);
+	f->tfd = -1;
+	return rc;
 }
 
 static void gen_count(struct wl_gen_stats *st, const struct wl_image_spec *s,
@@ -221,7 +268,7 @@ static void *gen_worker(void *arg)
 			break;
 		}
 		pthread_mutex_unlock(&g->lock);
-		rc = gen_commit(g, i, &buf);
+		rc = g->sink->put(g->sink->arg, i, &spec, &buf);
 		pthread_mutex_lock(&g->lock);
 		if (rc)
 			break;
@@ -243,16 +290,18 @@ static void *gen_worker(void *arg)
 	return NULL;
 }
 
-static int gen_imagefolder(const struct wl_workload *w, const char *dir,
-			   const struct wl_gen_opts *o, struct wl_gen_stats *st)
+int wl_gen_images_run(const struct wl_workload *w, const char *dir,
+		      const struct wl_gen_opts *o, struct wl_gen_stats *st,
+		      const struct wl_gen_sink *sink)
 {
 	struct gen_run g = {
-		.w = w, .o = o, .dir = dir, .tfd = -1, .st = st,
+		.w = w, .o = o, .sink = sink, .st = st,
 		.lock = PTHREAD_MUTEX_INITIALIZER,
 		.turn = PTHREAD_COND_INITIALIZER,
 	};
 	pthread_t tids[WL_GEN_MAX_JOBS];
 	unsigned jobs = o->jobs ? o->jobs : 1, started = 0;
+	bool opened = false;
 	int dfd = -1, rc;
 	uint64_t target;
 
@@ -271,7 +320,7 @@ static int gen_imagefolder(const struct wl_workload *w, const char *dir,
 	st->bytes_target = o->size_bytes;
 	st->classes = g.ncls;
 
-	rc = gen_dir_prepare(dir);
+	rc = wl_gen_dir_prepare(dir);
 	if (rc) {
 		if (o->err_path && o->err_path_len)
 			snprintf(o->err_path, o->err_path_len, "%s", dir);
@@ -282,17 +331,10 @@ static int gen_imagefolder(const struct wl_workload *w, const char *dir,
 		rc = -errno;
 		goto err;
 	}
-	if (mkdirat(dfd, "train", 0755)) {
-		rc = -errno;
-		set_err_path(o, dir, NULL);
+	rc = sink->open(sink->arg, dfd, g.ncls);
+	if (rc)
 		goto err;
-	}
-	g.tfd = openat(dfd, "train", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (g.tfd < 0) {
-		rc = -errno;
-		set_err_path(o, dir, NULL);
-		goto err;
-	}
+	opened = true;
 
 	/* the caller's thread is worker 0 */
 	for (unsigned j = 1; j < jobs; j++) {
@@ -304,24 +346,29 @@ static int gen_imagefolder(const struct wl_workload *w, const char *dir,
 	for (unsigned j = 0; j < started; j++)
 		pthread_join(tids[j], NULL);
 	rc = g.rc;
-	if (rc)
-		goto err;
-	if (syncfs(g.tfd)) {
-		rc = -errno;
-		set_err_path(o, dir, NULL);
-		goto err;
-	}
 err:
+	if (opened)
+		rc = sink->close(sink->arg, rc);
 	st->elapsed_s = stg_now() - g.t0;
 	if (o->progress)
 		o->progress(o->progress_arg, st, true);
-	if (g.tfd >= 0)
-		close(g.tfd);
 	if (dfd >= 0)
 		close(dfd);
 	pthread_mutex_destroy(&g.lock);
 	pthread_cond_destroy(&g.turn);
 	return rc;
+}
+
+static int gen_imagefolder(const struct wl_workload *w, const char *dir,
+			   const struct wl_gen_opts *o, struct wl_gen_stats *st)
+{
+	struct folder_sink f = { .w = w, .o = o, .dir = dir, .tfd = -1 };
+	const struct wl_gen_sink sink = {
+		.open = folder_open, .put = folder_put, .close = folder_close,
+		.arg = &f,
+	};
+
+	return wl_gen_images_run(w, dir, o, st, &sink);
 }
 
 const struct wl_gen_ops wl_gen_imagefolder = {

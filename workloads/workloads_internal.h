@@ -9,4 +9,36 @@
 /* The ImageFolder JPEG generator (gen_images.c). */
 extern const struct wl_gen_ops wl_gen_imagefolder;
 
+/*
+ * 0 when DIR is an empty folder (creating it when absent), else -errno:
+ * -ENOTEMPTY, -ENOTDIR, or what mkdir/opendir said.
+ */
+int wl_gen_dir_prepare(const char *dir);
+
+/* Where the generator's images go: ImageFolder files or shards. */
+struct wl_gen_sink {
+	/* DIR is ready (empty) and open as DFD; the set has NCLS classes
+	 * (image i is in class i % NCLS). 0 or -errno. */
+	int (*open)(void *arg, int dfd, uint32_t ncls);
+	/* Image I, encoded in BUF: called in index order, one call at a
+	 * time (from whichever worker's turn it is). 0 or -errno. */
+	int (*put)(void *arg, uint64_t i, const struct wl_image_spec *spec,
+		   const struct aug_membuf *buf);
+	/* The run ended with RC (0, -EINTR, -errno) after a successful
+	 * open: finish or drop what is open, flush; returns the run's final
+	 * result. */
+	int (*close)(void *arg, int rc);
+	void *arg;
+};
+
+/*
+ * The generator's worker pool (gen_images.c): prepares DIR (empty or
+ * new), opens SINK on it and hands it the images O asks for in index
+ * order; fills ST as images are put. Returns 0 or -errno (-EINTR after a
+ * stop request); the contract of wl_gen_ops.generate otherwise.
+ */
+int wl_gen_images_run(const struct wl_workload *w, const char *dir,
+		      const struct wl_gen_opts *o, struct wl_gen_stats *st,
+		      const struct wl_gen_sink *sink);
+
 #endif /* FEEDRATE_WORKLOADS_INTERNAL_H */
