@@ -197,8 +197,10 @@ static void print_measured(FILE *f, const struct rpt_run *r)
 		char c[32];
 
 		rpt_fmt_count(c, sizeof(c), (double)r->records);
-		snprintf(a + strlen(a), sizeof(a) - strlen(a), " %s shards "
-			 "of %s records", r->format, c);
+		snprintf(a, sizeof(a), "%s records in ", c);
+		rpt_fmt_count(c, sizeof(c), (double)r->files);
+		snprintf(a + strlen(a), sizeof(a) - strlen(a), "%s %s shards",
+			 c, r->format);
 	} else {
 		snprintf(a + strlen(a), sizeof(a) - strlen(a), " files");
 	}
