@@ -329,11 +329,11 @@ int wl_mds_index_parse(const char *text, size_t len, struct wl_mds_index *out,
 		err = bad(why, cap, "not a JSON object");
 	else if (!json_is_integer(ver) || json_integer_value(ver) != 2)
 		err = bad(why, cap, "version missing or not 2");
-	else if (!json_is_array(shards) || !n)
-		err = bad(why, cap, "shards missing, not an array or empty");
+	else if (!json_is_array(shards))
+		err = bad(why, cap, "shards missing or not an array");
 	else if (n > UINT32_MAX)
 		err = bad(why, cap, "%zu shards", n);
-	if (!err) {
+	if (!err && n) {
 		out->shards = calloc(n, sizeof(*out->shards));
 		err = out->shards ? 0 : -ENOMEM;
 	}
@@ -694,8 +694,10 @@ int wl_mds_scan_next(struct wl_scanner *s, const uint8_t *win,
 			s->records++;
 			return 1;
 		default:        /* PH_DONE: bytes past offsets[n] are not
-			           samples */
-			s->keep_from = end > s->pos ? end : s->keep_from;
+			           samples; skipped, not kept */
+			if (end > s->pos)
+				s->pos = end;
+			s->keep_from = s->pos;
 			return 0;
 		}
 	}
