@@ -259,13 +259,12 @@ static int mds_shard_parse(const json_t *o, unsigned i,
 	const json_t *comp = json_object_get(o, "compression");
 	const json_t *zip = json_object_get(o, "zip_data");
 	const json_t *ver = json_object_get(o, "version");
-	const char *s;
+	const char *s = json_string_value(json_object_get(o, "format"));
 	int err;
 
 	if (!json_is_object(o))
 		return bad(why, cap, "shard %u is not an object", i);
-	if (get_str(o, "format", sh->compression, sizeof(sh->compression),
-		    &s) || strcmp(s, "mds"))
+	if (!s || strcmp(s, "mds"))
 		return bad(why, cap, "shard %u: format %s%s%s, not mds", i,
 			   s ? "\"" : "", s ? s : "missing", s ? "\"" : "");
 	if (!json_is_integer(ver) || json_integer_value(ver) != 2)
@@ -285,7 +284,6 @@ static int mds_shard_parse(const json_t *o, unsigned i,
 			   "the header of %llu samples", i,
 			   (unsigned long long)sh->raw_bytes,
 			   (unsigned long long)sh->samples);
-	sh->compression[0] = '\0';
 	if (json_is_null(comp) || !comp) {
 		if (!json_is_null(zip) && zip)
 			return bad(why, cap, "shard %u: zip_data without "
