@@ -335,6 +335,18 @@ FR_TEST(fmt_mds, the_template_index_is_valid)
 	free(text);
 }
 
+FR_TEST(fmt_mds, index_of_no_shards_parses_empty)
+{
+	static const char text[] = "{\"version\": 2, \"shards\": []}";
+	struct wl_mds_index idx;
+	char why[256];
+
+	cr_assert_eq(wl_mds_index_parse(text, strlen(text), &idx, why,
+					sizeof(why)), 0, "%s", why);
+	cr_expect_eq(idx.nshards, 0, "the caller says there is nothing");
+	wl_mds_index_free(&idx);
+}
+
 FR_TEST(fmt_mds, zstd_shard_names_its_compressed_file)
 {
 	char *text = index_with("compression", "\"zstd:7\"");
@@ -407,7 +419,7 @@ FR_TEST(fmt_mds, index_that_is_not_the_right_json_is_bad_index)
 		{ "", "JSON" },
 		{ "[1, 2]", "object" },
 		{ "{\"version\": 2}", "shards" },
-		{ "{\"version\": 2, \"shards\": []}", "shards" },
+		{ "{\"version\": 2, \"shards\": {}}", "shards" },
 		{ "{\"version\": 3, \"shards\": [{}]}", "version" },
 		{ "{\"version\": 2, \"shards\": [7]}", "shard 0" },
 		{ "{\"version\": 2, \"version\": 2, \"shards\": [{}]}",
@@ -494,6 +506,26 @@ FR_TEST(fmt_mds, hand_made_shard_reads_back)
 		cr_expect_eq(v.image[0], 0xd0 + i);
 		cr_expect_eq(v.label, 100 + i);
 	}
+	free(sc.recs);
+	free(p);
+}
+
+FR_TEST(fmt_mds, bytes_after_the_last_offset_are_skipped)
+{
+	struct wl_mds_shard sh;
+	size_t len;
+	uint8_t *p = hand_shard(3, &sh, &len);
+	struct ft_scan sc;
+
+	p = realloc(p, len + 100);
+	cr_assert_not_null(p);
+	memset(p + len, 0xee, 100);
+	sh.raw_bytes = len + 100;
+	ft_scan_chunked(WL_FORMAT_MDS, &sh, p, len + 100, 1, MAX_REC, &sc);
+	cr_expect_eq(sc.err, 0);
+	cr_expect_eq(sc.nrec, 3);
+	cr_expect_leq(sc.max_window, 4 + 4 + 10 + 2 + 8, "nothing kept past "
+		      "the samples");
 	free(sc.recs);
 	free(p);
 }

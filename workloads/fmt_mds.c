@@ -259,13 +259,12 @@ static int mds_shard_parse(const json_t *o, unsigned i,
 	const json_t *comp = json_object_get(o, "compression");
 	const json_t *zip = json_object_get(o, "zip_data");
 	const json_t *ver = json_object_get(o, "version");
-	const char *s;
+	const char *s = json_string_value(json_object_get(o, "format"));
 	int err;
 
 	if (!json_is_object(o))
 		return bad(why, cap, "shard %u is not an object", i);
-	if (get_str(o, "format", sh->compression, sizeof(sh->compression),
-		    &s) || strcmp(s, "mds"))
+	if (!s || strcmp(s, "mds"))
 		return bad(why, cap, "shard %u: format %s%s%s, not mds", i,
 			   s ? "\"" : "", s ? s : "missing", s ? "\"" : "");
 	if (!json_is_integer(ver) || json_integer_value(ver) != 2)
@@ -285,7 +284,6 @@ static int mds_shard_parse(const json_t *o, unsigned i,
 			   "the header of %llu samples", i,
 			   (unsigned long long)sh->raw_bytes,
 			   (unsigned long long)sh->samples);
-	sh->compression[0] = '\0';
 	if (json_is_null(comp) || !comp) {
 		if (!json_is_null(zip) && zip)
 			return bad(why, cap, "shard %u: zip_data without "
@@ -329,11 +327,11 @@ int wl_mds_index_parse(const char *text, size_t len, struct wl_mds_index *out,
 		err = bad(why, cap, "not a JSON object");
 	else if (!json_is_integer(ver) || json_integer_value(ver) != 2)
 		err = bad(why, cap, "version missing or not 2");
-	else if (!json_is_array(shards) || !n)
-		err = bad(why, cap, "shards missing, not an array or empty");
+	else if (!json_is_array(shards))
+		err = bad(why, cap, "shards missing or not an array");
 	else if (n > UINT32_MAX)
 		err = bad(why, cap, "%zu shards", n);
-	if (!err) {
+	if (!err && n) {
 		out->shards = calloc(n, sizeof(*out->shards));
 		err = out->shards ? 0 : -ENOMEM;
 	}
@@ -694,8 +692,10 @@ int wl_mds_scan_next(struct wl_scanner *s, const uint8_t *win,
 			s->records++;
 			return 1;
 		default:        /* PH_DONE: bytes past offsets[n] are not
-			           samples */
-			s->keep_from = end > s->pos ? end : s->keep_from;
+			           samples; skipped, not kept */
+			if (end > s->pos)
+				s->pos = end;
+			s->keep_from = s->pos;
 			return 0;
 		}
 	}

@@ -24,6 +24,9 @@ FUZZ_TARGETS ?= $(FUZZ_ALL)
 FUZZ_MAX_LEN_jpeg := 65536
 FUZZ_MAX_LEN_list := 4096
 FUZZ_MAX_LEN_sysroot := 4096
+FUZZ_MAX_LEN_tfrecord := 4096
+FUZZ_MAX_LEN_protobuf := 4096
+FUZZ_MAX_LEN_mds := 8192
 FUZZ_MAX_LEN_DEFAULT := 256
 
 FUZZ_CFLAGS := -std=gnu17 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE \
