@@ -314,13 +314,13 @@ FR_TEST(shards_cli, a_bad_zstd_frame_fails_the_rest_of_its_shard,
 	char *dir = fr_test_tmpdir();
 	char *ds = make_set(dir, "mdsz", "mds", "zstd");
 	char *name = first_file(ds, ".zstd"), *path = cat2(ds, name);
-	uint8_t junk[64];
+	uint8_t junk[4] = { 0xA5, 0xA5, 0xA5, 0xA5 };
 	json_t *j;
 
-	memset(junk, 0xA5, sizeof(junk));
-	poke(path, 4096, junk, sizeof(junk));
+	/* the frame's magic number: nothing of the shard decodes */
+	poke(path, 0, junk, sizeof(junk));
 	j = run_json(dir, ds, 3, NULL);
-	expect_kind(j, "bad_zstd", name, "@");
+	expect_kind(j, "bad_zstd", name, "@0");
 	cr_assert_lt(jint(j, "samples"), atoi(NFILES));
 	json_decref(j);
 	free(path);
