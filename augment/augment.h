@@ -196,19 +196,21 @@ int aug_decoder_open(struct aug_decoder *d, const void *buf, size_t len,
  * the full size, and roi is in its coordinates), and closes the image.
  * A PNG takes scale 1 only; its ROI decode inflates the rows above the
  * window (into one spare row) and stops after the window's last row (an
- * interlaced file: after it in the last pass). JPEG ROI decode: columns are cropped with jpeg_crop_scanline (libjpeg widens
- * them to iMCU boundaries; we widen one more pixel so that fancy
- * upsampling sees the same neighbours as in a full decode), rows above
- * are skipped with jpeg_skip_scanlines (still entropy-decoded, not
- * IDCT'd), and decoding stops after the last needed row. The view holds
- * exactly `roi`, the same pixels a full decode has there. Grayscale is
+ * interlaced file: after it in the last pass). JPEG ROI decode: columns
+ * are cropped with jpeg_crop_scanline (libjpeg widens them to iMCU
+ * boundaries; we widen one more pixel so that fancy upsampling sees the
+ * same neighbours as in a full decode), rows above are skipped with
+ * jpeg_skip_scanlines (still entropy-decoded, not IDCT'd), and decoding
+ * stops after the last needed row. The view holds exactly `roi`, the
+ * same pixels a full decode has there (either format). A stream damaged
+ * only below the window is not seen (either format). Grayscale is
  * expanded to RGB; CMYK and YCCK are decoded to CMYK (libjpeg converts
  * neither to RGB) and converted here as PIL does: the stored bytes are
  * taken as inverted ink (Photoshop's, 255 = no ink), R = C*K/255 (same
  * for G/M, B/Y), with or without an Adobe APP14 marker. A libjpeg
  * warning makes it fail (-AUG_ETRUNCATED for a premature end, else
- * -AUG_ECORRUPT); note that a stream damaged only below the window is not
- * seen. 0 or a -AUG_E* code / -ENOMEM / -EINVAL (bad roi or scale).
+ * -AUG_ECORRUPT). 0 or a -AUG_E* code / -ENOMEM / -EINVAL (bad roi or
+ * scale, or a scale other than 1 for a PNG).
  */
 int aug_decoder_read(struct aug_decoder *d, const struct aug_rect *roi,
 		     unsigned scale_denom, struct aug_view *out);

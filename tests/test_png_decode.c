@@ -44,7 +44,8 @@ static void expect_rgb(const struct aug_view *v, const uint8_t *want,
 	for (uint32_t y = 0; y < v->height; y++)
 		for (uint32_t x = 0; x < v->width; x++) {
 			const uint8_t *p = v->data + v->stride * y + x * 4;
-			const uint8_t *q = want + ((size_t)y * v->width + x) * 3;
+			const uint8_t *q = want +
+					   ((size_t)y * v->width + x) * 3;
 
 			cr_assert(p[0] == q[0] && p[1] == q[1] && p[2] == q[2],
 				  "%s (%u,%u): %u %u %u, PIL %u %u %u", what, x,
@@ -237,7 +238,8 @@ FR_TEST(png_decode, a_window_holds_the_same_pixels_as_a_full_decode)
 					     "palette4.png" };
 	static const struct aug_rect wins[] = {
 		{ 0, 0, FIX_W, FIX_H }, { 0, 0, 5, 3 }, { 13, 5, 11, 9 },
-		{ FIX_W - 4, FIX_H - 2, 4, 2 }, { 7, 20, 3, 1 }, { 30, 0, 1, 21 },
+		{ FIX_W - 4, FIX_H - 2, 4, 2 }, { 7, 20, 3, 1 },
+		{ 30, 0, 1, 21 },
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
