@@ -1,6 +1,7 @@
 /*
- * aug_decode.c - JPEG decoding through libjpeg-turbo's libjpeg API: full,
- * ROI (crop window) and DCT-scaled, into RGBX.
+ * aug_decode.c - the decoder: picks JPEG or PNG by the file's first bytes;
+ * JPEG decoding through libjpeg-turbo's libjpeg API: full, ROI (crop
+ * window) and DCT-scaled, into RGBX (PNG: aug_png.c).
  *
  * DESIGN: an aug_decoder is used by one thread at a time. It creates its
  * jpeg_decompress_struct once and reuses it: each image ends with
@@ -34,12 +35,18 @@ struct aug_decoder {
 	int code;                 /* error to return after the longjmp */
 	bool created;             /* cinfo exists */
 	bool open;                /* an image's header has been read */
+	enum aug_format fmt;      /* of the open image */
+	uint32_t width, height;   /* of the open image */
 	struct aug_decoder_opts opts;
-	uint8_t *pix;             /* decoded rows */
-	size_t pix_cap;
-	JSAMPROW *rows;           /* row pointers into pix */
-	size_t rows_cap;
+	struct aug_png *png;      /* made at the first PNG */
+	struct aug_rows rows;     /* decoded rows, both formats */
 	char msg[JMSG_LENGTH_MAX];
+};
+
+/* The files' first bytes: JPEG's SOI and the next marker's FF, as PIL. */
+static const uint8_t dec_jpeg_sig[3] = { 0xff, 0xd8, 0xff };
+static const uint8_t dec_png_sig[8] = {
+	0x89, 'P', 'N', 'G', 0x0d, 0x0a, 0x1a, 0x0a,
 };
 
 void aug_decoder_opts_default(struct aug_decoder_opts *o)
@@ -60,15 +67,15 @@ const char *aug_strerror(int err)
 	case 0:
 		return "success";
 	case -AUG_ECORRUPT:
-		return "corrupt JPEG data";
+		return "corrupt image data";
 	case -AUG_ETRUNCATED:
-		return "truncated JPEG file";
+		return "truncated image file";
 	case -AUG_EUNSUPPORTED:
 		return "unsupported JPEG variant";
 	case -AUG_ETOOLARGE:
 		return "image too large (pixel, memory or scan limit)";
 	case -AUG_ENOTJPEG:
-		return "not a JPEG file";
+		return "not a JPEG or PNG file";
 	case -AUG_EZSTD:
 		return "zstd frame does not decode";
 	default:
@@ -211,9 +218,15 @@ void aug_decoder_destroy(struct aug_decoder *d)
 		return;
 	if (d->created)
 		jpeg_destroy_decompress(&d->cinfo);
-	free(d->pix);
-	free(d->rows);
+	aug_png_destroy(d->png);
+	free(d->rows.pix);
+	free(d->rows.row);
 	free(d);
+}
+
+const struct aug_png *aug_decoder_png(const struct aug_decoder *d)
+{
+	return d->png;
 }
 
 const char *aug_decoder_message(const struct aug_decoder *d)
@@ -224,7 +237,10 @@ const char *aug_decoder_message(const struct aug_decoder *d)
 void aug_decoder_close(struct aug_decoder *d)
 {
 	if (d->open) {
-		jpeg_abort_decompress(&d->cinfo);
+		if (d->fmt == AUG_FMT_PNG)
+			aug_png_close(d->png);
+		else
+			jpeg_abort_decompress(&d->cinfo);
 		d->open = false;
 	}
 }
@@ -247,18 +263,37 @@ static enum aug_colorspace dec_colorspace(J_COLOR_SPACE cs)
 	}
 }
 
-int aug_decoder_open(struct aug_decoder *d, const void *buf, size_t len,
-		     struct aug_image_info *info)
+/*
+ * 1 if buf[0..len) starts with sig, or is shorter and matches it as far
+ * as it goes (a truncated file of that format).
+ */
+static bool dec_starts_with(const uint8_t *buf, size_t len,
+			    const uint8_t *sig, size_t sig_len)
+{
+	return memcmp(buf, sig, len < sig_len ? len : sig_len) == 0;
+}
+
+static int dec_open_png(struct aug_decoder *d, const void *buf, size_t len,
+			struct aug_image_info *info)
+{
+	int err = 0;
+
+	if (!d->png)
+		err = aug_png_create(d->msg, sizeof(d->msg), &d->png);
+	if (!err)
+		err = aug_png_open(d->png, buf, len, d->opts.max_pixels, info);
+	if (err)
+		return err;
+	d->fmt = AUG_FMT_PNG;
+	d->open = true;
+	return 0;
+}
+
+static int dec_open_jpeg(struct aug_decoder *d, const void *buf, size_t len,
+			 struct aug_image_info *info)
 {
 	j_decompress_ptr ci = &d->cinfo;
 
-	aug_decoder_close(d);
-	d->code = 0;
-	d->msg[0] = '\0';
-	if (len == 0) {
-		snprintf(d->msg, sizeof(d->msg), "empty file");
-		return -AUG_ETRUNCATED;
-	}
 	if (len > (size_t)(unsigned long)-1)
 		return -AUG_ETOOLARGE;
 	if (setjmp(d->jump)) {
@@ -266,6 +301,7 @@ int aug_decoder_open(struct aug_decoder *d, const void *buf, size_t len,
 		d->open = false;
 		return d->code;
 	}
+	d->fmt = AUG_FMT_JPEG;
 	d->open = true;
 	jpeg_mem_src(ci, (const unsigned char *)buf, (unsigned long)len);
 	jpeg_read_header(ci, TRUE);
@@ -285,24 +321,58 @@ int aug_decoder_open(struct aug_decoder *d, const void *buf, size_t len,
 		info->colorspace = dec_colorspace(ci->jpeg_color_space);
 		info->progressive = ci->progressive_mode;
 		info->adobe = ci->saw_Adobe_marker;
+		info->format = AUG_FMT_JPEG;
 	}
 	return 0;
 }
 
+int aug_decoder_open(struct aug_decoder *d, const void *buf, size_t len,
+		     struct aug_image_info *info)
+{
+	struct aug_image_info tmp;
+	int err;
+
+	aug_decoder_close(d);
+	d->code = 0;
+	d->msg[0] = '\0';
+	if (len == 0) {
+		snprintf(d->msg, sizeof(d->msg), "empty file");
+		return -AUG_ETRUNCATED;
+	}
+	if (!info)
+		info = &tmp;
+	if (dec_starts_with(buf, len, dec_jpeg_sig, sizeof(dec_jpeg_sig)))
+		err = dec_open_jpeg(d, buf, len, info);
+	else if (dec_starts_with(buf, len, dec_png_sig, sizeof(dec_png_sig)))
+		err = dec_open_png(d, buf, len, info);
+	else {
+		snprintf(d->msg, sizeof(d->msg), "starts with neither the JPEG "
+			 "nor the PNG signature");
+		return -AUG_ENOTJPEG;
+	}
+	if (!err) {
+		d->width = info->width;
+		d->height = info->height;
+	}
+	return err;
+}
+
 /*
  * CMYK to RGB on `n` pixels in place. Adobe (Photoshop) files store
- * inverted ink, 255 = no ink: R = C'K'/255 on the stored C', K'. Without an
- * Adobe marker the bytes are plain ink: R = (255-C)(255-K)/255. The
- * division rounds like PIL's (x + 128 + ((x + 128) >> 8)) >> 8.
+ * inverted ink, 255 = no ink: R = C'K'/255 on the stored C', K'. PIL reads
+ * every CMYK JPEG that way (its "assume adobe conventions"), marker or
+ * not, so this does too: a file without the marker that meant plain ink
+ * comes out as the negative, in both. The division rounds like PIL's
+ * (x + 128 + ((x + 128) >> 8)) >> 8, which gives the same bytes as PIL's
+ * K - C*K/255 on the un-inverted values.
  */
-static void dec_cmyk_to_rgbx(uint8_t *p, uint32_t n, bool inverted)
+static void dec_cmyk_to_rgbx(uint8_t *p, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++, p += 4) {
-		unsigned k = inverted ? p[3] : 255u - p[3];
+		unsigned k = p[3];
 
 		for (int c = 0; c < 3; c++) {
-			unsigned v = inverted ? p[c] : 255u - p[c];
-			unsigned t = v * k + 128;
+			unsigned t = p[c] * k + 128;
 
 			p[c] = (uint8_t)((t + (t >> 8)) >> 8);
 		}
@@ -310,45 +380,52 @@ static void dec_cmyk_to_rgbx(uint8_t *p, uint32_t n, bool inverted)
 	}
 }
 
-int aug_decoder_read(struct aug_decoder *d, const struct aug_rect *roi,
-		     unsigned scale_denom, struct aug_view *out)
+size_t aug_rows_stride(uint32_t width)
+{
+	return ((size_t)(width + DEC_ROW_SLACK) * 4 + 63) & ~(size_t)63;
+}
+
+int aug_rows_reserve(struct aug_rows *r, size_t stride, uint32_t n)
+{
+	int err = aug_scratch_reserve((void **)&r->pix, &r->pix_cap,
+				      stride * n + DEC_ROW_SLACK * 4);
+
+	if (err)
+		return err;
+	if (r->row_cap < n) {
+		uint8_t **p = realloc(r->row, sizeof(*p) * n);
+
+		if (!p)
+			return -ENOMEM;
+		r->row = p;
+		r->row_cap = n;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		r->row[i] = r->pix + stride * i;
+	return 0;
+}
+
+/* The JPEG part of aug_decoder_read: window [x0, x1) x [y0, y1). */
+static int dec_read_jpeg(struct aug_decoder *d, uint32_t x0, uint32_t y0,
+			 uint32_t x1, uint32_t y1, unsigned scale_denom,
+			 struct aug_view *out)
 {
 	j_decompress_ptr ci = &d->cinfo;
-	uint32_t sw, sh, x0, y0, x1, y1, cx;
+	uint32_t sw, sh, cx;
 	JDIMENSION xoff, cw;
-	size_t stride, need;
-	bool cmyk, inverted;
+	size_t stride;
+	bool cmyk;
 	int err;
 
-	if (!d->open)
-		return -EINVAL;
-	if (scale_denom != 1 && scale_denom != 2 && scale_denom != 4 &&
-	    scale_denom != 8) {
-		aug_decoder_close(d);
-		return -EINVAL;
-	}
-	sw = aug_scaled_dim(ci->image_width, scale_denom);
-	sh = aug_scaled_dim(ci->image_height, scale_denom);
-	if (roi) {
-		if (roi->w == 0 || roi->h == 0 || roi->x > sw ||
-		    roi->w > sw - roi->x || roi->y > sh ||
-		    roi->h > sh - roi->y) {
-			aug_decoder_close(d);
-			return -EINVAL;
-		}
-		x0 = roi->x, y0 = roi->y;
-		x1 = roi->x + roi->w, y1 = roi->y + roi->h;
-	} else {
-		x0 = y0 = 0, x1 = sw, y1 = sh;
-	}
 	if (setjmp(d->jump)) {
 		jpeg_abort_decompress(ci);
 		d->open = false;
 		return d->code;
 	}
+	sw = aug_scaled_dim(ci->image_width, scale_denom);
+	sh = aug_scaled_dim(ci->image_height, scale_denom);
 	cmyk = ci->jpeg_color_space == JCS_CMYK ||
 	       ci->jpeg_color_space == JCS_YCCK;
-	inverted = ci->saw_Adobe_marker;
 	ci->out_color_space = cmyk ? JCS_CMYK : JCS_EXT_RGBX;
 	ci->dct_method = JDCT_ISLOW;
 	ci->do_fancy_upsampling = TRUE;
@@ -386,35 +463,22 @@ int aug_decoder_read(struct aug_decoder *d, const struct aug_rect *roi,
 		}
 	}
 
-	stride = ((size_t)(cw + DEC_ROW_SLACK) * 4 + 63) & ~(size_t)63;
-	need = stride * (y1 - y0) + DEC_ROW_SLACK * 4;
-	err = aug_scratch_reserve((void **)&d->pix, &d->pix_cap, need);
-	if (!err && d->rows_cap < y1 - y0) {
-		JSAMPROW *r = realloc(d->rows, sizeof(*r) * (y1 - y0));
-
-		if (!r) {
-			err = -ENOMEM;
-		} else {
-			d->rows = r;
-			d->rows_cap = y1 - y0;
-		}
-	}
+	stride = aug_rows_stride(cw);
+	err = aug_rows_reserve(&d->rows, stride, y1 - y0);
 	if (err) {
 		jpeg_abort_decompress(ci);
 		d->open = false;
 		return err;
 	}
-	for (uint32_t i = 0; i < y1 - y0; i++)
-		d->rows[i] = d->pix + stride * i;
 	while (ci->output_scanline < y1) {
 		uint32_t at = ci->output_scanline - y0;
-		JDIMENSION got = jpeg_read_scanlines(ci, d->rows + at,
+		JDIMENSION got = jpeg_read_scanlines(ci, d->rows.row + at,
 						     y1 - y0 - at);
 
 		if (cmyk)
 			for (JDIMENSION r = 0; r < got; r++)
-				dec_cmyk_to_rgbx(d->rows[at + r] + cx * 4,
-						 x1 - x0, inverted);
+				dec_cmyk_to_rgbx(d->rows.row[at + r] + cx * 4,
+						 x1 - x0);
 	}
 	if (ci->output_scanline < ci->output_height)
 		jpeg_abort_decompress(ci);
@@ -422,11 +486,47 @@ int aug_decoder_read(struct aug_decoder *d, const struct aug_rect *roi,
 		jpeg_finish_decompress(ci);
 	d->open = false;
 
-	out->data = d->pix + (size_t)cx * 4;
+	out->data = d->rows.pix + (size_t)cx * 4;
 	out->width = x1 - x0;
 	out->height = y1 - y0;
 	out->stride = stride;
 	return 0;
+}
+
+int aug_decoder_read(struct aug_decoder *d, const struct aug_rect *roi,
+		     unsigned scale_denom, struct aug_view *out)
+{
+	uint32_t sw, sh;
+	struct aug_rect win;
+	int err;
+
+	if (!d->open)
+		return -EINVAL;
+	if ((scale_denom != 1 && scale_denom != 2 && scale_denom != 4 &&
+	     scale_denom != 8) ||
+	    (d->fmt == AUG_FMT_PNG && scale_denom != 1)) {
+		aug_decoder_close(d);
+		return -EINVAL;
+	}
+	sw = aug_scaled_dim(d->width, scale_denom);
+	sh = aug_scaled_dim(d->height, scale_denom);
+	if (roi) {
+		if (roi->w == 0 || roi->h == 0 || roi->x > sw ||
+		    roi->w > sw - roi->x || roi->y > sh ||
+		    roi->h > sh - roi->y) {
+			aug_decoder_close(d);
+			return -EINVAL;
+		}
+		win = *roi;
+	} else {
+		win = (struct aug_rect){ 0, 0, sw, sh };
+	}
+	if (d->fmt == AUG_FMT_JPEG)
+		return dec_read_jpeg(d, win.x, win.y, win.x + win.w,
+				     win.y + win.h, scale_denom, out);
+	err = aug_png_read(d->png, &win, &d->rows, out);
+	d->open = false;
+	return err;
 }
 
 int aug_decoder_decode(struct aug_decoder *d, const void *buf, size_t len,

@@ -131,6 +131,68 @@ static inline uint64_t aug_now_ns(void)
 /* Grows *buf to at least `need` bytes (aligned to 64); 0 or -ENOMEM. */
 int aug_scratch_reserve(void **buf, size_t *cap, size_t need);
 
+/*
+ * Decoded RGBX rows, shared by both formats of a decoder and grown to the
+ * largest window seen: row[i] = pix + stride * i.
+ */
+struct aug_rows {
+	uint8_t *pix;
+	size_t pix_cap;
+	uint8_t **row;
+	size_t row_cap;
+};
+
+/* Bytes between rows of `width` RGBX pixels, slack and alignment added. */
+size_t aug_rows_stride(uint32_t width);
+
+/*
+ * Makes `n` rows of `stride` bytes (plus slack after the last, which the
+ * kernels read times a zero weight) and points row[0..n) at them.
+ * 0 or -ENOMEM.
+ */
+int aug_rows_reserve(struct aug_rows *r, size_t stride, uint32_t n);
+
+/*
+ * The PNG decoder inside an aug_decoder (aug_png.c). Errors and limits
+ * are written as text to the decoder's message buffer given at creation.
+ */
+struct aug_png;
+
+/* 0 or -ENOMEM; msg[0..msg_len) receives error texts. */
+int aug_png_create(char *msg, size_t msg_len, struct aug_png **out);
+
+/* Frees everything; accepts NULL. */
+void aug_png_destroy(struct aug_png *p);
+
+/*
+ * Reads the PNG header of buf[0..len) (kept until aug_png_read or
+ * aug_png_close) and fills *info (may be NULL). Checks the pixel cap and
+ * a side limit. 0 or a -AUG_E* code / -ENOMEM (the image is then closed).
+ */
+int aug_png_open(struct aug_png *p, const void *buf, size_t len,
+		 uint64_t max_pixels, struct aug_image_info *info);
+
+/*
+ * Decodes window `win` (already checked to lie inside the image) of the
+ * open image into `rows` and closes the image. The view holds exactly
+ * `win`. 0 or a -AUG_E* code / -ENOMEM / -EINVAL (no image open).
+ */
+int aug_png_read(struct aug_png *p, const struct aug_rect *win,
+		 struct aug_rows *rows, struct aug_view *out);
+
+/* Abandons the open image, if any; accepts NULL. */
+void aug_png_close(struct aug_png *p);
+
+/*
+ * For tests: the bytes of the arena libpng's allocations come from, and
+ * how many allocations have not fitted in it (spilled to malloc) since
+ * the decoder was created. Zero for a decoder that never opened a PNG.
+ */
+void aug_png_heap(const struct aug_png *p, size_t *arena, uint64_t *spills);
+
+/* The decoder's PNG state, NULL until it has opened a PNG. */
+const struct aug_png *aug_decoder_png(const struct aug_decoder *d);
+
 /* Resize engine state kept per context (aug_resize.c). */
 struct aug_resizer;
 int aug_resizer_create(const struct aug_kernels *k, struct aug_resizer **out);

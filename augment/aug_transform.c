@@ -193,11 +193,15 @@ int aug_resize(struct aug_ctx *c, const struct aug_view *src, double box_x,
 	return aug_resizer_run(c->rs, src, 0, 0, ax, ay, dst, flip);
 }
 
-/* Largest DCT scale 1/d (d in 8, 4, 2) that leaves the box >= the output. */
-static unsigned pick_denom(const struct aug_ctx *c, double bw, double bh,
-			   uint32_t ow, uint32_t oh)
+/*
+ * Largest DCT scale 1/d (d in 8, 4, 2) that leaves the box >= the output;
+ * 1 for a PNG, which has no scaled decode.
+ */
+static unsigned pick_denom(const struct aug_ctx *c,
+			   const struct aug_image_info *info, double bw,
+			   double bh, uint32_t ow, uint32_t oh)
 {
-	if (!c->p.dct_scale)
+	if (!c->p.dct_scale || info->format != AUG_FMT_JPEG)
 		return 1;
 	for (unsigned d = 8; d >= 2; d /= 2)
 		if (bw >= (double)d * ow && bh >= (double)d * oh)
@@ -311,7 +315,7 @@ int aug_train_sample(struct aug_ctx *c, const void *bytes, size_t len,
 	flip = aug_rng_uniform(&rng) < c->p.flip_p;
 	s.crop = crop;
 	s.flipped = flip;
-	d = pick_denom(c, crop.w, crop.h, c->p.out_w, c->p.out_h);
+	d = pick_denom(c, &info, crop.w, crop.h, c->p.out_w, c->p.out_h);
 	kx = axis_key(crop.x, crop.w, info.width, d, c->p.out_w, 0,
 		      c->p.out_w, AUG_HTAP_MULT);
 	ky = axis_key(crop.y, crop.h, info.height, d, c->p.out_h, 0,
@@ -361,7 +365,7 @@ int aug_eval_sample(struct aug_ctx *c, const void *bytes, size_t len,
 	left = round_half_even((nw - C) / 2.0);
 	top = round_half_even((nh - C) / 2.0);
 	s.crop = (struct aug_rect){ 0, 0, info.width, info.height };
-	d = pick_denom(c, info.width, info.height, nw, nh);
+	d = pick_denom(c, &info, info.width, info.height, nw, nh);
 	kx = axis_key(0, info.width, info.width, d, nw, left, C,
 		      AUG_HTAP_MULT);
 	ky = axis_key(0, info.height, info.height, d, nh, top, C,

@@ -1,8 +1,8 @@
 /*
  * augment.h - public interface of feedrate's augment module: turning the
- * bytes of a sample into a training tensor (JPEG decode, crop, resize, flip,
- * normalize), and the JPEG encoder the synthetic dataset generator uses.
- * Depends on libjpeg-turbo and zstd only.
+ * bytes of a sample into a training tensor (JPEG or PNG decode, crop,
+ * resize, flip, normalize), and the JPEG encoder the synthetic dataset
+ * generator uses. Depends on libjpeg-turbo, libpng (with zlib) and zstd.
  */
 #ifndef FEEDRATE_AUGMENT_H
 #define FEEDRATE_AUGMENT_H
@@ -75,10 +75,20 @@ int aug_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height,
 
 /* ==== decoding and augmentation ==== */
 /*
- * Decoder settings, fixed on every path (full, ROI, DCT-scaled) so that
+ * The decoder picks the format by the file's first bytes, whatever its
+ * name, as PIL does: FF D8 FF is JPEG, 89 'PNG' 0D 0A 1A 0A is PNG (real
+ * ImageNet has a PNG named .JPEG). A file shorter than a signature that
+ * matches its start is a truncated file of that format.
+ *
+ * JPEG settings, fixed on every path (full, ROI, DCT-scaled) so that
  * every comparison decodes the same way: accurate integer IDCT
  * (JDCT_ISLOW) and fancy (triangle) chroma upsampling — libjpeg's and
- * PIL's defaults. Output pixels are RGBX: 4 bytes per pixel, X = 255.
+ * PIL's defaults. PNG decodes at full scale only; its pixels are PIL's
+ * convert('RGB'): palettes looked up, grey replicated, alpha dropped,
+ * 16-bit samples cut to their high byte (PIL keeps the high byte of 16-bit
+ * colour too, but clips 16-bit grey to 255), ancillary chunks (gamma,
+ * colour profiles, transparency) ignored. Output pixels are RGBX: 4 bytes
+ * per pixel, X = 255.
  *
  * Threads: an aug_decoder or aug_ctx belongs to one thread at a time (one
  * per worker, reused for every sample). Nothing is shared between them.
@@ -90,13 +100,17 @@ int aug_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height,
  */
 enum aug_error {
 	AUG_ECORRUPT = 4001,      /* bad data inside the stream, or a libjpeg
-	                             warning (bad Huffman code, hit marker) */
+	                             warning (bad Huffman code, hit marker);
+	                             PNG: a bad critical chunk or CRC, bad
+	                             zlib data */
 	AUG_ETRUNCATED,           /* the stream ends early (or is empty) */
 	AUG_EUNSUPPORTED,         /* valid JPEG we do not decode: 12-bit,
 	                             lossless, unknown colour space */
 	AUG_ETOOLARGE,            /* over the pixel cap, libjpeg's 65500 px
-	                             limit, max_memory or the scan cap */
-	AUG_ENOTJPEG,             /* does not start with a JPEG SOI marker */
+	                             limit, max_memory or the scan cap; PNG:
+	                             a side over 1000000 px */
+	AUG_ENOTJPEG,             /* starts with neither the JPEG nor the PNG
+	                             signature (the name is historical) */
 	AUG_EZSTD = 4101,         /* a zstd frame that does not decode */
 };
 
@@ -116,18 +130,25 @@ struct aug_decoder_opts {
 /* Fills *o with the defaults above. */
 void aug_decoder_opts_default(struct aug_decoder_opts *o);
 
-/* The colour model of a JPEG file, from its header. */
+/* The colour model of a file, from its header (PNG: GRAY or RGB). */
 enum aug_colorspace {
 	AUG_CS_GRAY = 0, AUG_CS_YCBCR, AUG_CS_RGB, AUG_CS_CMYK, AUG_CS_YCCK,
 	AUG_CS_OTHER,
 };
 
+/* The file format, from the file's first bytes. */
+enum aug_format {
+	AUG_FMT_JPEG = 0,   /* every scale_denom */
+	AUG_FMT_PNG,        /* scale_denom 1 only */
+};
+
 struct aug_image_info {
 	uint32_t width, height;         /* full-resolution size */
-	int components;
+	int components;                 /* PNG: channels stored (palette 1) */
 	enum aug_colorspace colorspace;
-	bool progressive;
+	bool progressive;               /* PNG: Adam7 interlaced */
 	bool adobe;                     /* has an Adobe APP14 marker */
+	enum aug_format format;
 };
 
 /* A window of an image, in the pixel coordinates of the decode scale. */
@@ -151,7 +172,9 @@ struct aug_decoder;
 /*
  * Creates a decoder (opts NULL = defaults). The libjpeg decompressor is
  * created here once and reused for every image; scratch memory grows to
- * the largest window seen and is then reused. 0 or -ENOMEM/-EINVAL.
+ * the largest window seen and is then reused. The PNG state is made at
+ * the first PNG; libpng's own allocations come from an arena it keeps,
+ * so PNGs too stop allocating once it has grown. 0 or -ENOMEM/-EINVAL.
  */
 int aug_decoder_create(const struct aug_decoder_opts *opts,
 		       struct aug_decoder **out);
@@ -160,9 +183,10 @@ int aug_decoder_create(const struct aug_decoder_opts *opts,
 void aug_decoder_destroy(struct aug_decoder *d);
 
 /*
- * Reads the header of the JPEG in buf[0..len) (which must stay valid
- * until aug_decoder_read or aug_decoder_close) and fills *info. Checks the
- * pixel cap. 0 or a -AUG_E* code (the decoder is then closed again).
+ * Reads the header of the JPEG or PNG in buf[0..len) (which must stay
+ * valid until aug_decoder_read or aug_decoder_close) and fills *info
+ * (may be NULL). Checks the pixel cap. 0 or a -AUG_E* code / -ENOMEM (the
+ * decoder is then closed again).
  */
 int aug_decoder_open(struct aug_decoder *d, const void *buf, size_t len,
 		     struct aug_image_info *info);
@@ -171,19 +195,23 @@ int aug_decoder_open(struct aug_decoder *d, const void *buf, size_t len,
  * Decodes window `roi` (NULL = whole image) of the opened image at scale
  * 1/scale_denom (1, 2, 4 or 8; the scaled image is aug_scaled_dim() of
  * the full size, and roi is in its coordinates), and closes the image.
- * ROI decode: columns are cropped with jpeg_crop_scanline (libjpeg widens
- * them to iMCU boundaries; we widen one more pixel so that fancy
- * upsampling sees the same neighbours as in a full decode), rows above
- * are skipped with jpeg_skip_scanlines (still entropy-decoded, not
- * IDCT'd), and decoding stops after the last needed row. The view holds
- * exactly `roi`, the same pixels a full decode has there. Grayscale is
+ * A PNG takes scale 1 only; its ROI decode inflates the rows above the
+ * window (into one spare row) and stops after the window's last row (an
+ * interlaced file: after it in the last pass). JPEG ROI decode: columns
+ * are cropped with jpeg_crop_scanline (libjpeg widens them to iMCU
+ * boundaries; we widen one more pixel so that fancy upsampling sees the
+ * same neighbours as in a full decode), rows above are skipped with
+ * jpeg_skip_scanlines (still entropy-decoded, not IDCT'd), and decoding
+ * stops after the last needed row. The view holds exactly `roi`, the
+ * same pixels a full decode has there (either format). A stream damaged
+ * only below the window is not seen (either format). Grayscale is
  * expanded to RGB; CMYK and YCCK are decoded to CMYK (libjpeg converts
- * neither to RGB) and converted here: files with an Adobe APP14 marker
- * store inverted ink (Photoshop), R = C*K/255 on the stored bytes, others
- * R = (255-C)(255-K)/255 (same for G/M, B/Y). A libjpeg
+ * neither to RGB) and converted here as PIL does: the stored bytes are
+ * taken as inverted ink (Photoshop's, 255 = no ink), R = C*K/255 (same
+ * for G/M, B/Y), with or without an Adobe APP14 marker. A libjpeg
  * warning makes it fail (-AUG_ETRUNCATED for a premature end, else
- * -AUG_ECORRUPT); note that a stream damaged only below the window is not
- * seen. 0 or a -AUG_E* code / -ENOMEM / -EINVAL (bad roi or scale).
+ * -AUG_ECORRUPT). 0 or a -AUG_E* code / -ENOMEM / -EINVAL (bad roi or
+ * scale, or a scale other than 1 for a PNG).
  */
 int aug_decoder_read(struct aug_decoder *d, const struct aug_rect *roi,
 		     unsigned scale_denom, struct aug_view *out);
@@ -196,7 +224,7 @@ int aug_decoder_decode(struct aug_decoder *d, const void *buf, size_t len,
 		       const struct aug_rect *roi, unsigned scale_denom,
 		       struct aug_view *out);
 
-/* libjpeg's text for the last error or warning ("" if none). */
+/* libjpeg's or libpng's text for the last error ("" if none). */
 const char *aug_decoder_message(const struct aug_decoder *d);
 
 /* Size of a dimension decoded at 1/denom: ceil(dim / denom), as libjpeg. */
@@ -285,7 +313,8 @@ struct aug_params {
 	                                output; default true. Not bit-exact
 	                                with the full-resolution path: on
 	                                photos ~1 level mean abs difference
-	                                (p99 8) from PIL's crop + resize */
+	                                (p99 8) from PIL's crop + resize.
+	                                JPEG only: a PNG is decoded at 1/1 */
 	enum aug_isa isa;            /* default AUG_ISA_AUTO */
 	struct aug_decoder_opts dec;
 };
@@ -334,7 +363,7 @@ struct aug_decoder *aug_ctx_decoder(struct aug_ctx *c);
 size_t aug_ctx_sample_bytes(const struct aug_ctx *c, bool eval);
 
 /*
- * The training transform on one JPEG file in bytes[0..len):
+ * The training transform on one JPEG or PNG file in bytes[0..len):
  * RandomResizedCrop(out_w x out_h, bilinear with antialias) with a
  * per-sample RNG seeded from (seed, epoch, id) (the crop draws first, then
  * one uniform for the flip, p = flip_p), the flip folded into the resize,

@@ -5,9 +5,9 @@
 #   scripts/deps.sh --bench  also the benchmark peers (fio, jq)
 #   scripts/deps.sh --fuzz   also clang and its libFuzzer runtime
 set -eu
-pkgs=(build-essential pkg-config liburing-dev libjpeg62-turbo-dev libzstd-dev
-      libjansson-dev libcriterion-dev libseccomp-dev libcap-dev
-      bindfs e2fsprogs s3fs chromium zstd
+pkgs=(build-essential pkg-config liburing-dev libjpeg62-turbo-dev libpng-dev
+      zlib1g-dev libzstd-dev libjansson-dev libcriterion-dev libseccomp-dev
+      libcap-dev bindfs e2fsprogs s3fs chromium zstd
       python3-torch python3-torchvision python3-pil)
 # python3-torch, -torchvision and -pil: --pipeline torch, and the tests
 # that run it (they skip, saying why, where Python cannot import them)

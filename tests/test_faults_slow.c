@@ -1,7 +1,7 @@
 /*
  * test_faults_slow.c - bad input end to end through the real binary
  * ($FEEDRATE_BIN; skipped when unset): datasets holding corrupt, truncated,
- * zero-byte and oversized JPEGs, a PNG named .JPEG, CMYK / progressive /
+ * zero-byte and oversized JPEGs, a GIF named .JPEG, CMYK / progressive /
  * grayscale files, a progressive scan bomb, an unreadable file, a folder
  * that disappears mid-run, a file replaced by a folder mid-run, symbolic
  * link loops and a 1 GB (sparse) file. For each: the command ends on its
@@ -66,9 +66,9 @@ FR_TEST(faults_slow, zero_byte_file_counts_as_truncated)
 	one_bad_file(NULL, "empty.JPEG", "truncated");
 }
 
-FR_TEST(faults_slow, png_named_jpeg_counts_as_not_format)
+FR_TEST(faults_slow, gif_named_jpeg_counts_as_not_format)
 {
-	one_bad_file(FIXTURES "png_named.JPEG", "really_a.png.JPEG",
+	one_bad_file(FIXTURES "../png/gif_named.JPEG", "really_a.gif.JPEG",
 		     "not_format");
 }
 

@@ -327,9 +327,9 @@ FR_TEST(jpeg_errors, bogus_huffman_table_is_corrupt)
 	expect_error("corrupt_header.jpg", -AUG_ECORRUPT);
 }
 
-FR_TEST(jpeg_errors, png_named_jpeg_is_not_a_jpeg)
+FR_TEST(jpeg_errors, gif_named_jpeg_is_neither_jpeg_nor_png)
 {
-	expect_error("png_named.JPEG", -AUG_ENOTJPEG);
+	expect_error("../png/gif_named.JPEG", -AUG_ENOTJPEG);
 }
 
 FR_TEST(jpeg_errors, header_over_the_pixel_cap_is_too_large)
@@ -428,7 +428,7 @@ FR_TEST(jpeg_errors, decoder_recovers_after_every_error)
 	static const char *const names[] = {
 		"truncated.jpg", "baseline.jpg", "corrupt_data.jpg",
 		"gray.jpg", "corrupt_header.jpg", "cmyk.jpg",
-		"png_named.JPEG", "progressive.jpg", "huge_20000.jpg",
+		"../png/gif_named.JPEG", "progressive.jpg", "huge_20000.jpg",
 		"prog_bomb.jpg", "baseline.jpg",
 	};
 	static const int want[] = {

@@ -373,7 +373,7 @@ FR_TEST(run_cli_slow, corrupt_files_are_counted_by_kind_and_exit_3)
 	int rc;
 
 	put_fixture(data, "corrupt_header.jpg", "bad_\xff_header.JPEG");
-	put_fixture(data, "png_named.JPEG", "a_png.JPEG");
+	put_fixture(data, "../png/gif_named.JPEG", "a_gif.JPEG");
 	snprintf(js, sizeof(js), "%s/report.json", dir);
 	rc = run_bin(dir, argv);
 	out = slurp(dir, "stdout");
