@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#define ZSTD_STATIC_LINKING_ONLY      /* ZSTD_d_stableOutBuffer */
 #include <zstd.h>
 
 #include "augment.h"
@@ -44,8 +45,24 @@ void aug_zstd_destroy(struct aug_zstd *z)
 
 void aug_zstd_reset(struct aug_zstd *z)
 {
-	ZSTD_DCtx_reset(z->dctx, ZSTD_reset_session_only);
+	ZSTD_DCtx_reset(z->dctx, ZSTD_reset_session_and_parameters);
 	z->mid_frame = false;
+}
+
+int aug_zstd_begin(struct aug_zstd *z, const void *first, size_t len,
+		   uint64_t out_cap)
+{
+	unsigned long long size = ZSTD_getFrameContentSize(first, len);
+
+	aug_zstd_reset(z);
+	if (size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR ||
+	    size > out_cap)
+		return 0;
+	/* the output buffer stays put for the whole stream: zstd writes
+	 * into it directly instead of through a window of its own (one
+	 * copy of every byte fewer) */
+	ZSTD_DCtx_setParameter(z->dctx, ZSTD_d_stableOutBuffer, 1);
+	return 1;
 }
 
 int aug_zstd_run(struct aug_zstd *z, const void *in, size_t in_len,

@@ -430,6 +430,17 @@ void aug_zstd_destroy(struct aug_zstd *z);
 void aug_zstd_reset(struct aug_zstd *z);
 
 /*
+ * Reset Z for a new stream whose first input bytes are FIRST (LEN bytes)
+ * and that will be decompressed into one buffer of OUT_CAP bytes. Returns
+ * 1 when the first frame says its size and it fits: then every
+ * aug_zstd_run of this stream must be given the same OUT and OUT_CAP, with
+ * *OUT_POS where the last call left it (the buffer is written directly,
+ * as one-shot decompression does); 0 otherwise (any buffer each call).
+ */
+int aug_zstd_begin(struct aug_zstd *z, const void *first, size_t len,
+		   uint64_t out_cap);
+
+/*
  * Decompress from IN[*IN_POS .. IN_LEN) into OUT[*OUT_POS .. OUT_CAP),
  * advancing both positions as far as it can (stops when either side is
  * used up). Returns 0, or -AUG_EZSTD for a frame that does not decode.

@@ -160,7 +160,11 @@ struct ldr_shard_ops {
 	/* Decompressor of compressed shards (NULL: none are). */
 	int (*dec_create)(void *arg, void **dec);
 	void (*dec_destroy)(void *dec);
-	void (*dec_reset)(void *dec);
+	/* Start a stream whose first bytes are FIRST; 1 when it may be
+	 * decompressed straight into one buffer of OUT_CAP bytes that stays
+	 * put (aug_zstd_begin's contract), 0 for any buffer each call. */
+	int (*dec_begin)(void *dec, const uint8_t *first, size_t len,
+			 uint64_t out_cap);
 	int (*dec_run)(void *dec, const uint8_t *in, size_t in_len,
 		       size_t *in_pos, uint8_t *out, size_t out_cap,
 		       size_t *out_pos);

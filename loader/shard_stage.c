@@ -38,6 +38,11 @@
 
 #include "engine_internal.h"
 
+/* The window reserved when some shards are compressed: the largest
+ * decompressed shard read in one piece (larger ones are read through a
+ * moving window, one copy more). */
+#define LDR_SHARD_ZWINDOW ((size_t)4 << 30)
+
 struct ldr_rec_pool {
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
@@ -66,6 +71,8 @@ struct shard_rd {
 	bool open;
 	uint64_t shard, epoch, want, given;
 	bool compressed, eof;
+	bool stable;                    /* compressed: decompressed into the
+	                                   window from its start, unmoved */
 	int fail;                       /* code for the records still owed */
 	uint64_t fail_off;
 	void *scan, *dec;
@@ -274,6 +281,7 @@ static bool shard_claim(struct shard_rd *r)
 	r->blk_len = r->blk_pos = 0;
 	r->compressed = r->sh->compressed && r->sh->compressed[r->shard] &&
 			r->dec;
+	r->stable = false;
 	r->open = true;
 	name = stg_dataset_relpath(e->ds, r->shard, NULL);
 	if (e->probe_threshold) {
@@ -291,8 +299,6 @@ static bool shard_claim(struct shard_rd *r)
 	atomic_store_explicit(&rc->pending, STG_STREAM_DEPTH_DEFAULT,
 			      memory_order_relaxed);
 	r->ops->scan_init(r->ops->arg, r->scan, r->shard);
-	if (r->compressed)
-		r->ops->dec_reset(r->dec);
 	return true;
 }
 
@@ -337,7 +343,7 @@ static int fill(struct shard_rd *r, uint64_t keep_from)
 
 	if (drop > r->win_len)
 		drop = r->win_len;
-	if (drop) {
+	if (drop && !r->stable) {
 		memmove(r->win, r->win + drop, r->win_len - drop);
 		r->win_len -= drop;
 		r->win_base += drop;
@@ -354,11 +360,14 @@ static int fill(struct shard_rd *r, uint64_t keep_from)
 		r->win_len += len;
 		return 0;
 	}
-	/* compressed: decompress into the window's free tail */
+	/* compressed: decompress into the window's free tail; a stream
+	 * that says its size and fits is decompressed into the window from
+	 * its start, never moved (one copy fewer) */
 	if (r->win_len == r->win_cap)
 		return r->ops->truncated_err;   /* over max_record */
 	while (r->win_len < r->win_cap) {
 		size_t out = r->win_len;
+		bool first = !r->blk;
 
 		if (r->blk_pos == r->blk_len) {
 			ret = next_block(r, &r->blk, &r->blk_len);
@@ -368,8 +377,12 @@ static int fill(struct shard_rd *r, uint64_t keep_from)
 			if (ret == 0) {
 				r->blk_len = 0;
 				r->eof = true;
-				return r->ops->dec_end(r->dec);
+				return first ? 0 : r->ops->dec_end(r->dec);
 			}
+			if (first)
+				r->stable = r->ops->dec_begin(r->dec, r->blk,
+							      r->blk_len,
+							      r->win_cap) == 1;
 		}
 		ret = r->ops->dec_run(r->dec, r->blk, r->blk_len, &r->blk_pos,
 				      r->win, r->win_cap, &out);
@@ -495,9 +508,28 @@ static int shard_setup(struct shard_rd *r, struct ldr_reader_ctx *rc)
 	r->win_cap = (size_t)(sh->max_record ? sh->max_record :
 			      STG_DEFAULT_BLOCK_SIZE) +
 		     (sh->read_size ? sh->read_size : STG_STREAM_BLOCK_DEFAULT);
+	/* compressed shards are decompressed whole into the window (as the
+	 * MDS library decompresses a shard whole): room for large ones,
+	 * reserved only; pages are touched as far as the largest shard */
+	for (uint64_t i = 0; sh->compressed && i < r->nshards; i++)
+		if (sh->compressed[i]) {
+			if (r->win_cap < LDR_SHARD_ZWINDOW)
+				r->win_cap = LDR_SHARD_ZWINDOW;
+			break;
+		}
 	/* reserved, touched only as far as the longest record goes */
 	r->win = mmap(NULL, r->win_cap, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (r->win == MAP_FAILED && r->win_cap == LDR_SHARD_ZWINDOW) {
+		/* strict overcommit: the moving window alone */
+		r->win_cap = (size_t)(sh->max_record ? sh->max_record :
+				      STG_DEFAULT_BLOCK_SIZE) +
+			     (sh->read_size ? sh->read_size :
+			      STG_STREAM_BLOCK_DEFAULT);
+		r->win = mmap(NULL, r->win_cap, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+			      0);
+	}
 	if (r->win == MAP_FAILED) {
 		r->win = NULL;
 		return -ENOMEM;

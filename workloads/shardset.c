@@ -536,9 +536,10 @@ static void cb_dec_destroy(void *dec)
 	aug_zstd_destroy(dec);
 }
 
-static void cb_dec_reset(void *dec)
+static int cb_dec_begin(void *dec, const uint8_t *first, size_t len,
+			uint64_t out_cap)
 {
-	aug_zstd_reset(dec);
+	return aug_zstd_begin(dec, first, len, out_cap);
 }
 
 static int cb_dec_run(void *dec, const uint8_t *in, size_t in_len,
@@ -632,7 +633,7 @@ int wl_shardset_open(const char *root, enum wl_format f,
 		.scan_next = cb_scan_next,
 		.dec_create = cb_dec_create,
 		.dec_destroy = cb_dec_destroy,
-		.dec_reset = cb_dec_reset,
+		.dec_begin = cb_dec_begin,
 		.dec_run = cb_dec_run,
 		.dec_end = cb_dec_end,
 		.truncated_err = -WL_ETRUNCREC,
