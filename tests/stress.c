@@ -14,6 +14,7 @@ static const struct {
 	{ "storage", stress_storage },
 	{ "pipeline", stress_pipeline },
 	{ "augment", stress_augment },
+	{ "shards", stress_shards },
 };
 
 int main(void)

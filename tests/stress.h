@@ -9,5 +9,6 @@
 int stress_storage(void);
 int stress_pipeline(void);
 int stress_augment(void);
+int stress_shards(void);
 
 #endif /* FEEDRATE_STRESS_H */
