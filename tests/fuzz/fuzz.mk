@@ -24,10 +24,11 @@ FUZZ_TARGETS ?= $(FUZZ_ALL)
 FUZZ_MAX_LEN_jpeg := 65536
 FUZZ_MAX_LEN_list := 4096
 FUZZ_MAX_LEN_sysroot := 4096
+FUZZ_MAX_LEN_tar := 8192
 FUZZ_MAX_LEN_DEFAULT := 256
 
 FUZZ_CFLAGS := -std=gnu17 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE \
-	-pthread -MMD -MP -I. -Istorage -Iaugment -Iloader -Iworkloads \
+	-pthread -MMD -MP -I. -Istorage -Iaugment -Iloader -Iworkloads -Imeasure \
 	-Ireports -Icli -Wall -Wextra -Wno-missing-field-initializers \
 	-fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FZ)/obj/%.o)
