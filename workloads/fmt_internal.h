@@ -8,15 +8,97 @@
 #ifndef FEEDRATE_FMT_INTERNAL_H
 #define FEEDRATE_FMT_INTERNAL_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 #include "formats.h"
 
 /* ---- tar (fmt_tar.c) ---- */
+
+/*
+ * How many bytes the tar scanner may need past a record of MAX_RECORD
+ * bytes: it learns that a sample ended only from the next member's header,
+ * which PAX / GNU long-name headers may precede. Those headers, their data
+ * and the member's header together (a "chain") are at most this long, or
+ * the chain is -WL_EBADHDR. A window that can hold max_record +
+ * WL_TAR_CHAIN_MAX bytes from s->keep_from on always suffices.
+ */
+#define WL_TAR_CHAIN_MAX WL_SCAN_LOOKAHEAD
+
+/* What a header is, by its type flag (as Python's tarfile, which
+ * WebDataset reads with, takes them). */
+enum wl_tar_kind {
+	WL_TAR_FILE,        /* '0', '\0', '7': a regular file; a sample
+	                       member when its name has a key */
+	WL_TAR_NODATA,      /* '1'..'6', and '\0' whose name ends in '/' (an
+	                       old-style directory): no data blocks follow,
+	                       whatever the size field says */
+	WL_TAR_PAX,         /* 'x', 'X': PAX records for the next member */
+	WL_TAR_PAX_GLOBAL,  /* 'g': PAX records for the archive; ignored */
+	WL_TAR_LONGNAME,    /* 'L': GNU; the data is the next member's name */
+	WL_TAR_LONGLINK,    /* 'K': GNU; the next member's link target */
+	WL_TAR_OTHER,       /* any other flag (GNU sparse 'S', volume label
+	                       'V', ...): SIZE bytes of data, skipped */
+};
+
+enum wl_tar_magic {
+	WL_TAR_V7 = 0,      /* no magic: pre-POSIX tar */
+	WL_TAR_USTAR,       /* "ustar\0": POSIX, the prefix field is used */
+	WL_TAR_GNU,         /* "ustar  \0": GNU; no prefix field */
+};
+
+/* One parsed 512-byte header, before PAX / GNU overrides. */
+struct wl_tar_hdr {
+	uint64_t size;          /* the size field (octal, or base-256) */
+	enum wl_tar_kind kind;
+	enum wl_tar_magic magic;
+	uint8_t typeflag;       /* as stored */
+	size_t name_len;
+	char name[155 + 1 + 100 + 1]; /* ustar: prefix "/" name; else name;
+	                                 NUL-terminated (names are bytes) */
+};
+
+/*
+ * Parse the header block H. Returns 0 and fills OUT; 1 when H is all
+ * zeros (the end of the archive; OUT untouched); -WL_EBADHDR when the
+ * checksum (unsigned, or the signed sum old tars wrote) does not match or
+ * the size or checksum field is not a number (a negative base-256 size
+ * included). Pure: any thread.
+ */
+int wl_tar_header_parse(const uint8_t h[512], struct wl_tar_hdr *out);
+
+/* Reset S's format state (pos, key, u[], keep_from, err_off, records);
+ * fmt, max_record and mds are the caller's. */
 void wl_tar_scan_init(struct wl_scanner *s);
+
+/*
+ * wl_scan_next() for WebDataset tar: a record is a run of consecutive
+ * regular members sharing a key (webdataset's base_plus_ext), from the
+ * first header of the run (PAX / GNU headers before it included) to the
+ * end of the last member's padded data; non-members inside a run belong
+ * to it. Keeps its place in S: no byte is parsed twice except a PAX / GNU
+ * header whose data was not yet in the window. Returns as wl_scan_next();
+ * -EINVAL when the window starts past s->keep_from. Errors stay: later
+ * calls return the same error.
+ */
 int wl_tar_scan_next(struct wl_scanner *s, const uint8_t *win,
 		     uint64_t win_base, size_t win_len, bool eof,
 		     struct wl_record *rec);
+
+/* wl_walk_count() for WebDataset tar: the scanner's rules through PREAD,
+ * one read (of up to 4 KiB) per member header, which usually takes in the
+ * PAX header before it. Returns 0, -WL_E* (with *ERR_OFF), -ENOMEM, or
+ * PREAD's -errno (-EIO when it returns short before SIZE). */
 int wl_tar_walk_count(wl_pread_fn pread, void *arg, uint64_t size,
 		      uint64_t max_record, uint64_t *count, uint64_t *err_off);
+
+/* wl_unwrap() for WebDataset tar: the first member whose extension (all
+ * of it, after the first dot of the name) is jpg, jpeg, png or webp in any
+ * case is the image; a cls member holds the label as a decimal integer
+ * (whitespace around it allowed; anything else is -WL_EBADREC). Returns
+ * 0, -WL_ENOIMAGE, or -WL_EBADHDR / -WL_ETRUNCREC for a record that is not
+ * a run of whole tar members. */
 int wl_tar_unwrap(const uint8_t *rec, size_t len, struct wl_sample_view *out);
 
 /* ---- tfrecord (fmt_tfrecord.c) ---- */

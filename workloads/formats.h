@@ -99,9 +99,12 @@ struct wl_record {
  *   <0  a format error (-WL_E*) at s->err_off: the stream cannot be
  *       followed past it; the rest of the shard is lost (one error).
  * The window must start at or before s->keep_from. A record longer than
- * MAX_RECORD (set by init) is -WL_EBADHDR: a bounded window always
- * suffices.
+ * MAX_RECORD (set by init) is -WL_EBADHDR: a window of MAX_RECORD +
+ * WL_SCAN_LOOKAHEAD bytes from s->keep_from on always suffices (a tar
+ * record ends only where the next member's headers, PAX and GNU long
+ * names included, show another key).
  */
+#define WL_SCAN_LOOKAHEAD (64u * 1024)
 struct wl_mds_shard;
 
 struct wl_scanner {

@@ -181,7 +181,8 @@ static int count_by_scan(struct wl_shardset *s, int fd, uint64_t max_record,
 			 volatile sig_atomic_t *stop)
 {
 	const size_t in_cap = 1u << 20;
-	size_t win_cap = (size_t)max_record + in_cap, win_len = 0, in_len = 0,
+	size_t win_cap = (size_t)max_record + WL_SCAN_LOOKAHEAD + in_cap,
+	       win_len = 0, in_len = 0,
 	       in_pos = 0;
 	uint64_t win_base = 0, off = 0;
 	uint8_t *in = malloc(in_cap), *win = malloc(win_cap);
@@ -507,7 +508,7 @@ static void cb_scan_init(void *arg, void *scan, uint64_t shard)
 	const struct wl_mds_shard *mds = s->format == WL_FORMAT_MDS ?
 		&s->mds.shards[s->mds_of[shard]] : NULL;
 
-	wl_scan_init(scan, s->format, mds, s->ldr.max_record);
+	wl_scan_init(scan, s->format, mds, s->max_record);
 }
 
 static int cb_scan_next(void *scan, const uint8_t *win, uint64_t win_base,
@@ -578,6 +579,7 @@ int wl_shardset_open(const char *root, enum wl_format f,
 		return -ENOMEM;
 	s->format = f;
 	max_rec = o->max_record ? o->max_record : DEFAULT_MAX_RECORD;
+	s->max_record = max_rec;
 	if (f == WL_FORMAT_MDS) {
 		err = list_mds(s, root, why, cap);
 	} else {
@@ -648,7 +650,8 @@ int wl_shardset_open(const char *root, enum wl_format f,
 		.ops = &s->ops,
 		.read_size = o->read_size,
 		.shuffle_buffer = o->shuffle_buffer,
-		.max_record = max_rec,
+		/* the readers' window: a record and the scanner's look */
+		.max_record = max_rec + WL_SCAN_LOOKAHEAD,
 	};
 	*out = s;
 	return 0;

@@ -39,6 +39,7 @@ struct wl_shardset {
 	uint64_t compressed_shards;
 	uint64_t bytes;                 /* the shard files' bytes */
 	double count_s;                 /* time spent counting */
+	uint64_t max_record;            /* the scanners' bound */
 	struct wl_mds_index mds;        /* MDS: index.json */
 	uint32_t *mds_of;               /* MDS: ds id -> index shard */
 	unsigned nerr;
