@@ -2,7 +2,8 @@
  * aug_zstd.c - streaming zstd decompression into a caller's bounded
  * buffer (libzstd's ZSTD_decompressStream): how a whole-shard-compressed
  * .tar.zst or MDS .mds.zstd shard is read without holding it whole. One
- * context per thread, reset per shard; nothing is allocated after create.
+ * context per thread, reset per shard; the context allocates its frame
+ * window on the first stream that needs one and keeps it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -50,13 +51,15 @@ void aug_zstd_reset(struct aug_zstd *z)
 }
 
 int aug_zstd_begin(struct aug_zstd *z, const void *first, size_t len,
-		   uint64_t out_cap)
+		   uint64_t total, uint64_t out_cap)
 {
 	unsigned long long size = ZSTD_getFrameContentSize(first, len);
 
 	aug_zstd_reset(z);
+	/* a frame that is not the whole stream (concatenated frames) could
+	 * outgrow the buffer after the first: windowed then */
 	if (size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR ||
-	    size > out_cap)
+	    size != total || size > out_cap)
 		return 0;
 	/* the output buffer stays put for the whole stream: zstd writes
 	 * into it directly instead of through a window of its own (one

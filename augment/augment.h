@@ -421,7 +421,9 @@ float aug_bf16_to_f32(uint16_t h);
 /*
  * Streaming zstd decompression into a bounded buffer, for shards
  * compressed whole (.tar.zst, MDS .mds.zstd). One context per thread;
- * aug_zstd_reset() before each stream. Nothing allocated after create.
+ * aug_zstd_reset() or aug_zstd_begin() before each stream. The context
+ * allocates its frame window (up to libzstd's 128 MiB limit) on the first
+ * stream that needs one, and keeps it.
  */
 struct aug_zstd;
 
@@ -430,15 +432,16 @@ void aug_zstd_destroy(struct aug_zstd *z);
 void aug_zstd_reset(struct aug_zstd *z);
 
 /*
- * Reset Z for a new stream whose first input bytes are FIRST (LEN bytes)
- * and that will be decompressed into one buffer of OUT_CAP bytes. Returns
- * 1 when the first frame says its size and it fits: then every
+ * Reset Z for a new stream whose first input bytes are FIRST (LEN bytes),
+ * that decompresses to TOTAL bytes (0: not known), into one buffer of
+ * OUT_CAP bytes. Returns 1 when the first frame says its size, that size
+ * is TOTAL (so the frame is the whole stream) and it fits: then every
  * aug_zstd_run of this stream must be given the same OUT and OUT_CAP, with
  * *OUT_POS where the last call left it (the buffer is written directly,
  * as one-shot decompression does); 0 otherwise (any buffer each call).
  */
 int aug_zstd_begin(struct aug_zstd *z, const void *first, size_t len,
-		   uint64_t out_cap);
+		   uint64_t total, uint64_t out_cap);
 
 /*
  * Decompress from IN[*IN_POS .. IN_LEN) into OUT[*OUT_POS .. OUT_CAP),

@@ -160,11 +160,12 @@ struct ldr_shard_ops {
 	/* Decompressor of compressed shards (NULL: none are). */
 	int (*dec_create)(void *arg, void **dec);
 	void (*dec_destroy)(void *dec);
-	/* Start a stream whose first bytes are FIRST; 1 when it may be
-	 * decompressed straight into one buffer of OUT_CAP bytes that stays
-	 * put (aug_zstd_begin's contract), 0 for any buffer each call. */
+	/* Start a stream whose first bytes are FIRST and that decompresses
+	 * to TOTAL bytes (0: unknown); 1 when it may be decompressed
+	 * straight into one buffer of OUT_CAP bytes that stays put
+	 * (aug_zstd_begin's contract), 0 for any buffer each call. */
 	int (*dec_begin)(void *dec, const uint8_t *first, size_t len,
-			 uint64_t out_cap);
+			 uint64_t total, uint64_t out_cap);
 	int (*dec_run)(void *dec, const uint8_t *in, size_t in_len,
 		       size_t *in_pos, uint8_t *out, size_t out_cap,
 		       size_t *out_pos);
@@ -184,6 +185,8 @@ struct ldr_shards {
 	                                   a shard's walk counts as one) */
 	const uint8_t *compressed;      /* per file: 1 when dec_* apply; NULL
 	                                   none */
+	const uint64_t *raw_bytes;      /* per file: decompressed size when
+	                                   known (0: unknown); NULL none */
 	uint64_t total;                 /* the sum: records per epoch */
 	const struct ldr_shard_ops *ops;
 	uint32_t read_size;             /* bytes per read; 0 = 1 MiB */

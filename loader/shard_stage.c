@@ -42,6 +42,8 @@
  * decompressed shard read in one piece (larger ones are read through a
  * moving window, one copy more). */
 #define LDR_SHARD_ZWINDOW ((size_t)4 << 30)
+/* Window bytes a reader keeps touched between shards. */
+#define LDR_SHARD_KEEP ((size_t)256 << 20)
 
 struct ldr_rec_pool {
 	pthread_mutex_t lock;
@@ -83,6 +85,8 @@ struct shard_rd {
 	size_t win_cap, win_len;        /* [win_base, win_base + win_len) */
 	uint64_t win_base;
 
+	unsigned depth;                 /* the stream's reads in flight */
+	size_t touched;                 /* window bytes used, largest */
 	struct held *buf;               /* the shuffle buffer */
 	unsigned nbuf, cap;
 	uint64_t rng;
@@ -232,7 +236,8 @@ static bool give_one(struct shard_rd *r)
 	it.shard = h.shard;
 	it.off = h.off;
 	it.epoch = h.epoch;
-	ldr_ctr_add(&r->rc->files, 1);
+	if (!h.result)
+		ldr_ctr_add(&r->rc->files, 1);
 	ldr_queue_push(e, &it, 1);
 	return true;
 }
@@ -254,6 +259,15 @@ static void hold(struct shard_rd *r, struct ldr_rec *rec, uint64_t len,
 }
 
 /* ---- reading a shard ---- */
+
+static uint64_t shard_mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xFF51AFD7ED558CCDull;
+	x ^= x >> 33;
+	x *= 0xC4CEB9FE1A85EC53ull;
+	return x ^ (x >> 33);
+}
 
 /* Claim the next shard and open it. false: none is left this run. */
 static bool shard_claim(struct shard_rd *r)
@@ -284,7 +298,8 @@ static bool shard_claim(struct shard_rd *r)
 	r->stable = false;
 	r->open = true;
 	name = stg_dataset_relpath(e->ds, r->shard, NULL);
-	if (e->probe_threshold) {
+	if (e->probe_threshold && shard_mix(k ^ e->cfg->seed) <
+				  e->probe_threshold) {
 		int64_t size = stg_dataset_size(e->ds, r->shard);
 
 		ldr_probe_residency(rc, name, size < 0 ? 0 : (uint64_t)size);
@@ -296,14 +311,22 @@ static bool shard_claim(struct shard_rd *r)
 			  r->ops->missing_err : err;
 		return true;
 	}
-	atomic_store_explicit(&rc->pending, STG_STREAM_DEPTH_DEFAULT,
-			      memory_order_relaxed);
+	atomic_store_explicit(&rc->pending, r->depth, memory_order_relaxed);
 	r->ops->scan_init(r->ops->arg, r->scan, r->shard);
 	return true;
 }
 
 static void shard_close(struct shard_rd *r)
 {
+	/* a shard decompressed whole past LDR_SHARD_KEEP gives those pages
+	 * back: smaller ones keep them for the next shard (no new faults) */
+	if (r->win_len > r->touched)
+		r->touched = r->win_len;
+	if (r->touched > LDR_SHARD_KEEP) {
+		madvise(r->win + LDR_SHARD_KEEP, r->touched - LDR_SHARD_KEEP,
+			MADV_DONTNEED);
+		r->touched = LDR_SHARD_KEEP;
+	}
 	stg_stream_close(r->rc->st);
 	atomic_store_explicit(&r->rc->pending, 0, memory_order_relaxed);
 	r->open = false;
@@ -381,8 +404,9 @@ static int fill(struct shard_rd *r, uint64_t keep_from)
 			}
 			if (first)
 				r->stable = r->ops->dec_begin(r->dec, r->blk,
-							      r->blk_len,
-							      r->win_cap) == 1;
+					r->blk_len, r->sh->raw_bytes ?
+					r->sh->raw_bytes[r->shard] : 0,
+					r->win_cap) == 1;
 		}
 		ret = r->ops->dec_run(r->dec, r->blk, r->blk_len, &r->blk_pos,
 				      r->win, r->win_cap, &out);
@@ -418,8 +442,13 @@ static bool shard_step(struct shard_rd *r)
 		if (r->given >= r->want)
 			return true;    /* past the count: dropped */
 		rec = pool_get(r, len);
-		if (!rec)
+		if (!rec && ldr_stopping(r->e))
 			return false;
+		if (!rec) {     /* no memory for it: a failed record, so
+		                   that the epoch still fills */
+			hold(r, NULL, 0, off, -ENOMEM);
+			return true;
+		}
 		memcpy(rec->data, r->win + (off - r->win_base), len);
 		hold(r, rec, len, off, 0);
 		return true;
@@ -542,6 +571,13 @@ static int shard_setup(struct shard_rd *r, struct ldr_reader_ctx *rc)
 	err = stg_stream_create(&sc, &rc->st);
 	if (err)
 		return err;
+	{
+		struct stg_stream_stats ss;
+
+		stg_stream_stats(rc->st, &ss);
+		r->depth = ss.backend == STG_BACKEND_PSYNC ? 1 : sh->read_depth ?
+			   sh->read_depth : STG_STREAM_DEPTH_DEFAULT;
+	}
 	return pool_create(r->cap + qcap + e->workers + 2, &rc->pool);
 }
 

@@ -44,6 +44,10 @@ struct stg_stream {
 	struct stream_slot slot[STREAM_MAX_DEPTH];
 	uint8_t *mem;           /* depth x block_size, 4096-aligned */
 	int fd;
+	bool odirect;           /* this file was opened O_DIRECT */
+	bool broken;            /* the ring failed with reads in flight: the
+	                           buffers are never freed (the kernel may
+	                           still write them) */
 	uint64_t size;          /* file size (fstat at open) */
 	uint64_t next_issue;    /* next block offset to queue */
 	unsigned head;          /* slot of the next block to hand out */
@@ -123,14 +127,23 @@ static int slot_queue(struct stg_stream *s, unsigned i)
 		return -EBUSY;      /* cannot happen: one sqe per slot */
 	len = sl->want - sl->got;
 	/* O_DIRECT takes whole pages: the last block of a file asks for its
-	 * page-rounded length and gets the bytes up to the end */
-	if (s->cfg.direct)
+	 * page-rounded length and gets the bytes up to the end (GOT is a
+	 * page multiple here: see direct_short) */
+	if (s->odirect)
 		len = (len + STG_ALIGN - 1) / STG_ALIGN * STG_ALIGN;
 	io_uring_prep_read(sqe, s->fd, sl->buf + sl->got, len,
 			   sl->off + sl->got);
 	io_uring_sqe_set_data64(sqe, i);
 	sl->inflight = true;
 	return 0;
+}
+
+/* A short O_DIRECT read that stopped off a page boundary: its rest
+ * cannot be asked for (O_DIRECT reads start on pages). */
+static bool direct_short(const struct stg_stream *s,
+			 const struct stream_slot *sl)
+{
+	return s->odirect && sl->got % STG_ALIGN;
 }
 
 /* Put slot I on the next unread block, if any is left. */
@@ -170,8 +183,10 @@ static void drain(struct stg_stream *s)
 
 		if (err == -EINTR)
 			continue;
-		if (err)
+		if (err) {
+			s->broken = true;
 			break;
+		}
 		s->slot[io_uring_cqe_get_data64(cqe)].inflight = false;
 		io_uring_cqe_seen(&s->ring, cqe);
 		left--;
@@ -193,8 +208,10 @@ int stg_stream_open(struct stg_stream *s, int dirfd, const char *name)
 	int flags = O_RDONLY | O_CLOEXEC, fd, err;
 
 	stg_stream_close(s);
+	s->odirect = s->cfg.direct;
 	fd = openat(dirfd, name, flags | (s->cfg.direct ? O_DIRECT : 0));
 	if (fd < 0 && s->cfg.direct && errno == EINVAL) {
+		s->odirect = false;
 		fd = openat(dirfd, name, flags);     /* the filesystem refuses
 		                                        O_DIRECT: buffered */
 		if (fd >= 0)
@@ -225,9 +242,16 @@ int stg_stream_open(struct stg_stream *s, int dirfd, const char *name)
 			return err;
 		}
 	}
-	if (s->uring && io_uring_submit(&s->ring) < 0) {
-		stg_stream_close(s);
-		return -EIO;
+	if (s->uring) {
+		int n = io_uring_submit(&s->ring);
+
+		if (n < 0) {
+			/* nothing reached the kernel: nothing to wait for */
+			for (unsigned i = 0; i < s->cfg.depth; i++)
+				s->slot[i].inflight = false;
+			stg_stream_close(s);
+			return n;
+		}
 	}
 	s->st.files++;
 	return 0;
@@ -272,7 +296,10 @@ static int wait_slot(struct stg_stream *s, unsigned i, int64_t timeout_ns)
 			if (c->got > c->want)   /* the file grew: its size at
 			                           open is what is read */
 				c->got = c->want;
-			if (c->got < c->want && !c->result)
+			if (c->got < c->want && !c->result &&
+			    direct_short(s, c))
+				c->result = -EIO;
+			else if (c->got < c->want && !c->result)
 				slot_queue(s, (unsigned)(c - s->slot));
 		}
 		io_uring_cqe_seen(&s->ring, cqe);
@@ -291,7 +318,9 @@ static int read_slot(struct stg_stream *s, unsigned i)
 		size_t len = sl->want - sl->got;
 		ssize_t n;
 
-		if (s->cfg.direct)
+		if (direct_short(s, sl))
+			return sl->result = -EIO;
+		if (s->odirect)
 			len = (len + STG_ALIGN - 1) / STG_ALIGN * STG_ALIGN;
 		n = pread(s->fd, sl->buf + sl->got, len,
 			  (off_t)(sl->off + sl->got));
@@ -356,6 +385,8 @@ void stg_stream_destroy(struct stg_stream *s)
 	if (!s)
 		return;
 	stg_stream_close(s);
+	if (s->broken)
+		return;         /* leaked: the kernel may still write them */
 	if (s->uring)
 		io_uring_queue_exit(&s->ring);
 	free(s->mem);

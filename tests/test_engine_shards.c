@@ -84,9 +84,9 @@ static int dec_create(void *arg, void **dec)
 
 static void dec_destroy(void *dec) { aug_zstd_destroy(dec); }
 static int dec_begin(void *dec, const uint8_t *first, size_t len,
-		     uint64_t cap)
+		     uint64_t total, uint64_t cap)
 {
-	return aug_zstd_begin(dec, first, len, cap);
+	return aug_zstd_begin(dec, first, len, total, cap);
 }
 
 static int dec_run(void *dec, const uint8_t *in, size_t in_len,
@@ -121,6 +121,7 @@ struct toyset {
 	uint64_t nshards;
 	uint64_t *records;      /* per dataset id */
 	uint8_t *compressed;
+	uint64_t *raw;          /* decompressed bytes per shard */
 	uint64_t total;
 	uint64_t *rec_of_id;    /* record id -> its record count in shard */
 	struct ldr_shards sh;
@@ -149,6 +150,7 @@ static void toyset_make(struct toyset *t, unsigned nshards, unsigned per,
 	cr_assert(buf && z);
 	memset(t, 0, sizeof(*t));
 	t->dir = fr_test_tmpdir();
+	t->raw = calloc(nshards, sizeof(*t->raw));
 	for (unsigned s = 0; s < nshards; s++) {
 		bool c = zstd && s % 2;
 		int fd;
@@ -156,6 +158,7 @@ static void toyset_make(struct toyset *t, unsigned nshards, unsigned per,
 		len = 0;
 		for (unsigned k = 0; k < per; k++)
 			len += toy_record(buf + len, (uint64_t)s * per + k);
+		t->raw[s] = len;    /* the listing's order is the shards' */
 		snprintf(path, sizeof(path), "%s/shard-%04u.toy%s", t->dir, s,
 			 c ? ".zst" : "");
 		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -201,6 +204,7 @@ static void toyset_make(struct toyset *t, unsigned nshards, unsigned per,
 	t->total = (uint64_t)nshards * per;
 	t->sh.records = t->records;
 	t->sh.compressed = t->compressed;
+	t->sh.raw_bytes = t->raw;
 	t->sh.total = t->total;
 	t->sh.ops = &toy_ops;
 	t->sh.max_record = 1 << 20;
@@ -211,6 +215,7 @@ static void toyset_free(struct toyset *t)
 	stg_dataset_destroy(t->ds);
 	free(t->records);
 	free(t->compressed);
+	free(t->raw);
 	fr_test_rmtree(t->dir);
 }
 

@@ -16,8 +16,8 @@
 
 #include <jansson.h>
 
-#include "formats.h"
 #include "harness.h"
+#include "shardset.h"
 
 #define NFILES "60"     /* images in the generated datasets */
 
@@ -512,5 +512,59 @@ FR_TEST(shards_cli, a_bad_tar_header_and_a_sample_without_image_are_counted,
 	free(script);
 	free(out);
 	free(folder);
+	fr_test_rmtree(dir);
+}
+
+/* ---- detection ---- */
+
+static void touch(const char *dir, const char *name, const char *text)
+{
+	char *p = cat2(dir, name);
+	FILE *f = fopen(p, "w");
+
+	cr_assert_not_null(f, "%s", p);
+	fputs(text, f);
+	fclose(f);
+	free(p);
+}
+
+FR_TEST(shards_cli, class_folders_beside_an_archive_stay_an_image_folder)
+{
+	char *dir = fr_test_tmpdir(), why[512];
+	enum wl_format f;
+
+	for (int i = 0; i < 3; i++) {
+		char name[16], *p;
+
+		snprintf(name, sizeof(name), "n%08d", i);
+		p = cat2(dir, name);
+		cr_assert_eq(mkdir(p, 0755), 0);
+		free(p);
+	}
+	touch(dir, "ILSVRC2012_img_train.tar", "not read");
+	cr_assert_eq(wl_format_detect(dir, &f, why, sizeof(why)), 0);
+	cr_assert_eq(f, WL_FORMAT_FOLDER, "%s", why);
+	cr_assert(strstr(why, "--format wds"), "%s", why);
+	touch(dir, "index.json", "{}");
+	cr_assert_eq(wl_format_detect(dir, &f, why, sizeof(why)), 0);
+	cr_assert_eq(f, WL_FORMAT_MDS, "index.json decides: %s", why);
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(shards_cli, an_index_file_beside_tfrecords_is_not_a_shard,
+	.timeout = 300)
+{
+	char *dir = fr_test_tmpdir();
+	char *ds = make_set(dir, "tfrecord", "tfrecord", "none");
+	json_t *j;
+
+	/* DALI's tfrecord2idx output: text, named after the shard */
+	touch(ds, "train-00000.tfrecord.idx", "0 1234\n1234 5678\n");
+	j = run_json(dir, ds, 0, NULL);
+	cr_assert_str_eq(jstr(j, "dataset", "format"), "tfrecord");
+	cr_assert_eq(jint(j, "dataset.records"), atoi(NFILES));
+	cr_assert_eq(jint(j, "errors.total"), 0);
+	json_decref(j);
+	free(ds);
 	fr_test_rmtree(dir);
 }

@@ -118,7 +118,9 @@ int wl_format_detect(const char *root, enum wl_format *out, char *why,
 		close(fd);
 	}
 	closedir(d);
-	if (tars && !images) {
+	if (tars && !images && tars >= dirs) {
+		/* an ImageFolder with its original archive beside the class
+		 * folders stays a folder */
 		*out = WL_FORMAT_WDS;
 		snprintf(why, cap, "%u .tar / .tar.zst files at the top: "
 			 "WebDataset", tars);
@@ -126,6 +128,10 @@ int wl_format_detect(const char *root, enum wl_format *out, char *why,
 		*out = WL_FORMAT_TFRECORD;
 		snprintf(why, cap, "%u files framed as TFRecord at the top",
 			 tfr);
+	} else if (tars) {
+		snprintf(why, cap, "%u folders beside %u .tar files at the "
+			 "top: an image folder (--format wds reads the tars)",
+			 dirs, tars);
 	} else {
 		snprintf(why, cap, "no shards at the top (%u folders, %u "
 			 "images): an image folder", dirs, images);
@@ -177,7 +183,7 @@ static int64_t fd_pread(void *arg, void *buf, size_t len, uint64_t off)
 /* Decompress and scan a compressed shard whole: its records in *COUNT.
  * Returns 0, a format code (the records after it lost) or -errno. */
 static int count_by_scan(struct wl_shardset *s, int fd, uint64_t max_record,
-			 uint64_t *count, uint64_t *err_off,
+			 uint64_t *count, uint64_t *err_off, uint64_t *raw,
 			 volatile sig_atomic_t *stop)
 {
 	const size_t in_cap = 1u << 20;
@@ -193,6 +199,7 @@ static int count_by_scan(struct wl_shardset *s, int fd, uint64_t max_record,
 
 	*count = 0;
 	*err_off = 0;
+	*raw = 0;
 	if (!in || !win || aug_zstd_create(&z)) {
 		ret = -ENOMEM;
 		goto out;
@@ -211,8 +218,10 @@ static int count_by_scan(struct wl_shardset *s, int fd, uint64_t max_record,
 			ret = r;
 			break;
 		}
-		if (eof)
+		if (eof) {
+			*raw = win_base + win_len;
 			break;
+		}
 		if (stop && *stop) {
 			ret = -EINTR;
 			break;
@@ -291,7 +300,8 @@ static int count_shard(struct wl_shardset *s, uint64_t id, uint64_t max_rec,
 		return 0;
 	}
 	if (s->compressed[id])
-		ret = count_by_scan(s, fd, max_rec, &count, &err_off, stop);
+		ret = count_by_scan(s, fd, max_rec, &count, &err_off,
+				    &s->raw_bytes[id], stop);
 	else
 		ret = wl_walk_count(s->format, fd_pread, &fd,
 				    (uint64_t)st.st_size, max_rec, &count,
@@ -316,10 +326,17 @@ static int count_shard(struct wl_shardset *s, uint64_t id, uint64_t max_rec,
 static int load_names(struct wl_shardset *s, const char *root,
 		      char *const *names, const uint64_t *sizes, size_t n)
 {
-	char path[] = "/tmp/feedrate-shards.XXXXXX";
-	int fd = mkstemp(path), err = 0;
+	const char *tmp = getenv("TMPDIR");
+	char path[4096];
+	int fd, err = 0;
 	FILE *f;
 
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	if (snprintf(path, sizeof(path), "%s/feedrate-shards.XXXXXX", tmp) >=
+	    (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = mkstemp(path);
 	if (fd < 0)
 		return -errno;
 	f = fdopen(fd, "w");
@@ -378,9 +395,9 @@ static int list_files(struct wl_shardset *s, const char *root, char *why,
 		} else {
 			int fd = stg_dataset_open(all, id, O_RDONLY);
 
-			take = strstr(base, "tfrecord") != NULL;
-			if (!take && fd >= 0)
-				take = frames_as_tfrecord(fd);
+			/* by framing, not by name: DALI's train.tfrecord.idx
+			 * beside the shards is not one */
+			take = fd >= 0 && frames_as_tfrecord(fd);
 			if (fd >= 0)
 				close(fd);
 		}
@@ -462,7 +479,9 @@ static int list_mds(struct wl_shardset *s, const char *root, char *why,
 	s->mds_of = calloc(s->mds.nshards, sizeof(*s->mds_of));
 	s->records = calloc(s->mds.nshards, sizeof(*s->records));
 	s->compressed = calloc(s->mds.nshards, 1);
-	if (!names || !sizes || !s->mds_of || !s->records || !s->compressed) {
+	s->raw_bytes = calloc(s->mds.nshards, sizeof(*s->raw_bytes));
+	if (!names || !sizes || !s->mds_of || !s->records || !s->compressed ||
+	    !s->raw_bytes) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -479,7 +498,8 @@ static int list_mds(struct wl_shardset *s, const char *root, char *why,
 		}
 		names[i] = (char *)(zip ? sh->zip_name : sh->raw_name);
 		sizes[i] = zip ? sh->zip_bytes : sh->raw_bytes;
-		if (!name_listable(names[i]) || strstr(names[i], "..")) {
+		if (!name_listable(names[i]) || strstr(names[i], "..") ||
+		    names[i][0] == '/') {
 			snprintf(why, cap, "%s: shard name not usable", path);
 			err = -WL_EBADINDEX;
 			goto out;
@@ -488,11 +508,19 @@ static int list_mds(struct wl_shardset *s, const char *root, char *why,
 	err = load_names(s, root, names, sizes, s->mds.nshards);
 	if (err)
 		goto out;
+	if (stg_dataset_count(s->ds) != s->mds.nshards) {
+		snprintf(why, cap, "%s: %zu of its %u shard names could be "
+			 "listed", path, stg_dataset_count(s->ds),
+			 s->mds.nshards);
+		err = -WL_EBADINDEX;
+		goto out;
+	}
 	/* the listing keeps the index's order: ds id i is index shard i */
 	for (unsigned i = 0; i < s->mds.nshards; i++) {
 		s->mds_of[i] = i;
 		s->records[i] = s->mds.shards[i].samples;
 		s->compressed[i] = s->mds.shards[i].zip_name[0] != 0;
+		s->raw_bytes[i] = s->mds.shards[i].raw_bytes;
 	}
 out:
 	free(names);
@@ -538,9 +566,9 @@ static void cb_dec_destroy(void *dec)
 }
 
 static int cb_dec_begin(void *dec, const uint8_t *first, size_t len,
-			uint64_t out_cap)
+			uint64_t total, uint64_t out_cap)
 {
-	return aug_zstd_begin(dec, first, len, out_cap);
+	return aug_zstd_begin(dec, first, len, total, out_cap);
 }
 
 static int cb_dec_run(void *dec, const uint8_t *in, size_t in_len,
@@ -588,7 +616,8 @@ int wl_shardset_open(const char *root, enum wl_format f,
 			n = stg_dataset_count(s->ds);
 			s->records = calloc(n, sizeof(*s->records));
 			s->compressed = calloc(n, 1);
-			if (!s->records || !s->compressed)
+			s->raw_bytes = calloc(n, sizeof(*s->raw_bytes));
+			if (!s->records || !s->compressed || !s->raw_bytes)
 				err = -ENOMEM;
 			for (size_t i = 0; !err && i < n; i++) {
 				bool zst;
@@ -646,6 +675,7 @@ int wl_shardset_open(const char *root, enum wl_format f,
 	s->ldr = (struct ldr_shards){
 		.records = s->records,
 		.compressed = s->compressed,
+		.raw_bytes = s->raw_bytes,
 		.total = s->total,
 		.ops = &s->ops,
 		.read_size = o->read_size,
@@ -667,6 +697,7 @@ void wl_shardset_free(struct wl_shardset *s)
 	stg_dataset_destroy(s->ds);
 	free(s->records);
 	free(s->compressed);
+	free(s->raw_bytes);
 	free(s->base);
 	free(s->mds_of);
 	wl_mds_index_free(&s->mds);

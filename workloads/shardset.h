@@ -34,6 +34,8 @@ struct wl_shardset {
 	struct stg_dataset *ds;         /* the shard files, in id order */
 	uint64_t *records;              /* per shard */
 	uint8_t *compressed;            /* per shard: 1 = zstd */
+	uint64_t *raw_bytes;            /* per shard: decompressed size (MDS:
+	                                   the index's; .tar.zst: counted) */
 	uint64_t *base;                 /* first record id of each shard */
 	uint64_t total;                 /* records per epoch */
 	uint64_t compressed_shards;

@@ -168,7 +168,7 @@ static int bench_zstd(const char *root, int repeats)
 				continue;
 			size_t out = 0;
 			int stable = aug_zstd_begin(z, data[i], len[i],
-						    win_cap);
+						    s->raw_bytes[i], win_cap);
 
 			/* fed in 1 MiB blocks, as the stream hands them */
 			while (pos < len[i]) {
