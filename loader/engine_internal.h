@@ -33,6 +33,17 @@ static inline uint64_t ldr_ctr_get(ldr_ctr *c)
 
 struct ldr_rec;
 
+/* A 64-bit finalizer (murmur3's): which positions or shards are probed
+ * for residency is decided by mix(position ^ seed) against a threshold. */
+static inline uint64_t ldr_mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xFF51AFD7ED558CCDull;
+	x ^= x >> 33;
+	x *= 0xC4CEB9FE1A85EC53ull;
+	return x ^ (x >> 33);
+}
+
 /* One sample read (or failed) on its way from a reader to a worker. */
 struct ldr_item {
 	uint64_t pos;           /* the run's global position */

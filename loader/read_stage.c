@@ -29,14 +29,6 @@
 
 #include "engine_internal.h"
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xFF51AFD7ED558CCDull;
-	x ^= x >> 33;
-	x *= 0xC4CEB9FE1A85EC53ull;
-	return x ^ (x >> 33);
-}
 
 /*
  * How much of file NAME is in the page cache, before it is read (storage's
@@ -179,7 +171,7 @@ static int reader_loop(struct ldr_reader_ctx *rc)
 			req.size = size < 0 ? STG_SIZE_UNKNOWN : (uint64_t)size;
 			req.user_data = p;
 			if (!probed && e->probe_threshold && !null_backend &&
-			    mix64(p ^ e->cfg->seed) < e->probe_threshold) {
+			    ldr_mix64(p ^ e->cfg->seed) < e->probe_threshold) {
 				ldr_probe_residency(rc, req.name,
 						size < 0 ? 0 : (uint64_t)size);
 				probed = true;

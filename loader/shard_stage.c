@@ -260,14 +260,6 @@ static void hold(struct shard_rd *r, struct ldr_rec *rec, uint64_t len,
 
 /* ---- reading a shard ---- */
 
-static uint64_t shard_mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xFF51AFD7ED558CCDull;
-	x ^= x >> 33;
-	x *= 0xC4CEB9FE1A85EC53ull;
-	return x ^ (x >> 33);
-}
 
 /* Claim the next shard and open it. false: none is left this run. */
 static bool shard_claim(struct shard_rd *r)
@@ -298,7 +290,7 @@ static bool shard_claim(struct shard_rd *r)
 	r->stable = false;
 	r->open = true;
 	name = stg_dataset_relpath(e->ds, r->shard, NULL);
-	if (e->probe_threshold && shard_mix(k ^ e->cfg->seed) <
+	if (e->probe_threshold && ldr_mix64(k ^ e->cfg->seed) <
 				  e->probe_threshold) {
 		int64_t size = stg_dataset_size(e->ds, r->shard);
 

@@ -398,52 +398,63 @@ FR_TEST(shards_cli, format_folder_reads_shard_files_as_images_and_fails_them,
 
 /* ---- an independent writer ---- */
 
-FR_TEST(shards_cli, wds_written_by_python_tarfile_is_read_whole,
-	.timeout = 300)
+/*
+ * Run the Python tar writer BODY (after a prelude that sets src, out, the
+ * sorted list files of the folder's JPEGs, and makes out) on DIR's folder
+ * dataset; the tars go to DIR/pywds (returned, malloc'd). Skips the test
+ * where /usr/bin/python3 is missing.
+ */
+static char *py_wds(const char *dir, const char *body)
 {
-	char *dir = fr_test_tmpdir();
 	char *folder = make_set(dir, "folder", "folder", "none");
 	char *out = cat2(dir, "pywds"), *script = cat2(dir, "w.py");
 	char *args[] = { "/usr/bin/python3", script, folder, out, NULL };
 	FILE *f;
-	json_t *j;
 
-	if (access("/usr/bin/python3", X_OK)) {
+	if (access("/usr/bin/python3", X_OK))
 		cr_skip_test("no /usr/bin/python3 to write the tar shards");
-		return;
-	}
-	/* PAX headers on every member (a long path among them), keys with
-	 * a dot in the folder name, two shards */
 	f = fopen(script, "w");
 	cr_assert_not_null(f);
 	fputs("import os, sys, tarfile\n"
 	      "src, out = sys.argv[1], sys.argv[2]\n"
 	      "os.makedirs(out)\n"
 	      "files = sorted(os.path.join(r, n) for r, _, ns in "
-	      "os.walk(src) for n in ns if n.endswith('.JPEG'))\n"
-	      "for s in range(2):\n"
-	      "  with tarfile.open(os.path.join(out, 'part-%d.tar' % s), 'w',"
-	      " format=tarfile.PAX_FORMAT) as t:\n"
-	      "    for i, p in enumerate(files[s::2]):\n"
-	      "      key = 'v1.0/' + ('x' * 120 if i == 0 else '') + "
-	      "os.path.basename(p).split('.')[0]\n"
-	      "      t.add(p, arcname=key + '.jpg')\n"
-	      "      c = os.path.join(out, '.c')\n"
-	      "      open(c, 'w').write(str(i % 7))\n"
-	      "      t.add(c, arcname=key + '.cls')\n"
-	      "      os.unlink(c)\n", f);
+	      "os.walk(src) for n in ns if n.endswith('.JPEG'))\n", f);
+	fputs(body, f);
 	fclose(f);
 	cr_assert_eq(fr_test_run(dir, args, 120), 0, "the Python writer");
-	j = run_json(dir, out, 0, NULL);
+	free(script);
+	free(folder);
+	return out;
+}
+
+FR_TEST(shards_cli, wds_written_by_python_tarfile_is_read_whole,
+	.timeout = 300)
+{
+	char *dir = fr_test_tmpdir();
+	/* PAX headers on every member (a long path among them), keys with
+	 * a dot in the folder name, two shards */
+	char *out = py_wds(dir,
+		"for s in range(2):\n"
+		"  with tarfile.open(os.path.join(out, 'part-%d.tar' % s), 'w',"
+		" format=tarfile.PAX_FORMAT) as t:\n"
+		"    for i, p in enumerate(files[s::2]):\n"
+		"      key = 'v1.0/' + ('x' * 120 if i == 0 else '') + "
+		"os.path.basename(p).split('.')[0]\n"
+		"      t.add(p, arcname=key + '.jpg')\n"
+		"      c = os.path.join(out, '.c')\n"
+		"      open(c, 'w').write(str(i % 7))\n"
+		"      t.add(c, arcname=key + '.cls')\n"
+		"      os.unlink(c)\n");
+	json_t *j = run_json(dir, out, 0, NULL);
+
 	cr_assert_str_eq(jstr(j, "dataset", "format"), "wds");
 	cr_assert_eq(jint(j, "dataset.records"), atoi(NFILES));
 	cr_assert_eq(jint(j, "dataset.files"), 2);
 	cr_assert_eq(jint(j, "errors.total"), 0);
 	cr_assert_eq(jint(j, "samples"), atoi(NFILES));
 	json_decref(j);
-	free(script);
 	free(out);
-	free(folder);
 	fr_test_rmtree(dir);
 }
 
@@ -451,57 +462,34 @@ FR_TEST(shards_cli, a_bad_tar_header_and_a_sample_without_image_are_counted,
 	.timeout = 300)
 {
 	char *dir = fr_test_tmpdir();
-	char *folder = make_set(dir, "folder", "folder", "none");
-	char *out = cat2(dir, "pywds"), *script = cat2(dir, "w.py");
-	char *args[] = { "/usr/bin/python3", script, folder, out, NULL };
-	char *bad;
-	FILE *f;
-	json_t *j;
-
-	if (access("/usr/bin/python3", X_OK)) {
-		cr_skip_test("no /usr/bin/python3 to write the tar shards");
-		return;
-	}
 	/* part-0: the 3rd sample has only its .cls; part-1: whole, then its
 	 * 5th member's header gets a wrong byte (its checksum fails) */
-	f = fopen(script, "w");
-	cr_assert_not_null(f);
-	fputs("import os, sys, tarfile\n"
-	      "src, out = sys.argv[1], sys.argv[2]\n"
-	      "os.makedirs(out)\n"
-	      "files = sorted(os.path.join(r, n) for r, _, ns in "
-	      "os.walk(src) for n in ns if n.endswith('.JPEG'))\n"
-	      "c = os.path.join(out, '.c')\n"
-	      "open(c, 'w').write('1')\n"
-	      "for s in range(2):\n"
-	      "  with tarfile.open(os.path.join(out, 'part-%d.tar' % s), 'w',"
-	      " format=tarfile.USTAR_FORMAT) as t:\n"
-	      "    for i, p in enumerate(files[s::2]):\n"
-	      "      key = 's%d_%03d' % (s, i)\n"
-	      "      if not (s == 0 and i == 2):\n"
-	      "        t.add(p, arcname=key + '.jpg')\n"
-	      "      t.add(c, arcname=key + '.cls')\n"
-	      "os.unlink(c)\n"
-	      "t = tarfile.open(os.path.join(out, 'part-1.tar'))\n"
-	      "m = t.getmembers()[4]\n"
-	      "print(m.offset)\n", f);
-	fclose(f);
-	cr_assert_eq(fr_test_run(dir, args, 120), 0, "the Python writer");
-	{
-		char *so = cat2(dir, "stdout");
-		FILE *o = fopen(so, "r");
-		long off = -1;
-		char at[32];
+	char *out = py_wds(dir,
+		"c = os.path.join(out, '.c')\n"
+		"open(c, 'w').write('1')\n"
+		"for s in range(2):\n"
+		"  with tarfile.open(os.path.join(out, 'part-%d.tar' % s), 'w',"
+		" format=tarfile.USTAR_FORMAT) as t:\n"
+		"    for i, p in enumerate(files[s::2]):\n"
+		"      key = 's%d_%03d' % (s, i)\n"
+		"      if not (s == 0 and i == 2):\n"
+		"        t.add(p, arcname=key + '.jpg')\n"
+		"      t.add(c, arcname=key + '.cls')\n"
+		"os.unlink(c)\n"
+		"t = tarfile.open(os.path.join(out, 'part-1.tar'))\n"
+		"print(t.getmembers()[4].offset)\n");
+	char *so = cat2(dir, "stdout"), *bad = cat2(out, "part-1.tar");
+	FILE *o = fopen(so, "r");
+	long off = -1;
+	char at[32];
+	json_t *j;
 
-		cr_assert(o && fscanf(o, "%ld", &off) == 1 && off > 0);
-		fclose(o);
-		free(so);
-		bad = cat2(out, "part-1.tar");
-		poke(bad, off + 10, "Z", 1);   /* inside the member's name */
-		snprintf(at, sizeof(at), "@%ld", off);
-		j = run_json(dir, out, 3, NULL);
-		expect_kind(j, "bad_header", "part-1.tar", at);
-	}
+	cr_assert(o && fscanf(o, "%ld", &off) == 1 && off > 0);
+	fclose(o);
+	poke(bad, off + 10, "Z", 1);   /* inside the member's name */
+	snprintf(at, sizeof(at), "@%ld", off);
+	j = run_json(dir, out, 3, NULL);
+	expect_kind(j, "bad_header", "part-1.tar", at);
 	expect_kind(j, "no_image", "part-0.tar", "@");
 	cr_assert_eq(jint(j, "errors.total"), 2);
 	/* part-1 holds the 2 samples before the bad header and one failed
@@ -509,9 +497,8 @@ FR_TEST(shards_cli, a_bad_tar_header_and_a_sample_without_image_are_counted,
 	cr_assert_eq(jint(j, "dataset.records"), 30 + 2 + 1);
 	json_decref(j);
 	free(bad);
-	free(script);
+	free(so);
 	free(out);
-	free(folder);
 	fr_test_rmtree(dir);
 }
 

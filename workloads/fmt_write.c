@@ -25,6 +25,7 @@
 #include <zstd_errors.h>
 
 #include "fmt_write.h"
+#include "workloads_internal.h"
 
 #define FW_BUF (1u << 20)      /* output buffer: one write() per MiB */
 #define FW_NAME 64
@@ -95,25 +96,6 @@ static void put_le64(uint8_t *p, uint64_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static int write_all(int fd, const void *buf, size_t n)
-{
-	const uint8_t *p = buf;
-
-	while (n) {
-		const ssize_t k = write(fd, p, n);
-
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (k == 0)
-			return -EIO;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
 
 /* Remembers which file failed; returns RC. */
 static int fail(struct wl_shard_writer *w, int rc, const char *name)
@@ -127,7 +109,7 @@ static int fail(struct wl_shard_writer *w, int rc, const char *name)
 
 static int out_flush(struct wl_shard_writer *w)
 {
-	const int rc = write_all(w->fd, w->buf, w->len);
+	const int rc = wl_write_all(w->fd, w->buf, w->len);
 
 	if (!rc)
 		w->out += w->len;
@@ -168,7 +150,7 @@ static int out_put(struct wl_shard_writer *w, const void *p, size_t n)
 	if (w->len + n > FW_BUF && (rc = out_flush(w)))
 		return rc;
 	if (n >= FW_BUF) {
-		rc = write_all(w->fd, p, n);
+		rc = wl_write_all(w->fd, p, n);
 		if (!rc)
 			w->out += n;
 		return rc;
@@ -582,7 +564,7 @@ static int mds_index_write(struct wl_shard_writer *w)
 		free(text);
 		return fail(w, -errno, "index.json");
 	}
-	rc = write_all(fd, text, strlen(text));
+	rc = wl_write_all(fd, text, strlen(text));
 	free(text);
 	if (close(fd) && !rc && errno != EINTR)
 		rc = -errno;

@@ -64,8 +64,10 @@ int wl_gen_dir_prepare(const char *dir)
 	return rc;
 }
 
-static int write_all(int fd, const unsigned char *p, size_t n)
+int wl_write_all(int fd, const void *buf, size_t n)
 {
+	const uint8_t *p = buf;
+
 	while (n) {
 		const ssize_t k = write(fd, p, n);
 
@@ -96,7 +98,7 @@ static int write_file_atomic(int dirfd, const char *cls, const char *name,
 		    0644);
 	if (fd < 0)
 		return -errno;
-	rc = write_all(fd, buf->data, buf->len);
+	rc = wl_write_all(fd, buf->data, buf->len);
 	if (close(fd) && !rc)
 		rc = errno == EINTR ? 0 : -errno;
 	if (!rc && renameat(dirfd, tmp, dirfd, fin))

@@ -41,4 +41,8 @@ int wl_gen_images_run(const struct wl_workload *w, const char *dir,
 		      const struct wl_gen_opts *o, struct wl_gen_stats *st,
 		      const struct wl_gen_sink *sink);
 
+/* write(2) all N bytes of BUF to FD (EINTR retried). 0 or -errno (-EIO
+ * for a write that wrote nothing). */
+int wl_write_all(int fd, const void *buf, size_t n);
+
 #endif /* FEEDRATE_WORKLOADS_INTERNAL_H */
