@@ -14,6 +14,18 @@
 #include "report_fmt.h"
 #include "report_sweep.h"
 
+/* Is KIND one of the shard formats' error keys? */
+static bool fmt_kind(const char *kind)
+{
+	for (int e = WL_FMT_E_BASE; e < WL_FMT_E_END; e++) {
+		const char *n = wl_fmt_err_name(-e);
+
+		if (n && !strcmp(n, kind))
+			return true;
+	}
+	return false;
+}
+
 void rpt_run_fill_dataset(struct rpt_run *rr, const struct ms_dataset *md,
 			  bool kept)
 {
@@ -41,6 +53,23 @@ void rpt_run_fill_dataset(struct rpt_run *rr, const struct ms_dataset *md,
 		lk->kind = stg_ds_err_name(e);
 		lk->count = n;
 		lk->example = stg_dataset_error_example(ds, e);
+	}
+	/* shards that could not be counted at all (a read error, not a
+	 * format error: those are failed records of the run, each epoch) */
+	for (unsigned i = 0; md->shards && i < md->shards->nerr; i++) {
+		const struct wl_open_error *oe = &md->shards->err[i];
+		struct rpt_listing_kind *lk;
+
+		if (fmt_kind(oe->kind))
+			continue;
+		rr->listing_errors += oe->count;
+		if (rr->nlisting_kinds >= sizeof(rr->listing_kinds) /
+					  sizeof(rr->listing_kinds[0]))
+			continue;
+		lk = &rr->listing_kinds[rr->nlisting_kinds++];
+		lk->kind = oe->kind;
+		lk->count = oe->count;
+		lk->example = oe->example;
 	}
 }
 

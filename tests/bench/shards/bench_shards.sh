@@ -84,6 +84,19 @@ run_med() {
 		"$(cut -f2 "$tmp/run.tsv" | median)"
 }
 
+echo "-- opening: records counted (tar, TFRecord: a small read per record; MDS: index.json)"
+for s in local blk s3; do
+	case $s in
+	local) prefix= d=$LOCAL ;;
+	blk) prefix="$fx throttled" d=$BLK ;;
+	s3) prefix= d=$S3 ;;
+	esac
+	for f in $fmts; do
+		$prefix "$bin" info --steal-interval 0 --json "$tmp/info.json" "$d.$f" >/dev/null 2>&1
+		printf '  %-6s %-9s %s\n' $s $f "$(jq -r '.dataset | "\(.records) records in \(.shards) shards, counted in \(.count_s * 1000 | floor) ms"' "$tmp/info.json")"
+	done
+done
+
 echo "-- samples/s, --gpus 0 (median of $repeats, $dur each)"
 printf '  %-10s %-8s %12s %12s\n' storage format cold warm
 declare -A cold warm
