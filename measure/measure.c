@@ -324,7 +324,8 @@ int ms_dataset_open(const struct ms_dataset_opts *o, struct ms_dataset *md,
 		err = wl_format_detect(md->root, &md->format, md->format_why,
 				       sizeof(md->format_why));
 		if (err) {
-			snprintf(why, why_len, "%s", md->format_why);
+			snprintf(why, why_len, "cannot list %s: %s", md->root,
+				 strerror(-err));
 			return err;
 		}
 	} else {
