@@ -33,6 +33,8 @@
 #   FIXTURE_THROTTLE_IOPS  read IOPS     (default 3000)
 #   FIXTURE_S3_FIRST_BYTE_MS  delay of each object GET (default 0)
 #   FIXTURE_S3FS_OPTS      extra s3fs -o options (e.g. kernel_cache)
+#   FIXTURE_BLK_COPIES     the ext4 image holds this many dataset sizes
+#                          (default 2)
 #
 # Cleanup: every resource is written to STATE/registry the moment it exists;
 # `stop` undoes the registry in reverse order. `start --owner PID` also
@@ -240,9 +242,11 @@ start_blk() {
 	fi
 	dataset
 	mkdir -p "$mnt"
-	# the image: twice the dataset plus room for ext4's metadata
+	# the image: twice the dataset (FIXTURE_BLK_COPIES times, for callers
+	# that put more copies on it) plus room for ext4's metadata
 	mb=$(du -sm "$STATE/gen/data" | cut -f1)
-	truncate -s $((mb * 2 + 64))M "$img" || die "cannot create $img"
+	truncate -s $((mb * ${FIXTURE_BLK_COPIES:-2} + 64))M "$img" ||
+		die "cannot create $img"
 	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$img" ||
 		die "mkfs.ext4 failed"
 	dev=$(losetup --find --show --direct-io=on "$img") ||

@@ -34,6 +34,7 @@ gp3_bps=131072000
 export FEEDRATE_FIXTURE_DIR=/var/tmp/feedrate-fixtures-shards
 export FEEDRATE_BIN=$bin
 export FIXTURE_SIZE=${FIXTURE_SIZE:-60M}
+export FIXTURE_BLK_COPIES=7     # the folder and four shard copies
 
 command -v jq >/dev/null || { echo "bench_shards: jq not installed" >&2; exit 1; }
 command -v zstd >/dev/null || { echo "bench_shards: zstd not installed" >&2; exit 1; }
