@@ -94,7 +94,12 @@ struct shard_rd {
 
 /* ---- the record pool ---- */
 
-static int pool_create(unsigned n, struct ldr_rec_pool **out)
+/*
+ * N record buffers of CAP bytes each, written once now: a reader's
+ * buffers are touched before the run starts, not one page fault at a time
+ * on its hot path (a buffer grows later only for a record over CAP).
+ */
+static int pool_create(unsigned n, size_t cap, struct ldr_rec_pool **out)
 {
 	struct ldr_rec_pool *p = calloc(1, sizeof(*p));
 
@@ -111,6 +116,11 @@ static int pool_create(unsigned n, struct ldr_rec_pool **out)
 		p->all[i].pool = p;
 		p->all[i].next = p->free;
 		p->free = &p->all[i];
+		p->all[i].data = cap ? malloc(cap) : NULL;
+		if (p->all[i].data) {
+			memset(p->all[i].data, 0, cap);
+			p->all[i].cap = cap;
+		}
 	}
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cv, NULL);
@@ -491,6 +501,29 @@ static int shard_loop(struct shard_rd *r)
 	return 0;
 }
 
+/* A record buffer's first size: 1.25 x the mean record (the shards'
+ * bytes over their records; decompressed bytes where known), in 16 KiB
+ * steps, at most 4 MiB (a larger record grows its buffer). */
+static size_t rec_cap0(const struct ldr_engine *e, const struct ldr_shards *sh)
+{
+	uint64_t bytes = 0, n = stg_dataset_count(e->ds), mean;
+
+	for (uint64_t i = 0; i < n; i++) {
+		int64_t sz = stg_dataset_size(e->ds, i);
+
+		if (sh->raw_bytes && sh->raw_bytes[i])
+			bytes += sh->raw_bytes[i];
+		else if (sz > 0)
+			bytes += (uint64_t)sz;
+	}
+	if (!sh->total || !bytes)
+		return 0;
+	mean = bytes / sh->total;
+	mean += mean / 4;
+	mean = (mean + 16383) & ~(uint64_t)16383;
+	return mean > (4u << 20) ? 4u << 20 : (size_t)mean;
+}
+
 static int shard_setup(struct shard_rd *r, struct ldr_reader_ctx *rc)
 {
 	struct ldr_engine *e = rc->e;
@@ -570,7 +603,8 @@ static int shard_setup(struct shard_rd *r, struct ldr_reader_ctx *rc)
 		r->depth = ss.backend == STG_BACKEND_PSYNC ? 1 : sh->read_depth ?
 			   sh->read_depth : STG_STREAM_DEPTH_DEFAULT;
 	}
-	return pool_create(r->cap + qcap + e->workers + 2, &rc->pool);
+	return pool_create(r->cap + qcap + e->workers + 2,
+			   rec_cap0(e, sh), &rc->pool);
 }
 
 static void shard_teardown(struct shard_rd *r)

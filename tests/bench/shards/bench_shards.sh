@@ -20,6 +20,10 @@
 #   REPEATS        runs per measurement (default 3)
 #   FIXTURE_SIZE   dataset size (default 60M)
 #   DURATION       measured seconds per run (default 6s)
+#   SECTIONS       which parts run (default all): count,table,s3read,
+#                  throttle,cpu,zstd
+#   SHARD_SIZE     gen --shard-size (default 8M: several shards of the
+#                  small fixture dataset, as 100M shards are of a real one)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -30,6 +34,9 @@ bbin=${BENCH_BIN_DIR:-$root/build/bench/bench}/bench_shard_read
 case "$bbin" in /*) ;; *) bbin="$root/$bbin" ;; esac
 repeats=${REPEATS:-3}
 dur=${DURATION:-6s}
+shard_size=${SHARD_SIZE:-8M}
+sections=${SECTIONS:-count,table,s3read,throttle,cpu,zstd}
+want() { [[ ",$sections," == *",$1,"* ]]; }
 gp3_bps=131072000
 export FEEDRATE_FIXTURE_DIR=/var/tmp/feedrate-fixtures-shards
 export FEEDRATE_BIN=$bin
@@ -63,7 +70,8 @@ for f in $fmts; do
 	mdsz) args=(--format mds --compression zstd) ;;
 	*) args=(--format "$f") ;;
 	esac
-	"$bin" gen -q --from "$LOCAL/train" "${args[@]}" "$tmp/$f" >/dev/null ||
+	"$bin" gen -q --from "$LOCAL/train" "${args[@]}" --shard-size "$shard_size" \
+		"$tmp/$f" >/dev/null ||
 		{ echo "bench_shards: gen --from $f failed"; exit 1; }
 	for d in "$LOCAL" "$BLK" "$S3"; do
 		rm -rf "$d.$f"
@@ -85,8 +93,8 @@ run_med() {
 		"$(cut -f2 "$tmp/run.tsv" | median)"
 }
 
-echo "-- opening: records counted (tar, TFRecord: a small read per record; MDS: index.json)"
-for s in local blk s3; do
+want count && echo "-- opening: records counted (tar, TFRecord: a small read per record; MDS: index.json)"
+want count && for s in local blk s3; do
 	case $s in
 	local) prefix= d=$LOCAL ;;
 	blk) prefix="$fx throttled" d=$BLK ;;
@@ -98,10 +106,10 @@ for s in local blk s3; do
 	done
 done
 
-echo "-- samples/s, --gpus 0 (median of $repeats, $dur each)"
-printf '  %-10s %-8s %12s %12s\n' storage format cold warm
 declare -A cold warm
-for s in local blk s3; do
+want table && echo "-- samples/s, --gpus 0 (median of $repeats, $dur each)"
+want table && printf '  %-10s %-8s %12s %12s\n' storage format cold warm
+want table && for s in local blk s3; do
 	case $s in
 	local) prefix= d=$LOCAL ;;
 	blk) prefix="$fx throttled" d=$BLK ;;
@@ -116,28 +124,57 @@ for s in local blk s3; do
 		printf '  %-10s %-8s %12s %12s\n' $s $f "$c" "$w"
 	done
 done
-echo "-- s3fs cold: wds / folder samples/s: $(ratio "${cold[s3.wds]}" "${cold[s3.folder]}")x (target >= 5x)"
+want table && echo "-- s3fs cold: wds / folder samples/s: $(ratio "${cold[s3.wds]}" "${cold[s3.folder]}")x (target >= 5x)"
 
-echo "-- throttled disk (gp3 baseline $((gp3_bps / 1048576)) MiB/s), cold, shard reader alone"
-for f in wds tfrecord; do
+if want s3read; then
+	# the storage alone: the shard reader (noop transform) against io
+	# reading the folder's files whole, both cold on the s3fs mount
+	echo "-- s3fs cold, reading alone (no decode): records/s of wds shards / files/s of the folder"
+	r=$("$bbin" -r "$repeats" -d 4 -c read "$S3.wds")
+	echo "  $r"
+	rps=$(sed -E 's/.*MB\/s, ([0-9.]+) records\/s.*/\1/' <<<"$r")
+	fps=$(for i in $(seq "$repeats"); do
+		"$bin" io --cache cold --json "$tmp/io.json" "$S3" >/dev/null 2>&1
+		jq -r .files_per_s "$tmp/io.json"
+	done | median)
+	echo "  io --cache cold, folder: $fps files/s"
+	echo "  wds / folder, reading alone: $(ratio "$rps" "$fps")x"
+fi
+
+want throttle && echo "-- throttled disk (gp3 baseline $((gp3_bps / 1048576)) MiB/s), cold, shard reader alone"
+want throttle && for f in wds tfrecord; do
 	r=$("$fx" throttled "$bbin" -r "$repeats" -d 4 -c read "$BLK.$f")
 	mb=$(sed -E 's/.*: ([0-9.]+) MB\/s.*/\1/' <<<"$r")
 	echo "  $r"
 	echo "  $f: $(ratio "$mb" "$(awk -v b=$gp3_bps 'BEGIN { print b / 1e6 }')")x the throttle (target >= 0.95x)"
 done
 
-echo "-- warm, one vCPU: CPU ms per sample (process CPU / samples)"
-declare -A cpu
-for f in folder wds tfrecord mds; do
-	p=$LOCAL
-	[ $f != folder ] && p=$LOCAL.$f
-	cpu[$f]=$(run_med "" "$p" --cache warm --vcpus 1 | cut -d' ' -f2)
-	printf '  %-8s %s ms\n' $f "${cpu[$f]}"
-done
-for f in wds tfrecord mds; do
-	echo "  $f / folder: $(ratio "${cpu[$f]}" "${cpu[folder]}")x (target <= 1.02x)"
-done
+if want cpu; then
+	# batches of 16 over 10 s: samples are counted in whole batches, and
+	# 256-sample batches over a few seconds quantize CPU / sample by ~10 %;
+	# the formats take turns, CPU_REPEATS rounds
+	echo "-- warm, one vCPU: CPU ms per sample (process CPU / samples; batch 16, 10 s, median of ${CPU_REPEATS:-5})"
+	declare -A cpu
+	for i in $(seq "${CPU_REPEATS:-5}"); do
+		for f in folder wds tfrecord mds; do
+			p=$LOCAL
+			[ $f != folder ] && p=$LOCAL.$f
+			"$bin" run --warmup 2s --duration 10s -g 0 -b 16 --cache warm \
+				--vcpus 1 --json "$tmp/run.json" "$p" >/dev/null 2>&1
+			jq -r '[1000 * .stages.process_cpu_s / ([.samples, 1] | max), 1000 * .stages.reader_cpu_s / ([.samples, 1] | max)] | @tsv' \
+				"$tmp/run.json" >>"$tmp/cpu.$f"
+		done
+	done
+	for f in folder wds tfrecord mds; do
+		cpu[$f]=$(cut -f1 "$tmp/cpu.$f" | median)
+		printf '  %-8s %.3f ms (reader thread %.3f ms)\n' $f "${cpu[$f]}" "$(cut -f2 "$tmp/cpu.$f" | median)"
+	done
+	for f in wds tfrecord mds; do
+		echo "  $f / folder: $(ratio "${cpu[$f]}" "${cpu[folder]}")x (target <= 1.02x)"
+	done
+fi
 
+want zstd || exit 0
 echo "-- MDS zstd: decompression per core"
 ours=$("$bbin" -r "$repeats" zstd "$LOCAL.mdsz")
 echo "  $ours"
