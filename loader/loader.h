@@ -196,6 +196,18 @@ struct ldr_shards {
 	uint64_t max_record;            /* the scanner's bound: the window */
 };
 
+/*
+ * The memory one shard reader of a run over DS holds at most: its record
+ * buffers (shuffle buffer, work queue and workers' worth, each at the
+ * size it starts with), its window (a compressed shard read whole: the
+ * largest), the stream's blocks. READERS, DEPTH (reads in flight of the
+ * file reader: they size the work queue), WORKERS as in ldr_config (0:
+ * defaults). For a memory cgroup's budget; any thread.
+ */
+uint64_t ldr_shard_reader_bytes(const struct ldr_shards *sh,
+				const struct stg_dataset *ds, unsigned readers,
+				unsigned depth, unsigned workers);
+
 struct ldr_config {
 	const struct stg_dataset *ds;   /* the listing; not owned */
 	const struct ldr_shards *shards; /* NULL: a sample per file; else the

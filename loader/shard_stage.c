@@ -95,6 +95,20 @@ struct shard_rd {
 /* ---- the record pool ---- */
 
 /*
+ * A record buffer: pages of its own (mmap), resized with mremap, so the
+ * memory held is exactly the buffers' sizes (a malloc arena kept the
+ * pages of records long given back: its heap only grew, epoch after
+ * epoch). Touched now (MAP_POPULATE). NULL when refused.
+ */
+static uint8_t *rec_map(size_t cap)
+{
+	void *d = mmap(NULL, cap, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+	return d == MAP_FAILED ? NULL : d;
+}
+
+/*
  * N record buffers of CAP bytes each, written once now: a reader's
  * buffers are touched before the run starts, not one page fault at a time
  * on its hot path (a buffer grows later only for a record over CAP).
@@ -116,11 +130,9 @@ static int pool_create(unsigned n, size_t cap, struct ldr_rec_pool **out)
 		p->all[i].pool = p;
 		p->all[i].next = p->free;
 		p->free = &p->all[i];
-		p->all[i].data = cap ? malloc(cap) : NULL;
-		if (p->all[i].data) {
-			memset(p->all[i].data, 0, cap);
+		p->all[i].data = cap ? rec_map(cap) : NULL;
+		if (p->all[i].data)
 			p->all[i].cap = cap;
-		}
 	}
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cv, NULL);
@@ -133,7 +145,8 @@ void ldr_rec_pool_free(struct ldr_rec_pool *p)
 	if (!p)
 		return;
 	for (unsigned i = 0; i < p->n; i++)
-		free(p->all[i].data);
+		if (p->all[i].data)
+			munmap(p->all[i].data, p->all[i].cap);
 	free(p->all);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->cv);
@@ -152,6 +165,11 @@ void ldr_rec_release(struct ldr_rec *rec)
 	p->free = rec;
 	pthread_cond_signal(&p->cv);
 	pthread_mutex_unlock(&p->lock);
+}
+
+static size_t round16k(size_t n)
+{
+	return (n + 16383) & ~(size_t)16383;
 }
 
 /* A free buffer of at least LEN bytes, or NULL when the run stops. */
@@ -179,10 +197,19 @@ static struct ldr_rec *pool_get(struct shard_rd *r, size_t len)
 		p->free = rec->next;
 	}
 	pthread_mutex_unlock(&p->lock);
-	if (rec && rec->cap < len) {
-		size_t cap = (len + 65535) & ~(size_t)65535;
-		uint8_t *d = realloc(rec->data, cap);
+	/* a buffer is sized to its record (16 KiB steps, 25 % + 64 KiB of
+	 * slack): the memory held is the records held, the same in every
+	 * epoch, so a memory cgroup sized on the fill epoch holds the run
+	 * (buffers kept at their largest record would creep towards the
+	 * pool times the largest record) */
+	if (rec && (rec->cap < len ||
+		    rec->cap > round16k(len) + round16k(len) / 4 + 65536)) {
+		size_t cap = round16k(len);
+		uint8_t *d = rec->data ? mremap(rec->data, rec->cap, cap,
+						MREMAP_MAYMOVE) : rec_map(cap);
 
+		if (d == MAP_FAILED)
+			d = NULL;
 		if (!d) {
 			ldr_rec_release(rec);
 			return NULL;
@@ -501,15 +528,30 @@ static int shard_loop(struct shard_rd *r)
 	return 0;
 }
 
+/* Records a reader holds to shuffle: the buffer asked, but no more than
+ * its share of an epoch (as a WebDataset worker's buffer never holds more
+ * than its epoch: the memory is then the same in every epoch). */
+static unsigned shuffle_cap(const struct ldr_shards *sh, unsigned readers)
+{
+	uint64_t cap = sh->shuffle_buffer ? sh->shuffle_buffer :
+		       LDR_DEFAULT_SHUFFLE_BUFFER;
+	uint64_t share = sh->total / (readers ? readers : 1);
+
+	if (cap > share)
+		cap = share ? share : 1;
+	return (unsigned)cap;
+}
+
 /* A record buffer's first size: 1.25 x the mean record (the shards'
  * bytes over their records; decompressed bytes where known), in 16 KiB
  * steps, at most 4 MiB (a larger record grows its buffer). */
-static size_t rec_cap0(const struct ldr_engine *e, const struct ldr_shards *sh)
+static size_t rec_cap0(const struct stg_dataset *ds,
+		       const struct ldr_shards *sh)
 {
-	uint64_t bytes = 0, n = stg_dataset_count(e->ds), mean;
+	uint64_t bytes = 0, n = stg_dataset_count(ds), mean;
 
 	for (uint64_t i = 0; i < n; i++) {
-		int64_t sz = stg_dataset_size(e->ds, i);
+		int64_t sz = stg_dataset_size(ds, i);
 
 		if (sh->raw_bytes && sh->raw_bytes[i])
 			bytes += sh->raw_bytes[i];
@@ -546,8 +588,7 @@ static int shard_setup(struct shard_rd *r, struct ldr_reader_ctx *rc)
 	r->nshards = stg_dataset_count(e->ds);
 	r->claim_limit = e->cfg->epochs ? e->cfg->epochs * r->nshards :
 					  UINT64_MAX;
-	r->cap = sh->shuffle_buffer ? sh->shuffle_buffer :
-				      LDR_DEFAULT_SHUFFLE_BUFFER;
+	r->cap = shuffle_cap(sh, e->readers);
 	r->rng = e->cfg->seed ^ (0x5851F42D4C957F2Dull * (rc->idx + 1));
 	base = calloc(r->nshards ? r->nshards : 1, sizeof(*base));
 	r->buf = calloc(r->cap, sizeof(*r->buf));
@@ -604,7 +645,7 @@ static int shard_setup(struct shard_rd *r, struct ldr_reader_ctx *rc)
 			   sh->read_depth : STG_STREAM_DEPTH_DEFAULT;
 	}
 	return pool_create(r->cap + qcap + e->workers + 2,
-			   rec_cap0(e, sh), &rc->pool);
+			   rec_cap0(e->ds, sh), &rc->pool);
 }
 
 static void shard_teardown(struct shard_rd *r)
@@ -640,4 +681,39 @@ void *ldr_shard_reader_main(void *arg)
 	shard_teardown(&r);
 	ldr_engine_wait_stop(e);
 	return NULL;
+}
+
+uint64_t ldr_shard_reader_bytes(const struct ldr_shards *sh,
+				const struct stg_dataset *ds, unsigned readers,
+				unsigned depth, unsigned workers)
+{
+	const uint64_t block = sh->read_size ? sh->read_size :
+			       STG_STREAM_BLOCK_DEFAULT;
+	const unsigned buffer = shuffle_cap(sh, readers);
+	uint64_t cap = rec_cap0(ds, sh), queue, window, big = 0;
+
+	if (!readers)
+		readers = 1;
+	if (!depth)
+		depth = LDR_DEFAULT_DEPTH;
+	/* the engine's work queue (queue_capacity), all of it one
+	 * reader's records at worst */
+	queue = 2ull * depth * readers;
+	if (queue < 4ull * workers)
+		queue = 4ull * workers;
+	if (!cap)
+		cap = 256u << 10;
+	/* the moving window holds a record's tail and a block or two; a
+	 * compressed shard read whole fills it up to its size, of which
+	 * LDR_SHARD_KEEP stays touched */
+	window = 2 * block + 4 * cap;
+	for (uint64_t i = 0; sh->raw_bytes && i < stg_dataset_count(ds); i++)
+		if (sh->compressed && sh->compressed[i] &&
+		    sh->raw_bytes[i] > big)
+			big = sh->raw_bytes[i];
+	if (big > window)
+		window = big;
+	return (buffer + queue + workers + 2) * cap + window +
+	       (uint64_t)(sh->read_depth ? sh->read_depth :
+			  STG_STREAM_DEPTH_DEFAULT) * block;
 }

@@ -301,6 +301,13 @@ static int ram_fill(const struct ms_point *p, const struct stg_dataset *ds,
 		out->own_bytes = ms_own_memory(p->workers, p->gpus,
 			p->batch, p->transform.out_bytes, p->readers,
 			p->depth ? p->depth : LDR_DEFAULT_DEPTH, maxsz, peak);
+		/* shards: each reader's records and window on top */
+		if (p->shards)
+			out->own_bytes += (uint64_t)(p->readers ? p->readers :
+						     1) *
+				ldr_shard_reader_bytes(p->shards, ds,
+					p->readers, p->depth, p->workers ?
+					p->workers : p->vcpus);
 		/* a Python loader: an interpreter with torch in the main
 		 * process and in each worker (the fill epoch measures it) */
 		if (p->pipe.kind != MS_PIPELINE_NATIVE &&

@@ -555,3 +555,32 @@ FR_TEST(shards_cli, an_index_file_beside_tfrecords_is_not_a_shard,
 	free(ds);
 	fr_test_rmtree(dir);
 }
+
+/* ---- the page-cache axis ---- */
+
+FR_TEST(shards_cli_slow, a_ram_point_over_shards_runs_in_its_cgroup,
+	.timeout = 300)
+{
+	char *dir = fr_test_tmpdir();
+	char *ds = make_set(dir, "tfrecord", "tfrecord", "none");
+	char *json = cat2(dir, "ram.json");
+	char *args[] = { "run", "-g", "0", "--ram", "4M", "--duration", "3s",
+			 "--json", json, ds, NULL };
+	json_error_t je;
+	json_t *j;
+	int rc;
+
+	/* the fill epoch sizes the cgroup; the records the readers hold
+	 * must fit it in every later epoch (they were once killed) */
+	rc = feedrate(dir, args);
+	cr_assert_eq(rc, 0, "run --ram over shards exited %d", rc);
+	j = json_load_file(json, 0, &je);
+	cr_assert_not_null(j);
+	cr_assert_gt(json_number_value(json_object_get(j, "samples_per_s")),
+		     0);
+	cr_assert_eq(jint(j, "errors.total"), 0);
+	json_decref(j);
+	free(json);
+	free(ds);
+	fr_test_rmtree(dir);
+}
