@@ -605,6 +605,26 @@ err:
 
 /* ---- accessors ---- */
 
+int stg_dataset_from_names(const char *root, const char *const *names,
+			   const uint64_t *sizes, size_t n,
+			   struct stg_dataset **out)
+{
+	struct stg_dataset *ds = ds_new(root);
+	int err = ds ? ds_open_root(ds) : -ENOMEM;
+
+	*out = NULL;
+	for (size_t i = 0; !err && i < n; i++)
+		err = ds_add(ds, names[i], strlen(names[i]),
+			     sizes[i] > INT64_MAX ? -1 : (int64_t)sizes[i]);
+	if (err) {
+		stg_dataset_destroy(ds);
+		return err;
+	}
+	ds_shrink(ds);
+	*out = ds;
+	return 0;
+}
+
 size_t stg_dataset_count(const struct stg_dataset *ds)
 {
 	return ds->count;

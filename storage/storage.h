@@ -137,6 +137,17 @@ int stg_dataset_load_list(const char *list_path, const char *root,
 			  const struct stg_dataset_opts *opts,
 			  struct stg_dataset **out);
 
+/*
+ * A dataset of the N files NAMES (relative to ROOT, or absolute) with the
+ * sizes SIZES, in that order, as a list file with SIZE<TAB>PATH lines
+ * would give them: nothing is stat'ed (a missing file shows up when it is
+ * read), any bytes but NUL may be in a name. Returns 0 or -errno (ROOT not
+ * a folder, no memory).
+ */
+int stg_dataset_from_names(const char *root, const char *const *names,
+			   const uint64_t *sizes, size_t n,
+			   struct stg_dataset **out);
+
 /* Free a dataset (NULL allowed). */
 void stg_dataset_destroy(struct stg_dataset *ds);
 

@@ -494,3 +494,33 @@ FR_TEST(dataset_list, unreadable_list_file_is_an_error)
 		     -ENOENT);
 	cr_assert_null(ds);
 }
+
+FR_TEST(dataset_names, names_kept_in_order_with_their_sizes_unstated)
+{
+	char *dir = fr_test_tmpdir();
+	static const char *const names[] = { "z.tar", "a\tb\nc.tar",
+					     "gone.tar" };
+	static const uint64_t sizes[] = { 10, 4, 7 };
+	struct stg_dataset *ds;
+	int fd;
+
+	put(dir, "z.tar", 10);
+	put(dir, "a\tb\nc.tar", 4);
+	cr_assert_eq(stg_dataset_from_names(dir, names, sizes, 3, &ds), 0);
+	cr_assert_eq(stg_dataset_count(ds), 3, "every name, missing kept");
+	for (size_t i = 0; i < 3; i++) {
+		cr_assert_str_eq(stg_dataset_relpath(ds, i, NULL), names[i]);
+		cr_assert_eq(stg_dataset_size(ds, i), (int64_t)sizes[i]);
+	}
+	cr_assert_eq(stg_dataset_total_bytes(ds), 21);
+	/* a tab and a newline in a name: opened as they are */
+	fd = stg_dataset_open(ds, 1, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(stg_dataset_open(ds, 2, O_RDONLY), -ENOENT);
+	stg_dataset_destroy(ds);
+	cr_assert_eq(stg_dataset_from_names("/nonexistent/feedrate", names,
+					    sizes, 3, &ds), -ENOENT);
+	cr_assert_null(ds);
+	fr_test_rmtree(dir);
+}

@@ -320,47 +320,6 @@ static int count_shard(struct wl_shardset *s, uint64_t id, uint64_t max_rec,
 
 /* ---- listing ---- */
 
-/* Write the shard list (SIZE<TAB>NAME lines) to a temporary file and
- * load it as the dataset: the listing keeps a name the index gives even
- * when the file is missing. */
-static int load_names(struct wl_shardset *s, const char *root,
-		      char *const *names, const uint64_t *sizes, size_t n)
-{
-	const char *tmp = getenv("TMPDIR");
-	char path[4096];
-	int fd, err = 0;
-	FILE *f;
-
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	if (snprintf(path, sizeof(path), "%s/feedrate-shards.XXXXXX", tmp) >=
-	    (int)sizeof(path))
-		return -ENAMETOOLONG;
-	fd = mkstemp(path);
-	if (fd < 0)
-		return -errno;
-	f = fdopen(fd, "w");
-	if (!f) {
-		err = -errno;
-		close(fd);
-		unlink(path);
-		return err;
-	}
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%llu\t%s%s\n", (unsigned long long)sizes[i],
-			names[i][0] == '/' ? "" : "./", names[i]);
-	if (fclose(f))
-		err = -errno;
-	if (!err)
-		err = stg_dataset_load_list(path, root, NULL, &s->ds);
-	unlink(path);
-	return err;
-}
-
-static bool name_listable(const char *n)
-{
-	return !strchr(n, '\n') && !strchr(n, '\t');
-}
 
 static int list_files(struct wl_shardset *s, const char *root, char *why,
 		      size_t cap)
@@ -403,10 +362,6 @@ static int list_files(struct wl_shardset *s, const char *root, char *why,
 		}
 		if (!take)
 			continue;
-		if (!name_listable(rel)) {
-			open_error(s, -EINVAL, rel, 0, false);
-			continue;
-		}
 		names[n] = (char *)rel;
 		sizes[n] = (uint64_t)stg_dataset_size(all, id);
 		n++;
@@ -417,7 +372,8 @@ static int list_files(struct wl_shardset *s, const char *root, char *why,
 		err = -ENODATA;
 		goto out;
 	}
-	err = load_names(s, root, names, sizes, n);
+	err = stg_dataset_from_names(root, (const char *const *)names, sizes,
+				     n, &s->ds);
 	if (err)
 		snprintf(why, cap, "cannot list the shards of %s: %s", root,
 			 strerror(-err));
@@ -498,23 +454,16 @@ static int list_mds(struct wl_shardset *s, const char *root, char *why,
 		}
 		names[i] = (char *)(zip ? sh->zip_name : sh->raw_name);
 		sizes[i] = zip ? sh->zip_bytes : sh->raw_bytes;
-		if (!name_listable(names[i]) || strstr(names[i], "..") ||
-		    names[i][0] == '/') {
+		if (strstr(names[i], "..") || names[i][0] == '/') {
 			snprintf(why, cap, "%s: shard name not usable", path);
 			err = -WL_EBADINDEX;
 			goto out;
 		}
 	}
-	err = load_names(s, root, names, sizes, s->mds.nshards);
+	err = stg_dataset_from_names(root, (const char *const *)names, sizes,
+				     s->mds.nshards, &s->ds);
 	if (err)
 		goto out;
-	if (stg_dataset_count(s->ds) != s->mds.nshards) {
-		snprintf(why, cap, "%s: %zu of its %u shard names could be "
-			 "listed", path, stg_dataset_count(s->ds),
-			 s->mds.nshards);
-		err = -WL_EBADINDEX;
-		goto out;
-	}
 	/* the listing keeps the index's order: ds id i is index shard i */
 	for (unsigned i = 0; i < s->mds.nshards; i++) {
 		s->mds_of[i] = i;
