@@ -230,6 +230,14 @@ struct ms_pipeline_spec {
 };
 
 /*
+ * The DataLoader workers a Python pipeline runs at a point of VCPUS
+ * vCPUs: ASKED (--workers) when not 0, else VCPUS - 1, at least 1 (the
+ * main process, which receives batches and runs the emulated GPUs, has
+ * the last vCPU).
+ */
+unsigned ms_pipeline_workers(unsigned asked, unsigned vcpus);
+
+/*
  * Parse "native", "torch" or "python:FILE" (FILE not empty; it points
  * into S) into OUT's kind and file (the other fields untouched).
  * Returns 0 or -EINVAL.

@@ -548,7 +548,7 @@ int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 	}
 	q.workers = p->workers ? p->workers : out->cpus.count;
 	if (p->pipe.kind != MS_PIPELINE_NATIVE && !p->pipe.workers)
-		q.pipe.workers = out->cpus.count > 1 ? out->cpus.count - 1 : 1;
+		q.pipe.workers = ms_pipeline_workers(0, out->cpus.count);
 	ms_cache_prepare(p->ds, p->cache, p->already_warm_ok, &out->prep);
 	out->odirect_refused = out->prep.odirect_refused;
 	memcpy(out->odirect_why, out->prep.odirect_why,

@@ -50,6 +50,13 @@
 
 /* ---- the pipeline's name ---- */
 
+unsigned ms_pipeline_workers(unsigned asked, unsigned vcpus)
+{
+	if (asked)
+		return asked;
+	return vcpus > 1 ? vcpus - 1 : 1;
+}
+
 int ms_pipeline_parse(const char *s, struct ms_pipeline_spec *out)
 {
 	if (!s)
@@ -864,8 +871,8 @@ static int py_run(const struct ms_point *q, const char *root,
 	a.gpus = q->gpus;
 	a.probe = probe;
 	py_argv(&a, q, files.script, root, files.list[0] ? files.list :
-		q->pipe.list, q->pipe.workers ? q->pipe.workers :
-		(vcpus > 1 ? vcpus - 1 : 1), probe);
+		q->pipe.list, ms_pipeline_workers(q->pipe.workers, vcpus),
+		probe);
 	err = ldr_child_run(&opts, py_child, &a, po, sizeof(*po), rep);
 	/* success, failure or an interrupted child: the folder goes */
 	py_files_remove(&files);

@@ -191,9 +191,16 @@ def versions():
         import PIL
         from PIL import features
         v["pillow"] = getattr(PIL, "__version__", "?")
+        # "jpg" is the libjpeg API level (6.2 for libjpeg-turbo); the
+        # release is what a user compares, where Pillow knows it
         jpg = features.version("jpg")
+        turbo = features.check_feature("libjpeg_turbo")
+        if turbo:
+            try:
+                jpg = features.version("libjpeg_turbo") or jpg
+            except ValueError:
+                pass
         if jpg:
-            turbo = features.check_feature("libjpeg_turbo")
             v["libjpeg"] = ("libjpeg-turbo " if turbo else "libjpeg ") + jpg
     except Exception:
         pass

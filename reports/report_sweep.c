@@ -495,10 +495,16 @@ static void print_demand(FILE *f, const struct rpt_sweep *s)
 
 	rpt_demand_text(line, sizeof(line), &d);
 	print_wrapped(f, "  demand   ", 11, line);
-	snprintf(line, sizeof(line), "%s; numbers are for this native "
-		 "pipeline; on real photos a PyTorch DataLoader with PIL "
-		 "needed 2.85x its CPU per image in this project's "
-		 "measurement", nz(s->pipeline));
+	if (!s->pipeline_name || !strcmp(s->pipeline_name, "native"))
+		snprintf(line, sizeof(line), "%s; numbers are for this "
+			 "native pipeline; on real photos a PyTorch "
+			 "DataLoader with PIL needed 2.85x its CPU per image "
+			 "in this project's measurement (--pipeline torch "
+			 "measures yours)", nz(s->pipeline));
+	else
+		snprintf(line, sizeof(line), "%s; numbers are for this "
+			 "Python loader, its worker processes included",
+			 nz(s->pipeline));
 	print_wrapped(f, "  pipeline ", 11, line);
 }
 
@@ -1245,7 +1251,9 @@ json_t *rpt_sweep_json(const struct rpt_sweep *s, bool with_series)
 	json_object_set_new(root, "dropped", drop);
 	json_object_set_new(root, "verdict", verdict_json(s));
 	if (rpt_sweep_cost_json(root, s) ||
-	    (s->nothers && rpt_pipelines_json(root, s, with_series))) {
+	    ((s->nothers || (s->pipeline_name &&
+			      strcmp(s->pipeline_name, "native"))) &&
+	     rpt_pipelines_json(root, s, with_series))) {
 		json_decref(root);
 		return NULL;
 	}

@@ -379,6 +379,67 @@ FR_TEST(pipeline, sweep_gives_a_verdict_per_pipeline_everywhere)
 	json_decref(root);
 }
 
+FR_TEST(pipeline, workers_default_to_all_vcpus_but_one_and_at_least_one)
+{
+	cr_expect_eq(ms_pipeline_workers(0, 1), 1);
+	cr_expect_eq(ms_pipeline_workers(0, 2), 1);
+	cr_expect_eq(ms_pipeline_workers(0, 8), 7);
+	cr_expect_eq(ms_pipeline_workers(3, 8), 3, "--workers wins");
+	cr_expect_eq(ms_pipeline_workers(5, 1), 5, "even above the vCPUs");
+}
+
+FR_TEST(pipeline, a_torch_only_sweep_names_its_pipeline_and_not_native)
+{
+	static struct rpt_sweep torch;
+	static struct rpt_point tp[2];
+	struct ms_python_info py;
+	const json_t *arr, *e, *ver;
+	json_t *root;
+	char *text = NULL, *csv;
+	size_t len = 0;
+	FILE *f;
+
+	memset(&py, 0, sizeof(py));
+	snprintf(py.python, sizeof(py.python), "3.11.2");
+	snprintf(py.torch, sizeof(py.torch), "1.13.0a0");
+	snprintf(py.libjpeg, sizeof(py.libjpeg), "libjpeg-turbo 2.1.5");
+	sweep_make(&torch, tp, 350, 2.9e-3, "torch");
+	torch.pipeline = "PyTorch DataLoader (ImageFolder, PIL)";
+	torch.py = &py;
+	torch.pipeline_workers = 1;
+	rpt_sweep_verdict(&torch);
+
+	root = rpt_sweep_json(&torch, false);
+	cr_assert_not_null(root);
+	arr = json_object_get(root, "pipelines");
+	cr_assert_eq(json_array_size(arr), 1, "the one pipeline, described");
+	e = json_array_get(arr, 0);
+	cr_expect_str_eq(json_string_value(json_object_get(e, "name")),
+			 "torch");
+	cr_expect_eq(json_integer_value(json_object_get(e, "workers")), 1);
+	ver = json_object_get(e, "versions");
+	cr_expect_str_eq(json_string_value(json_object_get(ver, "torch")),
+			 "1.13.0a0");
+	cr_expect_str_eq(json_string_value(json_object_get(ver, "libjpeg")),
+			 "libjpeg-turbo 2.1.5");
+	cr_expect(json_is_object(json_object_get(json_object_get(json_object_get(
+		root, "verdict"), "by_pipeline"), "torch")));
+	json_decref(root);
+
+	f = open_memstream(&text, &len);
+	cr_assert_not_null(f);
+	rpt_sweep_print(f, &torch);
+	fclose(f);
+	cr_expect_null(strstr(text, "native pipeline"), "%s", text);
+	cr_expect_not_null(strstr(text, "for this Python"), "%s", text);
+	free(text);
+
+	csv = rpt_sweep_csv(&torch);
+	cr_assert_not_null(csv);
+	cr_expect_not_null(strstr(csv, "\ntorch,1,warm,measured,"), "%s", csv);
+	free(csv);
+}
+
 FR_TEST(pipeline, runner_figures_below_zero_read_zero_and_a_long_error_keeps_its_end)
 {
 	struct ldr_result *res = res_new();

@@ -230,21 +230,62 @@ FR_TEST(report_sweep, csv_has_one_row_per_point_under_the_header)
 	sweep_fill(&s);
 	csv = rpt_sweep_csv(&s);
 	cr_assert_not_null(csv);
-	cr_assert(!strncmp(csv, "vcpus,cache,status,ram_bytes,samples_per_s,"
-			   "au,hit_ratio,", 48), "%.80s", csv);
+	cr_assert(!strncmp(csv, "pipeline,vcpus,cache,status,ram_bytes,"
+			   "page_cache_seen_bytes,samples_per_s,au,hit_ratio,",
+			   86), "%.90s", csv);
 	for (line = strtok_r(csv, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		if (rows == 1)
-			cr_assert(!strncmp(line, "1,cold,measured,,300.00,",
-					   24), "%s", line);
+			cr_assert(!strncmp(line,
+					   "native,1,cold,measured,,,300.00,",
+					   32), "%s", line);
 		if (rows == 7) {
-			cr_assert(!strncmp(line, "4,warm,dropped,", 15), "%s",
-				  line);
+			cr_assert(!strncmp(line, "native,4,warm,dropped,",
+					   22), "%s", line);
 			cr_assert(strstr(line, "no time left"), "%s", line);
 		}
 		rows++;
 	}
 	cr_assert_eq(rows, 8, "header + 7 points");
+	free(csv);
+}
+
+FR_TEST(report_sweep, csv_has_each_pipelines_rows_and_the_page_cache_seen)
+{
+	static struct rpt_point tpts[2];
+	struct rpt_sweep s, torch;
+	const struct rpt_sweep *others[1] = { &torch };
+	char *csv, *line, *save = NULL;
+	int rows = 0, torch_rows = 0;
+
+	sweep_fill(&s);
+	pts[1].cache_seen_bytes = 90 << 20;   /* the 1-vCPU ram point */
+	memset(&torch, 0, sizeof(torch));
+	memcpy(tpts, pts, sizeof(tpts));
+	tpts[0].samples_per_s = 111;
+	torch.points = tpts;
+	torch.npoints = 2;
+	torch.pipeline_name = "python:/x/a,b.py";
+	s.others = others;
+	s.nothers = 1;
+	csv = rpt_sweep_csv(&s);
+	cr_assert_not_null(csv);
+	for (line = strtok_r(csv, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (rows == 2)   /* asked 100 MiB, saw 90 MiB */
+			cr_expect(!strncmp(line, "native,1,ram,measured,"
+					   "104857600,94371840,320.00,", 48),
+				  "%s", line);
+		if (!strncmp(line, "\"python:/x/a,b.py\",", 19)) {
+			torch_rows++;
+			if (torch_rows == 1)
+				cr_expect(strstr(line, ",111.00,"), "%s",
+					  line);
+		}
+		rows++;
+	}
+	cr_expect_eq(rows, 1 + 7 + 2, "header + 7 native + 2 of the other");
+	cr_expect_eq(torch_rows, 2);
 	free(csv);
 }
 
@@ -315,7 +356,7 @@ FR_TEST(report_sweep, files_are_written_whole)
 	cr_assert_not_null(f);
 	cr_assert_not_null(fgets(got, sizeof(got), f));
 	fclose(f);
-	cr_assert(!strncmp(got, "vcpus,cache,", 12));
+	cr_assert(!strncmp(got, "pipeline,vcpus,cache,", 21));
 	free(csv);
 	fr_test_rmtree(dir);
 }
