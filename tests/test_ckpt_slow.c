@@ -426,6 +426,67 @@ FR_TEST(ckpt_slow, sigint_mid_write_removes_the_partial_shards)
 	fixture_sh(NULL, "rm -rf '%s' '%s'", dir, other);
 }
 
+/* The blocks free on the filesystem of PATH, as ckpt counts them. */
+static uint64_t ck_free(const char *path)
+{
+	struct statvfs v;
+
+	cr_assert_eq(statvfs(path, &v), 0);
+	return (uint64_t)v.f_bavail * v.f_frsize;
+}
+
+FR_TEST(ckpt_slow, refuses_a_busy_or_too_small_folder_on_the_disk_writing_nothing)
+{
+	struct ck_fx fx;
+	char dir[PATH_MAX + 8], size_s[32], path[PATH_MAX * 2], num[32];
+	char *argv[] = { (char *)fr_test_bin(), "ckpt", "--size", size_s,
+			 "--shards", "2", dir, NULL };
+	uint64_t before, after;
+	char *out;
+	int rc;
+
+	ck_start(&fx);
+	snprintf(dir, sizeof(dir), "%s/ckpt", fx.mnt);
+	fixture_sh(NULL, "rm -rf '%s' && mkdir '%s' && echo mine >'%s/mine'",
+		   dir, dir, dir);
+	sync();
+	/* a folder that holds a file: refused, the file alone stays */
+	snprintf(size_s, sizeof(size_s), "%u", 16u << 20);
+	before = ck_free(fx.mnt);
+	rc = fr_test_run(fx.tmp, argv, 60);
+	snprintf(path, sizeof(path), "%s/stderr", fx.tmp);
+	cr_expect_eq(rc, 2, "exit %d", rc);
+	cr_expect(ck_file_has(path, "is not empty"));
+	cr_expect_eq(fixture_sh(&out, "ls -A '%s'", dir), 0);
+	cr_expect_str_eq(out, "mine\n", "the folder now holds: %s", out);
+	free(out);
+	sync();
+	after = ck_free(fx.mnt);
+	cr_expect_eq(after, before, "%llu bytes free before, %llu after",
+		     (unsigned long long)before, (unsigned long long)after);
+
+	/* an empty folder on a disk too small: refused with the numbers */
+	fixture_sh(NULL, "rm -f '%s/mine'", dir);
+	sync();
+	before = ck_free(fx.mnt);
+	snprintf(size_s, sizeof(size_s), "%llu",
+		 (unsigned long long)before + (1ull << 20));
+	rc = fr_test_run(fx.tmp, argv, 60);
+	cr_expect_eq(rc, 2, "exit %d", rc);
+	cr_expect(ck_file_has(path, "too little free space"));
+	snprintf(num, sizeof(num), "(%llu bytes) free",
+		 (unsigned long long)before);
+	cr_expect(ck_file_has(path, num), "stderr lacks '%s'", num);
+	cr_expect_eq(fixture_sh(&out, "ls -A '%s' | wc -l", dir), 0);
+	cr_expect_eq(atoi(out), 0, "left in the folder: %s", out);
+	free(out);
+	sync();
+	after = ck_free(fx.mnt);
+	cr_expect_eq(after, before, "%llu bytes free before, %llu after",
+		     (unsigned long long)before, (unsigned long long)after);
+	fixture_sh(NULL, "rm -rf '%s'", dir);
+}
+
 /*
  * Take every block left on the filesystem of DIR (root's reserve too: the
  * binary runs as root) into the new file PATH, with fallocate: no data is
