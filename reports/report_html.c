@@ -4,9 +4,12 @@
  * plot of samples/s against vCPUs (one line per cache state, continued
  * dashed to the vCPUs the asked GPUs need, the demand of 1 .. the asked
  * GPUs and the storage ceiling as horizontal lines, and the measured
- * range zoomed), each point's time series, and the machine and storage
- * facts. Every string from outside (paths, device models, CPU names) is
- * escaped.
+ * range zoomed), each point's time series, the catalogued shapes (the
+ * text report's catalogue: each shape's kind of vCPU, the vCPUs needed
+ * as a range, the reserve, spare, fit and demand row; cells of class
+ * "vcpu-kind", "needed", "spare", "reserved", "fit", "demand"), and the
+ * machine and storage facts. Every string from outside (paths, device
+ * models, CPU names) is escaped.
  *
  * Plot elements carry classes and data- attributes so that a test can
  * find them in the rendered page: the panels (class "panel", data-panel

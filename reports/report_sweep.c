@@ -646,8 +646,7 @@ static void print_catalog(FILE *f, const struct rpt_sweep *s)
 							sizeof(line)));
 		return;
 	}
-	fprintf(f, "\ncatalogued %s shapes", nz(s->gpu_type));
-	fputc('\n', f);
+	fprintf(f, "\ncatalogued %s shapes\n", nz(s->gpu_type));
 	print_wrapped(f, "  ", 2, rpt_catalog_basis_text(s, line,
 						     sizeof(line)));
 	if (!v->nfits) {
