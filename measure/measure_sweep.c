@@ -7,9 +7,13 @@
  * Single-threaded: each point runs through ms_point_run in its own pinned
  * child. Order: for each vCPU count, ascending: cold, ram, warm. The
  * budget is re-planned before each point with ms_plan_budget (what is
- * left, in equal shares; check runs reserved; points dropped from the
- * largest vCPU count down). The stop flag in the base point ends the
- * sweep between points; the running child stops and still reports.
+ * left, in equal shares; page-cache preparation reserved outside them).
+ * The points at all of this VM's vCPUs and their check runs are planned
+ * first and never dropped to make room for fewer vCPUs (when even they
+ * do not fit, they are dropped and the verdict says so); the
+ * intermediate vCPU counts are the first to go (plan_rank). The stop flag
+ * in the base point ends the sweep between points; the running child
+ * stops and still reports.
  */
 #include <errno.h>
 #include <limits.h>

@@ -35,6 +35,30 @@ static double num_at(const json_t *o, const char *key, double dflt)
 	return json_is_number(v) ? json_number_value(v) : dflt;
 }
 
+/* What one vCPU is on the machine of report ROOT: the verdict's kind
+ * (as it used it), else the machine's, else from threads_per_core. */
+static enum stg_vcpu_kind kind_of(const json_t *machine, const json_t *verdict)
+{
+	const char *k = str_at(verdict, "vcpu_kind");
+	const double tpc = num_at(machine, "threads_per_core", 0);
+
+	if (!strcmp(k, "") || !strcmp(k, "unknown"))
+		k = str_at(machine, "vcpu_kind");
+	if (!strcmp(k, "thread"))
+		return STG_VCPU_THREAD;
+	if (!strcmp(k, "core"))
+		return STG_VCPU_CORE;
+	return tpc > 1 ? STG_VCPU_THREAD : tpc == 1 ? STG_VCPU_CORE :
+	       STG_VCPU_UNKNOWN;
+}
+
+/* " thread" or " core" (what a vCPU is), "" unknown. */
+static const char *kind_word(enum stg_vcpu_kind k)
+{
+	return k == STG_VCPU_THREAD ? " thread" : k == STG_VCPU_CORE ?
+	       " core" : "";
+}
+
 /* The most check runs of one cache state read back. */
 #define CMP_CHECKS_MAX 8
 
@@ -151,6 +175,7 @@ int rpt_candidate_from_json(const json_t *root, const char *file,
 	}
 	out->cpu_model = dup_or_empty(str_at(machine, "cpu_model"));
 	out->vcpus = (unsigned)num_at(machine, "vcpus", 0);
+	out->vcpu_kind = kind_of(machine, verdict);
 	out->ram_gib = num_at(machine, "ram_bytes", 0) / 1073741824.0;
 	snprintf(stor, sizeof(stor), "%s%s%s", str_at(storage, "fs_type"),
 		 *str_at(storage, "device") ? " on " : "",
@@ -264,8 +289,10 @@ static void row(FILE *f, const char *label, const struct rpt_candidate *c,
 		switch (what) {
 		case 0: snprintf(buf, sizeof(buf), "%s", x->label); break;
 		case 1: snprintf(buf, sizeof(buf), "%s", x->cpu_model); break;
-		case 2: snprintf(buf, sizeof(buf), "%u vCPUs, %.0f GiB",
-				 x->vcpus, x->ram_gib); break;
+		case 2: snprintf(buf, sizeof(buf), "%u%s vCPUs", x->vcpus,
+				 kind_word(x->vcpu_kind)); break;
+		case 7: snprintf(buf, sizeof(buf), "%.0f GiB", x->ram_gib);
+			break;
 		case 3: snprintf(buf, sizeof(buf), "%s", x->storage); break;
 		case 4:
 			if (x->have[cache])
@@ -285,8 +312,9 @@ static void row(FILE *f, const char *label, const struct rpt_candidate *c,
 			break;
 		case 6:
 			if (x->have[cache] && x->vcpus_per_gpu[cache] > 0)
-				snprintf(buf, sizeof(buf), "%.1f",
-					 x->vcpus_per_gpu[cache]);
+				snprintf(buf, sizeof(buf), "%.1f%s vCPUs",
+					 x->vcpus_per_gpu[cache],
+					 kind_word(x->vcpu_kind));
 			else
 				snprintf(buf, sizeof(buf), "-");
 			break;
@@ -307,6 +335,7 @@ void rpt_compare_print(FILE *f, const struct rpt_candidate *c, size_t n)
 		row(f, "candidate", c, from, to, 0, 0);
 		row(f, "CPU", c, from, to, 1, 0);
 		row(f, "size", c, from, to, 2, 0);
+		row(f, "RAM", c, from, to, 7, 0);
 		row(f, "storage", c, from, to, 3, 0);
 		for (int k = 0; k < STG_CACHE_STATES; k++) {
 			char label[32];

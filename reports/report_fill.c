@@ -353,6 +353,7 @@ size_t rpt_shapes_fill(struct rpt_shape *out, size_t max,
 			.demand_total = wl_demand_total(row, in->gpus, &multi),
 			.demand_basis = row ? wl_demand_basis_name(row->basis) :
 					NULL,
+			.demand_source = row ? row->source : NULL,
 			.demand_multi_measured = multi,
 		};
 	}

@@ -4,9 +4,12 @@
  * plot of samples/s against vCPUs (one line per cache state, continued
  * dashed to the vCPUs the asked GPUs need, the demand of 1 .. the asked
  * GPUs and the storage ceiling as horizontal lines, and the measured
- * range zoomed), each point's time series, and the machine and storage
- * facts. Every string from outside (paths, device models, CPU names) is
- * escaped.
+ * range zoomed), each point's time series, the catalogued shapes (the
+ * text report's catalogue: each shape's kind of vCPU, the vCPUs needed
+ * as a range, the reserve, spare, fit and demand row; cells of class
+ * "vcpu-kind", "needed", "spare", "reserved", "fit", "demand"), and the
+ * machine and storage facts. Every string from outside (paths, device
+ * models, CPU names) is escaped.
  *
  * Plot elements carry classes and data- attributes so that a test can
  * find them in the rendered page: the panels (class "panel", data-panel
@@ -1289,31 +1292,104 @@ static void plot_ram(struct rpt_buf *b, const struct rpt_sweep *s)
 	rpt_buf_printf(b, "</svg>\n");
 }
 
+/* Cell: shape F's vCPUs needed (a range where the SMT yield is assumed),
+ * as the text report rounds them. */
+static void catalog_needed(struct rpt_buf *b, const struct rpt_shape_fit *f)
+{
+	if (f->vcpus_needed < 0)
+		rpt_buf_printf(b, "<td class=\"needed\">-</td><td class=\""
+			       "spare\">-</td>");
+	else if (f->vcpus_needed - f->vcpus_needed_lo < 0.5)
+		rpt_buf_printf(b, "<td class=\"needed\">%.0f</td><td class="
+			       "\"spare\">%+.0f</td>",
+			       ceil(f->vcpus_needed - 1e-9),
+			       floor(f->vcpus_spare + 1e-9));
+	else
+		rpt_buf_printf(b, "<td class=\"needed\">%.0f&ndash;%.0f"
+			       "</td><td class=\"spare\">%+.0f..%+.0f</td>",
+			       ceil(f->vcpus_needed_lo - 1e-9),
+			       ceil(f->vcpus_needed - 1e-9),
+			       floor(f->vcpus_spare + 1e-9),
+			       floor(f->vcpus_spare_hi + 1e-9));
+}
+
+/* Cell: what shape F's GPUs eat, from which demand row, its basis and
+ * (as a tooltip) its source. */
+static void catalog_demand(struct rpt_buf *b, const struct rpt_shape_fit *f)
+{
+	const struct rpt_shape *sh = f->shape;
+	char dem[24];
+
+	rpt_fmt_count(dem, sizeof(dem), f->demand_total);
+	rpt_buf_printf(b, "<td class=\"demand\">%u x ", sh->gpus);
+	rpt_buf_html(b, sh->demand_row ? sh->demand_row : sh->gpu);
+	rpt_buf_printf(b, ": %s samples/s (<span class=\"basis\"", dem);
+	if (sh->demand_source) {
+		rpt_buf_printf(b, " title=\"");
+		rpt_buf_html(b, sh->demand_source);
+		rpt_buf_printf(b, "\"");
+	}
+	rpt_buf_printf(b, ">");
+	rpt_buf_html(b, sh->demand_basis ? sh->demand_basis :
+		     "the asked per-GPU rate x count");
+	rpt_buf_printf(b, "</span>%s)</td>", sh->demand_multi_measured ?
+		       ", the source's measured multi-GPU figure" :
+		       sh->gpus > 1 ? ", count x 1 GPU" : "");
+}
+
+/* The catalogue, as the text report gives it: each shape in its own kind
+ * of vCPU, the vCPUs needed (a range where the SMT yield is assumed),
+ * the training job's reserve, spare, the judgement and the demand row. */
 static void catalog_table(struct rpt_buf *b, const struct rpt_sweep *s)
 {
 	const struct rpt_sweep_verdict *v = &s->v;
+	char text[640], yield[160], rsv[32];
 
-	if (v->catalog_cache < 0 || !v->nfits) {
-		rpt_buf_printf(b, "<p class=\"note\">No catalogued shape to "
-			       "judge for this GPU type.</p>\n");
+	if (v->catalog_cache < 0) {
+		rpt_buf_printf(b, "<p class=\"note catalog-unjudged\">Not "
+			       "judged: ");
+		rpt_buf_html(b, rpt_catalog_unjudged_text(s, text,
+							  sizeof(text)));
+		rpt_buf_printf(b, ".</p>\n");
+		return;
+	}
+	rpt_buf_printf(b, "<p class=\"note catalog-basis\">");
+	rpt_buf_html(b, rpt_catalog_basis_text(s, text, sizeof(text)));
+	rpt_buf_printf(b, ".</p>\n");
+	if (!v->nfits) {
+		rpt_buf_printf(b, "<p class=\"note\">None in the catalogue for "
+			       "this GPU type.</p>\n");
 		return;
 	}
 	rpt_buf_printf(b, "<table class=\"catalog\"><tr><th>shape</th>"
-		       "<th>GPUs</th><th>vCPUs</th><th>needed</th><th>spare"
-		       "</th><th>RAM GiB</th><th>dataset in RAM</th>"
-		       "<th>page cache for its GPUs here</th></tr>\n");
+		       "<th>GPUs</th><th>vCPUs</th><th>vCPU</th><th>needed"
+		       "</th><th>spare</th><th>reserved</th><th>fit</th>"
+		       "<th>demand</th><th>RAM GiB</th><th>dataset in RAM"
+		       "</th><th>page cache for its GPUs here</th></tr>\n");
 	for (size_t i = 0; i < v->nfits; i++) {
 		const struct rpt_shape_fit *f = &v->fits[i];
+		const struct rpt_shape *sh = f->shape;
+		char ram[32];
 
 		rpt_buf_printf(b, "<tr><td>");
-		rpt_buf_html(b, f->shape->name);
-		rpt_buf_printf(b, "</td><td>%u</td><td>%u</td><td>%.0f</td>"
-			       "<td>%+.0f</td><td>%.0f%s</td><td>%s</td><td>%s"
-			       "</td></tr>\n",
-			       f->shape->gpus, f->shape->vcpus,
-			       ceil(f->vcpus_needed - 1e-9),
-			       floor(f->vcpus_spare + 1e-9), f->shape->ram_gib,
-			       f->shape->recalled ? " (recalled)" : "",
+		rpt_buf_html(b, sh->name);
+		rpt_buf_printf(b, "</td><td>%u</td><td>%u</td><td class=\""
+			       "vcpu-kind\"", sh->gpus, sh->vcpus);
+		if (sh->vcpu_kind_source && *sh->vcpu_kind_source) {
+			rpt_buf_printf(b, " title=\"");
+			rpt_buf_html(b, sh->vcpu_kind_source);
+			rpt_buf_printf(b, "\"");
+		}
+		rpt_buf_printf(b, ">%s</td>", stg_vcpu_kind_name(sh->vcpu_kind));
+		catalog_needed(b, f);
+		rpt_fmt_bytes(ram, sizeof(ram), (double)f->ram_reserved);
+		rpt_buf_printf(b, "<td class=\"reserved\">%.0f vCPUs, %s</td>"
+			       "<td class=\"fit\">%s</td>",
+			       ceil(f->vcpus_reserved - 1e-9), ram,
+			       rpt_fit_text(f->fits));
+		catalog_demand(b, f);
+		rpt_buf_printf(b, "<td>%.0f%s</td><td>%s</td><td>%s</td></tr>\n",
+			       sh->ram_gib, sh->recalled ? " (recalled)" : "",
 			       f->ram_holds_dataset ? "yes" : "no",
 			       f->ram_fit == RPT_RAM_FIT_ENOUGH ? "enough" :
 			       f->ram_fit == RPT_RAM_FIT_SHORT ? "short" :
@@ -1321,6 +1397,20 @@ static void catalog_table(struct rpt_buf *b, const struct rpt_sweep *s)
 			       "below the whole dataset" : "?");
 	}
 	rpt_buf_printf(b, "</table>\n");
+	rpt_fmt_bytes(rsv, sizeof(rsv), (double)v->reserve_ram_per_gpu);
+	snprintf(text, sizeof(text), "vCPU: what one of its vCPUs is (the "
+		 "source in its tooltip). needed: for the pipeline, in its kind "
+		 "of vCPU, a range where this VM's per-vCPU rate is converted "
+		 "with an SMT yield of %s. reserved: for the training job, %.1f "
+		 "vCPU and %s RAM per GPU. spare: vCPUs - needed - reserved. "
+		 "fit: spare >= 0 at the worst end (fits), only at the best end "
+		 "(maybe), at neither (lacks). Dataset in RAM: dataset + "
+		 "reserved RAM <= %.0f %% of RAM.",
+		 rpt_smt_yield_text(s, yield, sizeof(yield)),
+		 v->reserve_vcpus_per_gpu, rsv, RPT_RAM_SHARE * 100);
+	rpt_buf_printf(b, "<p class=\"note catalog-key\">");
+	rpt_buf_html(b, text);
+	rpt_buf_printf(b, "</p>\n");
 }
 
 /* The RAM axis's section: its plot, the RAM verdict and the model. */
@@ -1449,7 +1539,9 @@ char *rpt_compare_html(const struct rpt_candidate *c, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		rpt_buf_printf(&b, "<td>");
 		rpt_buf_html(&b, c[i].cpu_model);
-		rpt_buf_printf(&b, ", %u vCPUs, %.0f GiB</td>", c[i].vcpus,
+		rpt_buf_printf(&b, ", %u%s vCPUs, %.0f GiB</td>", c[i].vcpus,
+			       c[i].vcpu_kind == STG_VCPU_THREAD ? " thread" :
+			       c[i].vcpu_kind == STG_VCPU_CORE ? " core" : "",
 			       c[i].ram_gib);
 	}
 	rpt_buf_printf(&b, "</tr>\n<tr><td>storage</td>");

@@ -508,7 +508,7 @@ static void print_demand(FILE *f, const struct rpt_sweep *s)
 	print_wrapped(f, "  pipeline ", 11, line);
 }
 
-static const char *fit_text(enum rpt_fit fit)
+const char *rpt_fit_text(enum rpt_fit fit)
 {
 	switch (fit) {
 	case RPT_FIT_YES: return "fits";
@@ -516,6 +516,103 @@ static const char *fit_text(enum rpt_fit fit)
 	case RPT_FIT_NO: return "lacks";
 	default: return "?";
 	}
+}
+
+const char *rpt_catalog_unjudged_text(const struct rpt_sweep *s, char *buf,
+				      size_t len)
+{
+	char states[48] = "";
+	bool any = false, all = true;
+
+	for (int c = 0; c < STG_CACHE_STATES; c++) {
+		const struct rpt_cache_verdict *cv = &s->v.cache[c];
+		const size_t u = strlen(states);
+
+		if (!cv->measured)
+			continue;
+		any = true;
+		if (!cv->storage_bound) {
+			all = false;
+			continue;
+		}
+		snprintf(states + u, sizeof(states) - u, "%s%s", u ? ", " : "",
+			 stg_cache_state_name((enum stg_cache_state)c));
+	}
+	if (any && all)
+		snprintf(buf, len, "the feed here is storage-bound (%s): more "
+			 "vCPUs do not help, so the catalogue is not judged "
+			 "from it", states);
+	else
+		snprintf(buf, len, "no vCPUs-per-GPU figure to judge them by%s",
+			 states[0] ? " (a storage-bound row never judges "
+			 "them)" : "");
+	return buf;
+}
+
+const char *rpt_catalog_basis_text(const struct rpt_sweep *s, char *buf,
+				   size_t len)
+{
+	const int c = s->v.catalog_cache;
+
+	snprintf(buf, len, "vCPUs per GPU from the %s row, measured on %s: a "
+		 "rate per vCPU of this CPU model, so it holds for shapes of "
+		 "the same CPU generation only; converted to each shape's kind "
+		 "of vCPU; each shape judged by its own GPU model's demand",
+		 c >= 0 ? stg_cache_state_name((enum stg_cache_state)c) : "?",
+		 s->cpu_model && *s->cpu_model ? s->cpu_model :
+		 "this CPU model");
+	return buf;
+}
+
+/*
+ * Why the SMT yield was not measured on a host with SMT siblings: the
+ * points it needs (1 and 2 vCPUs: one core's two threads) were dropped
+ * by the budget, failed, not planned, or not usable.
+ */
+static const char *smt_points_why(const struct rpt_sweep *s)
+{
+	bool dropped = false, failed = false, planned = false;
+
+	for (size_t i = 0; i < s->npoints; i++) {
+		const struct rpt_point *p = &s->points[i];
+
+		if (p->ram_axis || (p->vcpus != 1 && p->vcpus != 2))
+			continue;
+		planned = true;
+		dropped = dropped || p->status == RPT_POINT_DROPPED;
+		failed = failed || p->status == RPT_POINT_FAILED;
+	}
+	if (dropped && failed)
+		return "dropped by the budget or failed";
+	if (dropped)
+		return "dropped by the budget";
+	if (failed)
+		return "failed";
+	if (!planned)
+		return "not planned (--vcpus)";
+	return "not usable (too short, storage-bound or not cold)";
+}
+
+const char *rpt_smt_yield_text(const struct rpt_sweep *s, char *buf,
+			       size_t len)
+{
+	const struct rpt_sweep_verdict *v = &s->v;
+
+	if (v->smt_yield > 0 && fabs(v->smt_yield - v->smt_yield_lo) < 5e-3)
+		snprintf(buf, len, "%.2f, measured here (2 sibling vCPUs / 1)",
+			 v->smt_yield_lo);
+	else if (v->smt_yield > 0)
+		snprintf(buf, len, "%.2f, measured here as %.2f and held within "
+			 "1-%.0f", v->smt_yield_lo, v->smt_yield,
+			 RPT_SMT_YIELD_MAX);
+	else if (v->vcpu_kind != STG_VCPU_THREAD)
+		snprintf(buf, len, "%.2f-%.2f, assumed: no SMT siblings here to "
+			 "measure it", v->smt_yield_lo, v->smt_yield_hi);
+	else
+		snprintf(buf, len, "%.2f-%.2f, assumed: the sibling points (1 "
+			 "and 2 vCPUs) were not both measured: %s",
+			 v->smt_yield_lo, v->smt_yield_hi, smt_points_why(s));
+	return buf;
 }
 
 /* Append to LINE what shape FI's page cache does for its GPUs on the
@@ -545,21 +642,19 @@ static void shape_ram_words(char *line, size_t len,
 static void print_catalog(FILE *f, const struct rpt_sweep *s)
 {
 	const struct rpt_sweep_verdict *v = &s->v;
-	char line[512];
+	char line[640], yield[160], rsv[32], head[96];
 
-	fprintf(f, "\ncatalogued %s shapes", nz(s->gpu_type));
+	snprintf(head, sizeof(head), "catalogued %s shapes:",
+		 nz(s->gpu_type));
 	if (v->catalog_cache < 0) {
-		fprintf(f, ": no vCPUs-per-GPU figure to judge them by%s\n",
-			v->cache[STG_CACHE_COLD].storage_bound ? " (a "
-			"storage-bound row never judges them)" : "");
+		fputc('\n', f);
+		print_wrapped(f, head, 2, rpt_catalog_unjudged_text(s, line,
+							sizeof(line)));
 		return;
 	}
-	fputc('\n', f);
-	snprintf(line, sizeof(line), "vCPUs per GPU from the %s row, "
-		 "converted to each shape's kind of vCPU; each shape judged "
-		 "by its own GPU model's demand",
-		 stg_cache_state_name((enum stg_cache_state)v->catalog_cache));
-	print_wrapped(f, "  ", 2, line);
+	fprintf(f, "\ncatalogued %s shapes\n", nz(s->gpu_type));
+	print_wrapped(f, "  ", 2, rpt_catalog_basis_text(s, line,
+						     sizeof(line)));
 	if (!v->nfits) {
 		fprintf(f, "  none in the catalog for this GPU type\n");
 		return;
@@ -591,7 +686,7 @@ static void print_catalog(FILE *f, const struct rpt_sweep *s)
 		fprintf(f, "  %-24s %-6s %5u %7s %4.0f %9s %s\n", sh->name,
 			stg_vcpu_kind_name(sh->vcpu_kind), sh->vcpus, need,
 			ceil(fi->vcpus_reserved - 1e-9), spare,
-			fit_text(fi->fits));
+			rpt_fit_text(fi->fits));
 		snprintf(line, sizeof(line), "%u x %s eat %s samples/s (%s%s); "
 			 "%.0f GiB%s RAM: %s", sh->gpus, sh->demand_row ?
 			 sh->demand_row : nz(sh->gpu), dem, sh->demand_basis ?
@@ -604,16 +699,16 @@ static void print_catalog(FILE *f, const struct rpt_sweep *s)
 		shape_ram_words(line, sizeof(line), fi);
 		print_wrapped(f, "     ", 5, line);
 	}
+	rpt_fmt_bytes(rsv, sizeof(rsv), (double)v->reserve_ram_per_gpu);
 	snprintf(line, sizeof(line), "vCPU: what one of its vCPUs is. needed: "
 		 "for the pipeline, a range where this VM's per-vCPU rate is "
-		 "converted with an SMT yield of %.2f-%.2f (%s); rsv: reserved "
-		 "for the training job, %.1f vCPU per GPU; fit: spare >= 0 at "
-		 "the worst end (fits), only at the best end (maybe). 'holds "
-		 "data': dataset + reserved RAM <= %.0f %% of RAM. * a figure "
-		 "recalled, not re-read from the provider.)",
-		 v->smt_yield_lo, v->smt_yield_hi, v->smt_yield > 0 ?
-		 "measured here" : "assumed: no SMT siblings to measure here",
-		 v->reserve_vcpus_per_gpu, RPT_RAM_SHARE * 100);
+		 "converted with an SMT yield of %s; rsv: reserved for the "
+		 "training job, %.1f vCPU and %s RAM per GPU; fit: spare >= 0 "
+		 "at the worst end (fits), only at the best end (maybe). "
+		 "'holds data': dataset + reserved RAM <= %.0f %% of RAM. * a "
+		 "figure recalled, not re-read from the provider.)",
+		 rpt_smt_yield_text(s, yield, sizeof(yield)),
+		 v->reserve_vcpus_per_gpu, rsv, RPT_RAM_SHARE * 100);
 	print_wrapped(f, "  (", 3, line);
 }
 
@@ -1071,6 +1166,12 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 							 v->smt_yield > 0));
 	json_object_set_new(o, "smt_yield_range", json_pack("[f,f]",
 		v->smt_yield_lo, v->smt_yield_hi));
+	{
+		char why[200];
+
+		json_object_set_new(o, "smt_yield_basis", json_string(
+			rpt_smt_yield_text(s, why, sizeof(why))));
+	}
 	json_object_set_new(o, "reserve", json_pack("{s:f,s:I,s:s}",
 		"vcpus_per_gpu", v->reserve_vcpus_per_gpu,
 		"ram_bytes_per_gpu", (json_int_t)v->reserve_ram_per_gpu,
@@ -1150,6 +1251,8 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 				    json_real(fi->demand_total));
 		json_object_set_new(e, "demand_basis", sh->demand_basis ?
 			json_string(sh->demand_basis) : json_null());
+		json_object_set_new(e, "demand_source", sh->demand_source ?
+			json_string(sh->demand_source) : json_null());
 		json_object_set_new(e, "demand_multi_measured",
 				    json_boolean(sh->demand_multi_measured));
 		json_object_set_new(e, "vcpus_needed_low",
@@ -1159,7 +1262,7 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 		json_object_set_new(e, "vcpus_spare_best",
 			num_or_null(fi->vcpus_spare_hi, known));
 		json_object_set_new(e, "fits", json_string(
-			fit_text(fi->fits)));
+			rpt_fit_text(fi->fits)));
 		json_object_set_new(e, "ram_reserved_bytes",
 				    json_integer((json_int_t)fi->ram_reserved));
 		shape_ram_json(e, fi);
@@ -1169,6 +1272,14 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 		json_string(stg_cache_state_name((enum stg_cache_state)v->catalog_cache)) :
 		json_null());
 	json_object_set_new(o, "catalog", cat);
+	{
+		char why[320];
+
+		json_object_set_new(o, "catalog_not_judged",
+			v->catalog_cache < 0 ? json_string(
+			rpt_catalog_unjudged_text(s, why, sizeof(why))) :
+			json_null());
+	}
 	return o;
 }
 

@@ -118,6 +118,40 @@ void rpt_sweep_verdict(struct rpt_sweep *s);
 /* The human report (verdict on top, 80-column tables) of S on F. */
 void rpt_sweep_print(FILE *f, const struct rpt_sweep *s);
 
+/* ---- the catalogue's words, the same in the text and HTML reports
+ * (report_sweep.c); each writes into BUF (LEN bytes, cut when short) and
+ * returns BUF; S's verdict drawn (rpt_sweep_verdict); any thread ---- */
+
+/* "fits", "maybe", "lacks", or "?" (no vCPUs-per-GPU figure). */
+const char *rpt_fit_text(enum rpt_fit fit);
+
+/*
+ * Why S's catalogue was not judged (S->v.catalog_cache < 0): when every
+ * judged cache state is storage-bound, that the feed here is storage-
+ * bound, so more vCPUs do not help and the catalogue is not judged from
+ * it; else that there is no vCPUs-per-GPU figure to judge it by.
+ */
+const char *rpt_catalog_unjudged_text(const struct rpt_sweep *s, char *buf,
+				      size_t len);
+
+/*
+ * Where the catalogue's vCPUs per GPU come from: the row used, and the
+ * caveat that a rate per vCPU measured on this CPU model (S->cpu_model)
+ * holds for shapes of the same CPU generation only.
+ */
+const char *rpt_catalog_basis_text(const struct rpt_sweep *s, char *buf,
+				   size_t len);
+
+/*
+ * The SMT yield the catalogue's conversions use and why: "1.20, measured
+ * here ...", or the assumed range because this VM has no SMT siblings,
+ * or because (SMT siblings present) the 1- and 2-vCPU points it needs
+ * were not both measured: dropped by the budget, failed, not planned or
+ * not usable.
+ */
+const char *rpt_smt_yield_text(const struct rpt_sweep *s, char *buf,
+			       size_t len);
+
 /*
  * The JSON report of S (schema RPT_SWEEP_SCHEMA_NAME, version
  * RPT_SWEEP_SCHEMA_VERSION, documented in docs/report-schema.md).
@@ -217,6 +251,10 @@ struct rpt_candidate {
 	char *file;
 	char *cpu_model;
 	unsigned vcpus;
+	enum stg_vcpu_kind vcpu_kind;   /* what one is there: the verdict's
+	                                   vcpu_kind, else the machine's
+	                                   (threads_per_core in older
+	                                   reports); unknown when none says */
 	double ram_gib;
 	char *storage;                  /* "ext4 on nvme0n1: Amazon EC2 ..." */
 	char *gpu;                      /* "A100" */

@@ -446,6 +446,8 @@ struct rpt_shape {
 	                                   unknown: the asked row's per-GPU
 	                                   demand x gpus is used */
 	const char *demand_basis;       /* "measured", "derived", "estimate" */
+	const char *demand_source;      /* where that row's figure comes
+	                                   from; NULL unknown */
 	bool demand_multi_measured;     /* demand_total is the source's own
 	                                   multi-GPU figure */
 };

@@ -3,7 +3,8 @@
  * (tests/fixtures/compare): each candidate read back right (GPUs fed drawn
  * again by the verdict from the report's numbers, and a report whose own
  * figure differs said so), the table and the HTML page, and the refusals:
- * a report of another schema_version, a run report, a truncated file. The
+ * a report of another schema_version, a run report, a truncated file; the
+ * size and vCPUs-per-GPU rows saying what a vCPU is there. The
  * binary is driven through $FEEDRATE_BIN where set.
  */
 #include <errno.h>
@@ -268,4 +269,48 @@ FR_TEST(compare, missing_file_is_named_escaped_with_the_reason)
 	cr_assert_null(strchr(err, '\xff'), "raw byte: %s", err);
 	free(err);
 	fr_test_rmtree(dir);
+}
+
+FR_TEST(compare, size_and_vcpus_per_gpu_rows_say_what_a_vcpu_is)
+{
+	struct rpt_candidate c;
+	char why[512], *buf = NULL, *html;
+	size_t len = 0;
+	json_t *j = load(FIX "p4d.json");
+	FILE *f;
+
+	/* a report without vcpu_kind keys: from threads_per_core (2) */
+	cr_assert_eq(rpt_candidate_from_json(j, "p4d.json", &c, why,
+					     sizeof(why)), 0, "%s", why);
+	cr_assert_eq(c.vcpu_kind, STG_VCPU_THREAD);
+	f = open_memstream(&buf, &len);
+	rpt_compare_print(f, &c, 1);
+	fclose(f);
+	cr_assert(strstr(buf, "size            96 thread vCPUs"), "%s", buf);
+	cr_assert(strstr(buf, "RAM             1152 GiB"), "%s", buf);
+	cr_assert(strstr(buf, "  vCPUs/GPU     9.1 thread vCPUs"), "%s", buf);
+	free(buf);
+	rpt_candidate_free(&c);
+
+	/* the verdict's kind (as it used it) over the machine's */
+	json_object_set_new(json_object_get(j, "machine"), "vcpu_kind",
+			    json_string("thread"));
+	json_object_set_new(json_object_get(j, "verdict"), "vcpu_kind",
+			    json_string("core"));
+	cr_assert_eq(rpt_candidate_from_json(j, "p4d.json", &c, why,
+					     sizeof(why)), 0, "%s", why);
+	cr_assert_eq(c.vcpu_kind, STG_VCPU_CORE);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	rpt_compare_print(f, &c, 1);
+	fclose(f);
+	cr_assert(strstr(buf, "96 core vCPUs"), "%s", buf);
+	cr_assert(strstr(buf, "9.1 core vCPUs"), "%s", buf);
+	cr_assert_null(strstr(buf, "thread"), "%s", buf);
+	free(buf);
+	html = rpt_compare_html(&c, 1);
+	cr_assert(strstr(html, ", 96 core vCPUs, 1152 GiB</td>"), "%s", html);
+	free(html);
+	rpt_candidate_free(&c);
+	json_decref(j);
 }

@@ -2,7 +2,9 @@
  * test_sweep_cli.c - `feedrate sweep` through the real binary
  * ($FEEDRATE_BIN; skipped when unset): usage errors, an unwritable report
  * path refused before anything is measured, a budget too short for the
- * points with every vCPU refused with what they need, and (suite
+ * points with every vCPU refused with what they need, the training job's
+ * reserve options (bad values a usage error; given ones in the JSON
+ * verdict's reserve and the text), and (suite
  * sweep_cli_slow) an end-to-end sweep of a small generated dataset under
  * a short budget: the JSON, CSV and HTML reports, points dropped as the
  * budget rule says (fewer vCPUs first), and the time used within the
@@ -399,5 +401,99 @@ FR_TEST(sweep_cli_slow, sweep_ram_point_of_a_tiny_dataset_is_not_taken_as_measur
 	}
 	cr_assert(ram_seen, "no ram point was measured");
 	json_decref(j);
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(sweep_cli, reserve_options_refuse_bad_values_and_take_good_ones)
+{
+	static const char *const bad[][2] = {
+		{ "--reserve-vcpus-per-gpu", "-1" },
+		{ "--reserve-vcpus-per-gpu", "two" },
+		{ "--reserve-vcpus-per-gpu", "1.5x" },
+		{ "--reserve-vcpus-per-gpu", "nan" },
+		{ "--reserve-vcpus-per-gpu", "2000" },
+		{ "--reserve-ram-per-gpu", "lots" },
+		{ "--reserve-ram-per-gpu", "-1G" },
+		{ "--reserve-ram-per-gpu", "" },
+	};
+	char *dir = fr_test_tmpdir(), path[4096], *err;
+	/* good values are parsed before --help answers */
+	char *good[] = { (char *)fr_test_bin(), "sweep",
+			 "--reserve-vcpus-per-gpu", "1.5",
+			 "--reserve-ram-per-gpu", "3G", "--help", NULL };
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv[] = { (char *)fr_test_bin(), "sweep",
+				 (char *)bad[i][0], (char *)bad[i][1],
+				 "/nonexistent", NULL };
+
+		cr_assert_eq(fr_test_run(dir, argv, 30), 2, "%s '%s'",
+			     bad[i][0], bad[i][1]);
+		snprintf(path, sizeof(path), "%s/stderr", dir);
+		err = slurp(path);
+		cr_assert(strstr(err, bad[i][0]), "%s", err);
+		free(err);
+	}
+	cr_assert_eq(fr_test_run(dir, good, 30), 0);
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(sweep_cli_slow, reserve_options_reach_the_json_verdict)
+{
+	char *dir = fr_test_tmpdir();
+	char data[4096], js[4096], path[4096], *out;
+	char *gen[] = { (char *)fr_test_bin(), "gen", "-q", "--files", "20",
+			data, NULL };
+	char *argv[] = { (char *)fr_test_bin(), "sweep", "--cache", "warm",
+			 "--vcpus", "1", "--budget", "15s", "--no-check",
+			 "--gpus", "2xA100", "--reserve-vcpus-per-gpu", "1.5",
+			 "--reserve-ram-per-gpu", "3G", "--json", js, data,
+			 NULL };
+	json_error_t je;
+	json_t *j, *r, *p;
+	size_t i, judged = 0;
+
+	snprintf(data, sizeof(data), "%s/data", dir);
+	snprintf(js, sizeof(js), "%s/r.json", dir);
+	cr_assert_eq(fr_test_run(dir, gen, 300), 0, "feedrate gen failed");
+	cr_assert_eq(fr_test_run(dir, argv, 300), 0);
+	j = json_load_file(js, 0, &je);
+	cr_assert_not_null(j, "%s: %s", js, je.text);
+	r = json_object_get(json_object_get(j, "verdict"), "reserve");
+	cr_assert_float_eq(json_number_value(json_object_get(r,
+		"vcpus_per_gpu")), 1.5, 1e-12);
+	cr_assert_eq(json_integer_value(json_object_get(r,
+		"ram_bytes_per_gpu")), 3ll << 30);
+	cr_assert_str_eq(json_string_value(json_object_get(r, "ram_how")),
+			 "", "given, not the default's make-up");
+	/* 1.5 x 2 GPUs, wherever a state was judged */
+	json_array_foreach(json_object_get(json_object_get(j, "verdict"),
+					   "per_cache"), i, p) {
+		cr_assert_eq(json_integer_value(json_object_get(p,
+			"vcpus_reserved")), 3);
+		judged += json_is_number(json_object_get(p, "vcpus_per_gpu"));
+	}
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(
+		json_object_get(j, "verdict"), "ram"), "reserved_bytes")),
+		6ll << 30);
+	json_decref(j);
+	/* the text report says it too (its lines wrapped: made one) */
+	snprintf(path, sizeof(path), "%s/stdout", dir);
+	out = slurp(path);
+	{
+		char *o = out;
+
+		for (const char *q = out; *q; q++)
+			if ((*q != ' ' && *q != '\n') || (o > out &&
+							   o[-1] != ' '))
+				*o++ = *q == '\n' ? ' ' : *q;
+		*o = '\0';
+	}
+	cr_assert(strstr(out, "reserved for the training job (3.22 GB per "
+			 "GPU)"), "%s", out);
+	if (judged)     /* with a vCPUs-per-GPU figure, the reserve beside */
+		cr_assert(strstr(out, "3 reserved for the training job (1.5 "
+				 "per GPU)"), "%s", out);
+	free(out);
 	fr_test_rmtree(dir);
 }

@@ -5,7 +5,12 @@
  * only warm, the checks with emulated GPUs lowering or raising the
  * computed count), the top point the check runs take being the verdict's,
  * a check run at the wrong G ignored and said so, and the run report, the
- * sweep verdict and compare agreeing on GPUs fed for the same numbers.
+ * sweep verdict and compare agreeing on GPUs fed for the same numbers;
+ * (suite verdict_units) the catalogue in the user's units as the text,
+ * JSON and HTML reports give it: each shape's kind of vCPU, the vCPUs
+ * needed as a range where the SMT yield is assumed, the reserve, the
+ * same-CPU-generation caveat, why the yield is what it is, and a
+ * storage-bound feed that judges no catalogue said as such.
  */
 #include <math.h>
 #include <stdio.h>
@@ -1141,4 +1146,343 @@ FR_TEST(verdict, a_cpu_bound_cold_point_does_not_say_a_shape_lacks_ram)
 	pts_buf[0].bottleneck = "storage";
 	rpt_sweep_verdict(&s);
 	cr_assert_neq(s.v.fits[0].ram_fit, RPT_RAM_FIT_UNKNOWN);
+}
+
+/* ---- the catalogue in the user's units, as the reports say it ---- */
+
+/* A100 shapes of both vCPU kinds, one that fits, one that fits only at
+ * the best end of the SMT-yield range, one that lacks vCPUs. */
+static const struct rpt_shape unit_shapes[] = {
+	{ .name = "threads.96", .cloud = "X", .gpus = 8, .gpu = "A100",
+	  .vcpus = 96, .vcpu_kind = STG_VCPU_THREAD,
+	  .vcpu_kind_source = "X: 2 vCPUs per core", .ram_gib = 1152,
+	  .demand_row = "A100-40GB", .demand_total = 8 * 2375.0,
+	  .demand_basis = "measured", .demand_source = "a README (40GB)" },
+	{ .name = "threads.40", .cloud = "X", .gpus = 8, .gpu = "A100",
+	  .vcpus = 40, .vcpu_kind = STG_VCPU_THREAD,
+	  .vcpu_kind_source = "X: 2 vCPUs per core", .ram_gib = 512,
+	  .demand_row = "A100-40GB", .demand_total = 8 * 2375.0,
+	  .demand_basis = "measured", .demand_source = "a README (40GB)" },
+	{ .name = "cores.24", .cloud = "Y", .gpus = 8, .gpu = "A100",
+	  .vcpus = 24, .vcpu_kind = STG_VCPU_CORE,
+	  .vcpu_kind_source = "Y: 24 physical cores", .ram_gib = 900,
+	  .demand_row = "A100", .demand_total = 16621,
+	  .demand_basis = "measured", .demand_multi_measured = true,
+	  .demand_source = "a README (8 x A100: 16,621)" },
+};
+
+/* What the pipeline needs of 8 GPUs that eat D samples/s together, at a
+ * rate of R samples/s per vCPU: 0.9 D / R vCPUs of this VM's kind. */
+#define UNITS_NEED(d, r) (0.9 * (d) / (r))
+
+/*
+ * A sweep for 8 x A100 with the shapes above and a reserve of 1.5 vCPUs
+ * and 3 GiB per GPU. THREADS false: 16 whole cores at 1,000 samples/s
+ * each, warm (the SMT yield assumed); true: SMT siblings, 1,000 samples/s
+ * on one thread, 1,200 on one core's two (a measured yield of 1.2), 600
+ * per vCPU at 16.
+ */
+static void units_sweep(struct rpt_sweep *s, bool threads)
+{
+	const struct pt cores[] = { { 16, STG_CACHE_WARM, 16000, "cpu", 0 } };
+	const struct pt sibs[] = { { 1, STG_CACHE_WARM, 1000, "cpu", 0 },
+				   { 2, STG_CACHE_WARM, 1200, "cpu", 0 },
+				   { 16, STG_CACHE_WARM, 9600, "cpu", 0 } };
+
+	if (threads)
+		sweep_make(s, sibs, 3, 16, 8);
+	else
+		sweep_make(s, cores, 1, 16, 8);
+	s->threads_per_core = threads ? 2 : 1;
+	s->version = "test";
+	s->workload = "imagenet";
+	s->dataset = "/data";
+	s->pipeline = "native";
+	s->cpu_model = "Test CPU 9000";
+	s->gpu_detail = "A100 80GB";
+	s->demand_kind = "train";
+	s->demand_source = "a README";
+	s->budget_rule = "";
+	s->notes = "";
+	s->reserve_vcpus_per_gpu = 1.5;
+	s->reserve_ram_per_gpu = 3ull << 30;
+	s->reserve_ram_how = "";
+	s->shapes = unit_shapes;
+	s->nshapes = sizeof(unit_shapes) / sizeof(unit_shapes[0]);
+	rpt_sweep_verdict(s);
+}
+
+/* S's text report with each run of spaces and line breaks made one
+ * space, so that a phrase is found wherever the report wrapped it. */
+static char *flat_text(const struct rpt_sweep *s)
+{
+	char *t = sweep_text(s), *o = t;
+
+	for (const char *p = t; *p; p++) {
+		if (*p == ' ' || *p == '\n') {
+			if (o > t && o[-1] == ' ')
+				continue;
+			*o++ = ' ';
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o = '\0';
+	return t;
+}
+
+/* The entry of catalog[] named NAME in verdict V (JSON). */
+static json_t *catalog_entry(json_t *v, const char *name)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(json_object_get(v, "catalog"), i, e)
+		if (!strcmp(json_string_value(json_object_get(e, "name")),
+			    name))
+			return e;
+	cr_assert_fail("no %s in catalog[]", name);
+	return NULL;
+}
+
+static double num_of(json_t *o, const char *key)
+{
+	json_t *n = json_object_get(o, key);
+
+	cr_assert(json_is_number(n), "%s is not a number", key);
+	return json_number_value(n);
+}
+
+FR_TEST(verdict_units, json_carries_the_vcpu_kinds_the_yield_and_the_reserve)
+{
+	struct rpt_sweep s;
+	json_t *j, *v, *th, *co, *r;
+	const double th_need = UNITS_NEED(8 * 2375.0, 1000);
+	const double co_need = UNITS_NEED(16621, 1000);
+
+	/* cores here: a thread shape needs 2/1.3 .. 2/1.0 x as many */
+	units_sweep(&s, false);
+	j = rpt_sweep_json(&s, false);
+	cr_assert_not_null(j);
+	v = json_object_get(j, "verdict");
+	cr_assert_str_eq(json_string_value(json_object_get(v, "vcpu_kind")),
+			 "core");
+	cr_assert(json_is_null(json_object_get(v, "smt_yield")));
+	r = json_object_get(v, "smt_yield_range");
+	cr_assert_float_eq(json_number_value(json_array_get(r, 0)),
+			   RPT_SMT_YIELD_LO, 1e-9);
+	cr_assert_float_eq(json_number_value(json_array_get(r, 1)),
+			   RPT_SMT_YIELD_HI, 1e-9);
+	cr_assert(strstr(json_string_value(json_object_get(v,
+		"smt_yield_basis")), "no SMT siblings here"));
+	r = json_object_get(v, "reserve");
+	cr_assert_float_eq(num_of(r, "vcpus_per_gpu"), 1.5, 1e-12);
+	cr_assert_eq(json_integer_value(json_object_get(r,
+		"ram_bytes_per_gpu")), 3ll << 30);
+	th = catalog_entry(v, "threads.96");
+	co = catalog_entry(v, "cores.24");
+	cr_assert_str_eq(json_string_value(json_object_get(th, "vcpu_kind")),
+			 "thread");
+	cr_assert_str_eq(json_string_value(json_object_get(th,
+		"vcpu_kind_source")), "X: 2 vCPUs per core");
+	cr_assert_str_eq(json_string_value(json_object_get(co, "vcpu_kind")),
+			 "core");
+	cr_assert_float_eq(num_of(th, "vcpus_needed_low"),
+			   th_need * 2 / RPT_SMT_YIELD_HI, 1e-6);
+	cr_assert_float_eq(num_of(th, "vcpus_needed"),
+			   th_need * 2 / RPT_SMT_YIELD_LO, 1e-6);
+	cr_assert_float_eq(num_of(co, "vcpus_needed_low"), co_need, 1e-6);
+	cr_assert_float_eq(num_of(co, "vcpus_needed"), co_need, 1e-6);
+	cr_assert_float_eq(num_of(co, "vcpus_reserved"), 12, 1e-9);
+	cr_assert_str_eq(json_string_value(json_object_get(th, "fits")),
+			 "fits");
+	cr_assert_str_eq(json_string_value(json_object_get(catalog_entry(v,
+		"threads.40"), "fits")), "maybe");
+	cr_assert_str_eq(json_string_value(json_object_get(co, "fits")),
+			 "lacks", "24 - 15 - 12 < 0");
+	cr_assert_str_eq(json_string_value(json_object_get(co,
+		"demand_source")), "a README (8 x A100: 16,621)");
+	cr_assert(json_is_null(json_object_get(v, "catalog_not_judged")));
+	json_decref(j);
+
+	/* threads here, yield measured: the thread shape takes the rate as
+	 * is, the core shape converts with the measured 1.2 */
+	units_sweep(&s, true);
+	j = rpt_sweep_json(&s, false);
+	v = json_object_get(j, "verdict");
+	cr_assert_str_eq(json_string_value(json_object_get(v, "vcpu_kind")),
+			 "thread");
+	cr_assert_float_eq(num_of(v, "smt_yield"), 1.2, 1e-9);
+	r = json_object_get(v, "smt_yield_range");
+	cr_assert_float_eq(json_number_value(json_array_get(r, 0)), 1.2, 1e-9);
+	cr_assert_float_eq(json_number_value(json_array_get(r, 1)), 1.2, 1e-9);
+	th = catalog_entry(v, "threads.96");
+	co = catalog_entry(v, "cores.24");
+	cr_assert_float_eq(num_of(th, "vcpus_needed"),
+			   UNITS_NEED(8 * 2375.0, 600), 1e-6);
+	cr_assert_float_eq(num_of(th, "vcpus_needed_low"),
+			   UNITS_NEED(8 * 2375.0, 600), 1e-6);
+	cr_assert_float_eq(num_of(co, "vcpus_needed"),
+			   UNITS_NEED(16621, 600) * 1.2 / 2, 1e-6);
+	cr_assert_float_eq(num_of(co, "vcpus_needed_low"),
+			   UNITS_NEED(16621, 600) * 1.2 / 2, 1e-6);
+	json_decref(j);
+}
+
+FR_TEST(verdict_units, text_catalogue_says_where_its_rate_holds_and_the_range)
+{
+	struct rpt_sweep s;
+	char *text;
+
+	units_sweep(&s, false);
+	text = flat_text(&s);
+	cr_assert(strstr(text, "measured on Test CPU 9000"), "%s", text);
+	cr_assert(strstr(text, "same CPU generation only"), "%s", text);
+	/* 17.1 cores: 26.3 .. 34.2 threads */
+	cr_assert(strstr(text, "27-35"), "%s", text);
+	cr_assert(strstr(text, "1.5 vCPU and 3.22 GB RAM per GPU"), "%s",
+		  text);
+	free(text);
+}
+
+FR_TEST(verdict_units, footnote_says_why_the_smt_yield_is_what_it_is)
+{
+	struct rpt_sweep s;
+	char *text;
+
+	/* no siblings here */
+	units_sweep(&s, false);
+	text = flat_text(&s);
+	cr_assert(strstr(text, "SMT yield of 1.00-1.30, assumed: no SMT"),
+		  "%s", text);
+	free(text);
+
+	/* siblings, measured */
+	units_sweep(&s, true);
+	text = flat_text(&s);
+	cr_assert(strstr(text, "SMT yield of 1.20, measured here"), "%s",
+		  text);
+	cr_assert_null(strstr(text, "no SMT siblings"), "%s", text);
+	free(text);
+
+	/* siblings, but the 2-vCPU point was dropped by the budget */
+	units_sweep(&s, true);
+	pts_buf[1].status = RPT_POINT_DROPPED;
+	rpt_sweep_verdict(&s);
+	cr_assert_lt(s.v.smt_yield, 0);
+	text = flat_text(&s);
+	cr_assert(strstr(text, "1.00-1.30, assumed: the sibling points"),
+		  "%s", text);
+	cr_assert(strstr(text, "dropped by the budget"), "%s", text);
+	cr_assert_null(strstr(text, "no SMT siblings"), "%s", text);
+	free(text);
+
+	/* ... or it failed */
+	pts_buf[1].status = RPT_POINT_FAILED;
+	pts_buf[1].why = "child killed";
+	rpt_sweep_verdict(&s);
+	text = flat_text(&s);
+	cr_assert(strstr(text, "not both measured: failed"), "%s", text);
+	cr_assert_null(strstr(text, "no SMT siblings"), "%s", text);
+	free(text);
+}
+
+FR_TEST(verdict_units, html_catalogue_has_the_kind_the_range_the_reserve_and_the_caveat)
+{
+	struct rpt_sweep s;
+	char *html;
+
+	units_sweep(&s, false);
+	html = rpt_sweep_html(&s);
+	cr_assert_not_null(html);
+	cr_assert(strstr(html, "<th>vCPU</th>"));
+	cr_assert(strstr(html, "<td class=\"vcpu-kind\" title=\"X: 2 vCPUs "
+			 "per core\">thread</td>"), "%s", html);
+	cr_assert(strstr(html, "<td class=\"vcpu-kind\" title=\"Y: 24 "
+			 "physical cores\">core</td>"));
+	/* threads.96: 26.3 .. 34.2 threads; cores.24: 15 cores */
+	cr_assert(strstr(html, "<td class=\"needed\">27&ndash;35</td>"));
+	cr_assert(strstr(html, "<td class=\"needed\">15</td>"));
+	cr_assert(strstr(html, "<td class=\"reserved\">12 vCPUs, 25.77 GB"
+			 "</td>"));
+	cr_assert(strstr(html, "<td class=\"fit\">fits</td>"));
+	cr_assert(strstr(html, "<td class=\"fit\">maybe</td>"));
+	cr_assert(strstr(html, "<td class=\"fit\">lacks</td>"));
+	cr_assert(strstr(html, "8 x A100-40GB: 19,000 samples/s (<span class="
+			 "\"basis\" title=\"a README (40GB)\">measured</span>"),
+		  "%s", html);
+	cr_assert(strstr(html, "the source's measured multi-GPU figure"));
+	cr_assert(strstr(html, "measured on Test CPU 9000"));
+	cr_assert(strstr(html, "same CPU generation only"));
+	cr_assert(strstr(html, "SMT yield of 1.00-1.30, assumed: no SMT"));
+	free(html);
+}
+
+FR_TEST(verdict_units, a_storage_bound_sweep_says_so_instead_of_no_shape)
+{
+	const struct pt p[] = { { 4, STG_CACHE_COLD, 1100, "storage", 120 } };
+	struct rpt_sweep s;
+	char *html, *text;
+	json_t *j;
+
+	units_sweep(&s, false);
+	sweep_make(&s, p, 1, 4, 8);
+	s.version = "test";
+	s.cpu_model = "Test CPU 9000";
+	s.shapes = unit_shapes;
+	s.nshapes = sizeof(unit_shapes) / sizeof(unit_shapes[0]);
+	rpt_sweep_verdict(&s);
+	cr_assert_eq(s.v.catalog_cache, -1);
+	html = rpt_sweep_html(&s);
+	cr_assert_null(strstr(html, "No catalogued shape"));
+	cr_assert(strstr(html, "the feed here is storage-bound (cold): more "
+			 "vCPUs do not help, so the catalogue is not judged "
+			 "from it"), "%s", html);
+	free(html);
+	text = flat_text(&s);
+	cr_assert(strstr(text, "storage-bound (cold): more vCPUs do not help"),
+		  "%s", text);
+	free(text);
+	j = rpt_sweep_json(&s, false);
+	cr_assert(strstr(json_string_value(json_object_get(json_object_get(j,
+		"verdict"), "catalog_not_judged")), "storage-bound"));
+	json_decref(j);
+
+	/* one state judged CPU-bound: the catalogue is judged by it */
+	{
+		const struct pt q[] = {
+			{ 4, STG_CACHE_COLD, 1100, "storage", 120 },
+			{ 4, STG_CACHE_WARM, 4000, "cpu", 0 } };
+
+		sweep_make(&s, q, 2, 4, 8);
+		s.version = "test";
+		s.shapes = unit_shapes;
+		s.nshapes = 1;
+		rpt_sweep_verdict(&s);
+		cr_assert_eq(s.v.catalog_cache, STG_CACHE_WARM);
+		html = rpt_sweep_html(&s);
+		cr_assert_null(strstr(html, "catalog-unjudged"));
+		cr_assert(strstr(html, "<table class=\"catalog\">"));
+		free(html);
+	}
+}
+
+FR_TEST(sweep_verdict, a_ram_point_is_labelled_with_the_page_cache_it_had)
+{
+	struct rpt_sweep s;
+	char *text;
+
+	/* asked 1.4 MB, held 2.8 MB (the whole dataset) */
+	reviewer_sweep(&s, false, true);
+	text = sweep_text(&s);
+	cr_assert(strstr(text, "ram 2.8 MB"), "%s", text);
+	cr_assert_null(strstr(text, "ram 1.4 MB"), "%s", text);
+	free(text);
+	/* not measured: the asked size, the only one known */
+	review_pts[1].cache_seen_bytes = 0;
+	review_pts[4].cache_seen_bytes = 0;
+	rpt_sweep_verdict(&s);
+	text = sweep_text(&s);
+	cr_assert(strstr(text, "ram 1.4 MB"), "%s", text);
+	free(text);
 }
