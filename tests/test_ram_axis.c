@@ -8,7 +8,9 @@
  * the sweep's verdict draws from hand-made points, the model held
  * against measured ram points (agreeing and disagreeing), the catalogue's
  * RAM for its GPUs, their JSON keys; a VM too small for the dataset told
- * to use local NVMe or shards; the HTML's RAM plot (after the vCPU plot: measured dots, hollow
+ * to use local NVMe or shards; a ram point measured on a sample of the
+ * dataset marked in the text's RAM table, in the HTML and in the sweep's
+ * notes; the HTML's RAM plot (after the vCPU plot: measured dots, hollow
  * where the model disagrees, the model's curves, the demand and the
  * storage ceiling); and --ram LIST refused as a usage error where it is
  * malformed.
@@ -21,7 +23,9 @@
 #include <jansson.h>
 
 #include "harness.h"
+#include "measure.h"
 #include "report_sweep.h"
+#include "storage.h"
 #include "verdict.h"
 
 #define GB 1000000000ull
@@ -548,7 +552,7 @@ FR_TEST(ram_axis, vm_too_small_for_the_dataset_is_told_to_use_nvme_or_shards)
 	json_decref(j);
 }
 
-/* ---- the HTML's RAM plot ---- */
+/* ---- a ram point measured on a sample of the dataset ---- */
 
 /* How many times NEEDLE occurs in HAY. */
 static unsigned count_of(const char *hay, const char *needle)
@@ -560,6 +564,192 @@ static unsigned count_of(const char *hay, const char *needle)
 		n++;
 	return n;
 }
+
+/* The text report of S, malloc'd. */
+static char *text_of(const struct rpt_sweep *s)
+{
+	char *t = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&t, &len);
+
+	cr_assert_not_null(f);
+	rpt_sweep_print(f, s);
+	fclose(f);
+	return t;
+}
+
+/* The line of text T holding NEEDLE, malloc'd, or NULL. */
+static char *line_with(const char *t, const char *needle)
+{
+	const char *p = strstr(t, needle), *a, *z;
+
+	if (!p)
+		return NULL;
+	for (a = p; a > t && a[-1] != '\n'; a--)
+		;
+	z = strchr(p, '\n');
+	return strndup(a, z ? (size_t)(z - a) : strlen(a));
+}
+
+#define SMP_FILES 100                   /* 100 MB each: ram_sweep's 10 GB */
+
+/*
+ * The measure side of the ram_sweep() VM: 2 vCPUs, the ram state at 50 %
+ * and the RAM axis at 25 %, on a dataset DS of SMP_FILES files; the 25 %
+ * point read K25 files (SMP_FILES: all of them), its page cache scaled
+ * alike. SW's points live in PTS.
+ */
+static void ms_ram_sweep(struct ms_sweep *sw, struct ms_sweep_point *pts,
+			 const struct stg_dataset *ds, size_t k25)
+{
+	const uint64_t total = stg_dataset_total_bytes(ds);
+
+	memset(sw, 0, sizeof(*sw));
+	memset(pts, 0, 4 * sizeof(*pts));
+	sw->cfg.base.ds = ds;
+	sw->cfg.ram_bytes = total / 2;
+	sw->pts = pts;
+	sw->npts = 4;
+	for (int i = 0; i < 4; i++) {
+		pts[i].vcpus = 2;
+		pts[i].status = MS_SWEEP_MEASURED;
+		pts[i].out.sample_files = SMP_FILES;
+		pts[i].out.sample_bytes = total;
+	}
+	pts[0].cache = STG_CACHE_COLD;
+	pts[1].cache = STG_CACHE_RAM;
+	pts[1].out.page_cache_bytes = total / 2;
+	pts[2].cache = STG_CACHE_WARM;
+	pts[3].cache = STG_CACHE_RAM;
+	pts[3].ram_axis = true;
+	pts[3].ram_bytes = total / 4;
+	pts[3].out.sample_files = k25;
+	pts[3].out.sample_bytes = total / SMP_FILES * k25;
+	pts[3].out.page_cache_bytes = pts[3].out.sample_bytes / 4;
+}
+
+/* A dataset of SMP_FILES files of 100 MB, named only (nothing read). */
+static struct stg_dataset *smp_dataset(void)
+{
+	static char names[SMP_FILES][16];
+	const char *np[SMP_FILES];
+	uint64_t sizes[SMP_FILES];
+	struct stg_dataset *ds = NULL;
+
+	for (int i = 0; i < SMP_FILES; i++) {
+		snprintf(names[i], sizeof(names[i]), "f%03d", i);
+		np[i] = names[i];
+		sizes[i] = 100000000;
+	}
+	cr_assert_eq(stg_dataset_from_names("/", np, sizes, SMP_FILES, &ds),
+		     0);
+	return ds;
+}
+
+FR_TEST(ram_axis, ram_point_on_a_sample_is_marked_and_noted)
+{
+	struct stg_dataset *ds = smp_dataset();
+	struct ms_sweep_point mpts[4];
+	struct ms_sweep sw;
+	struct rpt_sweep s;
+	char note[1024], *t, *row, *html;
+
+	/* the sweep's note: which point, how many files, and why its hit
+	 * ratio stands for the whole dataset */
+	ms_ram_sweep(&sw, mpts, ds, 40);
+	ms_sweep_sample_text(&sw, note, sizeof(note));
+	cr_assert_not_null(strstr(note, "2/ram 25 % read 40 of 100 files "
+				  "(page cache 1.0 GB)"), "%s", note);
+	cr_assert_not_null(strstr(note, "the budget being short"), "%s", note);
+	cr_assert_not_null(strstr(note, "with the page cache scaled by the "
+				  "same factor"), "%s", note);
+	cr_assert_not_null(strstr(note, "the hit ratio depends on that share "
+				  "alone, so it holds for the whole dataset"),
+			   "%s", note);
+	cr_assert_null(strstr(note, "2/ram 50 %"), "%s", note);
+
+	/* the report of the same sweep: the RAM table marks the row and
+	 * says what the mark means, the notes carry the sweep's note */
+	ram_sweep(&s, 1000, rpt_lru_hit_model(0.25), rpt_lru_hit_model(0.5),
+		  1);
+	s.files = SMP_FILES;
+	for (int i = 0; i < 4; i++)
+		rpts[i].sample_files = SMP_FILES;
+	rpts[3].sample_files = 40;
+	rpts[3].sample_bytes = 4 * GB;
+	rpts[3].ram_bytes = 1 * GB;
+	s.notes = note;
+	rpt_sweep_verdict(&s);
+	cr_assert(rpt_point_sampled(&rpts[3], s.files));
+	cr_assert(!rpt_point_sampled(&rpts[1], s.files));
+	/* a quarter of the sample cached: the quarter row of the curve */
+	cr_assert_float_eq(row_of(&s, 3)->fraction, 0.25, 1e-12);
+	t = text_of(&s);
+	row = line_with(t, "(ram, sampled 40/100)");
+	cr_assert_not_null(row, "%s", t);
+	cr_assert_not_null(strstr(row, " 25% "), "%s", row);
+	free(row);
+	row = line_with(t, "(ram)");
+	cr_assert_not_null(row, "the 50 %% point read it all: %s", t);
+	cr_assert_not_null(strstr(row, " 50% "), "%s", row);
+	free(row);
+	cr_assert_not_null(strstr(t, "\n  sampled  K/N: the point read an "
+				  "evenly spread sample of K"), "%s", t);
+	/* the points table: the point's row marked, the mark explained */
+	row = line_with(t, "2 ram 1.00 GB ");
+	cr_assert_not_null(row, "%s", t);
+	cr_assert_not_null(strstr(row, "10.0sp"), "%s", row);
+	free(row);
+	row = line_with(t, "2 ram 5.00 GB ");
+	cr_assert_not_null(row, "%s", t);
+	cr_assert_null(strstr(row, "10.0sp"), "%s", row);
+	free(row);
+	cr_assert_not_null(strstr(t, "\n  (p: read part of the dataset, an "
+				  "evenly spread sample"), "%s", t);
+	row = line_with(t, "  notes    ");
+	cr_assert_not_null(row, "%s", t);
+	cr_assert_not_null(strstr(row, "measured on a sample of the dataset"),
+			   "%s", row);
+	free(row);
+	free(t);
+	/* the HTML: the dot's title, the plot's note and the notes */
+	html = rpt_sweep_html(&s);
+	cr_assert_not_null(html);
+	cr_assert_eq(count_of(html, "data-sampled=\"1\""), 2,
+		     "one dot in each panel");
+	cr_assert_eq(count_of(html, "; on a sample of 40 of 100 files, "
+			      "the page cache scaled alike</title>"), 2);
+	cr_assert_eq(count_of(html, "measured (on a sample of 40 of 100 "
+			      "files, the page cache scaled alike)</td>"), 1,
+		     "the points table's row");
+	cr_assert_not_null(strstr(html, "1 ram point was measured on an "
+				  "evenly spread sample of the files"));
+	cr_assert_not_null(strstr(html, "2/ram 25 % read 40 of 100 files"));
+	free(html);
+
+	/* a sweep whose ram points read all the files: no mark, no note */
+	ms_ram_sweep(&sw, mpts, ds, SMP_FILES);
+	ms_sweep_sample_text(&sw, note, sizeof(note));
+	cr_assert_str_eq(note, "");
+	rpts[3].sample_files = SMP_FILES;
+	rpts[3].sample_bytes = 10 * GB;
+	rpts[3].ram_bytes = 10 * GB / 4;
+	rpt_sweep_verdict(&s);
+	cr_assert(!rpt_point_sampled(&rpts[3], s.files));
+	t = text_of(&s);
+	cr_assert_null(strstr(t, "sampled"), "%s", t);
+	cr_assert_null(strstr(t, "sp\n"), "%s", t);
+	cr_assert_null(strstr(t, "(p: "), "%s", t);
+	free(t);
+	html = rpt_sweep_html(&s);
+	cr_assert_null(strstr(html, "data-sampled"));
+	cr_assert_null(strstr(html, "on a sample of"));
+	cr_assert_null(strstr(html, "evenly spread sample"));
+	free(html);
+	stg_dataset_destroy(ds);
+}
+
+/* ---- the HTML's RAM plot ---- */
 
 /* HTML's RAM plot (its <svg> element), malloc'd, or NULL. */
 static char *ram_plot_of(const char *html)
