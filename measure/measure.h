@@ -697,6 +697,14 @@ struct ms_sweep {
 void ms_budget_rule_text(const struct ms_sweep *sw, char *buf, size_t len);
 
 /*
+ * The ram points of SW measured on a sample of the dataset (their epochs
+ * did not fit their share of the budget: ms_ram_sample_files), in words
+ * for the sweep's notes, into BUF: each by vCPUs and the share of the
+ * dataset asked, with the files it read; "" when none was. Reads SW only.
+ */
+void ms_sweep_sample_text(const struct ms_sweep *sw, char *buf, size_t len);
+
+/*
  * The default vCPU counts of a sweep on TOTAL usable CPUs: 1, 2, 4, ...
  * below TOTAL, then TOTAL, into OUT (MS_SWEEP_MAX_VCPUS entries). Returns
  * how many.

@@ -273,6 +273,70 @@ static void sweep_note(struct ms_sweep *sw, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Append to BUF (LEN bytes, a string); what does not fit is cut. */
+static void text_add(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void text_add(char *buf, size_t len, const char *fmt, ...)
+{
+	const size_t used = strlen(buf);
+	va_list ap;
+
+	if (used + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+void ms_sweep_sample_text(const struct ms_sweep *sw, char *buf, size_t len)
+{
+	const struct stg_dataset *ds = sw->cfg.base.ds;
+	const size_t n = ds ? stg_dataset_count(ds) : 0;
+	const uint64_t total = ds ? stg_dataset_total_bytes(ds) : 0;
+	unsigned k = 0;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	for (size_t i = 0; i < sw->npts; i++) {
+		const struct ms_sweep_point *sp = &sw->pts[i];
+		const struct ms_point_out *po = &sp->out;
+		const uint64_t asked = sp->ram_bytes ? sp->ram_bytes :
+				       sw->cfg.ram_bytes;
+		const double pc = (double)po->page_cache_bytes;
+
+		/* a ram point reads all of the dataset unless
+		 * ram_dataset took a sample of it */
+		if (sp->cache != STG_CACHE_RAM ||
+		    sp->status != MS_SWEEP_MEASURED || !po->sample_files ||
+		    po->sample_files >= n)
+			continue;
+		if (!k++)
+			text_add(buf, len, "measured on a sample of the "
+				 "dataset, the budget being short: ");
+		else
+			text_add(buf, len, ", ");
+		text_add(buf, len, "%u/ram", sp->vcpus);
+		if (total)
+			text_add(buf, len, " %.0f %%", 100.0 * (double)asked /
+				 (double)total);
+		text_add(buf, len, " read %llu of %zu files (page cache %.*f "
+			 "%s)", (unsigned long long)po->sample_files, n,
+			 pc >= 1e9 ? 1 : 0, pc >= 1e9 ? pc / 1e9 : pc / 1e6,
+			 pc >= 1e9 ? "GB" : "MB");
+	}
+	if (k)
+		text_add(buf, len, ". %s an evenly spread sample of the files "
+			 "with the page cache scaled by the same factor, as a "
+			 "fill epoch and the measured epochs of the whole "
+			 "dataset did not fit its share of the budget: the share "
+			 "of the dataset cached is the one asked, and under the "
+			 "LRU model of shuffled epochs the hit ratio depends on "
+			 "that share alone, so it holds for the whole dataset",
+			 k == 1 ? "It read" : "Each read");
+}
+
 static void sweep_progress(const struct ms_sweep *sw, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -562,7 +626,9 @@ int ms_sweep_run_points(struct ms_sweep *sw)
 {
 	const volatile int *stop = sw->cfg.base.stop;
 	bool warm_done = false, odirect_noted = false;
+	char sampled[768];
 	size_t count = 0;
+	int rc = 0;
 
 	for (size_t i = 0; i < sw->npts; i++) {
 		struct ms_sweep_point *sp = &sw->pts[i];
@@ -570,8 +636,10 @@ int ms_sweep_run_points(struct ms_sweep *sw)
 		double share;
 		int err;
 
-		if (stop && *stop)
-			return sweep_interrupted(sw, i);
+		if (stop && *stop) {
+			rc = sweep_interrupted(sw, i);
+			break;
+		}
 		share = sweep_replan(sw, i);
 		if (sp->status == MS_SWEEP_DROPPED)
 			continue;
@@ -617,10 +685,15 @@ int ms_sweep_run_points(struct ms_sweep *sw)
 			sweep_note(sw, "cold: %s", sp->out.odirect_why);
 			odirect_noted = true;
 		}
-		if (err == -EINTR)
-			return sweep_interrupted(sw, i + 1);
+		if (err == -EINTR) {
+			rc = sweep_interrupted(sw, i + 1);
+			break;
+		}
 	}
-	return 0;
+	ms_sweep_sample_text(sw, sampled, sizeof(sampled));
+	if (sampled[0])
+		sweep_note(sw, "%s", sampled);
+	return rc;
 }
 
 /* Has state C a measured point (its check runs are still to come)? */

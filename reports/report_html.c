@@ -1023,11 +1023,16 @@ static void points_table(struct rpt_buf *b, const struct rpt_sweep *s)
 				       "<td></td><td></td></tr>\n");
 			continue;
 		}
-		rpt_buf_printf(b, "measured%s%s</td><td>%.0f</td><td>",
+		rpt_buf_printf(b, "measured%s%s",
 			       p->cache == STG_CACHE_RAM && p->ram_not_limited ?
 			       " (page cache not limited: ran warm)" : "",
-			       rpt_point_too_short(p) ? " (too short)" : "",
-			       p->samples_per_s);
+			       rpt_point_too_short(p) ? " (too short)" : "");
+		if (rpt_point_sampled(p, s->files))
+			rpt_buf_printf(b, " (on a sample of %llu of %llu files, "
+				       "the page cache scaled alike)",
+				       (unsigned long long)p->sample_files,
+				       (unsigned long long)s->files);
+		rpt_buf_printf(b, "</td><td>%.0f</td><td>", p->samples_per_s);
 		if (p->au >= 0)
 			rpt_buf_printf(b, "%.0f %%", p->au * 100);
 		rpt_buf_printf(b, "</td><td>");
@@ -1149,25 +1154,35 @@ static void ram_dots(struct rpt_buf *b, const struct rpt_sweep *s,
 	for (size_t i = 0; i < s->v.nram_curve; i++) {
 		const struct rpt_ram_row *r = &s->v.ram_curve[i];
 		const double y = hit ? r->hit_ratio : r->samples_per_s;
+		char smp[96] = "";
 		int c;
 
 		if (r->point < 0 || y < 0 || !r->cache)
 			continue;
 		c = !strcmp(r->cache, "cold") ? STG_CACHE_COLD :
 		    !strcmp(r->cache, "warm") ? STG_CACHE_WARM : STG_CACHE_RAM;
+		if ((size_t)r->point < s->npoints &&
+		    rpt_point_sampled(&s->points[r->point], s->files))
+			snprintf(smp, sizeof(smp), "; on a sample of %llu of "
+				 "%llu files, the page cache scaled alike",
+				 (unsigned long long)
+				 s->points[r->point].sample_files,
+				 (unsigned long long)s->files);
 		rpt_buf_printf(b, "<circle class=\"ram-pt\" data-cache=\"%s\" "
-			       "data-fraction=\"%.4f\" data-%s=\"%.4f\" cx=\"%.1f"
-			       "\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\" stroke=\"%s\" "
-			       "stroke-width=\"2\"><title>%s, %.0f %% of the "
-			       "dataset cached: hit %.1f %% (model %.1f %%), "
-			       "%.0f samples/s%s</title></circle>\n", r->cache,
-			       r->fraction, hit ? "hit" : "sps", y,
+			       "data-fraction=\"%.4f\" data-%s=\"%.4f\"%s cx=\""
+			       "%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\" stroke="
+			       "\"%s\" stroke-width=\"2\"><title>%s, %.0f %% of "
+			       "the dataset cached: hit %.1f %% (model %.1f %%), "
+			       "%.0f samples/s%s%s</title></circle>\n", r->cache,
+			       r->fraction, hit ? "hit" : "sps", y, smp[0] ?
+			       " data-sampled=\"1\"" : "",
 			       panel_x(p, fmin(r->fraction, 1)), panel_y(p,
 			       fmin(y, p->ymax)), r->disagrees ? "#fff" :
 			       colour[c], colour[c], r->source,
 			       r->fraction * 100, r->hit_ratio * 100,
 			       r->model_hit * 100, r->samples_per_s,
-			       r->disagrees ? "; DISAGREES with the model" : "");
+			       r->disagrees ? "; DISAGREES with the model" : "",
+			       smp);
 	}
 }
 
@@ -1416,6 +1431,8 @@ static void catalog_table(struct rpt_buf *b, const struct rpt_sweep *s)
 /* The RAM axis's section: its plot, the RAM verdict and the model. */
 static void ram_section(struct rpt_buf *b, const struct rpt_sweep *s)
 {
+	unsigned sampled = 0;
+
 	if (!s->v.nram_curve)
 		return;
 	rpt_buf_printf(b, "<h2>samples/s and hit ratio against page-cache "
@@ -1432,7 +1449,25 @@ static void ram_section(struct rpt_buf *b, const struct rpt_sweep *s)
 		       "are the lower of the CPU's rate (warm) and the "
 		       "storage's through the misses. ", RPT_RAM_MODEL_TOL);
 	rpt_buf_html(b, s->v.ram_model_text);
-	rpt_buf_printf(b, ".</p>\n");
+	rpt_buf_printf(b, ".");
+	for (size_t i = 0; i < s->v.nram_curve; i++) {
+		const int k = s->v.ram_curve[i].point;
+
+		sampled += k >= 0 && (size_t)k < s->npoints &&
+			   rpt_point_sampled(&s->points[k], s->files);
+	}
+	/* the hit ratio of a sample stands for the dataset: say so */
+	if (sampled)
+		rpt_buf_printf(b, " %u ram point%s measured on an evenly "
+			       "spread sample of the files (the dots' titles "
+			       "say how many) with the page cache scaled by "
+			       "the same factor, as the epochs of the whole "
+			       "dataset did not fit %s share of the budget: "
+			       "under the model the hit ratio depends on the "
+			       "share cached alone, so it holds for the whole "
+			       "dataset.", sampled, sampled == 1 ? " was" :
+			       "s were", sampled == 1 ? "its" : "their");
+	rpt_buf_printf(b, "</p>\n");
 }
 
 char *rpt_sweep_html(const struct rpt_sweep *s)

@@ -421,6 +421,7 @@ static void print_ram_axis(FILE *f, const struct rpt_sweep *s)
 {
 	const struct rpt_sweep_verdict *v = &s->v;
 	char a[32], b[32], line[768];
+	bool sampled = false;
 
 	if (!v->nram_curve)
 		return;
@@ -430,16 +431,26 @@ static void print_ram_axis(FILE *f, const struct rpt_sweep *s)
 		"hit %", "model %", "samples/s", "source");
 	for (size_t i = 0; i < v->nram_curve; i++) {
 		const struct rpt_ram_row *r = &v->ram_curve[i];
-		char src[64];
+		char src[128], smp[64] = "";
 
 		rpt_fmt_bytes(a, sizeof(a), (double)r->page_cache_bytes);
 		if (r->samples_per_s >= 0)
 			rpt_fmt_count(b, sizeof(b), r->samples_per_s);
 		else
 			snprintf(b, sizeof(b), "-");
+		if (r->point >= 0 && (size_t)r->point < s->npoints &&
+		    rpt_point_sampled(&s->points[r->point], s->files)) {
+			char k[24], n[24];
+
+			rpt_fmt_count(k, sizeof(k), (double)
+				      s->points[r->point].sample_files);
+			rpt_fmt_count(n, sizeof(n), (double)s->files);
+			snprintf(smp, sizeof(smp), ", sampled %s/%s", k, n);
+			sampled = true;
+		}
 		if (r->point >= 0)
-			snprintf(src, sizeof(src), "%s (%s%s)", r->source,
-				 nz(r->cache), r->disagrees ?
+			snprintf(src, sizeof(src), "%s (%s%s%s)", r->source,
+				 nz(r->cache), smp, r->disagrees ?
 				 ", DISAGREES" : "");
 		else
 			snprintf(src, sizeof(src), "%s", r->source);
@@ -450,6 +461,15 @@ static void print_ram_axis(FILE *f, const struct rpt_sweep *s)
 			fprintf(f, "%7s ", "-");
 		fprintf(f, "%7.1f %10s  %s\n", r->model_hit * 100, b, src);
 	}
+	if (sampled)
+		print_wrapped(f, "  sampled  ", 11, "K/N: the point read an "
+			      "evenly spread sample of K of the dataset's N "
+			      "files, its page cache scaled by the same factor, "
+			      "as its epochs of the whole dataset did not fit "
+			      "its share of the budget; its share cached is the "
+			      "row's, and under the LRU model of shuffled "
+			      "epochs the hit ratio depends on that share alone, "
+			      "so it holds for the whole dataset");
 	snprintf(line, sizeof(line), "model rows' samples/s: the lower of "
 		 "the CPU's rate (warm, %s samples/s) and the storage's "
 		 "through the misses (cold ceiling / (1 - hit)); %s",
@@ -747,14 +767,17 @@ static void print_points(FILE *f, const struct rpt_sweep *s)
 			snprintf(au, sizeof(au), "%.0f", p->au * 100);
 		else
 			snprintf(au, sizeof(au), "-");
-		fprintf(f, "  %5u %-13s %9s %5s %6s %8.1f %7.2f %-8s %5.1fs%s%s\n",
-			p->vcpus, b, a, au, hit, p->read_bytes_per_s / 1e6,
+		fprintf(f, "  %5u %-13s %9s %5s %6s %8.1f %7.2f %-8s %5.1fs%s%s"
+			"%s\n", p->vcpus, b, a, au, hit,
+			p->read_bytes_per_s / 1e6,
 			rpt_point_cpu_s_per_sample(p) * 1e3, nz(p->bottleneck),
 			p->measured_s, p->cache == STG_CACHE_RAM &&
 			p->ram_not_limited ? "w" : "",
 			rpt_point_too_short(p) ? "!" :
 			p->cache == STG_CACHE_COLD && !rpt_point_usable(p) ?
-			"c" : "");
+			"c" : "", rpt_point_sampled(p, s->files) ? "p" : "");
+		if (rpt_point_sampled(p, s->files))
+			marks |= 8;
 		if (p->cache == STG_CACHE_COLD && p->hit_ratio > RPT_COLD_HIT_MAX)
 			marks |= 4;
 		if (p->cache == STG_CACHE_RAM && p->ram_not_limited)
@@ -776,6 +799,11 @@ static void print_points(FILE *f, const struct rpt_sweep *s)
 		fprintf(f, "  (!: too short, under %.0f s or fewer than %d "
 			"batches; not used for the verdict)\n",
 			RPT_POINT_MIN_WINDOW_S, RPT_POINT_MIN_BATCHES);
+	if (marks & 8)
+		fprintf(f, "  (p: read part of the dataset, an evenly spread "
+			"sample of its files, with\n   the page cache in its "
+			"label scaled by the same factor: the budget was\n   "
+			"short; see the notes)\n");
 	if (!dropped)
 		return;
 	fprintf(f, "  dropped by the budget rule:");

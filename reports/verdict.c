@@ -98,6 +98,12 @@ bool rpt_point_too_short(const struct rpt_point *p)
 		p->batches < RPT_POINT_MIN_BATCHES);
 }
 
+bool rpt_point_sampled(const struct rpt_point *p, uint64_t files)
+{
+	return p->cache == STG_CACHE_RAM && p->sample_files && files &&
+	       p->sample_files < files;
+}
+
 /* A cold point whose reads hit the page cache more than a little. */
 static bool not_cold(const struct rpt_point *p)
 {

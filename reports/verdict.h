@@ -176,6 +176,14 @@ double rpt_point_cpu_s_per_sample(const struct rpt_point *p);
  */
 bool rpt_point_too_short(const struct rpt_point *p);
 
+/*
+ * Did P, a ram point of a dataset of FILES files, read only an evenly
+ * spread sample of them with its page cache scaled by the same factor
+ * (its epochs did not fit its share of the budget)? False when either
+ * count is unknown (0).
+ */
+bool rpt_point_sampled(const struct rpt_point *p, uint64_t files);
+
 /* A cold point whose measured hit ratio is above this was not cold. */
 #define RPT_COLD_HIT_MAX 0.05
 

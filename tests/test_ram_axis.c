@@ -7,8 +7,13 @@
  * a CPU-bound cold point makes every figure an upper bound); the curve
  * the sweep's verdict draws from hand-made points, the model held
  * against measured ram points (agreeing and disagreeing), the catalogue's
- * RAM for its GPUs, their JSON keys; and --ram LIST refused as a usage
- * error where it is malformed.
+ * RAM for its GPUs, their JSON keys; a VM too small for the dataset told
+ * to use local NVMe or shards; a ram point measured on a sample of the
+ * dataset marked in the text's RAM table, in the HTML and in the sweep's
+ * notes; the HTML's RAM plot (after the vCPU plot: measured dots, hollow
+ * where the model disagrees, the model's curves, the demand and the
+ * storage ceiling); and --ram LIST refused as a usage error where it is
+ * malformed.
  */
 #include <math.h>
 #include <stdio.h>
@@ -18,7 +23,9 @@
 #include <jansson.h>
 
 #include "harness.h"
+#include "measure.h"
 #include "report_sweep.h"
+#include "storage.h"
 #include "verdict.h"
 
 #define GB 1000000000ull
@@ -360,6 +367,86 @@ FR_TEST(ram_axis, ram_verdict_in_words_for_one_and_eight_gpus)
 	json_decref(j);
 }
 
+/*
+ * S's JSON holds its RAM judgement: verdict.ram_needed_bytes (an integer
+ * equal to the struct's, or null when no size suffices), each
+ * verdict.catalog[] entry's ram_needed_bytes (null when none), page-cache
+ * and ram_fit (FIT0, FIT1), and verdict.ram_curve[] with a row per curve
+ * row: page cache, hit ratio, its source (measured or model) and
+ * samples/s.
+ */
+static void ram_json_check(const struct rpt_sweep *s, const char *fit0,
+			   const char *fit1)
+{
+	const char *fits[2] = { fit0, fit1 };
+	json_t *j = rpt_sweep_json(s, false);
+	json_t *v = json_object_get(j, "verdict");
+	json_t *need = json_object_get(v, "ram_needed_bytes");
+	json_t *cat = json_object_get(v, "catalog");
+	json_t *curve = json_object_get(v, "ram_curve");
+	unsigned measured = 0, model = 0;
+
+	cr_assert_not_null(v);
+	if (s->v.ram_need.known && !s->v.ram_need.none_suffices) {
+		cr_assert(json_is_integer(need));
+		cr_assert_eq((uint64_t)json_integer_value(need),
+			     s->v.ram_need.ram_bytes);
+	} else {
+		cr_assert(json_is_null(need), "no size suffices: null");
+	}
+	cr_assert(json_is_array(cat));
+	cr_assert_eq(json_array_size(cat), s->v.nfits);
+	for (size_t i = 0; i < s->v.nfits; i++) {
+		const struct rpt_shape_fit *f = &s->v.fits[i];
+		json_t *e = json_array_get(cat, i);
+		json_t *rn = json_object_get(e, "ram_needed_bytes");
+		json_t *pc = json_object_get(e, "page_cache_bytes");
+
+		cr_assert_str_eq(json_string_value(json_object_get(e,
+				 "ram_fit")), fits[i], "shape %zu", i);
+		if (f->ram_needed_bytes) {
+			cr_assert(json_is_integer(rn));
+			cr_assert_eq((uint64_t)json_integer_value(rn),
+				     f->ram_needed_bytes);
+		} else {
+			cr_assert(json_is_null(rn), "shape %zu", i);
+		}
+		cr_assert(json_is_integer(pc));
+		cr_assert_eq((uint64_t)json_integer_value(pc),
+			     f->page_cache_bytes);
+	}
+	cr_assert(json_is_array(curve));
+	cr_assert_eq(json_array_size(curve), s->v.nram_curve);
+	for (size_t i = 0; i < s->v.nram_curve; i++) {
+		const struct rpt_ram_row *r = &s->v.ram_curve[i];
+		json_t *e = json_array_get(curve, i);
+		json_t *pc = json_object_get(e, "page_cache_bytes");
+		json_t *hit = json_object_get(e, "hit_ratio");
+		json_t *sps = json_object_get(e, "samples_per_s");
+		const char *src = json_string_value(json_object_get(e,
+						    "hit_ratio_source"));
+
+		cr_assert(json_is_integer(pc));
+		cr_assert_eq((uint64_t)json_integer_value(pc),
+			     r->page_cache_bytes);
+		cr_assert(json_is_real(hit), "row %zu", i);
+		cr_assert_float_eq(json_real_value(hit), r->hit_ratio, 1e-9);
+		cr_assert_not_null(src);
+		cr_assert_str_eq(src, r->point >= 0 ? "measured" : "model");
+		measured += !strcmp(src, "measured");
+		model += !strcmp(src, "model");
+		if (r->samples_per_s >= 0)
+			cr_assert_float_eq(json_real_value(sps),
+					   r->samples_per_s, 1e-6);
+		else
+			cr_assert(json_is_null(sps));
+	}
+	/* cold, the two ram points and warm; the model at every tenth */
+	cr_assert_eq(measured, 4);
+	cr_assert_geq(model, 11);
+	json_decref(j);
+}
+
 FR_TEST(ram_axis, catalogue_says_whether_each_shape_has_the_page_cache)
 {
 	static const struct rpt_shape shapes[] = {
@@ -384,6 +471,7 @@ FR_TEST(ram_axis, catalogue_says_whether_each_shape_has_the_page_cache)
 	cr_assert_eq(s.v.fits[1].ram_fit, RPT_RAM_FIT_SHORT,
 		     "64 GiB less its reserve: %llu of page cache",
 		     (unsigned long long)s.v.fits[1].page_cache_bytes);
+	ram_json_check(&s, "short", "short");
 	/* faster storage: the large one has enough */
 	ram_sweep(&s, 2000, rpt_lru_hit_model(0.25), rpt_lru_hit_model(0.5),
 		  1);
@@ -394,6 +482,17 @@ FR_TEST(ram_axis, catalogue_says_whether_each_shape_has_the_page_cache)
 	cr_assert_eq(s.v.fits[1].ram_fit, RPT_RAM_FIT_ENOUGH, "need %llu, "
 		     "has %llu", (unsigned long long)s.v.fits[1].ram_needed_bytes,
 		     (unsigned long long)s.v.fits[1].page_cache_bytes);
+	ram_json_check(&s, "short", "enough");
+	/* storage far too slow: no size suffices, here or on either shape */
+	ram_sweep(&s, 100, rpt_lru_hit_model(0.25), rpt_lru_hit_model(0.5),
+		  1);
+	s.bytes = 100 * GB;
+	s.shapes = shapes;
+	s.nshapes = 2;
+	rpt_sweep_verdict(&s);
+	cr_assert(s.v.ram_need.none_suffices);
+	cr_assert_eq(s.v.fits[0].ram_fit, RPT_RAM_FIT_NONE);
+	ram_json_check(&s, "no size suffices", "no size suffices");
 }
 
 FR_TEST(ram_axis, no_cold_point_says_there_is_no_ceiling)
@@ -405,6 +504,413 @@ FR_TEST(ram_axis, no_cold_point_says_there_is_no_ceiling)
 	rpt_sweep_verdict(&s);
 	cr_assert(!s.v.ram_need.known);
 	cr_assert_not_null(strstr(s.v.ram_text, "no storage ceiling"));
+}
+
+FR_TEST(ram_axis, vm_too_small_for_the_dataset_is_told_to_use_nvme_or_shards)
+{
+	struct rpt_sweep s;
+	const struct rpt_ram_need *n = &s.v.ram_need;
+	char here[96];
+	json_t *j, *r;
+
+	/* 8 A100 need 17,784/s from 1,500/s: 92 % of reads must hit; a
+	 * 100 GB dataset does not fit this 64 GB VM */
+	ram_sweep(&s, 1500, rpt_lru_hit_model(0.25), rpt_lru_hit_model(0.5),
+		  8);
+	s.bytes = 100 * GB;
+	rpt_sweep_verdict(&s);
+	cr_assert(n->known && n->none_suffices && !n->at_most);
+	cr_assert(!s.v.ram_holds_dataset);
+	cr_assert_float_eq(n->hit_needed, 1 - 1500 / (8 * 2470 * 0.9), 1e-9);
+	cr_assert_not_null(strstr(s.v.ram_text, "more than 95 % of the "
+				  "dataset cached"), "%s", s.v.ram_text);
+	cr_assert_not_null(strstr(s.v.ram_text, "no RAM size is enough "
+				  "below 100 % of the dataset; use local NVMe "
+				  "or shards, or a VM whose RAM holds the whole "
+				  "dataset"), "%s", s.v.ram_text);
+	cr_assert_null(strstr(s.v.ram_text, "this VM holds all of it"), "%s",
+		       s.v.ram_text);
+	/* what this VM's page cache gets it: a share, storage-bound */
+	cr_assert(!n->enough_here);
+	cr_assert_gt(n->fraction_here, 0);
+	cr_assert_lt(n->fraction_here, 1);
+	snprintf(here, sizeof(here), "(%.0f %% of the dataset): "
+		 "storage-bound at ~%.1f GPUs", n->fraction_here * 100,
+		 n->gpus_here);
+	cr_assert_not_null(strstr(s.v.ram_text, here), "%s | %s", here,
+			   s.v.ram_text);
+	cr_assert_lt(n->gpus_here, 1);
+	cr_assert_eq(n->page_cache_bytes, 0);
+	cr_assert_eq(n->ram_bytes, 0);
+	j = rpt_sweep_json(&s, false);
+	r = json_object_get(json_object_get(j, "verdict"), "ram");
+	cr_assert(json_is_null(json_object_get(json_object_get(j, "verdict"),
+					       "ram_needed_bytes")));
+	cr_assert(json_is_true(json_object_get(r, "none_suffices")));
+	cr_assert(json_is_null(json_object_get(r, "page_cache_needed_bytes")));
+	cr_assert(json_is_false(json_object_get(r, "enough_here")));
+	json_decref(j);
+}
+
+/* ---- a ram point measured on a sample of the dataset ---- */
+
+/* How many times NEEDLE occurs in HAY. */
+static unsigned count_of(const char *hay, const char *needle)
+{
+	unsigned n = 0;
+
+	for (const char *p = strstr(hay, needle); p;
+	     p = strstr(p + strlen(needle), needle))
+		n++;
+	return n;
+}
+
+/* The text report of S, malloc'd. */
+static char *text_of(const struct rpt_sweep *s)
+{
+	char *t = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&t, &len);
+
+	cr_assert_not_null(f);
+	rpt_sweep_print(f, s);
+	fclose(f);
+	return t;
+}
+
+/* The line of text T holding NEEDLE, malloc'd, or NULL. */
+static char *line_with(const char *t, const char *needle)
+{
+	const char *p = strstr(t, needle), *a, *z;
+
+	if (!p)
+		return NULL;
+	for (a = p; a > t && a[-1] != '\n'; a--)
+		;
+	z = strchr(p, '\n');
+	return strndup(a, z ? (size_t)(z - a) : strlen(a));
+}
+
+#define SMP_FILES 100                   /* 100 MB each: ram_sweep's 10 GB */
+
+/*
+ * The measure side of the ram_sweep() VM: 2 vCPUs, the ram state at 50 %
+ * and the RAM axis at 25 %, on a dataset DS of SMP_FILES files; the 25 %
+ * point read K25 files (SMP_FILES: all of them), its page cache scaled
+ * alike. SW's points live in PTS.
+ */
+static void ms_ram_sweep(struct ms_sweep *sw, struct ms_sweep_point *pts,
+			 const struct stg_dataset *ds, size_t k25)
+{
+	const uint64_t total = stg_dataset_total_bytes(ds);
+
+	memset(sw, 0, sizeof(*sw));
+	memset(pts, 0, 4 * sizeof(*pts));
+	sw->cfg.base.ds = ds;
+	sw->cfg.ram_bytes = total / 2;
+	sw->pts = pts;
+	sw->npts = 4;
+	for (int i = 0; i < 4; i++) {
+		pts[i].vcpus = 2;
+		pts[i].status = MS_SWEEP_MEASURED;
+		pts[i].out.sample_files = SMP_FILES;
+		pts[i].out.sample_bytes = total;
+	}
+	pts[0].cache = STG_CACHE_COLD;
+	pts[1].cache = STG_CACHE_RAM;
+	pts[1].out.page_cache_bytes = total / 2;
+	pts[2].cache = STG_CACHE_WARM;
+	pts[3].cache = STG_CACHE_RAM;
+	pts[3].ram_axis = true;
+	pts[3].ram_bytes = total / 4;
+	pts[3].out.sample_files = k25;
+	pts[3].out.sample_bytes = total / SMP_FILES * k25;
+	pts[3].out.page_cache_bytes = pts[3].out.sample_bytes / 4;
+}
+
+/* A dataset of SMP_FILES files of 100 MB, named only (nothing read). */
+static struct stg_dataset *smp_dataset(void)
+{
+	static char names[SMP_FILES][16];
+	const char *np[SMP_FILES];
+	uint64_t sizes[SMP_FILES];
+	struct stg_dataset *ds = NULL;
+
+	for (int i = 0; i < SMP_FILES; i++) {
+		snprintf(names[i], sizeof(names[i]), "f%03d", i);
+		np[i] = names[i];
+		sizes[i] = 100000000;
+	}
+	cr_assert_eq(stg_dataset_from_names("/", np, sizes, SMP_FILES, &ds),
+		     0);
+	return ds;
+}
+
+FR_TEST(ram_axis, ram_point_on_a_sample_is_marked_and_noted)
+{
+	struct stg_dataset *ds = smp_dataset();
+	struct ms_sweep_point mpts[4];
+	struct ms_sweep sw;
+	struct rpt_sweep s;
+	char note[1024], *t, *row, *html;
+
+	/* the sweep's note: which point, how many files, and why its hit
+	 * ratio stands for the whole dataset */
+	ms_ram_sweep(&sw, mpts, ds, 40);
+	ms_sweep_sample_text(&sw, note, sizeof(note));
+	cr_assert_not_null(strstr(note, "2/ram 25 % read 40 of 100 files "
+				  "(page cache 1.0 GB)"), "%s", note);
+	cr_assert_not_null(strstr(note, "the budget being short"), "%s", note);
+	cr_assert_not_null(strstr(note, "with the page cache scaled by the "
+				  "same factor"), "%s", note);
+	cr_assert_not_null(strstr(note, "the hit ratio depends on that share "
+				  "alone, so it holds for the whole dataset"),
+			   "%s", note);
+	cr_assert_null(strstr(note, "2/ram 50 %"), "%s", note);
+
+	/* the report of the same sweep: the RAM table marks the row and
+	 * says what the mark means, the notes carry the sweep's note */
+	ram_sweep(&s, 1000, rpt_lru_hit_model(0.25), rpt_lru_hit_model(0.5),
+		  1);
+	s.files = SMP_FILES;
+	for (int i = 0; i < 4; i++)
+		rpts[i].sample_files = SMP_FILES;
+	rpts[3].sample_files = 40;
+	rpts[3].sample_bytes = 4 * GB;
+	rpts[3].ram_bytes = 1 * GB;
+	s.notes = note;
+	rpt_sweep_verdict(&s);
+	cr_assert(rpt_point_sampled(&rpts[3], s.files));
+	cr_assert(!rpt_point_sampled(&rpts[1], s.files));
+	/* a quarter of the sample cached: the quarter row of the curve */
+	cr_assert_float_eq(row_of(&s, 3)->fraction, 0.25, 1e-12);
+	t = text_of(&s);
+	row = line_with(t, "(ram, sampled 40/100)");
+	cr_assert_not_null(row, "%s", t);
+	cr_assert_not_null(strstr(row, " 25% "), "%s", row);
+	free(row);
+	row = line_with(t, "(ram)");
+	cr_assert_not_null(row, "the 50 %% point read it all: %s", t);
+	cr_assert_not_null(strstr(row, " 50% "), "%s", row);
+	free(row);
+	cr_assert_not_null(strstr(t, "\n  sampled  K/N: the point read an "
+				  "evenly spread sample of K"), "%s", t);
+	/* the points table: the point's row marked, the mark explained */
+	row = line_with(t, "2 ram 1.00 GB ");
+	cr_assert_not_null(row, "%s", t);
+	cr_assert_not_null(strstr(row, "10.0sp"), "%s", row);
+	free(row);
+	row = line_with(t, "2 ram 5.00 GB ");
+	cr_assert_not_null(row, "%s", t);
+	cr_assert_null(strstr(row, "10.0sp"), "%s", row);
+	free(row);
+	cr_assert_not_null(strstr(t, "\n  (p: read part of the dataset, an "
+				  "evenly spread sample"), "%s", t);
+	row = line_with(t, "  notes    ");
+	cr_assert_not_null(row, "%s", t);
+	cr_assert_not_null(strstr(row, "measured on a sample of the dataset"),
+			   "%s", row);
+	free(row);
+	free(t);
+	/* the HTML: the dot's title, the plot's note and the notes */
+	html = rpt_sweep_html(&s);
+	cr_assert_not_null(html);
+	cr_assert_eq(count_of(html, "data-sampled=\"1\""), 2,
+		     "one dot in each panel");
+	cr_assert_eq(count_of(html, "; on a sample of 40 of 100 files, "
+			      "the page cache scaled alike</title>"), 2);
+	cr_assert_eq(count_of(html, "measured (on a sample of 40 of 100 "
+			      "files, the page cache scaled alike)</td>"), 1,
+		     "the points table's row");
+	cr_assert_not_null(strstr(html, "1 ram point was measured on an "
+				  "evenly spread sample of the files"));
+	cr_assert_not_null(strstr(html, "2/ram 25 % read 40 of 100 files"));
+	free(html);
+
+	/* a sweep whose ram points read all the files: no mark, no note */
+	ms_ram_sweep(&sw, mpts, ds, SMP_FILES);
+	ms_sweep_sample_text(&sw, note, sizeof(note));
+	cr_assert_str_eq(note, "");
+	rpts[3].sample_files = SMP_FILES;
+	rpts[3].sample_bytes = 10 * GB;
+	rpts[3].ram_bytes = 10 * GB / 4;
+	rpt_sweep_verdict(&s);
+	cr_assert(!rpt_point_sampled(&rpts[3], s.files));
+	t = text_of(&s);
+	cr_assert_null(strstr(t, "sampled"), "%s", t);
+	cr_assert_null(strstr(t, "sp\n"), "%s", t);
+	cr_assert_null(strstr(t, "(p: "), "%s", t);
+	free(t);
+	html = rpt_sweep_html(&s);
+	cr_assert_null(strstr(html, "data-sampled"));
+	cr_assert_null(strstr(html, "on a sample of"));
+	cr_assert_null(strstr(html, "evenly spread sample"));
+	free(html);
+	stg_dataset_destroy(ds);
+}
+
+/* ---- the HTML's RAM plot ---- */
+
+/* HTML's RAM plot (its <svg> element), malloc'd, or NULL. */
+static char *ram_plot_of(const char *html)
+{
+	const char *a = strstr(html, "<svg class=\"ram-plot\""), *z;
+
+	if (!a)
+		return NULL;
+	z = strstr(a, "</svg>");
+	cr_assert_not_null(z);
+	return strndup(a, (size_t)(z - a) + 6);
+}
+
+/* The y of the line of group CLS ("demand", "ceiling") in PLOT. */
+static double line_y(const char *plot, const char *cls)
+{
+	char key[64];
+	const char *p;
+	double x1, y1;
+
+	snprintf(key, sizeof(key), "<g class=\"%s\"><line ", cls);
+	p = strstr(plot, key);
+	cr_assert_not_null(p, "no %s line", cls);
+	cr_assert_eq(sscanf(p + strlen(key), "x1=\"%lf\" y1=\"%lf\"", &x1,
+			    &y1), 2, "%s", cls);
+	return y1;
+}
+
+/* The fill of the ram dot at FRACTION in PLOT's panel PANEL (0: hit
+ * ratio, 1: samples/s), into FILL. */
+static void dot_fill(const char *plot, const char *fraction, int panel,
+		     char *fill, size_t len)
+{
+	char key[96];
+	const char *p, *f;
+	size_t n;
+
+	snprintf(key, sizeof(key), "data-cache=\"ram\" data-fraction=\"%s\"",
+		 fraction);
+	p = strstr(plot, key);
+	for (int k = 0; p && k < panel; k++)
+		p = strstr(p + 1, key);
+	cr_assert_not_null(p, "no ram dot at %s", fraction);
+	f = strstr(p, " fill=\"");
+	cr_assert_not_null(f);
+	f += 7;
+	n = strcspn(f, "\"");
+	cr_assert_lt(n, len);
+	memcpy(fill, f, n);
+	fill[n] = '\0';
+}
+
+FR_TEST(ram_axis, html_draws_the_ram_plot_after_the_vcpu_plot)
+{
+	struct rpt_sweep s;
+	const char *vcpu, *ram;
+	char *html, *plot;
+
+	/* 1 A100 needs 2,223/s, storage 1,000/s: the demand above it */
+	ram_sweep(&s, 1000, rpt_lru_hit_model(0.25), rpt_lru_hit_model(0.5),
+		  1);
+	rpt_sweep_verdict(&s);
+	html = rpt_sweep_html(&s);
+	cr_assert_not_null(html);
+	vcpu = strstr(html, "<svg class=\"plot\"");
+	ram = strstr(html, "<svg class=\"ram-plot\"");
+	cr_assert_not_null(vcpu);
+	cr_assert_not_null(ram);
+	cr_assert_gt(ram, vcpu, "the RAM plot comes after the vCPU plot");
+	cr_assert_lt(ram, strstr(html, "<h2>points</h2>"));
+	cr_assert_eq(count_of(html, "class=\"ram-plot\""), 1);
+	plot = ram_plot_of(html);
+	/* the measured points, in both panels: cold at 0 %, the ram points
+	 * at their shares, warm at 100 % */
+	cr_assert_eq(count_of(plot, "<circle class=\"ram-pt\""), 8);
+	cr_assert_eq(count_of(plot, "data-cache=\"ram\" data-fraction="
+			      "\"0.2500\""), 2);
+	cr_assert_eq(count_of(plot, "data-cache=\"ram\" data-fraction="
+			      "\"0.5000\""), 2);
+	cr_assert_eq(count_of(plot, "data-cache=\"cold\" data-fraction="
+			      "\"0.0000\""), 2);
+	cr_assert_eq(count_of(plot, "data-cache=\"warm\" data-fraction="
+			      "\"1.0000\""), 2);
+	/* the model: a curve in each panel, many points each */
+	cr_assert_eq(count_of(plot, "<polyline class=\"model\""), 2);
+	cr_assert_geq(count_of(strstr(plot, "<polyline class=\"model\""),
+			       ","), 50);
+	cr_assert_not_null(strstr(plot, "model: LRU, shuffled epochs"));
+	/* the asked GPUs' demand above the storage ceiling (y grows down) */
+	cr_assert_eq(count_of(plot, "<g class=\"demand\">"), 1);
+	cr_assert_not_null(strstr(plot, ">1 x A100 at 90 % AU</text>"));
+	cr_assert_eq(count_of(plot, "<g class=\"ceiling\">"), 1);
+	cr_assert_not_null(strstr(plot, ">storage ceiling 1,000/s</text>"));
+	cr_assert_lt(line_y(plot, "demand"), line_y(plot, "ceiling"));
+	/* the hit ratio the demand needs: 1 - 1,000 / 2,223 */
+	cr_assert_not_null(strstr(plot, ">hit needed: 55 %</text>"), "%s",
+			   plot);
+	free(plot);
+	free(html);
+}
+
+FR_TEST(ram_axis, html_draws_a_ram_point_that_disagrees_with_the_model_hollow)
+{
+	struct rpt_sweep s;
+	char *html, *plot, fill[32], fill25[32];
+
+	/* 50 % cached hitting 50 %: the model says 15 % */
+	ram_sweep(&s, 1000, rpt_lru_hit_model(0.25), 0.5, 1);
+	rpt_sweep_verdict(&s);
+	cr_assert(row_of(&s, 1)->disagrees && !row_of(&s, 3)->disagrees);
+	html = rpt_sweep_html(&s);
+	plot = ram_plot_of(html);
+	cr_assert_not_null(plot);
+	for (int panel = 0; panel < 2; panel++) {
+		dot_fill(plot, "0.5000", panel, fill, sizeof(fill));
+		cr_assert_str_eq(fill, "#fff", "panel %d", panel);
+		dot_fill(plot, "0.2500", panel, fill25, sizeof(fill25));
+		cr_assert_str_neq(fill25, "#fff", "panel %d", panel);
+	}
+	cr_assert_eq(count_of(plot, "; DISAGREES with the model</title>"), 2);
+	free(plot);
+	free(html);
+	/* the same point on the model: filled */
+	ram_sweep(&s, 1000, rpt_lru_hit_model(0.25), rpt_lru_hit_model(0.5),
+		  1);
+	rpt_sweep_verdict(&s);
+	html = rpt_sweep_html(&s);
+	plot = ram_plot_of(html);
+	dot_fill(plot, "0.5000", 0, fill, sizeof(fill));
+	cr_assert_str_neq(fill, "#fff");
+	cr_assert_null(strstr(plot, "DISAGREES"));
+	free(plot);
+	free(html);
+}
+
+FR_TEST(ram_axis, html_of_a_sweep_without_ram_points_has_no_ram_dots)
+{
+	struct rpt_sweep s;
+	char *html, *plot;
+
+	/* cold and warm only: the RAM plot is the model between them (as
+	 * the text's RAM table is), with no ram dot */
+	ram_sweep(&s, 1000, rpt_lru_hit_model(0.25), rpt_lru_hit_model(0.5),
+		  1);
+	rpts[1].status = rpts[3].status = RPT_POINT_DROPPED;
+	rpts[1].why = rpts[3].why = "not asked";
+	rpt_sweep_verdict(&s);
+	html = rpt_sweep_html(&s);
+	plot = ram_plot_of(html);
+	cr_assert_not_null(plot);
+	cr_assert_null(strstr(plot, "data-cache=\"ram\""));
+	cr_assert_eq(count_of(plot, "<circle class=\"ram-pt\""), 4);
+	free(plot);
+	free(html);
+	/* no dataset size: no page-cache axis to draw on */
+	s.bytes = 0;
+	rpt_sweep_verdict(&s);
+	html = rpt_sweep_html(&s);
+	cr_assert_null(strstr(html, "ram-plot"));
+	cr_assert_not_null(strstr(html, "<svg class=\"plot\""));
+	free(html);
 }
 
 /* ---- --ram LIST on the command line ---- */
