@@ -1086,11 +1086,12 @@ static void ram_model_words(struct rpt_sweep_verdict *v)
 			 worst->model_hit * 100, worst->fraction * 100);
 	else
 		snprintf(t, len, "MODEL DISAGREES: %u of %u measured ram "
-			 "point%s differ from the LRU model by more than %.2f "
+			 "point%s %s from the LRU model by more than %.2f "
 			 "(at %.0f %% cached: %.1f %% measured, %.1f %% "
 			 "modelled): %s", v->ram_model_disagree,
 			 v->ram_model_checked, v->ram_model_checked == 1 ? "" :
-			 "s", RPT_RAM_MODEL_TOL, worst->fraction * 100,
+			 "s", v->ram_model_disagree == 1 ? "differs" : "differ",
+			 RPT_RAM_MODEL_TOL, worst->fraction * 100,
 			 worst->hit_ratio * 100, worst->model_hit * 100,
 			 worst->hit_ratio > worst->model_hit ? "this kernel "
 			 "kept pages read twice (its active list) better than "
