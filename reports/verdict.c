@@ -609,6 +609,10 @@ static void headline(const struct rpt_verdict_in *in,
 				 v->reserve_vcpus_per_gpu);
 		break;
 	}
+	if (!best->top_is_all && best->vcpus_top < in->vcpus_total)
+		head_add(v, "; measured at %u of this VM's %u vCPUs: with "
+			 "all of them it may feed more", best->vcpus_top,
+			 in->vcpus_total);
 	for (int c = 0; c < STG_CACHE_STATES; c++)
 		if (v->cache[c].not_judged)
 			head_add(v, "; %s not judged", stg_cache_state_name(

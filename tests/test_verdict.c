@@ -162,6 +162,23 @@ FR_TEST(verdict, projection_uses_the_measured_per_vcpu_rate)
 		  s.v.headline);
 }
 
+FR_TEST(verdict, a_sweep_short_of_this_vms_vcpus_says_how_many_it_measured)
+{
+	static const struct pt one[] = {
+		{ 1, STG_CACHE_WARM, 310, "cpu", 30 },
+	};
+	struct rpt_sweep s;
+
+	sweep_make(&s, one, 1, 4, 1);   /* --vcpus 1 on a 4-vCPU VM */
+	rpt_sweep_verdict(&s);
+	cr_expect_not_null(strstr(s.v.headline, "measured at 1 of this VM's 4 "
+				  "vCPUs"), "%s", s.v.headline);
+	sweep_make(&s, one, 1, 1, 1);   /* the same point, all of a 1-vCPU VM */
+	rpt_sweep_verdict(&s);
+	cr_expect_null(strstr(s.v.headline, "measured at"), "%s",
+		       s.v.headline);
+}
+
 FR_TEST(verdict, storage_ceiling_in_files_and_gpus)
 {
 	struct rpt_sweep s;
