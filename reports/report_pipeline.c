@@ -245,7 +245,9 @@ void rpt_pipelines_print(FILE *f, const struct rpt_sweep *s)
 			fprintf(f, ", %.2f ms CPU per sample",
 				v[i].cpu_s_per_sample * 1e3);
 		if (v[i].vcpus_per_gpu > 0)
-			fprintf(f, ", %.1f vCPUs per GPU", v[i].vcpus_per_gpu);
+			fprintf(f, ", %.1f vCPUs per GPU%s", v[i].vcpus_per_gpu,
+				strcmp(v[i].name, "native") ? " for its "
+				"workers (its main process: the reserve)" : "");
 		fputc('\n', f);
 	}
 }

@@ -911,6 +911,8 @@ static json_t *point_json(const struct rpt_point *p, bool with_series)
 	if (!o)
 		return NULL;
 	json_object_set_new(o, "vcpus", json_integer(p->vcpus));
+	json_object_set_new(o, "feed_vcpus", json_integer(p->feed_vcpus &&
+		p->feed_vcpus < p->vcpus ? p->feed_vcpus : p->vcpus));
 	json_object_set_new(o, "cache", json_string(stg_cache_state_name(p->cache)));
 	json_object_set_new(o, "status", json_string(status_name(p->status)));
 	if (p->status != RPT_POINT_MEASURED)

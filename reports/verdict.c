@@ -341,8 +341,11 @@ static void vcpu_units(const struct rpt_verdict_in *in,
 		const struct rpt_point *one = point_at(in, pref[i], 1);
 		const struct rpt_point *two = point_at(in, pref[i], 2);
 
+		/* a 2-vCPU point whose feed ran on one of them (a Python
+		 * pipeline's single worker) says nothing of a second thread */
 		if (one && two && one->samples_per_s > 0 &&
-		    strcmp(nz(two->bottleneck), "storage")) {
+		    strcmp(nz(two->bottleneck), "storage") &&
+		    (!two->feed_vcpus || two->feed_vcpus >= 2)) {
 			two_over_one = two->samples_per_s / one->samples_per_s;
 			if (rpt_point_cpu_s_per_sample(one) > 0)
 				cpu_ratio = rpt_point_cpu_s_per_sample(two) /
@@ -626,6 +629,7 @@ static void cache_verdict(const struct rpt_verdict_in *in,
 {
 	const double need = v->need_per_gpu;
 	const struct rpt_point *top, *one;
+	unsigned feed_vcpus;
 
 	memset(cv, 0, sizeof(*cv));
 	cv->limiting = "unknown";
@@ -666,14 +670,18 @@ static void cache_verdict(const struct rpt_verdict_in *in,
 	cv->gpus_fed = cv->check.gpus_fed;
 	cv->confirmation = cv->check.confirmation;
 	cv->cpu_s_per_sample = rpt_point_cpu_s_per_sample(top);
-	cv->per_vcpu_rate = top->vcpus ? top->samples_per_s / top->vcpus : 0;
+	/* per vCPU doing the feed's work: a Python pipeline's main process
+	 * is the training job's part, counted by the reserve, not here */
+	feed_vcpus = top->feed_vcpus && top->feed_vcpus < top->vcpus ?
+		     top->feed_vcpus : top->vcpus;
+	cv->per_vcpu_rate = feed_vcpus ? top->samples_per_s / feed_vcpus : 0;
 	/* samples/s per vCPU x CPU-s per sample = CPU-s per vCPU-s: more
 	 * than the vCPUs can give means a figure is wrong */
-	cv->cpu_per_vcpu = cv->per_vcpu_rate * cv->cpu_s_per_sample;
+	cv->cpu_per_vcpu = top->vcpus ? top->samples_per_s / top->vcpus *
+			   cv->cpu_s_per_sample : 0;
 	cv->inconsistent = cv->cpu_per_vcpu > RPT_CPU_PER_VCPU_MAX;
 	if (one && one->samples_per_s > 0 && top->vcpus > 1)
-		cv->scaling = top->samples_per_s /
-			(top->vcpus * one->samples_per_s);
+		cv->scaling = cv->per_vcpu_rate / one->samples_per_s;
 	if (in->gpu_count && cv->gpus_fed >= in->gpu_count)
 		cv->limiting = "gpu";
 	else if (top->bottleneck && *top->bottleneck)

@@ -114,6 +114,13 @@ struct rpt_stages {
 /* One measurement point: K vCPUs, one cache state, the raw feed rate. */
 struct rpt_point {
 	unsigned vcpus;
+	unsigned feed_vcpus;            /* the vCPUs the feed is counted on:
+	                                   a Python pipeline's DataLoader
+	                                   workers where fewer than vcpus (its
+	                                   main process, which receives the
+	                                   batches, stands for the training
+	                                   job, whose vCPUs are the reserve);
+	                                   0: vcpus */
 	enum stg_cache_state cache;
 	enum rpt_point_status status;
 	const char *why;                /* dropped / failed: words; else "" */
@@ -484,7 +491,9 @@ struct rpt_cache_verdict {
 	struct rpt_check check;         /* how the check runs were used */
 	const char *limiting;           /* "gpu" (fed), "cpu", "storage",
 	                                   "unknown" */
-	double per_vcpu_rate;           /* samples/s per vCPU at vcpus_top */
+	double per_vcpu_rate;           /* samples/s per vCPU at vcpus_top
+	                                   (per feed vCPU: rpt_point's
+	                                   feed_vcpus) */
 	double scaling;                 /* feed(top) / (top x feed(1 vCPU));
 	                                   < 0 when 1 vCPU was not measured */
 	double cpu_s_per_sample;        /* at vcpus_top */

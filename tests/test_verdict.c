@@ -179,6 +179,34 @@ FR_TEST(verdict, a_sweep_short_of_this_vms_vcpus_says_how_many_it_measured)
 		       s.v.headline);
 }
 
+FR_TEST(verdict, a_python_pipelines_rate_is_per_worker_vcpu)
+{
+	/* torch at 2 vCPUs with its 1 DataLoader worker: 170 samples/s; at
+	 * 1 vCPU (worker and main process on one CPU): 155 */
+	static const struct pt tp[] = {
+		{ 1, STG_CACHE_WARM, 155, "cpu", 20 },
+		{ 2, STG_CACHE_WARM, 170, "cpu", 20 },
+	};
+	struct rpt_sweep s;
+	const struct rpt_cache_verdict *cv;
+
+	sweep_make(&s, tp, 2, 2, 8);
+	rpt_sweep_verdict(&s);
+	cv = &s.v.cache[STG_CACHE_WARM];
+	cr_expect_float_eq(cv->per_vcpu_rate, 85.0, 1e-9, "per pinned vCPU");
+	pts_buf[1].feed_vcpus = 1;      /* the main process: the reserve */
+	rpt_sweep_verdict(&s);
+	cv = &s.v.cache[STG_CACHE_WARM];
+	cr_expect_float_eq(cv->per_vcpu_rate, 170.0, 1e-9);
+	cr_expect_float_eq(cv->vcpus_per_gpu, NEED / 170.0, 1e-9);
+	cr_expect_float_eq(cv->scaling, 170.0 / 155.0, 1e-9,
+			   "per feed vCPU against the 1-vCPU point");
+	/* the CPU check still counts every pinned vCPU */
+	cr_expect_float_eq(cv->cpu_per_vcpu, 85.0 * cv->cpu_s_per_sample,
+			   1e-9);
+	cr_expect_lt(s.v.smt_yield, 0, "one worker says nothing of SMT");
+}
+
 FR_TEST(verdict, storage_ceiling_in_files_and_gpus)
 {
 	struct rpt_sweep s;
