@@ -857,9 +857,11 @@ uint64_t rpt_reserve_ram_default(unsigned batch, unsigned prefetch,
 /*
  * What helps a storage-bound cold state, from its own figures: by
  * Little's law the reads in flight are files/s x latency. A reader that
- * kept its depth full on a slow (high-latency) storage is limited by how
- * many reads it keeps in flight, and more of them help before a faster
- * disk does; one that did not is limited by the storage's throughput.
+ * did not keep its depth busy is limited by the storage's throughput. One
+ * that kept it full is limited either by the storage's latency (more
+ * reads in flight help before a faster disk does) or by a throughput cap
+ * that queued its reads; one depth cannot tell which, so the advice names
+ * the run that can.
  */
 static void storage_advice(const struct rpt_verdict_in *in,
 			   struct rpt_sweep_verdict *v)
@@ -876,13 +878,21 @@ static void storage_advice(const struct rpt_verdict_in *in,
 					 : -1;
 	if (inflight > 0 && p->reads_in_flight_max &&
 	    inflight >= VD_DEPTH_BUSY * p->reads_in_flight_max)
+		/* a full queue is what a latency-bound storage shows, but a
+		 * throughput cap fills it too (each read then waits behind the
+		 * others): one depth cannot tell them apart, a second can */
 		snprintf(v->storage_advice, sizeof(v->storage_advice),
-			 "reads kept in flight limit it: %.0f files/s x %.1f ms "
-			 "per read = %.1f in flight of %u; more reads in "
-			 "flight (--depth) should raise it on this storage "
-			 "before moving to faster storage (local NVMe) does",
+			 "the reader kept its reads in flight full: %.0f files/s "
+			 "x %.1f ms per read = %.1f in flight of %u. Where each "
+			 "read waits on the storage's latency (a network disk, "
+			 "an object store), more reads in flight (--depth %u) "
+			 "raise it before faster storage (local NVMe) does; "
+			 "where %.1f MB/s is the storage's throughput cap they "
+			 "only lengthen each read's wait: a cold run with "
+			 "--depth %u tells which",
 			 p->files_per_s, p->read_latency_s * 1e3, inflight,
-			 p->reads_in_flight_max);
+			 p->reads_in_flight_max, 2 * p->reads_in_flight_max,
+			 p->read_bytes_per_s / 1e6, 2 * p->reads_in_flight_max);
 	else if (inflight > 0)
 		snprintf(v->storage_advice, sizeof(v->storage_advice),
 			 "the storage's throughput limits it: %.1f of %u reads "

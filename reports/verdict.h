@@ -595,7 +595,7 @@ struct rpt_sweep_verdict {
 	bool storage_is_ceiling;        /* cold was storage-bound: this IS
 	                                   the ceiling; else a lower bound */
 	double storage_gpus;            /* files/s / (T x demand) */
-	char storage_advice[320];       /* storage-bound: what helps on this
+	char storage_advice[640];       /* storage-bound: what helps on this
 	                                   storage, as measured; else "" */
 	/* RAM: the one rule (RPT_RAM_SHARE) */
 	uint64_t ram_limit;             /* this VM's RAM, or its cgroup limit

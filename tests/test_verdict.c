@@ -470,6 +470,8 @@ FR_TEST(verdict, a_storage_bound_row_has_no_vcpus_per_gpu_and_no_catalogue)
 	cr_assert_lt(s.v.fits[0].vcpus_needed, 0);
 	cr_assert(strstr(s.v.storage_advice, "more reads in flight"), "%s",
 		  s.v.storage_advice);
+	cr_expect(strstr(s.v.storage_advice, "a cold run with --depth 64 "
+			 "tells which"), "%s", s.v.storage_advice);
 	cr_assert(strstr(s.v.headline, "limited by storage"), "%s",
 		  s.v.headline);
 	/* the same rate with few reads in flight: the throughput limits */
