@@ -1189,6 +1189,10 @@ static void ram_dots(struct rpt_buf *b, const struct rpt_sweep *s,
 /* samples/s and hit ratio against page-cache size: the model's curves,
  * the measured points, the hit needed and the demand of the asked GPUs,
  * the storage ceiling, the page cache needed and this VM's. */
+/* A demand line more than this many times the RAM plot's highest point
+ * or ceiling is said above the panel instead of stretching its axis. */
+#define RAM_DEMAND_ZOOM 3.0
+
 static void plot_ram(struct rpt_buf *b, const struct rpt_sweep *s)
 {
 	const struct rpt_sweep_verdict *v = &s->v;
@@ -1198,7 +1202,8 @@ static void plot_ram(struct rpt_buf *b, const struct rpt_sweep *s)
 	struct panel h = { .left = ML, .top = 30, .w = PW - ML - PMR,
 			   .h = RAM_HIT_H, .xmax = 1, .ymax = 1 };
 	struct panel r = h;
-	double ytop = demand, height;
+	double ytop = 0, height;
+	bool demand_above = false;
 	char text[160], num[32];
 
 	if (!v->nram_curve || !s->bytes)
@@ -1207,6 +1212,12 @@ static void plot_ram(struct rpt_buf *b, const struct rpt_sweep *s)
 		ytop = fmax(ytop, v->ram_curve[i].samples_per_s);
 	if (n->storage_samples_per_s > 0)
 		ytop = fmax(ytop, n->storage_samples_per_s);
+	/* a demand far above every point would flatten them against the
+	 * axis: it is then said above the panel, not drawn */
+	if (demand > RAM_DEMAND_ZOOM * ytop && ytop > 0)
+		demand_above = true;
+	else
+		ytop = fmax(ytop, demand);
 	r.top = h.top + h.h + AXIS_B + 30;
 	r.h = RAM_SPS_H;
 	r.ymax = axis_top(ytop * 1.08);
@@ -1254,6 +1265,15 @@ static void plot_ram(struct rpt_buf *b, const struct rpt_sweep *s)
 			 s->gpu_count ? s->gpu_count : 1, s->gpu_type ?
 			 s->gpu_type : "GPU", v->au_threshold * 100);
 		ram_hline(b, &r, demand, "demand", "#333", "7 3", text);
+	} else if (demand_above) {
+		rpt_fmt_count(num, sizeof(num), demand);
+		rpt_buf_printf(b, "<text class=\"demand-above\" x=\"%.1f\" "
+			       "y=\"%.1f\" fill=\"#333\">&#8593; %u x ",
+			       r.left + r.w + 6, r.top + 10,
+			       s->gpu_count ? s->gpu_count : 1);
+		rpt_buf_html(b, s->gpu_type ? s->gpu_type : "GPU");
+		rpt_buf_printf(b, " at %.0f %% AU need %s/s, above this panel"
+			       "</text>\n", v->au_threshold * 100, num);
 	}
 	if (n->storage_samples_per_s > 0) {
 		rpt_fmt_count(num, sizeof(num), n->storage_samples_per_s);

@@ -851,6 +851,34 @@ FR_TEST(ram_axis, html_draws_the_ram_plot_after_the_vcpu_plot)
 	free(html);
 }
 
+FR_TEST(ram_axis, html_says_a_demand_far_above_the_points_instead_of_flattening_them)
+{
+	struct rpt_sweep s;
+	char *html, *plot;
+	const char *top;
+
+	/* 8 A100 need 17,784/s; the points and the ceiling stay near 1,000 */
+	ram_sweep(&s, 1000, rpt_lru_hit_model(0.25), rpt_lru_hit_model(0.5),
+		  8);
+	rpt_sweep_verdict(&s);
+	html = rpt_sweep_html(&s);
+	cr_assert_not_null(html);
+	plot = ram_plot_of(html);
+	cr_assert_not_null(plot);
+	cr_expect_eq(count_of(plot, "<g class=\"demand\">"), 0);
+	cr_expect_not_null(strstr(plot, "class=\"demand-above\""), "%s",
+			   plot);
+	cr_expect_not_null(strstr(plot, "8 x A100 at 90 % AU need 17,784/s, "
+				  "above this panel"), "%s", plot);
+	/* the samples/s axis ends near the points, not at the demand */
+	top = strstr(plot, "data-panel=\"samples\"");
+	cr_assert_not_null(top);
+	cr_expect_null(strstr(top, ">20,000<"), "%s", top);
+	cr_expect_eq(count_of(plot, "<g class=\"ceiling\">"), 1);
+	free(plot);
+	free(html);
+}
+
 FR_TEST(ram_axis, html_draws_a_ram_point_that_disagrees_with_the_model_hollow)
 {
 	struct rpt_sweep s;
