@@ -62,7 +62,7 @@ struct sweep_state {
 	unsigned vcpus_total;
 	char pipeline[320];
 	char rule[2048];
-	char notes[2048];
+	char notes[6144];
 	char reserve_how[160];
 	struct ms_check checks[STG_CACHE_STATES][RPT_CHECKS_MAX];
 	struct rpt_shape shapes[RPT_SHAPES_MAX];

@@ -687,7 +687,7 @@ struct ms_sweep {
 	double prep_total_s;            /* preparing page caches, in all:
 	                                   the first eviction, the points'
 	                                   and the check runs' */
-	char notes[1024];               /* "" none */
+	char notes[4096];               /* "" none */
 };
 
 /*

@@ -626,7 +626,7 @@ int ms_sweep_run_points(struct ms_sweep *sw)
 {
 	const volatile int *stop = sw->cfg.base.stop;
 	bool warm_done = false, odirect_noted = false;
-	char sampled[768];
+	char sampled[2048];
 	size_t count = 0;
 	int rc = 0;
 

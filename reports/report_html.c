@@ -266,6 +266,7 @@ static void state_plot_fill(const struct rpt_sweep *s, int c,
 			    struct state_plot *d)
 {
 	const struct rpt_cache_verdict *cv = &s->v.cache[c];
+	unsigned extra;
 
 	memset(d, 0, sizeof(*d));
 	for (size_t i = 0; i < s->npoints; i++) {
@@ -284,15 +285,19 @@ static void state_plot_fill(const struct rpt_sweep *s, int c,
 	/* a line through fewer vCPUs than the verdict needed would read as
 	 * the state's answer */
 	d->line = d->any && !cv->top_dropped;
+	/* x counts pinned vCPUs: a Python loader's main process keeps its
+	 * vCPUs beside the feed vCPUs that vcpus_needed counts */
+	extra = cv->feed_vcpus && cv->feed_vcpus < cv->vcpus_top ?
+		cv->vcpus_top - cv->feed_vcpus : 0;
 	d->proj = d->line && cv->measured && cv->projected &&
 		  !cv->storage_bound && !cv->inconsistent &&
-		  cv->vcpus_needed > cv->vcpus_top &&
+		  cv->vcpus_needed + extra > cv->vcpus_top &&
 		  cv->projected_samples_per_s > 0;
 	if (!d->proj)
 		return;
 	d->from = cv->vcpus_top;
 	d->from_sps = cv->samples_per_s;
-	d->to = cv->vcpus_needed;
+	d->to = cv->vcpus_needed + extra;
 	d->hi = cv->projected_samples_per_s;
 	d->lo = cv->projected_lo > 0 ? fmin(cv->projected_lo, d->hi) : d->hi;
 }
@@ -1268,8 +1273,8 @@ static void plot_ram(struct rpt_buf *b, const struct rpt_sweep *s)
 	} else if (demand_above) {
 		rpt_fmt_count(num, sizeof(num), demand);
 		rpt_buf_printf(b, "<text class=\"demand-above\" x=\"%.1f\" "
-			       "y=\"%.1f\" fill=\"#333\">&#8593; %u x ",
-			       r.left + r.w + 6, r.top + 10,
+			       "y=\"%.1f\" text-anchor=\"end\" fill=\"#333\">"
+			       "&#8593; %u x ", r.left + r.w, r.top - 12,
 			       s->gpu_count ? s->gpu_count : 1);
 		rpt_buf_html(b, s->gpu_type ? s->gpu_type : "GPU");
 		rpt_buf_printf(b, " at %.0f %% AU need %s/s, above this panel"

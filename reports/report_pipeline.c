@@ -244,10 +244,15 @@ void rpt_pipelines_print(FILE *f, const struct rpt_sweep *s)
 		if (v[i].cpu_s_per_sample > 0)
 			fprintf(f, ", %.2f ms CPU per sample",
 				v[i].cpu_s_per_sample * 1e3);
-		if (v[i].vcpus_per_gpu > 0)
+		if (v[i].vcpus_per_gpu > 0) {
+			const struct rpt_cache_verdict *cv =
+				&pipe_at(s, i)->v.cache[v[i].cache];
+
 			fprintf(f, ", %.1f vCPUs per GPU%s", v[i].vcpus_per_gpu,
-				strcmp(v[i].name, "native") ? " for its "
-				"workers (its main process: the reserve)" : "");
+				cv->feed_vcpus && cv->feed_vcpus <
+				cv->vcpus_top ? " for its workers (its main "
+				"process: the reserve)" : "");
+		}
 		fputc('\n', f);
 	}
 }
@@ -307,6 +312,9 @@ int rpt_pipelines_json(json_t *root, const struct rpt_sweep *s,
 			e = json_object_get(sub, "points");
 			json_object_set(pj, "points", e ? e : json_null());
 			e = json_object_get(sub, "verdict");
+			/* the per-pipeline lines are the report's, once */
+			if (e)
+				json_object_del(e, "by_pipeline");
 			json_object_set(pj, "verdict", e ? e : json_null());
 			json_decref(sub);
 		} else {

@@ -279,7 +279,8 @@ static void print_verdict(FILE *f, const struct rpt_sweep *s)
 				 "at %u vCPUs are inconsistent: %.0f samples/s "
 				 "per vCPU x %.2f ms CPU per sample = %.2f "
 				 "CPU-seconds per vCPU-second, more than a vCPU "
-				 "can give", cv->vcpus_top, cv->per_vcpu_rate,
+				 "can give", cv->vcpus_top, cv->vcpus_top ?
+				 cv->samples_per_s / cv->vcpus_top : 0,
 				 cv->cpu_s_per_sample * 1e3, cv->cpu_per_vcpu);
 			print_wrapped(f, "         ", 9, line);
 		}
@@ -307,7 +308,15 @@ static void print_verdict(FILE *f, const struct rpt_sweep *s)
 				 cv->vcpus_needed, lo, a, cv->vcpus_top,
 				 cv->per_vcpu_rate, cv->cpu_s_per_sample * 1e3);
 			print_wrapped(f, "         ", 9, line);
-			if (cv->scaling >= 0) {
+			if (cv->scaling >= 0 && cv->feed_vcpus &&
+			    cv->feed_vcpus < cv->vcpus_top) {
+				snprintf(line, sizeof(line), "measured scaling: "
+					 "at %u vCPUs the feed ran on %u (the "
+					 "loader's workers) at %.0f %% of the 1-vCPU "
+					 "rate each", cv->vcpus_top, cv->feed_vcpus,
+					 cv->scaling * 100);
+				print_wrapped(f, "         ", 9, line);
+			} else if (cv->scaling >= 0) {
 				snprintf(line, sizeof(line), "measured scaling: "
 					 "%u vCPUs give %.0f %% of %u x the 1-vCPU "
 					 "rate", cv->vcpus_top, cv->scaling * 100,
@@ -591,7 +600,7 @@ const char *rpt_catalog_basis_text(const struct rpt_sweep *s, char *buf,
  */
 static const char *smt_points_why(const struct rpt_sweep *s)
 {
-	bool dropped = false, failed = false, planned = false;
+	bool dropped = false, failed = false, planned = false, one = false;
 
 	for (size_t i = 0; i < s->npoints; i++) {
 		const struct rpt_point *p = &s->points[i];
@@ -601,7 +610,11 @@ static const char *smt_points_why(const struct rpt_sweep *s)
 		planned = true;
 		dropped = dropped || p->status == RPT_POINT_DROPPED;
 		failed = failed || p->status == RPT_POINT_FAILED;
+		one = one || (p->vcpus == 2 && p->feed_vcpus == 1);
 	}
+	if (one)
+		return "the 2-vCPU point fed on one of them (the loader's one "
+		       "worker)";
 	if (dropped && failed)
 		return "dropped by the budget or failed";
 	if (dropped)
@@ -625,6 +638,9 @@ const char *rpt_smt_yield_text(const struct rpt_sweep *s, char *buf,
 		snprintf(buf, len, "%.2f, measured here as %.2f and held within "
 			 "1-%.0f", v->smt_yield_lo, v->smt_yield,
 			 RPT_SMT_YIELD_MAX);
+	else if (v->vcpu_kind == STG_VCPU_UNKNOWN)
+		snprintf(buf, len, "%.2f-%.2f, assumed: the CPU topology could "
+			 "not be read here", v->smt_yield_lo, v->smt_yield_hi);
 	else if (v->vcpu_kind != STG_VCPU_THREAD)
 		snprintf(buf, len, "%.2f-%.2f, assumed: no SMT siblings here to "
 			 "measure it", v->smt_yield_lo, v->smt_yield_hi);

@@ -612,7 +612,8 @@ static void headline(const struct rpt_verdict_in *in,
 				 v->reserve_vcpus_per_gpu);
 		break;
 	}
-	if (!best->top_is_all && best->vcpus_top < in->vcpus_total)
+	if (!best->top_is_all && best->vcpus_top < in->vcpus_total &&
+	    !best->storage_bound)
 		head_add(v, "; measured at %u of this VM's %u vCPUs: with "
 			 "all of them it may feed more", best->vcpus_top,
 			 in->vcpus_total);
@@ -674,6 +675,7 @@ static void cache_verdict(const struct rpt_verdict_in *in,
 	 * is the training job's part, counted by the reserve, not here */
 	feed_vcpus = top->feed_vcpus && top->feed_vcpus < top->vcpus ?
 		     top->feed_vcpus : top->vcpus;
+	cv->feed_vcpus = feed_vcpus;
 	cv->per_vcpu_rate = feed_vcpus ? top->samples_per_s / feed_vcpus : 0;
 	/* samples/s per vCPU x CPU-s per sample = CPU-s per vCPU-s: more
 	 * than the vCPUs can give means a figure is wrong */
@@ -713,9 +715,10 @@ static void cache_verdict(const struct rpt_verdict_in *in,
 				  (int)cv->vcpus_reserved;
 		kinds_per_gpu(v, cv);
 	}
+	/* vcpus_needed counts feed vCPUs, as the rate does */
 	if (!strcmp(cv->limiting, "cpu") && cv->vcpus_per_gpu > 0 &&
-	    cv->vcpus_needed > top->vcpus && !cv->inconsistent) {
-		const double past = cv->vcpus_needed - (double)top->vcpus;
+	    cv->vcpus_needed > feed_vcpus && !cv->inconsistent) {
+		const double past = cv->vcpus_needed - (double)feed_vcpus;
 		const double eff = cv->scaling > 0 && cv->scaling < 1 ?
 				   cv->scaling : 1;
 
@@ -885,14 +888,13 @@ static void storage_advice(const struct rpt_verdict_in *in,
 			 "the reader kept its reads in flight full: %.0f files/s "
 			 "x %.1f ms per read = %.1f in flight of %u. Where each "
 			 "read waits on the storage's latency (a network disk, "
-			 "an object store), more reads in flight (--depth %u) "
-			 "raise it before faster storage (local NVMe) does; "
-			 "where %.1f MB/s is the storage's throughput cap they "
-			 "only lengthen each read's wait: a cold run with "
-			 "--depth %u tells which",
+			 "an object store), more reads in flight (a deeper "
+			 "--depth) raise it before faster storage (local NVMe) "
+			 "does; where %.1f MB/s is the storage's throughput cap "
+			 "they only lengthen each read's wait: a cold run with "
+			 "twice the --depth tells which",
 			 p->files_per_s, p->read_latency_s * 1e3, inflight,
-			 p->reads_in_flight_max, 2 * p->reads_in_flight_max,
-			 p->read_bytes_per_s / 1e6, 2 * p->reads_in_flight_max);
+			 p->reads_in_flight_max, p->read_bytes_per_s / 1e6);
 	else if (inflight > 0)
 		snprintf(v->storage_advice, sizeof(v->storage_advice),
 			 "the storage's throughput limits it: %.1f of %u reads "

@@ -475,6 +475,8 @@ struct rpt_cache_verdict {
 	                                   usable: why, in words; else NULL */
 	int top;                        /* rpt_verdict_top(); -1 none */
 	unsigned vcpus_top;             /* the largest usable vCPU count */
+	unsigned feed_vcpus;            /* of them, the vCPUs the feed is
+	                                   counted on (rpt_point's) */
 	bool top_is_all;                /* vcpus_top == the machine's */
 	double samples_per_s;           /* at vcpus_top */
 	double hit_ratio;               /* at vcpus_top; < 0 unknown */
@@ -494,7 +496,8 @@ struct rpt_cache_verdict {
 	double per_vcpu_rate;           /* samples/s per vCPU at vcpus_top
 	                                   (per feed vCPU: rpt_point's
 	                                   feed_vcpus) */
-	double scaling;                 /* feed(top) / (top x feed(1 vCPU));
+	double scaling;                 /* feed(top) / (feed_vcpus x
+	                                   feed(1 vCPU));
 	                                   < 0 when 1 vCPU was not measured */
 	double cpu_s_per_sample;        /* at vcpus_top */
 	double cpu_per_vcpu;            /* per_vcpu_rate x cpu_s_per_sample:

@@ -342,6 +342,8 @@ FR_TEST(pipeline, sweep_gives_a_verdict_per_pipeline_everywhere)
 		1), "name")), "torch");
 	cr_expect_eq(json_array_size(json_object_get(json_array_get(arr, 1),
 						     "points")), 2);
+	cr_expect_null(json_object_get(json_object_get(json_array_get(arr, 1),
+		"verdict"), "by_pipeline"), "the lines are the report's, once");
 	cr_expect_str_eq(json_string_value(json_object_get(json_object_get(
 		json_array_get(arr, 1), "versions"), "torch")), "1.13.0a0");
 	/* compare reads the same line back from the report */

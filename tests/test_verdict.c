@@ -177,6 +177,17 @@ FR_TEST(verdict, a_sweep_short_of_this_vms_vcpus_says_how_many_it_measured)
 	rpt_sweep_verdict(&s);
 	cr_expect_null(strstr(s.v.headline, "measured at"), "%s",
 		       s.v.headline);
+	/* storage-bound: more vCPUs would not feed more, and it says so */
+	{
+		static const struct pt slow[] = {
+			{ 1, STG_CACHE_COLD, 300, "storage", 30 },
+		};
+
+		sweep_make(&s, slow, 1, 4, 1);
+		rpt_sweep_verdict(&s);
+		cr_expect_null(strstr(s.v.headline, "may feed more"), "%s",
+			       s.v.headline);
+	}
 }
 
 FR_TEST(verdict, a_python_pipelines_rate_is_per_worker_vcpu)
@@ -205,6 +216,24 @@ FR_TEST(verdict, a_python_pipelines_rate_is_per_worker_vcpu)
 	cr_expect_float_eq(cv->cpu_per_vcpu, 85.0 * cv->cpu_s_per_sample,
 			   1e-9);
 	cr_expect_lt(s.v.smt_yield, 0, "one worker says nothing of SMT");
+	/* the projection counts feed vCPUs from the 1 the top point fed on:
+	 * scaling per feed vCPU is above 1, so both ends are needed x 170 */
+	cr_expect(cv->projected);
+	cr_expect_eq(cv->feed_vcpus, 1);
+	cr_expect_float_eq(cv->projected_samples_per_s,
+			   cv->vcpus_needed * 170.0, 1e-6);
+	cr_expect_float_eq(cv->projected_lo, cv->vcpus_needed * 170.0, 1e-6);
+	/* on an SMT host the footnote says why no yield was measured */
+	{
+		char buf[200];
+
+		s.vcpu_kind = STG_VCPU_THREAD;
+		s.threads_per_core = 2;
+		rpt_sweep_verdict(&s);
+		rpt_smt_yield_text(&s, buf, sizeof(buf));
+		cr_expect_not_null(strstr(buf, "fed on one of them"), "%s",
+				   buf);
+	}
 }
 
 FR_TEST(verdict, storage_ceiling_in_files_and_gpus)
@@ -470,8 +499,8 @@ FR_TEST(verdict, a_storage_bound_row_has_no_vcpus_per_gpu_and_no_catalogue)
 	cr_assert_lt(s.v.fits[0].vcpus_needed, 0);
 	cr_assert(strstr(s.v.storage_advice, "more reads in flight"), "%s",
 		  s.v.storage_advice);
-	cr_expect(strstr(s.v.storage_advice, "a cold run with --depth 64 "
-			 "tells which"), "%s", s.v.storage_advice);
+	cr_expect(strstr(s.v.storage_advice, "a cold run with twice the "
+			 "--depth tells which"), "%s", s.v.storage_advice);
 	cr_assert(strstr(s.v.headline, "limited by storage"), "%s",
 		  s.v.headline);
 	/* the same rate with few reads in flight: the throughput limits */
