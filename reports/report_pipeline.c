@@ -420,7 +420,8 @@ char *rpt_pipelines_line_json(const json_t *root)
 	size_t n = 0;
 	json_t *e;
 
-	if (!json_is_object(by) || json_object_size(by) < 2)
+	/* written with several pipelines, or one that is not native */
+	if (!json_is_object(by) || !json_object_size(by))
 		return NULL;
 	/* the report's own pipeline first: the CPU ratio is against it */
 	json_object_foreach((json_t *)by, name, e) {

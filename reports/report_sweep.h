@@ -235,7 +235,7 @@ struct rpt_buf;
 /*
  * A sweep report's verdict.by_pipeline (ROOT: the report) in one line, as
  * rpt_pipelines_line makes it, into a malloc'd string; NULL when the
- * report has none (one pipeline) or out of memory.
+ * report has none (native alone) or out of memory.
  */
 char *rpt_pipelines_line_json(const json_t *root);
 

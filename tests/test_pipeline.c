@@ -426,6 +426,16 @@ FR_TEST(pipeline, a_torch_only_sweep_names_its_pipeline_and_not_native)
 			 "libjpeg-turbo 2.1.5");
 	cr_expect(json_is_object(json_object_get(json_object_get(json_object_get(
 		root, "verdict"), "by_pipeline"), "torch")));
+	{
+		/* compare names the pipeline of a torch-only report */
+		char *cmp = rpt_pipelines_line_json(root);
+
+		cr_assert_not_null(cmp);
+		cr_expect_not_null(strstr(cmp, "torch (PyTorch 1.13.0a0 "
+					  "DataLoader, 1 worker) feeds 0"),
+				   "%s", cmp);
+		free(cmp);
+	}
 	json_decref(root);
 
 	f = open_memstream(&text, &len);
