@@ -222,8 +222,7 @@ void rpt_point_fill(struct rpt_point *p, const struct ms_sweep_point *sp,
 	const struct ldr_result *res = sp->res;
 
 	p->vcpus = sp->vcpus;
-	p->feed_vcpus = po->py.workers && po->py.workers < sp->vcpus ?
-			po->py.workers : 0;
+	p->feed_vcpus = po->py.workers;  /* rpt_point_feed_vcpus reads it */
 	p->cache = (__typeof__(p->cache))sp->cache;
 	p->why = sp->why;
 	p->ram_bytes = po->page_cache_bytes;

@@ -250,7 +250,8 @@ void rpt_pipelines_print(FILE *f, const struct rpt_sweep *s)
 
 			fprintf(f, ", %.1f vCPUs per GPU%s", v[i].vcpus_per_gpu,
 				cv->feed_vcpus && cv->feed_vcpus <
-				cv->vcpus_top ? " for its workers (its main "
+				cv->vcpus_top ?
+				" for its workers (its main "
 				"process: the reserve)" : "");
 		}
 		fputc('\n', f);

@@ -610,7 +610,7 @@ static const char *smt_points_why(const struct rpt_sweep *s)
 		planned = true;
 		dropped = dropped || p->status == RPT_POINT_DROPPED;
 		failed = failed || p->status == RPT_POINT_FAILED;
-		one = one || (p->vcpus == 2 && p->feed_vcpus == 1);
+		one = one || (p->vcpus == 2 && rpt_point_feed_vcpus(p) == 1);
 	}
 	if (one)
 		return "the 2-vCPU point fed on one of them (the loader's one "
@@ -927,8 +927,8 @@ static json_t *point_json(const struct rpt_point *p, bool with_series)
 	if (!o)
 		return NULL;
 	json_object_set_new(o, "vcpus", json_integer(p->vcpus));
-	json_object_set_new(o, "feed_vcpus", json_integer(p->feed_vcpus &&
-		p->feed_vcpus < p->vcpus ? p->feed_vcpus : p->vcpus));
+	json_object_set_new(o, "feed_vcpus", json_integer(
+		rpt_point_feed_vcpus(p)));
 	json_object_set_new(o, "cache", json_string(stg_cache_state_name(p->cache)));
 	json_object_set_new(o, "status", json_string(status_name(p->status)));
 	if (p->status != RPT_POINT_MEASURED)

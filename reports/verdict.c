@@ -98,6 +98,12 @@ bool rpt_point_too_short(const struct rpt_point *p)
 		p->batches < RPT_POINT_MIN_BATCHES);
 }
 
+unsigned rpt_point_feed_vcpus(const struct rpt_point *p)
+{
+	return p->feed_vcpus && p->feed_vcpus < p->vcpus ? p->feed_vcpus :
+	       p->vcpus;
+}
+
 bool rpt_point_sampled(const struct rpt_point *p, uint64_t files)
 {
 	return p->cache == STG_CACHE_RAM && p->sample_files && files &&
@@ -345,7 +351,7 @@ static void vcpu_units(const struct rpt_verdict_in *in,
 		 * pipeline's single worker) says nothing of a second thread */
 		if (one && two && one->samples_per_s > 0 &&
 		    strcmp(nz(two->bottleneck), "storage") &&
-		    (!two->feed_vcpus || two->feed_vcpus >= 2)) {
+		    rpt_point_feed_vcpus(two) >= 2) {
 			two_over_one = two->samples_per_s / one->samples_per_s;
 			if (rpt_point_cpu_s_per_sample(one) > 0)
 				cpu_ratio = rpt_point_cpu_s_per_sample(two) /
@@ -673,8 +679,7 @@ static void cache_verdict(const struct rpt_verdict_in *in,
 	cv->cpu_s_per_sample = rpt_point_cpu_s_per_sample(top);
 	/* per vCPU doing the feed's work: a Python pipeline's main process
 	 * is the training job's part, counted by the reserve, not here */
-	feed_vcpus = top->feed_vcpus && top->feed_vcpus < top->vcpus ?
-		     top->feed_vcpus : top->vcpus;
+	feed_vcpus = rpt_point_feed_vcpus(top);
 	cv->feed_vcpus = feed_vcpus;
 	cv->per_vcpu_rate = feed_vcpus ? top->samples_per_s / feed_vcpus : 0;
 	/* samples/s per vCPU x CPU-s per sample = CPU-s per vCPU-s: more

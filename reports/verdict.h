@@ -191,6 +191,10 @@ bool rpt_point_too_short(const struct rpt_point *p);
  */
 bool rpt_point_sampled(const struct rpt_point *p, uint64_t files);
 
+/* The vCPUs P's feed is counted on: its feed_vcpus where set and fewer
+ * than its vcpus, else its vcpus. */
+unsigned rpt_point_feed_vcpus(const struct rpt_point *p);
+
 /* A cold point whose measured hit ratio is above this was not cold. */
 #define RPT_COLD_HIT_MAX 0.05
 
