@@ -148,7 +148,7 @@ int cli_gpus(const char *cmd, const struct wl_workload *w,
 	char why[768];
 	int err;
 
-	if (!w->make_transform) {
+	if (w->xform == WL_XFORM_NONE) {
 		/* said before anything is generated or read */
 		return cli_usage_error(cmd, "workload %s has no pipeline to "
 				       "measure", w->name);

@@ -74,6 +74,7 @@ static const struct fmt_ops fmt_table[WL_FORMAT_COUNT] = {
 				 .scan_next = wl_tfr_scan_next,
 				 .walk_count = wl_tfr_walk_count,
 				 .unwrap = tfr_unwrap },
+	[WL_FORMAT_TOKENS] = { .name = "tokens", .walk_absent = -ENOTSUP },
 };
 
 static const struct fmt_ops *fmt_ops_of(enum wl_format f)

@@ -28,10 +28,12 @@ enum wl_format {
 	WL_FORMAT_WDS,          /* WebDataset: .tar / .tar.zst shards */
 	WL_FORMAT_MDS,          /* MosaicML streaming MDS v2: index.json */
 	WL_FORMAT_TFRECORD,     /* TFRecord files of tf.train.Example */
+	WL_FORMAT_TOKENS,       /* token streams: Megatron .idx/.bin, nanoGPT
+	                           .bin (flat or llm.c header), .bin.zst */
 	WL_FORMAT_COUNT
 };
 
-/* "auto", "folder", "wds", "mds", "tfrecord". */
+/* "auto", "folder", "wds", "mds", "tfrecord", "tokens". */
 const char *wl_format_name(enum wl_format f);
 
 /* Parse one of the names above; -EINVAL otherwise. */

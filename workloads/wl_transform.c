@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "loader.h"
 #include "workloads.h"
@@ -125,13 +126,49 @@ size_t wl_transform_describe(const struct aug_params *params,
 	return n > 0 ? (size_t)n : 0;
 }
 
+const char *wl_xform_name(enum wl_xform x)
+{
+	switch (x) {
+	case WL_XFORM_NONE: return "none";
+	case WL_XFORM_IMAGE_TRAIN: return "image-train";
+	case WL_XFORM_VOLUME: return "volume-crop";
+	case WL_XFORM_TOKENS: return "tokens";
+	case WL_XFORM_COSMOFLOW: return "cosmoflow";
+	default: return "?";
+	}
+}
+
+void wl_transform_state_release(struct wl_transform_state *st)
+{
+	if (!st)
+		return;
+	free(st->priv);
+	st->priv = NULL;
+}
+
 int wl_transform_make(const struct wl_workload *w,
 		      struct wl_transform_state *st, struct ldr_transform *out,
 		      char *desc, size_t desc_len)
 {
-	if (!w->make_transform)
+	int err;
+
+	if (desc_len)
+		desc[0] = '\0';
+	st->xp = w->xp;
+	st->priv = NULL;
+	switch (w->xform) {
+	case WL_XFORM_IMAGE_TRAIN:
+		st->aug = w->xp.aug;
+		if (!st->aug.out_w)     /* a table entry without params */
+			aug_params_default(&st->aug);
+		err = wl_transform_train(&st->aug, out);
+		if (!err)
+			wl_transform_describe(&st->aug, AUG_ISA_AUTO, desc,
+					      desc_len);
+		return err;
+	default:
 		return -ENOTSUP;
-	return w->make_transform(st, out, desc, desc_len);
+	}
 }
 
 int wl_imagenet_transform(struct wl_transform_state *st,

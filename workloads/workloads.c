@@ -114,7 +114,10 @@ static const struct wl_workload workloads[] = {
 		.ndemand = sizeof(imagenet_demand) / sizeof(imagenet_demand[0]),
 		.gen = &wl_gen_imagefolder,
 		.image_spec = wl_imagenet_spec,
-		.make_transform = wl_imagenet_transform,
+		.xform = WL_XFORM_IMAGE_TRAIN,
+		.format = 0,    /* WL_FORMAT_AUTO */
+		.default_demand = WL_DEMAND_TRAIN,
+		.job_file = "builtin",
 	},
 };
 

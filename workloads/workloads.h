@@ -49,6 +49,10 @@ struct wl_demand {
 	double compute_s;       /* MLPerf rows: emulated step time (0 elsewhere) */
 	enum wl_demand_basis basis;
 	const char *source;     /* where the number comes from; never NULL */
+	double tokens_per_s;    /* token workloads: the source's figure, in
+	                           tokens/s per GPU (samples_per_s is it
+	                           divided by the workload's seq_len); 0
+	                           elsewhere */
 };
 
 /* "measured", "derived", "estimate". */
@@ -134,10 +138,49 @@ struct wl_gen_ops {
 
 struct ldr_transform;
 
+/* The per-sample pipeline a workload names (job file: transform = ...). */
+enum wl_xform {
+	WL_XFORM_NONE = 0,
+	WL_XFORM_IMAGE_TRAIN,   /* "image-train": decode -> RandomResizedCrop
+	                           -> flip -> normalize -> layout/dtype */
+	WL_XFORM_VOLUME,        /* "volume-crop": .npy / .npz -> random crop
+	                           (padded where smaller) -> random flips on
+	                           the three axes -> f32 */
+	WL_XFORM_TOKENS,        /* "tokens": a window of seq_len + 1 tokens ->
+	                           int64 or int32 */
+	WL_XFORM_COSMOFLOW,     /* "cosmoflow": raw int16 volume (a TFRecord
+	                           feature) -> log(1 + x) -> f32 */
+	WL_XFORM_COUNT
+};
+
+/* "image-train", "volume-crop", "tokens", "cosmoflow" ("none" for 0). */
+const char *wl_xform_name(enum wl_xform x);
+
+/* Everything a workload's transform takes from its definition. */
+struct wl_xform_params {
+	struct aug_params aug;         /* image-train: crop size, scale and
+	                                  ratio range, flip p, mean/std,
+	                                  dtype, layout */
+	uint32_t vol_crop[3];          /* volume-crop: crop D, H, W (128^3) */
+	bool vol_flip;                 /* volume-crop: flip each axis, p .5 */
+	uint32_t cosmo_shape[4];       /* cosmoflow: D, H, W, C of "x" */
+	uint32_t seq_len;              /* tokens: a sample holds seq_len + 1 */
+	uint32_t token_bytes;          /* tokens: 8 (int64) or 4 (int32) out */
+	char key[64];                  /* the payload in a record: TFRecord
+	                                  feature, MDS column, .npz member;
+	                                  "" = the format's default */
+};
+
 /* What a workload's transform keeps for as long as runs use it. */
 struct wl_transform_state {
 	struct aug_params aug;
+	struct wl_xform_params xp;     /* a copy of the workload's */
+	void *priv;                    /* the transform's own (freed by
+	                                  wl_transform_state_release) */
 };
+
+/* Frees what wl_transform_make left in ST->priv; accepts a zeroed ST. */
+void wl_transform_state_release(struct wl_transform_state *st);
 
 struct wl_workload {
 	const char *name;          /* "imagenet" */
@@ -161,11 +204,21 @@ struct wl_workload {
 	 * (image workloads; NULL elsewhere). Pure: same inputs, same spec. */
 	void (*image_spec)(uint64_t seed, uint64_t index,
 			   struct wl_image_spec *spec);
-	/* The workload's native pipeline as a loader transform (NULL: it
-	 * has none); see wl_transform_make(). */
-	int (*make_transform)(struct wl_transform_state *st,
-			      struct ldr_transform *out, char *desc,
-			      size_t desc_len);
+	/* The workload's native pipeline (WL_XFORM_NONE: it has none) and
+	 * its parameters; wl_transform_make() builds it. */
+	enum wl_xform xform;
+	struct wl_xform_params xp;
+	/* The format its data is stored in (gen writes it; run reads it;
+	 * WL_FORMAT_AUTO: detect, the image workloads' default). */
+	int format;                /* enum wl_format (formats.h) */
+	unsigned batch;            /* default --batch (0: LDR_DEFAULT_BATCH) */
+	enum wl_demand_kind default_demand; /* default --demand */
+	uint64_t max_sample_bytes; /* default --max-sample-bytes (0: the
+	                              command's) */
+	double sd_file_bytes;      /* standard deviation of the file (or
+	                              sample) size, for gen; 0 = none */
+	const char *job_file;      /* where it was defined: "builtin:NAME.ini"
+	                              or the user's path */
 };
 
 /* Number of entries in the workload table. */
