@@ -143,7 +143,7 @@ struct snap {
 	uint64_t samples, good, batches;
 	uint64_t read_bytes;
 	uint64_t reader_cpu, worker_cpu, consumer_cpu, process_cpu;
-	uint64_t busy, wait, decode, resize, other;
+	uint64_t busy, wait, decode, resize, other, decomp;
 	uint64_t probed_reads, probed_bytes, probed_hit, probe_errors;
 	uint64_t compute, gwait;        /* summed over GPUs */
 	uint64_t *gpu_compute, *gpu_wait;
@@ -207,6 +207,7 @@ static void snap_take(struct ldr_engine *e, struct snap *s, bool cpu)
 		s->wait += ldr_ctr_get(&w->wait_ns);
 		s->decode += ldr_ctr_get(&w->decode_ns);
 		s->resize += ldr_ctr_get(&w->resize_ns);
+		s->decomp += ldr_ctr_get(&w->decomp_bytes);
 		s->other += ldr_ctr_get(&w->other_ns);
 		if (cpu)
 			s->worker_cpu += thread_cpu_ns(w->tid);
@@ -654,6 +655,8 @@ static void fill_result(struct ldr_engine *e, const struct snap *a,
 	res->steps.decode_s = ns_s(a->decode, b->decode);
 	res->steps.resize_s = ns_s(a->resize, b->resize);
 	res->steps.other_s = ns_s(a->other, b->other);
+	res->steps.decompressed_bytes = b->decomp - a->decomp;
+	res->decompressed_bytes = res->steps.decompressed_bytes;
 	res->read_bytes = b->read_bytes - a->read_bytes;
 	res->read_bytes_per_s = res->measured_s > 0 ?
 		(double)res->read_bytes / res->measured_s : 0;

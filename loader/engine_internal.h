@@ -139,6 +139,7 @@ struct ldr_worker_ctx {
 	int init_err;
 	ldr_ctr busy_ns, wait_ns;
 	ldr_ctr decode_ns, resize_ns, other_ns;
+	ldr_ctr decomp_bytes;           /* steps' decompressed_bytes */
 	struct stg_histo lat;           /* window only; read after join */
 	struct ldr_err_table errs;      /* read after join */
 } __attribute__((aligned(64)));

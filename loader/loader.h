@@ -59,6 +59,9 @@ struct ldr_step_times {
 	double decode_s;
 	double resize_s;
 	double other_s;
+	uint64_t decompressed_bytes; /* bytes the transform inflated or
+	                                decompressed (DEFLATE .npz members);
+	                                0 for none */
 };
 
 /*
@@ -329,6 +332,9 @@ struct ldr_result {
 
 	uint64_t read_bytes;    /* bytes read in the window */
 	double read_bytes_per_s;
+	uint64_t decompressed_bytes; /* bytes decompressed in the window:
+	                                the shard readers' zstd output and
+	                                the transforms' (steps); 0 none */
 	double mean_work_queue; /* sampled occupancy */
 	double mean_ready_batches;
 	double mean_reads_in_flight;

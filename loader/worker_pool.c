@@ -256,6 +256,7 @@ void *ldr_worker_main(void *arg)
 			ldr_ctr_add(&w->decode_ns, sec_to_ns(st.decode_s));
 			ldr_ctr_add(&w->resize_ns, sec_to_ns(st.resize_s));
 			ldr_ctr_add(&w->other_ns, sec_to_ns(st.other_s));
+			ldr_ctr_add(&w->decomp_bytes, st.decompressed_bytes);
 		}
 		if (res) {
 			memset(out, 0, e->out_bytes);

@@ -176,6 +176,8 @@ int ms_gpus_resolve(const struct wl_workload *w, const char *spec,
 
 	memset(out, 0, sizeof(*out));
 	why[0] = '\0';
+	if (w->xform == WL_XFORM_TOKENS)
+		out->tokens_per_sample = w->xp.seq_len;
 	if (!spec)
 		spec = "1";
 	for (const char *p = spec; *p; p++)

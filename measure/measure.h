@@ -70,6 +70,10 @@ struct ms_gpus {
 	const char *demand_kind;        /* "train", "mlperf", "gpu-rate" */
 	const char *demand_source;
 	bool demand_est;                /* the row is an estimate (basis) */
+	unsigned tokens_per_sample;     /* token workloads: the tokens a
+	                                   sample adds (seq_len), so demand in
+	                                   tokens/s = samples/s x this; 0 for
+	                                   other workloads */
 };
 
 /*

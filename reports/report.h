@@ -159,6 +159,8 @@ struct rpt_run {
 	double demand_range_lo, demand_range_hi; /* per GPU; 0 none */
 	const char *demand_kind;        /* "train", "mlperf", "gpu-rate" */
 	const char *demand_source;
+	unsigned tokens_per_sample;     /* token workloads: seq_len (a
+	                                   sample's new tokens); 0 others */
 	bool demand_est;                /* the row is an estimate */
 	bool gpu_default;               /* type not given: the default */
 	bool gpu_sync_all;
@@ -222,7 +224,24 @@ struct rpt_demand_words {
 	const char *kind;               /* "train", "mlperf", "gpu-rate" */
 	const char *source;
 	bool default_type;              /* the type was not asked for */
+	unsigned tokens_per_sample;     /* token workloads: tokens/s are
+	                                   samples/s x this; 0 none */
+	double bytes_per_sample;        /* the dataset's stored bytes per
+	                                   sample (its bytes / samples per
+	                                   epoch): the reads the demand
+	                                   needs; 0 unknown */
 };
+
+/* Stored bytes per sample of a dataset of BYTES holding RECORDS samples
+ * per epoch (0 when either is 0). */
+double rpt_bytes_per_sample(uint64_t bytes, uint64_t records);
+
+/* Adds to a report's "gpus" object G what a demand of EATEN samples/s
+ * means: "tokens_per_sample" and "demand_tokens_per_s" (TOKENS_PER_SAMPLE
+ * non-zero) and "reads_needed_bytes_per_s" (BYTES_PER_SAMPLE x EATEN, null
+ * when unknown). */
+void rpt_demand_json_extra(json_t *g, unsigned tokens_per_sample,
+			   double eaten, double bytes_per_sample);
 
 /*
  * The demand line of run and sweep reports into BUF (LEN bytes, always
@@ -231,8 +250,10 @@ struct rpt_demand_words {
  * "A100 row (A100 80GB SXM), train, measured: 8 x A100: 16,621
  * samples/s, the source's measured 8-GPU figure (2,078 per GPU); source:
  * ..." or "... 4 x 2,470 = 9,880 samples/s (no multi-GPU figure: count x
- * per-GPU); ...". Returns what snprintf would: the length the whole line
- * needs.
+ * per-GPU); ...". A token workload's line gives the tokens/s too, and
+ * where BYTES_PER_SAMPLE is known the reads that demand needs ("reads
+ * needed: 1.6 GB/s (146.6 MB stored per sample)"). Returns what snprintf
+ * would: the length the whole line needs.
  */
 size_t rpt_demand_text(char *buf, size_t len, const struct rpt_demand_words *d);
 

@@ -89,6 +89,7 @@ void rpt_run_fill_gpus(struct rpt_run *rr, const struct ms_gpus *gs)
 	rr->demand_kind = gs->demand_kind;
 	rr->demand_source = gs->demand_source;
 	rr->demand_est = gs->demand_est;
+	rr->tokens_per_sample = gs->tokens_per_sample;
 }
 
 void rpt_run_fill_machine(struct rpt_run *rr, const struct stg_cpu_info *cpu)
@@ -102,11 +103,34 @@ static const char *nz(const char *s)
 	return s ? s : "";
 }
 
+double rpt_bytes_per_sample(uint64_t bytes, uint64_t records)
+{
+	return bytes && records ? (double)bytes / (double)records : 0;
+}
+
+void rpt_demand_json_extra(json_t *g, unsigned tokens_per_sample,
+			   double eaten, double bytes_per_sample)
+{
+	if (!g)
+		return;
+	if (tokens_per_sample) {
+		json_object_set_new(g, "tokens_per_sample",
+				    json_integer(tokens_per_sample));
+		json_object_set_new(g, "demand_tokens_per_s",
+				    json_real(eaten * tokens_per_sample));
+	}
+	json_object_set_new(g, "reads_needed_bytes_per_s",
+			    bytes_per_sample > 0 && eaten > 0 ?
+			    json_real(eaten * bytes_per_sample) : json_null());
+}
+
 size_t rpt_demand_text(char *buf, size_t len, const struct rpt_demand_words *d)
 {
 	const bool rate = d->basis && !strcmp(d->basis, "gpu-rate");
 	const bool est = d->basis && !strcmp(d->basis, "estimate");
 	char head[160], qty[224], range[96] = "", one[32], all[32], per[32];
+	char tok[96] = "", need[128] = "";
+	const double eaten = d->count ? d->total : d->single;
 	int n;
 
 	if (rate)
@@ -142,8 +166,23 @@ size_t rpt_demand_text(char *buf, size_t len, const struct rpt_demand_words *d)
 		snprintf(range, sizeof(range), "; the source's figures give "
 			 "%s-%s per GPU", lo, hi);
 	}
-	n = snprintf(buf, len, "%s: %s%s; source: %s", head, qty, range,
-		     nz(d->source));
+	if (d->tokens_per_sample) {
+		char t[32];
+
+		rpt_fmt_count(t, sizeof(t), eaten * d->tokens_per_sample);
+		snprintf(tok, sizeof(tok), " = %s tokens/s (%u tokens a "
+			 "sample)", t, d->tokens_per_sample);
+	}
+	if (d->bytes_per_sample > 0 && eaten > 0) {
+		char b[32], s[32];
+
+		rpt_fmt_bytes(b, sizeof(b), eaten * d->bytes_per_sample);
+		rpt_fmt_bytes(s, sizeof(s), d->bytes_per_sample);
+		snprintf(need, sizeof(need), "; reads needed: %s/s (%s stored "
+			 "per sample)", b, s);
+	}
+	n = snprintf(buf, len, "%s: %s%s%s%s; source: %s", head, qty, tok,
+		     range, need, nz(d->source));
 	return n > 0 ? (size_t)n : 0;
 }
 
@@ -257,6 +296,8 @@ void rpt_point_fill(struct rpt_point *p, const struct ms_sweep_point *sp,
 	p->errors = res->errors;
 	p->epochs_done = res->epochs_done;
 	p->read_bytes_per_s = res->read_bytes_per_s;
+	p->decompressed_bytes_per_s = res->measured_s > 0 ?
+		(double)res->decompressed_bytes / res->measured_s : 0;
 	p->files_per_s = res->measured_s > 0 ?
 		(double)(res->samples + res->samples_failed) / res->measured_s :
 		0;
@@ -306,6 +347,7 @@ void rpt_sweep_fill_setup(struct rpt_sweep *r, const struct ms_machine *m,
 	r->demand_kind = gs->demand_kind;
 	r->demand_source = gs->demand_source;
 	r->demand_est = gs->demand_est;
+	r->tokens_per_sample = gs->tokens_per_sample;
 	r->demand_single = gs->demand_single;
 	r->demand_total = gs->demand_total;
 	r->demand_multi_measured = gs->demand_multi_measured;

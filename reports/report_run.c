@@ -57,6 +57,9 @@ static struct rpt_demand_words demand_words(const struct rpt_run *r)
 		.basis = r->demand_basis, .range_lo = r->demand_range_lo,
 		.range_hi = r->demand_range_hi, .kind = r->demand_kind,
 		.source = r->demand_source, .default_type = r->gpu_default,
+		.tokens_per_sample = r->tokens_per_sample,
+		.bytes_per_sample = rpt_bytes_per_sample(r->bytes,
+			r->format ? r->records : r->files),
 	};
 }
 
@@ -383,6 +386,12 @@ void rpt_run_print(FILE *f, const struct rpt_run *r)
 	rpt_fmt_count(b, sizeof(b), (double)res->samples);
 	fprintf(f, "  samples/s  %s (%s samples in %.1f s, at the GPU "
 		"side)\n", a, b, res->measured_s);
+	if (r->tokens_per_sample) {
+		rpt_fmt_count(a, sizeof(a), res->samples_per_s *
+			      r->tokens_per_sample);
+		fprintf(f, "  tokens/s   %s (%u tokens a sample)\n", a,
+			r->tokens_per_sample);
+	}
 	if (r->gpu_count) {
 		fprintf(f, "  AU         %.1f %%", res->au * 100);
 		if (r->gpu_count > 1) {
@@ -447,6 +456,13 @@ void rpt_run_print(FILE *f, const struct rpt_run *r)
 		fprintf(f, "  reads      %s/s; read latency p50 %s, p99 %s; "
 			"sample latency (read to transformed) p50 %s, p99 %s\n",
 			a, p50, p99, s50, s99);
+		if (res->decompressed_bytes && res->measured_s > 0) {
+			rpt_fmt_bytes(a, sizeof(a),
+				      (double)res->decompressed_bytes /
+				      res->measured_s);
+			fprintf(f, "  decompress %s/s out of the decompressor "
+				"(zstd shards, DEFLATE members)\n", a);
+		}
 	}
 	print_errors(f, r);
 }
@@ -456,6 +472,31 @@ void rpt_run_print(FILE *f, const struct rpt_run *r)
 static json_t *num_or_null(double v, bool known)
 {
 	return known ? json_real(v) : json_null();
+}
+
+/* "reads": what was read and decompressed in the window, and what the
+ * demand needs: {bytes_per_s, bytes_per_sample, needed_bytes_per_s,
+ * decompressed_bytes_per_s (only where data was decompressed)}. */
+static json_t *reads_json(const struct rpt_run *r,
+			  const struct ldr_result *res)
+{
+	const double per = rpt_bytes_per_sample(r->bytes, r->format ?
+						r->records : r->files);
+	const double eaten = r->gpu_count ? r->demand_total :
+			     r->demand_single;
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "bytes_per_s", json_real(res->read_bytes_per_s));
+	json_object_set_new(o, "bytes_per_sample", num_or_null(per, per > 0));
+	json_object_set_new(o, "needed_bytes_per_s",
+			    num_or_null(per * eaten, per > 0 && eaten > 0));
+	if (res->decompressed_bytes)
+		json_object_set_new(o, "decompressed_bytes_per_s", json_real(
+			res->measured_s > 0 ? (double)res->decompressed_bytes /
+			res->measured_s : 0));
+	return o;
 }
 
 static json_t *gpus_json(const struct rpt_run *r)
@@ -483,6 +524,10 @@ static json_t *gpus_json(const struct rpt_run *r)
 			    json_pack("[f,f]", r->demand_range_lo,
 				      r->demand_range_hi) : json_null());
 	json_object_set_new(g, "default_type", json_boolean(r->gpu_default));
+	rpt_demand_json_extra(g, r->tokens_per_sample, r->gpu_count ?
+			      r->demand_total : r->demand_single,
+			      rpt_bytes_per_sample(r->bytes, r->format ?
+						   r->records : r->files));
 	json_object_set_new(g, "sync", json_string(r->gpu_sync_all ? "all" :
 						    "none"));
 	json_object_set_new(g, "au_threshold", json_real(thr_of(r)));
@@ -706,6 +751,10 @@ json_t *rpt_run_json(const struct rpt_run *r)
 							     res->read_bytes));
 	json_object_set_new(root, "read_bytes_per_s",
 			    json_real(res->read_bytes_per_s));
+	json_object_set_new(root, "reads", reads_json(r, res));
+	if (r->tokens_per_sample)
+		json_object_set_new(root, "tokens_per_s", json_real(
+			res->samples_per_s * r->tokens_per_sample));
 	json_object_set_new(root, "stages", stages_json(res));
 	json_object_set_new(root, "errors", errors_json(res));
 	json_object_set_new(root, "read_latency", latency_json(&res->read_lat));

@@ -519,6 +519,9 @@ static void print_demand(FILE *f, const struct rpt_sweep *s)
 		.basis = s->demand_basis, .range_lo = s->demand_range_lo,
 		.range_hi = s->demand_range_hi, .kind = s->demand_kind,
 		.source = s->demand_source,
+		.tokens_per_sample = s->tokens_per_sample,
+		.bytes_per_sample = rpt_bytes_per_sample(s->bytes,
+			s->format ? s->records : s->files),
 	};
 	char line[768];
 
@@ -984,6 +987,9 @@ static json_t *point_json(const struct rpt_point *p, bool with_series)
 			    json_integer((json_int_t)p->sample_bytes));
 	json_object_set_new(o, "read_bytes_per_s",
 			    json_real(p->read_bytes_per_s));
+	if (p->decompressed_bytes_per_s > 0)
+		json_object_set_new(o, "decompressed_bytes_per_s",
+				    json_real(p->decompressed_bytes_per_s));
 	json_object_set_new(o, "files_per_s", json_real(p->files_per_s));
 	json_object_set_new(o, "cpu_outside_mask_s", num_or_null(
 		p->cpu_outside_mask_s, p->cpu_outside_mask_s >= 0));
@@ -1390,6 +1396,12 @@ json_t *rpt_sweep_json(const struct rpt_sweep *s, bool with_series)
 			s->demand_per_gpu * s->gpu_count));
 		json_object_set_new(g, "demand_multi_measured",
 				    json_boolean(s->demand_multi_measured));
+		rpt_demand_json_extra(g, s->tokens_per_sample,
+			s->gpu_count ? (s->demand_total > 0 ? s->demand_total :
+			s->demand_per_gpu * s->gpu_count) : (s->demand_single >
+			0 ? s->demand_single : s->demand_per_gpu),
+			rpt_bytes_per_sample(s->bytes, s->format ? s->records :
+					     s->files));
 	}
 	json_object_set_new(root, "budget", json_pack("{s:f,s:f,s:f,s:s}",
 		"budget_s", s->budget_s, "elapsed_s", s->elapsed_s,

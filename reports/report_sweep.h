@@ -69,6 +69,7 @@ struct rpt_sweep {
 	const char *demand_basis;       /* "measured", "derived", "estimate",
 	                                   "gpu-rate" */
 	double demand_range_lo, demand_range_hi; /* per GPU; 0 none */
+	unsigned tokens_per_sample;     /* token workloads: seq_len; 0 */
 	double au_threshold;            /* <= 0: LDR_DEFAULT_AU_THRESHOLD */
 	/* the training job's own share per GPU (verdict.h) */
 	double reserve_vcpus_per_gpu;   /* < 0: RPT_RESERVE_VCPUS_PER_GPU */

@@ -156,6 +156,7 @@ struct rpt_point {
 	uint64_t sample_files, sample_bytes;  /* the part of the dataset
 	                                         read (ram: may be a sample) */
 	double read_bytes_per_s, files_per_s;
+	double decompressed_bytes_per_s; /* zstd / DEFLATE output; 0 none */
 	unsigned reads_in_flight_max;   /* the reader's depth (reads it
 	                                   keeps in flight); 0 unknown */
 	double read_latency_s;          /* mean latency of one read; < 0

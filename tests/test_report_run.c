@@ -319,3 +319,65 @@ FR_TEST(report_run, vcpu_kind_is_said_in_text_and_json, .fini = run_res_free)
 		json_decref(j);
 	}
 }
+
+/* A token workload's run says its feed and its demand in tokens/s, the
+ * reads that demand needs (the dataset's stored bytes per sample x the
+ * demand) and, only where something was decompressed, the decompressed
+ * bytes/s. */
+FR_TEST(report_run, a_token_run_gives_tokens_per_s_and_the_reads_demand_needs,
+	.fini = run_res_free)
+{
+	struct rpt_run r;
+	json_t *j;
+	const json_t *g, *rd;
+	char *text;
+
+	run_make(&r, 8, 40, false);
+	r.workload = "tokens";
+	r.format = "tokens";
+	r.records = 1000;               /* windows per epoch */
+	r.bytes = 4096000;              /* 4,096 bytes stored per window */
+	r.tokens_per_sample = 2048;
+	r.demand_single = 2.0;
+	r.demand_total = 16.0;          /* 8 x 2 samples/s */
+	r.demand_basis = "measured";
+	r.demand_kind = "train";
+	r.demand_source = "a source";
+	run_res->decompressed_bytes = 0;
+	text = run_text(&r);
+	/* 2,560 samples/s x 2,048 tokens */
+	cr_assert(strstr(text, "tokens/s   5,242,880 (2048 tokens a sample)"),
+		  "%s", text);
+	/* 16 samples/s x 2,048 = 32,768 tokens/s; x 4,096 B = 65.5 KB/s */
+	cr_assert(strstr(text, "= 32,768 tokens/s (2048 tokens a sample)"),
+		  "%s", text);
+	cr_assert(strstr(text, "reads needed: 65.5 KB/s (4.1 KB stored per "
+			 "sample)"), "%s", text);
+	cr_assert_null(strstr(text, "decompress "), "%s", text);
+	free(text);
+	j = rpt_run_json(&r);
+	cr_assert_not_null(j);
+	g = json_object_get(j, "gpus");
+	cr_assert_float_eq(json_real_value(json_object_get(g,
+		"demand_tokens_per_s")), 32768.0, 1e-6);
+	cr_assert_float_eq(json_real_value(json_object_get(g,
+		"reads_needed_bytes_per_s")), 16.0 * 4096, 1e-6);
+	cr_assert_float_eq(json_real_value(json_object_get(j, "tokens_per_s")),
+			   2560.0 * 2048, 1e-6);
+	rd = json_object_get(j, "reads");
+	cr_assert_float_eq(json_real_value(json_object_get(rd,
+		"needed_bytes_per_s")), 16.0 * 4096, 1e-6);
+	cr_assert_null(json_object_get(rd, "decompressed_bytes_per_s"));
+	json_decref(j);
+
+	/* 4 s measured (40 batches x 0.1 s): 8 MB decompressed = 2 MB/s */
+	run_res->decompressed_bytes = 8000000;
+	j = rpt_run_json(&r);
+	rd = json_object_get(j, "reads");
+	cr_assert_float_eq(json_real_value(json_object_get(rd,
+		"decompressed_bytes_per_s")), 2e6, 1e-6);
+	json_decref(j);
+	text = run_text(&r);
+	cr_assert(strstr(text, "decompress 2.0 MB/s"), "%s", text);
+	free(text);
+}
