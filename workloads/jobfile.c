@@ -868,58 +868,46 @@ static int demand_sec(const char *name, struct row *row, const char **why)
 	return 0;
 }
 
-/* Sort the sections out: one [workload], at most one [transform], demand
- * rows with distinct (GPU, kind); anything else is refused. */
-static int sections_check(struct chk *c)
+/* Section I: the [workload], the [transform] (at most one each) or a
+ * demand row whose (GPU, kind) no earlier row has; anything else is
+ * refused. */
+static int section_take(struct chk *c, size_t i)
 {
 	struct ps *p = c->p;
+	const struct sec *s = &p->secs[i];
+	struct row *row = &c->rows[c->nrows];
+	const char *why;
+	int *slot = NULL;
 
-	c->wsec = c->tsec = -1;
-	c->rows = calloc(p->nsecs ? p->nsecs : 1, sizeof(c->rows[0]));
-	c->sec_row = calloc(p->nsecs ? p->nsecs : 1, sizeof(int));
-	if (!c->rows || !c->sec_row)
-		return oom(p);
-	for (size_t i = 0; i < p->nsecs; i++) {
-		const struct sec *s = &p->secs[i];
-		const char *why;
-		int *slot = NULL;
-
-		c->sec_row[i] = -1;
-		if (!strcmp(s->name, "workload"))
-			slot = &c->wsec;
-		else if (!strcmp(s->name, "transform"))
-			slot = &c->tsec;
-		if (slot) {
-			if (*slot >= 0)
-				return fail(p, -EINVAL, s->line, "[%s]: given "
-					    "twice (first at line %d)",
-					    s->name, p->secs[*slot].line);
-			*slot = (int)i;
-			continue;
-		}
-		if (strncmp(s->name, "demand", 6) || (s->name[6] &&
-		    !isspace((unsigned char)s->name[6])))
-			return fail(p, -EINVAL, s->line, "[%s]: unknown "
-				    "section (known: [workload], [transform], "
-				    "[demand KIND GPU])", s->name);
-		if (demand_sec(s->name, &c->rows[c->nrows], &why))
-			return fail(p, -EINVAL, s->line, "[%s]: %s", s->name,
-				    why);
-		for (size_t r = 0; r < c->nrows; r++)
-			if (c->rows[r].kind == c->rows[c->nrows].kind &&
-			    !strcasecmp(c->rows[r].gpu, c->rows[c->nrows].gpu))
-				return fail(p, -EINVAL, s->line, "[%s]: a "
-					    "second %s row for GPU %s (the "
-					    "first is at line %d)", s->name,
-					    wl_demand_kind_name(
-						    c->rows[r].kind),
-					    c->rows[r].gpu,
-					    p->secs[c->rows[r].sec].line);
-		c->rows[c->nrows].sec = (int)i;
-		c->sec_row[i] = (int)c->nrows++;
+	if (!strcmp(s->name, "workload"))
+		slot = &c->wsec;
+	else if (!strcmp(s->name, "transform"))
+		slot = &c->tsec;
+	if (slot) {
+		if (*slot >= 0 && *slot != (int)i)
+			return fail(p, -EINVAL, s->line, "[%s]: given twice "
+				    "(first at line %d)", s->name,
+				    p->secs[*slot].line);
+		*slot = (int)i;
+		return 0;
 	}
-	if (c->wsec < 0)
-		return fail(p, -EINVAL, 0, "no [workload] section");
+	if (strncmp(s->name, "demand", 6) || (s->name[6] &&
+	    !isspace((unsigned char)s->name[6])))
+		return fail(p, -EINVAL, s->line, "[%s]: unknown section "
+			    "(known: [workload], [transform], [demand KIND "
+			    "GPU])", s->name);
+	if (demand_sec(s->name, row, &why))
+		return fail(p, -EINVAL, s->line, "[%s]: %s", s->name, why);
+	for (size_t r = 0; r < c->nrows; r++)
+		if (c->rows[r].kind == row->kind &&
+		    !strcasecmp(c->rows[r].gpu, row->gpu))
+			return fail(p, -EINVAL, s->line, "[%s]: a second %s "
+				    "row for GPU %s (the first is at line %d)",
+				    s->name, wl_demand_kind_name(row->kind),
+				    c->rows[r].gpu,
+				    p->secs[c->rows[r].sec].line);
+	row->sec = (int)i;
+	c->sec_row[i] = (int)c->nrows++;
 	return 0;
 }
 
@@ -953,16 +941,20 @@ static void wv_defaults(struct wv *v)
 }
 
 /* The transform's kind, quietly (its errors are said at its line):
- * -1 when absent or not a kind. */
+ * -1 when absent or not a kind. *KE gets its entry. */
 static int kind_peek(const struct chk *c, const struct ent **ke)
 {
 	const struct ps *p = c->p;
+	int tsec = -1;
 
 	*ke = NULL;
-	for (size_t i = 0; i < p->nents; i++) {
+	for (size_t i = 0; i < p->nsecs && tsec < 0; i++)
+		if (!strcmp(p->secs[i].name, "transform"))
+			tsec = (int)i;
+	for (size_t i = 0; tsec >= 0 && i < p->nents; i++) {
 		const struct ent *e = &p->ents[i];
 
-		if (e->sec < 0 || e->sec != c->tsec || strcmp(e->key, "kind"))
+		if (e->sec != tsec || strcmp(e->key, "kind"))
 			continue;
 		*ke = e;
 		for (int k = 0; xform_words[k]; k++)
@@ -973,41 +965,59 @@ static int kind_peek(const struct chk *c, const struct ent **ke)
 	return -1;
 }
 
-/* Every entry, in file order, into its section's values. Transform
- * parameters are judged by the transform's kind wherever it is given;
- * without a valid kind they wait for that error. */
-static int entries_check(struct chk *c)
+/* Entry E into its section's values. Transform parameters are judged by
+ * the transform's kind KIND (from KE) wherever it is given; without a
+ * valid kind they wait for that error. */
+static int entry_take(struct chk *c, const struct ent *e,
+		      const struct ent *ke, int kind)
+{
+	struct ps *p = c->p;
+	struct row *r;
+
+	if (e->sec < 0)
+		return key_fail(c, e, "outside a section (keys go under "
+				"[workload], [transform] or [demand KIND "
+				"GPU])");
+	if (e->sec == c->wsec)
+		return key_take(c, wkeys, NW, c->wgiven, 0, "workload", e,
+				&c->v);
+	if (e->sec == c->tsec) {
+		if (e != ke && kind < 0)
+			return 0;
+		return key_take(c, tkeys, NT, c->tgiven, e == ke ? 0 :
+				(unsigned)kind, "transform", e, &c->v);
+	}
+	r = &c->rows[c->sec_row[e->sec]];
+	return key_take(c, rkeys, NR, r->given, 0, p->secs[e->sec].name, e,
+			&r->v);
+}
+
+/* Sections and entries in file order, so the first error said is the
+ * file's first. */
+static int walk(struct chk *c)
 {
 	struct ps *p = c->p;
 	const struct ent *ke;
 	const int kind = kind_peek(c, &ke);
-	int err;
+	size_t si = 0, ei = 0;
+	int err = 0;
 
-	for (size_t i = 0; i < p->nents; i++) {
-		const struct ent *e = &p->ents[i];
-
-		if (e->sec < 0)
-			return key_fail(c, e, "outside a section (keys go "
-					"under [workload], [transform] or "
-					"[demand KIND GPU])");
-		if (e->sec == c->wsec) {
-			err = key_take(c, wkeys, NW, c->wgiven, 0, "workload",
-				       e, &c->v);
-		} else if (e->sec == c->tsec) {
-			if (e != ke && kind < 0)
-				continue;
-			err = key_take(c, tkeys, NT, c->tgiven,
-				       e == ke ? 0 : (unsigned)kind,
-				       "transform", e, &c->v);
-		} else {
-			struct row *r = &c->rows[c->sec_row[e->sec]];
-
-			err = key_take(c, rkeys, NR, r->given, 0,
-				       p->secs[e->sec].name, e, &r->v);
-		}
-		if (err)
-			return err;
+	c->wsec = c->tsec = -1;
+	c->rows = calloc(p->nsecs ? p->nsecs : 1, sizeof(c->rows[0]));
+	c->sec_row = calloc(p->nsecs ? p->nsecs : 1, sizeof(int));
+	if (!c->rows || !c->sec_row)
+		return oom(p);
+	while (!err && (si < p->nsecs || ei < p->nents)) {
+		if (ei == p->nents || (si < p->nsecs &&
+		    p->secs[si].line < p->ents[ei].line))
+			err = section_take(c, si++);
+		else
+			err = entry_take(c, &p->ents[ei++], ke, kind);
 	}
+	if (err)
+		return err;
+	if (c->wsec < 0)
+		return fail(p, -EINVAL, 0, "no [workload] section");
 	if (c->tsec >= 0 && !ke)
 		return need(c, "transform", "kind", "(image-train, "
 			    "volume-crop, tokens, cosmoflow or none)");
@@ -1363,10 +1373,9 @@ int wl_job_parse(const char *name, const char *text, size_t len,
 		fail(&p, -EINVAL, rc, "not a [section], a key = value line "
 		     "or a comment");
 	}
-	if (!p.err && !sections_check(&c)) {
+	if (!p.err) {
 		wv_defaults(&c.v);
-		if (!entries_check(&c) && !whole_check(&c) &&
-		    build(&c, p.file, &w))
+		if (!walk(&c) && !whole_check(&c) && build(&c, p.file, &w))
 			oom(&p);
 	}
 	rc = p.err;
