@@ -39,6 +39,10 @@
 
 /* ---- pass 1: collecting sections and entries ---- */
 
+/* Sections a job file may have (a workload has a few dozen): bounds the
+ * per-section state of a file made of nothing but headers. */
+#define MAX_SECTIONS 4096
+
 struct sec {
 	char *name;
 	int line;
@@ -68,9 +72,13 @@ struct ps {
 	size_t why_len;
 };
 
-static int vfail(struct ps *p, int err, int line, const char *fmt,
-		 va_list ap)
+/* "FILE:LINE: ..." (LINE 0: "FILE: ...") into WHY, unless an error was
+ * said already (out of memory overrides it). Returns the error kept. */
+static int fail(struct ps *p, int err, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int fail(struct ps *p, int err, int line, const char *fmt, ...)
 {
+	va_list ap;
 	int n = 0;
 
 	if (p->err && !(err == -ENOMEM && p->err != -ENOMEM))
@@ -83,21 +91,11 @@ static int vfail(struct ps *p, int err, int line, const char *fmt,
 		n = snprintf(p->why, p->why_len, "%s:%d: ", p->file, line);
 	else
 		n = snprintf(p->why, p->why_len, "%s: ", p->file);
-	if (n >= 0 && (size_t)n < p->why_len)
+	if (n >= 0 && (size_t)n < p->why_len) {
+		va_start(ap, fmt);
 		vsnprintf(p->why + n, p->why_len - (size_t)n, fmt, ap);
-	return err;
-}
-
-/* "FILE:LINE: ..." (LINE 0: "FILE: ..."). Returns ERR. */
-static int fail(struct ps *p, int err, int line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(struct ps *p, int err, int line, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	err = vfail(p, err, line, fmt, ap);
-	va_end(ap);
+		va_end(ap);
+	}
 	return err;
 }
 
@@ -159,6 +157,11 @@ static void classify(struct ps *p, const char *buf)
 	end = ini_find(t + 1, "]");
 	if (*end != ']')
 		return;         /* inih's syntax error, reported by line */
+	if (p->nsecs == MAX_SECTIONS) {
+		fail(p, -EINVAL, p->line, "more than %d sections",
+		     MAX_SECTIONS);
+		return;
+	}
 	if (grow((void **)&p->secs, &p->secs_cap, p->nsecs,
 		 sizeof(p->secs[0]))) {
 		oom(p);
@@ -447,9 +450,12 @@ struct key {
 	const char *help;       /* what it wants, for messages */
 };
 
+/* enum wl_xform's order, as wl_xform_name spells them */
 static const char *const xform_words[] = {
 	"none", "image-train", "volume-crop", "tokens", "cosmoflow", NULL
 };
+_Static_assert(sizeof(xform_words) / sizeof(xform_words[0]) ==
+	       WL_XFORM_COUNT + 1, "a transform kind without its word");
 static const char *const demand_words[] = {
 	"train", "mlperf", "tuned", NULL
 };
