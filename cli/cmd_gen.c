@@ -156,6 +156,13 @@ static int gen_format_parse(const char *s, enum wl_format *f)
 	return -EINVAL;
 }
 
+/* A format gen writes as shards. */
+static bool shard_format(int f)
+{
+	return f == WL_FORMAT_WDS || f == WL_FORMAT_MDS ||
+	       f == WL_FORMAT_TFRECORD;
+}
+
 /* The shard options; 0 or FR_EXIT_USAGE. */
 static int gen_shard_opt(int c, const char *arg, struct gen_opts *g)
 {
@@ -456,17 +463,22 @@ int cmd_gen(int argc, char **argv)
 		return rc < 0 ? FR_EXIT_OK : rc;
 	if ((rc = cli_workload("gen", g.workload, &w)))
 		return rc;
-	/* an image workload stored as shards (resnet50: TFRecord) gets
-	 * them unless --format says otherwise */
-	if (!g.have_format && !g.from && w->image_spec &&
-	    (w->format == WL_FORMAT_WDS || w->format == WL_FORMAT_MDS ||
-	     w->format == WL_FORMAT_TFRECORD))
-		g.so.format = (enum wl_format)w->format;
+	/* an image workload is written as its format says (resnet50:
+	 * TFRecord shards), else as its generator writes, unless --format
+	 * says otherwise; any other workload as its generator writes */
+	if (!g.have_format && !g.from && w->image_spec) {
+		const struct wl_gen_entry *ge = w->gen ?
+			wl_gen_find(w->gen->layout) : NULL;
+
+		g.so.format = shard_format(w->format) ?
+			      (enum wl_format)w->format :
+			      ge && shard_format(ge->format) ?
+			      (enum wl_format)ge->format : WL_FORMAT_FOLDER;
+	}
 	shards = g.so.format != WL_FORMAT_FOLDER;
 	/* an image workload's folder is ImageFolder JPEGs, whatever layout
-	 * its own generator writes; any other workload's is its layout */
-	gen = w->image_spec && g.have_format ?
-	      wl_gen_find("imagefolder-jpeg", NULL) : w->gen;
+	 * its own generator writes */
+	gen = w->image_spec ? wl_gen_find("imagefolder-jpeg")->ops : w->gen;
 	if (!g.from && !shards && !gen)
 		return cli_usage_error("gen", "workload '%s' has no generator",
 				       w->name);

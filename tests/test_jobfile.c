@@ -338,8 +338,7 @@ FR_TEST(jobfile, every_image_parameter_is_taken)
 
 	cr_expect_str_eq(w->name, "small.crop_1");
 	cr_expect_eq(w->format, WL_FORMAT_WDS);
-	cr_expect_eq(w->gen->generate, wl_gen_find("imagefolder-jpeg",
-						   NULL)->generate);
+	cr_expect_eq(w->gen, wl_gen_find("imagefolder-jpeg")->ops);
 	cr_expect_eq(w->image_spec, wl_imagenet_spec);
 	cr_expect_str_eq(w->file_ext, ".JPEG", "an image generator's default");
 	cr_expect_eq(w->batch, 64);
@@ -850,6 +849,25 @@ FR_TEST(jobfile_cli, gen_writes_the_workloads_layout_through_its_gen)
 	cr_assert_lt(snprintf(path, sizeof(path), "%.4000s/train", out),
 		     (int)sizeof(path));
 	cr_expect_eq(stat(path, &st), 0, "no %s", path);
+	/* a job file's TFRecord generator: its shards, with gen's summary */
+	{
+		static const char job[] =
+			"[workload]\nname = t\ngen = tfrecord-jpeg\n"
+			"mean_file_bytes = 100K\nstats_source = a guess\n"
+			"[transform]\nkind = image-train\n" ROW;
+		char *jf = write_file(dir, "t.ini", job, strlen(job));
+		char *argv[] = { (char *)fr_test_bin(), "gen", "-w", jf,
+				 "--files", "3", out, NULL };
+		char *so;
+
+		snprintf(out, sizeof(out), "%s/tf", dir);
+		cr_assert_eq(fr_test_run(dir, argv, 120), 0);
+		so = slurp(dir, "stdout");
+		cr_expect_not_null(strstr(so, "as tfrecord: 1 shards"), "%s",
+				   so);
+		free(so);
+		free(jf);
+	}
 	/* a workload whose generator is not here yet says so */
 	snprintf(out, sizeof(out), "%s/tok", dir);
 	{
@@ -959,4 +977,60 @@ FR_TEST(jobfile, the_documented_example_loads)
 			 "2-10");
 	wl_job_free(w);
 	free(doc);
+}
+
+/* resnet50 without a DATASET: its generator writes TFRecord shards and
+ * the run reads them as such, with its MLPerf batch and demand. */
+FR_TEST(jobfile_cli_slow, resnet50_runs_on_its_own_tfrecord_layout)
+{
+	char *dir = fault_tmpdir();
+	char *argv[] = { (char *)fr_test_bin(), "run", "--workload",
+			 "resnet50", "--gen-size", "4M", "--tmpdir", dir,
+			 "--batch", "8", "--epochs", "1", "--warmup", "0",
+			 "--vcpus", "1", "--json", "-", NULL };
+	const json_t *ds, *g;
+	json_error_t je;
+	json_t *j;
+	char *out;
+	int rc = fr_test_run(dir, argv, 300);
+
+	out = slurp(dir, "stdout");
+	cr_assert_eq(rc, 0, "exit %d", rc);
+	j = json_loads(out, 0, &je);
+	cr_assert_not_null(j, "stdout is not JSON: %s", je.text);
+	ds = json_object_get(j, "dataset");
+	cr_expect(json_is_true(json_object_get(ds, "generated")));
+	cr_expect_str_eq(json_string_value(json_object_get(ds, "format")),
+			 "tfrecord");
+	cr_expect_str_eq(json_string_value(json_object_get(j,
+			 "workload_file")), "builtin:resnet50.ini");
+	cr_expect_eq(json_integer_value(json_object_get(j, "batch")), 8,
+		     "--batch wins over the workload's 400");
+	g = json_object_get(j, "gpus");
+	cr_expect_str_eq(json_string_value(json_object_get(g, "demand_kind")),
+			 "mlperf", "the workload's default demand");
+	cr_expect_float_eq(json_number_value(json_object_get(g,
+			   "demand_per_gpu")), 400 / 0.435, 1e-6);
+	json_decref(j);
+	free(out);
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(jobfile_cli, a_report_never_overwrites_the_job_file)
+{
+	char *dir = fault_tmpdir();
+	char *path = write_file(dir, "mine.ini", minimal, strlen(minimal));
+	char *argv[] = { (char *)fr_test_bin(), "run", "--workload", path,
+			 "--json", path, dir, NULL };
+	char *err;
+
+	cr_expect_eq(fr_test_run(dir, argv, 60), 2);
+	err = slurp(dir, "stderr");
+	cr_expect_not_null(strstr(err, "mine.ini"), "%s", err);
+	free(err);
+	err = slurp(dir, "mine.ini");
+	cr_expect_str_eq(err, minimal, "the job file is untouched");
+	free(err);
+	free(path);
+	fr_test_rmtree(dir);
 }

@@ -782,7 +782,7 @@ static int key_set(struct chk *c, const struct key *k, const struct ent *e,
 		return 0;
 	}
 	case K_GEN:
-		if (!wl_gen_find(s, NULL)) {
+		if (!wl_gen_find(s)) {
 			wl_gen_names(list, sizeof(list));
 			return key_fail(c, e, "no generator '%s' (known: %s)",
 					shown(s, b), list);
@@ -1119,7 +1119,7 @@ static int whole_check(struct chk *c)
 		"dataset_files", "mean_file_bytes", "sd_file_bytes",
 		"mean_width", "mean_height",
 	};
-	void (*spec)(uint64_t, uint64_t, struct wl_image_spec *) = NULL;
+	const struct wl_gen_entry *ge = wl_gen_find(c->v.gen);
 	bool have = false;
 	int err;
 
@@ -1137,7 +1137,7 @@ static int whole_check(struct chk *c)
 		if (wgiven(c, stats[i]) && !c->v.stats_source)
 			return need(c, "workload", "stats_source", "(the "
 				    "source of the dataset statistics)");
-	if (c->v.gen && wl_gen_find(c->v.gen, &spec) && spec &&
+	if (ge && ge->image_spec &&
 	    !(c->v.mean_file_bytes > 0))
 		return need(c, "workload", "mean_file_bytes", "(the image "
 			    "generator sizes a set with it)");
@@ -1298,7 +1298,12 @@ static int build(struct chk *c, const char *name, struct wl_workload **out)
 	w = &j->w;
 	xform_build(v, w, desc, sizeof(desc));
 	snprintf(descr, sizeof(descr), "workload %s of a job file", v->name);
-	w->gen = v->gen ? wl_gen_find(v->gen, &w->image_spec) : NULL;
+	if (v->gen) {
+		const struct wl_gen_entry *ge = wl_gen_find(v->gen);
+
+		w->gen = ge->ops;
+		w->image_spec = ge->image_spec;
+	}
 	w->name = own(j, v->name);
 	w->description = own(j, v->description ? v->description : descr);
 	w->layout = own(j, v->layout);

@@ -44,18 +44,21 @@ int wl_job_load(const char *path, const struct wl_workload **out, char *why,
  * call it on an entry of the built-in table (wl_at, wl_find). */
 void wl_job_free(const struct wl_workload *w);
 
+/* A generator a job file can name with `gen = NAME`. */
+struct wl_gen_entry {
+	const struct wl_gen_ops *ops;   /* NAME is ops->layout */
+	/* the image draw it uses (NULL: it writes no images) */
+	void (*image_spec)(uint64_t seed, uint64_t index,
+			   struct wl_image_spec *spec);
+	int format;                     /* enum wl_format it writes */
+};
+
 /*
- * The generator a job file names with `gen = NAME` ("imagefolder-jpeg",
- * "tfrecord-jpeg", ...), or NULL when there is none of that name. When
- * IMAGE_SPEC is not NULL it gets the image draw that generator uses (NULL
- * for generators that write no images). The names are in one table in
+ * The generator named NAME ("imagefolder-jpeg", "tfrecord-jpeg", ...), or
+ * NULL when there is none of that name. The names are one table in
  * workloads/wl_gens.c. Any thread.
  */
-const struct wl_gen_ops *wl_gen_find(const char *name,
-				     void (**image_spec)(uint64_t seed,
-							 uint64_t index,
-							 struct wl_image_spec
-							 *spec));
+const struct wl_gen_entry *wl_gen_find(const char *name);
 
 /* The generator names, separated by ", ", into BUF (always NUL-terminated
  * when LEN > 0). Returns the length the full list needs (like snprintf). */

@@ -32,29 +32,18 @@ static const struct wl_gen_ops gen_tfrecord = {
 /* Named by each ops' layout. Layouts written elsewhere join here as
  * they land (e.g. wl_gen_npy_volumes, wl_gen_npz_volumes,
  * wl_gen_cosmoflow, wl_gen_tokens). */
-static const struct {
-	const struct wl_gen_ops *ops;
-	void (*image_spec)(uint64_t seed, uint64_t index,
-			   struct wl_image_spec *spec);
-} gens[] = {
-	{ &wl_gen_imagefolder, wl_imagenet_spec },
-	{ &gen_tfrecord, wl_imagenet_spec },
+static const struct wl_gen_entry gens[] = {
+	{ &wl_gen_imagefolder, wl_imagenet_spec, WL_FORMAT_FOLDER },
+	{ &gen_tfrecord, wl_imagenet_spec, WL_FORMAT_TFRECORD },
 };
 
 #define NGENS (sizeof(gens) / sizeof(gens[0]))
 
-const struct wl_gen_ops *wl_gen_find(const char *name,
-				     void (**image_spec)(uint64_t seed,
-							 uint64_t index,
-							 struct wl_image_spec
-							 *spec))
+const struct wl_gen_entry *wl_gen_find(const char *name)
 {
 	for (size_t i = 0; name && i < NGENS; i++)
-		if (!strcmp(gens[i].ops->layout, name)) {
-			if (image_spec)
-				*image_spec = gens[i].image_spec;
-			return gens[i].ops;
-		}
+		if (!strcmp(gens[i].ops->layout, name))
+			return &gens[i];
 	return NULL;
 }
 
