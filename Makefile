@@ -25,7 +25,7 @@ WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-missing-field-initializers
 override CFLAGS += -std=gnu17 $(WARN) -D_GNU_SOURCE -pthread -MMD -MP -I. \
 	-Istorage -Iaugment -Iloader -Iworkloads -Imeasure -Ireports -Icli
-LIBS := -luring -ljpeg -lpng -lz -lzstd -ljansson -lm -pthread
+LIBS := -luring -ljpeg -lpng -lz -lzstd -ljansson -linih -lm -pthread
 TEST_LIBS := -lcriterion -lseccomp -lcap
 
 comma := ,
@@ -50,7 +50,11 @@ endif
 MODULES := storage augment loader workloads measure reports cli
 LIB_SRC := $(filter-out cli/main.c,$(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
 # the Python runner of --pipeline torch|python:FILE, carried as bytes
-GEN_OBJ := $(B)/gen/torch_runner_py.o
+GEN_OBJ := $(B)/gen/torch_runner_py.o $(B)/gen/wl_jobs.o
+# the built-in workloads' job files, carried as text (imagenet first: the
+# default workload heads the table)
+JOB_FILES := workloads/jobs/imagenet.ini $(filter-out \
+	workloads/jobs/imagenet.ini,$(sort $(wildcard workloads/jobs/*.ini)))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(GEN_OBJ)
 TEST_SRC := tests/harness.c $(wildcard tests/test_*.c)
 STRESS_SRC := $(wildcard tests/stress*.c)
@@ -78,7 +82,30 @@ $(B)/gen/torch_runner_py.c: measure/torch_runner.py
 	  echo 'const unsigned long ms_torch_runner_py_len ='; \
 	  echo '	sizeof(ms_torch_runner_py);'; } > $@.tmp && mv -f $@.tmp $@
 
-$(GEN_OBJ): $(B)/gen/torch_runner_py.c
+$(B)/gen/torch_runner_py.o: $(B)/gen/torch_runner_py.c
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+# workloads/jobs/NAME.ini as C arrays, NUL-terminated, and their table
+$(B)/gen/wl_jobs.c: $(JOB_FILES) Makefile
+	$(call say,GEN,$@)
+	@mkdir -p $(dir $@)
+	$(Q){ echo '/* generated from workloads/jobs/NAME.ini by the Makefile; do not edit */'; \
+	  echo '#include "workloads_internal.h"'; \
+	  i=0; for f in $(JOB_FILES); do \
+	    echo "static const unsigned char job$$i[] = {"; \
+	    od -An -v -tx1 $$f | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	    echo '0x00 };'; i=$$((i + 1)); done; \
+	  echo 'const struct wl_job_text wl_job_builtins[] = {'; \
+	  i=0; for f in $(JOB_FILES); do \
+	    echo "	{ \"$$(basename $$f)\", job$$i, sizeof(job$$i) - 1 },"; \
+	    i=$$((i + 1)); done; \
+	  echo '};'; \
+	  echo 'const size_t wl_job_nbuiltins ='; \
+	  echo '	sizeof(wl_job_builtins) / sizeof(wl_job_builtins[0]);'; \
+	} > $@.tmp && mv -f $@.tmp $@
+
+$(B)/gen/wl_jobs.o: $(B)/gen/wl_jobs.c
 	$(call say,CC,$<)
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 

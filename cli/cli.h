@@ -65,12 +65,17 @@ struct cli_common_opts {
 	const char *gpus;               /* --gpus as given, NULL default */
 	double gpu_rate;                /* 0: from the table */
 	enum wl_demand_kind demand;
+	bool demand_given;              /* --demand given (else the
+	                                   workload's default_demand) */
 	enum ldr_gpu_sync sync;
-	unsigned batch;                 /* 0: LDR_DEFAULT_BATCH */
+	unsigned batch;                 /* 0: the workload's, else
+	                                   LDR_DEFAULT_BATCH */
 	unsigned readers, depth;
 	enum stg_backend_id backend;
 	const char *backend_text;       /* --backend as given */
 	uint64_t seed, max_errors, max_sample_bytes, gen_size;
+	bool max_sample_bytes_given;    /* else the workload's, if it has
+	                                   one */
 	const char *list, *json, *tmpdir;
 	bool keep;                      /* --keep-dataset */
 	const char *dataset;            /* NULL: generate one */
@@ -296,9 +301,28 @@ int cli_check_reports(const char *cmd, const char *const *paths, size_t n,
  * "-" (that report has stdout), else stdout. */
 FILE *cli_text_out(const char *const *paths, size_t n);
 
-/* The workload NAME into *W. 0, or FR_EXIT_USAGE naming the valid ones. */
+/*
+ * The workload NAME into *W: a built-in by name, else a job file when
+ * NAME has a '/', ends in .ini or names an existing file (loaded and kept
+ * until exit; a later call frees the earlier one; its path is then also
+ * one cli_check_reports refuses). 0, or FR_EXIT_USAGE (printed: an
+ * unknown name with the valid ones, a job file's error with its file,
+ * line and key, a file that cannot be read) or FR_EXIT_ENV (no memory).
+ */
 int cli_workload(const char *cmd, const char *name,
 		 const struct wl_workload **w);
+
+/* The built-in workloads, one line each with their description (from the
+ * table), for the --help of run, sweep and gen. */
+void cli_workloads_usage(FILE *f);
+
+/*
+ * What O did not set, taken from workload W: --batch (W->batch),
+ * --demand (W->default_demand), --max-sample-bytes (W->max_sample_bytes).
+ * An option the user gave always wins.
+ */
+void cli_common_from_workload(struct cli_common_opts *o,
+			      const struct wl_workload *w);
 
 /* Commands (one line each; keep in step with the table in cli/main.c). */
 int cmd_io(int argc, char **argv);

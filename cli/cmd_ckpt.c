@@ -73,9 +73,10 @@ static void ckpt_usage(FILE *f)
 "      --ckpt-budget PCT    the share of time saving may take (default 5)\n"
 "      --epoch-samples N    samples per epoch: with the GPUs' demand, the\n"
 "                           epoch time and one save per epoch\n"
-"  -w, --workload NAME      whose GPU demand table (default imagenet)\n"
+"  -w, --workload NAME|FILE whose GPU demand table (default imagenet; or\n"
+"                           a job file)\n"
 "      --gpu-rate R         samples/s one GPU eats, instead of the table\n"
-"      --demand K           tuned (default) or mlperf\n"
+"      --demand K           tuned or mlperf (default: the workload's)\n"
 "\n"
 "I/O:\n"
 "      --backend B          auto (default: io_uring where this process may\n"
@@ -405,6 +406,7 @@ int cmd_ckpt(int argc, char **argv)
 	if ((ret = cli_workload("ckpt", o.c.workload, &w)) ||
 	    (ret = ckpt_bytes(&o, &bytes)))
 		return ret;
+	cli_common_from_workload(&o.c, w);
 	err = ms_gpus_resolve(w, o.c.gpus, o.c.demand, o.c.gpu_rate, &gs, why,
 			      sizeof(why));
 	if (err || !gs.count) {

@@ -21,6 +21,7 @@
 
 #include "cli.h"
 #include "fmt_write.h"
+#include "jobfile.h"
 #include "report.h"
 #include "workloads.h"
 
@@ -35,13 +36,15 @@ static void gen_usage(FILE *f)
 		"       feedrate gen [options] --files N DIR\n"
 		"       feedrate gen --from SRC --format wds|mds|tfrecord DIR\n\n"
 		"Writes a synthetic dataset with the statistics of a workload\n"
-		"into DIR, which must be empty or absent (it is then created).\n"
+		"into DIR, which must be empty or absent (it is then created),\n"
+		"in the workload's layout (its job file's gen and format).\n"
 		"For imagenet: DIR/train/<class>/<class>_<n>.JPEG, pictures of\n"
 		"ImageNet's sizes (mostly 500x375, 375x500, a tail from ~100\n"
 		"to ~2000 px), ~110 KB mean, quality 85-97, 4:2:0 and 4:4:4,\n"
 		"1 in 64 grayscale, 1 in 100 progressive, 1 in 500 CMYK.\n\n"
-		"Formats (--format):\n"
-		"  folder    DIR/train/<class>/<class>_<n>.JPEG (the default)\n"
+		"Formats (--format, for image workloads; default: the\n"
+		"workload's, e.g. tfrecord for resnet50, else folder):\n"
+		"  folder    DIR/train/<class>/<class>_<n>.JPEG\n"
 		"  wds       WebDataset: DIR/shard-000000.tar, ...; per sample\n"
 		"            the members KEY.jpg (the image) and KEY.cls (the\n"
 		"            label in decimal), KEY = <class>/<file name\n"
@@ -56,7 +59,8 @@ static void gen_usage(FILE *f)
 		"once complete: a failure or an interruption leaves complete\n"
 		"shards only (mds: with an index.json listing them).\n\n"
 		"Options:\n"
-		"  -w, --workload NAME  workload (default imagenet)\n"
+		"  -w, --workload NAME|FILE  workload (default imagenet; below)\n"
+		"                       or a job file\n"
 		"  -s, --size SIZE      stop once the files total SIZE bytes\n"
 		"                       (e.g. 200M, 1G; IEC units)\n"
 		"  -n, --files N        write exactly N files instead\n"
@@ -83,8 +87,9 @@ static void gen_usage(FILE *f)
 		"                       in sorted order; SRC is only read, and DIR\n"
 		"                       may not lie inside it\n"
 		"  -q, --quiet          no progress line\n"
-		"  -h, --help           this text\n", GEN_FROM_JOBS,
+		"  -h, --help           this text\n\n", GEN_FROM_JOBS,
 		WL_ZSTD_DEFAULT_LEVEL);
+	cli_workloads_usage(f);
 }
 
 struct gen_progress {
@@ -123,7 +128,7 @@ struct gen_opts {
 	const char *workload, *dir, *from;
 	struct wl_gen_opts o;
 	struct wl_shard_opts so;     /* format WL_FORMAT_FOLDER: files */
-	bool quiet, have_size, have_files, have_level;
+	bool quiet, have_size, have_files, have_level, have_format;
 };
 
 enum {
@@ -151,6 +156,13 @@ static int gen_format_parse(const char *s, enum wl_format *f)
 	return -EINVAL;
 }
 
+/* A format gen writes as shards. */
+static bool shard_format(int f)
+{
+	return f == WL_FORMAT_WDS || f == WL_FORMAT_MDS ||
+	       f == WL_FORMAT_TFRECORD;
+}
+
 /* The shard options; 0 or FR_EXIT_USAGE. */
 static int gen_shard_opt(int c, const char *arg, struct gen_opts *g)
 {
@@ -161,6 +173,7 @@ static int gen_shard_opt(int c, const char *arg, struct gen_opts *g)
 		if (gen_format_parse(arg, &g->so.format))
 			return cli_usage_error("gen", "bad --format '%s' (folder, "
 					       "wds, mds or tfrecord)", arg);
+		g->have_format = true;
 		return 0;
 	case GEN_OPT_COMPRESSION:
 		if (strcmp(arg, "none") && strcmp(arg, "zstd"))
@@ -436,6 +449,7 @@ static int gen_from_check(const struct gen_opts *g)
 int cmd_gen(int argc, char **argv)
 {
 	const struct wl_workload *w;
+	const struct wl_gen_ops *gen;
 	struct gen_progress prog = { 0 };
 	struct sigaction old[2];
 	struct wl_gen_stats st;
@@ -447,12 +461,27 @@ int cmd_gen(int argc, char **argv)
 
 	if (rc)
 		return rc < 0 ? FR_EXIT_OK : rc;
-	shards = g.so.format != WL_FORMAT_FOLDER;
 	if ((rc = cli_workload("gen", g.workload, &w)))
 		return rc;
-	if (!g.from && !w->gen)
+	/* an image workload is written as its format says (resnet50:
+	 * TFRecord shards), else as its generator writes, unless --format
+	 * says otherwise; any other workload as its generator writes */
+	if (!g.have_format && !g.from && w->image_spec) {
+		const struct wl_gen_entry *ge = w->gen ?
+			wl_gen_find(w->gen->layout) : NULL;
+
+		g.so.format = shard_format(w->format) ?
+			      (enum wl_format)w->format :
+			      ge && shard_format(ge->format) ?
+			      (enum wl_format)ge->format : WL_FORMAT_FOLDER;
+	}
+	shards = g.so.format != WL_FORMAT_FOLDER;
+	/* an image workload's folder is ImageFolder JPEGs, whatever layout
+	 * its own generator writes */
+	gen = w->image_spec ? wl_gen_find("imagefolder-jpeg")->ops : w->gen;
+	if (!g.from && !shards && !gen)
 		return cli_usage_error("gen", "workload '%s' has no generator",
-				       g.workload);
+				       w->name);
 	if (g.from && (rc = gen_from_check(&g)))
 		return rc;
 	if (!g.o.jobs && g.from)
@@ -473,11 +502,11 @@ int cmd_gen(int argc, char **argv)
 	else if (shards)
 		rc = wl_gen_shards(w, g.dir, &g.o, &g.so, &st, &sst);
 	else
-		rc = w->gen->generate(w, g.dir, &g.o, &st);
+		rc = gen->generate(w, g.dir, &g.o, &st);
 	cli_signals_restore(old);
 	if (rc == -ENOTSUP)
 		return cli_usage_error("gen", "workload '%s' has no image "
-				       "generator to shard", g.workload);
+				       "generator to shard", w->name);
 	if (rc)
 		return gen_failed(&g, rc, &st, shards ? &sst : NULL, errpath);
 	if (shards)

@@ -204,6 +204,7 @@ static void run_fill_dataset(struct run_state *s, struct rpt_run *rr)
 	stg_detect_cpu(0, &cpu);        /* what one vCPU is here */
 	rpt_run_fill_machine(rr, &cpu);
 	rr->workload = s->w->name;
+	rr->workload_file = s->w->job_file;
 	rr->list = s->o.c.list;
 	rpt_run_fill_dataset(rr, &s->md, s->o.c.keep);
 	ms_fs_describe(s->md.root, &s->fs, &rr->fs_type, s->devtext,
@@ -332,8 +333,10 @@ static int run_setup(struct run_state *s)
 	struct ldr_cpu_choice cpus;
 	int err = cli_workload("run", s->o.c.workload, &s->w);
 
-	if (!err)
+	if (!err) {
+		cli_common_from_workload(&s->o.c, s->w);
 		err = cli_gpus("run", s->w, &s->o.c, &s->gs);
+	}
 	if (!err)
 		err = cli_check_reports("run", &s->o.c.json, 1, s->o.c.dataset,
 					s->o.c.list);

@@ -406,8 +406,10 @@ static int sweep_setup(struct sweep_state *s)
 	struct sweep_opts *o = &s->o;
 	int ret = cli_workload("sweep", o->c.workload, &s->w);
 
-	if (!ret)
+	if (!ret) {
+		cli_common_from_workload(&o->c, s->w);
 		ret = cli_gpus("sweep", s->w, &o->c, &s->gs);
+	}
 	if (ret)
 		return ret;
 	if (!s->gs.count)
@@ -478,6 +480,7 @@ static void sweep_fill_report(struct sweep_state *s)
 	rpt_sweep_fill_setup(r, &s->m, &s->md, s->w->name, &s->gs,
 			     s->w->au_threshold, s->pipe.kind ==
 			     MS_PIPELINE_NATIVE ? s->pipeline : s->pipe_text);
+	r->workload_file = s->w->job_file;
 	r->pipeline_name = s->pipe_name;
 	r->py = s->pipe.kind == MS_PIPELINE_NATIVE ? NULL : &s->probe[0];
 	r->pipeline_workers = s->o.c.workers;

@@ -121,6 +121,17 @@ void cli_common_defaults(struct cli_common_opts *o)
 	o->npipes = 1;                  /* native */
 }
 
+void cli_common_from_workload(struct cli_common_opts *o,
+			      const struct wl_workload *w)
+{
+	if (!o->batch)
+		o->batch = w->batch;
+	if (!o->demand_given)
+		o->demand = w->default_demand;
+	if (!o->max_sample_bytes_given && w->max_sample_bytes)
+		o->max_sample_bytes = w->max_sample_bytes;
+}
+
 int cli_parse_pipelines(const char *s, char *buf, size_t buf_len,
 			struct ms_pipeline_spec *out, unsigned max,
 			unsigned *n)
@@ -287,6 +298,7 @@ static int parse_gpu_opt(const char *cmd, int c, const char *arg,
 		else
 			return cli_usage_error(cmd, "--demand wants tuned or "
 				"mlperf, not '%s'", arg);
+		o->demand_given = true;
 		return 1;
 	case CLI_OPT_SYNC:
 		if (!strcmp(arg, "all"))
@@ -343,6 +355,7 @@ static int parse_read_opt(const char *cmd, int c, const char *arg,
 			return cli_usage_error(cmd, "bad --max-sample-bytes "
 				"'%s' (4K..16G)", arg);
 		o->max_sample_bytes = u;
+		o->max_sample_bytes_given = true;
 		return 1;
 	case CLI_OPT_FORMAT:
 		if (wl_format_parse(arg, &o->format))
@@ -441,15 +454,20 @@ void cli_common_usage(FILE *f)
 {
 	fprintf(f,
 "Workload and GPUs:\n"
-"  -w, --workload NAME    workload (default imagenet)\n"
+"  -w, --workload NAME|FILE  a workload below (default imagenet), or a job\n"
+"                         file (FILE.ini) describing your own; it sets\n"
+"                         the defaults of --batch, --demand and\n"
+"                         --max-sample-bytes\n"
 "  -g, --gpus SPEC        emulated GPUs: 8xA100, 2xH100, A100 (default 1 GPU\n"
 "                         of the workload's default type: 1xA100); run also\n"
 "                         takes 0, the raw feed rate with no consumer\n"
 "      --gpu-rate R       samples/s one GPU eats, instead of the table\n"
-"      --demand K         tuned (default: tuned training throughput) or\n"
-"                         mlperf (MLPerf Storage's emulated accelerators)\n"
+"      --demand K         tuned (tuned training throughput) or mlperf\n"
+"                         (MLPerf Storage's emulated accelerators); default:\n"
+"                         the workload's (tuned for imagenet)\n"
 "      --gpu-sync all|none  GPUs step together (default) or independently\n"
-"  -b, --batch N          samples per batch (default %u)\n"
+"  -b, --batch N          samples per batch (default: the workload's, else\n"
+"                         %u)\n"
 "\n"
 "Engine:\n"
 "      --readers N        reader threads (default 1)\n"
@@ -461,8 +479,9 @@ void cli_common_usage(FILE *f)
 "Dataset:\n"
 "      --list FILE        read the files named in FILE (\"PATH\" or\n"
 "                         \"SIZE<TAB>PATH\" per line), relative to DATASET\n"
-"      --max-sample-bytes SIZE  larger files fail as over the cap (default\n"
-"                         64M); with shards, the largest record\n"
+"      --max-sample-bytes SIZE  larger files fail as over the cap (default:\n"
+"                         the workload's, else 64M); with shards, the\n"
+"                         largest record\n"
 "      --format F         auto (default: detected), folder (one image\n"
 "                         file per sample, as ImageFolder), wds\n"
 "                         (WebDataset .tar / .tar.zst shards), mds\n"
@@ -494,4 +513,5 @@ void cli_common_usage(FILE *f)
 		LDR_DEFAULT_SHUFFLE_BUFFER,
 		(unsigned long long)(MS_DEFAULT_GEN >> 20),
 		MS_PYTHON_TIMEOUT_S);
+	cli_workloads_usage(f);
 }

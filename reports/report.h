@@ -88,6 +88,8 @@ void rpt_pipeline_print(FILE *f, const struct ms_python_info *py);
 struct rpt_run {
 	/* what was measured */
 	const char *workload;           /* "imagenet" */
+	const char *workload_file;      /* its job file: "builtin:NAME.ini"
+	                                   or a path (raw bytes) */
 	const char *dataset;            /* the folder read (raw bytes) */
 	const char *list;               /* --list file, or NULL */
 	bool generated;                 /* a temporary synthetic dataset */

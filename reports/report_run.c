@@ -636,6 +636,8 @@ json_t *rpt_run_json(const struct rpt_run *r)
 			    json_integer(RPT_RUN_SCHEMA_VERSION));
 	json_object_set_new(root, "command", json_string("run"));
 	json_object_set_new(root, "workload", json_string(nz(r->workload)));
+	json_object_set_new(root, "workload_file",
+			    rpt_json_path(nz(r->workload_file)));
 	json_object_set_new(root, "partial", json_boolean(r->signal ||
 		(got && (res->stopped_by_signal ||
 			 res->stopped_by_max_errors))));

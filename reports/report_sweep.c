@@ -1352,6 +1352,8 @@ json_t *rpt_sweep_json(const struct rpt_sweep *s, bool with_series)
 	json_object_set_new(root, "feedrate_version", json_string(
 		nz(s->version)));
 	json_object_set_new(root, "workload", json_string(nz(s->workload)));
+	json_object_set_new(root, "workload_file",
+			    rpt_json_path(nz(s->workload_file)));
 	json_object_set_new(root, "pipeline", json_string(nz(s->pipeline)));
 	json_object_set_new(root, "machine", json_pack(
 		"{s:s,s:i,s:i,s:s,s:I,s:I,s:o,s:s,s:s,s:i}",

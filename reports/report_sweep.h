@@ -36,6 +36,7 @@ struct rpt_sweep {
 	const char *version;            /* feedrate's */
 	/* what was measured */
 	const char *workload;
+	const char *workload_file;      /* its job file (raw bytes) */
 	const char *dataset;            /* raw bytes */
 	bool generated;
 	uint64_t files, bytes;

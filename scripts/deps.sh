@@ -7,7 +7,7 @@
 set -eu
 pkgs=(build-essential pkg-config liburing-dev libjpeg62-turbo-dev libpng-dev
       zlib1g-dev libzstd-dev libjansson-dev libcriterion-dev libseccomp-dev
-      libcap-dev bindfs e2fsprogs s3fs chromium zstd
+      libcap-dev bindfs e2fsprogs s3fs chromium zstd libinih-dev
       python3-torch python3-torchvision python3-pil)
 # python3-torch, -torchvision and -pil: --pipeline torch, and the tests
 # that run it (they skip, saying why, where Python cannot import them)

@@ -1,145 +1,91 @@
 /*
- * workloads.c - the workload table and the statistics of each workload's
- * data. Every figure carries its source; "est" rows are estimates with no
- * direct measurement and reports say so when they use one.
+ * workloads.c - the workload table (built from the compiled-in job files
+ * of workloads/jobs/, where every figure carries its source), demand row
+ * lookups, and the statistics of ImageNet's images that the image
+ * generators draw.
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "loader.h"
+#include "jobfile.h"
 #include "workloads.h"
 #include "workloads_internal.h"
 
-#define DLE_PT_RN50 "NVIDIA DeepLearningExamples, PyTorch/Classification/" \
-	"ConvNets/resnet50v1.5/README.md (AMP, batch 256)"
-#define LAMBDA_FP16 "lambdal/deeplearning-benchmark pytorch/" \
-	"pytorch-train-throughput-fp16.csv (resnet50, 1 GPU)"
-#define MLPS_RN50 "mlcommons/storage configs/dlio/workload/" \
-	"resnet50_*.yaml (same in argonne-lcf/dlio_benchmark)"
-
 /*
- * ResNet-50 v1.5 training on ImageNet, images/s per GPU, on one basis
- * (../shared/reference/gpu-demand.md): NVIDIA's tuned DeepLearningExamples
- * figure where one exists (measured); else that A100 80GB figure, 2,470,
- * times the GPU's ratio to A100 80GB SXM4 (1,582) in Lambda's one
- * same-method table (derived); else an estimate.
+ * The built-in workloads: workloads/jobs/NAME.ini, compiled in by the
+ * Makefile (wl_job_builtins) and parsed once, on first use, into this
+ * table; it is never freed. A built-in that does not load is a defect of
+ * the build: the program stops saying which file and why.
  */
-#define DLE_A100 2470.0
-#define LAMBDA_A100 1582.0
-static const struct wl_demand imagenet_demand[] = {
-	/* tuned training throughput */
-	{ .gpu = "A100", .gpu_detail = "A100 80GB SXM", .kind = WL_DEMAND_TRAIN,
-	  .samples_per_s = DLE_A100, .multi_gpus = 8,
-	  .multi_samples_per_s = 16621, .basis = WL_BASIS_MEASURED,
-	  .source = DLE_PT_RN50 "; 8x A100 80GB: 16,621 (2,078 per GPU)" },
-	{ .gpu = "A100-40GB", .gpu_detail = "A100 40GB",
-	  .kind = WL_DEMAND_TRAIN, .samples_per_s = 2375,
-	  .basis = WL_BASIS_MEASURED,
-	  .source = "NVIDIA DeepLearningExamples, TensorFlow/Classification/"
-	  "ConvNets/resnet50v1.5 README (AMP+XLA)" },
-	{ .gpu = "V100", .gpu_detail = "V100 16GB", .kind = WL_DEMAND_TRAIN,
-	  .samples_per_s = 1200, .basis = WL_BASIS_MEASURED,
-	  .source = DLE_PT_RN50 " (derived would be 2,470 x 833/1,582 = "
-	  "1,301)" },
-	{ .gpu = "H100", .gpu_detail = "H100 80GB SXM", .kind = WL_DEMAND_TRAIN,
-	  .samples_per_s = DLE_A100 * 2791 / LAMBDA_A100,
-	  .range_lo = DLE_A100 * 2616 / LAMBDA_A100,
-	  .range_hi = DLE_A100 * 2791 / LAMBDA_A100,
-	  .basis = WL_BASIS_DERIVED,
-	  .source = "2,470 (" DLE_PT_RN50 ") x H100 SXM5 / A100 80GB SXM4 in "
-	  LAMBDA_FP16 ": (2,616-2,791) / 1,582" },
-	{ .gpu = "H100-PCIe", .gpu_detail = "H100 80GB PCIe",
-	  .kind = WL_DEMAND_TRAIN, .samples_per_s = DLE_A100 * 1866 /
-	  LAMBDA_A100, .range_lo = DLE_A100 * 1851 / LAMBDA_A100,
-	  .range_hi = DLE_A100 * 1866 / LAMBDA_A100,
-	  .basis = WL_BASIS_DERIVED,
-	  .source = "2,470 (" DLE_PT_RN50 ") x H100 PCIe / A100 80GB SXM4 in "
-	  LAMBDA_FP16 ": (1,851-1,866) / 1,582" },
-	{ .gpu = "H200", .gpu_detail = "H200", .kind = WL_DEMAND_TRAIN,
-	  .samples_per_s = DLE_A100 * 2791 / LAMBDA_A100,
-	  .basis = WL_BASIS_ESTIMATE,
-	  .source = "estimate: no measurement found; H100 SXM's derived "
-	  "figure (same compute, more memory bandwidth)" },
-	{ .gpu = "A10G", .gpu_detail = "A10G 24GB", .kind = WL_DEMAND_TRAIN,
-	  .samples_per_s = DLE_A100 * 638 / LAMBDA_A100,
-	  .basis = WL_BASIS_DERIVED,
-	  .source = "2,470 (" DLE_PT_RN50 ") x A10 / A100 80GB SXM4 in "
-	  LAMBDA_FP16 ": 638 / 1,582; Lambda's A10 (150 W) stands in for "
-	  "AWS's A10G, a variant of it" },
-	{ .gpu = "L4", .gpu_detail = "L4 24GB", .kind = WL_DEMAND_TRAIN,
-	  .samples_per_s = 500, .basis = WL_BASIS_ESTIMATE,
-	  .source = "estimate: no training figure found" },
-	{ .gpu = "T4", .gpu_detail = "T4 16GB", .kind = WL_DEMAND_TRAIN,
-	  .samples_per_s = 425, .basis = WL_BASIS_ESTIMATE,
-	  .source = "estimate: V100 training x T4/V100 AMP inference ratio "
-	  "in " DLE_PT_RN50 },
-	/* MLPerf Storage emulated accelerators: batch / computation_time */
-	{ .gpu = "A100", .gpu_detail = "A100 (MLPerf Storage emulated)",
-	  .kind = WL_DEMAND_MLPERF, .samples_per_s = 400.0 / 0.435,
-	  .batch = 400, .compute_s = 0.435, .basis = WL_BASIS_MEASURED,
-	  .source = MLPS_RN50 " (batch 400, computation_time 0.435 s: 920 "
-	  "samples/s)" },
-	{ .gpu = "H100", .gpu_detail = "H100 (MLPerf Storage emulated)",
-	  .kind = WL_DEMAND_MLPERF, .samples_per_s = 400.0 / 0.224,
-	  .batch = 400, .compute_s = 0.224, .basis = WL_BASIS_MEASURED,
-	  .source = MLPS_RN50 " (batch 400, computation_time 0.224 s: 1,786 "
-	  "samples/s)" },
-};
+static const struct wl_workload **table;
+static size_t ntable;
+static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 
-static const struct wl_workload workloads[] = {
-	{
-		.name = "imagenet",
-		.description = "ImageNet-1k classification, ResNet-50 training",
-		.layout = "ImageFolder: DIR/train/<class>/<class>_<n>.JPEG",
-		.file_ext = ".JPEG",
-		.dataset_files = 1281167,  /* ILSVRC2012 train images */
-		.mean_file_bytes = 114.7e3,
-		.mean_width = 400,
-		.mean_height = 350,
-		.stats_source = "files: ILSVRC2012 train set (1,281,167 "
-			"images); mean size 114.7 KB: MLPerf Storage "
-			"resnet50 workload (mlcommons/storage configs/dlio); "
-			"~400x350 mean: feedrate DESIGN.md",
-		.out_channels = 3,
-		.out_height = 224,
-		.out_width = 224,
-		.transform = "decode -> RandomResizedCrop 224 (scale 0.08-1, "
-			"ratio 3/4-4/3) -> flip -> normalize -> CHW",
-		.au_threshold = LDR_DEFAULT_AU_THRESHOLD,
-		.au_source = "MLPerf Storage: AU threshold 90 % for resnet50",
-		.demand = imagenet_demand,
-		.ndemand = sizeof(imagenet_demand) / sizeof(imagenet_demand[0]),
-		.gen = &wl_gen_imagefolder,
-		.image_spec = wl_imagenet_spec,
-		.xform = WL_XFORM_IMAGE_TRAIN,
-		.format = 0,    /* WL_FORMAT_AUTO */
-		.default_demand = WL_DEMAND_TRAIN,
-		.job_file = "builtin",
-	},
-};
+static void table_load(void)
+{
+	char name[128], why[512];
 
-#define NWORKLOADS (sizeof(workloads) / sizeof(workloads[0]))
+	table = calloc(wl_job_nbuiltins ? wl_job_nbuiltins : 1,
+		       sizeof(table[0]));
+	if (!table) {
+		fprintf(stderr, "feedrate: out of memory loading the "
+			"built-in workloads\n");
+		abort();
+	}
+	for (size_t i = 0; i < wl_job_nbuiltins; i++) {
+		const struct wl_job_text *t = &wl_job_builtins[i];
+		const struct wl_workload *w;
+		int err;
+
+		snprintf(name, sizeof(name), "builtin:%s", t->name);
+		err = wl_job_parse(name, (const char *)t->text, t->len, &w,
+				   why, sizeof(why));
+		for (size_t k = 0; !err && k < ntable; k++)
+			if (!strcmp(table[k]->name, w->name)) {
+				snprintf(why, sizeof(why), "%s: workload %s "
+					 "is also %s", name, w->name,
+					 table[k]->job_file);
+				err = -EINVAL;
+			}
+		if (err) {
+			fprintf(stderr, "feedrate: built-in job file: %s\n",
+				why);
+			abort();
+		}
+		table[ntable++] = w;
+	}
+}
+
+static void table_get(void)
+{
+	pthread_once(&table_once, table_load);
+}
 
 size_t wl_count(void)
 {
-	return NWORKLOADS;
+	table_get();
+	return ntable;
 }
 
 const struct wl_workload *wl_at(size_t i)
 {
-	return i < NWORKLOADS ? &workloads[i] : NULL;
+	table_get();
+	return i < ntable ? table[i] : NULL;
 }
 
 int wl_find(const char *name, const struct wl_workload **out)
 {
 	if (!name || !out)
 		return -EINVAL;
-	for (size_t i = 0; i < NWORKLOADS; i++)
-		if (!strcmp(workloads[i].name, name)) {
-			*out = &workloads[i];
+	table_get();
+	for (size_t i = 0; i < ntable; i++)
+		if (!strcmp(table[i]->name, name)) {
+			*out = table[i];
 			return 0;
 		}
 	return -ENOENT;
@@ -151,11 +97,12 @@ size_t wl_names(char *buf, size_t len)
 
 	if (len)
 		buf[0] = '\0';
-	for (size_t i = 0; i < NWORKLOADS; i++) {
+	table_get();
+	for (size_t i = 0; i < ntable; i++) {
 		const char *sep = i ? ", " : "";
 		const int n = snprintf(len > need ? buf + need : NULL,
 				       len > need ? len - need : 0, "%s%s",
-				       sep, workloads[i].name);
+				       sep, table[i]->name);
 
 		if (n > 0)
 			need += (size_t)n;

@@ -4,8 +4,9 @@
  * samples (the demand table, every number with its source), and the
  * generator of a synthetic dataset with the same statistics.
  *
- * Workloads are data: a static table of entries, each with a generator ops
- * table, looked up by name. Uses augment/'s public header (the encoder).
+ * Workloads are data: job files (jobfile.h; the built-ins are
+ * workloads/jobs/NAME.ini, compiled in), each naming a generator ops table,
+ * looked up by name. Uses augment/'s public header (the encoder).
  */
 #ifndef FEEDRATE_WORKLOADS_H
 #define FEEDRATE_WORKLOADS_H
@@ -221,15 +222,17 @@ struct wl_workload {
 	                              or the user's path */
 };
 
-/* Number of entries in the workload table. */
+/* Number of entries in the workload table: the built-in job files, parsed
+ * once on the first call of any of these four (any thread may call them;
+ * the table is never freed). */
 size_t wl_count(void);
 
 /* Entry i (0 <= i < wl_count()), or NULL past the end. */
 const struct wl_workload *wl_at(size_t i);
 
 /*
- * Looks a workload up by its exact name. Returns 0 and stores the entry,
- * or -ENOENT. The table is static: any thread may call this.
+ * Looks a built-in workload up by its exact name. Returns 0 and stores the
+ * entry, or -ENOENT (-EINVAL for a NULL argument). Any thread.
  */
 int wl_find(const char *name, const struct wl_workload **out);
 

@@ -6,6 +6,16 @@
 
 #include "workloads.h"
 
+/* The built-in job files (workloads/jobs/NAME.ini, imagenet.ini first), as
+ * the Makefile embeds them (build/<cfg>/gen/wl_jobs.c). */
+struct wl_job_text {
+	const char *name;               /* "imagenet.ini" */
+	const unsigned char *text;
+	size_t len;
+};
+extern const struct wl_job_text wl_job_builtins[];
+extern const size_t wl_job_nbuiltins;
+
 /* The ImageFolder JPEG generator (gen_images.c). */
 extern const struct wl_gen_ops wl_gen_imagefolder;
 

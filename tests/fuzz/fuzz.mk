@@ -28,18 +28,25 @@ FUZZ_MAX_LEN_tfrecord := 4096
 FUZZ_MAX_LEN_protobuf := 4096
 FUZZ_MAX_LEN_mds := 8192
 FUZZ_MAX_LEN_tar := 8192
+FUZZ_MAX_LEN_ini := 16384
 FUZZ_MAX_LEN_DEFAULT := 256
 
 FUZZ_CFLAGS := -std=gnu17 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE \
 	-pthread -MMD -MP -I. -Istorage -Iaugment -Iloader -Iworkloads \
 	-Imeasure -Ireports -Icli -Wall -Wextra -Wno-missing-field-initializers \
 	-fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FZ)/obj/%.o)
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FZ)/obj/%.o) $(FZ)/obj/gen/wl_jobs.o
 
 .PHONY: fuzz fuzz-build
 fuzz-build: $(FUZZ_TARGETS:%=$(FZ)/fuzz_%)
 
 $(FZ)/obj/%.o: %.c
+	$(call say,FUZZCC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+# the built-in job files (the top Makefile generates the C)
+$(FZ)/obj/gen/wl_jobs.o: $(B)/gen/wl_jobs.c
 	$(call say,FUZZCC,$<)
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
