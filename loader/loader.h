@@ -59,6 +59,8 @@ struct ldr_step_times {
 	double decode_s;
 	double resize_s;
 	double other_s;
+	uint64_t decompressed_bytes; /* bytes the sample inflated or
+	                                decompressed (0: none) */
 };
 
 /*

@@ -89,6 +89,22 @@ static const struct wl_demand imagenet_demand[] = {
 	  "samples/s)" },
 };
 
+/* temporary: replaced by a job file */
+#define MLPS_UNET3D "mlcommons/storage configs/dlio/workload/" \
+	"unet3d_*.yaml (same in argonne-lcf/dlio_benchmark)"
+static const struct wl_demand volumes_demand[] = {
+	{ .gpu = "A100", .gpu_detail = "A100 (MLPerf Storage emulated)",
+	  .kind = WL_DEMAND_MLPERF, .samples_per_s = 7.0 / 0.636,
+	  .batch = 7, .compute_s = 0.636, .basis = WL_BASIS_MEASURED,
+	  .source = MLPS_UNET3D " (batch 7, computation_time 0.636 s: 11.0 "
+	  "samples/s)" },
+	{ .gpu = "H100", .gpu_detail = "H100 (MLPerf Storage emulated)",
+	  .kind = WL_DEMAND_MLPERF, .samples_per_s = 7.0 / 0.323,
+	  .batch = 7, .compute_s = 0.323, .basis = WL_BASIS_MEASURED,
+	  .source = MLPS_UNET3D " (batch 7, computation_time 0.323 s: 21.7 "
+	  "samples/s)" },
+};
+
 static const struct wl_workload workloads[] = {
 	{
 		.name = "imagenet",
@@ -117,6 +133,34 @@ static const struct wl_workload workloads[] = {
 		.xform = WL_XFORM_IMAGE_TRAIN,
 		.format = 0,    /* WL_FORMAT_AUTO */
 		.default_demand = WL_DEMAND_TRAIN,
+		.job_file = "builtin",
+	},
+	/* temporary: replaced by a job file */
+	{
+		.name = "volumes",
+		.description = "3-D medical volumes, 3D U-Net training",
+		.layout = "folder of .npy f32 volumes (D, 256, 256)",
+		.file_ext = ".npy",
+		.dataset_files = 168,
+		.mean_file_bytes = 146600628,
+		.stats_source = "MLPerf Storage unet3d (" MLPS_UNET3D "): 168 "
+			"files, mean 146,600,628 B, sd 68,341,808 B",
+		.out_channels = 128,    /* the crop: 128^3 floats */
+		.out_height = 128,
+		.out_width = 128,
+		.transform = "read -> random 128^3 crop -> flips -> f32",
+		.au_threshold = LDR_DEFAULT_AU_THRESHOLD,
+		.au_source = "MLPerf Storage: AU threshold 90 % for unet3d",
+		.demand = volumes_demand,
+		.ndemand = sizeof(volumes_demand) / sizeof(volumes_demand[0]),
+		.gen = &wl_gen_npy_volumes,
+		.xform = WL_XFORM_VOLUME,
+		.xp = { .vol_crop = { 128, 128, 128 }, .vol_flip = true },
+		.format = 1,    /* WL_FORMAT_FOLDER */
+		.batch = 7,
+		.default_demand = WL_DEMAND_MLPERF,
+		.max_sample_bytes = 1ull << 30,
+		.sd_file_bytes = 68341808,
 		.job_file = "builtin",
 	},
 };
