@@ -127,7 +127,8 @@ static enum aug_vol_fault get_shape(struct hdr *h, struct aug_npy *o)
 			break;
 		while (h->p < h->end && h->b[h->p] >= '0' &&
 		       h->b[h->p] <= '9') {
-			if (v > (UINT64_MAX >> 1) / 10)
+			/* sides below 2^62 keep crop arithmetic in int64 */
+			if (v >= (1ull << 62) / 10)
 				return AUG_VF_NPY_SHAPE;
 			v = v * 10 + (uint64_t)(h->b[h->p] - '0');
 			h->p++;

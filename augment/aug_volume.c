@@ -165,8 +165,10 @@ int aug_vol_open(struct aug_vol *v, const void *buf, size_t len,
 		}
 		return -AUG_EUNSUPPORTED;
 	}
+	/* an empty array (a leading axis of 0 too) crops to zeros */
 	for (unsigned k = 0; k < 3; k++)
-		a->dims[k] = a->npy.shape[a->npy.ndim - 3 + k];
+		a->dims[k] = a->npy.data_bytes ?
+			     a->npy.shape[a->npy.ndim - 3 + k] : 0;
 	a->data = base + a->npy.data_off;
 	return 0;
 }

@@ -250,7 +250,10 @@ int aug_zip_find(const void *buf, size_t len, const char *key,
 	rec = first_rec;
 found:
 	p = out->header_off;
-	if (p > cd.off || cd.off - p < LOCAL_LEN || le32(b + p) != SIG_LOCAL)
+	if (p > cd.off || cd.off - p < LOCAL_LEN)
+		/* the record points outside the members */
+		return zip_fail(err, -AUG_ECORRUPT, AUG_VF_ZIP_CDIR, rec);
+	if (le32(b + p) != SIG_LOCAL)
 		return zip_fail(err, -AUG_ECORRUPT, AUG_VF_ZIP_LOCAL, p);
 	{
 		const uint64_t nl = le16(b + p + 26), el = le16(b + p + 28);

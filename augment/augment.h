@@ -585,7 +585,8 @@ struct aug_vol_array {
 	                           (.npy, STORED member) or the context's
 	                           inflate buffer (valid until the next open) */
 	uint64_t dims[3];       /* D, H, W: the last three of the shape (the
-	                           leading ones are taken at index 0) */
+	                           leading ones are taken at index 0); all 0
+	                           for an array without elements */
 	uint64_t inflated;      /* bytes inflated to get it (0: in place) */
 };
 

@@ -566,6 +566,33 @@ FR_TEST(volumes, crops_equal_numpy_slicing_with_padding_and_flips)
 	check_crops(cc, n);
 }
 
+FR_TEST(volumes, an_array_without_elements_crops_to_zeros)
+{
+	/* a 4-D array whose leading axis is 0: the last three are not */
+	static const char dict[] = "{'descr': '<f4', 'fortran_order': False, "
+				   "'shape': (0, 2, 3, 2), }";
+	static const uint32_t size[3] = { 2, 3, 2 };
+	uint8_t b[128] = "\x93NUMPY\x01\x00";
+	const size_t n = sizeof(dict) - 1;
+	float out[12];
+	struct aug_vol *v;
+	struct aug_vol_array a;
+	struct aug_vol_crop c;
+
+	memcpy(b + 10, dict, n);
+	b[10 + n] = '\n';
+	b[8] = (uint8_t)(n + 1);
+	cr_assert_eq(aug_vol_create(0, &v), 0);
+	cr_assert_eq(aug_vol_open(v, b, 11 + n, NULL, &a, NULL), 0);
+	cr_expect(a.dims[0] == 0 && a.dims[1] == 0 && a.dims[2] == 0);
+	aug_vol_crop_draw(a.dims, size, true, 1, 0, 0, &c);
+	memset(out, 0xff, sizeof(out));
+	cr_assert_eq(aug_vol_crop_f32(v, &a, &c, out, NULL), 0);
+	for (unsigned i = 0; i < 12; i++)
+		cr_expect_eq(out[i], 0.0f);
+	aug_vol_destroy(v);
+}
+
 FR_TEST(volumes, crop_draws_are_deterministic_uniform_and_in_range)
 {
 	static const uint64_t dims[3] = { 300, 128, 90 };
@@ -667,6 +694,12 @@ FR_TEST(volumes, damaged_files_fail_with_distinct_faults_at_their_offsets)
 	c[cd_off + 29] = 0xff;
 	expect_err(c, len, -AUG_ECORRUPT, AUG_VF_ZIP_CDIR, cd_off,
 		   "name past the central directory", NULL);
+
+	/* ... and a record pointing past the members */
+	memcpy(c, b, len);
+	wr32(c + cd_off + 42, 0x7fffffff);
+	expect_err(c, len, -AUG_ECORRUPT, AUG_VF_ZIP_CDIR, cd_off,
+		   "local header offset outside", NULL);
 
 	/* a file cut inside x.npy's data: no end record */
 	expect_err(b, 200, -AUG_ETRUNCATED, AUG_VF_ZIP_EOCD, 200,
