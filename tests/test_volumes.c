@@ -1112,20 +1112,57 @@ FR_TEST(volumes, gen_refuses_a_folder_that_is_not_empty)
 	free(f);
 }
 
-static volatile sig_atomic_t stop_now = 1;
+static volatile sig_atomic_t stop_now;
 
-FR_TEST(volumes, gen_stopped_leaves_no_partial_file)
+/* Asks the generator to stop once the first file is complete. */
+static void stop_after_first(void *arg, const struct wl_gen_stats *st,
+			     bool done)
+{
+	(void)arg;
+	if (!done && st->files >= 1)
+		stop_now = 1;
+}
+
+FR_TEST(volumes, gen_stopped_keeps_complete_files_and_no_partial_one)
 {
 	const struct wl_workload w = small(30e6, 0);
-	const struct wl_gen_opts o = { .files = 2, .seed = 1, .stop = &stop_now };
+	const struct wl_gen_opts o = {
+		.files = 4, .seed = 1, .jobs = 2, .stop = &stop_now,
+		.progress = stop_after_first,
+	};
 	struct wl_gen_stats st;
 	char *d = path("stopped");
-	struct stat sb;
-	char *f = path("stopped/case_00000_x.npy");
+	char cmd[512];
+	FILE *f;
+	unsigned tmp = 0, fin = 0;
 
+	stop_now = 0;
 	cr_expect_eq(wl_gen_npy_volumes.generate(&w, d, &o, &st), -EINTR);
-	cr_expect_eq(st.files, 0u);
-	cr_expect_neq(stat(f, &sb), 0);
+	cr_expect_geq(st.files, 1u);
+	cr_expect_lt(st.files, 4u);
+	/* every name left is a final one, of the planned size */
+	snprintf(cmd, sizeof(cmd), "ls -A %s", d);
+	f = popen(cmd, "r");
+	cr_assert_not_null(f);
+	while (fgets(cmd, sizeof(cmd), f)) {
+		struct stat sb;
+		char *p;
+
+		cmd[strcspn(cmd, "\n")] = '\0';
+		if (strstr(cmd, ".tmp")) {
+			tmp++;
+			continue;
+		}
+		fin++;
+		cr_assert_geq(asprintf(&p, "%s/%s", d, cmd), 0);
+		cr_expect_eq(stat(p, &sb), 0);
+		/* 128 slices of 256 x 256 f32 and a 128-byte header */
+		cr_expect_eq(sb.st_size, 128 + 128ll * 256 * 256 * 4, "%s",
+			     cmd);
+		free(p);
+	}
+	pclose(f);
+	cr_expect_eq(tmp, 0u, "a temporary file was left");
+	cr_expect_eq(fin, st.files);
 	free(d);
-	free(f);
 }
