@@ -475,8 +475,8 @@ static size_t npz_central(uint8_t *c, const char *name, uint32_t crc,
 	return 46 + nl + el;
 }
 
-static int npz_member(const struct vg *g, const struct phantom *p, bool y,
-		      struct vg_out *f, struct row_scratch *s, uint32_t *crc)
+static int npz_member(const struct phantom *p, bool y, struct vg_out *f,
+		      struct row_scratch *s, uint32_t *crc)
 {
 	const uint64_t n = p->dims[2], size = npz_member_bytes(n);
 	const uint64_t shape[3] = { VG_SIDE, VG_SIDE, n };
@@ -485,7 +485,6 @@ static int npz_member(const struct vg *g, const struct phantom *p, bool y,
 	uint8_t l[NPZ_LOCAL], h[256], c[4];
 	int rc;
 
-	(void)g;
 	le32(l, 0x04034b50);
 	le16(l + 4, big ? 45 : 20);
 	le16(l + 6, 0);
@@ -558,9 +557,9 @@ static int npz_write(const struct vg *g, uint64_t i, struct vg_out *f,
 
 	luts(s);
 	phantom_make(&p, g->o->seed, i, dims, 2);
-	rc = npz_member(g, &p, false, f, s, &crc[0]);
+	rc = npz_member(&p, false, f, s, &crc[0]);
 	if (!rc)
-		rc = npz_member(g, &p, true, f, s, &crc[1]);
+		rc = npz_member(&p, true, f, s, &crc[1]);
 	if (rc)
 		return rc;
 	cd_off = f->pos;

@@ -139,8 +139,8 @@ done
 fm=$(printf '%s\n' "${fio_v[@]}" | median)
 im=$(printf '%s\n' "${io_v[@]}" | median)
 rm_=$(printf '%s\n' "${run_v[@]}" | median)
-echo "  runs MB/s: fio ${fio_v[*]}; io ${io_v[*]}; run ${run_v[*]}" |
-	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.e+]+$/) $i = sprintf("%.0f", $i / 1e6); print }'
+mbs() { awk '{ for (i = 1; i <= NF; i++) printf " %.0f", $i / 1e6 }' <<<"$*"; }
+echo "  runs MB/s: fio$(mbs "${fio_v[@]}"); io$(mbs "${io_v[@]}"); run$(mbs "${run_v[@]}")"
 awk -v f="$fm" -v i="$im" -v r="$rm_" 'BEGIN {
 	printf "  fio %.0f MB/s; feedrate io %.0f MB/s (%.2fx); feedrate run %.0f MB/s (%.2fx) (target >= 0.95x)\n",
 		f / 1e6, i / 1e6, (f > 0 ? i / f : 0), r / 1e6, (f > 0 ? r / f : 0) }'
