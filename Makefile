@@ -25,7 +25,7 @@ WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-missing-field-initializers
 override CFLAGS += -std=gnu17 $(WARN) -D_GNU_SOURCE -pthread -MMD -MP -I. \
 	-Istorage -Iaugment -Iloader -Iworkloads -Imeasure -Ireports -Icli
-LIBS := -luring -ljpeg -lpng -lz -lzstd -ljansson -linih -lm -pthread
+LIBS := -luring -ljpeg -lpng -lz -lzstd -ldeflate -ljansson -linih -lm -pthread
 TEST_LIBS := -lcriterion -lseccomp -lcap
 
 comma := ,

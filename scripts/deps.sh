@@ -7,8 +7,11 @@
 set -eu
 pkgs=(build-essential pkg-config liburing-dev libjpeg62-turbo-dev libpng-dev
       zlib1g-dev libzstd-dev libjansson-dev libcriterion-dev libseccomp-dev
-      libcap-dev bindfs e2fsprogs s3fs chromium zstd libinih-dev
-      python3-torch python3-torchvision python3-pil)
+      libcap-dev libdeflate-dev bindfs e2fsprogs s3fs chromium zstd
+      python3-torch python3-torchvision python3-pil python3-numpy libinih-dev)
+# libdeflate-dev: .npz DEFLATE members (its static archive goes into
+# `make static`); python3-numpy writes the .npy/.npz test fixtures
+# libinih-dev: job files (workloads/jobs/*.ini and the user's)
 # python3-torch, -torchvision and -pil: --pipeline torch, and the tests
 # that run it (they skip, saying why, where Python cannot import them)
 # zstd (the CLI) decompresses `gen --compression zstd` shards in the tests

@@ -29,12 +29,13 @@ static const struct wl_gen_ops gen_tfrecord = {
 	.generate = gen_tfrecord_jpeg,
 };
 
-/* Named by each ops' layout. Layouts written elsewhere join here as
- * they land (e.g. wl_gen_npy_volumes, wl_gen_npz_volumes,
- * wl_gen_cosmoflow, wl_gen_tokens). */
+/* Named by each ops' layout. */
 static const struct wl_gen_entry gens[] = {
 	{ &wl_gen_imagefolder, wl_imagenet_spec, WL_FORMAT_FOLDER },
 	{ &gen_tfrecord, wl_imagenet_spec, WL_FORMAT_TFRECORD },
+	{ &wl_gen_npy_volumes, NULL, WL_FORMAT_FOLDER },
+	{ &wl_gen_npz_volumes, NULL, WL_FORMAT_FOLDER },
+	{ &wl_gen_cosmoflow, NULL, WL_FORMAT_TFRECORD },
 };
 
 #define NGENS (sizeof(gens) / sizeof(gens[0]))

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "loader.h"
+#include "volumes.h"
 #include "workloads.h"
 
 int wl_transform_err(int aug_err)
@@ -166,6 +167,10 @@ int wl_transform_make(const struct wl_workload *w,
 			wl_transform_describe(&st->aug, AUG_ISA_AUTO, desc,
 					      desc_len);
 		return err;
+	case WL_XFORM_VOLUME:
+		return wl_volume_transform(st, out, desc, desc_len);
+	case WL_XFORM_COSMOFLOW:
+		return wl_cosmoflow_transform(st, out, desc, desc_len);
 	default:
 		return -ENOTSUP;
 	}

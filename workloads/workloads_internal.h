@@ -20,6 +20,21 @@ extern const size_t wl_job_nbuiltins;
 extern const struct wl_gen_ops wl_gen_imagefolder;
 
 /*
+ * The 3-D generators (gen_volumes.c), sizes from the workload's
+ * mean_file_bytes and sd_file_bytes (a normal truncated at the smallest
+ * file that holds a 128^3 crop), content a CT-like phantom:
+ *   npy_volumes  case_NNNNN_x.npy: f32 (D, 256, 256), as numpy.save writes
+ *   npz_volumes  img_N_of_M.npz: x.npy u8 (256, 256, n) and y.npy (its
+ *                label mask, u8, same shape), STORED, as numpy.savez
+ *   cosmoflow    img_N_of_M.tfrecord: one tf.train.Example per file, "x"
+ *                int16 of xp.cosmo_shape (a density field's counts) and
+ *                "y" 4 floats
+ */
+extern const struct wl_gen_ops wl_gen_npy_volumes;
+extern const struct wl_gen_ops wl_gen_npz_volumes;
+extern const struct wl_gen_ops wl_gen_cosmoflow;
+
+/*
  * 0 when DIR is an empty folder (creating it when absent), else -errno:
  * -ENOTEMPTY, -ENOTDIR, or what mkdir/opendir said.
  */
