@@ -352,6 +352,10 @@ struct ldr_result {
 
 	unsigned series_len;
 	struct ldr_series_point series[LDR_SERIES_MAX];
+
+	uint64_t decompressed_bytes; /* bytes the shard readers' decompressors
+	                                produced in the window (compressed
+	                                shards; 0 elsewhere) */
 };
 
 /*

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "loader.h"
+#include "tokens.h"
 #include "workloads.h"
 
 int wl_transform_err(int aug_err)
@@ -166,6 +167,8 @@ int wl_transform_make(const struct wl_workload *w,
 			wl_transform_describe(&st->aug, AUG_ISA_AUTO, desc,
 					      desc_len);
 		return err;
+	case WL_XFORM_TOKENS:
+		return wl_tokens_transform(st, out, desc, desc_len);
 	default:
 		return -ENOTSUP;
 	}

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "formats.h"
 #include "loader.h"
 #include "workloads.h"
 #include "workloads_internal.h"
@@ -89,6 +90,18 @@ static const struct wl_demand imagenet_demand[] = {
 	  "samples/s)" },
 };
 
+/* temporary: replaced by a job file */
+#define FOUNDRY_MPT "mosaicml/llm-foundry scripts/train/benchmarking/" \
+	"README.md (MPT-7B, seq 2048)"
+static const struct wl_demand tokens_demand[] = {
+	{ .gpu = "A100", .gpu_detail = "A100 80GB", .kind = WL_DEMAND_TRAIN,
+	  .samples_per_s = 4641.0 / 2048, .tokens_per_s = 4641,
+	  .basis = WL_BASIS_MEASURED, .source = FOUNDRY_MPT },
+	{ .gpu = "H100", .gpu_detail = "H100 80GB", .kind = WL_DEMAND_TRAIN,
+	  .samples_per_s = 10643.0 / 2048, .tokens_per_s = 10643,
+	  .basis = WL_BASIS_MEASURED, .source = FOUNDRY_MPT },
+};
+
 static const struct wl_workload workloads[] = {
 	{
 		.name = "imagenet",
@@ -116,6 +129,33 @@ static const struct wl_workload workloads[] = {
 		.image_spec = wl_imagenet_spec,
 		.xform = WL_XFORM_IMAGE_TRAIN,
 		.format = 0,    /* WL_FORMAT_AUTO */
+		.default_demand = WL_DEMAND_TRAIN,
+		.job_file = "builtin",
+	},
+	{       /* temporary: replaced by a job file */
+		.name = "tokens",
+		.description = "LLM pre-training, GPT-style windows of "
+			"seq_len + 1 tokens",
+		.layout = "token files: Megatron .idx/.bin, nanoGPT .bin "
+			"(flat or llm.c header), .bin.zst; MDS token columns",
+		.file_ext = ".bin",
+		.mean_file_bytes = 100 << 20,
+		.stats_source = "gen: 100 MiB files, documents of mean 1,128 "
+			"tokens (nanoGPT openwebtext/prepare.py)",
+		/* int64 x 2049 = the bytes of 2 x 2049 floats */
+		.out_channels = 2,
+		.out_height = 1,
+		.out_width = 2049,
+		.transform = "windows of 2048 + 1 tokens -> int64",
+		.au_threshold = LDR_DEFAULT_AU_THRESHOLD,
+		.au_source = "feedrate's default (90 %)",
+		.demand = tokens_demand,
+		.ndemand = sizeof(tokens_demand) / sizeof(tokens_demand[0]),
+		.gen = &wl_gen_tokens,
+		.xform = WL_XFORM_TOKENS,
+		.xp = { .seq_len = 2048, .token_bytes = 8 },
+		.format = WL_FORMAT_TOKENS,
+		.batch = 8,
 		.default_demand = WL_DEMAND_TRAIN,
 		.job_file = "builtin",
 	},

@@ -9,6 +9,10 @@
 /* The ImageFolder JPEG generator (gen_images.c). */
 extern const struct wl_gen_ops wl_gen_imagefolder;
 
+/* The token stream generator (gen_tokens.c): Megatron .idx/.bin pairs;
+ * tokens.h's wl_gen_tokens_write for .bin.zst. */
+extern const struct wl_gen_ops wl_gen_tokens;
+
 /*
  * 0 when DIR is an empty folder (creating it when absent), else -errno:
  * -ENOTEMPTY, -ENOTDIR, or what mkdir/opendir said.
