@@ -799,7 +799,8 @@ int wl_tar_unwrap_key(const uint8_t *rec, size_t len, const char *key,
 				enum wl_image_kind k = WL_IMAGE_UNKNOWN;
 				bool take;
 
-				if (ext_is(e, elen, "jpg") || ext_is(e, elen, "jpeg"))
+				if (ext_is(e, elen, "jpg") ||
+				    ext_is(e, elen, "jpeg"))
 					k = WL_IMAGE_JPEG;
 				else if (ext_is(e, elen, "png"))
 					k = WL_IMAGE_PNG;

@@ -111,10 +111,10 @@ int wl_idx_parse(const uint8_t *p, size_t n, uint64_t bin_size,
 	size = wl_tok_dtype_size(out->dtype);
 	s = le_n(p + 18, 8);
 	d = le_n(p + 26, 8);
-	/* 20 bytes per sequence and 8 per document entry must fit */
-	if (s > (n - WL_IDX_HEADER) / 20)
+	/* 12 bytes per sequence and 8 per document entry must fit */
+	if (s > (n - WL_IDX_HEADER) / 12)
 		return idx_bad(18, err_off);
-	if (d < 1 || d > (n - WL_IDX_HEADER - 20 * s) / 8)
+	if (d < 1 || d > (n - WL_IDX_HEADER - 12 * s) / 8)
 		return idx_bad(26, err_off);
 	out->sequences = s;
 	out->documents = d - 1;

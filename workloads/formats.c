@@ -1,9 +1,10 @@
 /*
  * formats.c - the format table: names, error keys, and the dispatch of
  * scanner, header walk and unwrap to each format's file (fmt_tar.c,
- * fmt_tfrecord.c, fmt_mds.c, fmt_tokens.c). A format's row holds what it can do; an
- * empty slot answers -EINVAL (FOLDER, AUTO) or -ENOTSUP (MDS's walk: its
- * counts come from index.json).
+ * fmt_tfrecord.c, fmt_mds.c, fmt_tokens.c). A format's row holds what it
+ * can do; an empty slot answers -EINVAL (FOLDER, AUTO) or -ENOTSUP (the
+ * walks of MDS and tokens: their counts come from index.json, the token
+ * files' sizes and headers).
  */
 #include <errno.h>
 #include <string.h>

@@ -268,7 +268,7 @@ static int put_file(struct gen_tok *g, const char *name, const void *p,
 /* The .idx of the file's documents: one sequence per document. */
 static int put_idx(struct gen_tok *g, const char *name)
 {
-	const size_t s = g->ndocs, n = WL_IDX_HEADER + 20 * s + 8 * (s + 1);
+	const size_t s = g->ndocs, n = WL_IDX_HEADER + 12 * s + 8 * (s + 1);
 	uint8_t *b = malloc(n), *q;
 	uint64_t ptr = 0;
 	int rc;
@@ -360,7 +360,7 @@ static int gen_files(struct gen_tok *g)
 		if (o->stop && *o->stop)
 			return -EINTR;
 		/* plan the last file to end the set at SIZE on disk: the
-		 * .idx takes ~20 bytes per ~1,128 tokens */
+		 * .idx takes 20 bytes per document of ~1,128 tokens */
 		if (!o->files) {
 			const double per_tok = g->zstd ? 2 / GEN_ZSTD_RATIO :
 						2 + 20.0 / GEN_DOC_MEAN;

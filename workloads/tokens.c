@@ -18,7 +18,7 @@
 #include "workloads.h"
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "token files and batches are little-endian: a big-endian host would convert"
+#error "token files and batches are little-endian: convert on this host"
 #endif
 
 struct tok_cfg {
