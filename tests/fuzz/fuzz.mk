@@ -28,6 +28,7 @@ FUZZ_MAX_LEN_tfrecord := 4096
 FUZZ_MAX_LEN_protobuf := 4096
 FUZZ_MAX_LEN_mds := 8192
 FUZZ_MAX_LEN_tar := 8192
+FUZZ_MAX_LEN_idx := 4096
 FUZZ_MAX_LEN_DEFAULT := 256
 
 FUZZ_CFLAGS := -std=gnu17 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE \
