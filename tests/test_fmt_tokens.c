@@ -788,6 +788,51 @@ FR_TEST(fmt_tokens, transform_writes_int64_or_int32_little_endian)
 	wl_transform_state_release(&t.ts);
 }
 
+FR_TEST(fmt_tokens, transform_converts_every_type_at_any_length)
+{
+	static const enum wl_tok_dtype types[] = {
+		WL_TOK_U8, WL_TOK_I8, WL_TOK_U16, WL_TOK_I16, WL_TOK_U32,
+		WL_TOK_I32, WL_TOK_U64, WL_TOK_I64,
+	};
+	static const bool sign[] = { false, true, false, true, false, true,
+				     false, true };
+	struct wl_token_span sp = { .magic = WL_TOKEN_SPAN_MAGIC };
+	uint8_t in[8 * 41 + 3], out[8 * 41];
+	uint64_t x = 0x9E3779B97F4A7C15ull;
+
+	for (size_t k = 0; k < sizeof(in); k++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		in[k] = (uint8_t)(x >> 56);
+	}
+	for (unsigned tb = 4; tb <= 8; tb += 4) {
+		struct tok_out t;
+
+		tok_out_make(&t, 40, tb);
+		for (size_t ty = 0; ty < sizeof(types) / sizeof(types[0]); ty++)
+			for (size_t n = 0; n <= 41; n += 1) {
+				const unsigned sz = wl_tok_dtype_size(types[ty]);
+
+				sp.dtype = types[ty];
+				sp.data = in + 3;       /* unaligned */
+				sp.len = n * sz;
+				cr_assert_eq(t.tf.apply(t.tf.arg, &sp, sizeof(sp),
+							0, 0, 0, out, NULL), 0);
+				for (size_t j = 0; j < 41; j++) {
+					int64_t want = j < n ? le_val(in + 3 +
+						j * sz, sz, sign[ty]) : 0;
+
+					if (tb == 4)
+						want = (int32_t)want;
+					cr_assert_eq(le_val(out + j * tb, tb, true),
+						     want, "%s n %zu token %zu to "
+						     "int%u", wl_tok_dtype_name(
+						     types[ty]), n, j, tb * 8);
+				}
+			}
+		wl_transform_state_release(&t.ts);
+	}
+}
+
 FR_TEST(fmt_tokens, transform_refuses_bad_parameters)
 {
 	struct wl_transform_state ts = { 0 };

@@ -13,6 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "loader.h"
 #include "tokens.h"
 #include "workloads.h"
@@ -24,6 +28,8 @@
 struct tok_cfg {
 	uint32_t seq_len;
 	uint32_t token_bytes;   /* 4 or 8 */
+	int (*convert)(enum wl_tok_dtype dtype, const uint8_t *in,
+		       uint8_t *out, size_t n, unsigned tb);
 };
 
 static int tok_ctx_create(void *arg, void **ctx)
@@ -47,7 +53,7 @@ static int tok_ctx_create(void *arg, void **ctx)
 
 #define TOK_CONVERT_TO(O)                                               \
 	do {                                                            \
-		switch (sp->dtype) {                                    \
+		switch (dtype) {                                        \
 		case WL_TOK_U8: TOK_CONVERT(uint8_t, O); break;         \
 		case WL_TOK_I8: TOK_CONVERT(int8_t, O); break;          \
 		case WL_TOK_U16: TOK_CONVERT(uint16_t, O); break;       \
@@ -60,6 +66,49 @@ static int tok_ctx_create(void *arg, void **ctx)
 		}                                                       \
 	} while (0)
 
+/* N tokens of DTYPE at IN into OUT as int64 (TB 8) or int32. */
+static int tok_convert_base(enum wl_tok_dtype dtype, const uint8_t *in,
+			    uint8_t *out, size_t n, unsigned tb)
+{
+	if (tb == 8)
+		TOK_CONVERT_TO(int64_t);
+	else
+		TOK_CONVERT_TO(int32_t);
+	return 0;
+}
+
+#if defined(__x86_64__)
+/* The same with AVX2's widening moves for the common cases (GPT-2's
+ * uint16 and llm-foundry's int32 tokens), 4 or 8 tokens a step; the
+ * tail and the other types go the baseline way. Chosen once per
+ * transform where the CPU has AVX2. */
+__attribute__((target("avx2")))
+static int tok_convert_avx2(enum wl_tok_dtype dtype, const uint8_t *in,
+			    uint8_t *out, size_t n, unsigned tb)
+{
+	size_t i = 0;
+
+	if (dtype == WL_TOK_U16 && tb == 8) {
+		for (; i + 4 <= n; i += 4)
+			_mm256_storeu_si256((__m256i_u *)(out + 8 * i),
+				_mm256_cvtepu16_epi64(_mm_loadl_epi64(
+					(const __m128i_u *)(in + 2 * i))));
+	} else if (dtype == WL_TOK_U16 && tb == 4) {
+		for (; i + 8 <= n; i += 8)
+			_mm256_storeu_si256((__m256i_u *)(out + 4 * i),
+				_mm256_cvtepu16_epi32(_mm_loadu_si128(
+					(const __m128i_u *)(in + 2 * i))));
+	} else if (dtype == WL_TOK_I32 && tb == 8) {
+		for (; i + 4 <= n; i += 4)
+			_mm256_storeu_si256((__m256i_u *)(out + 8 * i),
+				_mm256_cvtepi32_epi64(_mm_loadu_si128(
+					(const __m128i_u *)(in + 4 * i))));
+	}
+	return tok_convert_base(dtype, in + i * wl_tok_dtype_size(dtype),
+				out + i * tb, n - i, tb);
+}
+#endif
+
 static int tok_apply(void *ctx, const void *data, size_t len, uint64_t seed,
 		     uint64_t epoch, uint64_t id, void *outp,
 		     struct ldr_step_times *st)
@@ -68,10 +117,10 @@ static int tok_apply(void *ctx, const void *data, size_t len, uint64_t seed,
 	const struct wl_token_span *sp = data;
 	const size_t want = (size_t)c->seq_len + 1;
 	uint8_t *out = outp;
-	const uint8_t *in;
 	const uint64_t t0 = stg_now_ns();
 	unsigned esize;
 	size_t n;
+	int err;
 
 	(void)seed;
 	(void)epoch;
@@ -81,14 +130,12 @@ static int tok_apply(void *ctx, const void *data, size_t len, uint64_t seed,
 	esize = wl_tok_dtype_size(sp->dtype);
 	if (!esize || !wl_tok_dtype_is_int(sp->dtype))
 		return -LDR_EUNSUPPORTED;
-	in = sp->data;
 	n = sp->len / esize;
 	if (n > want)
 		n = want;       /* a longer MDS sample: its first tokens */
-	if (c->token_bytes == 8)
-		TOK_CONVERT_TO(int64_t);
-	else
-		TOK_CONVERT_TO(int32_t);
+	err = c->convert(sp->dtype, sp->data, out, n, c->token_bytes);
+	if (err)
+		return err;
 	/* a shorter one is padded with zeros */
 	memset(out + n * c->token_bytes, 0, (want - n) * c->token_bytes);
 	if (st) {
@@ -112,6 +159,11 @@ int wl_tokens_transform(struct wl_transform_state *st,
 		return -ENOMEM;
 	c->seq_len = st->xp.seq_len;
 	c->token_bytes = tb;
+	c->convert = tok_convert_base;
+#if defined(__x86_64__)
+	if (__builtin_cpu_supports("avx2"))
+		c->convert = tok_convert_avx2;
+#endif
 	free(st->priv);
 	st->priv = c;
 	*out = (struct ldr_transform){
