@@ -502,9 +502,11 @@ int cmd_gen(int argc, char **argv)
 	if (shards) {
 		gen_shards_print(stdout, &g, &st, &sst);
 	} else if (gen_tokens(&g)) {
-		printf("gen: wrote %llu token files (%s) into ",
-		       (unsigned long long)st.files, g.so.zstd ?
-		       "uint16 .bin.zst" : "Megatron .idx/.bin, uint16");
+		printf("gen: wrote %llu token streams (%s) into ",
+		       (unsigned long long)(g.so.zstd ? st.files :
+					    st.files / 2), g.so.zstd ?
+		       "uint16 .bin.zst files" : "uint16 Megatron .idx/.bin "
+		       "pairs");
 		cli_print_path(stdout, g.dir);
 		printf(": %.1f MB; seed %llu; %.1f s\n", st.bytes / 1e6,
 		       (unsigned long long)g.o.seed, st.elapsed_s);
