@@ -10,7 +10,8 @@
  * documents); the errors (a short .bin, an .idx whose pointers run past
  * the .bin, a bad zstd frame), each counted with its file and offset; the
  * int64 / int32 output; every window once per epoch through the engine;
- * payload keys of TFRecord and MDS; gen's files and their compression.
+ * payload keys of TFRecord, MDS and WebDataset; gen's files and their
+ * compression.
  *
  * Tokens written by Python are f(k) = (k * A + B) % M for stream position
  * k, so a window's values say where it was cut from.
@@ -1234,6 +1235,48 @@ FR_TEST(fmt_tokens, tfrecord_feature_key_picks_the_payload)
 				   &v), -WL_ENOIMAGE);
 	cr_assert_eq(wl_pb_example_find_key(ex, n, "y", &v), 0);
 	cr_assert_eq(memcmp(v.image, "label?", 6), 0);
+}
+
+/* A ustar member NAME holding DATA at P; returns its padded length. */
+static size_t tar_member(uint8_t *p, const char *name, const char *data)
+{
+	const size_t n = strlen(data);
+	unsigned sum = 0;
+
+	memset(p, 0, 512);
+	memcpy(p, name, strlen(name));
+	memcpy(p + 100, "0000644", 7);
+	snprintf((char *)p + 124, 12, "%011o", (unsigned)n);
+	memcpy(p + 136, "00000000000", 11);
+	p[156] = '0';
+	memcpy(p + 257, "ustar\0" "00", 8);
+	memset(p + 148, ' ', 8);
+	for (int i = 0; i < 512; i++)
+		sum += p[i];
+	snprintf((char *)p + 148, 8, "%06o", sum);
+	memset(p + 512, 0, (n + 511) / 512 * 512);
+	memcpy(p + 512, data, n);
+	return 512 + (n + 511) / 512 * 512;
+}
+
+FR_TEST(fmt_tokens, webdataset_key_is_a_member_extension)
+{
+	uint8_t rec[8192];
+	struct wl_sample_view v;
+	size_t n = tar_member(rec, "s1.cls", "7");
+
+	n += tar_member(rec + n, "s1.jpg", "\xff\xd8jpeg");
+	n += tar_member(rec + n, "s1.x.npy", "volume");
+	cr_assert_eq(wl_unwrap_key(WL_FORMAT_WDS, NULL, "x.npy", rec, n, &v),
+		     0);
+	cr_assert_eq(v.image_len, 6);
+	cr_assert_eq(memcmp(v.image, "volume", 6), 0);
+	cr_assert(v.has_label && v.label == 7);
+	cr_assert_eq(wl_unwrap_key(WL_FORMAT_WDS, NULL, NULL, rec, n, &v), 0);
+	cr_assert_eq(memcmp(v.image, "\xff\xd8", 2), 0, "the image by "
+		     "default");
+	cr_assert_eq(wl_unwrap_key(WL_FORMAT_WDS, NULL, "png", rec, n, &v),
+		     -WL_ENOIMAGE);
 }
 
 static int copy_apply(void *ctx, const void *data, size_t len, uint64_t seed,
