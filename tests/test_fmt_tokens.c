@@ -1392,3 +1392,35 @@ FR_TEST(fmt_tokens, gen_writes_megatron_pairs_that_compress_like_text)
 	free(z);
 	fr_test_rmtree(dir);
 }
+
+FR_TEST(fmt_tokens, detection_names_token_folders_and_files)
+{
+	char *dir = fr_test_tmpdir(), sub[4200], path[4300], why[256];
+	enum wl_format f;
+	uint8_t rec[16] = { 0 };
+	uint32_t c = wl_crc32c_mask(wl_crc32c(0, rec, 8));
+	FILE *fp;
+
+	snprintf(sub, sizeof(sub), "%s/t", dir);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	write_flat(sub, "a.bin", 100);
+	write_flat(sub, "a.idx", 10);
+	cr_assert_eq(wl_format_detect(sub, &f, why, sizeof(why)), 0);
+	cr_assert_eq(f, WL_FORMAT_TOKENS, "%s", why);
+	snprintf(path, sizeof(path), "%s/a.bin", sub);
+	cr_assert_eq(wl_format_detect(path, &f, why, sizeof(why)), 0);
+	cr_assert_eq(f, WL_FORMAT_TOKENS, "one token file");
+	/* an empty TFRecord record in a file named .bin is TFRecord */
+	snprintf(sub, sizeof(sub), "%s/r", dir);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	snprintf(path, sizeof(path), "%s/train.bin", sub);
+	memcpy(rec + 8, &c, 4);
+	c = wl_crc32c_mask(wl_crc32c(0, rec, 0));
+	memcpy(rec + 12, &c, 4);
+	fp = fopen(path, "w");
+	cr_assert_eq(fwrite(rec, 16, 1, fp), 1);
+	fclose(fp);
+	cr_assert_eq(wl_format_detect(sub, &f, why, sizeof(why)), 0);
+	cr_assert_eq(f, WL_FORMAT_TFRECORD, "%s", why);
+	fr_test_rmtree(dir);
+}

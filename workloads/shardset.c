@@ -126,14 +126,15 @@ int wl_format_detect(const char *root, enum wl_format *out, char *why,
 			images++;
 			continue;
 		}
-		if (is_token_name(de->d_name, &zst, &idx)) {
-			toks++;
-			continue;
-		}
 		fd = openat(dfd, de->d_name, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		tfr += frames_as_tfrecord(fd);
+		/* TFRecord by its framing, whatever the name (a .bin
+		 * too); token files by name */
+		if (frames_as_tfrecord(fd))
+			tfr++;
+		else if (is_token_name(de->d_name, &zst, &idx))
+			toks++;
 		close(fd);
 	}
 	closedir(d);
