@@ -23,6 +23,7 @@
 #include "fmt_write.h"
 #include "jobfile.h"
 #include "report.h"
+#include "tokens.h"
 #include "workloads.h"
 
 /* --jobs with --from: readers, for storage that wants requests in flight
@@ -72,7 +73,9 @@ static void gen_usage(FILE *f)
 		"  -f, --format F       folder (default), wds, mds or tfrecord\n"
 		"      --compression C  none (default) or zstd: wds writes\n"
 		"                       shard-000000.tar.zst (the tar as one zstd\n"
-		"                       frame), mds shard.00000.mds.zstd\n"
+		"                       frame), mds shard.00000.mds.zstd,\n"
+		"                       the tokens workload tokens-00000.bin.zst\n"
+		"                       (without: Megatron .idx/.bin pairs)\n"
 		"      --zstd-level N   1 to 22 (default %d)\n"
 		"      --shard-size SIZE  a shard's uncompressed bytes at most\n"
 		"                       (e.g. 256M; default 100M, mds 64M as\n"
@@ -126,6 +129,7 @@ static void gen_progress_cb(void *arg, const struct wl_gen_stats *st,
 
 struct gen_opts {
 	const char *workload, *dir, *from;
+	const struct wl_workload *wl; /* WORKLOAD, once resolved */
 	struct wl_gen_opts o;
 	struct wl_shard_opts so;     /* format WL_FORMAT_FOLDER: files */
 	bool quiet, have_size, have_files, have_level, have_format;
@@ -245,6 +249,13 @@ static int gen_opt(int c, const char *arg, struct gen_opts *g)
 	}
 }
 
+/* A token workload: its own files (.idx/.bin, or .bin.zst with
+ * --compression zstd), not images. */
+static bool gen_tokens(const struct gen_opts *g)
+{
+	return g->wl && g->wl->format == WL_FORMAT_TOKENS;
+}
+
 /* Options that do not go together; 0 or FR_EXIT_USAGE. */
 static int gen_check(const struct gen_opts *g)
 {
@@ -260,9 +271,9 @@ static int gen_check(const struct gen_opts *g)
 	if (!g->from && g->have_size == g->have_files)
 		return cli_usage_error("gen", "give exactly one of --size and "
 				       "--files");
-	if (f == WL_FORMAT_FOLDER && (g->so.zstd || g->so.shard_size))
-		return cli_usage_error("gen", "--compression and --shard-size "
-				       "are for --format wds, mds, tfrecord");
+	if (f == WL_FORMAT_FOLDER && g->so.shard_size)
+		return cli_usage_error("gen", "--shard-size is for --format "
+				       "wds, mds, tfrecord");
 	if (g->so.zstd && f == WL_FORMAT_TFRECORD)
 		return cli_usage_error("gen", "--compression zstd is for wds "
 				       "and mds (TFRecord has no zstd form)");
@@ -463,6 +474,11 @@ int cmd_gen(int argc, char **argv)
 		return rc < 0 ? FR_EXIT_OK : rc;
 	if ((rc = cli_workload("gen", g.workload, &w)))
 		return rc;
+	g.wl = w;
+	if (g.so.format == WL_FORMAT_FOLDER && g.so.zstd && !gen_tokens(&g))
+		return cli_usage_error("gen", "--compression is for --format "
+				       "wds, mds, tfrecord (and a token "
+				       "workload's .bin.zst)");
 	/* an image workload is written as its format says (resnet50:
 	 * TFRecord shards), else as its generator writes, unless --format
 	 * says otherwise; any other workload as its generator writes */
@@ -501,6 +517,9 @@ int cmd_gen(int argc, char **argv)
 					   &sst);
 	else if (shards)
 		rc = wl_gen_shards(w, g.dir, &g.o, &g.so, &st, &sst);
+	else if (gen_tokens(&g))
+		rc = wl_gen_tokens_write(w, g.dir, &g.o, g.so.zstd,
+					 g.so.zstd_level, &st);
 	else
 		rc = gen->generate(w, g.dir, &g.o, &st);
 	cli_signals_restore(old);
@@ -509,9 +528,18 @@ int cmd_gen(int argc, char **argv)
 				       "generator to shard", w->name);
 	if (rc)
 		return gen_failed(&g, rc, &st, shards ? &sst : NULL, errpath);
-	if (shards)
+	if (shards) {
 		gen_shards_print(stdout, &g, &st, &sst);
-	else
+	} else if (gen_tokens(&g)) {
+		printf("gen: wrote %llu token streams (%s) into ",
+		       (unsigned long long)(g.so.zstd ? st.files :
+					    st.files / 2), g.so.zstd ?
+		       "uint16 .bin.zst files" : "uint16 Megatron .idx/.bin "
+		       "pairs");
+		cli_print_path(stdout, g.dir);
+		printf(": %.1f MB; seed %llu; %.1f s\n", st.bytes / 1e6,
+		       (unsigned long long)g.o.seed, st.elapsed_s);
+	} else
 		rpt_gen_print(stdout, g.dir, &st, g.o.seed, g.o.jobs);
 	return FR_EXIT_OK;
 }

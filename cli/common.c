@@ -110,6 +110,9 @@ int cli_dataset_open(const char *cmd, const struct wl_workload *w,
 	d.shard.shuffle_buffer = o->shuffle_buffer;
 	d.shard.max_record = o->max_sample_bytes;
 	d.shard.stop = &cli_stop;
+	/* token workloads cut windows; a workload may name its payload */
+	d.shard.seq_len = w->xform == WL_XFORM_TOKENS ? w->xp.seq_len : 0;
+	d.shard.key = w->xp.key;
 	if (isatty(STDERR_FILENO)) {
 		d.progress = cli_gen_progress;
 		d.progress_arg = (void *)cmd;

@@ -141,7 +141,7 @@ void ldr_engine_wait_stop(struct ldr_engine *e)
 struct snap {
 	uint64_t t;
 	uint64_t samples, good, batches;
-	uint64_t read_bytes;
+	uint64_t read_bytes, dec_bytes;
 	uint64_t reader_cpu, worker_cpu, consumer_cpu, process_cpu;
 	uint64_t busy, wait, decode, resize, other, decomp;
 	uint64_t probed_reads, probed_bytes, probed_hit, probe_errors;
@@ -193,6 +193,7 @@ static void snap_take(struct ldr_engine *e, struct snap *s, bool cpu)
 		struct ldr_reader_ctx *rc = &e->rd[i];
 
 		s->read_bytes += ldr_ctr_get(&rc->bytes);
+		s->dec_bytes += ldr_ctr_get(&rc->dec_bytes);
 		s->probed_reads += ldr_ctr_get(&rc->probed_reads);
 		s->probed_bytes += ldr_ctr_get(&rc->probed_bytes);
 		s->probed_hit += ldr_ctr_get(&rc->probed_hit);
@@ -656,10 +657,11 @@ static void fill_result(struct ldr_engine *e, const struct snap *a,
 	res->steps.resize_s = ns_s(a->resize, b->resize);
 	res->steps.other_s = ns_s(a->other, b->other);
 	res->steps.decompressed_bytes = b->decomp - a->decomp;
-	res->decompressed_bytes = res->steps.decompressed_bytes;
 	res->read_bytes = b->read_bytes - a->read_bytes;
 	res->read_bytes_per_s = res->measured_s > 0 ?
 		(double)res->read_bytes / res->measured_s : 0;
+	res->decompressed_bytes = (b->dec_bytes - a->dec_bytes) +
+				  res->steps.decompressed_bytes;
 	res->probed_reads = b->probed_reads - a->probed_reads;
 	res->probed_bytes = b->probed_bytes - a->probed_bytes;
 	res->probed_hit_bytes = b->probed_hit - a->probed_hit;

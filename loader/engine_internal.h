@@ -123,6 +123,7 @@ struct ldr_reader_ctx {
 	struct ldr_sampler *sampler;
 	int fatal;                      /* mid-run error, read after join */
 	ldr_ctr bytes, files;
+	ldr_ctr dec_bytes;              /* shards: bytes decompressed */
 	ldr_ctr probed_reads, probed_bytes, probed_hit, probe_errors;
 	_Atomic unsigned pending;       /* reads in flight, for sampling */
 	struct stg_histo read_lat;      /* window only; read after join */

@@ -439,6 +439,8 @@ static int fill(struct shard_rd *r, uint64_t keep_from)
 		}
 		ret = r->ops->dec_run(r->dec, r->blk, r->blk_len, &r->blk_pos,
 				      r->win, r->win_cap, &out);
+		if (out > r->win_len)
+			ldr_ctr_add(&r->rc->dec_bytes, out - r->win_len);
 		if (ret)
 			return ret;
 		if (out > r->win_len) {

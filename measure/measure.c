@@ -330,6 +330,13 @@ int ms_dataset_open(const struct ms_dataset_opts *o, struct ms_dataset *md,
 				 strerror(-err));
 			return err;
 		}
+		/* no shards seen: the workload's own format, if it has one */
+		if (md->format == WL_FORMAT_FOLDER && o->w &&
+		    o->w->format > WL_FORMAT_FOLDER) {
+			md->format = (enum wl_format)o->w->format;
+			snprintf(md->format_why, sizeof(md->format_why),
+				 "workload %s's format", o->w->name);
+		}
 	} else {
 		snprintf(md->format_why, sizeof(md->format_why), "%s",
 			 o->list ? "--list names image files" : "--format");

@@ -101,6 +101,11 @@ int wl_tar_walk_count(wl_pread_fn pread, void *arg, uint64_t size,
  * a run of whole tar members. */
 int wl_tar_unwrap(const uint8_t *rec, size_t len, struct wl_sample_view *out);
 
+/* wl_tar_unwrap with the payload the first member whose extension is KEY
+ * (any case; NULL: the image extensions). */
+int wl_tar_unwrap_key(const uint8_t *rec, size_t len, const char *key,
+		      struct wl_sample_view *out);
+
 /* ---- tfrecord (fmt_tfrecord.c) ---- */
 
 /*
@@ -117,6 +122,9 @@ int wl_tfr_scan_next(struct wl_scanner *s, const uint8_t *win,
 int wl_tfr_walk_count(wl_pread_fn pread, void *arg, uint64_t size,
 		      uint64_t max_record, uint64_t *count, uint64_t *err_off);
 int wl_tfr_unwrap(const uint8_t *rec, size_t len, struct wl_sample_view *out);
+/* ... with the payload the feature KEY (NULL or "": image/encoded). */
+int wl_tfr_unwrap_key(const uint8_t *rec, size_t len, const char *key,
+		      struct wl_sample_view *out);
 
 /*
  * Find image/encoded (its first value) and image/class/label (its first
@@ -126,6 +134,11 @@ int wl_tfr_unwrap(const uint8_t *rec, size_t len, struct wl_sample_view *out);
  * features) or -WL_ENOIMAGE (no non-empty image/encoded).
  */
 int wl_pb_example_find(const uint8_t *p, size_t n, struct wl_sample_view *out);
+
+/* wl_pb_example_find with the payload the feature KEY (NULL or "":
+ * image/encoded): its first bytes value; -WL_ENOIMAGE without one. */
+int wl_pb_example_find_key(const uint8_t *p, size_t n, const char *key,
+			   struct wl_sample_view *out);
 
 /* ---- mds (fmt_mds.c) ---- */
 
@@ -151,5 +164,27 @@ int wl_mds_scan_next(struct wl_scanner *s, const uint8_t *win,
  */
 int wl_mds_sample_parse(const struct wl_mds_shard *sh, const uint8_t *p,
 			size_t n, struct wl_sample_view *out);
+
+/*
+ * wl_mds_sample_parse with the payload the column named KEY (NULL or "":
+ * the image column; no such column: -WL_ENOIMAGE). An ndarray column
+ * ("ndarray", "ndarray:DTYPE", "ndarray:DTYPE:SHAPE") gives its values
+ * only, their type in elem_type; bytes that are not such an array are
+ * -WL_EBADREC.
+ */
+int wl_mds_sample_parse_key(const struct wl_mds_shard *sh, const char *key,
+			    const uint8_t *p, size_t n,
+			    struct wl_sample_view *out);
+
+/* ---- tokens (fmt_tokens.c; tokens.h has the rest) ---- */
+
+/* A tokens scanner before wl_tok_scan_setup: uint16 tokens from byte 0,
+ * windows of WL_TOK_DEFAULT_SEQ_LEN + 1 while bytes come. */
+void wl_tok_scan_init(struct wl_scanner *s);
+int wl_tok_scan_next(struct wl_scanner *s, const uint8_t *win,
+		     uint64_t win_base, size_t win_len, bool eof,
+		     struct wl_record *rec);
+/* A window is its tokens whole: the payload is the record. */
+int wl_tok_unwrap(const uint8_t *rec, size_t len, struct wl_sample_view *out);
 
 #endif /* FEEDRATE_FMT_INTERNAL_H */

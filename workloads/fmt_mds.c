@@ -28,6 +28,7 @@
 #include <strings.h>
 
 #include "fmt_internal.h"
+#include "tokens.h"
 
 static uint32_t le32(const uint8_t *p)
 {
@@ -79,6 +80,32 @@ static enum wl_mds_enc mds_enc_of(const char *s, unsigned *fixed)
 	}
 	*fixed = 0;
 	return WL_MDS_OTHER;    /* pil, json, pkl, list[...], ndarray:... */
+}
+
+/* "ndarray:DTYPE[:SHAPE]": DTYPE's code (encodings/tensor.py
+ * _value_dtype2int) and whether SHAPE is there; 0 for anything else. */
+static uint8_t mds_nd_code(const char *enc, bool *shape)
+{
+	static const struct { const char *name; uint8_t code; } dt[] = {
+		{ "uint8", 8 }, { "int8", 9 }, { "uint16", 16 },
+		{ "int16", 17 }, { "float16", 18 }, { "uint32", 32 },
+		{ "int32", 33 }, { "float32", 34 }, { "uint64", 64 },
+		{ "int64", 65 }, { "float64", 66 },
+	};
+	const char *d = enc + strlen("ndarray:"), *colon;
+	size_t n;
+
+	*shape = false;
+	if (strncmp(enc, "ndarray:", strlen("ndarray:")))
+		return 0;
+	colon = strchr(d, ':');
+	n = colon ? (size_t)(colon - d) : strlen(d);
+	for (size_t i = 0; i < sizeof(dt) / sizeof(dt[0]); i++)
+		if (n == strlen(dt[i].name) && !strncmp(d, dt[i].name, n)) {
+			*shape = colon != NULL;
+			return dt[i].code;
+		}
+	return 0;
 }
 
 static bool name_in(const char *name, const char *const *set)
@@ -234,6 +261,8 @@ static int mds_columns(const json_t *o, unsigned i, struct wl_mds_shard *sh,
 		memcpy(sh->name[c], json_string_value(nm),
 		       json_string_length(nm) + 1);
 		sh->enc[c] = mds_enc_of(json_string_value(en), &fixed);
+		sh->nd_code[c] = mds_nd_code(json_string_value(en),
+					     &sh->nd_shape[c]);
 		/* the reader takes a size of 0 for "variable" (`if size:`) */
 		if (json_is_null(sz) || (json_is_integer(sz) &&
 					 json_integer_value(sz) == 0))
@@ -491,8 +520,66 @@ static enum wl_image_kind mds_image_kind(const struct wl_mds_shard *sh,
 	return WL_IMAGE_UNKNOWN;
 }
 
+/*
+ * The values of an ndarray column's bytes P (N bytes) of encoding CODE
+ * (0: a bare "ndarray", its dtype in its first byte) with SHAPE given in
+ * the encoding or not (tensor.py's four layouts: [dtype] [ndim << 2 |
+ * shape dtype] [shape] values). Returns 0 with *VALS, *VLEN, *ELEM set,
+ * or -WL_EBADREC when the bytes are not such an array.
+ */
+static int mds_ndarray_values(uint8_t code, bool shape, const uint8_t *p,
+			      size_t n, const uint8_t **vals, size_t *vlen,
+			      uint8_t *elem)
+{
+	size_t pos = 0, sbytes;
+	unsigned ndim;
+	uint64_t count = 1;
+	unsigned esize;
+
+	if (!code) {
+		if (n < 1)
+			return -WL_EBADREC;
+		code = p[pos++];
+	}
+	*elem = (uint8_t)wl_tok_dtype_of_mds(code);
+	esize = wl_tok_dtype_size((enum wl_tok_dtype)*elem);
+	if (!esize)
+		return -WL_EBADREC;
+	if (!shape) {
+		if (n - pos < 1)
+			return -WL_EBADREC;
+		ndim = p[pos] >> 2;
+		sbytes = (size_t)1 << (p[pos] & 3);
+		pos++;
+		if (ndim * sbytes > n - pos)
+			return -WL_EBADREC;
+		for (unsigned d = 0; d < ndim; d++, pos += sbytes) {
+			uint64_t dim = le_n(p + pos, (unsigned)sbytes);
+
+			if (dim && count > UINT64_MAX / dim)
+				return -WL_EBADREC;
+			count *= dim;
+		}
+		/* reshape would fail on any other length */
+		if (count > (n - pos) / esize || count * esize != n - pos)
+			return -WL_EBADREC;
+	} else if ((n - pos) % esize) {
+		return -WL_EBADREC;
+	}
+	*vals = p + pos;
+	*vlen = n - pos;
+	return 0;
+}
+
 int wl_mds_sample_parse(const struct wl_mds_shard *sh, const uint8_t *p,
 			size_t n, struct wl_sample_view *out)
+{
+	return wl_mds_sample_parse_key(sh, NULL, p, n, out);
+}
+
+int wl_mds_sample_parse_key(const struct wl_mds_shard *sh, const char *key,
+			    const uint8_t *p, size_t n,
+			    struct wl_sample_view *out)
 {
 	uint64_t start[WL_MDS_MAX_COLUMNS], len[WL_MDS_MAX_COLUMNS];
 	uint64_t pos = 0, total;
@@ -513,11 +600,26 @@ int wl_mds_sample_parse(const struct wl_mds_shard *sh, const uint8_t *p,
 		pos += len[i];
 	}
 	c = sh->image_col;
+	if (key && *key) {
+		c = -1;
+		for (unsigned i = 0; i < sh->ncols && c < 0; i++)
+			if (!strcmp(sh->name[i], key))
+				c = (int)i;
+	}
 	if (c < 0 || c >= (int)sh->ncols || !len[c])
 		return -WL_ENOIMAGE;
 	out->image = p + start[c];
 	out->image_len = len[c];
 	out->image_kind = mds_image_kind(sh, c);
+	if (key && *key && (sh->enc[c] == WL_MDS_NDARRAY || sh->nd_code[c])) {
+		int err = mds_ndarray_values(sh->nd_code[c], sh->nd_shape[c],
+					     out->image, out->image_len,
+					     &out->image, &out->image_len,
+					     &out->elem_type);
+
+		if (err)
+			return err;
+	}
 	c = sh->label_col;
 	if (c < 0 || c >= (int)sh->ncols)
 		return 0;

@@ -723,6 +723,12 @@ static int parse_label(const uint8_t *p, size_t n, int64_t *out)
 
 int wl_tar_unwrap(const uint8_t *rec, size_t len, struct wl_sample_view *out)
 {
+	return wl_tar_unwrap_key(rec, len, NULL, out);
+}
+
+int wl_tar_unwrap_key(const uint8_t *rec, size_t len, const char *key,
+		      struct wl_sample_view *out)
+{
 	struct pax_info pi = { 0 };
 	const uint8_t *gnu_path = NULL;
 	size_t gnu_len = 0, off = 0;
@@ -791,14 +797,19 @@ int wl_tar_unwrap(const uint8_t *rec, size_t len, struct wl_sample_view *out)
 			elen = path_len - ext_at;
 			if (!out->image) {
 				enum wl_image_kind k = WL_IMAGE_UNKNOWN;
+				bool take;
 
-				if (ext_is(e, elen, "jpg") || ext_is(e, elen, "jpeg"))
+				if (ext_is(e, elen, "jpg") ||
+				    ext_is(e, elen, "jpeg"))
 					k = WL_IMAGE_JPEG;
 				else if (ext_is(e, elen, "png"))
 					k = WL_IMAGE_PNG;
 				else if (ext_is(e, elen, "webp"))
 					k = WL_IMAGE_WEBP;
-				if (k != WL_IMAGE_UNKNOWN) {
+				/* the member named, else the first image */
+				take = key ? ext_is(e, elen, key) :
+					     k != WL_IMAGE_UNKNOWN;
+				if (take) {
 					out->image = rec + data;
 					out->image_len = (size_t)size;
 					out->image_kind = k;

@@ -313,14 +313,17 @@ struct pb_found {
 	struct pb_feature image, label, format;
 };
 
-static enum pb_key pb_key_of(const uint8_t *k, size_t n)
+/* IMAGE_KEY: the payload's feature (image/encoded by default). */
+static enum pb_key pb_key_of(const uint8_t *k, size_t n,
+			     const char *image_key)
 {
 	static const struct { const char *s; enum pb_key key; } keys[] = {
-		{ "image/encoded", KEY_IMAGE },
 		{ "image/class/label", KEY_LABEL },
 		{ "image/format", KEY_FORMAT },
 	};
 
+	if (n == strlen(image_key) && !memcmp(k, image_key, n))
+		return KEY_IMAGE;
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (n == strlen(keys[i].s) && !memcmp(k, keys[i].s, n))
 			return keys[i].key;
@@ -329,7 +332,8 @@ static enum pb_key pb_key_of(const uint8_t *k, size_t n)
 
 /* One map entry of Features.feature; a later entry of the same key
  * replaces an earlier one, as a protobuf map does. */
-static int pb_map_entry(const uint8_t *p, size_t n, struct pb_found *fd)
+static int pb_map_entry(const uint8_t *p, size_t n, struct pb_found *fd,
+			const char *image_key)
 {
 	const uint8_t *q = p, *end = p + n;
 	const uint8_t *key = NULL;
@@ -349,7 +353,7 @@ static int pb_map_entry(const uint8_t *p, size_t n, struct pb_found *fd)
 	}
 	if (r)
 		return -1;
-	which = key ? pb_key_of(key, key_len) : KEY_OTHER;
+	which = key ? pb_key_of(key, key_len, image_key) : KEY_OTHER;
 	if (which == KEY_OTHER)
 		return 0;
 	/* the key may follow its value: a second pass for the values */
@@ -366,7 +370,8 @@ static int pb_map_entry(const uint8_t *p, size_t n, struct pb_found *fd)
 	return 0;
 }
 
-static int pb_features(const uint8_t *p, size_t n, struct pb_found *fd)
+static int pb_features(const uint8_t *p, size_t n, struct pb_found *fd,
+		       const char *image_key)
 {
 	const uint8_t *end = p + n;
 	struct pb_field f;
@@ -375,7 +380,8 @@ static int pb_features(const uint8_t *p, size_t n, struct pb_found *fd)
 	while ((r = pb_next(&p, end, &f)) > 0) {
 		if (f.num != 1)
 			continue;
-		if (f.wt != PB_LEN || pb_map_entry(f.data, f.len, fd))
+		if (f.wt != PB_LEN || pb_map_entry(f.data, f.len, fd,
+						      image_key))
 			return -1;
 	}
 	return r;
@@ -400,6 +406,12 @@ static enum wl_image_kind pb_image_kind(const struct pb_feature *ft)
 
 int wl_pb_example_find(const uint8_t *p, size_t n, struct wl_sample_view *out)
 {
+	return wl_pb_example_find_key(p, n, NULL, out);
+}
+
+int wl_pb_example_find_key(const uint8_t *p, size_t n, const char *key,
+			   struct wl_sample_view *out)
+{
 	const uint8_t *end = p + n;
 	struct pb_found fd = { 0 };
 	struct pb_field f;
@@ -409,7 +421,9 @@ int wl_pb_example_find(const uint8_t *p, size_t n, struct wl_sample_view *out)
 	while ((r = pb_next(&p, end, &f)) > 0) {
 		if (f.num != 1)
 			continue;
-		if (f.wt != PB_LEN || pb_features(f.data, f.len, &fd))
+		if (f.wt != PB_LEN || pb_features(f.data, f.len, &fd,
+						     key && *key ? key :
+						     "image/encoded"))
 			return -WL_EBADREC;
 	}
 	if (r)
@@ -430,6 +444,12 @@ int wl_pb_example_find(const uint8_t *p, size_t n, struct wl_sample_view *out)
 
 int wl_tfr_unwrap(const uint8_t *rec, size_t len, struct wl_sample_view *out)
 {
+	return wl_tfr_unwrap_key(rec, len, NULL, out);
+}
+
+int wl_tfr_unwrap_key(const uint8_t *rec, size_t len, const char *key,
+		      struct wl_sample_view *out)
+{
 	uint64_t dlen;
 
 	memset(out, 0, sizeof(*out));
@@ -442,5 +462,5 @@ int wl_tfr_unwrap(const uint8_t *rec, size_t len, struct wl_sample_view *out)
 		return -WL_EBADHDR;     /* not one framed record */
 	if (!tfr_crc_ok(rec + TFR_HEAD, dlen, rec + TFR_HEAD + dlen))
 		return -WL_ECRC;
-	return wl_pb_example_find(rec + TFR_HEAD, dlen, out);
+	return wl_pb_example_find_key(rec + TFR_HEAD, dlen, key, out);
 }

@@ -1,9 +1,10 @@
 /*
  * formats.c - the format table: names, error keys, and the dispatch of
  * scanner, header walk and unwrap to each format's file (fmt_tar.c,
- * fmt_tfrecord.c, fmt_mds.c). A format's row holds what it can do; an
- * empty slot answers -EINVAL (FOLDER, AUTO) or -ENOTSUP (MDS's walk: its
- * counts come from index.json).
+ * fmt_tfrecord.c, fmt_mds.c, fmt_tokens.c). A format's row holds what it
+ * can do; an empty slot answers -EINVAL (FOLDER, AUTO) or -ENOTSUP (the
+ * walks of MDS and tokens: their counts come from index.json, the token
+ * files' sizes and headers).
  */
 #include <errno.h>
 #include <string.h>
@@ -20,42 +21,58 @@ struct fmt_ops {
 			  uint64_t max_record, uint64_t *count,
 			  uint64_t *err_off);
 	int walk_absent;        /* what walk_count == NULL answers */
-	int (*unwrap)(const struct wl_mds_shard *mds, const uint8_t *rec,
-		      size_t len, struct wl_sample_view *out);
+	/* KEY: the payload's name, NULL for the format's default */
+	int (*unwrap)(const struct wl_mds_shard *mds, const char *key,
+		      const uint8_t *rec, size_t len,
+		      struct wl_sample_view *out);
 };
 
 /* ImageFolder: the record is the image file itself; its label is the
  * folder's, which the listing knows. */
-static int folder_unwrap(const struct wl_mds_shard *mds, const uint8_t *rec,
-			 size_t len, struct wl_sample_view *out)
+static int folder_unwrap(const struct wl_mds_shard *mds, const char *key,
+			 const uint8_t *rec, size_t len,
+			 struct wl_sample_view *out)
 {
 	(void)mds;
+	(void)key;
 	memset(out, 0, sizeof(*out));
 	out->image = rec;
 	out->image_len = len;
 	return 0;
 }
 
-static int tar_unwrap(const struct wl_mds_shard *mds, const uint8_t *rec,
-		      size_t len, struct wl_sample_view *out)
+static int tar_unwrap(const struct wl_mds_shard *mds, const char *key,
+		      const uint8_t *rec, size_t len,
+		      struct wl_sample_view *out)
 {
 	(void)mds;
-	return wl_tar_unwrap(rec, len, out);
+	return wl_tar_unwrap_key(rec, len, key, out);
 }
 
-static int tfr_unwrap(const struct wl_mds_shard *mds, const uint8_t *rec,
-		      size_t len, struct wl_sample_view *out)
+static int tfr_unwrap(const struct wl_mds_shard *mds, const char *key,
+		      const uint8_t *rec, size_t len,
+		      struct wl_sample_view *out)
 {
 	(void)mds;
-	return wl_tfr_unwrap(rec, len, out);
+	return wl_tfr_unwrap_key(rec, len, key, out);
 }
 
-static int mds_unwrap(const struct wl_mds_shard *mds, const uint8_t *rec,
-		      size_t len, struct wl_sample_view *out)
+static int mds_unwrap(const struct wl_mds_shard *mds, const char *key,
+		      const uint8_t *rec, size_t len,
+		      struct wl_sample_view *out)
 {
 	if (!mds)
 		return -EINVAL;
-	return wl_mds_sample_parse(mds, rec, len, out);
+	return wl_mds_sample_parse_key(mds, key, rec, len, out);
+}
+
+static int tok_unwrap(const struct wl_mds_shard *mds, const char *key,
+		      const uint8_t *rec, size_t len,
+		      struct wl_sample_view *out)
+{
+	(void)mds;
+	(void)key;
+	return wl_tok_unwrap(rec, len, out);
 }
 
 static const struct fmt_ops fmt_table[WL_FORMAT_COUNT] = {
@@ -74,7 +91,11 @@ static const struct fmt_ops fmt_table[WL_FORMAT_COUNT] = {
 				 .scan_next = wl_tfr_scan_next,
 				 .walk_count = wl_tfr_walk_count,
 				 .unwrap = tfr_unwrap },
-	[WL_FORMAT_TOKENS] = { .name = "tokens", .walk_absent = -ENOTSUP },
+	/* token files are counted from their sizes, .idx or headers
+	 * (shardset.c), not walked */
+	[WL_FORMAT_TOKENS] = { .name = "tokens", .scan_init = wl_tok_scan_init,
+			       .scan_next = wl_tok_scan_next,
+			       .walk_absent = -ENOTSUP, .unwrap = tok_unwrap },
 };
 
 static const struct fmt_ops *fmt_ops_of(enum wl_format f)
@@ -170,9 +191,16 @@ int wl_walk_count(enum wl_format f, wl_pread_fn pread, void *arg,
 int wl_unwrap(enum wl_format f, const struct wl_mds_shard *mds,
 	      const uint8_t *rec, size_t len, struct wl_sample_view *out)
 {
+	return wl_unwrap_key(f, mds, NULL, rec, len, out);
+}
+
+int wl_unwrap_key(enum wl_format f, const struct wl_mds_shard *mds,
+		  const char *key, const uint8_t *rec, size_t len,
+		  struct wl_sample_view *out)
+{
 	const struct fmt_ops *ops = fmt_ops_of(f);
 
 	if (!ops || !ops->unwrap)
 		return -EINVAL;
-	return ops->unwrap(mds, rec, len, out);
+	return ops->unwrap(mds, key && *key ? key : NULL, rec, len, out);
 }

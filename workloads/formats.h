@@ -161,6 +161,10 @@ struct wl_sample_view {
 	                                  decoder still looks at the bytes */
 	bool has_label;
 	int64_t label;
+	uint8_t elem_type;      /* the payload's element type when it is an
+	                           array of numbers with a known dtype (an MDS
+	                           ndarray column): enum wl_tok_dtype of
+	                           tokens.h; 0 for bytes */
 };
 
 /*
@@ -172,6 +176,20 @@ struct wl_sample_view {
  */
 int wl_unwrap(enum wl_format f, const struct wl_mds_shard *mds,
 	      const uint8_t *rec, size_t len, struct wl_sample_view *out);
+
+/*
+ * wl_unwrap with the payload named by KEY (NULL or "": the format's
+ * default, as wl_unwrap): TFRecord, the feature KEY's first bytes value
+ * in place of image/encoded; MDS, the column named KEY in place of the
+ * image column (an ndarray column gives its values, without the dtype and
+ * shape bytes, and their type in elem_type); WebDataset, the first member
+ * whose extension is KEY (any case) in place of the image extensions.
+ * Folder and tokens records are the payload whole. A record without KEY
+ * is -WL_ENOIMAGE. The label is found as wl_unwrap finds it.
+ */
+int wl_unwrap_key(enum wl_format f, const struct wl_mds_shard *mds,
+		  const char *key, const uint8_t *rec, size_t len,
+		  struct wl_sample_view *out);
 
 /* ---- MDS index (workloads/fmt_mds.c) ---- */
 
@@ -192,6 +210,10 @@ struct wl_mds_shard {
 	enum wl_mds_enc enc[WL_MDS_MAX_COLUMNS];
 	int64_t size[WL_MDS_MAX_COLUMNS];   /* -1: variable */
 	char name[WL_MDS_MAX_COLUMNS][64];
+	uint8_t nd_code[WL_MDS_MAX_COLUMNS]; /* "ndarray:DTYPE[:SHAPE]": the
+	                                        dtype's code (tensor.py's
+	                                        _value_dtype2int), else 0 */
+	bool nd_shape[WL_MDS_MAX_COLUMNS];   /* ... and SHAPE was given */
 	int image_col, label_col;           /* -1: none */
 };
 

@@ -42,6 +42,14 @@ static bool is_tar_name(const char *s, bool *zst)
 	return *zst || ends_with(s, ".tar");
 }
 
+/* A token file: .bin, .bin.zst (*ZST set) or .idx (*IDX set). */
+static bool is_token_name(const char *s, bool *zst, bool *idx)
+{
+	*zst = ends_with(s, ".bin.zst");
+	*idx = ends_with(s, ".idx");
+	return *zst || *idx || ends_with(s, ".bin");
+}
+
 static bool is_image_name(const char *s)
 {
 	static const char *const ext[] = { ".jpg", ".jpeg", ".png", ".webp",
@@ -69,12 +77,20 @@ static bool frames_as_tfrecord(int fd)
 int wl_format_detect(const char *root, enum wl_format *out, char *why,
 		     size_t cap)
 {
-	unsigned tars = 0, images = 0, tfr = 0, dirs = 0;
+	unsigned tars = 0, images = 0, tfr = 0, dirs = 0, toks = 0;
 	DIR *d;
 	struct dirent *de;
+	struct stat rst;
 	int dfd, err = 0;
+	bool zst, idx;
 
 	*out = WL_FORMAT_FOLDER;
+	if (!stat(root, &rst) && S_ISREG(rst.st_mode) &&
+	    is_token_name(root, &zst, &idx)) {
+		*out = WL_FORMAT_TOKENS;
+		snprintf(why, cap, "a token file (.bin, .bin.zst, .idx)");
+		return 0;
+	}
 	d = opendir(root);
 	if (!d) {
 		err = -errno;
@@ -90,7 +106,6 @@ int wl_format_detect(const char *root, enum wl_format *out, char *why,
 	}
 	while ((de = readdir(d))) {
 		struct stat st;
-		bool zst;
 		int fd;
 
 		if (de->d_name[0] == '.')
@@ -114,7 +129,12 @@ int wl_format_detect(const char *root, enum wl_format *out, char *why,
 		fd = openat(dfd, de->d_name, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		tfr += frames_as_tfrecord(fd);
+		/* TFRecord by its framing, whatever the name (a .bin
+		 * too); token files by name */
+		if (frames_as_tfrecord(fd))
+			tfr++;
+		else if (is_token_name(de->d_name, &zst, &idx))
+			toks++;
 		close(fd);
 	}
 	closedir(d);
@@ -128,6 +148,10 @@ int wl_format_detect(const char *root, enum wl_format *out, char *why,
 		*out = WL_FORMAT_TFRECORD;
 		snprintf(why, cap, "%u files framed as TFRecord at the top",
 			 tfr);
+	} else if (toks && !images && !tars) {
+		*out = WL_FORMAT_TOKENS;
+		snprintf(why, cap, "%u token files (.bin, .bin.zst, .idx) at "
+			 "the top", toks);
 	} else if (tars) {
 		snprintf(why, cap, "%u folders beside %u .tar files at the "
 			 "top: an image folder (--format wds reads the tars)",
@@ -180,10 +204,24 @@ static int64_t fd_pread(void *arg, void *buf, size_t len, uint64_t off)
 	}
 }
 
-/* Decompress and scan a compressed shard whole: its records in *COUNT.
+/* Start scanning shard ID of S into SC: the format's scanner, set to the
+ * shard's MDS columns or token file. */
+static void scan_start(const struct wl_shardset *s, struct wl_scanner *sc,
+		       uint64_t id)
+{
+	const struct wl_mds_shard *mds = s->format == WL_FORMAT_MDS ?
+		&s->mds.shards[s->mds_of[id]] : NULL;
+
+	wl_scan_init(sc, s->format, mds, s->max_record);
+	if (s->format == WL_FORMAT_TOKENS)
+		wl_tok_scan_setup(sc, &s->tok[id], s->seq_len);
+}
+
+/* Decompress and scan compressed shard ID whole: its records in *COUNT.
  * Returns 0, a format code (the records after it lost) or -errno. */
-static int count_by_scan(struct wl_shardset *s, int fd, uint64_t max_record,
-			 uint64_t *count, uint64_t *err_off, uint64_t *raw,
+static int count_by_scan(struct wl_shardset *s, uint64_t id, int fd,
+			 uint64_t max_record, uint64_t *count,
+			 uint64_t *err_off, uint64_t *raw,
 			 volatile sig_atomic_t *stop)
 {
 	const size_t in_cap = 1u << 20;
@@ -204,7 +242,7 @@ static int count_by_scan(struct wl_shardset *s, int fd, uint64_t max_record,
 		ret = -ENOMEM;
 		goto out;
 	}
-	wl_scan_init(&sc, s->format, NULL, max_record);
+	scan_start(s, &sc, id);
 	for (;;) {
 		struct wl_record rec;
 		int r = wl_scan_next(&sc, win, win_base, win_len, eof, &rec);
@@ -275,6 +313,215 @@ out:
 	return ret;
 }
 
+/* ---- token files ---- */
+
+/* The first CAP bytes a compressed file FD decompresses to, into OUT:
+ * *GOT fewer when it holds fewer. 0, -WL_EZSTD (*AT: the decompressed
+ * offset) or -errno. */
+static int tok_zstd_head(int fd, uint8_t *out, size_t cap, size_t *got,
+			 uint64_t *at)
+{
+	uint8_t in[16384];
+	struct aug_zstd *z = NULL;
+	uint64_t off = 0;
+	int ret = 0;
+
+	*got = 0;
+	*at = 0;
+	if (aug_zstd_create(&z))
+		return -ENOMEM;
+	aug_zstd_reset(z);
+	while (*got < cap) {
+		int64_t n = fd_pread(&fd, in, sizeof(in), off);
+		size_t pos = 0;
+
+		if (n <= 0) {
+			ret = (int)n;
+			break;
+		}
+		off += (uint64_t)n;
+		while (pos < (size_t)n && *got < cap && !ret)
+			if (aug_zstd_run(z, in, (size_t)n, &pos, out, cap, got))
+				ret = -WL_EZSTD;
+		if (ret)
+			break;
+	}
+	*at = *got;
+	aug_zstd_destroy(z);
+	return ret;
+}
+
+/* The .idx of token file REL (its stem + ".idx") read whole into *BUF
+ * (freed by the caller); its name in NAME (CAP bytes). -ENOENT when
+ * there is none. */
+static int tok_idx_read(const struct wl_shardset *s, const char *rel,
+			char *name, size_t cap, uint8_t **buf, size_t *len)
+{
+	const size_t stem = strlen(rel) - (ends_with(rel, ".bin.zst") ? 8 :
+					   ends_with(rel, ".bin") ? 4 : 0);
+	char path[4096];
+	struct stat st;
+	int fd, err = 0;
+	int64_t got;
+
+	*buf = NULL;
+	*len = 0;
+	if (stem == strlen(rel) ||
+	    snprintf(name, cap, "%.*s.idx", (int)stem, rel) >= (int)cap ||
+	    snprintf(path, sizeof(path), "%s/%s", stg_dataset_root(s->ds),
+		     name) >= (int)sizeof(path))
+		return -ENOENT;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size > SIZE_MAX / 2) {
+		close(fd);
+		return -EINVAL;
+	}
+	*buf = malloc(st.st_size ? (size_t)st.st_size : 1);
+	if (!*buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	got = fd_pread(&fd, *buf, (size_t)st.st_size, 0);
+	close(fd);
+	if (got != st.st_size)
+		err = got < 0 ? (int)got : -EIO;
+	if (err) {
+		free(*buf);
+		*buf = NULL;
+		return err;
+	}
+	*len = (size_t)got;
+	return 0;
+}
+
+/*
+ * What token file ID (FD, SIZE bytes on disk) holds: its dtype, first
+ * token and tokens (struct wl_tok_file), and so its records. See
+ * wl_shardset_open's contract for the sources; an error past the
+ * readable tokens is counted (with the file it is in and where) and costs
+ * one failed record.
+ */
+static int tok_count(struct wl_shardset *s, uint64_t id, int fd,
+		     uint64_t size, volatile sig_atomic_t *stop)
+{
+	struct wl_tok_file *f = &s->tok[id];
+	const char *rel = stg_dataset_relpath(s->ds, id, NULL);
+	const char *err_file = rel;
+	uint64_t raw = size, eoff = 0, llmc_count = 0;
+	uint8_t head[12], *idx = NULL;
+	size_t got = 0, idx_len;
+	char idx_name[4096];
+	struct wl_idx_info info;
+	int r, llmc = 0;
+
+	f->dtype = s->flat_dtype;
+	f->data_off = 0;
+	f->tokens = UINT64_MAX;
+	f->err = 0;
+	f->err_off = 0;
+	if (s->compressed[id]) {
+		r = wl_zstd_content_size(fd_pread, &fd, size, &raw, &eoff);
+		if (r < 0 && !wl_fmt_err_name(r))
+			return r;
+		if (r < 0) {            /* not zstd frames: nothing readable */
+			f->tokens = 0;
+			f->err = r;
+			f->err_off = eoff;
+			goto done;
+		}
+		if (r == 0)
+			raw = UINT64_MAX;
+		s->raw_bytes[id] = r == 1 ? raw : 0;
+	}
+	r = tok_idx_read(s, rel, idx_name, sizeof(idx_name), &idx, &idx_len);
+	if (r && r != -ENOENT) {
+		free(idx);
+		return r;
+	}
+	if (!r) {
+		r = wl_idx_parse(idx, idx_len, raw, &info, &eoff);
+		free(idx);
+		f->dtype = info.dtype;
+		f->data_off = info.data_off;
+		f->tokens = info.tokens;
+		if (r) {
+			f->err = r;
+			f->err_off = eoff;
+			err_file = idx_name;
+		}
+		goto done;
+	}
+	/* no .idx: llm.c's header, or a flat stream */
+	if (s->compressed[id]) {
+		r = tok_zstd_head(fd, head, sizeof(head), &got, &eoff);
+		if (r < 0 && !wl_fmt_err_name(r))
+			return r;
+		if (r < 0) {
+			f->tokens = 0;
+			f->err = r;
+			f->err_off = eoff;
+			goto done;
+		}
+	} else {
+		int64_t n = fd_pread(&fd, head, sizeof(head), 0);
+
+		if (n < 0)
+			return (int)n;
+		got = (size_t)n;
+	}
+	llmc = wl_llmc_header_parse(head, got, &f->dtype, &llmc_count);
+	if (llmc < 0) {
+		f->tokens = 0;
+		f->err = llmc;
+		f->err_off = 0;
+		goto done;
+	}
+	if (llmc) {
+		const unsigned isz = wl_tok_dtype_size(f->dtype);
+		const uint64_t avail = raw == UINT64_MAX ? UINT64_MAX :
+			raw > WL_LLMC_HEADER ? (raw - WL_LLMC_HEADER) / isz : 0;
+
+		f->data_off = WL_LLMC_HEADER;
+		f->tokens = llmc_count;
+		if (avail < llmc_count) {       /* shorter than it says */
+			f->tokens = avail;
+			f->err = -WL_ETRUNCREC;
+			f->err_off = raw;
+		}
+	} else if (raw != UINT64_MAX) {
+		f->tokens = raw / wl_tok_dtype_size(f->dtype);
+	}
+	if (f->tokens == UINT64_MAX) {
+		/* a frame without its size: decompress once to count */
+		uint64_t count = 0, dec = 0;
+
+		r = count_by_scan(s, id, fd, s->max_record, &count, &eoff,
+				  &dec, stop);
+		if (r == -EINTR)
+			return r;
+		if (r < 0 && !wl_fmt_err_name(r))
+			return r;
+		s->raw_bytes[id] = r ? 0 : dec;
+		/* the tokens that give COUNT windows */
+		f->tokens = count ? count * s->seq_len + 1 : 0;
+		if (!r && dec > f->data_off)
+			f->tokens = (dec - f->data_off) /
+				    wl_tok_dtype_size(f->dtype);
+		if (r) {
+			f->err = r;
+			f->err_off = eoff;
+		}
+	}
+done:
+	s->records[id] = wl_tok_windows(f->tokens, s->seq_len) + !!f->err;
+	if (f->err)
+		open_error(s, f->err, err_file, f->err_off, true);
+	return 0;
+}
+
 static int count_shard(struct wl_shardset *s, uint64_t id, uint64_t max_rec,
 		       volatile sig_atomic_t *stop)
 {
@@ -299,8 +546,13 @@ static int count_shard(struct wl_shardset *s, uint64_t id, uint64_t max_rec,
 		close(fd);
 		return 0;
 	}
+	if (s->format == WL_FORMAT_TOKENS) {
+		ret = tok_count(s, id, fd, (uint64_t)st.st_size, stop);
+		close(fd);
+		return ret;
+	}
 	if (s->compressed[id])
-		ret = count_by_scan(s, fd, max_rec, &count, &err_off,
+		ret = count_by_scan(s, id, fd, max_rec, &count, &err_off,
 				    &s->raw_bytes[id], stop);
 	else
 		ret = wl_walk_count(s->format, fd_pread, &fd,
@@ -351,6 +603,11 @@ static int list_files(struct wl_shardset *s, const char *root, char *why,
 			continue;
 		if (s->format == WL_FORMAT_WDS) {
 			take = is_tar_name(base, &zst);
+		} else if (s->format == WL_FORMAT_TOKENS) {
+			bool idx;
+
+			/* an .idx is read with its .bin, not as a shard */
+			take = is_token_name(base, &zst, &idx) && !idx;
 		} else {
 			int fd = stg_dataset_open(all, id, O_RDONLY);
 
@@ -381,6 +638,64 @@ out:
 	free(names);
 	free(sizes);
 	stg_dataset_destroy(all);
+	return err;
+}
+
+/* ROOT is one token file: a dataset of it alone, its folder the root.
+ * Naming x.idx opens x.bin, else x.bin.zst. */
+static int list_token_file(struct wl_shardset *s, const char *root,
+			   char *why, size_t cap)
+{
+	const char *slash = strrchr(root, '/');
+	char name[4096];
+	const char *names[1] = { name };
+	struct stat st;
+	uint64_t size;
+	bool zst, idx;
+	int dfd, err;
+
+	if (slash == root)
+		snprintf(s->root, sizeof(s->root), "/");
+	else if (slash)
+		snprintf(s->root, sizeof(s->root), "%.*s", (int)(slash - root),
+			 root);
+	else
+		snprintf(s->root, sizeof(s->root), ".");
+	if (snprintf(name, sizeof(name), "%s", slash ? slash + 1 : root) >=
+	    (int)sizeof(name))
+		return -ENAMETOOLONG;
+	is_token_name(name, &zst, &idx);
+	dfd = open(s->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		err = -errno;
+		snprintf(why, cap, "cannot open %s: %s", s->root,
+			 strerror(errno));
+		return err;
+	}
+	if (idx) {
+		const size_t stem = strlen(name) - 4;
+
+		snprintf(name + stem, sizeof(name) - stem, ".bin");
+		if (faccessat(dfd, name, F_OK, 0))
+			snprintf(name + stem, sizeof(name) - stem, ".bin.zst");
+		if (faccessat(dfd, name, F_OK, 0)) {
+			close(dfd);
+			snprintf(why, cap, "%s: no %.*s.bin or .bin.zst beside "
+				 "it", root, (int)stem, name);
+			return -ENOENT;
+		}
+	}
+	err = fstatat(dfd, name, &st, 0) ? -errno : 0;
+	close(dfd);
+	if (err) {
+		snprintf(why, cap, "cannot open %s/%s: %s", s->root, name,
+			 strerror(-err));
+		return err;
+	}
+	size = (uint64_t)st.st_size;
+	err = stg_dataset_from_names(s->root, names, &size, 1, &s->ds);
+	if (err)
+		snprintf(why, cap, "cannot list %s: %s", root, strerror(-err));
 	return err;
 }
 
@@ -481,11 +796,7 @@ out:
 
 static void cb_scan_init(void *arg, void *scan, uint64_t shard)
 {
-	const struct wl_shardset *s = arg;
-	const struct wl_mds_shard *mds = s->format == WL_FORMAT_MDS ?
-		&s->mds.shards[s->mds_of[shard]] : NULL;
-
-	wl_scan_init(scan, s->format, mds, s->max_record);
+	scan_start(arg, scan, shard);
 }
 
 static int cb_scan_next(void *scan, const uint8_t *win, uint64_t win_base,
@@ -549,7 +860,9 @@ int wl_shardset_open(const char *root, enum wl_format f,
 	if (!o)
 		o = &none;
 	if (f != WL_FORMAT_WDS && f != WL_FORMAT_MDS &&
-	    f != WL_FORMAT_TFRECORD)
+	    f != WL_FORMAT_TFRECORD && f != WL_FORMAT_TOKENS)
+		return -EINVAL;
+	if (o->flat_dtype && !wl_tok_dtype_is_int(o->flat_dtype))
 		return -EINVAL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -557,23 +870,40 @@ int wl_shardset_open(const char *root, enum wl_format f,
 	s->format = f;
 	max_rec = o->max_record ? o->max_record : DEFAULT_MAX_RECORD;
 	s->max_record = max_rec;
+	s->tokens = f == WL_FORMAT_TOKENS || o->seq_len;
+	s->seq_len = o->seq_len ? o->seq_len : WL_TOK_DEFAULT_SEQ_LEN;
+	s->flat_dtype = o->flat_dtype ? o->flat_dtype : WL_TOK_U16;
+	snprintf(s->key, sizeof(s->key), "%s", o->key && *o->key ? o->key :
+		 f == WL_FORMAT_MDS && s->tokens ? "tokens" : "");
 	if (f == WL_FORMAT_MDS) {
 		err = list_mds(s, root, why, cap);
 	} else {
-		err = list_files(s, root, why, cap);
+		struct stat rst;
+
+		if (f == WL_FORMAT_TOKENS && !stat(root, &rst) &&
+		    S_ISREG(rst.st_mode))
+			err = list_token_file(s, root, why, cap);
+		else
+			err = list_files(s, root, why, cap);
 		if (!err) {
 			n = stg_dataset_count(s->ds);
 			s->records = calloc(n, sizeof(*s->records));
 			s->compressed = calloc(n, 1);
 			s->raw_bytes = calloc(n, sizeof(*s->raw_bytes));
-			if (!s->records || !s->compressed || !s->raw_bytes)
+			if (f == WL_FORMAT_TOKENS)
+				s->tok = calloc(n, sizeof(*s->tok));
+			if (!s->records || !s->compressed || !s->raw_bytes ||
+			    (f == WL_FORMAT_TOKENS && !s->tok))
 				err = -ENOMEM;
 			for (size_t i = 0; !err && i < n; i++) {
+				const char *rel = stg_dataset_relpath(s->ds, i,
+								      NULL);
 				bool zst;
 
-				is_tar_name(stg_dataset_relpath(s->ds, i,
-						NULL), &zst);
-				s->compressed[i] = zst;
+				is_tar_name(rel, &zst);
+				s->compressed[i] = zst ||
+					(f == WL_FORMAT_TOKENS &&
+					 ends_with(rel, ".zst"));
 			}
 		}
 	}
@@ -649,6 +979,7 @@ void wl_shardset_free(struct wl_shardset *s)
 	free(s->raw_bytes);
 	free(s->base);
 	free(s->mds_of);
+	free(s->tok);
 	wl_mds_index_free(&s->mds);
 	free(s);
 }
@@ -718,11 +1049,27 @@ static int uw_apply(void *ctx, const void *data, size_t len, uint64_t seed,
 
 	if (s->format == WL_FORMAT_MDS)
 		mds = &s->mds.shards[s->mds_of[shard_of(s, id)]];
-	err = wl_unwrap(s->format, mds, data, len, &v);
+	err = wl_unwrap_key(s->format, mds, s->key, data, len, &v);
 	t0 = stg_now_ns() - t0;
-	if (!err)   /* the inner transform sets the step times: add after */
+	if (!err && s->tokens) {
+		struct wl_token_span sp = {
+			.magic = WL_TOKEN_SPAN_MAGIC,
+			.dtype = v.elem_type,
+			.data = v.image,
+			.len = v.image_len,
+		};
+
+		if (s->format == WL_FORMAT_TOKENS)
+			sp.dtype = s->tok[shard_of(s, id)].dtype;
+		else if (!sp.dtype)
+			sp.dtype = WL_TOK_I64;
+		err = s->inner.apply(c->inner, &sp, sizeof(sp), seed, epoch,
+				     id, out, st);
+	} else if (!err) {
+		/* the inner transform sets the step times: add after */
 		err = s->inner.apply(c->inner, v.image, v.image_len, seed,
 				     epoch, id, out, st);
+	}
 	if (st)
 		st->other_s += (double)t0 / 1e9;
 	return err;

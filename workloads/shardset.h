@@ -12,6 +12,7 @@
 #include "formats.h"
 #include "loader.h"
 #include "storage.h"
+#include "tokens.h"
 
 #define WL_OPEN_ERRORS_MAX 8
 
@@ -27,6 +28,18 @@ struct wl_shardset_opts {
 	unsigned shuffle_buffer;        /* 0: LDR_DEFAULT_SHUFFLE_BUFFER */
 	uint64_t max_record;            /* 0: 64 MiB */
 	volatile sig_atomic_t *stop;    /* polled while counting */
+	/* token datasets: a sample is a window of seq_len + 1 tokens of a
+	 * token file (WL_FORMAT_TOKENS; 0: WL_TOK_DEFAULT_SEQ_LEN), or one
+	 * MDS sample's token column (MDS with seq_len > 0: the transform
+	 * is handed struct wl_token_span, tokens.h) */
+	uint32_t seq_len;
+	/* what a token file without .idx or llm.c header holds: 0 = uint16
+	 * (nanoGPT's, enum wl_tok_dtype otherwise) */
+	uint8_t flat_dtype;
+	/* the payload in a record: TFRecord feature, MDS column, WebDataset
+	 * member extension; NULL or "": the format's default (MDS token
+	 * datasets: "tokens", llm-foundry's column) */
+	const char *key;
 };
 
 struct wl_shardset {
@@ -44,6 +57,14 @@ struct wl_shardset {
 	uint64_t max_record;            /* the scanners' bound */
 	struct wl_mds_index mds;        /* MDS: index.json */
 	uint32_t *mds_of;               /* MDS: ds id -> index shard */
+	bool tokens;                    /* token samples: spans to the
+	                                   transform (opts.seq_len) */
+	uint32_t seq_len;
+	uint8_t flat_dtype;             /* enum wl_tok_dtype */
+	struct wl_tok_file *tok;        /* WL_FORMAT_TOKENS: per shard, its
+	                                   dtype, first token, tokens */
+	char key[64];                   /* the payload's name, "" default */
+	char root[4096];                /* a single file opened: its folder */
 	unsigned nerr;
 	struct wl_open_error err[WL_OPEN_ERRORS_MAX];
 	struct ldr_shard_ops ops;
@@ -54,9 +75,10 @@ struct wl_shardset {
 /*
  * Which format the folder ROOT holds: index.json -> mds; shard files
  * (.tar, .tar.zst) and no image files -> wds; files whose first record
- * is TFRecord framing (length and its CRC) -> tfrecord; else folder.
- * WHY (CAP bytes) says what decided it. Returns 0 or -errno (ROOT not
- * readable).
+ * is TFRecord framing (length and its CRC) -> tfrecord; token files
+ * (.bin, .bin.zst, .idx) and none of those -> tokens; else folder. ROOT
+ * may be one token file (.bin, .bin.zst, .idx): tokens. WHY (CAP bytes)
+ * says what decided it. Returns 0 or -errno (ROOT not readable).
  */
 int wl_format_detect(const char *root, enum wl_format *out, char *why,
 		     size_t cap);
@@ -68,6 +90,18 @@ int wl_format_detect(const char *root, enum wl_format *out, char *why,
  * records before it plus one for the error (read as a failed sample each
  * epoch). Returns 0, -ENODATA (no shard), -EINTR (stopped), or -errno /
  * -WL_EBADINDEX with WHY (CAP bytes) set.
+ *
+ * Tokens: ROOT is a folder of token files (each .bin and .bin.zst is a
+ * shard; x.idx beside x.bin or x.bin.zst gives its dtype and extent) or
+ * one of them (naming x.idx opens x.bin, else x.bin.zst). A shard's
+ * records are its windows (tokens.h), counted from the file's size (flat
+ * .bin), llm.c's header or the .idx; a .bin.zst's decompressed size is
+ * taken from its frames' content sizes (wl_zstd_content_size) and, where
+ * a frame lacks one, from one decompression pass. An .idx that does not
+ * fit its .bin (bad_index, at the .idx's offset), an llm.c file shorter
+ * than its header says (truncated_record, at the file's end) and a bad
+ * zstd frame (bad_zstd) are counted errors: the windows before them are
+ * read, then one failed sample.
  */
 int wl_shardset_open(const char *root, enum wl_format f,
 		     const struct wl_shardset_opts *o,
@@ -76,10 +110,14 @@ int wl_shardset_open(const char *root, enum wl_format f,
 void wl_shardset_free(struct wl_shardset *s);
 
 /*
- * A transform that finds the image in a record of S (wl_unwrap: CRCs,
- * protobuf, tar members, MDS columns; its time counted in the sample's
- * "other" step) and hands it to INNER (copied). S must outlive every run
- * of *OUT. Returns 0 or -ENOMEM.
+ * A transform that finds the payload in a record of S (wl_unwrap_key with
+ * S's key: CRCs, protobuf, tar members, MDS columns; its time counted in
+ * the sample's "other" step) and hands it to INNER (copied). A token
+ * dataset's INNER is handed a struct wl_token_span (tokens.h) instead of
+ * the bytes: the payload and its element type (the MDS column's; a token
+ * file's from its .idx or header; an MDS bytes column holds int64, as
+ * llm-foundry's older writer stored tokens). S must outlive every run of
+ * *OUT. Returns 0 or -ENOMEM.
  */
 int wl_shardset_transform(struct wl_shardset *s,
 			  const struct ldr_transform *inner,

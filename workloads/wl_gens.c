@@ -36,6 +36,7 @@ static const struct wl_gen_entry gens[] = {
 	{ &wl_gen_npy_volumes, NULL, WL_FORMAT_FOLDER },
 	{ &wl_gen_npz_volumes, NULL, WL_FORMAT_FOLDER },
 	{ &wl_gen_cosmoflow, NULL, WL_FORMAT_TFRECORD },
+	{ &wl_gen_tokens, NULL, WL_FORMAT_TOKENS },
 };
 
 #define NGENS (sizeof(gens) / sizeof(gens[0]))

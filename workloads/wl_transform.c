@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "loader.h"
+#include "tokens.h"
 #include "volumes.h"
 #include "workloads.h"
 
@@ -171,6 +172,8 @@ int wl_transform_make(const struct wl_workload *w,
 		return wl_volume_transform(st, out, desc, desc_len);
 	case WL_XFORM_COSMOFLOW:
 		return wl_cosmoflow_transform(st, out, desc, desc_len);
+	case WL_XFORM_TOKENS:
+		return wl_tokens_transform(st, out, desc, desc_len);
 	default:
 		return -ENOTSUP;
 	}

@@ -19,6 +19,10 @@ extern const size_t wl_job_nbuiltins;
 /* The ImageFolder JPEG generator (gen_images.c). */
 extern const struct wl_gen_ops wl_gen_imagefolder;
 
+/* The token stream generator (gen_tokens.c): Megatron .idx/.bin pairs;
+ * tokens.h's wl_gen_tokens_write for .bin.zst. */
+extern const struct wl_gen_ops wl_gen_tokens;
+
 /*
  * The 3-D generators (gen_volumes.c), sizes from the workload's
  * mean_file_bytes and sd_file_bytes (a normal truncated at the smallest

@@ -31,6 +31,7 @@ FUZZ_MAX_LEN_tar := 8192
 FUZZ_MAX_LEN_ini := 16384
 FUZZ_MAX_LEN_npy := 1024
 FUZZ_MAX_LEN_zip := 4096
+FUZZ_MAX_LEN_idx := 4096
 FUZZ_MAX_LEN_DEFAULT := 256
 
 FUZZ_CFLAGS := -std=gnu17 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE \
