@@ -574,16 +574,34 @@ static void diagnose(const struct ldr_engine *e, struct ldr_result *res)
 			 "samples/s each: the GPUs are fed; workers waited "
 			 "%.0f %% of their time", 100 * res->au, 100 * thr,
 			 e->gpus, e->cfg->gpu_rate, 100 * wait_share);
+	} else if (wait_share >= 0.25 && e->cfg->shards &&
+		   reader_load >= 0.8) {
+		/* a shard reader cuts records out of its stream (and
+		 * decompresses it): one busy thread, not the storage, is
+		 * what the workers wait for */
+		res->bottleneck = LDR_BOTTLENECK_CPU;
+		snprintf(res->bottleneck_why, sizeof(res->bottleneck_why),
+			 "workers waited %.0f %% of their time while the shard "
+			 "reader thread%s %s busy %.0f %% (cutting records%s "
+			 "at %.1f MB/s read): more --readers would raise it",
+			 100 * wait_share, e->readers > 1 ? "s" : "",
+			 e->readers > 1 ? "were" : "was", 100 * reader_load,
+			 res->decompressed_bytes > res->steps.decompressed_bytes
+			 ? " and decompressing zstd" : "",
+			 res->read_bytes_per_s / 1e6);
 	} else if (wait_share >= 0.25 && res->mean_reads_in_flight >= 0.5 &&
 		   slow_reads) {
 		res->bottleneck = LDR_BOTTLENECK_STORAGE;
 		snprintf(res->bottleneck_why, sizeof(res->bottleneck_why),
 			 "workers waited %.0f %% of their time with %.1f reads "
-			 "in flight; reads take %.2f ms (mean; p50 %.2f), so "
+			 "in flight%s; reads take %.2f ms (mean; p50 %.2f), so "
 			 "depth %u delivers <= %.0f samples/s, below the %.0f/s "
 			 "%u workers transform; %.1f MB/s%s",
 			 100 * wait_share, res->mean_reads_in_flight,
-			 lat_s * 1e3, p50_ms, depth, supply,
+			 res->mean_reads_in_flight * 2 < depth &&
+			 res->samples && res->read_bytes / res->samples >
+			 (8u << 20) ? " (below the depth: files this large "
+			 "fill the reader's in-flight bytes first)" : "", lat_s * 1e3, p50_ms, depth, supply,
 			 demand > 0 ? demand : 0, e->workers,
 			 res->read_bytes_per_s / 1e6, hit);
 	} else if (wait_share >= 0.25) {

@@ -316,7 +316,7 @@ struct ldr_result {
 	double au_per_gpu[64];  /* the first 64 GPUs */
 	double step_time_s;     /* batch / gpu_rate */
 	enum ldr_bottleneck bottleneck;
-	char bottleneck_why[256]; /* the numbers behind the diagnosis */
+	char bottleneck_why[384]; /* the numbers behind the diagnosis */
 
 	/* stages, in the window: CPU seconds (thread CPU clocks) and wall */
 	double reader_cpu_s;

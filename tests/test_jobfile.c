@@ -90,22 +90,26 @@ static const struct want wants[] = {
 	  "",
 	  { { "A100", WL_DEMAND_MLPERF, 400 / 0.435, 0, 400, 0.435 },
 	    { "H100", WL_DEMAND_MLPERF, 400 / 0.224, 0, 400, 0.224 } } },
-	{ "tokens", WL_FORMAT_TOKENS, WL_XFORM_TOKENS, NULL, 6, 0.90,
+	{ "tokens", WL_FORMAT_TOKENS, WL_XFORM_TOKENS,
+	  "megatron-idx-bin-u16", 6, 0.90,
 	  WL_DEMAND_TRAIN, 0, 2048, 0, 0, "",
 	  { { "A100", WL_DEMAND_TRAIN, 4641.0 / 2048, 4641, 0, 0 },
 	    { "H100", WL_DEMAND_TRAIN, 10643.0 / 2048, 10643, 0, 0 } } },
-	{ "llama3-8b", WL_FORMAT_TOKENS, WL_XFORM_TOKENS, NULL, 1, 0.90,
+	{ "llama3-8b", WL_FORMAT_TOKENS, WL_XFORM_TOKENS,
+	  "megatron-idx-bin-u16", 1, 0.90,
 	  WL_DEMAND_TRAIN, 0, 8192, 0, 0, "",
 	  { { "H100", WL_DEMAND_TRAIN, 14451.0 / 8192, 14451, 0, 0 } } },
-	{ "volumes", WL_FORMAT_FOLDER, WL_XFORM_VOLUME, NULL, 7, 0.90,
+	{ "volumes", WL_FORMAT_FOLDER, WL_XFORM_VOLUME, "npy-f32-volumes", 7, 0.90,
 	  WL_DEMAND_MLPERF, 1ull << 30, 0, 128, 0, "",
 	  { { "A100", WL_DEMAND_MLPERF, 7 / 0.636, 0, 7, 0.636 },
 	    { "H100", WL_DEMAND_MLPERF, 7 / 0.323, 0, 7, 0.323 } } },
-	{ "unet3d", WL_FORMAT_FOLDER, WL_XFORM_VOLUME, NULL, 7, 0.90,
+	{ "unet3d", WL_FORMAT_FOLDER, WL_XFORM_VOLUME,
+	  "npz-u8-volume-and-label", 7, 0.90,
 	  WL_DEMAND_MLPERF, 1ull << 30, 0, 128, 0, "x",
 	  { { "A100", WL_DEMAND_MLPERF, 7 / 0.636, 0, 7, 0.636 },
 	    { "H100", WL_DEMAND_MLPERF, 7 / 0.323, 0, 7, 0.323 } } },
-	{ "cosmoflow", WL_FORMAT_TFRECORD, WL_XFORM_COSMOFLOW, NULL, 1, 0.70,
+	{ "cosmoflow", WL_FORMAT_TFRECORD, WL_XFORM_COSMOFLOW,
+	  "tfrecord-cosmoflow", 1, 0.70,
 	  WL_DEMAND_MLPERF, 1ull << 30, 0, 0, 4, "x",
 	  { { "A100", WL_DEMAND_MLPERF, 1 / 0.00551, 0, 1, 0.00551 },
 	    { "H100", WL_DEMAND_MLPERF, 1 / 0.0035, 0, 1, 0.0035 } } },
@@ -868,17 +872,24 @@ FR_TEST(jobfile_cli, gen_writes_the_workloads_layout_through_its_gen)
 		free(so);
 		free(jf);
 	}
-	/* a workload whose generator is not here yet says so */
+	/* a workload whose job file names no generator says so */
 	snprintf(out, sizeof(out), "%s/tok", dir);
 	{
+		static const char nogen[] = "[workload]\nname = nogen\n"
+			"format = tokens\n[transform]\nkind = tokens\n"
+			"seq_len = 16\n[demand train A100]\nsamples_per_s = 1\n"
+			"basis = estimate\nsource = a test\n";
+		char *jf = write_file(dir, "nogen.ini", nogen,
+				      sizeof(nogen) - 1);
 		char *argv[] = { (char *)fr_test_bin(), "gen", "-q", "-w",
-				 "tokens", "--files", "2", out, NULL };
+				 jf, "--files", "2", out, NULL };
 		char *err;
 
 		cr_expect_eq(fr_test_run(dir, argv, 60), 2);
 		err = slurp(dir, "stderr");
 		cr_expect_not_null(strstr(err, "has no generator"), "%s", err);
 		free(err);
+		free(jf);
 	}
 	fr_test_rmtree(dir);
 }
