@@ -539,7 +539,11 @@ int cmd_gen(int argc, char **argv)
 		cli_print_path(stdout, g.dir);
 		printf(": %.1f MB; seed %llu; %.1f s\n", st.bytes / 1e6,
 		       (unsigned long long)g.o.seed, st.elapsed_s);
-	} else
+	} else if (w->image_spec) {
 		rpt_gen_print(stdout, g.dir, &st, g.o.seed, g.o.jobs);
+	} else {
+		rpt_gen_print_files(stdout, g.dir, gen->layout, &st, g.o.seed,
+				    g.o.jobs);
+	}
 	return FR_EXIT_OK;
 }

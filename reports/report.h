@@ -327,6 +327,15 @@ void rpt_gen_print(FILE *f, const char *dir, const struct wl_gen_stats *st,
 		   uint64_t seed, unsigned jobs);
 
 /*
+ * The summary line of a generator that is not an image set (volumes,
+ * token streams, cosmoflow records): files, LAYOUT, bytes, mean and
+ * spread of the file size, seed, jobs, time. One line on F.
+ */
+void rpt_gen_print_files(FILE *f, const char *dir, const char *layout,
+			 const struct wl_gen_stats *st, uint64_t seed,
+			 unsigned jobs);
+
+/*
  * The "ram" object of a ram point's JSON (run and sweep alike): the page
  * cache the report names (page_cache_bytes) and the memory cgroup's limit
  * (cgroup_limit_bytes: that page cache plus the run's own memory,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "report_fmt.h"
 #include "workloads.h"
 
 void rpt_gen_print(FILE *f, const char *dir, const struct wl_gen_stats *st,
@@ -25,5 +26,24 @@ void rpt_gen_print(FILE *f, const char *dir, const struct wl_gen_stats *st,
 		(unsigned long long)st->sub444, (unsigned long long)st->sub420,
 		(unsigned long long)seed, jobs, st->elapsed_s,
 		st->elapsed_s > 0 ? st->bytes / 1e6 / st->elapsed_s : 0.0);
+	free(t);
+}
+
+void rpt_gen_print_files(FILE *f, const char *dir, const char *layout,
+			 const struct wl_gen_stats *st, uint64_t seed,
+			 unsigned jobs)
+{
+	char *t = rpt_path_text(dir, strlen(dir));
+	char total[32], mean[32];
+
+	rpt_fmt_bytes(total, sizeof(total), (double)st->bytes);
+	rpt_fmt_bytes(mean, sizeof(mean), st->files ? (double)st->bytes /
+		      (double)st->files : 0);
+	fprintf(f, "gen: wrote %llu files (%s) into %s: %s, mean %s a file; "
+		"seed %llu; %u jobs; %.1f s (%.1f MB/s)\n",
+		(unsigned long long)st->files, layout ? layout : "?",
+		t ? t : "?", total, mean, (unsigned long long)seed, jobs,
+		st->elapsed_s, st->elapsed_s > 0 ? st->bytes / 1e6 /
+		st->elapsed_s : 0.0);
 	free(t);
 }

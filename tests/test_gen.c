@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "harness.h"
 #include "jpeg_strict.h"
+#include "report.h"
 #include "workloads.h"
 
 static unsigned char *slurp(const char *path, size_t *len)
@@ -365,4 +366,24 @@ FR_TEST(gen, full_disk_stops_with_enospc_and_no_partial_file,
 	free(dir2);
 	free(mnt);
 	fr_test_rmtree(base);
+}
+
+/* A generator of files that are not images says what it wrote in its
+ * own terms: no classes, pixels or chroma counts. */
+FR_TEST(gen, a_non_image_generator_summary_names_its_layout_and_sizes)
+{
+	const struct wl_gen_stats st = { .files = 4, .bytes = 600000000,
+					 .elapsed_s = 2.0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_not_null(f);
+	rpt_gen_print_files(f, "/d/vol", "npy-f32-volumes", &st, 7, 2);
+	cr_assert_eq(fclose(f), 0);
+	cr_expect(strstr(buf, "gen: wrote 4 files (npy-f32-volumes) into "
+			 "/d/vol: 600.0 MB, mean 150.0 MB a file; seed 7; 2 "
+			 "jobs; 2.0 s (300.0 MB/s)"), "%s", buf);
+	cr_expect_null(strstr(buf, "classes"), "%s", buf);
+	free(buf);
 }
