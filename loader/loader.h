@@ -62,6 +62,14 @@ struct ldr_step_times {
 	uint64_t decompressed_bytes; /* bytes the transform inflated or
 	                                decompressed (DEFLATE .npz members);
 	                                0 for none */
+	/* A failing transform may say more than its code: */
+	const char *err_kind;   /* a finer key for the count (a static
+	                           string, e.g. "zip_central_dir"); NULL:
+	                           ldr_sample_err_name of the code */
+	bool err_at;            /* err_off is set: */
+	uint64_t err_off;       /* the byte of the sample's data where the
+	                           fault was found (the example then reads
+	                           "path@offset") */
 };
 
 /*

@@ -137,10 +137,12 @@ const char *ldr_sample_err_name(int err)
 }
 
 static void err_count(struct ldr_engine *e, struct ldr_err_table *t,
-		      int err, uint64_t id, const struct ldr_item *it)
+		      int err, uint64_t id, const struct ldr_item *it,
+		      const struct ldr_step_times *st)
 {
 	const struct ldr_shards *sh = e->cfg->shards;
-	const char *kind = sh && sh->ops->err_name ? sh->ops->err_name(err) :
+	const char *kind = st && st->err_kind ? st->err_kind :
+			   sh && sh->ops->err_name ? sh->ops->err_name(err) :
 			   NULL;
 	struct ldr_err_count *c = NULL;
 	uint64_t total;
@@ -165,11 +167,20 @@ static void err_count(struct ldr_engine *e, struct ldr_err_table *t,
 		else
 			snprintf(c->example, sizeof(c->example), "%s/%s",
 				 root, rel ? rel : "?");
-		if (sh) {
+		if (sh || (st && st->err_at)) {
 			size_t l = strlen(c->example);
 
-			snprintf(c->example + l, sizeof(c->example) - l,
-				 "@%llu", (unsigned long long)it->off);
+			/* a shard: the record's offset in its stream, then
+			 * where in the record's payload; a file: where */
+			if (sh && st && st->err_at)
+				snprintf(c->example + l, sizeof(c->example) -
+					 l, "@%llu+%llu", (unsigned long long)
+					 it->off, (unsigned long long)
+					 st->err_off);
+			else
+				snprintf(c->example + l, sizeof(c->example) -
+					 l, "@%llu", (unsigned long long)(sh ?
+					 it->off : st->err_off));
 		}
 	}
 	if (!c)   /* more kinds than the table holds: the last one takes it */
@@ -260,7 +271,7 @@ void *ldr_worker_main(void *arg)
 		}
 		if (res) {
 			memset(out, 0, e->out_bytes);
-			err_count(e, &w->errs, res, id, &it);
+			err_count(e, &w->errs, res, id, &it, it.result ? NULL : &st);
 		}
 		if (atomic_load_explicit(&e->window_on, memory_order_relaxed))
 			stg_histo_record(&w->lat, t2 > e->pos_t[ring] ?

@@ -20,6 +20,7 @@
 
 #include "formats.h"
 #include "harness.h"
+#include <jansson.h>
 #include "loader.h"
 #include "volumes.h"
 #include "workloads_internal.h"
@@ -1165,4 +1166,67 @@ FR_TEST(volumes, gen_stopped_keeps_complete_files_and_no_partial_one)
 	cr_expect_eq(tmp, 0u, "a temporary file was left");
 	cr_expect_eq(fin, st.files);
 	free(d);
+}
+
+/* A damaged .npz in a run is counted under its fault's own key, with the
+ * file and the byte where the fault was found, and the run goes on with
+ * the good file. */
+FR_TEST(volumes, a_run_counts_a_damaged_npz_with_its_file_and_offset,
+	.timeout = 120)
+{
+	char *ds = path("ds"), *good = path("ds/a.npz"), *bad, *json;
+	char *argv[16], off[32];
+	size_t len;
+	uint8_t *b;
+	uint64_t cd;
+	json_t *j, *k;
+	json_error_t je;
+	int i = 0;
+
+	need_numpy();
+	fr_test_bin();
+	cr_assert_eq(mkdir(ds, 0755), 0);
+	free(npz_fixture("ds/a.npz", "savez", "|u1", "8,8,8", NULL, &len,
+			 NULL, NULL));
+	b = npz_fixture("ds/b.npz", "savez", "|u1", "8,8,8", NULL, &len,
+			NULL, NULL);
+	cd = rd32(b + len - 22 + 16);   /* the central directory's offset */
+	b[cd] ^= 1;                     /* its first signature byte */
+	bad = path("ds/b.npz");
+	spit(bad, b, len);
+	json = path("run.json");
+	argv[i++] = (char *)fr_test_bin();
+	argv[i++] = "run";
+	argv[i++] = "-w";
+	argv[i++] = "unet3d";
+	argv[i++] = "--cache";
+	argv[i++] = "warm";
+	argv[i++] = "--gpus";
+	argv[i++] = "0";
+	argv[i++] = "--duration";
+	argv[i++] = "1";
+	argv[i++] = "--json";
+	argv[i++] = json;
+	argv[i++] = ds;
+	argv[i] = NULL;
+	/* 3: done, with failed samples */
+	cr_assert_eq(fr_test_run(dir_, argv, 100), 3);
+	j = json_load_file(json, 0, &je);
+	cr_assert_not_null(j, "%s", je.text);
+	k = json_object_get(json_object_get(json_object_get(j, "errors"),
+					    "kinds"), "zip_central_dir");
+	cr_assert_not_null(k, "no zip_central_dir among the errors");
+	cr_expect_gt(json_integer_value(json_object_get(k, "count")), 0);
+	snprintf(off, sizeof(off), "b.npz@%llu", (unsigned long long)cd);
+	cr_expect(strstr(json_string_value(json_object_get(k, "example")),
+			 off), "%s", json_string_value(json_object_get(k,
+			 "example")));
+	cr_expect_gt(json_integer_value(json_object_get(j, "samples")), 0,
+		     "the good file kept the run going");
+	json_decref(j);
+	free(b);
+	free(bad);
+	free(good);
+	free(json);
+	free(ds);
 }

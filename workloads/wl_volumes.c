@@ -69,13 +69,20 @@ static int vol_apply(void *ctx, const void *data, size_t len, uint64_t seed,
 	struct aug_vol_array a;
 	struct aug_vol_crop crop;
 	struct aug_vol_stats vs;
+	struct aug_vol_err verr = { 0 };
 	const uint64_t t0 = now_ns();
 	uint64_t t1, t2;
 	int err;
 
-	err = aug_vol_open(c->v, data, len, c->xp->key, &a, NULL);
-	if (err)
+	err = aug_vol_open(c->v, data, len, c->xp->key, &a, &verr);
+	if (err) {
+		if (st && verr.fault != AUG_VF_NONE) {
+			st->err_kind = aug_vol_fault_name(verr.fault);
+			st->err_at = true;
+			st->err_off = verr.off;
+		}
 		return wl_transform_err(err);
+	}
 	t1 = now_ns();
 	aug_vol_crop_draw(a.dims, c->xp->vol_crop, c->xp->vol_flip, seed,
 			  epoch, id, &crop);
