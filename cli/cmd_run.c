@@ -475,6 +475,7 @@ int cmd_run(int argc, char **argv)
 out_free:
 	/* the listing; the generated folder unless --keep-dataset */
 	cli_dataset_close("run", &s->md, s->o.c.keep);
+	wl_transform_state_release(&s->ts);
 	free(s->res);
 	free(s);
 	return ret;

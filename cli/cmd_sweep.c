@@ -636,6 +636,7 @@ static void sweep_state_free(struct sweep_state *s)
 	if (!s)
 		return;
 	ms_sweep_free(&s->sw);
+	wl_transform_state_release(&s->ts);
 	free(s->rpts);
 	free(s->how);
 	free(s);
@@ -732,6 +733,7 @@ out_free:
 	for (unsigned i = 0; i < s->nsubs; i++)
 		sweep_state_free(s->subs[i]);
 	ms_sweep_free(&s->sw);
+	wl_transform_state_release(&s->ts);
 	free(s->rpts);
 	free(s->how);
 	free(s);

@@ -583,12 +583,16 @@ static void diagnose(const struct ldr_engine *e, struct ldr_result *res)
 		snprintf(res->bottleneck_why, sizeof(res->bottleneck_why),
 			 "workers waited %.0f %% of their time while the shard "
 			 "reader thread%s %s busy %.0f %% (cutting records%s "
-			 "at %.1f MB/s read): more --readers would raise it",
+			 "at %.1f MB/s read): %s",
 			 100 * wait_share, e->readers > 1 ? "s" : "",
 			 e->readers > 1 ? "were" : "was", 100 * reader_load,
 			 res->decompressed_bytes > res->steps.decompressed_bytes
 			 ? " and decompressing zstd" : "",
-			 res->read_bytes_per_s / 1e6);
+			 res->read_bytes_per_s / 1e6,
+			 stg_dataset_count(e->cfg->ds) > e->readers ?
+			 "more --readers would raise it" : "a shard is read "
+			 "by one thread: more, smaller shards (and --readers) "
+			 "would raise it");
 	} else if (wait_share >= 0.25 && res->mean_reads_in_flight >= 0.5 &&
 		   slow_reads) {
 		res->bottleneck = LDR_BOTTLENECK_STORAGE;

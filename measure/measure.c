@@ -330,9 +330,10 @@ int ms_dataset_open(const struct ms_dataset_opts *o, struct ms_dataset *md,
 				 strerror(-err));
 			return err;
 		}
-		/* no shards seen: the workload's own format, if it has one */
+		/* no shards seen: a token workload's streams (a folder of
+		 * images stays one: resnet50 reads an ImageFolder too) */
 		if (md->format == WL_FORMAT_FOLDER && o->w &&
-		    o->w->format > WL_FORMAT_FOLDER) {
+		    o->w->format == WL_FORMAT_TOKENS) {
 			md->format = (enum wl_format)o->w->format;
 			snprintf(md->format_why, sizeof(md->format_why),
 				 "workload %s's format", o->w->name);

@@ -254,7 +254,7 @@ void rpt_demand_json_extra(json_t *g, unsigned tokens_per_sample,
  * ..." or "... 4 x 2,470 = 9,880 samples/s (no multi-GPU figure: count x
  * per-GPU); ...". A token workload's line gives the tokens/s too, and
  * where BYTES_PER_SAMPLE is known the reads that demand needs ("reads
- * needed: 1.6 GB/s (146.6 MB stored per sample)"). Returns what snprintf
+ * needed: 1.61 GB/s (146.6 MB stored per sample)"). Returns what snprintf
  * would: the length the whole line needs.
  */
 size_t rpt_demand_text(char *buf, size_t len, const struct rpt_demand_words *d);

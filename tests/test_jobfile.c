@@ -448,6 +448,23 @@ struct bad {
 	"source = ours\n"
 
 static const struct bad bads[] = {
+	{ "a volume crop no batch slot holds", W0 "[transform]\n"
+	  "kind = volume-crop\ncrop = 1024x1024x512\n" ROW,
+	  "t.ini:5: key 'crop': 536870912 voxels a sample: at most 134217728",
+	  NULL },
+	{ "a cosmoflow shape past its generator", W0 "gen = tfrecord-cosmoflow\n"
+	  "mean_file_bytes = 3M\nstats_source = ours\n[transform]\n"
+	  "kind = cosmoflow\nshape = 64x64x64x8\n" ROW,
+	  "t.ini:8: key 'shape': gen tfrecord-cosmoflow writes sides up to "
+	  "4096 and up to 4 channels", NULL },
+	{ "a volume generator without sizes", W0 "gen = npy-f32-volumes\n"
+	  "[transform]\nkind = volume-crop\n" ROW,
+	  "t.ini: [workload] needs mean_file_bytes (the generator draws file "
+	  "sizes around it)", NULL },
+	{ "a sequence no sample slot holds", W0 "[transform]\nkind = tokens\n"
+	  "seq_len = 8388608\n" ROW,
+	  "t.ini:5: key 'seq_len': 8388608 is out of range (1..4194304)",
+	  NULL },
 	{ "an unknown section", W0 "[bogus]\n" ROW,
 	  "t.ini:3: [bogus]: unknown section", "[demand KIND GPU]" },
 	{ "an unknown key", W0 "colour = red\n" ROW,

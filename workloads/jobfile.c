@@ -556,8 +556,8 @@ static const struct key tkeys[] = {
 	  .help = "SIZE or DxHxW, 1..4096" },
 	{ "flip", K_BOOL, W(vol_flip), .kinds = VOL },
 	{ "key", K_WORD, W(key), .kinds = VOL | TOK | COS },
-	{ "seq_len", K_UINT, W(seq_len), 1, 1 << 24, .kinds = TOK,
-	  .help = "1..16777216" },
+	{ "seq_len", K_UINT, W(seq_len), 1, 1 << 22, .kinds = TOK,
+	  .help = "1..4194304" },
 	{ "dtype", K_ENUM, W(tok_dtype), .words = tok_dtype_words,
 	  .kinds = TOK },
 	{ "shape", K_DIMS, W(shape), 1, 65536, .n = 4, .exact = true,
@@ -1111,6 +1111,43 @@ static const struct ent *wgiven(const struct chk *c, const char *key)
 	return NULL;
 }
 
+/* The transform key KEY as given (the first of that name), or NULL. */
+static const struct ent *tgiven(const struct chk *c, const char *key)
+{
+	for (size_t i = 0; i < NT; i++)
+		if (!strcmp(tkeys[i].name, key) && c->tgiven[i])
+			return c->tgiven[i];
+	return NULL;
+}
+
+/* Most voxels one volume sample may have: 512 MiB of f32 in each batch
+ * slot (MLPerf's 128^3 crop is 2^21). */
+#define JOB_MAX_VOXELS (1ull << 27)
+
+/* A sample that cannot fit: said at the key that sized it. */
+static int size_check(struct chk *c)
+{
+	const char *key = c->v.kind == WL_XFORM_VOLUME ? "crop" : "shape";
+	const uint64_t *d = c->v.kind == WL_XFORM_VOLUME ? c->v.vol_crop :
+			    c->v.shape;
+	const unsigned n = c->v.kind == WL_XFORM_VOLUME ? 3 : 4;
+	double voxels = 1;
+	const struct ent *e;
+
+	if (c->v.kind != WL_XFORM_VOLUME && c->v.kind != WL_XFORM_COSMOFLOW)
+		return 0;
+	for (unsigned i = 0; i < n; i++)
+		voxels *= (double)d[i];
+	if (voxels <= (double)JOB_MAX_VOXELS)
+		return 0;
+	e = tgiven(c, key);
+	if (!e)
+		return 0;
+	return key_fail(c, e, "%.0f voxels a sample: at most %llu (512 MiB "
+			"of f32 in each batch slot)", voxels,
+			(unsigned long long)JOB_MAX_VOXELS);
+}
+
 /* What needs another key: names, sources, a generator's statistics, a
  * demand row of the default kind. */
 static int whole_check(struct chk *c)
@@ -1133,14 +1170,29 @@ static int whole_check(struct chk *c)
 	if (c->v.kind == WL_XFORM_COSMOFLOW && !c->v.shape[0])
 		return need(c, "transform", "shape", "(DxHxWxC of the volume "
 			    "feature)");
+	err = size_check(c);
+	if (err)
+		return err;
 	for (size_t i = 0; i < sizeof(stats) / sizeof(stats[0]); i++)
 		if (wgiven(c, stats[i]) && !c->v.stats_source)
 			return need(c, "workload", "stats_source", "(the "
 				    "source of the dataset statistics)");
-	if (ge && ge->image_spec &&
+	if (ge && (ge->image_spec || ge->needs_sizes) &&
 	    !(c->v.mean_file_bytes > 0))
-		return need(c, "workload", "mean_file_bytes", "(the image "
-			    "generator sizes a set with it)");
+		return need(c, "workload", "mean_file_bytes", ge->image_spec ?
+			    "(the image generator sizes a set with it)" :
+			    "(the generator draws file sizes around it)");
+	if (ge && ge->max_side && c->v.kind == WL_XFORM_COSMOFLOW) {
+		const struct ent *e = tgiven(c, "shape");
+
+		for (unsigned i = 0; e && i < 4; i++)
+			if (c->v.shape[i] > (i == 3 ? ge->max_channels :
+					     ge->max_side))
+				return key_fail(c, e, "gen %s writes sides "
+					"up to %u and up to %u channels",
+					ge->ops->layout, ge->max_side,
+					ge->max_channels);
+	}
 	for (size_t r = 0; r < c->nrows; r++) {
 		err = row_check(c, &c->rows[r]);
 		if (err)

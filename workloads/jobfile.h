@@ -51,6 +51,11 @@ struct wl_gen_entry {
 	void (*image_spec)(uint64_t seed, uint64_t index,
 			   struct wl_image_spec *spec);
 	int format;                     /* enum wl_format it writes */
+	bool needs_sizes;               /* draws file sizes from the
+	                                   workload's mean_file_bytes (and
+	                                   sd_file_bytes) */
+	uint32_t max_side, max_channels; /* cosmoflow records: the largest
+	                                   shape it writes (0: any) */
 };
 
 /*

@@ -426,12 +426,16 @@ static int tok_count(struct wl_shardset *s, uint64_t id, int fd,
 		r = wl_zstd_content_size(fd_pread, &fd, size, &raw, &eoff);
 		if (r < 0 && !wl_fmt_err_name(r))
 			return r;
-		if (r < 0) {            /* not zstd frames: nothing readable */
+		if (r < 0 && eoff == 0) { /* not zstd at all: nothing to read */
 			f->tokens = 0;
 			f->err = r;
 			f->err_off = eoff;
 			goto done;
 		}
+		/* a fault after good frames or blocks: decompress to count
+		 * the windows before it (the scan meets the fault again) */
+		if (r < 0)
+			r = 0;
 		if (r == 0)
 			raw = UINT64_MAX;
 		s->raw_bytes[id] = r == 1 ? raw : 0;

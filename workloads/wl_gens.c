@@ -33,9 +33,10 @@ static const struct wl_gen_ops gen_tfrecord = {
 static const struct wl_gen_entry gens[] = {
 	{ &wl_gen_imagefolder, wl_imagenet_spec, WL_FORMAT_FOLDER },
 	{ &gen_tfrecord, wl_imagenet_spec, WL_FORMAT_TFRECORD },
-	{ &wl_gen_npy_volumes, NULL, WL_FORMAT_FOLDER },
-	{ &wl_gen_npz_volumes, NULL, WL_FORMAT_FOLDER },
-	{ &wl_gen_cosmoflow, NULL, WL_FORMAT_TFRECORD },
+	{ &wl_gen_npy_volumes, NULL, WL_FORMAT_FOLDER, true, 0, 0 },
+	{ &wl_gen_npz_volumes, NULL, WL_FORMAT_FOLDER, true, 0, 0 },
+	/* gen_volumes.c's bounds: sides up to 4096, at most 4 channels */
+	{ &wl_gen_cosmoflow, NULL, WL_FORMAT_TFRECORD, true, 4096, 4 },
 	{ &wl_gen_tokens, NULL, WL_FORMAT_TOKENS },
 };
 

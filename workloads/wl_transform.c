@@ -156,8 +156,10 @@ int wl_transform_make(const struct wl_workload *w,
 
 	if (desc_len)
 		desc[0] = '\0';
+	wl_transform_state_release(st);        /* a state made before */
 	st->xp = w->xp;
-	st->priv = NULL;
+	if (!st->xp.max_inflate)
+		st->xp.max_inflate = w->max_sample_bytes;
 	switch (w->xform) {
 	case WL_XFORM_IMAGE_TRAIN:
 		st->aug = w->xp.aug;

@@ -42,7 +42,7 @@ static int vol_ctx_create(void *arg, void **ctx)
 	if (!c)
 		return -ENOMEM;
 	c->xp = arg;
-	err = aug_vol_create(0, &c->v);
+	err = aug_vol_create(c->xp->max_inflate, &c->v);
 	if (err) {
 		free(c);
 		return err;

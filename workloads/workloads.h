@@ -170,6 +170,11 @@ struct wl_xform_params {
 	char key[64];                  /* the payload in a record: TFRecord
 	                                  feature, MDS column, .npz member;
 	                                  "" = the format's default */
+	uint64_t max_inflate;          /* volume-crop: the largest .npz
+	                                  member a worker inflates (its
+	                                  buffer grows to it); 0 = the
+	                                  workload's max_sample_bytes, else
+	                                  AUG_VOL_DEFAULT_MAX_INFLATE */
 };
 
 /* What a workload's transform keeps for as long as runs use it. */
