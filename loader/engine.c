@@ -535,17 +535,17 @@ static void merge_errors(struct ldr_result *res,
  * wall time per sample). Otherwise the limit is CPU, and the words say
  * whether the reader thread or the workers lacked it.
  */
-static void diagnose(const struct ldr_engine *e, struct ldr_result *res)
+void ldr_diagnose(const struct ldr_diag_in *in, struct ldr_result *res)
 {
-	double thr = e->cfg->au_threshold > 0 ? e->cfg->au_threshold :
-						     LDR_DEFAULT_AU_THRESHOLD;
+	double thr = in->au_threshold > 0 ? in->au_threshold :
+					   LDR_DEFAULT_AU_THRESHOLD;
 	double worker_wall = res->worker_busy_s + res->worker_wait_s;
 	double wait_share = worker_wall > 0 ? res->worker_wait_s / worker_wall
 					    : 0;
 	double reader_load = res->measured_s > 0 ?
-		res->reader_cpu_s / res->measured_s / e->readers : 0;
-	const unsigned depth = e->cfg->reader.depth ?
-			       e->cfg->reader.depth : LDR_DEFAULT_DEPTH;
+		res->reader_cpu_s / res->measured_s / in->readers : 0;
+	const unsigned depth = in->depth ? in->depth :
+			       LDR_DEFAULT_DEPTH;
 	const double lat_s = stg_histo_mean(&res->read_lat) / 1e9;
 	const double p50_ms =
 		(double)stg_histo_percentile(&res->read_lat, 50) / 1e6;
@@ -554,8 +554,8 @@ static void diagnose(const struct ldr_engine *e, struct ldr_result *res)
 	/* samples/s the reads could deliver at full depth, and the workers
 	 * could transform; "unbounded" as a negative number */
 	const double supply = lat_s > 0 ?
-		(double)e->readers * depth / lat_s : -1;
-	const double demand = t_sample > 0 ? e->workers / t_sample : -1;
+		(double)in->readers * depth / lat_s : -1;
+	const double demand = t_sample > 0 ? in->workers / t_sample : -1;
 	const bool slow_reads = supply >= 0 && (demand < 0 || supply < demand);
 	char hit[48] = "";
 
@@ -567,14 +567,14 @@ static void diagnose(const struct ldr_engine *e, struct ldr_result *res)
 		res->bottleneck = LDR_BOTTLENECK_UNKNOWN;
 		snprintf(res->bottleneck_why, sizeof(res->bottleneck_why),
 			 "no batch was delivered in the measurement window");
-	} else if (e->gpus && res->au >= thr) {
+	} else if (in->gpus && res->au >= thr) {
 		res->bottleneck = LDR_BOTTLENECK_GPU;
 		snprintf(res->bottleneck_why, sizeof(res->bottleneck_why),
 			 "AU %.1f %% >= %.0f %% with %u GPUs at %.0f "
 			 "samples/s each: the GPUs are fed; workers waited "
 			 "%.0f %% of their time", 100 * res->au, 100 * thr,
-			 e->gpus, e->cfg->gpu_rate, 100 * wait_share);
-	} else if (wait_share >= 0.25 && e->cfg->shards &&
+			 in->gpus, in->gpu_rate, 100 * wait_share);
+	} else if (wait_share >= 0.25 && in->shards &&
 		   reader_load >= 0.8) {
 		/* a shard reader cuts records out of its stream (and
 		 * decompresses it): one busy thread, not the storage, is
@@ -584,12 +584,12 @@ static void diagnose(const struct ldr_engine *e, struct ldr_result *res)
 			 "workers waited %.0f %% of their time while the shard "
 			 "reader thread%s %s busy %.0f %% (cutting records%s "
 			 "at %.1f MB/s read): %s",
-			 100 * wait_share, e->readers > 1 ? "s" : "",
-			 e->readers > 1 ? "were" : "was", 100 * reader_load,
+			 100 * wait_share, in->readers > 1 ? "s" : "",
+			 in->readers > 1 ? "were" : "was", 100 * reader_load,
 			 res->decompressed_bytes > res->steps.decompressed_bytes
 			 ? " and decompressing zstd" : "",
 			 res->read_bytes_per_s / 1e6,
-			 stg_dataset_count(e->cfg->ds) > e->readers ?
+			 in->files > in->readers ?
 			 "more --readers would raise it" : "a shard is read "
 			 "by one thread: more, smaller shards (and --readers) "
 			 "would raise it");
@@ -606,7 +606,7 @@ static void diagnose(const struct ldr_engine *e, struct ldr_result *res)
 			 res->samples && res->read_bytes / res->samples >
 			 (8u << 20) ? " (below the depth: files this large "
 			 "fill the reader's in-flight bytes first)" : "", lat_s * 1e3, p50_ms, depth, supply,
-			 demand > 0 ? demand : 0, e->workers,
+			 demand > 0 ? demand : 0, in->workers,
 			 res->read_bytes_per_s / 1e6, hit);
 	} else if (wait_share >= 0.25) {
 		/* starved, but not by slow reads: the reader lacked CPU */
@@ -633,7 +633,7 @@ static void diagnose(const struct ldr_engine *e, struct ldr_result *res)
 			 "workers busy %.0f %% of their time (%u workers, %.2f "
 			 "CPU s per 1000 samples), waited %.0f %% with %.1f "
 			 "reads in flight; reader thread load %.0f %%",
-			 100 * (1 - wait_share), e->workers,
+			 100 * (1 - wait_share), in->workers,
 			 res->samples ? 1000 * res->worker_cpu_s /
 			 (double)res->samples : 0, 100 * wait_share,
 			 res->mean_reads_in_flight, 100 * reader_load);
@@ -736,7 +736,18 @@ static void fill_result(struct ldr_engine *e, const struct snap *a,
 		snprintf(res->reader_notes, sizeof(res->reader_notes), "%s",
 			 stg_reader_notes(r0));
 	}
-	diagnose(e, res);
+	{
+		const struct ldr_diag_in in = {
+			.au_threshold = e->cfg->au_threshold,
+			.depth = e->cfg->reader.depth,
+			.readers = e->readers, .workers = e->workers,
+			.gpus = e->gpus, .gpu_rate = e->cfg->gpu_rate,
+			.shards = e->cfg->shards != NULL,
+			.files = stg_dataset_count(e->cfg->ds),
+		};
+
+		ldr_diagnose(&in, res);
+	}
 }
 
 /* ---- the main thread's loop ---- */

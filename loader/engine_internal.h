@@ -287,6 +287,23 @@ void ldr_rec_pool_free(struct ldr_rec_pool *p);
 void ldr_probe_residency(struct ldr_reader_ctx *rc, const char *name,
 			 uint64_t size);
 void *ldr_worker_main(void *arg);
+
+/* What the diagnosis of a run needs besides its result. */
+struct ldr_diag_in {
+	double au_threshold;    /* 0: LDR_DEFAULT_AU_THRESHOLD */
+	unsigned depth;         /* the file reader's; 0: LDR_DEFAULT_DEPTH */
+	unsigned readers, workers, gpus;
+	double gpu_rate;
+	bool shards;            /* the files are shards */
+	uint64_t files;         /* dataset files (shards) */
+};
+
+/*
+ * Sets RES->bottleneck and bottleneck_why from RES's window figures (AU,
+ * worker busy and wait, reader CPU, read latency, reads in flight, bytes
+ * read and decompressed) and IN. Pure: tests feed it made-up results.
+ */
+void ldr_diagnose(const struct ldr_diag_in *in, struct ldr_result *res);
 void *ldr_gpu_main(void *arg);
 void *ldr_drain_main(void *arg);
 

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine_internal.h"
 #include "harness.h"
 #include "loader.h"
 #include "reader_internal.h"
@@ -1034,4 +1035,51 @@ FR_TEST(engine, probing_sees_resident_files_as_hits_and_evicted_ones_not)
 		     (unsigned long)res->probed_bytes);
 	free(res);
 	fixture_free(&f);
+}
+
+/*
+ * The diagnosis from made-up window figures: workers starved while the
+ * one shard reader is busy cutting and decompressing records names the
+ * reader's CPU, not the storage; its advice depends on whether there are
+ * more shards than readers; a starved run over shards whose reader idles
+ * with slow reads stays storage-bound.
+ */
+FR_TEST(engine, a_busy_shard_reader_is_the_limit_not_the_storage)
+{
+	struct ldr_result *res = calloc(1, sizeof(*res));
+	struct ldr_diag_in in = { .depth = 32, .readers = 1, .workers = 2,
+				  .shards = true, .files = 1 };
+
+	cr_assert_not_null(res);
+	res->measured_s = 10;
+	res->batches = 40;
+	res->samples = 10000;
+	res->worker_busy_s = 2;
+	res->worker_wait_s = 18;        /* waited 90 % */
+	res->reader_cpu_s = 9;          /* one reader, 90 % busy */
+	res->mean_reads_in_flight = 4;
+	res->read_bytes_per_s = 200e6;
+	res->decompressed_bytes = 4000000000ull;
+	stg_histo_init(&res->read_lat);
+	stg_histo_record(&res->read_lat, 100000);   /* 0.1 ms reads */
+	ldr_diagnose(&in, res);
+	cr_expect_eq(res->bottleneck, LDR_BOTTLENECK_CPU, "%s",
+		     res->bottleneck_why);
+	cr_expect(strstr(res->bottleneck_why, "shard reader thread was busy "
+			 "90 % (cutting records and decompressing zstd"), "%s",
+		  res->bottleneck_why);
+	cr_expect(strstr(res->bottleneck_why, "more, smaller shards"), "%s",
+		  res->bottleneck_why);
+	in.files = 8;
+	ldr_diagnose(&in, res);
+	cr_expect(strstr(res->bottleneck_why, "more --readers would raise it"),
+		  "%s", res->bottleneck_why);
+	/* an idle reader whose reads are slow: storage */
+	res->reader_cpu_s = 1;
+	stg_histo_init(&res->read_lat);
+	stg_histo_record(&res->read_lat, 500000000);  /* 0.5 s reads */
+	ldr_diagnose(&in, res);
+	cr_expect_eq(res->bottleneck, LDR_BOTTLENECK_STORAGE, "%s",
+		     res->bottleneck_why);
+	free(res);
 }
