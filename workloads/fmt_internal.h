@@ -187,4 +187,14 @@ int wl_tok_scan_next(struct wl_scanner *s, const uint8_t *win,
 /* A window is its tokens whole: the payload is the record. */
 int wl_tok_unwrap(const uint8_t *rec, size_t len, struct wl_sample_view *out);
 
+/* The N-byte little-endian unsigned integer at P (N <= 8). */
+static inline uint64_t wl_le_n(const uint8_t *p, unsigned n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | p[n];
+	return v;
+}
+
 #endif /* FEEDRATE_FMT_INTERNAL_H */

@@ -36,15 +36,6 @@ static uint32_t le32(const uint8_t *p)
 	       (uint32_t)p[3] << 24;
 }
 
-static uint64_t le_n(const uint8_t *p, unsigned n)
-{
-	uint64_t v = 0;
-
-	while (n--)
-		v = v << 8 | p[n];
-	return v;
-}
-
 /* ---- index.json ---- */
 
 /*
@@ -485,7 +476,7 @@ static int mds_label_ndarray(const uint8_t *p, size_t n, bool *has,
 	if (!ndim || n - pos < ndim * sbytes)
 		return -1;
 	for (unsigned d = 0; d < ndim; d++, pos += sbytes) {
-		uint64_t dim = le_n(p + pos, (unsigned)sbytes);
+		uint64_t dim = wl_le_n(p + pos, (unsigned)sbytes);
 
 		if (dim && count > UINT64_MAX / dim)
 			return -1;
@@ -496,7 +487,7 @@ static int mds_label_ndarray(const uint8_t *p, size_t n, bool *has,
 		return -1;      /* reshape would fail */
 	if (!count || !dt[k].integer)
 		return 0;
-	v = le_n(p + pos, dt[k].bytes);
+	v = wl_le_n(p + pos, dt[k].bytes);
 	if (dt[k].sign && dt[k].bytes < 8 && v >> (8 * dt[k].bytes - 1))
 		v |= UINT64_MAX << (8 * dt[k].bytes);   /* sign-extend */
 	*out = (int64_t)v;
@@ -554,7 +545,7 @@ static int mds_ndarray_values(uint8_t code, bool shape, const uint8_t *p,
 		if (ndim * sbytes > n - pos)
 			return -WL_EBADREC;
 		for (unsigned d = 0; d < ndim; d++, pos += sbytes) {
-			uint64_t dim = le_n(p + pos, (unsigned)sbytes);
+			uint64_t dim = wl_le_n(p + pos, (unsigned)sbytes);
 
 			if (dim && count > UINT64_MAX / dim)
 				return -WL_EBADREC;
@@ -627,7 +618,7 @@ int wl_mds_sample_parse_key(const struct wl_mds_shard *sh, const char *key,
 	case WL_MDS_INT:
 		if (len[c] != 8)
 			return -WL_EBADREC;
-		out->label = (int64_t)le_n(p + start[c], 8);
+		out->label = (int64_t)wl_le_n(p + start[c], 8);
 		out->has_label = true;
 		break;
 	case WL_MDS_STR:

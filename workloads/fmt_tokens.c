@@ -26,15 +26,6 @@
 #include "fmt_internal.h"
 #include "tokens.h"
 
-static uint64_t le_n(const uint8_t *p, unsigned n)
-{
-	uint64_t v = 0;
-
-	while (n--)
-		v = v << 8 | p[n];
-	return v;
-}
-
 /* ---- element types ---- */
 
 static const struct {
@@ -103,14 +94,14 @@ int wl_idx_parse(const uint8_t *p, size_t n, uint64_t bin_size,
 	*err_off = 0;
 	if (n < WL_IDX_HEADER || memcmp(p, magic, sizeof(magic)))
 		return idx_bad(0, err_off);
-	if (le_n(p + 9, 8) != 1)
+	if (wl_le_n(p + 9, 8) != 1)
 		return idx_bad(9, err_off);
 	out->dtype = (enum wl_tok_dtype)p[17];
 	if (p[17] < 1 || p[17] > 8 || !wl_tok_dtype_is_int(out->dtype))
 		return idx_bad(17, err_off);     /* unknown, or floats */
 	size = wl_tok_dtype_size(out->dtype);
-	s = le_n(p + 18, 8);
-	d = le_n(p + 26, 8);
+	s = wl_le_n(p + 18, 8);
+	d = wl_le_n(p + 26, 8);
 	/* 12 bytes per sequence and 8 per document entry must fit */
 	if (s > (n - WL_IDX_HEADER) / 12)
 		return idx_bad(18, err_off);
@@ -121,13 +112,13 @@ int wl_idx_parse(const uint8_t *p, size_t n, uint64_t bin_size,
 	lens = WL_IDX_HEADER;
 	ptrs = lens + 4 * s;
 	docs = ptrs + 8 * s;
-	end = s ? le_n(p + ptrs, 8) : 0;
+	end = s ? wl_le_n(p + ptrs, 8) : 0;
 	if (end > bin_size || end >> 62)
 		return idx_bad(ptrs, err_off);
 	out->data_off = end;
 	for (uint64_t i = 0; i < s; i++) {
-		const int32_t len = (int32_t)le_n(p + lens + 4 * i, 4);
-		const uint64_t ptr = le_n(p + ptrs + 8 * i, 8);
+		const int32_t len = (int32_t)wl_le_n(p + lens + 4 * i, 4);
+		const uint64_t ptr = wl_le_n(p + ptrs + 8 * i, 8);
 
 		if (len < 0)
 			return idx_bad(lens + 4 * i, err_off);
@@ -139,7 +130,7 @@ int wl_idx_parse(const uint8_t *p, size_t n, uint64_t bin_size,
 		out->tokens += (uint64_t)len;
 	}
 	for (uint64_t k = 0; k < d; k++) {
-		const uint64_t v = le_n(p + docs + 8 * k, 8);
+		const uint64_t v = wl_le_n(p + docs + 8 * k, 8);
 
 		if ((k == 0 && v != 0) || v < prev_doc || v > s ||
 		    (k == d - 1 && v != s))
@@ -159,15 +150,15 @@ int wl_llmc_header_parse(const uint8_t *h, size_t n, enum wl_tok_dtype *dtype,
 
 	if (n < 12)
 		return 0;
-	magic = (uint32_t)le_n(h, 4);
-	version = (uint32_t)le_n(h + 4, 4);
+	magic = (uint32_t)wl_le_n(h, 4);
+	version = (uint32_t)wl_le_n(h + 4, 4);
 	if (magic == WL_LLMC_MAGIC_GPT2 && version == 1)
 		*dtype = WL_TOK_U16;
 	else if (magic == WL_LLMC_MAGIC_LLAMA3 && version == 7)
 		*dtype = WL_TOK_U32;
 	else
 		return 0;
-	c = (int32_t)le_n(h + 8, 4);
+	c = (int32_t)wl_le_n(h + 8, 4);
 	if (c < 0)
 		return -WL_EBADHDR;
 	*count = (uint64_t)c;
@@ -212,11 +203,11 @@ int wl_zstd_content_size(wl_pread_fn pread, void *arg, uint64_t size,
 			return r;
 		if (r || want < 5)
 			goto bad;
-		magic = (uint32_t)le_n(h, 4);
+		magic = (uint32_t)wl_le_n(h, 4);
 		if ((magic & 0xFFFFFFF0u) == ZSTD_SKIP_MAGIC) {
-			if (want < 8 || le_n(h + 4, 4) > size - off - 8)
+			if (want < 8 || wl_le_n(h + 4, 4) > size - off - 8)
 				goto bad;
-			off += 8 + le_n(h + 4, 4);
+			off += 8 + wl_le_n(h + 4, 4);
 			continue;
 		}
 		fhd = h[4];
@@ -229,7 +220,7 @@ int wl_zstd_content_size(wl_pread_fn pread, void *arg, uint64_t size,
 			goto bad;
 		if (!fcs_bytes)
 			return 0;       /* no size: decompress to know */
-		fcs = le_n(h + hsize - fcs_bytes, fcs_bytes) +
+		fcs = wl_le_n(h + hsize - fcs_bytes, fcs_bytes) +
 		      ((fhd >> 6) == 1 ? 256 : 0);
 		if (fcs > UINT64_MAX - total)
 			goto bad;
@@ -243,7 +234,7 @@ int wl_zstd_content_size(wl_pread_fn pread, void *arg, uint64_t size,
 				return r;
 			if (r)
 				goto bad;
-			b = le_n(h, 3);
+			b = wl_le_n(h, 3);
 			if (((b >> 1) & 3) == 3)
 				goto bad;       /* reserved block type */
 			/* an RLE block stores one byte */

@@ -577,27 +577,6 @@ static int mds_index_write(struct wl_shard_writer *w)
 
 /* ---- TFRecord ---- */
 
-static size_t pb_vlen(uint64_t v)
-{
-	size_t n = 1;
-
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
-}
-
-static uint8_t *pb_varint(uint8_t *p, uint64_t v)
-{
-	while (v >= 0x80) {
-		*p++ = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (uint8_t)v;
-	return p;
-}
-
 /* One feature of the Example: bytes or one int64. */
 struct pb_feat {
 	const char *key;
@@ -609,16 +588,16 @@ struct pb_feat {
 /* BytesList / Int64List (field 1 of it), then Feature around it. */
 static size_t pb_list_len(const struct pb_feat *f)
 {
-	const size_t v = f->bytes ? f->blen : pb_vlen((uint64_t)f->i);
+	const size_t v = f->bytes ? f->blen : wl_pb_vlen((uint64_t)f->i);
 
-	return 1 + pb_vlen(v) + v;
+	return 1 + wl_pb_vlen(v) + v;
 }
 
 static size_t pb_feature_len(const struct pb_feat *f)
 {
 	const size_t l = pb_list_len(f);
 
-	return 1 + pb_vlen(l) + l;
+	return 1 + wl_pb_vlen(l) + l;
 }
 
 /* The map entry {1: key, 2: Feature}. */
@@ -626,7 +605,7 @@ static size_t pb_entry_len(const struct pb_feat *f)
 {
 	const size_t k = strlen(f->key), fl = pb_feature_len(f);
 
-	return 1 + pb_vlen(k) + k + 1 + pb_vlen(fl) + fl;
+	return 1 + wl_pb_vlen(k) + k + 1 + wl_pb_vlen(fl) + fl;
 }
 
 static uint8_t *pb_entry(uint8_t *p, const struct pb_feat *f)
@@ -634,23 +613,23 @@ static uint8_t *pb_entry(uint8_t *p, const struct pb_feat *f)
 	const size_t k = strlen(f->key);
 
 	*p++ = 0x0a;                            /* Features.feature entry */
-	p = pb_varint(p, pb_entry_len(f));
+	p = wl_pb_varint(p, pb_entry_len(f));
 	*p++ = 0x0a;                            /* key */
-	p = pb_varint(p, k);
+	p = wl_pb_varint(p, k);
 	memcpy(p, f->key, k);
 	p += k;
 	*p++ = 0x12;                            /* value: Feature */
-	p = pb_varint(p, pb_feature_len(f));
+	p = wl_pb_varint(p, pb_feature_len(f));
 	*p++ = f->bytes ? 0x0a : 0x1a;          /* bytes_list / int64_list */
-	p = pb_varint(p, pb_list_len(f));
+	p = wl_pb_varint(p, pb_list_len(f));
 	*p++ = 0x0a;                            /* value (packed for int64) */
 	if (f->bytes) {
-		p = pb_varint(p, f->blen);
+		p = wl_pb_varint(p, f->blen);
 		memcpy(p, f->bytes, f->blen);
 		return p + f->blen;
 	}
-	p = pb_varint(p, pb_vlen((uint64_t)f->i));
-	return pb_varint(p, (uint64_t)f->i);
+	p = wl_pb_varint(p, wl_pb_vlen((uint64_t)f->i));
+	return wl_pb_varint(p, (uint64_t)f->i);
 }
 
 /* tf.train.Example {1: Features {1: map<string, Feature>}} into w->rec,
@@ -675,14 +654,14 @@ static int tfr_example(struct wl_shard_writer *w,
 	for (size_t i = 0; i < nf; i++) {
 		const size_t e = pb_entry_len(&f[i]);
 
-		feats += 1 + pb_vlen(e) + e;
+		feats += 1 + wl_pb_vlen(e) + e;
 	}
 	w->rec.len = 0;
-	if (bytes_reserve(&w->rec, 1 + pb_vlen(feats) + feats))
+	if (bytes_reserve(&w->rec, 1 + wl_pb_vlen(feats) + feats))
 		return -ENOMEM;
 	p = w->rec.p;
 	*p++ = 0x0a;                            /* Example.features */
-	p = pb_varint(p, feats);
+	p = wl_pb_varint(p, feats);
 	for (size_t i = 0; i < nf; i++)
 		p = pb_entry(p, &f[i]);
 	w->rec.len = (size_t)(p - w->rec.p);

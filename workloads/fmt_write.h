@@ -175,4 +175,27 @@ int wl_shards_from_folder(const char *src, const char *dir,
  */
 int wl_path_inside(const char *path, const char *dir);
 
+/* Protocol buffers' varint: its length in bytes, and V written at P (the
+ * byte after it returned). */
+static inline size_t wl_pb_vlen(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+static inline uint8_t *wl_pb_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
 #endif /* FEEDRATE_FMT_WRITE_H */

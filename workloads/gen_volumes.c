@@ -48,6 +48,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fmt_write.h"
 #include "formats.h"
 #include "storage.h"
 #include "workloads_internal.h"
@@ -602,27 +603,6 @@ static int npz_write(const struct vg *g, uint64_t i, struct vg_out *f,
 #define PB_X_KEY "x"
 #define PB_Y_KEY "y"
 
-static size_t pb_vlen(uint64_t v)
-{
-	size_t n = 1;
-
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
-}
-
-static uint8_t *pb_varint(uint8_t *p, uint64_t v)
-{
-	while (v >= 0x80) {
-		*p++ = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (uint8_t)v;
-	return p;
-}
-
 static uint64_t cosmo_x_bytes(const struct vg *g)
 {
 	return 2ull * g->cshape[0] * g->cshape[1] * g->cshape[2] *
@@ -640,14 +620,14 @@ static void cosmo_lens(const struct vg *g, struct cosmo_lens *L)
 {
 	const uint64_t x = cosmo_x_bytes(g);
 
-	L->xl = 1 + pb_vlen(x) + x;                 /* BytesList */
-	L->xf = 1 + pb_vlen(L->xl) + L->xl;         /* Feature */
-	L->xe = 3 + 1 + pb_vlen(L->xf) + L->xf;     /* entry: key "x" */
+	L->xl = 1 + wl_pb_vlen(x) + x;                 /* BytesList */
+	L->xf = 1 + wl_pb_vlen(L->xl) + L->xl;         /* Feature */
+	L->xe = 3 + 1 + wl_pb_vlen(L->xf) + L->xf;     /* entry: key "x" */
 	L->yl = 1 + 1 + 16;                         /* FloatList, packed */
 	L->yf = 1 + 1 + L->yl;
 	L->ye = 3 + 1 + 1 + L->yf;
-	L->feats = 1 + pb_vlen(L->xe) + L->xe + 1 + pb_vlen(L->ye) + L->ye;
-	L->example = 1 + pb_vlen(L->feats) + L->feats;
+	L->feats = 1 + wl_pb_vlen(L->xe) + L->xe + 1 + wl_pb_vlen(L->ye) + L->ye;
+	L->example = 1 + wl_pb_vlen(L->feats) + L->feats;
 }
 
 static uint64_t cosmo_bytes(const struct vg *g, uint64_t i)
@@ -716,18 +696,18 @@ static int cosmo_write(const struct vg *g, uint64_t i, struct vg_out *f,
 	crc = 0;
 	p = head;
 	*p++ = 0x0a;
-	p = pb_varint(p, L.feats);
+	p = wl_pb_varint(p, L.feats);
 	*p++ = 0x0a;                        /* entry "x" */
-	p = pb_varint(p, L.xe);
+	p = wl_pb_varint(p, L.xe);
 	*p++ = 0x0a;
 	*p++ = 1;
 	*p++ = 'x';
 	*p++ = 0x12;
-	p = pb_varint(p, L.xf);
+	p = wl_pb_varint(p, L.xf);
 	*p++ = 0x0a;                        /* bytes_list */
-	p = pb_varint(p, L.xl);
+	p = wl_pb_varint(p, L.xl);
 	*p++ = 0x0a;
-	p = pb_varint(p, cosmo_x_bytes(g));
+	p = wl_pb_varint(p, cosmo_x_bytes(g));
 	crc = wl_crc32c(crc, head, (size_t)(p - head));
 	if (!rc)
 		rc = out_put(f, head, (size_t)(p - head));
@@ -765,14 +745,14 @@ static int cosmo_write(const struct vg *g, uint64_t i, struct vg_out *f,
 		}
 	p = head;
 	*p++ = 0x0a;                        /* entry "y" */
-	p = pb_varint(p, L.ye);
+	p = wl_pb_varint(p, L.ye);
 	*p++ = 0x0a;
 	*p++ = 1;
 	*p++ = 'y';
 	*p++ = 0x12;
-	p = pb_varint(p, L.yf);
+	p = wl_pb_varint(p, L.yf);
 	*p++ = 0x12;                        /* float_list */
-	p = pb_varint(p, L.yl);
+	p = wl_pb_varint(p, L.yl);
 	*p++ = 0x0a;                        /* packed */
 	*p++ = 16;
 	for (unsigned k = 0; k < 4; k++) {
