@@ -553,8 +553,16 @@ void ldr_diagnose(const struct ldr_diag_in *in, struct ldr_result *res)
 		res->worker_busy_s / (double)res->samples : 0;
 	/* samples/s the reads could deliver at full depth, and the workers
 	 * could transform; "unbounded" as a negative number */
+	/* a file read is a sample; a shard read (READ_SIZE bytes, STREAM
+	 * DEPTH in flight) carries as many samples as its bytes hold */
+	const double per_read = !in->shards ? 1 : res->read_bytes &&
+		res->samples ? (double)(in->read_size ? in->read_size :
+		STG_STREAM_BLOCK_DEFAULT) / ((double)res->read_bytes /
+		(double)res->samples) : 1;
+	const unsigned rdepth = !in->shards ? depth : in->stream_depth ?
+		in->stream_depth : STG_STREAM_DEPTH_DEFAULT;
 	const double supply = lat_s > 0 ?
-		(double)in->readers * depth / lat_s : -1;
+		(double)in->readers * rdepth * per_read / lat_s : -1;
 	const double demand = t_sample > 0 ? in->workers / t_sample : -1;
 	const bool slow_reads = supply >= 0 && (demand < 0 || supply < demand);
 	char hit[48] = "";
@@ -602,10 +610,11 @@ void ldr_diagnose(const struct ldr_diag_in *in, struct ldr_result *res)
 			 "depth %u delivers <= %.0f samples/s, below the %.0f/s "
 			 "%u workers transform; %.1f MB/s%s",
 			 100 * wait_share, res->mean_reads_in_flight,
-			 res->mean_reads_in_flight * 2 < depth &&
+			 res->mean_reads_in_flight * 2 < rdepth &&
 			 res->samples && res->read_bytes / res->samples >
 			 (8u << 20) ? " (below the depth: files this large "
-			 "fill the reader's in-flight bytes first)" : "", lat_s * 1e3, p50_ms, depth, supply,
+			 "fill the reader's in-flight bytes first)" : "",
+			 lat_s * 1e3, p50_ms, rdepth, supply,
 			 demand > 0 ? demand : 0, in->workers,
 			 res->read_bytes_per_s / 1e6, hit);
 	} else if (wait_share >= 0.25) {
@@ -626,7 +635,7 @@ void ldr_diagnose(const struct ldr_diag_in *in, struct ldr_result *res)
 				 "deliver %.0f samples/s, workers transform "
 				 "%.0f/s): the reader thread (load %.0f %%) "
 				 "lacked CPU%s", 100 * wait_share, lat_s * 1e3,
-				 depth, supply, demand, 100 * reader_load, hit);
+				 rdepth, supply, demand, 100 * reader_load, hit);
 	} else {
 		res->bottleneck = LDR_BOTTLENECK_CPU;
 		snprintf(res->bottleneck_why, sizeof(res->bottleneck_why),
@@ -743,6 +752,10 @@ static void fill_result(struct ldr_engine *e, const struct snap *a,
 			.readers = e->readers, .workers = e->workers,
 			.gpus = e->gpus, .gpu_rate = e->cfg->gpu_rate,
 			.shards = e->cfg->shards != NULL,
+			.read_size = e->cfg->shards ?
+				     e->cfg->shards->read_size : 0,
+			.stream_depth = e->cfg->shards ?
+					e->cfg->shards->read_depth : 0,
 			.files = stg_dataset_count(e->cfg->ds),
 		};
 

@@ -294,7 +294,9 @@ struct ldr_diag_in {
 	unsigned depth;         /* the file reader's; 0: LDR_DEFAULT_DEPTH */
 	unsigned readers, workers, gpus;
 	double gpu_rate;
-	bool shards;            /* the files are shards */
+	bool shards;            /* the files are shards, streamed in */
+	uint32_t read_size;     /* reads of this size (0: the default) */
+	unsigned stream_depth;  /* this many in flight (0: the default) */
 	uint64_t files;         /* dataset files (shards) */
 };
 

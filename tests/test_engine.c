@@ -1083,3 +1083,34 @@ FR_TEST(engine, a_busy_shard_reader_is_the_limit_not_the_storage)
 		     res->bottleneck_why);
 	free(res);
 }
+
+/* Over shards a read carries many samples: warm token windows (4 KB a
+ * sample) read in fast 1 MiB reads are not storage-bound, whatever a
+ * sample-per-read count would say. */
+FR_TEST(engine, a_shard_read_counts_the_samples_it_carries)
+{
+	struct ldr_result *res = calloc(1, sizeof(*res));
+	const struct ldr_diag_in in = { .depth = 32, .readers = 1,
+		.workers = 2, .shards = true, .files = 3,
+		.read_size = 1u << 20, .stream_depth = 4 };
+
+	cr_assert_not_null(res);
+	res->measured_s = 10;
+	res->batches = 100;
+	res->samples = 2830000;         /* 283k samples/s */
+	res->worker_busy_s = 5;
+	res->worker_wait_s = 15;        /* waited 75 % */
+	res->reader_cpu_s = 5;          /* the reader 50 % busy */
+	res->mean_reads_in_flight = 4;
+	res->read_bytes = res->samples * 4098;
+	res->read_bytes_per_s = (double)res->read_bytes / 10;
+	stg_histo_init(&res->read_lat);
+	stg_histo_record(&res->read_lat, 140000);   /* 0.14 ms reads */
+	ldr_diagnose(&in, res);
+	/* 4 reads x 1 MiB / 0.14 ms / 4,098 B: ~7.3 M samples/s on offer */
+	cr_expect_eq(res->bottleneck, LDR_BOTTLENECK_CPU, "%s",
+		     res->bottleneck_why);
+	cr_expect(strstr(res->bottleneck_why, "reads are fast"), "%s",
+		  res->bottleneck_why);
+	free(res);
+}
