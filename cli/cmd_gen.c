@@ -531,14 +531,9 @@ int cmd_gen(int argc, char **argv)
 	if (shards) {
 		gen_shards_print(stdout, &g, &st, &sst);
 	} else if (gen_tokens(&g)) {
-		printf("gen: wrote %llu token streams (%s) into ",
-		       (unsigned long long)(g.so.zstd ? st.files :
-					    st.files / 2), g.so.zstd ?
-		       "uint16 .bin.zst files" : "uint16 Megatron .idx/.bin "
-		       "pairs");
-		cli_print_path(stdout, g.dir);
-		printf(": %.1f MB; seed %llu; %.1f s\n", st.bytes / 1e6,
-		       (unsigned long long)g.o.seed, st.elapsed_s);
+		rpt_gen_print_files(stdout, g.dir, g.so.zstd ?
+				    "uint16 .bin.zst" : gen->layout, &st,
+				    g.o.seed, 1);
 	} else if (w->image_spec) {
 		rpt_gen_print(stdout, g.dir, &st, g.o.seed, g.o.jobs);
 	} else {
