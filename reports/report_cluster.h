@@ -95,13 +95,19 @@ struct rpt_cluster {
 	const char *notes;              /* other remarks, "" none */
 };
 
-/* The cluster's figures, from the ranks that reported. */
+#define RPT_CLUSTER_NODES_MAX 256      /* nodes the per-node figures keep */
+
+/* The cluster's figures, from the ranks that reported. A rank counts when
+ * it reported and measured (reported && !fail_text[0]); "lost" ranks did
+ * not report, "failed" ones reported a fail_text. */
 struct rpt_cluster_totals {
 	unsigned reported, lost, failed;
 	double samples_per_s;           /* the sum over ranks (same window) */
 	double bytes_per_s;
-	double per_node_samples_per_s[256]; /* by node index (first 256) */
-	unsigned nodes_seen;
+	double per_node_samples_per_s[RPT_CLUSTER_NODES_MAX]; /* by node
+	                                   index (first 256) */
+	double per_node_bytes_per_s[RPT_CLUSTER_NODES_MAX];
+	unsigned nodes_seen;            /* nodes with a rank that counts */
 	int slowest_node;               /* -1 none */
 	double slowest_below_median;    /* fraction below the nodes' median */
 	double au;                      /* over every emulated GPU; < 0 none */
@@ -109,6 +115,8 @@ struct rpt_cluster_totals {
 	                                   the threshold */
 	double solo_sum_bytes_per_s;    /* the ranks' reads alone, summed;
 	                                   < 0 not measured */
+	unsigned storage_bound_ranks;   /* counted ranks whose bottleneck
+	                                   is "storage" */
 	double storage_ceiling_bytes_per_s; /* cold and storage-bound: the
 	                                   cluster's read rate; < 0 unknown */
 	double node_needs_bytes_per_s;  /* the reads one node's GPUs need */
@@ -117,24 +125,66 @@ struct rpt_cluster_totals {
 	double max_skew_s;
 };
 
-/* Sum C's ranks into *T (pure). */
+/*
+ * Sum C's ranks into *T (pure; any thread). Only ranks that count
+ * (reported, no fail_text) add to the sums. A node is fed when every rank
+ * launched on it counts and measured AU >= the threshold (a node with a
+ * lost rank is not; none is in a raw feed). The slowest node is the one
+ * with the least samples/s among nodes with a counted rank, -1 with fewer
+ * than two such nodes; slowest_below_median = (median - slowest) /
+ * median. solo_sum_bytes_per_s is -1 unless every counted rank measured
+ * its read alone. The storage ceiling is the cluster's bytes_per_s when
+ * the cache was "cold" and at least half the counted ranks were limited
+ * by storage; node_needs_bytes_per_s = gpus_per_rank x the largest
+ * local_size x demand_per_gpu x bytes_per_sample (0 unknown, and in a
+ * raw feed); nodes_before_storage_bound = floor(ceiling / node needs)
+ * when both are known. max_skew_s is the largest |start_skew_s|.
+ */
 void rpt_cluster_totals(const struct rpt_cluster *c,
 			struct rpt_cluster_totals *t);
 
-/* The one-line verdict, e.g. "this storage feeds 3 nodes x 8 x A100; past
- * 12 nodes it is storage-bound". */
+/*
+ * The one-line verdict into BUF (LEN bytes, always terminated when LEN >
+ * 0), e.g. "this storage feeds 3 nodes x 8 x A100 at >= 90 % AU; past 12
+ * nodes it is storage-bound" (GPUs a node: gpus_per_rank x ranks a node),
+ * "this storage feeds 2 of 3 nodes x 8 x A100 at >= 90 % AU (the slowest,
+ * host X, falls short: limited by cpu); ...", in a raw feed "the cluster
+ * reads N samples/s (M MB/s); no GPU emulated"; when K is unknown it says
+ * what would tell ("not storage-bound at 3 nodes: the storage ceiling is
+ * above 131.0 MB/s", or "measure cold"); lost or failed ranks and a
+ * signal end it with "; partial: rank 2 (host) lost, stopped by SIGINT".
+ */
 void rpt_cluster_verdict(const struct rpt_cluster *c, char *buf, size_t len);
 
-/* The human report on F. */
+/*
+ * The human report on F: what was measured (command, dataset, filesystem
+ * and server, cache, window, ranks and nodes, GPUs), the totals, the
+ * slowest node, the storage ceiling against the ranks' reads alone, the
+ * exactly-once check, lost and failed ranks with their reasons, the
+ * signal and notes, the per-node and per-rank tables, the verdict last.
+ * Host names and other texts from the ranks are escaped as paths.
+ */
 void rpt_cluster_print(FILE *f, const struct rpt_cluster *c);
 
-/* The JSON report (a new object): schema_version, command,
- * samples_per_s (the cluster total), bytes_per_s, ranks[] each with rank,
- * host, samples_per_s, bytes_per_s, ...; nodes[], slowest_node, verdict.
- * NULL when out of memory. */
+/*
+ * The JSON report (a new object, docs/report-schema.md "Cluster
+ * report"): schema "feedrate.cluster", schema_version
+ * (RPT_RUN_SCHEMA_VERSION), command, samples_per_s (the cluster total),
+ * bytes_per_s, ranks[] each with rank, host, samples_per_s, bytes_per_s,
+ * ...; nodes[] (the per-node table: the count of nodes is node_count),
+ * slowest_node, storage, exactly_once, gpus, partial, signal, verdict.
+ * Unknown numbers are null. NULL when out of memory.
+ */
 struct json_t *rpt_cluster_json(const struct rpt_cluster *c);
 
-/* One self-contained HTML page (malloc'd), NULL when out of memory. */
+/*
+ * One self-contained HTML page (malloc'd; the caller frees it): the
+ * verdict, the totals, the node and rank tables (rows of class "node"
+ * with data-node, "slowest"; "rank" with data-rank, "lost") and an
+ * inline SVG bar chart of samples/s per rank (rect class "bar" with
+ * data-rank and data-sps). Everything from outside is escaped. NULL when
+ * out of memory.
+ */
 char *rpt_cluster_html(const struct rpt_cluster *c);
 
 #endif
