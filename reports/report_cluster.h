@@ -187,4 +187,72 @@ struct json_t *rpt_cluster_json(const struct rpt_cluster *c);
  */
 char *rpt_cluster_html(const struct rpt_cluster *c);
 
+
+/* ---- sweep under mpirun: ranks x cache states x vCPUs ---- */
+
+/* One point of a cluster sweep: ranks 0 .. RANKS-1 took part (the others
+ * idled), each on VCPUS CPUs, in one cache state. */
+struct rpt_cluster_point {
+	unsigned ranks;                 /* ranks that took part */
+	unsigned nodes;                 /* nodes they span */
+	unsigned vcpus;                 /* per rank */
+	const char *cache;              /* "cold", "warm" */
+	struct rpt_cluster report;      /* its cluster report (world = RANKS,
+	                                   ranks[] of RANKS) */
+};
+
+/* The whole sweep, filled by the command on rank 0. Points are in plan
+ * order: for each cache state, for each vCPU count, ranks 1, 2, 4 ... R. */
+struct rpt_cluster_sweep {
+	const char *workload, *dataset, *format, *fs_type, *fs_server;
+	uint64_t files, bytes, records;
+	unsigned world, nodes;          /* launched */
+	double window_s;                /* each point's */
+	const char *gpu_type;           /* NULL: raw feed */
+	unsigned gpus_per_rank;
+	double demand_per_gpu, au_threshold, bytes_per_sample;
+	const char *demand_kind, *demand_basis, *demand_source;
+	const struct rpt_cluster_point *points;
+	size_t npoints;
+	int signal;                     /* stopped by this: partial */
+	const char *notes;
+};
+
+/*
+ * The scaling of one (cache, vCPUs) series: the total at R ranks against
+ * R x the total at 1 rank (efficiency), the largest rank count still at
+ * >= 90 % efficiency, and where the series turned storage-bound. Pure.
+ */
+struct rpt_cluster_series {
+	const char *cache;
+	unsigned vcpus;
+	size_t first, n;                /* its points: points[first .. +n) */
+	double efficiency[64];          /* per point of the series, < 0
+	                                   unknown */
+	unsigned scales_to;             /* ranks at >= 90 % efficiency */
+	int storage_bound_from;         /* ranks from which most ranks were
+	                                   storage-bound; -1 never */
+};
+
+/* The series of S into OUT (at most MAX); returns how many. */
+size_t rpt_cluster_sweep_series(const struct rpt_cluster_sweep *s,
+				struct rpt_cluster_series *out, size_t max);
+
+/* The one-line verdict: how far the storage scales, per cache state. */
+void rpt_cluster_sweep_verdict(const struct rpt_cluster_sweep *s, char *buf,
+			       size_t len);
+
+/* The human report: one table per series (ranks, nodes, samples/s, MB/s,
+ * per rank, efficiency, AU, limit), lost ranks, the verdict. */
+void rpt_cluster_sweep_print(FILE *f, const struct rpt_cluster_sweep *s);
+
+/* JSON: schema "feedrate.cluster_sweep", points[] (ranks, nodes, vcpus,
+ * cache, samples_per_s, bytes_per_s, efficiency, au, limit, and the
+ * point's cluster report under "cluster"), series[], verdict. */
+struct json_t *rpt_cluster_sweep_json(const struct rpt_cluster_sweep *s);
+
+/* One self-contained HTML page: the tables and an SVG plot of samples/s
+ * against ranks, one line per series. */
+char *rpt_cluster_sweep_html(const struct rpt_cluster_sweep *s);
+
 #endif
