@@ -1,7 +1,8 @@
 /*
  * detect_fs.c - which filesystem and which device a dataset sits on:
  * statfs() for the filesystem family, the mount from mountinfo
- * (stg_mount_find in sysfacts.c: FUSE subtype, source) and /sys/dev/block
+ * (stg_mount_find in sysfacts.c: FUSE subtype, source), the server of a
+ * network filesystem from that source (stg_fs_server), and /sys/dev/block
  * for the disk and its model.
  * /proc and /sys are read under the sysroot (storage/sysroot.c); the path
  * being examined is the real one.
