@@ -206,6 +206,16 @@ static void print_storage(FILE *f, const struct rpt_info *in)
 		t = text(fs->mount.options);
 		kv(f, "mount options", "%s", t);
 		free(t);
+		if (fs->server[0]) {
+			t = text(fs->server_host[0] ? fs->server_host :
+				 fs->server);
+			u = text(fs->server);
+			kv(f, "server", "%s%s%s%s", t, fs->server_host[0] ?
+			   " (source " : "", fs->server_host[0] ? u : "",
+			   fs->server_host[0] ? ")" : "");
+			free(t);
+			free(u);
+		}
 	} else {
 		kv(f, "mount", "not found in /proc/self/mountinfo");
 	}
@@ -372,6 +382,10 @@ static json_t *storage_json(const struct rpt_info *in)
 		"major_minor", json_sprintf("%u:%u", fs->mount.major,
 					    fs->mount.minor)) : json_null();
 	json_object_set_new(st, "mount", j);
+	json_object_set_new(st, "server", fs->server[0] ? jstr(fs->server) :
+			    json_null());
+	json_object_set_new(st, "server_host", fs->server_host[0] ?
+			    jstr(fs->server_host) : json_null());
 	j = fs->have_blockdev ? json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,"
 					  "s:o}",
 		"name", jstr(bd->name),

@@ -7,11 +7,14 @@
 set -eu
 pkgs=(build-essential pkg-config liburing-dev libjpeg62-turbo-dev libpng-dev
       zlib1g-dev libzstd-dev libjansson-dev libcriterion-dev libseccomp-dev
-      libcap-dev libdeflate-dev bindfs e2fsprogs s3fs chromium zstd
+      libcap-dev libdeflate-dev bindfs e2fsprogs s3fs nfs-kernel-server
+      nfs-common chromium zstd
       python3-torch python3-torchvision python3-pil python3-numpy libinih-dev)
 # libdeflate-dev: .npz DEFLATE members (its static archive goes into
 # `make static`); python3-numpy writes the .npy/.npz test fixtures
 # libinih-dev: job files (workloads/jobs/*.ini and the user's)
+# nfs-kernel-server, nfs-common: the NFS fixture (exportfs, rpc.nfsd,
+# rpc.mountd, mount.nfs4, rpcbind); it also needs nfs and nfsd in the kernel
 # python3-torch, -torchvision and -pil: --pipeline torch, and the tests
 # that run it (they skip, saying why, where Python cannot import them)
 # zstd (the CLI) decompresses `gen --compression zstd` shards in the tests

@@ -1,7 +1,8 @@
 /*
  * detect_fs.c - which filesystem and which device a dataset sits on:
  * statfs() for the filesystem family, the mount from mountinfo
- * (stg_mount_find in sysfacts.c: FUSE subtype, source) and /sys/dev/block
+ * (stg_mount_find in sysfacts.c: FUSE subtype, source), the server of a
+ * network filesystem from that source (stg_fs_server), and /sys/dev/block
  * for the disk and its model.
  * /proc and /sys are read under the sysroot (storage/sysroot.c); the path
  * being examined is the real one.
@@ -90,6 +91,98 @@ static bool fstype_network(const char *t)
 		if (!strcmp(t, net[i]))
 			return true;
 	return false;
+}
+
+/* ---- the server of a network filesystem ---- */
+
+/* How a filesystem's mount source names its server. */
+enum src_form {
+	SRC_HOST_PATH,  /* "host:/path", "[v6]:/path" (nfs, glusterfs) */
+	SRC_UNC,        /* "//host/share" (cifs, smb3) */
+	SRC_LNET,       /* "10.0.0.1@tcp[:nid...]:/fs" (lustre) */
+	SRC_MONITORS,   /* "mon:6789,mon2:6789:/path"; "user@fsid.fs=/path"
+	                   (ceph's newer form names no host) */
+	SRC_NAME,       /* a name, not a host: FUSE object stores */
+};
+
+static const struct {
+	const char *fstype;
+	enum src_form form;
+} fs_source[] = {
+	{ "nfs", SRC_HOST_PATH },
+	{ "nfs4", SRC_HOST_PATH },
+	{ "glusterfs", SRC_HOST_PATH },
+	{ "fuse.glusterfs", SRC_HOST_PATH },
+	{ "cifs", SRC_UNC },
+	{ "smb3", SRC_UNC },
+	{ "lustre", SRC_LNET },
+	{ "ceph", SRC_MONITORS },
+	{ "fuse.s3fs", SRC_NAME },
+	{ "fuse.mountpoint-s3", SRC_NAME },
+	{ "fuse.gcsfuse", SRC_NAME },
+	{ "fuse.goofys", SRC_NAME },
+	{ "fuse.blobfuse2", SRC_NAME },
+};
+
+/* Copy the N bytes at SRC into DST of CAP bytes ("" when CAP is 0). */
+static void copy_n(char *dst, size_t cap, const char *src, size_t n)
+{
+	if (!cap)
+		return;
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* The host at the start of S: "[v6]" without its brackets, else up to
+ * the first byte of STOP. */
+static void host_until(const char *s, const char *stop, char *host,
+		       size_t cap)
+{
+	const char *end;
+
+	if (s[0] == '[' && (end = strchr(s, ']'))) {
+		copy_n(host, cap, s + 1, (size_t)(end - s - 1));
+		return;
+	}
+	copy_n(host, cap, s, strcspn(s, stop));
+}
+
+int stg_fs_server(const char *fstype, const char *source, char *server,
+		  size_t server_cap, char *host, size_t host_cap)
+{
+	size_t i, n = sizeof(fs_source) / sizeof(fs_source[0]);
+
+	copy_n(server, server_cap, "", 0);
+	copy_n(host, host_cap, "", 0);
+	for (i = 0; i < n && strcmp(fs_source[i].fstype, fstype); i++)
+		;
+	if (i == n || !source[0])
+		return -ENOENT;
+	detect_copy(server, server_cap, source);
+	switch (fs_source[i].form) {
+	case SRC_HOST_PATH:
+		/* "host:/path": a source without the colon names no host */
+		if (source[0] == '[' || strchr(source, ':'))
+			host_until(source, ":", host, host_cap);
+		break;
+	case SRC_UNC:
+		source += strspn(source, "/\\");
+		host_until(source, "/\\", host, host_cap);
+		break;
+	case SRC_LNET:
+		/* NIDs are "addr@net", several split by ':' or ',' */
+		host_until(source, "@:,", host, host_cap);
+		break;
+	case SRC_MONITORS:
+		if (!strchr(source, '='))
+			host_until(source, ":,/", host, host_cap);
+		break;
+	case SRC_NAME:
+		break;
+	}
+	return 0;
 }
 
 /* ---- block devices ---- */
@@ -275,6 +368,9 @@ int stg_detect_fs(const char *path, struct stg_fs_info *out)
 	out->have_mount = err == 0;
 	if (out->have_mount) {
 		out->network = out->network || fstype_network(out->mount.fstype);
+		stg_fs_server(out->mount.fstype, out->mount.source,
+			      out->server, sizeof(out->server),
+			      out->server_host, sizeof(out->server_host));
 		if (!strcmp(out->mount.fstype, "tmpfs") ||
 		    !strcmp(out->mount.fstype, "ramfs"))
 			out->page_cache_volatile = true;

@@ -10,6 +10,23 @@
  * stg_cache_probe() finds that out by comparing residency on the warming
  * descriptor with residency after a re-open. Once cachestat is missing or
  * refused (old kernel, seccomp filter), the process stays on mincore.
+ *
+ * Nothing here is decided by filesystem type: eviction and warmth are
+ * checked on a file by stg_cache_probe, and O_DIRECT by opening one
+ * (measure/), on every filesystem. Network filesystems differ from a
+ * disk only in what the checks find. The Linux NFS client (nfs, nfs4)
+ * keeps file data in the client's page cache, so POSIX_FADV_DONTNEED
+ * drops its clean pages as on a disk - the server's own cache is not
+ * touched (a filer's RAM, or on a loopback fixture this machine's); with
+ * close-to-open consistency an open() revalidates the file's attributes
+ * with the server (GETATTR/ACCESS) and keeps the cached data while the
+ * file is unchanged, so a warm file stays warm across opens, unlike FUSE
+ * without kernel_cache (nfs(5), "Close-to-open cache consistency", from
+ * nfs-utils 2.6.2); O_DIRECT is honoured, reads going to the server
+ * without entering the page cache (fs/nfs/direct.c, "uncached I/O";
+ * nfs(5): "open their files with the O_DIRECT flag to disable data
+ * caching entirely"). A mount with -o fsc (FS-Cache) keeps a second
+ * cache on local disk that no fadvise reaches; the probe cannot see it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -406,7 +423,8 @@ int stg_cache_dataset_residency(const struct stg_dataset *ds, size_t max_files,
 		int fd = stg_dataset_open(ds, 0, O_RDONLY);
 
 		/* without a probe, trust every filesystem but FUSE, whose
-		 * open() may have dropped what it is asked to measure */
+		 * open() may have dropped what it is asked to measure (an
+		 * NFS open revalidates and keeps an unchanged file's pages) */
 		out->known = true;
 		if (fd >= 0) {
 			if (fstatfs(fd, &sf) == 0 && sf.f_type == FUSE_MAGIC)

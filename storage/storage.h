@@ -444,6 +444,14 @@ struct stg_fs_info {
 	struct stg_blockdev blockdev;
 	bool network;               /* nfs, lustre, cifs, fuse, ... */
 	bool page_cache_volatile;   /* tmpfs/ramfs: nothing can be cold */
+	/* network filesystems whose source names their server
+	 * (stg_fs_server): the mount source as mountinfo gives it
+	 * ("10.0.0.5:/export", "[fd00::1]:/data", "10.0.0.1@tcp:/fs",
+	 * "//host/share", "s3fs"), "" for other filesystems */
+	char server[STG_PATH_MAX];
+	char server_host[STG_TEXT_MAX]; /* the first host it names
+	                               ("10.0.0.5", "fd00::1"), "" where
+	                               it names none (s3fs) */
 };
 
 /*
@@ -483,6 +491,21 @@ int stg_detect_fs(const char *path, struct stg_fs_info *out);
 
 /* Name of a statfs f_type ("ext4", "xfs", "fuse", ...), "unknown" else. */
 const char *stg_fs_magic_name(uint64_t magic);
+
+/*
+ * The server of a network filesystem, from a mountinfo line's FSTYPE and
+ * SOURCE fields: into SERVER (SERVER_CAP bytes) the source as given, into
+ * HOST (HOST_CAP bytes) the first host it names, without brackets, port,
+ * LNet network or share: "nfs4" "[fd00::1]:/data" -> "fd00::1";
+ * "lustre" "10.0.0.1@tcp:/fs" -> "10.0.0.1"; "cifs" "//fs1/share" ->
+ * "fs1"; "ceph" "10.0.0.1:6789,10.0.0.2:6789:/" -> "10.0.0.1". An
+ * object-store FUSE mount ("fuse.s3fs") gives its source ("s3fs", or
+ * the bucket) and an empty HOST: the source names no host. Pure; any
+ * thread. Returns 0, or -ENOENT (both "") when FSTYPE is not a network
+ * filesystem with a server in its source (ext4, tmpfs, 9p, virtiofs).
+ */
+int stg_fs_server(const char *fstype, const char *source, char *server,
+		  size_t server_cap, char *host, size_t host_cap);
 
 /* ---- system facts: clock, mounts, cgroups, CPUs (storage/sysfacts.c) ---- */
 

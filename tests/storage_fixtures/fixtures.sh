@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # fixtures.sh - start and stop feedrate's storage fixtures (all on loopback).
 #
-#   fixtures.sh start [--owner PID] [local] [blk] [s3]   (none named: all)
+#   fixtures.sh start [--owner PID] [local] [blk] [s3] [nfs]
+#                             (none named: local blk s3)
 #   fixtures.sh stop          undo everything the registry lists, then look
 #                             for leftovers by name (mounts, loop devices on
 #                             our image, our cgroup, our processes)
@@ -13,6 +14,8 @@
 #   fixtures.sh throttle BPS IOPS     change the throttle (0: unlimited)
 #   fixtures.sh s3-stats      the S3 server's counters (JSON)
 #   fixtures.sh s3-reset      zero them
+#   fixtures.sh nfs-server-evict   drop the NFS server's own page cache of
+#                             the export (what a client's eviction leaves)
 #
 # The fixtures:
 #   local  a folder on the machine's own disk (under the state folder)
@@ -22,6 +25,14 @@
 #          baseline, 125 MiB/s and 3000 IOPS (AWS EBS docs)
 #   s3     s3rver (npm, installed by `npm ci` in this folder) on 127.0.0.1
 #          and Debian's s3fs mounting its bucket through FUSE
+#   nfs    a folder exported by the kernel NFS server on 127.0.0.1 (Debian
+#          nfs-kernel-server: exportfs, rpc.nfsd, rpc.mountd, rpcbind) and
+#          mounted with `mount -t nfs4`. The kernel's server is one per
+#          machine (network namespace): one already running is used as it
+#          is; one this script starts is stopped when the last fixture set
+#          using it stops (NFS_SERVER_DIR counts them). Needs nfs and nfsd
+#          in the kernel: where they are missing it exits 77 naming them.
+#          Not started unless named.
 # Each gets a copy of one synthetic dataset, `feedrate gen --size SIZE`.
 #
 # Settings (environment):
@@ -35,6 +46,10 @@
 #   FIXTURE_S3FS_OPTS      extra s3fs -o options (e.g. kernel_cache)
 #   FIXTURE_BLK_COPIES     the ext4 image holds this many dataset sizes
 #                          (default 2)
+#   FIXTURE_NFS_OPTS       extra mount -o options for the nfs fixture
+#   FEEDRATE_NFS_SERVER_DIR  the kernel NFS server's users and what this
+#                          script started of it (default
+#                          /var/tmp/feedrate-nfs-server)
 #
 # Cleanup: every resource is written to STATE/registry the moment it exists;
 # `stop` undoes the registry in reverse order. `start --owner PID` also
@@ -57,6 +72,8 @@ SIZE=${FIXTURE_SIZE:-30M}
 BPS=${FIXTURE_THROTTLE_BPS:-131072000}
 IOPS=${FIXTURE_THROTTLE_IOPS:-3000}
 FB_MS=${FIXTURE_S3_FIRST_BYTE_MS:-0}
+NFS_SERVER_DIR=${FEEDRATE_NFS_SERVER_DIR:-/var/tmp/feedrate-nfs-server}
+NFS_CLIENT=127.0.0.1
 BIN=${FEEDRATE_BIN:-$ROOT/feedrate}
 case "$BIN" in /*) ;; *) BIN="$ROOT/$BIN" ;; esac
 
@@ -122,6 +139,107 @@ undo_loop() {
 	losetup -d "$dev" 2>/dev/null || say "cannot detach $dev"
 }
 
+# ---- the kernel NFS server, shared by every fixture set ----
+state_id() { echo -n "$STATE" | cksum | cut -d' ' -f1; }
+
+# "CLIENT:PATH" of each export of a folder in the state folder
+our_exports() {
+	[ -r /var/lib/nfs/etab ] || return 0
+	awk -v s="$STATE/" 'index($1, s) == 1 {
+		c = $2; sub(/\(.*/, "", c); print c ":" $1 }' /var/lib/nfs/etab
+}
+
+undo_export() {
+	command -v exportfs >/dev/null || return 0
+	exportfs -u "$1" 2>/dev/null || say "cannot unexport $1"
+}
+
+nfsd_running() {
+	[ -r /proc/fs/nfsd/threads ] &&
+		[ "$(cat /proc/fs/nfsd/threads 2>/dev/null)" -gt 0 ] 2>/dev/null
+}
+
+# Kill PID when it still is the daemon COMM this script started.
+kill_daemon() {
+	local pid=$1 comm=$2 i
+	[ "$( { cat "/proc/$pid/comm"; } 2>/dev/null)" = "$comm" ] || return 0
+	kill -TERM "$pid" 2>/dev/null
+	for i in $(seq 30); do
+		[ -d "/proc/$pid" ] || return 0
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null
+}
+
+# Make sure the kernel NFS server runs, and count this fixture set among
+# its users. What is started here is written to NFS_SERVER_DIR/started,
+# one "KIND ARG" a line, and undone by the last user's release.
+nfs_server_acquire() {
+	local d=$NFS_SERVER_DIR pid i
+	mkdir -p "$d/users" || die "cannot create $d"
+	exec 8>"$d.lock"
+	flock 8
+	echo "$STATE" >"$d/users/$(state_id)"
+	reg_add nfs-user
+	if ! nfsd_running; then
+		if [ ! -e /proc/fs/nfsd/threads ]; then
+			mount -t nfsd nfsd /proc/fs/nfsd ||
+				die "cannot mount the nfsd filesystem on /proc/fs/nfsd"
+			echo "mount /proc/fs/nfsd" >>"$d/started"
+		fi
+		# NFSv3 mounts and rpc.nfsd's registration go through rpcbind
+		if ! rpcinfo -p 127.0.0.1 >/dev/null 2>&1; then
+			mkdir -p /run/rpcbind
+			setsid rpcbind -f -w </dev/null >"$d/rpcbind.log" 2>&1 \
+				8>&- 9>&- &
+			pid=$!
+			echo "daemon $pid rpcbind" >>"$d/started"
+			for i in $(seq 50); do
+				rpcinfo -p 127.0.0.1 >/dev/null 2>&1 && break
+				sleep 0.1
+			done
+		fi
+		# rpc.mountd answers the kernel's questions about exports
+		# (NFSv4 too); -F keeps it in the foreground, so its pid is known
+		setsid rpc.mountd -F </dev/null >"$d/mountd.log" 2>&1 8>&- 9>&- &
+		pid=$!
+		echo "daemon $pid rpc.mountd" >>"$d/started"
+		# a 10 s grace period (the kernel's least) instead of 90 s: opens
+		# wait out the grace period of a server that has just started
+		rpc.nfsd --grace-time 10 --lease-time 10 4 ||
+			die "rpc.nfsd failed"
+		echo "nfsd" >>"$d/started"
+		nfsd_running || die "rpc.nfsd started no threads"
+	fi
+	exec 8>&-
+}
+
+# This fixture set no longer uses the server; the last user stops what
+# nfs_server_acquire started (never a server found running).
+nfs_server_release() {
+	local d=$NFS_SERVER_DIR u kind arg rest
+	[ -d "$d/users" ] || return 0
+	exec 8>"$d.lock"
+	flock 8
+	rm -f -- "$d/users/$(state_id)"
+	# users whose state folder is gone left without releasing
+	for u in "$d"/users/*; do
+		[ -f "$u" ] && [ ! -d "$(cat "$u")" ] && rm -f -- "$u"
+	done
+	if [ -z "$(ls -A "$d/users")" ] && [ -f "$d/started" ]; then
+		tac "$d/started" | while read -r kind arg rest; do
+			case "$kind" in
+			nfsd) rpc.nfsd 0 2>/dev/null || say "cannot stop nfsd" ;;
+			daemon) kill_daemon "$arg" "$rest" ;;
+			mount) umount "$arg" 2>/dev/null ||
+				say "cannot unmount $arg" ;;
+			esac
+		done
+		rm -f -- "$d/started"
+	fi
+	exec 8>&-
+}
+
 # Undo the registry (reverse order), then whatever is still found by name.
 cleanup() {
 	local kind arg rest me=$$ pid line cgroot
@@ -133,6 +251,8 @@ cleanup() {
 			mount) undo_mount "$arg" ;;
 			loop) undo_loop "$arg" ;;
 			cgroup) undo_cgroup "$arg" ;;
+			export) undo_export "$arg" ;;
+			nfs-user) nfs_server_release ;;
 			esac
 		done
 	fi
@@ -145,6 +265,9 @@ cleanup() {
 		while read -r line; do undo_loop "$line"; done
 	cgroot=$(blkio_root)
 	[ -n "$cgroot" ] && undo_cgroup "$cgroot/$CGNAME"
+	# exports of a folder in the state folder, then our use of the server
+	our_exports | while read -r line; do undo_export "$line"; done
+	[ -f "$NFS_SERVER_DIR/users/$(state_id)" ] && nfs_server_release
 	# processes whose command line names the state folder
 	for pid in $(ls /proc | grep -E '^[0-9]+$'); do
 		[ "$pid" = "$me" ] && continue
@@ -165,6 +288,10 @@ leftovers() {
 	cgroot=$(blkio_root)
 	if [ -n "$cgroot" ] && [ -d "$cgroot/$CGNAME" ]; then
 		echo "cgroup $cgroot/$CGNAME"; found=1
+	fi
+	if our_exports | sed 's/^/export /' | grep .; then found=1; fi
+	if [ -f "$NFS_SERVER_DIR/users/$(state_id)" ]; then
+		echo "nfs-user $NFS_SERVER_DIR/users/$(state_id)"; found=1
 	fi
 	for pid in $(ls /proc | grep -E '^[0-9]+$'); do
 		[ "$pid" = "$$" ] || [ "$pid" = "$BASHPID" ] && continue
@@ -197,7 +324,32 @@ check() {
 		[ -f "$HERE/node_modules/s3rver/package.json" ] ||
 			skip "s3: s3rver not installed: run 'npm ci --prefix tests/storage_fixtures'"
 		;;
-	*) say "unknown fixture '$1' (local, blk, s3)"; exit 2 ;;
+	nfs)
+		[ "$(id -u)" = 0 ] || skip "nfs: needs root (the kernel NFS server, mount)"
+		# a kernel with NFS as modules loads them here; one without
+		# modules (or without NFS built in) has neither
+		if ! grep -qw nfsd /proc/filesystems ||
+		   ! grep -qw nfs4 /proc/filesystems; then
+			modprobe -q nfsd 2>/dev/null
+			modprobe -q nfsv4 2>/dev/null
+		fi
+		grep -qw nfs /proc/filesystems ||
+			skip "nfs: the kernel has no NFS client: no nfs in /proc/filesystems"
+		grep -qw nfs4 /proc/filesystems ||
+			skip "nfs: the kernel's NFS client has no NFSv4: no nfs4 in /proc/filesystems"
+		grep -qw nfsd /proc/filesystems ||
+			skip "nfs: the kernel has no NFS server: no nfsd in /proc/filesystems"
+		local t
+		for t in exportfs rpc.nfsd rpc.mountd; do
+			command -v $t >/dev/null ||
+				skip "nfs: $t not installed (apt-get install -y nfs-kernel-server)"
+		done
+		for t in mount.nfs4 rpcbind rpcinfo; do
+			command -v $t >/dev/null ||
+				skip "nfs: $t not installed (apt-get install -y nfs-common rpcbind)"
+		done
+		;;
+	*) say "unknown fixture '$1' (local, blk, s3, nfs)"; exit 2 ;;
 	esac
 }
 
@@ -319,6 +471,35 @@ start_s3() {
 	touch "$STATE/s3/.complete"
 }
 
+start_nfs() {
+	local exp="$STATE/nfs/export" mnt="$STATE/nfs/mnt" src fsid
+	src="$NFS_CLIENT:$exp"
+	if [ -f "$STATE/nfs/.complete" ] && grep -qF " $mnt " /proc/mounts &&
+	   nfsd_running; then
+		return 0
+	fi
+	dataset
+	mkdir -p "$exp" "$mnt"
+	rm -rf -- "$exp/data"
+	cp -a "$STATE/gen/data" "$exp/data" || die "copy to the export failed"
+	sync -f "$exp/data"
+	nfs_server_acquire
+	# fsid: the state folder may be on a filesystem without a UUID
+	# (overlay); a number of its own keeps two fixture sets apart
+	fsid=$(( $(state_id) % 2000000000 + 1000 ))
+	exportfs -o rw,sync,no_subtree_check,no_root_squash,insecure,fsid=$fsid \
+		"$src" || die "exportfs $src failed"
+	reg_add export "$src"
+	# soft, with a short timeout: a test whose server went away gets EIO
+	# instead of a process that cannot be killed
+	mount -t nfs4 -o "soft,timeo=50,retrans=2${FIXTURE_NFS_OPTS:+,$FIXTURE_NFS_OPTS}" \
+		"$NFS_CLIENT:$exp" "$mnt" || die "mount -t nfs4 $src failed"
+	reg_add mount "$mnt"
+	[ -d "$mnt/data" ] || die "the nfs mount does not show the export's data"
+	echo "$src" >"$STATE/nfs/source"
+	touch "$STATE/nfs/.complete"
+}
+
 # Fixture sets beside the default one (feedrate-fixtures-*: each test run
 # has its own) whose owner is gone: stop them.
 sweep() {
@@ -344,7 +525,7 @@ start() {
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--owner) owner=$2; shift 2 ;;
-		local|blk|s3) kinds+=("$1"); shift ;;
+		local|blk|s3|nfs) kinds+=("$1"); shift ;;
 		*) say "start: unknown argument $1"; exit 2 ;;
 		esac
 	done
@@ -403,6 +584,11 @@ envs() {
 		echo "FIXTURE_S3FS_PID=$(cat "$STATE/s3/s3fs.pid")"
 		echo "FIXTURE_S3_SERVER_PID=$(cat "$STATE/s3/server.pid")"
 	fi
+	if [ -f "$STATE/nfs/.complete" ]; then
+		echo "FIXTURE_NFS=$STATE/nfs/mnt/data"
+		echo "FIXTURE_NFS_SOURCE=$(cat "$STATE/nfs/source")"
+		echo "FIXTURE_NFS_EXPORT=$STATE/nfs/export/data"
+	fi
 	return 0
 }
 
@@ -445,8 +631,16 @@ throttle)
 	;;
 s3-stats) s3_http GET /_feedrate/stats ;;
 s3-reset) s3_http POST /_feedrate/reset >/dev/null ;;
+nfs-server-evict)
+	# the server's cache of the exported files is this machine's page
+	# cache: DONTNEED through dd, file by file
+	[ -f "$STATE/nfs/.complete" ] || die "the nfs fixture is not running"
+	find "$STATE/nfs/export" -type f -exec \
+		dd if={} iflag=nocache count=0 status=none \; ||
+		die "cannot evict the export's files"
+	;;
 *)
-	sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac
