@@ -49,7 +49,14 @@
  *
  * Measurement: at the end of warm-up the main thread snapshots every
  * counter and thread CPU clock; at the stop it snapshots again; the result
- * is the difference. Histograms record only while WINDOW_ON. Errors cover
+ * is the difference. With cfg->start_realtime the warm-up ends when
+ * CLOCK_REALTIME reaches it (the main thread's tick is shortened to wake
+ * then), so the ranks of a cluster measure the same wall-clock span.
+ *
+ * Digests: each reader adds the id of every position it read (or failed)
+ * to its own digest of the position's epoch (the first LDR_DIGEST_EPOCHS
+ * only): no lock, no allocation; they are merged after the join, and an
+ * epoch counts as digested when its count is the rank's per_epoch. Histograms record only while WINDOW_ON. Errors cover
  * the whole run. samples/s counts good samples handed to the GPUs (a
  * failed sample fills its place with zeros and completes its batch, but
  * is counted apart).

@@ -23,8 +23,10 @@
  * Exactly once: a shard gives out exactly its counted records per epoch.
  * Records its stream lacks (an error, a shorter file, a missing file) go
  * out as failed samples carrying the error; records past the count are
- * dropped. The run's positions 0 .. epochs x total - 1 are then each taken
- * by one record, and every record is read once per epoch.
+ * dropped. The run's positions 0 .. epochs x T - 1 (T: the records of the
+ * rank's shards) are then each taken by one record, and every record of
+ * the rank's shards is read once per epoch (once across the ranks). A
+ * record is digested for its epoch when it takes its position.
  *
  * Memory: the window (up to max_record + a block, touched as used), the
  * stream's blocks and the pool's record buffers: shuffle_buffer + work
