@@ -318,3 +318,71 @@ int ldr_cpus_choose(unsigned k, const cpu_set_t *usable,
 	free(t.cores);
 	return 0;
 }
+
+/* ---- the share of one local rank ---- */
+
+int ldr_cpus_node_share(const cpu_set_t *usable, unsigned local_rank,
+			unsigned local_size, cpu_set_t *out, bool *shared)
+{
+	cpu_set_t mine;
+	struct topo t;
+	unsigned n, units, lo, hi, u = 0;
+	int bad = -1, err;
+	bool by_core;
+
+	if (shared)
+		*shared = false;
+	CPU_ZERO(out);
+	if (!local_size || local_rank >= local_size)
+		return -EINVAL;
+	if (!usable) {
+		if (sched_getaffinity(0, sizeof(mine), &mine) < 0)
+			return -errno;
+		usable = &mine;
+	}
+	n = (unsigned)CPU_COUNT(usable);
+	if (!n)
+		return -EINVAL;
+	if (n < local_size) {
+		/* more ranks than CPUs: they share, one CPU each, in turn */
+		unsigned want = local_rank % n;
+
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, usable) && u++ == want) {
+				CPU_SET(c, out);
+				break;
+			}
+		if (shared)
+			*shared = true;
+		return 0;
+	}
+	/* cores in the order of their lowest usable CPU; a topology that
+	 * cannot be read leaves each CPU a core of its own */
+	memset(&t, 0, sizeof(t));
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		t.node_of[c] = -1;
+	err = topo_read_cores(&t, usable, &bad);
+	if (err == -ENOMEM) {
+		free(t.cores);
+		return err;
+	}
+	by_core = !err && t.ncores >= local_size;
+	units = by_core ? t.ncores : n;
+	/* slice l is units [l x units / size, (l + 1) x units / size) */
+	lo = (unsigned)((uint64_t)local_rank * units / local_size);
+	hi = (unsigned)((uint64_t)(local_rank + 1) * units / local_size);
+	if (by_core) {
+		for (unsigned i = lo; i < hi; i++)
+			for (unsigned j = 0; j < t.cores[i].nthreads; j++)
+				CPU_SET(t.cores[i].cpu[j], out);
+	} else {
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, usable)) {
+				if (u >= lo && u < hi)
+					CPU_SET(c, out);
+				u++;
+			}
+	}
+	free(t.cores);
+	return 0;
+}

@@ -49,7 +49,14 @@
  *
  * Measurement: at the end of warm-up the main thread snapshots every
  * counter and thread CPU clock; at the stop it snapshots again; the result
- * is the difference. Histograms record only while WINDOW_ON. Errors cover
+ * is the difference. With cfg->start_realtime the warm-up ends when
+ * CLOCK_REALTIME reaches it (the main thread's tick is shortened to wake
+ * then), so the ranks of a cluster measure the same wall-clock span.
+ *
+ * Digests: each reader adds the id of every position it read (or failed)
+ * to its own digest of the position's epoch (the first LDR_DIGEST_EPOCHS
+ * only): no lock, no allocation; they are merged after the join, and an
+ * epoch counts as digested when its count is the rank's per_epoch. Histograms record only while WINDOW_ON. Errors cover
  * the whole run. samples/s counts good samples handed to the GPUs (a
  * failed sample fills its place with zeros and completes its batch, but
  * is counted apart).
@@ -224,7 +231,71 @@ static double ns_s(uint64_t a, uint64_t b)
 
 /* ---- set-up and tear-down ---- */
 
-static int engine_config(struct ldr_engine *e, const struct ldr_config *cfg)
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * This rank's shards into e->rank_shards: the list shuffled once with the
+ * seed (every rank computes the same order) and the positions RANK,
+ * RANK + WORLD, ... of it, kept in file order (the readers shuffle them
+ * each epoch, as with one rank, which then reads every shard in the
+ * order it always did). Returns the rank's records, 0 when it has none
+ * (RES->bottleneck_why says why), or sets *ERR.
+ */
+static uint64_t rank_shards_pick(struct ldr_engine *e,
+				 const struct ldr_config *cfg,
+				 struct ldr_result *res, int *err)
+{
+	const uint64_t nfiles = stg_dataset_count(cfg->ds);
+	const unsigned world = cfg->world ? cfg->world : 1;
+	struct ldr_sampler *split = NULL;
+	uint64_t m = 0, records = 0;
+
+	*err = 0;
+	if (cfg->rank < nfiles)
+		m = (nfiles - cfg->rank + world - 1) / world;
+	e->rank_shards = calloc(m ? m : 1, sizeof(*e->rank_shards));
+	if (!e->rank_shards) {
+		*err = -ENOMEM;
+		return 0;
+	}
+	if (world > 1 && m) {
+		/* its own stream: not epoch 0's order of the readers */
+		*err = ldr_sampler_create(nfiles, cfg->seed ^
+					  0x6A09E667F3BCC909ull, 0, 1, false,
+					  &split);
+		if (*err)
+			return 0;
+	}
+	for (uint64_t i = 0; i < m; i++) {
+		uint64_t k = cfg->rank + i * world;
+
+		e->rank_shards[i] = split ? ldr_sampler_get(split, k) : k;
+	}
+	ldr_sampler_destroy(split);
+	qsort(e->rank_shards, m, sizeof(*e->rank_shards), cmp_u64);
+	e->rank_nshards = m;
+	for (uint64_t i = 0; i < m; i++)
+		records += cfg->shards->records[e->rank_shards[i]];
+	if (!m)
+		snprintf(res->bottleneck_why, sizeof(res->bottleneck_why),
+			 "rank %u of %u has no shard: the dataset has %llu "
+			 "shard%s", cfg->rank, world,
+			 (unsigned long long)nfiles, nfiles == 1 ? "" : "s");
+	else if (!records)
+		snprintf(res->bottleneck_why, sizeof(res->bottleneck_why),
+			 "rank %u of %u has no record: its %llu shard%s hold "
+			 "none", cfg->rank, world, (unsigned long long)m,
+			 m == 1 ? "" : "s");
+	return records;
+}
+
+static int engine_config(struct ldr_engine *e, const struct ldr_config *cfg,
+			 struct ldr_result *res)
 {
 	const struct ldr_transform *tf = &cfg->transform;
 	uint64_t n;
@@ -263,20 +334,32 @@ static int engine_config(struct ldr_engine *e, const struct ldr_config *cfg)
 
 	n = stg_dataset_count(cfg->ds);
 	if (cfg->shards) {
-		/* a record per position; shards are not split between ranks
-		 * (yet): one rank reads them all */
-		if ((cfg->world ? cfg->world : 1) != 1 || !cfg->shards->ops ||
-		    !cfg->shards->records || !cfg->shards->ops->scan_next)
+		int err;
+
+		/* a record per position, over this rank's shards: ranks may
+		 * hold different numbers of records, so their epochs differ
+		 * in length (every record is still read once per epoch
+		 * across the ranks) */
+		if (!cfg->shards->ops || !cfg->shards->records ||
+		    !cfg->shards->ops->scan_next)
 			return -EINVAL;
-		n = cfg->shards->total;
-	}
-	{
+		e->per_epoch = rank_shards_pick(e, cfg, res, &err);
+		if (err)
+			return err;
+	} else {
 		uint64_t world = cfg->world ? cfg->world : 1;
 
 		if (cfg->drop_last)
 			e->per_epoch = n / world;
 		else
 			e->per_epoch = n ? (n + world - 1) / world : 0;
+		if (!e->per_epoch)
+			snprintf(res->bottleneck_why,
+				 sizeof(res->bottleneck_why), "rank %u of %u "
+				 "has no sample: the dataset has %llu file%s%s",
+				 cfg->rank, (unsigned)world,
+				 (unsigned long long)n, n == 1 ? "" : "s",
+				 n && cfg->drop_last ? " (drop_last)" : "");
 	}
 	if (!e->per_epoch)
 		return -ENODATA;
@@ -367,10 +450,17 @@ static int engine_alloc(struct ldr_engine *e)
 	for (unsigned i = 0; i < e->readers; i++) {
 		e->rd[i].e = e;
 		e->rd[i].idx = i;
-		err = ldr_sampler_create(stg_dataset_count(e->ds), e->cfg->seed,
-					 e->cfg->rank,
-					 e->cfg->world ? e->cfg->world : 1,
-					 e->cfg->drop_last, &e->rd[i].sampler);
+		/* shards: each epoch's order of the rank's own shards */
+		if (e->cfg->shards)
+			err = ldr_sampler_create(e->rank_nshards, e->cfg->seed,
+						 0, 1, e->cfg->drop_last,
+						 &e->rd[i].sampler);
+		else
+			err = ldr_sampler_create(stg_dataset_count(e->ds),
+						 e->cfg->seed, e->cfg->rank,
+						 e->cfg->world ? e->cfg->world
+						 : 1, e->cfg->drop_last,
+						 &e->rd[i].sampler);
 		if (err)
 			return err;
 	}
@@ -430,6 +520,7 @@ static void engine_free(struct ldr_engine *e)
 	free(e->slots);
 	free(e->pos_id);
 	free(e->pos_t);
+	free(e->rank_shards);
 	if (e->slot_mem)
 		munmap(e->slot_mem, e->slot_mem_len);
 	if (e->root_fd >= 0)
@@ -664,6 +755,16 @@ static void fill_result(struct ldr_engine *e, const struct snap *a,
 	res->samples_failed = (b->samples - a->samples) - res->samples;
 	res->batches = b->batches - a->batches;
 	res->epochs_done = b->samples / e->per_epoch;
+	/* the readers' digests; an epoch counts when every position of it
+	 * was read, and only from the first on (a later one cannot be whole
+	 * when an earlier one is not) */
+	for (unsigned k = 0; k < LDR_DIGEST_EPOCHS; k++) {
+		for (unsigned i = 0; i < e->readers; i++)
+			ldr_digest_merge(&res->epoch_digest[k], &e->rd[i].dig[k]);
+		if (res->digest_epochs == k &&
+		    res->epoch_digest[k].count == e->per_epoch)
+			res->digest_epochs = k + 1;
+	}
 	res->samples_per_s = res->measured_s > 0 ?
 		(double)res->samples / res->measured_s : 0;
 	res->step_time_s = (double)e->step_ns / 1e9;
@@ -785,12 +886,39 @@ static void occupancy_sample(struct ldr_engine *e, struct occupancy *o)
 	o->n++;
 }
 
+static double realtime_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The next wake-up of the main loop: the 20 ms tick, or sooner when an
+ * aligned window opens within it (so it opens on time, not up to a tick
+ * late). */
+static uint64_t next_tick(const struct ldr_engine *e, bool window)
+{
+	uint64_t now = stg_now_ns(), until = now + 20000000;
+	double left;
+
+	if (window || !(e->cfg->start_realtime > 0))
+		return until;
+	left = e->cfg->start_realtime - realtime_s();
+	if (left < 0.020)
+		until = now + (left > 0 ? (uint64_t)(left * 1e9) : 0);
+	return until;
+}
+
 static bool warmup_over(struct ldr_engine *e, uint64_t t0, uint64_t now,
 			const struct snap *cur)
 {
 	double w = e->cfg->warmup_s;
 	unsigned want = 2 * (e->gpus ? e->gpus : 1);
 
+	/* an aligned window opens at its wall-clock time, whatever ran */
+	if (e->cfg->start_realtime > 0)
+		return realtime_s() >= e->cfg->start_realtime;
 	if (w < 0)
 		return true;
 	if (w > 0)
@@ -855,13 +983,19 @@ static void engine_main_loop(struct ldr_engine *e, struct ldr_result *res,
 {
 	const struct ldr_config *cfg = e->cfg;
 	struct occupancy total = { 0 }, second = { 0 };
+	const bool aligned = cfg->start_realtime > 0;
 	uint64_t t0, next_series = 0;
+	double rt0;
 	bool window = false;
 
 	/* every thread waits at the gate: nothing has moved yet */
 	snap_take(e, w0, true);
 	t0 = w0->t;
-	if (cfg->warmup_s < 0) {
+	rt0 = realtime_s();
+	res->window_start_realtime = rt0;
+	/* no warm-up, or an aligned start already past: the window opens
+	 * with the pipeline */
+	if (aligned ? rt0 >= cfg->start_realtime : cfg->warmup_s < 0) {
 		window = true;
 		atomic_store_explicit(&e->window_on, 1, memory_order_release);
 		*prev = *w0;
@@ -873,7 +1007,7 @@ static void engine_main_loop(struct ldr_engine *e, struct ldr_result *res,
 	for (;;) {
 		uint64_t now;
 
-		tick_wait(e, stg_now_ns() + 20000000);
+		tick_wait(e, next_tick(e, window));
 		now = stg_now_ns();
 		if (cfg->stop && __atomic_load_n(cfg->stop, __ATOMIC_RELAXED)) {
 			res->stopped_by_signal = true;
@@ -894,6 +1028,7 @@ static void engine_main_loop(struct ldr_engine *e, struct ldr_result *res,
 			if (!warmup_over(e, t0, now, cur))
 				continue;
 			snap_take(e, w0, true);
+			res->window_start_realtime = realtime_s();
 			e->window_good0 = w0->good;
 			atomic_store_explicit(&e->window_on, 1,
 					      memory_order_release);
@@ -926,10 +1061,16 @@ static void engine_main_loop(struct ldr_engine *e, struct ldr_result *res,
 		}
 	}
 	snap_take(e, end, true);
+	res->window_end_realtime = realtime_s();
 	atomic_store_explicit(&e->window_on, 0, memory_order_release);
+	if (aligned && res->window_start_realtime > cfg->start_realtime)
+		res->start_late_s = res->window_start_realtime -
+				    cfg->start_realtime;
 	if (!window) {
-		/* ended inside the warm-up: measure the whole run */
-		res->warmup_incomplete = cfg->warmup_s >= 0;
+		/* ended inside the warm-up (or before an aligned start):
+		 * measure the whole run */
+		res->window_start_realtime = rt0;
+		res->warmup_incomplete = cfg->warmup_s >= 0 || aligned;
 		res->warmup_s = 0;
 		memset(w0, 0, offsetof(struct snap, gpu_compute));
 		memset(w0->gpu_compute, 0, e->consumers * sizeof(uint64_t));
@@ -986,7 +1127,7 @@ int ldr_run(const struct ldr_config *cfg, struct ldr_result *res)
 	if (!e)
 		return -ENOMEM;
 	e->root_fd = -1;
-	err = engine_config(e, cfg);
+	err = engine_config(e, cfg, res);
 	if (err)
 		goto out;
 	err = engine_alloc(e);

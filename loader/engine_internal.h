@@ -127,6 +127,9 @@ struct ldr_reader_ctx {
 	ldr_ctr probed_reads, probed_bytes, probed_hit, probe_errors;
 	_Atomic unsigned pending;       /* reads in flight, for sampling */
 	struct stg_histo read_lat;      /* window only; read after join */
+	/* the ids this reader read (completed or failed) in each of the
+	 * first epochs; read after join */
+	struct ldr_digest dig[LDR_DIGEST_EPOCHS];
 	struct stg_completion comp[64];
 	struct ldr_item items[64];
 } __attribute__((aligned(64)));
@@ -161,6 +164,10 @@ struct ldr_engine {
 	int root_fd;
 	unsigned readers, workers, gpus, consumers, batch, prefetch;
 	uint64_t per_epoch;             /* positions per epoch (this rank) */
+	/* shards: this rank's shards (dataset file ids, ascending); all of
+	 * them with one rank */
+	uint64_t *rank_shards;
+	uint64_t rank_nshards;
 	uint64_t pos_limit;             /* UINT64_MAX: no epoch limit */
 	uint64_t total_batches;         /* UINT64_MAX: no epoch limit */
 	uint64_t step_ns;
@@ -249,6 +256,15 @@ static inline unsigned ldr_batch_count(const struct ldr_engine *e,
 static inline bool ldr_stopping(struct ldr_engine *e)
 {
 	return atomic_load_explicit(&e->stop, memory_order_acquire) != 0;
+}
+
+/* Count sample ID, read for epoch EPOCH, in reader RC's digests (the
+ * first LDR_DIGEST_EPOCHS epochs only). Reader thread. */
+static inline void ldr_reader_digest(struct ldr_reader_ctx *rc,
+				     uint64_t epoch, uint64_t id)
+{
+	if (epoch < LDR_DIGEST_EPOCHS)
+		ldr_digest_add(&rc->dig[epoch], id);
 }
 
 /* Set the stop flag and wake every waiter (first call only). */

@@ -222,7 +222,9 @@ uint64_t ldr_shard_reader_bytes(const struct ldr_shards *sh,
 struct ldr_config {
 	const struct stg_dataset *ds;   /* the listing; not owned */
 	const struct ldr_shards *shards; /* NULL: a sample per file; else the
-	                                   files are shards (not owned) */
+	                                   files are shards (not owned); with
+	                                   world > 1 split by rank, see
+	                                   ldr_run */
 	struct stg_reader_config reader;
 	unsigned readers;       /* reader threads, each with a stg_reader;
 	                           0 = 1 */
@@ -254,6 +256,16 @@ struct ldr_config {
 	uint64_t max_errors;    /* stop when this many samples failed; 0 = no
 	                           limit */
 	volatile int *stop;     /* set non-zero (e.g. by a signal) to stop */
+
+	/*
+	 * Window alignment (ranks of a cluster measure the same wall-clock
+	 * span): > 0, the measured window starts when CLOCK_REALTIME reaches
+	 * this many seconds since the epoch; the pipeline runs before it as
+	 * its warm-up (warmup_s is then ignored). A start already past when
+	 * the pipeline is ready opens the window at once (the result's
+	 * start_late_s says by how much). 0 = off.
+	 */
+	double start_realtime;
 
 	/* Hit-ratio measurement: probe this share of reads (0..1) for page
 	 * cache residency before they are issued. 0 = no probing. Not done
@@ -303,6 +315,45 @@ struct ldr_series_point {
 	double ready_batches;   /* full batches waiting for a GPU */
 };
 
+/*
+ * A commutative digest of the sample ids read in one epoch: count, and
+ * the sum and xor of a 64-bit mix of each id (splitmix64's output for the
+ * id). The digests of the ranks of a cluster merge (count and sum add,
+ * xor xors) into the cluster's, to be checked against
+ * ldr_digest_expected: every sample exactly once per epoch. Ids: the file
+ * index of a one-file sample, the global record id of a shard record (the
+ * records of the shards before it in the listing, plus its index).
+ */
+struct ldr_digest {
+	uint64_t count, sum, xor_;
+};
+
+#define LDR_DIGEST_EPOCHS 4     /* epochs digested, the first ones */
+
+/* Add sample ID to *D. Any thread (one digest, one thread). */
+void ldr_digest_add(struct ldr_digest *d, uint64_t id);
+
+/* Merge *D into *INTO (the two may come from different ranks). */
+void ldr_digest_merge(struct ldr_digest *into, const struct ldr_digest *d);
+
+/* The same three fields. */
+bool ldr_digest_equal(const struct ldr_digest *a,
+		      const struct ldr_digest *b);
+
+/*
+ * The digest the whole cluster's epoch EPOCH must add up to, into *OUT:
+ * for one-file samples (SHARDS false) over N files read with
+ * (SEED, WORLD, DROP_LAST), the ids DistributedSampler gives out across
+ * the ranks: 0..N-1 plus the ones repeated as padding (without
+ * DROP_LAST), or the ones kept (with it); for shards, records 0..N-1
+ * (every record once: shards are split by rank, never padded; SEED,
+ * EPOCH and DROP_LAST do not matter). Returns 0, -EINVAL (WORLD 0), or
+ * -ENOMEM. O(N), allocates a permutation; any thread.
+ */
+int ldr_digest_expected(uint64_t n, uint64_t seed, uint64_t epoch,
+			unsigned world, bool drop_last, bool shards,
+			struct ldr_digest *out);
+
 struct ldr_result {
 	bool stopped_by_signal;  /* *cfg->stop was set */
 	bool stopped_by_max_errors;
@@ -319,6 +370,15 @@ struct ldr_result {
 	                            window, not in samples */
 	uint64_t batches;
 	uint64_t epochs_done;   /* complete epochs since the start */
+	/* CLOCK_REALTIME seconds of the window measured (every run) */
+	double window_start_realtime, window_end_realtime;
+	double start_late_s;    /* window start - cfg start_realtime (>= 0;
+	                           0 when not asked) */
+	/* The digests of the first epochs this rank read whole (every
+	 * position read, good or failed; an epoch cut short by the stop is
+	 * not counted), warm-up included. */
+	unsigned digest_epochs;
+	struct ldr_digest epoch_digest[LDR_DIGEST_EPOCHS];
 	double samples_per_s;
 	double au;              /* overall, as DESIGN.md defines it */
 	double au_per_gpu[64];  /* the first 64 GPUs */
@@ -373,10 +433,20 @@ struct ldr_result {
  * (pinning is the caller's: see ldr_run_pinned). Fills *RES (which may be
  * large: allocate it). Returns 0 when the run completed (sample errors are
  * in RES), or -errno when it could not start (-EINVAL for a bad config,
- * -ENODATA when this rank has no sample, a reader's or a transform
- * context's error, no memory). A reader that fails mid-run stops the run:
- * RES is filled and its error returned. Thread: any; creates and joins all
- * its threads before returning. Stops within ~50 ms of *cfg->stop.
+ * -ENODATA when this rank has no sample, with RES->bottleneck_why saying
+ * why, e.g. "rank 3 of 4 has no shard: the dataset has 3 shards"; a
+ * reader's or a transform context's error, no memory). A reader that
+ * fails mid-run stops the run: RES is filled and its error returned.
+ * Thread: any; creates and joins all its threads before returning. Stops
+ * within ~50 ms of *cfg->stop.
+ *
+ * Ranks (cfg->world > 1): one-file samples follow the sampler
+ * (DistributedSampler). Shards are split statically: the shard list is
+ * shuffled once with cfg->seed (the same on every rank) and rank R takes
+ * the shards at positions R, R+W, R+2W, ... (WebDataset's split_by_node);
+ * each epoch the rank shuffles its own shards. Every record is read once
+ * per epoch across the ranks, but ranks hold different numbers of
+ * records, so their epochs differ in length (drop_last does not apply).
  */
 int ldr_run(const struct ldr_config *cfg, struct ldr_result *res);
 
@@ -436,6 +506,22 @@ struct ldr_cpu_choice {
  */
 int ldr_cpus_choose(unsigned k, const cpu_set_t *usable,
 		    struct ldr_cpu_choice *out);
+
+/*
+ * The CPUs of local rank LOCAL_RANK among LOCAL_SIZE ranks sharing one
+ * node: USABLE (NULL: this process's affinity mask) cut into LOCAL_SIZE
+ * contiguous slices in CPU order, slice LOCAL_RANK into *OUT. Cores (SMT
+ * sibling groups, read as ldr_cpus_choose reads them) are kept whole
+ * when there are at least as many cores as ranks; else the CPUs are cut
+ * one by one. Slices differ by at most one core (or CPU); the later ones
+ * are the larger. With fewer CPUs than ranks, rank L gets CPU number
+ * L mod ncpus of USABLE and *SHARED is set (ranks then share CPUs); else
+ * *SHARED is false. SHARED may be NULL. Returns 0, -EINVAL (LOCAL_SIZE
+ * 0, LOCAL_RANK >= LOCAL_SIZE, no usable CPU) or -errno from
+ * sched_getaffinity. Any thread.
+ */
+int ldr_cpus_node_share(const cpu_set_t *usable, unsigned local_rank,
+			unsigned local_size, cpu_set_t *out, bool *shared);
 
 /* ---- busy CPU time per CPU from /proc/stat (loader/procstat.c) ---- */
 

@@ -19,6 +19,10 @@
  * and waits for the stop to be complete; ldr_run destroys the stg_reader
  * after every thread is joined, once the workers have released the
  * buffers they held.
+ *
+ * Each reader digests the ids of the positions it read (completed or
+ * failed) per epoch in its own context: no lock, nothing shared; ldr_run
+ * merges the readers' digests after the join.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -85,6 +89,10 @@ static int reap_push(struct ldr_reader_ctx *rc, int64_t timeout_ns)
 		it->len = c->len;
 		it->buf = c->buf;
 		it->result = c->result;
+		/* the id this reader put at the position when it issued it
+		 * (the entry stays until the position's batch is consumed) */
+		ldr_reader_digest(rc, it->pos / e->per_epoch,
+				  e->pos_id[it->pos % e->pos_ring]);
 		if (!c->result) {
 			bytes += c->len;
 			files++;
@@ -188,6 +196,7 @@ static int reader_loop(struct ldr_reader_ctx *rc)
 				/* refused outright: a failed sample */
 				struct ldr_item it = { .pos = p, .result = err };
 
+				ldr_reader_digest(rc, p / e->per_epoch, id);
 				ldr_queue_push(e, &it, 1);
 			}
 			have = false;

@@ -14,9 +14,13 @@
  * drop_last the permutation is padded by wrapping around to a multiple of
  * W (so every rank sees the same count, some ids twice); with drop_last
  * the tail that does not divide by W is left out.
+ *
+ * Digests (ldr_digest_*) live here too: the expected digest of an epoch
+ * is the sampler's order over every rank.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "loader.h"
 
@@ -167,4 +171,68 @@ uint64_t ldr_sampler_get(const struct ldr_sampler *s, uint64_t i)
 	if (k >= s->n)
 		k %= s->n;
 	return s->wide ? s->perm.p64[k] : s->perm.p32[k];
+}
+
+/* ---- per-epoch digests of the ids read ---- */
+
+/* splitmix64's output for state ID: a bijection, so distinct ids mix to
+ * distinct values, and id 0 still moves the sum and the xor */
+static uint64_t digest_mix(uint64_t id)
+{
+	uint64_t state = id;
+
+	return splitmix64(&state);
+}
+
+void ldr_digest_add(struct ldr_digest *d, uint64_t id)
+{
+	uint64_t m = digest_mix(id);
+
+	d->count++;
+	d->sum += m;
+	d->xor_ ^= m;
+}
+
+void ldr_digest_merge(struct ldr_digest *into, const struct ldr_digest *d)
+{
+	into->count += d->count;
+	into->sum += d->sum;
+	into->xor_ ^= d->xor_;
+}
+
+bool ldr_digest_equal(const struct ldr_digest *a, const struct ldr_digest *b)
+{
+	return a->count == b->count && a->sum == b->sum && a->xor_ == b->xor_;
+}
+
+int ldr_digest_expected(uint64_t n, uint64_t seed, uint64_t epoch,
+			unsigned world, bool drop_last, bool shards,
+			struct ldr_digest *out)
+{
+	struct ldr_sampler *s;
+	uint64_t total;
+	int err;
+
+	if (!out || world == 0)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (shards) {
+		for (uint64_t id = 0; id < n; id++)
+			ldr_digest_add(out, id);
+		return 0;
+	}
+	if (!n)
+		return 0;
+	/* the ranks together read positions 0 .. total-1 of the epoch's
+	 * permutation (rank r the ones = r mod world); the positions past
+	 * N wrap around as the sampler's padding does */
+	total = drop_last ? n / world * world : (n + world - 1) / world * world;
+	err = ldr_sampler_create(n, seed, 0, 1, false, &s);
+	if (err)
+		return err;
+	ldr_sampler_set_epoch(s, epoch);
+	for (uint64_t i = 0; i < total; i++)
+		ldr_digest_add(out, ldr_sampler_get(s, i));
+	ldr_sampler_destroy(s);
+	return 0;
 }

@@ -3,11 +3,12 @@
  * TFRecord, MDS: files that each hold many records).
  *
  * DESIGN: the dataset's files are shards, each holding a number of records
- * counted when the dataset was opened. A reader thread claims whole shards
- * from the engine's shard cursor: claim k is shard perm_E[k % S] of epoch
- * E = k / S, perm_E being the reader's sampler over the S shards (the
- * same seeded shuffle in every reader), so each shard is read once per
- * epoch, by one reader. The reader streams the shard front to back in
+ * counted when the dataset was opened. A rank reads its own S shards
+ * (engine.c picks them: all of them with one rank). A reader thread
+ * claims whole shards from the engine's shard cursor: claim k is the
+ * rank's shard perm_E[k % S] of epoch E = k / S, perm_E being the
+ * reader's sampler over the S shards (the same seeded shuffle in every
+ * reader), so each shard is read once per epoch, by one reader. The reader streams the shard front to back in
  * --read-size blocks (storage's stg_stream: several in flight through
  * io_uring), runs them through the decompressor when the shard is
  * compressed, into a window from which the format's scanner cuts records.
@@ -22,8 +23,10 @@
  * Exactly once: a shard gives out exactly its counted records per epoch.
  * Records its stream lacks (an error, a shorter file, a missing file) go
  * out as failed samples carrying the error; records past the count are
- * dropped. The run's positions 0 .. epochs x total - 1 are then each taken
- * by one record, and every record is read once per epoch.
+ * dropped. The run's positions 0 .. epochs x T - 1 (T: the records of the
+ * rank's shards) are then each taken by one record, and every record of
+ * the rank's shards is read once per epoch (once across the ranks). A
+ * record is digested for its epoch when it takes its position.
  *
  * Memory: the window (up to max_record + a block, touched as used), the
  * stream's blocks and the pool's record buffers: shuffle_buffer + work
@@ -248,6 +251,8 @@ static bool give_one(struct shard_rd *r)
 		ldr_rec_release(h.rec);
 		return false;
 	}
+	/* the record has its place in the run: read for its epoch */
+	ldr_reader_digest(r->rc, h.epoch, h.id);
 	b = p / e->batch;
 	s = &e->slots[b % e->prefetch];
 	while (atomic_load_explicit(&s->free_for, memory_order_acquire) != b) {
@@ -312,7 +317,8 @@ static bool shard_claim(struct shard_rd *r)
 		return false;
 	r->epoch = k / r->nshards;
 	ldr_sampler_set_epoch(rc->sampler, r->epoch);
-	r->shard = ldr_sampler_get(rc->sampler, k % r->nshards);
+	r->shard = e->rank_shards[ldr_sampler_get(rc->sampler,
+						  k % r->nshards)];
 	r->want = r->sh->records[r->shard];
 	r->given = 0;
 	r->fail = 0;
@@ -533,11 +539,12 @@ static int shard_loop(struct shard_rd *r)
 /* Records a reader holds to shuffle: the buffer asked, but no more than
  * its share of an epoch (as a WebDataset worker's buffer never holds more
  * than its epoch: the memory is then the same in every epoch). */
-static unsigned shuffle_cap(const struct ldr_shards *sh, unsigned readers)
+static unsigned shuffle_cap(const struct ldr_shards *sh, uint64_t total,
+			    unsigned readers)
 {
 	uint64_t cap = sh->shuffle_buffer ? sh->shuffle_buffer :
 		       LDR_DEFAULT_SHUFFLE_BUFFER;
-	uint64_t share = sh->total / (readers ? readers : 1);
+	uint64_t share = total / (readers ? readers : 1);
 
 	if (cap > share)
 		cap = share ? share : 1;
@@ -578,7 +585,7 @@ static int shard_setup(struct shard_rd *r, struct ldr_reader_ctx *rc)
 		.depth = sh->read_depth,
 		.direct = e->cfg->reader.direct,
 	};
-	uint64_t *base;
+	uint64_t *base, nfiles;
 	unsigned qcap = e->q.cap;
 	int err;
 
@@ -587,19 +594,21 @@ static int shard_setup(struct shard_rd *r, struct ldr_reader_ctx *rc)
 	r->e = e;
 	r->sh = sh;
 	r->ops = sh->ops;
-	r->nshards = stg_dataset_count(e->ds);
+	r->nshards = e->rank_nshards;
 	r->claim_limit = e->cfg->epochs ? e->cfg->epochs * r->nshards :
 					  UINT64_MAX;
-	r->cap = shuffle_cap(sh, e->readers);
+	r->cap = shuffle_cap(sh, e->per_epoch, e->readers);
 	r->rng = e->cfg->seed ^ (0x5851F42D4C957F2Dull * (rc->idx + 1));
-	base = calloc(r->nshards ? r->nshards : 1, sizeof(*base));
+	nfiles = stg_dataset_count(e->ds);
+	base = calloc(nfiles ? nfiles : 1, sizeof(*base));
 	r->buf = calloc(r->cap, sizeof(*r->buf));
 	r->scan = calloc(1, r->ops->scan_size ? r->ops->scan_size : 1);
 	if (!base || !r->buf || !r->scan) {
 		free(base);
 		return -ENOMEM;
 	}
-	for (uint64_t i = 1; i < r->nshards; i++)
+	/* record ids are global: every shard of the listing counts */
+	for (uint64_t i = 1; i < nfiles; i++)
 		base[i] = base[i - 1] + sh->records[i - 1];
 	r->base = base;
 	r->win_cap = (size_t)(sh->max_record ? sh->max_record :
@@ -609,7 +618,7 @@ static int shard_setup(struct shard_rd *r, struct ldr_reader_ctx *rc)
 	 * MDS library decompresses a shard whole): room for large ones,
 	 * reserved only; pages are touched as far as the largest shard */
 	for (uint64_t i = 0; sh->compressed && i < r->nshards; i++)
-		if (sh->compressed[i]) {
+		if (sh->compressed[e->rank_shards[i]]) {
 			if (r->win_cap < LDR_SHARD_ZWINDOW)
 				r->win_cap = LDR_SHARD_ZWINDOW;
 			break;
@@ -691,7 +700,7 @@ uint64_t ldr_shard_reader_bytes(const struct ldr_shards *sh,
 {
 	const uint64_t block = sh->read_size ? sh->read_size :
 			       STG_STREAM_BLOCK_DEFAULT;
-	const unsigned buffer = shuffle_cap(sh, readers);
+	const unsigned buffer = shuffle_cap(sh, sh->total, readers);
 	uint64_t cap = rec_cap0(ds, sh), queue, window, big = 0;
 
 	if (!readers)

@@ -170,3 +170,81 @@ FR_TEST(cpus_choose, default_mask_is_this_process_affinity)
 	cr_assert(CPU_EQUAL(&c.set, &mine), "%s", c.how);
 	cr_assert_eq(ldr_cpus_choose(n + 1, NULL, &c), -ERANGE);
 }
+
+/* ---- a local rank's share of the node ---- */
+
+/* Every rank's share of USABLE among SIZE: WANT[r] each; the shares are
+ * disjoint and cover USABLE when nothing is shared. */
+static void shares_are(const char *usable, unsigned size,
+		       const char *const *want, bool want_shared)
+{
+	cpu_set_t u = set_of(usable), all;
+
+	CPU_ZERO(&all);
+	for (unsigned r = 0; r < size; r++) {
+		cpu_set_t got, both;
+		bool shared = !want_shared;
+
+		cr_assert_eq(ldr_cpus_node_share(&u, r, size, &got, &shared),
+			     0, "rank %u of %u over %s", r, size, usable);
+		cr_assert_eq(shared, want_shared, "rank %u of %u over %s", r,
+			     size, usable);
+		assert_set(&got, want[r]);
+		CPU_AND(&both, &all, &got);
+		if (!want_shared)
+			cr_assert_eq(CPU_COUNT(&both), 0, "rank %u overlaps", r);
+		CPU_OR(&all, &all, &got);
+	}
+	cr_assert(CPU_EQUAL(&all, &u), "the shares cover %s", usable);
+}
+
+FR_TEST(cpus_node_share, slices_in_cpu_order_when_siblings_are_unknown)
+{
+	static const char *const three[] = { "0-1", "2-4", "5-7" };
+	static const char *const two[] = { "0-3", "4-7" };
+	static const char *const one[] = { "0-7" };
+
+	use_fixture("missing");
+	shares_are("0-7", 3, three, false);
+	shares_are("0-7", 2, two, false);
+	shares_are("0-7", 1, one, false);
+}
+
+FR_TEST(cpus_node_share, sibling_pairs_stay_together)
+{
+	/* siblings are N and N+8: a slice is whole cores */
+	static const char *const three[] = { "0-1,8-9", "2-4,10-12",
+					     "5-7,13-15" };
+	static const char *const two[] = { "0-3,8-11", "4-7,12-15" };
+	/* fewer cores than ranks: CPUs are cut one by one */
+	static const char *const six[] = { "0", "1", "2-3", "8", "9",
+					   "10-11" };
+
+	use_fixture("two_socket_smt");
+	shares_are("0-15", 3, three, false);
+	shares_are("0-15", 2, two, false);
+	shares_are("0-3,8-11", 6, six, false);
+}
+
+FR_TEST(cpus_node_share, fewer_cpus_than_ranks_share_them_in_turn)
+{
+	static const char *const three[] = { "0", "1", "0" };
+	static const char *const five[] = { "2", "5", "7", "2", "5" };
+
+	use_fixture("missing");
+	shares_are("0-1", 3, three, true);
+	shares_are("2,5,7", 5, five, true);
+}
+
+FR_TEST(cpus_node_share, a_rank_outside_the_node_is_refused)
+{
+	cpu_set_t u = set_of("0-3"), out;
+
+	cr_assert_eq(ldr_cpus_node_share(&u, 0, 0, &out, NULL), -EINVAL);
+	cr_assert_eq(ldr_cpus_node_share(&u, 2, 2, &out, NULL), -EINVAL);
+	CPU_ZERO(&u);
+	cr_assert_eq(ldr_cpus_node_share(&u, 0, 1, &out, NULL), -EINVAL);
+	/* NULL: this process's mask */
+	cr_assert_eq(ldr_cpus_node_share(NULL, 0, 1, &out, NULL), 0);
+	cr_assert_gt(CPU_COUNT(&out), 0);
+}

@@ -474,3 +474,139 @@ FR_TEST(engine_shards, broken_shards_owe_their_records_as_failed_samples)
 	toyset_free(&t);
 	free(res);
 }
+
+/* ---- shards split by rank ---- */
+
+/* Rank RANK of WORLD reads EPOCHS epochs of T into S (counts per record
+ * added to S->count) and RES. Returns ldr_run's result. */
+static int run_rank(struct toyset *t, unsigned rank, unsigned world,
+		    uint64_t epochs, struct seen *s, struct ldr_result *res)
+{
+	struct ldr_config cfg;
+
+	t->sh.shuffle_buffer = 16;
+	t->sh.read_size = 4096;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.ds = t->ds;
+	cfg.shards = &t->sh;
+	cfg.readers = 2;
+	cfg.workers = 2;
+	cfg.batch = 5;
+	cfg.transform = id_tf;
+	cfg.seed = 11;
+	cfg.rank = rank;
+	cfg.world = world;
+	cfg.epochs = epochs;
+	cfg.warmup_s = -1;
+	cfg.on_batch = on_batch;
+	cfg.on_batch_arg = s;
+	return ldr_run(&cfg, res);
+}
+
+static void split_case(unsigned world)
+{
+	struct ldr_result *res = calloc(1, sizeof(*res));
+	struct ldr_digest sum[2] = { { 0 } }, want;
+	uint64_t samples = 0, per_rank_min = UINT64_MAX, per_rank_max = 0;
+	struct toyset t;
+	struct seen s;
+
+	cr_assert_not_null(res);
+	toyset_make(&t, 7, 13, true);
+	memset(&s, 0, sizeof(s));
+	s.n = t.total;
+	s.count = calloc(t.total, sizeof(*s.count));
+	for (unsigned r = 0; r < world; r++) {
+		uint64_t got;
+
+		cr_assert_eq(run_rank(&t, r, world, 2, &s, res), 0, "rank %u",
+			     r);
+		cr_assert_eq(res->errors, 0);
+		cr_assert_eq(res->digest_epochs, 2, "rank %u of %u", r, world);
+		for (unsigned e = 0; e < 2; e++)
+			ldr_digest_merge(&sum[e], &res->epoch_digest[e]);
+		got = res->samples + res->samples_failed;
+		/* a rank reads whole shards: 13 records each */
+		cr_assert_eq(got % (2 * 13), 0, "rank %u read %lu", r,
+			     (unsigned long)got);
+		samples += got;
+		if (got < per_rank_min)
+			per_rank_min = got;
+		if (got > per_rank_max)
+			per_rank_max = got;
+	}
+	cr_assert_eq(s.failed, 0);
+	cr_assert_eq(s.id_mismatch, 0);
+	/* the union is every record exactly once per epoch */
+	for (uint64_t i = 0; i < t.total; i++)
+		cr_assert_eq(s.count[i], 2, "world %u: record %lu read %u "
+			     "times", world, (unsigned long)i, s.count[i]);
+	cr_assert_eq(ldr_digest_expected(t.total, 11, 0, world, false, true,
+					 &want), 0);
+	for (unsigned e = 0; e < 2; e++)
+		cr_assert(ldr_digest_equal(&sum[e], &want), "world %u epoch %u:"
+			  " %lu records, want %lu", world, e,
+			  (unsigned long)sum[e].count,
+			  (unsigned long)want.count);
+	cr_assert_eq(samples, 2 * t.total);
+	/* 7 shards: ranks differ by one shard at most */
+	cr_assert_leq(per_rank_max - per_rank_min, 2 * 13);
+	free(s.count);
+	toyset_free(&t);
+	free(res);
+}
+
+FR_TEST(engine_shards, two_ranks_split_the_shards_and_read_each_record_once)
+{
+	split_case(2);
+}
+
+FR_TEST(engine_shards, three_ranks_split_the_shards_and_read_each_record_once)
+{
+	split_case(3);
+}
+
+FR_TEST(engine_shards, one_rank_digests_every_record_per_epoch)
+{
+	struct ldr_result *res = calloc(1, sizeof(*res));
+	struct ldr_digest want;
+	struct toyset t;
+	struct seen s;
+
+	cr_assert_not_null(res);
+	toyset_make(&t, 5, 11, false);
+	run_epochs(&t, 2, 8, 4096, 3, &s, res);
+	cr_assert_eq(res->digest_epochs, 3);
+	cr_assert_eq(ldr_digest_expected(t.total, 0, 0, 1, false, true,
+					 &want), 0);
+	for (unsigned e = 0; e < 3; e++)
+		cr_assert(ldr_digest_equal(&res->epoch_digest[e], &want),
+			  "epoch %u", e);
+	free(s.count);
+	free(s.order);
+	toyset_free(&t);
+	free(res);
+}
+
+FR_TEST(engine_shards, a_rank_without_a_shard_is_told_why)
+{
+	struct ldr_result *res = calloc(1, sizeof(*res));
+	struct toyset t;
+	struct seen s;
+
+	cr_assert_not_null(res);
+	toyset_make(&t, 2, 5, false);
+	memset(&s, 0, sizeof(s));
+	s.n = t.total;
+	s.count = calloc(t.total, sizeof(*s.count));
+	cr_assert_eq(run_rank(&t, 2, 3, 1, &s, res), -ENODATA);
+	cr_assert(strstr(res->bottleneck_why, "rank 2 of 3 has no shard: the "
+			 "dataset has 2 shards") != NULL, "%s",
+		  res->bottleneck_why);
+	/* the ranks with one each still read it */
+	cr_assert_eq(run_rank(&t, 1, 3, 1, &s, res), 0);
+	cr_assert_eq(res->samples, 5);
+	free(s.count);
+	toyset_free(&t);
+	free(res);
+}
