@@ -665,7 +665,7 @@ json_t *rpt_cluster_sweep_json(const struct rpt_cluster_sweep *s)
 	char verdict[2048];
 
 	if (ns == (size_t)-1 || !root || !pts || !ser) {
-		free(ns == (size_t)-1 ? NULL : sr);
+		free(sr);
 		json_decref(root);
 		json_decref(pts);
 		json_decref(ser);

@@ -222,7 +222,6 @@ FR_TEST(report_cluster_sweep, verdict_names_vcpus_and_takes_the_most_a_rank)
 	/* warm at 1 vCPU a rank too, scaling only to 1 rank */
 	point_make(0, "warm", 1, 1, 100, "cpu", 0.95);
 	point_make(1, "warm", 1, 2, 120, "cpu", 0.5);
-	s.points = pts;
 	rpt_cluster_sweep_verdict(&s, v, sizeof(v));
 	cr_assert(strstr(v, "warm (2 vCPUs a rank): the storage scales to 3 "
 			 "ranks (3 nodes)"), "%s", v);
