@@ -1132,3 +1132,56 @@ char *rpt_cluster_html(const struct rpt_cluster *c)
 		       "v%d</p>\n</body></html>\n", RPT_RUN_SCHEMA_VERSION);
 	return rpt_buf_take(&b);
 }
+
+/* ---- helpers shared with report_cluster_sweep.c ---- */
+
+bool rpt_cluster_rank_counts(const struct rpt_cluster_rank *r)
+{
+	return counts(r);
+}
+
+unsigned rpt_cluster_node_gpus(const struct rpt_cluster *c)
+{
+	return node_gpus(c);
+}
+
+const char *rpt_cluster_signal_name(int sig)
+{
+	return sig_name(sig);
+}
+
+bool rpt_cluster_partial(const struct rpt_cluster *c,
+			 const struct rpt_cluster_totals *t)
+{
+	return partial(c, t);
+}
+
+char *rpt_cluster_fixed_text(const char *a, size_t size)
+{
+	return fixed_text(a, size);
+}
+
+json_t *rpt_cluster_json_num(double v, bool known)
+{
+	return num(v, known);
+}
+
+json_t *rpt_cluster_json_str(const char *s)
+{
+	return jstr_or_null(s);
+}
+
+json_t *rpt_cluster_json_text(const char *s)
+{
+	return jtext(s);
+}
+
+const char *rpt_cluster_html_style(void)
+{
+	return page_style;
+}
+
+void rpt_cluster_html_fixed(struct rpt_buf *b, const char *a, size_t size)
+{
+	html_fixed(b, a, size);
+}

@@ -187,6 +187,43 @@ struct json_t *rpt_cluster_json(const struct rpt_cluster *c);
  */
 char *rpt_cluster_html(const struct rpt_cluster *c);
 
+/* ---- small helpers shared with report_cluster_sweep.c ---- */
+
+/* R counts in the totals: it reported and measured (no fail_text). */
+bool rpt_cluster_rank_counts(const struct rpt_cluster_rank *r);
+
+/* The GPUs on one node of C: gpus_per_rank x the most ranks a node holds. */
+unsigned rpt_cluster_node_gpus(const struct rpt_cluster *c);
+
+/* "SIGINT", "SIGTERM", "SIGKILL", "SIGHUP", else "a signal" (static). */
+const char *rpt_cluster_signal_name(int sig);
+
+/* C is partial: a signal stopped it or a rank, or a rank was lost or
+ * failed (T: its totals). */
+bool rpt_cluster_partial(const struct rpt_cluster *c,
+			 const struct rpt_cluster_totals *t);
+
+/* The text of a fixed array of SIZE bytes (it may lack its NUL when sent
+ * as bytes), made printable by rpt_path_text; pass strlen + 1 for a C
+ * string. malloc'd; NULL when out of memory. */
+char *rpt_cluster_fixed_text(const char *a, size_t size);
+
+/* JSON conventions of the cluster reports (new references): V when
+ * KNOWN, else null; a path-like text escaped as a path, null when NULL or
+ * ""; our own words as they are when valid UTF-8, else escaped. */
+struct json_t *rpt_cluster_json_num(double v, bool known);
+struct json_t *rpt_cluster_json_str(const char *s);
+struct json_t *rpt_cluster_json_text(const char *s);
+
+/* The style sheet of the cluster reports' HTML pages (static). */
+const char *rpt_cluster_html_style(void);
+
+struct rpt_buf;
+
+/* Append to B a fixed array's text (SIZE bytes at most), escaped as a
+ * path, then for HTML; B's ok turns false when out of memory. */
+void rpt_cluster_html_fixed(struct rpt_buf *b, const char *a, size_t size);
+
 
 /* ---- sweep under mpirun: ranks x cache states x vCPUs ---- */
 
@@ -218,6 +255,9 @@ struct rpt_cluster_sweep {
 	const char *notes;
 };
 
+#define RPT_CLUSTER_SERIES_MAX 64     /* points a series keeps */
+#define RPT_CLUSTER_SCALING 0.90        /* efficiency that still "scales" */
+
 /*
  * The scaling of one (cache, vCPUs) series: the total at R ranks against
  * R x the total at 1 rank (efficiency), the largest rank count still at
@@ -226,33 +266,84 @@ struct rpt_cluster_sweep {
 struct rpt_cluster_series {
 	const char *cache;
 	unsigned vcpus;
-	size_t first, n;                /* its points: points[first .. +n) */
-	double efficiency[64];          /* per point of the series, < 0
-	                                   unknown */
-	unsigned scales_to;             /* ranks at >= 90 % efficiency */
+	size_t first, n;                /* first: index of its first point in
+	                                   plan order; n: its points, listed
+	                                   in point[] */
+	size_t point[RPT_CLUSTER_SERIES_MAX]; /* indexes into points[], by
+	                                   increasing ranks */
+	double samples_per_s[RPT_CLUSTER_SERIES_MAX]; /* each point's total
+	                                   (rpt_cluster_totals); < 0 when no
+	                                   rank of it counted */
+	double bytes_per_s[RPT_CLUSTER_SERIES_MAX]; /* likewise */
+	double efficiency[RPT_CLUSTER_SERIES_MAX]; /* per point of the
+	                                   series, < 0 unknown */
+	unsigned scales_to;             /* ranks at >= 90 % efficiency; 0
+	                                   unknown (no 1-rank figure) */
 	int storage_bound_from;         /* ranks from which most ranks were
 	                                   storage-bound; -1 never */
 };
 
-/* The series of S into OUT (at most MAX); returns how many. */
+/*
+ * The series of S into OUT (at most MAX); returns how many. A series is
+ * the points with the same cache state (by name) and vCPUs, in the order
+ * of their first points, each by increasing ranks (the first
+ * RPT_CLUSTER_SERIES_MAX kept; a second point of the same ranks is
+ * ignored). efficiency[i] = total(ranks i) / (ranks i x total(1 rank)),
+ * totals in samples/s over the point's counted ranks but divided by the
+ * ranks launched (a lost rank lowers it); unknown (< 0) for every point
+ * when the 1-rank point is missing or none of it counted or it measured
+ * 0, and for a point none of whose ranks counted. scales_to = the largest
+ * ranks whose efficiency >= RPT_CLUSTER_SCALING (1 with only the 1-rank
+ * point). storage_bound_from = the smallest ranks from which every later
+ * point had at least half of its counted ranks (and at least one)
+ * limited by "storage". Pure; any thread.
+ */
 size_t rpt_cluster_sweep_series(const struct rpt_cluster_sweep *s,
 				struct rpt_cluster_series *out, size_t max);
 
-/* The one-line verdict: how far the storage scales, per cache state. */
+/*
+ * The one-line verdict into BUF (LEN bytes, terminated when LEN > 0):
+ * per cache state (in plan order; with several vCPU counts, the series
+ * with the most vCPUs a rank, named), e.g. "cold: the storage scales to 2
+ * ranks (2 nodes) at >= 90 % efficiency, storage-bound from 3 ranks
+ * (131.0 MB/s in all); warm: scales to 4 ranks (4 nodes)"; a series that
+ * stops scaling says its last point's efficiency ("(44 % at 3 ranks)");
+ * cold and never storage-bound: "not storage-bound up to R ranks (M MB/s
+ * in all)". With GPUs emulated each cache state adds "feeds N nodes x G x
+ * TYPE at >= 90 % AU": the point with the most nodes whose every node was
+ * fed. "; partial: ..." ends it when a signal stopped the sweep or a point
+ * lost ranks.
+ */
 void rpt_cluster_sweep_verdict(const struct rpt_cluster_sweep *s, char *buf,
 			       size_t len);
 
-/* The human report: one table per series (ranks, nodes, samples/s, MB/s,
- * per rank, efficiency, AU, limit), lost ranks, the verdict. */
+/*
+ * The human report on F: what was swept (workload, dataset, filesystem
+ * and server, window, ranks and nodes launched, GPUs), one table per
+ * series (ranks, nodes, samples/s, MB/s, samples/s per counted rank,
+ * efficiency, AU, limit: the bottleneck of most counted ranks, ranks lost
+ * or failed), the missing ranks by name and why, the verdict last.
+ */
 void rpt_cluster_sweep_print(FILE *f, const struct rpt_cluster_sweep *s);
 
-/* JSON: schema "feedrate.cluster_sweep", points[] (ranks, nodes, vcpus,
- * cache, samples_per_s, bytes_per_s, efficiency, au, limit, and the
- * point's cluster report under "cluster"), series[], verdict. */
+/*
+ * JSON (a new object, docs/report-schema.md "Cluster sweep"): schema
+ * "feedrate.cluster_sweep", schema_version (RPT_RUN_SCHEMA_VERSION),
+ * points[] (ranks, nodes, vcpus, cache, samples_per_s, bytes_per_s,
+ * per_rank_samples_per_s, efficiency, au, limit, lost, and the point's
+ * rpt_cluster_json under "cluster"), series[], partial, signal, verdict.
+ * Unknown numbers are null. NULL when out of memory.
+ */
 struct json_t *rpt_cluster_sweep_json(const struct rpt_cluster_sweep *s);
 
-/* One self-contained HTML page: the tables and an SVG plot of samples/s
- * against ranks, one line per series. */
+/*
+ * One self-contained HTML page (malloc'd; the caller frees it): the
+ * verdict, what was swept, a table per series (table class "series" with
+ * data-cache and data-vcpus; rows class "point" with data-ranks) and an
+ * inline SVG plot of samples/s against ranks, one polyline (class
+ * "series") per series. Everything from outside is escaped. NULL when out
+ * of memory.
+ */
 char *rpt_cluster_sweep_html(const struct rpt_cluster_sweep *s);
 
 #endif
