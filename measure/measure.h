@@ -366,6 +366,20 @@ struct ms_point {
 	                                   dataset */
 	struct ms_pipeline_spec pipe;   /* native (zeroed) or a Python one */
 	volatile int *stop;
+	/* one rank of a cluster (measure/cluster.h); zeroed on one node */
+	unsigned rank, world;           /* its DistributedSampler share (world
+	                                   0: 1) */
+	const cpu_set_t *cpus_from;     /* its vCPUs are chosen among these
+	                                   (its node's share); NULL: every
+	                                   usable CPU */
+	bool cache_by_other;            /* another rank of the node prepares
+	                                   the page cache */
+	/* called once, after the cache is prepared (OK false: the point will
+	 * not run): 0 and the window's start (CLOCK_REALTIME seconds), or an
+	 * error that ends the point unmeasured; NULL: no gate */
+	int (*gate)(void *arg, bool ok, double *start_realtime);
+	void *gate_arg;
+	double start_realtime;          /* set by the gate, not the caller */
 };
 
 /* What a point measured, besides the engine's struct ldr_result. */

@@ -221,8 +221,9 @@ static void point_config(const struct ms_point *p, struct ldr_config *cfg)
 	cfg->batch = p->batch;
 	cfg->transform = p->transform;
 	cfg->seed = p->seed;
-	cfg->rank = 0;
-	cfg->world = 1;
+	cfg->rank = p->rank;
+	cfg->world = p->world ? p->world : 1;
+	cfg->start_realtime = p->start_realtime;
 	cfg->gpus = p->gpus;
 	cfg->gpu_rate = p->gpu_rate;
 	cfg->gpu_sync = p->sync;
@@ -266,9 +267,15 @@ static int point_child(const struct ms_point *p, const struct stg_dataset *ds,
 	out->err = err;
 	if (!err)
 		return 0;
-	snprintf(out->err_text, sizeof(out->err_text), "%s%s%s",
-		 err == -ENODATA ? "no sample to read" : strerror(-err),
-		 out->rep.why[0] ? ": " : "", out->rep.why);
+	{
+		/* a rank with no sample: the engine says why there */
+		const char *why = out->rep.why[0] ? out->rep.why :
+				  err == -ENODATA ? res->bottleneck_why : "";
+
+		snprintf(out->err_text, sizeof(out->err_text), "%s%s%.*s",
+			 err == -ENODATA ? "no sample to read" :
+			 strerror(-err), why[0] ? ": " : "", 400, why);
+	}
 	/* did the run start at all? */
 	if (!res->backend[0] && !res->samples && !res->errors &&
 	    res->measured_s <= 0)
@@ -525,6 +532,15 @@ static void point_reader(const struct ms_point *q,
 	}
 }
 
+/* A cluster's gate told the point will not run (see struct ms_point). */
+static void gate_off(const struct ms_point *p)
+{
+	double start;
+
+	if (p->gate)
+		p->gate(p->gate_arg, false, &start);
+}
+
 int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 		 struct ms_point_out *out)
 {
@@ -539,27 +555,41 @@ int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 	out->hit_ratio = -1;
 	out->read_latency_s = -1;
 	out->prep.fraction = -1;
-	err = ldr_cpus_choose(p->vcpus ? p->vcpus : stg_cpus_usable(), NULL,
-			      &out->cpus);
+	err = ldr_cpus_choose(p->vcpus ? p->vcpus : p->cpus_from ?
+			      (unsigned)CPU_COUNT(p->cpus_from) :
+			      stg_cpus_usable(), p->cpus_from, &out->cpus);
 	if (err) {
 		snprintf(out->err_text, sizeof(out->err_text), "%s",
 			 out->cpus.how[0] ? out->cpus.how : strerror(-err));
+		gate_off(p);
 		return 0;
 	}
 	q.workers = p->workers ? p->workers : out->cpus.count;
 	if (p->pipe.kind != MS_PIPELINE_NATIVE && !p->pipe.workers)
 		q.pipe.workers = ms_pipeline_workers(0, out->cpus.count);
-	ms_cache_prepare(p->ds, p->cache, p->already_warm_ok, &out->prep);
+	if (p->cache_by_other) {
+		/* made (and verified) by the node's first rank before the
+		 * gate opens */
+		out->prep.fraction = -1;
+		snprintf(out->prep.how, sizeof(out->prep.how), "prepared by "
+			 "another rank of this node");
+	} else {
+		ms_cache_prepare(p->ds, p->cache, p->already_warm_ok,
+				 &out->prep);
+	}
 	out->odirect_refused = out->prep.odirect_refused;
 	memcpy(out->odirect_why, out->prep.odirect_why,
 	       sizeof(out->odirect_why));
 	/* the child starts with a stop flag of its own: a signal that came
 	 * while the cache was prepared is honoured here */
-	if (p->stop && *p->stop)
+	if (p->stop && *p->stop) {
+		gate_off(p);
 		return -EINTR;
+	}
 	if (p->cache == STG_CACHE_RAM) {
 		err = ram_prepare(&q, start, &ds, &sub, &cg, res, out);
 		if (err) {
+			gate_off(p);
 			err = err < 0 ? err : 0;        /* 1: said, failed */
 			goto out;
 		}
@@ -567,10 +597,24 @@ int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 	out->sample_files = stg_dataset_count(ds);
 	out->sample_bytes = stg_dataset_total_bytes(ds);
 	if (p->stop && *p->stop) {
+		gate_off(p);
 		err = -EINTR;
 		goto out;
 	}
 	point_length(&q, start);
+	if (p->gate) {
+		err = p->gate(p->gate_arg, true, &q.start_realtime);
+		if (err) {
+			snprintf(out->err_text, sizeof(out->err_text), "%s",
+				 err == -ECANCELED ? "rank 0 called the "
+				 "run off before the window" : err ==
+				 -ETIMEDOUT ? "no word from rank 0 before "
+				 "the window (it is lost, or a step timed "
+				 "out)" : strerror(-err));
+			err = p->stop && *p->stop ? -EINTR : 0;
+			goto out;
+		}
+	}
 	memset(res, 0, sizeof(*res));
 	err = point_child(&q, ds, cg, res, out);
 	if (err) {

@@ -1,0 +1,341 @@
+/*
+ * test_cluster.c - the cluster protocol (measure/cluster.c) over an
+ * in-process transport: ranks are threads, messages go through one
+ * mailbox; a lost rank is a thread that stops taking part, a skewed clock
+ * an offset added to its reading.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "harness.h"
+#include "cluster.h"
+
+#define MAXR 4
+#define TIMEOUT_S 1.0           /* a live rank in-process answers in us */
+
+struct msg {
+	struct msg *next;
+	unsigned from, to;
+	int tag;
+	size_t len;
+	unsigned char data[];
+};
+
+struct world {
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	struct msg *head;
+	unsigned n;
+};
+
+struct rank_comm {
+	struct ms_comm c;
+	struct world *w;
+};
+
+static int fake_send(struct ms_comm *c, unsigned to, int tag,
+		     const void *buf, size_t len, double deadline)
+{
+	struct world *w = ((struct rank_comm *)c)->w;
+	struct msg *m = malloc(sizeof(*m) + len), **tail;
+
+	(void)deadline;
+	if (!m)
+		return -ENOMEM;
+	m->next = NULL;
+	m->from = c->rank;
+	m->to = to;
+	m->tag = tag;
+	m->len = len;
+	memcpy(m->data, buf, len);
+	pthread_mutex_lock(&w->lock);
+	for (tail = &w->head; *tail; tail = &(*tail)->next)
+		;
+	*tail = m;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->lock);
+	return 0;
+}
+
+static int fake_recv(struct ms_comm *c, unsigned from, int tag, void *buf,
+		     size_t len, double deadline)
+{
+	struct world *w = ((struct rank_comm *)c)->w;
+	int err = 0;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		struct msg **pp;
+
+		for (pp = &w->head; *pp; pp = &(*pp)->next)
+			if ((*pp)->to == c->rank && (*pp)->from == from &&
+			    (*pp)->tag == tag)
+				break;
+		if (*pp) {
+			struct msg *m = *pp;
+
+			*pp = m->next;
+			if (m->len != len)
+				err = -EMSGSIZE;
+			else
+				memcpy(buf, m->data, len);
+			free(m);
+			break;
+		}
+		if (stg_now() >= deadline) {
+			err = -ETIMEDOUT;
+			break;
+		}
+		{
+			struct timespec ts;
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 5000000;
+			if (ts.tv_nsec >= 1000000000) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000;
+			}
+			pthread_cond_timedwait(&w->cv, &w->lock, &ts);
+		}
+	}
+	pthread_mutex_unlock(&w->lock);
+	return err;
+}
+
+static void fake_close(struct ms_comm *c, bool failed)
+{
+	(void)c;
+	(void)failed;
+}
+
+static const struct ms_comm_ops fake_ops = {
+	.send = fake_send, .recv = fake_recv, .close = fake_close,
+};
+
+/* What one rank does, and what it saw. */
+struct rank_run {
+	struct rank_comm rc;
+	struct ms_cluster cl;
+	const char *host;
+	double clock_offset;            /* added to its CLOCK_REALTIME */
+	int lost_at;                    /* 0 never; 1 before hello, 2 before
+	                                   the gate, 3 before the result */
+	volatile sig_atomic_t stop;
+	int open_err, gate_err, gather_err, alone_err;
+	double start;                   /* the gate's, in its clock */
+	bool do_alone;
+	double solo[MAXR];
+	/* rank 0's gather */
+	double result[MAXR];
+	bool got[MAXR];
+};
+
+static double skewed_clock(void *arg)
+{
+	const struct rank_run *r = arg;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9 + r->clock_offset;
+}
+
+static pthread_mutex_t alone_lock = PTHREAD_MUTEX_INITIALIZER;
+static int alone_running, alone_overlap;
+
+static double alone_fn(void *arg)
+{
+	struct rank_run *r = arg;
+	struct timespec ts = { 0, 20000000 };
+
+	pthread_mutex_lock(&alone_lock);
+	if (alone_running++)
+		alone_overlap = 1;
+	pthread_mutex_unlock(&alone_lock);
+	nanosleep(&ts, NULL);
+	pthread_mutex_lock(&alone_lock);
+	alone_running--;
+	pthread_mutex_unlock(&alone_lock);
+	return 10.0 * r->rc.c.rank + 1;
+}
+
+static void *rank_main(void *arg)
+{
+	struct rank_run *r = arg;
+	char why[256];
+	double mine;
+
+	r->open_err = r->gate_err = r->gather_err = 1;
+	if (r->lost_at == 1)
+		return NULL;
+	r->open_err = ms_cluster_open(&r->cl, &r->rc.c, TIMEOUT_S, &r->stop,
+				      why, sizeof(why));
+	if (r->open_err)
+		return NULL;
+	r->cl.realtime = skewed_clock;
+	r->cl.realtime_arg = r;
+	if (r->do_alone)
+		r->alone_err = ms_cluster_each_alone(&r->cl, alone_fn, r, 0.1,
+						     r->solo);
+	if (r->lost_at == 2)
+		return NULL;
+	r->gate_err = ms_cluster_gate(&r->cl, true, 0.05, &r->start);
+	if (r->gate_err || r->lost_at == 3)
+		return NULL;
+	mine = 100.0 + r->rc.c.rank;
+	r->gather_err = ms_cluster_gather(&r->cl, &mine, sizeof(mine),
+					  r->result, r->got,
+					  stg_now() + TIMEOUT_S);
+	return NULL;
+}
+
+static struct world W;
+static struct rank_run R[MAXR];
+
+/* Run N ranks (R[] set up by the test: host, offset, lost_at) to the end. */
+static void run_ranks(unsigned n)
+{
+	pthread_t t[MAXR];
+
+	memset(&W, 0, sizeof(W));
+	pthread_mutex_init(&W.lock, NULL);
+	pthread_cond_init(&W.cv, NULL);
+	W.n = n;
+	for (unsigned k = 0; k < n; k++) {
+		R[k].rc.c.ops = &fake_ops;
+		R[k].rc.c.rank = k;
+		R[k].rc.c.world = n;
+		snprintf(R[k].rc.c.host, sizeof(R[k].rc.c.host), "%s",
+			 R[k].host ? R[k].host : "h");
+		R[k].rc.w = &W;
+	}
+	for (unsigned k = 0; k < n; k++)
+		cr_assert_eq(pthread_create(&t[k], NULL, rank_main, &R[k]), 0);
+	for (unsigned k = 0; k < n; k++)
+		pthread_join(t[k], NULL);
+	while (W.head) {
+		struct msg *m = W.head;
+
+		W.head = m->next;
+		free(m);
+	}
+}
+
+static void free_ranks(unsigned n)
+{
+	for (unsigned k = 0; k < n; k++) {
+		free(R[k].cl.peers);
+		R[k].cl.peers = NULL;
+	}
+	memset(R, 0, sizeof(R));
+}
+
+FR_TEST(cluster, hosts_numbered_as_nodes_with_local_ranks)
+{
+	R[0].host = "a";
+	R[1].host = "b";
+	R[2].host = "a";
+	run_ranks(3);
+	for (unsigned k = 0; k < 3; k++)
+		cr_assert_eq(R[k].open_err, 0, "rank %u", k);
+	cr_assert_eq(R[0].cl.nodes, 2);
+	cr_assert_eq(R[1].cl.node, 1);
+	cr_assert_eq(R[1].cl.local_size, 1);
+	cr_assert_eq(R[2].cl.node, 0);
+	cr_assert_eq(R[2].cl.local_rank, 1);
+	cr_assert_eq(R[2].cl.local_size, 2);
+	cr_assert_eq(R[0].cl.local_rank, 0);
+	cr_assert_eq(R[0].cl.local_size, 2);
+	free_ranks(3);
+}
+
+FR_TEST(cluster, gate_gives_one_start_whatever_the_clocks_say)
+{
+	R[1].clock_offset = 100.0;      /* a node whose clock is far ahead */
+	R[2].clock_offset = -37.5;
+	run_ranks(3);
+	for (unsigned k = 0; k < 3; k++) {
+		cr_assert_eq(R[k].gate_err, 0, "rank %u", k);
+		/* the same instant, told in each rank's own clock */
+		cr_assert_float_eq(R[k].start - R[k].clock_offset,
+				   R[0].start, 0.05, "rank %u: %f vs %f", k,
+				   R[k].start - R[k].clock_offset, R[0].start);
+	}
+	cr_assert_float_eq(R[0].cl.peers[1].clock_offset_s, 100.0, 0.05);
+	free_ranks(3);
+}
+
+FR_TEST(cluster, results_reach_rank_0)
+{
+	run_ranks(3);
+	for (unsigned k = 0; k < 3; k++) {
+		cr_assert_eq(R[0].got[k], true, "rank %u", k);
+		cr_assert_float_eq(R[0].result[k], 100.0 + k, 1e-9);
+	}
+	cr_assert_eq(R[0].cl.lost_any, false);
+	free_ranks(3);
+}
+
+FR_TEST(cluster, rank_lost_before_hello_is_named_and_others_go_on)
+{
+	R[2].lost_at = 1;
+	run_ranks(3);
+	cr_assert_eq(R[0].open_err, 0);
+	cr_assert_eq(R[0].cl.peers[2].alive, false);
+	cr_assert(strstr(R[0].cl.peers[2].why, "rank 2"),
+		  "%s", R[0].cl.peers[2].why);
+	cr_assert_eq(R[0].gate_err, 0);
+	cr_assert_eq(R[1].gate_err, 0);
+	cr_assert_eq(R[0].got[1], true);
+	cr_assert_eq(R[0].got[2], false);
+	cr_assert_eq(R[0].cl.lost_any, true);
+	free_ranks(3);
+}
+
+FR_TEST(cluster, rank_killed_in_the_window_sends_no_result)
+{
+	R[1].lost_at = 3;
+	R[1].host = "node-b";
+	run_ranks(3);
+	cr_assert_eq(R[0].gate_err, 0);
+	cr_assert_eq(R[0].got[1], false);
+	cr_assert_eq(R[0].got[2], true);
+	cr_assert(strstr(R[0].cl.peers[1].why, "no result from rank 1 "
+			 "(node-b)"), "%s", R[0].cl.peers[1].why);
+	free_ranks(3);
+}
+
+FR_TEST(cluster, rank_0_silent_ends_the_others_with_a_timeout)
+{
+	R[0].lost_at = 1;
+	run_ranks(2);
+	cr_assert_eq(R[1].open_err, -ETIMEDOUT);
+	free_ranks(2);
+}
+
+FR_TEST(cluster, stop_on_rank_0_calls_the_window_off_everywhere)
+{
+	R[0].stop = SIGTERM;
+	run_ranks(3);
+	for (unsigned k = 0; k < 3; k++)
+		cr_assert_eq(R[k].gate_err, -ECANCELED, "rank %u: %d", k,
+			     R[k].gate_err);
+	free_ranks(3);
+}
+
+FR_TEST(cluster, each_rank_reads_alone_in_turn)
+{
+	alone_overlap = 0;
+	for (unsigned k = 0; k < 3; k++)
+		R[k].do_alone = true;
+	run_ranks(3);
+	for (unsigned k = 0; k < 3; k++)
+		cr_assert_eq(R[k].alone_err, 0, "rank %u", k);
+	for (unsigned k = 0; k < 3; k++)
+		cr_assert_float_eq(R[0].solo[k], 10.0 * k + 1, 1e-9);
+	cr_assert_eq(alone_overlap, 0, "two ranks read at once");
+	free_ranks(3);
+}
