@@ -9,6 +9,7 @@
 #   make install PREFIX=  install the binary (default /usr/local)
 #   make deps             install the Debian -dev packages (or print how)
 #   make fuzz FUZZ_SECONDS=N  libFuzzer targets (scripts/deps.sh --fuzz)
+#   MPI=1                 build against Open MPI, for `mpirun ... feedrate`
 #   SANITIZE=address,undefined | thread   build and test under sanitizers
 #   V=1                   show the commands
 #
@@ -37,7 +38,17 @@ override LDFLAGS += -fsanitize=$(SANITIZE)
 else
 CFG ?= default
 endif
+# MPI=1: feedrate against Open MPI (Debian libopenmpi-dev), for mpirun;
+# the other builds (make static too) have no MPI dependency
+ifdef MPI
+override CFLAGS += -DFEEDRATE_MPI $(shell pkg-config --cflags ompi-c)
+LIBS += $(shell pkg-config --libs ompi-c)
+override CFG := $(CFG)-mpi
+endif
 B := build/$(CFG)
+# the MPI build the tests launch with mpirun, where Open MPI is installed
+MPI_OK := $(shell pkg-config --exists ompi-c 2>/dev/null && \
+	command -v mpirun >/dev/null && echo 1)
 
 ifeq ($(V),1)
 Q :=
@@ -135,10 +146,18 @@ ifneq (,$(findstring thread,$(SANITIZE)))
 test: $(B)/feedrate $(B)/stress
 	$(Q)FEEDRATE_BIN=$(B)/feedrate tests/run_tests.sh --stress $(B)/stress
 else
-test: $(B)/feedrate $(B)/unit $(B)/stress
-	$(Q)FEEDRATE_BIN=$(B)/feedrate tests/run_tests.sh --unit $(B)/unit \
-		--stress $(B)/stress
+test: $(B)/feedrate $(B)/unit $(B)/stress $(if $(MPI_OK),mpi-bin)
+	$(Q)FEEDRATE_BIN=$(B)/feedrate \
+		$(if $(MPI_OK),FEEDRATE_MPI_BIN=build/default-mpi/feedrate) \
+		tests/run_tests.sh --unit $(B)/unit --stress $(B)/stress
 endif
+
+# the MPI binary the cluster tests launch (unsanitized: Open MPI's own
+# allocations would fill a sanitizer's report)
+.PHONY: mpi-bin
+mpi-bin:
+	$(Q)$(MAKE) --no-print-directory MPI=1 SANITIZE= CFG=default \
+		build/default-mpi/feedrate
 
 check: $(B)/feedrate $(B)/unit
 	$(Q)FEEDRATE_BIN=$(B)/feedrate FEEDRATE_FAST=1 tests/run_tests.sh \

@@ -13,6 +13,8 @@
 #include <stdio.h>
 
 #include "measure.h"
+#include "report.h"
+#include "report_cluster.h"
 
 /* Exit codes, documented in README.md ("Exit status"). */
 enum fr_exit {
@@ -339,5 +341,121 @@ int cmd_ckpt(int argc, char **argv);
  * 1. Returns 0, -EINVAL (malformed) or -ERANGE.
  */
 int cli_parse_params(const char *s, double *out);
+
+
+/* ---- a command launched by mpirun (cli/cluster.c) ---- */
+
+struct ms_cluster;
+struct rpt_cluster_rank;
+struct rpt_run;
+
+/* The cluster this process is a rank of; NULL on one node. */
+extern struct ms_cluster *cli_cluster;
+
+/*
+ * At start, from main: when mpirun (or another PMI launcher) started this
+ * process, initialise MPI and open the cluster. Returns 0 (also when not
+ * launched so, or launched as one rank by a build without MPI), or an
+ * exit code (printed): a build without MPI launched as several ranks.
+ */
+int cli_cluster_start(int *argc, char ***argv);
+
+/* At the end: close the cluster (MPI_Finalize unless a rank was lost). */
+void cli_cluster_end(void);
+
+/* Is this process rank 0 (or not a rank at all)? */
+bool cli_cluster_rank0(void);
+
+/* CMD runs on one node only: under mpirun with several ranks say so (on
+ * rank 0) and return FR_EXIT_USAGE; 0 otherwise. */
+int cli_cluster_refuse(const char *cmd);
+
+/* The gate of a cluster point (struct ms_point's gate; ARG a struct
+ * cli_gate): the window starts MARGIN_S after every rank is ready. */
+struct cli_gate {
+	double margin_s;
+};
+int cli_cluster_gate(void *arg, bool ok, double *start_realtime);
+
+/* This rank's share of its node's usable CPUs into *SET (*SHARED: fewer
+ * CPUs than ranks, they share). 0 or an exit code (printed). */
+int cli_cluster_cpus(const char *cmd, cpu_set_t *set, bool *shared);
+
+/*
+ * Each rank in turn reads its share of DS's files (ids rank, rank +
+ * world, ...) cold for SECONDS with RC on THREADS readers while the others
+ * wait. On rank 0, SOLO (world doubles) gets each rank's bytes/s (-1:
+ * none). Returns 0 or -errno.
+ */
+int cli_cluster_solo(const struct stg_dataset *ds,
+		     const struct stg_reader_config *rc, unsigned threads,
+		     double seconds, double *solo);
+
+/* The record this rank sends rank 0, from its run's report RR, result RES
+ * and point PO. */
+void cli_cluster_rank_fill(struct rpt_cluster_rank *r,
+			   const struct rpt_run *rr,
+			   const struct ldr_result *res,
+			   const struct ms_point_out *po, bool cpus_shared);
+
+/* What rank 0 needs besides the ranks' records. */
+struct cli_cluster_run {
+	struct rpt_cluster report;      /* its command, dataset, GPU fields
+	                                   filled by the command */
+	const char *json, *html;        /* --json, --html; NULL none */
+	const double *solo;             /* the ranks' reads alone; NULL */
+	double window_left_s;           /* from now to the window's end */
+	uint64_t samples_per_epoch;     /* for the exactly-once check */
+	uint64_t seed;
+	bool shards;
+};
+
+/*
+ * Send MINE to rank 0; on rank 0 gather every rank's (a lost one is named
+ * after the window's end plus a grace), print the cluster report and
+ * write RUN's JSON and HTML. Returns the exit code (rank 0: 5 when a rank
+ * was lost or failed; other ranks: 0).
+ */
+int cli_cluster_report(const char *cmd, struct cli_cluster_run *run,
+		       const struct rpt_cluster_rank *mine);
+
+/*
+ * cli_cluster_report without the report: on rank 0, *OUT gets the ranks'
+ * records (malloc'd; RUN->report.ranks points at them, its world and nodes
+ * set to the active ranks'); elsewhere *OUT is NULL. Returns as
+ * cli_cluster_report.
+ */
+int cli_cluster_collect(const char *cmd, struct cli_cluster_run *run,
+			const struct rpt_cluster_rank *mine,
+			struct rpt_cluster_rank **out);
+
+
+/* What `sweep` under mpirun needs of the sweep's own state. */
+struct cli_sweep_cluster {
+	const struct cli_common_opts *o;
+	const struct wl_workload *w;
+	const struct ms_gpus *gs;
+	const struct ms_dataset *md;
+	struct wl_transform_state *ts;
+	char *pipeline;                 /* the transform in words (out) */
+	size_t pipeline_len;
+	const unsigned *vcpus;          /* --vcpus: counts per rank (those
+	                                   above a rank's share are left out) */
+	unsigned nvcpus;
+	const bool *cache;              /* STG_CACHE_STATES: cold and warm are
+	                                   measured */
+	double budget_s;                /* shared by the points' windows */
+	const char *html;
+	const char *format, *fs_type, *fs_server;
+	uint64_t records;               /* samples per epoch */
+	const char *notes;
+};
+
+/*
+ * `sweep` under mpirun (cli/sweep_cluster.c): ranks 1, 2, 4 ... R x the
+ * cache states x the vCPU counts, each a cluster point; rank 0 prints
+ * and writes the sweep's report. Returns the exit code.
+ */
+int cli_sweep_cluster(const struct cli_sweep_cluster *sc);
 
 #endif /* FEEDRATE_CLI_H */

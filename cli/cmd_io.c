@@ -12,10 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
 #include "cli.h"
+#include "cluster.h"
 #include "measure.h"
 #include "report.h"
 #include "storage.h"
@@ -25,6 +27,11 @@ struct io_opts {
 	const char *list;
 	const char *json;
 	const char *dataset;
+	/* under mpirun */
+	const char *html;
+	double solo;                /* each rank alone: < 0 as --duration,
+	                               0 none */
+	double mpi_timeout;
 };
 
 static void io_usage(FILE *f)
@@ -56,6 +63,15 @@ static void io_usage(FILE *f)
 "                       \"SIZE<TAB>PATH\" per line) instead of walking DATASET\n"
 "  --json FILE|-        write the results as JSON (\"-\": standard output)\n"
 "  -h, --help           this help\n"
+"\n"
+"Under mpirun (a build with `make MPI=1`): rank r reads files r, r + R, ...;\n"
+"first each rank alone while the others idle, then all together from one\n"
+"start; rank 0 reports the total against the sum of the ranks alone.\n"
+"  --solo TIME          each rank's read alone (default: as --duration, or\n"
+"                       its files once; 0 = skip)\n"
+"  --mpi-timeout TIME   a rank silent this long in a step is reported lost\n"
+"                       (default 300s)\n"
+"  --html FILE          the cluster report as one HTML page\n"
 "\n"
 "Exit status: 0 ok, 2 usage error, 3 some files could not be read,\n"
 "5 dataset or backend unusable, 130/143 interrupted.\n",
@@ -128,6 +144,19 @@ static int io_parse_opt(int c, const char *arg, char **argv,
 	case 'j':
 		o->json = arg;
 		return 0;
+	case 'H':
+		o->html = arg;
+		return 0;
+	case 'S':
+	case 'P': {
+		double *v = c == 'S' ? &o->solo : &o->mpi_timeout;
+
+		if (cli_parse_duration(arg, v) || (c == 'P' && *v <= 0))
+			return cli_usage_error("io", "bad --%s '%s' (e.g. "
+				"10s, 2m)", c == 'S' ? "solo" : "mpi-timeout",
+				arg);
+		return 0;
+	}
 	case 'h':
 		io_usage(stdout);
 		return -1;
@@ -153,6 +182,9 @@ static int io_parse(int argc, char **argv, struct io_opts *o)
 		{ "max-sample-bytes", required_argument, NULL, 'M' },
 		{ "list", required_argument, NULL, 'l' },
 		{ "json", required_argument, NULL, 'j' },
+		{ "html", required_argument, NULL, 'H' },
+		{ "solo", required_argument, NULL, 'S' },
+		{ "mpi-timeout", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -164,6 +196,7 @@ static int io_parse(int argc, char **argv, struct io_opts *o)
 	o->cfg.rc.depth = STG_DEFAULT_DEPTH;
 	o->cfg.rc.block_size = STG_DEFAULT_BLOCK_SIZE;
 	o->cfg.rc.max_sample_bytes = 1ull << 30;
+	o->solo = -1;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
@@ -175,6 +208,14 @@ static int io_parse(int argc, char **argv, struct io_opts *o)
 		return cli_usage_error("io", optind >= argc ?
 				       "missing DATASET" : "one DATASET only");
 	o->dataset = argv[optind];
+	if (!cli_cluster || cli_cluster->world < 2) {
+		if (o->html || o->solo >= 0 || o->mpi_timeout)
+			return cli_usage_error("io", "--html, --solo and "
+				"--mpi-timeout are for io under mpirun");
+		return 0;
+	}
+	if (o->mpi_timeout)
+		cli_cluster->timeout_s = o->mpi_timeout;
 	return 0;
 }
 
@@ -224,6 +265,142 @@ static int io_report(const struct io_opts *o, const struct ms_io_result *res)
 	return ret;
 }
 
+/* ---- under mpirun ---- */
+
+struct io_alone {
+	struct ms_io_config cfg;
+	struct ms_io_result *res;
+};
+
+/* This rank's files read alone: bytes/s, -1 when nothing was read. */
+static double io_alone_fn(void *arg)
+{
+	struct io_alone *a = arg;
+
+	if (!a->cfg.ds || ms_io_run(&a->cfg, a->res) || a->res->seconds <= 0)
+		return -1;
+	return (double)a->res->st.bytes / a->res->seconds;
+}
+
+/* Sleep until CLOCK_REALTIME reaches T (or a stop signal). */
+static void sleep_until(double t)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)t;
+	ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+	while (!cli_stop && clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME,
+					    &ts, NULL) == EINTR)
+		;
+}
+
+/*
+ * io under mpirun: rank r reads files r, r + world, ...; first each rank
+ * alone in turn (the others idle), then all together from one start; rank
+ * 0 reports the cluster's total against the sum of the ranks alone.
+ */
+static int io_cluster(struct io_opts *o, struct ms_dataset *md,
+		      struct ms_io_result *res)
+{
+	struct ms_cluster *cl = cli_cluster;
+	struct stg_dataset *mine = NULL;
+	struct cli_cluster_run run;
+	struct rpt_cluster_rank r;
+	struct io_alone alone;
+	double *solo = calloc(cl->world, sizeof(*solo));
+	double start = 0;
+	bool ok;
+	int err = ms_cluster_files(md->ds, cl->rank, cl->world, &mine);
+
+	memset(&run, 0, sizeof(run));
+	memset(&r, 0, sizeof(r));
+	memset(res, 0, sizeof(*res));
+	if (o->solo != 0 && solo) {
+		/* the same reads as together, cache state included */
+		memset(&alone, 0, sizeof(alone));
+		alone.cfg = o->cfg;
+		alone.cfg.ds = mine;
+		alone.cfg.stop = &cli_stop;
+		alone.cfg.progress = NULL;
+		if (o->solo > 0)
+			alone.cfg.duration_s = o->solo;
+		alone.res = res;
+		ms_cluster_each_alone(cl, io_alone_fn, &alone,
+				      alone.cfg.duration_s, solo);
+		run.solo = solo;
+	}
+	ok = mine != NULL && !cli_stop;
+	/* the page cache is prepared by ms_io_run, on this rank's files:
+	 * a short step (eviction), inside the common start's margin */
+	err = ms_cluster_gate(cl, ok, 1.0, &start);
+	memset(res, 0, sizeof(*res));
+	r.rank = cl->rank;
+	snprintf(r.host, sizeof(r.host), "%s", cl->host);
+	r.node = cl->node;
+	r.local_rank = cl->local_rank;
+	r.local_size = cl->local_size;
+	r.reported = true;
+	r.au = r.hit_ratio = r.solo_bytes_per_s = -1;
+	snprintf(r.bottleneck, sizeof(r.bottleneck), "storage");
+	if (!err && ok) {
+		o->cfg.ds = mine;
+		o->cfg.stop = &cli_stop;
+		sleep_until(start);
+		if (ms_io_run(&o->cfg, res))
+			snprintf(r.fail_text, sizeof(r.fail_text), "%.*s",
+				 (int)sizeof(r.fail_text) - 1, res->err_text);
+	} else {
+		snprintf(r.fail_text, sizeof(r.fail_text), "%s", !mine ?
+			 "no file for this rank (fewer files than ranks)" :
+			 err == -ECANCELED ? "rank 0 called the run off "
+			 "before the window" : "no word from rank 0 before "
+			 "the window");
+	}
+	if (!r.fail_text[0] && res->seconds > 0) {
+		r.measured_s = res->seconds;
+		r.samples = res->st.files_ok;
+		r.errors = res->st.errors;
+		r.read_bytes = res->st.bytes;
+		r.samples_per_s = (double)res->st.files_ok / res->seconds;
+		r.bytes_per_s = (double)res->st.bytes / res->seconds;
+		r.start_skew_s = start;
+	}
+	r.signal = cli_stop;
+	if (cl->rank == 0) {
+		struct rpt_cluster *c = &run.report;
+
+		c->command = "io";
+		c->dataset = o->dataset;
+		c->format = NULL;
+		c->cache = o->cfg.cache == STG_CACHE_COLD ? "cold" :
+			   o->cfg.cache == STG_CACHE_WARM ? "warm" :
+			   o->cfg.rc.direct ? "as found, O_DIRECT" :
+			   "as found";
+		c->files = stg_dataset_count(md->ds);
+		c->bytes = stg_dataset_total_bytes(md->ds);
+		c->records = c->files;
+		c->window_s = o->cfg.duration_s;
+		c->au_threshold = LDR_DEFAULT_AU_THRESHOLD;
+		c->signal = cli_stop;
+		c->notes = "";
+		{
+			static struct stg_fs_info fs;
+			static char dev[STG_TEXT_MAX + 80];
+
+			ms_fs_describe(md->root, &fs, &c->fs_type, dev,
+				       sizeof(dev));
+			c->fs_server = fs.server;
+		}
+	}
+	run.json = o->json;
+	run.html = o->html;
+	run.window_left_s = o->cfg.duration_s > 0 ? 0 : cl->timeout_s;
+	err = cli_cluster_report("io", &run, &r);
+	stg_dataset_destroy(mine);
+	free(solo);
+	return err;
+}
+
 int cmd_io(int argc, char **argv)
 {
 	struct io_opts o;
@@ -245,7 +422,11 @@ int cmd_io(int argc, char **argv)
 	o.cfg.stop = &cli_stop;
 	o.cfg.progress = io_on_progress;
 	cli_signals_catch(old);
-	if (ms_io_run(&o.cfg, res))
+	if (cli_cluster && cli_cluster->world > 1) {
+		ret = io_cluster(&o, &md, res);
+		if (cli_stop)
+			ret = cli_exit_for_signal(cli_stop);
+	} else if (ms_io_run(&o.cfg, res))
 		ret = cli_fail("io", -EIO, 0, res->err_text);
 	else if ((ret = io_report(&o, res)) >= 0 && cli_stop)
 		ret = cli_exit_for_signal(cli_stop);    /* after the report */

@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "cluster.h"
 #include "measure.h"
 #include "report.h"
 
@@ -29,7 +30,14 @@ struct run_opts {
 	double duration;                /* -1: not given */
 	double warmup;                  /* 0 default, < 0 none */
 	uint64_t epochs, samples;
+	/* under mpirun */
+	const char *html;               /* the cluster report as a page */
+	double solo;                    /* cold: each rank's reads alone, this
+	                                   long; 0 none, < 0 default */
+	double mpi_timeout;             /* each cluster step; 0 default */
 };
+
+#define RUN_SOLO_S 5.0                  /* a rank's reads alone, cold */
 
 static void run_usage(FILE *f)
 {
@@ -72,6 +80,16 @@ static void run_usage(FILE *f)
 		LDR_DEFAULT_DURATION_S, LDR_DEFAULT_WARMUP_S);
 	cli_common_usage(f);
 	fprintf(f,
+"Under mpirun (a build with `make MPI=1`; every rank runs the same point\n"
+"on its share of DATASET, rank 0 reports the cluster):\n"
+"      --solo TIME        cold: before the window each rank reads its share\n"
+"                         alone this long, the others idle, so the cluster's\n"
+"                         cold total is set against the sum of the nodes\n"
+"                         alone (default %.0fs; 0 = skip)\n"
+"      --mpi-timeout TIME a rank silent this long in a step is reported lost\n"
+"                         and the others go on (default %.0fs)\n"
+"      --html FILE        the cluster report as one HTML page\n"
+"\n"
 "Output:\n"
 "      --json FILE|-      write the results as JSON (\"-\": stdout; the text\n"
 "                         report then goes to stderr)\n"
@@ -79,12 +97,14 @@ static void run_usage(FILE *f)
 "\n"
 "Exit status: 0 ok, 2 usage error, 3 completed but some samples failed,\n"
 "4 stopped by --max-errors, 5 environment failure (no dataset, no disk\n"
-"space, backend refused), 130/143 interrupted (a partial report is printed).\n");
+"space, backend refused; under mpirun: a rank lost or failed), 130/143\n"
+"interrupted (a partial report is printed).\n", RUN_SOLO_S,
+		MS_CLUSTER_DEFAULT_TIMEOUT_S);
 }
 
 enum {
 	OPT_CACHE = 256, OPT_RAM, OPT_WARMUP, OPT_EPOCHS,
-	OPT_SAMPLES,
+	OPT_SAMPLES, OPT_HTML, OPT_SOLO, OPT_MPI_TIMEOUT,
 };
 
 /* One of run's own options. 0, FR_EXIT_USAGE, or -1 after --help. */
@@ -132,6 +152,20 @@ static int run_opt(int c, const char *arg, char **argv, struct run_opts *o)
 				"samples", arg);
 		return 0;
 	}
+	case OPT_HTML:
+		o->html = arg;
+		return 0;
+	case OPT_SOLO:
+	case OPT_MPI_TIMEOUT: {
+		double *v = c == OPT_SOLO ? &o->solo : &o->mpi_timeout;
+
+		if (cli_parse_duration(arg, v) || (c == OPT_MPI_TIMEOUT &&
+						   *v <= 0))
+			return cli_usage_error("run", "bad --%s '%s' (e.g. "
+				"10s, 2m)", c == OPT_SOLO ? "solo" :
+				"mpi-timeout", arg);
+		return 0;
+	}
 	case 'h':
 		run_usage(stdout);
 		return -1;
@@ -151,6 +185,9 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 		{ "warmup", required_argument, NULL, OPT_WARMUP },
 		{ "epochs", required_argument, NULL, OPT_EPOCHS },
 		{ "samples", required_argument, NULL, OPT_SAMPLES },
+		{ "html", required_argument, NULL, OPT_HTML },
+		{ "solo", required_argument, NULL, OPT_SOLO },
+		{ "mpi-timeout", required_argument, NULL, OPT_MPI_TIMEOUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -159,6 +196,7 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 	memset(o, 0, sizeof(*o));
 	cli_common_defaults(&o->c);
 	o->duration = -1;
+	o->solo = -1;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":w:g:b:c:d:h", lo, NULL)) != -1) {
@@ -171,7 +209,32 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 	if (o->c.npipes > 1)
 		return cli_usage_error("run", "--pipeline: one pipeline per run "
 				       "(sweep takes a list)");
-	return cli_parse_dataset("run", argc, argv, &o->c);
+	ret = cli_parse_dataset("run", argc, argv, &o->c);
+	if (ret || !cli_cluster || cli_cluster->world < 2) {
+		if (!ret && (o->html || o->solo >= 0 || o->mpi_timeout))
+			return cli_usage_error("run", "--html, --solo and "
+				"--mpi-timeout are for runs under mpirun "
+				"(sweep writes HTML on one node)");
+		return ret;
+	}
+	/* every rank parses the same line: each says nothing, rank 0 the
+	 * error */
+	if (!o->c.dataset)
+		return cli_cluster_rank0() ? cli_usage_error("run", "under "
+			"mpirun give a DATASET every node sees (shared "
+			"storage): a generated one would be each node's own") :
+			FR_EXIT_USAGE;
+	if (o->cache == STG_CACHE_RAM)
+		return cli_cluster_rank0() ? cli_usage_error("run", "--ram "
+			"is for one node: under mpirun use --cache cold or "
+			"warm") : FR_EXIT_USAGE;
+	if (o->c.pipes[0].kind != MS_PIPELINE_NATIVE)
+		return cli_cluster_rank0() ? cli_usage_error("run", "under "
+			"mpirun the native pipeline runs (--pipeline torch "
+			"and python:FILE are for one node)") : FR_EXIT_USAGE;
+	if (o->mpi_timeout)
+		cli_cluster->timeout_s = o->mpi_timeout;
+	return 0;
 }
 
 /* Everything the command owns, released in one place. */
@@ -438,6 +501,110 @@ static int run_report(struct run_state *s, struct rpt_run *rr)
 	return ret;
 }
 
+/* ---- under mpirun ---- */
+
+/* The cluster report's fields from rank 0's own report RR. */
+static void run_cluster_fill(struct run_state *s, const struct rpt_run *rr,
+			     struct rpt_cluster *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->command = "run";
+	c->workload = rr->workload;
+	c->dataset = rr->dataset;
+	c->format = rr->format;
+	c->fs_type = rr->fs_type;
+	c->fs_server = s->fs.server;
+	c->cache = rr->cache;
+	c->files = rr->files;
+	c->bytes = rr->bytes;
+	c->records = rr->records;
+	c->window_s = s->o.duration >= 0 ? s->o.duration :
+		      s->o.epochs || s->o.samples ? 0 : LDR_DEFAULT_DURATION_S;
+	c->gpu_type = rr->gpu_count ? rr->gpu_type : NULL;
+	c->gpus_per_rank = rr->gpu_count;
+	c->demand_per_gpu = rr->demand_per_gpu;
+	c->au_threshold = rr->au_threshold > 0 ? rr->au_threshold :
+			  LDR_DEFAULT_AU_THRESHOLD;
+	c->demand_kind = rr->demand_kind;
+	c->demand_basis = rr->demand_basis;
+	c->demand_source = rr->demand_source;
+	c->bytes_per_sample = rpt_bytes_per_sample(rr->bytes, rr->records);
+	c->signal = cli_stop;
+	c->notes = s->notes;
+}
+
+/*
+ * This rank's point on its share of the dataset and CPUs, its window
+ * started with every other rank's; then rank 0's cluster report.
+ */
+static int run_cluster(struct run_state *s, struct rpt_run *rr)
+{
+	struct cli_cluster_run run;
+	struct rpt_cluster_rank mine;
+	struct cli_gate gate;
+	struct ms_point p;
+	cpu_set_t cpus;
+	double *solo = NULL;
+	bool shared = false;
+	int err = run_point(s, &p);
+
+	if (!err)
+		err = cli_cluster_cpus("run", &cpus, &shared);
+	memset(&run, 0, sizeof(run));
+	if (!err && s->o.cache == STG_CACHE_COLD && s->o.solo != 0) {
+		struct stg_reader_config rc = { 0 };
+
+		solo = calloc(cli_cluster->world, sizeof(*solo));
+		rc.backend = s->o.c.backend;
+		rc.depth = s->o.c.depth;
+		if (solo)
+			cli_cluster_solo(s->md.ds, &rc, s->o.c.readers ?
+					 s->o.c.readers : 1, s->o.solo > 0 ?
+					 s->o.solo : RUN_SOLO_S, solo);
+		run.solo = solo;
+	}
+	gate.margin_s = (s->o.warmup > 0 ? s->o.warmup : s->o.warmup < 0 ?
+			 0 : LDR_DEFAULT_WARMUP_S) + 3.0;
+	p.rank = cli_cluster->rank;
+	p.world = cli_cluster->world;
+	p.cpus_from = err ? NULL : &cpus;
+	p.cache_by_other = cli_cluster->local_rank != 0;
+	p.gate = cli_cluster_gate;
+	p.gate_arg = &gate;
+	rr->pipeline = s->pipeline;
+	rr->pipeline_name = "native";
+	memset(s->res, 0, sizeof(*s->res));
+	memset(&s->po, 0, sizeof(s->po));
+	if (err) {
+		/* say so at the gate: rank 0 does not wait for it */
+		double start;
+
+		cli_cluster_gate(&gate, false, &start);
+		snprintf(s->po.err_text, sizeof(s->po.err_text), "could not "
+			 "set up its point");
+	} else {
+		ms_point_run(&p, s->res, &s->po);
+		run_fill_result(s, rr);
+	}
+	rr->notes = s->notes;
+	cli_cluster_rank_fill(&mine, rr, s->res, &s->po, shared);
+	if (cli_cluster->rank == 0)
+		run_cluster_fill(s, rr, &run.report);
+	run.json = s->o.c.json;
+	run.html = s->o.html;
+	run.window_left_s = s->o.duration >= 0 || !(s->o.epochs ||
+			    s->o.samples) ? 0 : cli_cluster->timeout_s;
+	run.samples_per_epoch = s->md.shards ? s->md.shards->ldr.total :
+				stg_dataset_count(s->md.ds);
+	run.seed = s->o.c.seed;
+	run.shards = s->md.shards != NULL;
+	err = cli_cluster_report("run", &run, &mine);
+	free(solo);
+	if (cli_stop)
+		return cli_exit_for_signal(cli_stop);
+	return err;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct sigaction old[2];
@@ -465,12 +632,15 @@ int cmd_run(int argc, char **argv)
 	if (!ret && cli_stop)
 		ret = cli_fail("run", -EINTR, cli_stop, "interrupted before "
 			       "the measurement; nothing was measured");
-	if (!ret) {
+	if (!ret && cli_cluster && cli_cluster->world > 1) {
+		run_fill_dataset(s, &rr);
+		ret = run_cluster(s, &rr);
+	} else if (!ret) {
 		run_fill_dataset(s, &rr);
 		ret = run_measure(s, &rr);
+		if (!ret)
+			ret = run_report(s, &rr);
 	}
-	if (!ret)
-		ret = run_report(s, &rr);
 	cli_signals_restore(old);
 out_free:
 	/* the listing; the generated folder unless --keep-dataset */

@@ -21,6 +21,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "cluster.h"
 #include "measure.h"
 #include "report.h"
 #include "report_ckpt.h"
@@ -157,6 +158,12 @@ static void sweep_usage(FILE *f, const char *rule)
 "                         it: USD per million samples and per epoch at the\n"
 "                         feed the GPUs get in each judged cache state\n"
 "  -h, --help             this help\n"
+"\n"
+"Under mpirun (a build with `make MPI=1`, a DATASET every node sees): the\n"
+"points are 1, 2, 4 ... R ranks (one rank per node: as many nodes) x the\n"
+"cache states (cold, warm) x --vcpus per rank, each one window on every\n"
+"rank taking part; cold adds each rank's reads alone; the budget is shared\n"
+"by the points; rank 0 reports how the total scales with nodes.\n"
 "\n");
 	sweep_print_wrapped(f, rule);
 	fprintf(f,
@@ -705,6 +712,37 @@ static int sweep_pipelines(struct sweep_state *s)
 	return ret;
 }
 
+/* Under mpirun: the cluster sweep (cli/sweep_cluster.c). */
+static int sweep_cluster(struct sweep_state *s)
+{
+	struct cli_sweep_cluster sc;
+	struct stg_fs_info fs;
+	const char *fs_type = "";
+	char dev[STG_TEXT_MAX + 80];
+
+	ms_fs_describe(s->md.root, &fs, &fs_type, dev, sizeof(dev));
+	memset(&sc, 0, sizeof(sc));
+	sc.o = &s->o.c;
+	sc.w = s->w;
+	sc.gs = &s->gs;
+	sc.md = &s->md;
+	sc.ts = &s->ts;
+	sc.pipeline = s->pipeline;
+	sc.pipeline_len = sizeof(s->pipeline);
+	sc.vcpus = s->o.vcpus;
+	sc.nvcpus = s->o.nvcpus;
+	sc.cache = s->o.cache;
+	sc.budget_s = s->o.budget_s;
+	sc.html = s->o.html;
+	sc.format = wl_format_name(s->md.format);
+	sc.fs_type = fs_type;
+	sc.fs_server = fs.server;
+	sc.records = s->md.shards ? s->md.shards->ldr.total :
+		     stg_dataset_count(s->md.ds);
+	sc.notes = s->notes;
+	return cli_sweep_cluster(&sc);
+}
+
 int cmd_sweep(int argc, char **argv)
 {
 	struct sigaction old[2];
@@ -721,12 +759,32 @@ int cmd_sweep(int argc, char **argv)
 	ret = sweep_setup(s);
 	if (ret)
 		goto out_free;
+	if (cli_cluster && cli_cluster->world > 1) {
+		if (!s->o.c.dataset)
+			ret = cli_usage_error("sweep", "under mpirun give a "
+				"DATASET every node sees (shared storage)");
+		else if (s->o.nram || (s->o.cache[STG_CACHE_RAM] &&
+						   s->o.cache_given))
+			ret = cli_usage_error("sweep", "under mpirun the cache "
+				"states are cold and warm (--ram is for one "
+				"node)");
+		else if (s->o.c.npipes > 1 ||
+			 s->o.c.pipes[0].kind != MS_PIPELINE_NATIVE)
+			ret = cli_usage_error("sweep", "under mpirun the native "
+				"pipeline runs (--pipeline is for one node)");
+		if (ret)
+			goto out_free;
+	}
 	cli_signals_catch(old);
 	ret = cli_dataset_open("sweep", s->w, &s->o.c, &s->md);
-	if (!ret)
-		ret = sweep_pipelines(s);
-	if (!ret)
-		ret = sweep_report(s);
+	if (!ret && cli_cluster && cli_cluster->world > 1) {
+		ret = sweep_cluster(s);
+	} else {
+		if (!ret)
+			ret = sweep_pipelines(s);
+		if (!ret)
+			ret = sweep_report(s);
+	}
 	cli_signals_restore(old);
 out_free:
 	cli_dataset_close("sweep", &s->md, s->o.c.keep);

@@ -68,9 +68,23 @@ int main(int argc, char **argv)
 		printf("feedrate %s\n", FEEDRATE_VERSION);
 		return FR_EXIT_OK;
 	}
-	for (size_t i = 0; i < ncommands; i++)
-		if (!strcmp(name, commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+	for (size_t i = 0; i < ncommands; i++) {
+		int ret;
+
+		if (strcmp(name, commands[i].name))
+			continue;
+		/* launched by mpirun: MPI first, before any thread */
+		ret = cli_cluster_start(&argc, &argv);
+		if (ret)
+			return ret;
+		if (commands[i].fn != cmd_run && commands[i].fn != cmd_io &&
+		    commands[i].fn != cmd_sweep)
+			ret = cli_cluster_refuse(name);
+		if (!ret)
+			ret = commands[i].fn(argc - 1, argv + 1);
+		cli_cluster_end();
+		return ret;
+	}
 	fprintf(stderr, "feedrate: unknown command '%s'\n"
 		"Run 'feedrate --help' for the list of commands.\n", name);
 	return FR_EXIT_USAGE;

@@ -416,8 +416,11 @@ static void print_rank(FILE *f, const struct rpt_cluster_rank *r)
 		return;
 	}
 	t = FIXED(r->cpus);
-	snprintf(cpus, sizeof(cpus), "%u (%s)%s", r->vcpus, t ? t : "?",
-		 r->cpus_shared ? " shared" : "");
+	if (r->vcpus)
+		snprintf(cpus, sizeof(cpus), "%u (%s)%s", r->vcpus,
+			 t ? t : "?", r->cpus_shared ? " shared" : "");
+	else
+		snprintf(cpus, sizeof(cpus), "-");      /* io: not pinned */
 	free(t);
 	rpt_fmt_count(s, sizeof(s), r->samples_per_s);
 	snprintf(m, sizeof(m), "%.1f", r->bytes_per_s / 1e6);
@@ -552,7 +555,7 @@ static void print_once(FILE *f, const struct rpt_cluster *c)
 		fprintf(f, "FAILED: the ranks did not read every sample "
 			"exactly once per epoch (%u epoch%s checked)",
 			c->epochs_checked, c->epochs_checked == 1 ? "" : "s");
-	else
+	else if (!c->once_how[0])
 		fprintf(f, "not checked (no complete epoch)");
 	if (c->once_how[0]) {
 		fprintf(f, ": ");
@@ -652,7 +655,8 @@ void rpt_cluster_print(FILE *f, const struct rpt_cluster *c)
 			"median\n", a, t.slowest_below_median * 100);
 	}
 	print_storage(f, c, &t);
-	print_once(f, c);
+	if (c->every_sample_once >= 0 || c->once_how[0])
+		print_once(f, c);       /* io reads no epochs: none */
 	print_missing(f, c);
 	if (c->signal)
 		fprintf(f, "  signal     stopped by %s: a partial report\n",

@@ -9,10 +9,13 @@ pkgs=(build-essential pkg-config liburing-dev libjpeg62-turbo-dev libpng-dev
       zlib1g-dev libzstd-dev libjansson-dev libcriterion-dev libseccomp-dev
       libcap-dev libdeflate-dev bindfs e2fsprogs s3fs nfs-kernel-server
       nfs-common chromium zstd
-      python3-torch python3-torchvision python3-pil python3-numpy libinih-dev)
+      python3-torch python3-torchvision python3-pil python3-numpy libinih-dev
+      openmpi-bin libopenmpi-dev)
 # libdeflate-dev: .npz DEFLATE members (its static archive goes into
 # `make static`); python3-numpy writes the .npy/.npz test fixtures
 # libinih-dev: job files (workloads/jobs/*.ini and the user's)
+# openmpi-bin, libopenmpi-dev: `make MPI=1` and the tests that launch it
+# with mpirun (the default build and `make static` do not use them)
 # nfs-kernel-server, nfs-common: the NFS fixture (exportfs, rpc.nfsd,
 # rpc.mountd, mount.nfs4, rpcbind); it also needs nfs and nfsd in the kernel
 # python3-torch, -torchvision and -pil: --pipeline torch, and the tests

@@ -1,0 +1,407 @@
+/*
+ * test_cluster_mpi_slow.c - feedrate under a real `mpirun` on this
+ * machine: ranks as processes of one node (--oversubscribe), the cluster
+ * report rank 0 writes, a rank killed, SIGINT on mpirun, a build without
+ * MPI launched by mpirun. Skips, saying why, where Open MPI or the MPI
+ * build ($FEEDRATE_MPI_BIN, which `make test` sets) is missing.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "harness.h"
+
+static char mpirun[1024];      /* its path: the harness execs without PATH */
+
+static const char *mpi_bin(void)
+{
+	const char *b = getenv("FEEDRATE_MPI_BIN");
+	FILE *p;
+
+	if (!b || !*b || access(b, X_OK))
+		cr_skip_test("no MPI build: FEEDRATE_MPI_BIN unset (make test "
+			     "sets it where Open MPI is installed: Debian "
+			     "openmpi-bin libopenmpi-dev)");
+	p = popen("command -v mpirun", "r");
+	mpirun[0] = '\0';
+	if (p) {
+		if (!fgets(mpirun, sizeof(mpirun), p))
+			mpirun[0] = '\0';
+		pclose(p);
+	}
+	mpirun[strcspn(mpirun, "\n")] = '\0';
+	if (!mpirun[0])
+		cr_skip_test("mpirun not installed (Debian openmpi-bin)");
+	return b;
+}
+
+/* A small ImageFolder dataset of N files under DIR/ds. */
+static void gen_dataset(const char *dir, const char *extra, unsigned n)
+{
+	char cmd[2048];
+
+	snprintf(cmd, sizeof(cmd), "%s gen --quiet --files %u --seed 3 %s "
+		 "%s/ds >/dev/null 2>&1", fr_test_bin(), n, extra, dir);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+
+static json_t *load_json(const char *dir, const char *name)
+{
+	char path[1024];
+	json_error_t e;
+	json_t *j;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	j = json_load_file(path, 0, &e);
+	cr_assert_not_null(j, "%s: %s", path, e.text);
+	return j;
+}
+
+static double num(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	cr_assert(json_is_number(v), "%s is not a number", key);
+	return json_number_value(v);
+}
+
+/* mpirun ARGS... (the mpirun options first), its exit code. */
+#define MPIRUN(dir, limit, ...) \
+	fr_test_run(dir, (char *const[]){ mpirun, "--allow-run-as-root", \
+		"--oversubscribe", __VA_ARGS__, NULL }, limit)
+
+/* Totals over ranks[] of J. */
+static double ranks_sum(const json_t *j, const char *key, size_t *n)
+{
+	const json_t *ranks = json_object_get(j, "ranks"), *r;
+	double s = 0;
+	size_t i;
+
+	cr_assert(json_is_array(ranks));
+	*n = json_array_size(ranks);
+	json_array_foreach(ranks, i, r)
+		if (json_is_true(json_object_get(r, "reported")) &&
+		    json_is_number(json_object_get(r, key)))
+			s += json_number_value(json_object_get(r, key));
+	return s;
+}
+
+FR_TEST(cluster_mpi_slow, two_ranks_total_is_the_sum_of_ranks)
+{
+	const char *bin = mpi_bin();
+	char *dir = fr_test_tmpdir(), ds[1024], js[1024];
+	const json_t *r, *nodes;
+	json_t *j;
+	size_t n, i;
+	int rc;
+
+	gen_dataset(dir, "", 40);
+	snprintf(ds, sizeof(ds), "%s/ds", dir);
+	snprintf(js, sizeof(js), "%s/c.json", dir);
+	rc = MPIRUN(dir, 240, "-np", "2", (char *)bin, "run", "--gpus", "0",
+		    "--cache", "warm", "--duration", "2", "--json", js, ds);
+	cr_assert_eq(rc, 0, "mpirun exit %d", rc);
+	j = load_json(dir, "c.json");
+	cr_assert_str_eq(json_string_value(json_object_get(j, "command")),
+			 "run");
+	cr_assert_float_eq(num(j, "samples_per_s"),
+			   ranks_sum(j, "samples_per_s", &n), 1e-6);
+	cr_assert_eq(n, 2);
+	cr_assert_float_eq(num(j, "bytes_per_s"),
+			   ranks_sum(j, "bytes_per_s", &n), 1e-3);
+	json_array_foreach(json_object_get(j, "ranks"), i, r) {
+		cr_assert_eq(num(r, "rank"), (double)i);
+		cr_assert(json_string_length(json_object_get(r, "host")) > 0);
+		cr_assert_gt(num(r, "samples_per_s"), 0, "rank %zu", i);
+	}
+	/* one host: one node holding both ranks */
+	nodes = json_object_get(j, "nodes");
+	cr_assert_eq(json_array_size(nodes), 1);
+	cr_assert_eq(num(json_array_get(nodes, 0), "ranks"), 2);
+	cr_assert_float_eq(num(json_array_get(nodes, 0), "samples_per_s"),
+			   num(j, "samples_per_s"), 1e-6);
+	json_decref(j);
+	fr_test_rmtree(dir);
+}
+
+/* Every sample once per epoch across ranks: the digests added up. */
+static void once_per_epoch(const char *np, const char *gen_extra,
+			   unsigned files)
+{
+	const char *bin = mpi_bin();
+	char *dir = fr_test_tmpdir(), ds[1024], js[1024];
+	const json_t *once;
+	json_t *j;
+	size_t n;
+	int rc;
+
+	gen_dataset(dir, gen_extra, files);
+	snprintf(ds, sizeof(ds), "%s/ds", dir);
+	snprintf(js, sizeof(js), "%s/c.json", dir);
+	rc = MPIRUN(dir, 240, "-np", (char *)np, (char *)bin, "run", "--gpus",
+		    "0", "--cache", "warm", "--epochs", "2", "--batch", "4",
+		    "--json", js, ds);
+	cr_assert_eq(rc, 0, "mpirun exit %d", rc);
+	j = load_json(dir, "c.json");
+	once = json_object_get(j, "exactly_once");
+	cr_assert(json_is_true(json_object_get(once, "checked")), "%s",
+		  json_string_value(json_object_get(once, "how")));
+	cr_assert(json_is_true(json_object_get(once, "ok")), "%s",
+		  json_string_value(json_object_get(once, "how")));
+	cr_assert_eq(num(once, "epochs"), 2);
+	ranks_sum(j, "samples_per_s", &n);
+	cr_assert_eq(n, (size_t)atoi(np));
+	json_decref(j);
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(cluster_mpi_slow, three_ranks_read_every_sample_once_per_epoch)
+{
+	once_per_epoch("3", "", 31);    /* 31 = 3 x 10 + 1: padded */
+}
+
+FR_TEST(cluster_mpi_slow, shards_split_by_rank_read_every_record_once)
+{
+	once_per_epoch("2", "--format wds --shard-size 300K", 40);
+}
+
+/* The pid of RANK among LAUNCHER's children, 0 when not (yet). */
+static pid_t rank_pid(pid_t launcher, int rank)
+{
+	char want[64], path[64], buf[8192];
+	struct dirent *d;
+	pid_t found = 0;
+	DIR *p = opendir("/proc");
+
+	snprintf(want, sizeof(want), "OMPI_COMM_WORLD_RANK=%d", rank);
+	while (p && !found && (d = readdir(p))) {
+		pid_t pid = (pid_t)atoi(d->d_name);
+		FILE *f;
+		size_t len;
+		int ppid = 0;
+
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%*d %*s %*c %d", &ppid) != 1)
+			ppid = 0;
+		fclose(f);
+		if (ppid != launcher)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		len = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		for (size_t i = 0; i < len; i += strlen(buf + i) + 1) {
+			buf[len] = '\0';
+			if (!strcmp(buf + i, want))
+				found = pid;
+		}
+	}
+	if (p)
+		closedir(p);
+	return found;
+}
+
+/* Is PID still running (not gone, not a zombie)? */
+static bool running(pid_t pid)
+{
+	char path[64], st = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (fscanf(f, "%*d %*s %c", &st) != 1)
+		st = 0;
+	fclose(f);
+	return st && st != 'Z' && st != 'X';
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
+
+	nanosleep(&ts, NULL);
+}
+
+FR_TEST(cluster_mpi_slow, rank_killed_mid_run_is_named_and_others_report)
+{
+	const char *bin = mpi_bin();
+	char *dir = fr_test_tmpdir(), ds[1024], js[1024];
+	const json_t *lost;
+	pid_t pid, victim = 0;
+	json_t *j;
+	size_t n;
+
+	gen_dataset(dir, "", 40);
+	snprintf(ds, sizeof(ds), "%s/ds", dir);
+	snprintf(js, sizeof(js), "%s/c.json", dir);
+	/* --enable-recovery: mpirun lets the others finish without it */
+	pid = fr_test_spawn(dir, (char *const[]){ mpirun,
+		"--allow-run-as-root", "--oversubscribe", "--enable-recovery",
+		"-np", "3", (char *)bin, "run", "--gpus", "0", "--cache",
+		"warm", "--duration", "8", "--mpi-timeout", "10", "--json", js,
+		ds, NULL });
+	for (int i = 0; i < 200 && !victim; i++) {
+		sleep_s(0.05);
+		victim = rank_pid(pid, 2);
+	}
+	cr_assert_gt(victim, 0, "rank 2 never started");
+	sleep_s(6);                     /* into its window */
+	kill(victim, SIGKILL);
+	fr_test_wait(pid, 240);
+	j = load_json(dir, "c.json");
+	lost = json_array_get(json_object_get(j, "ranks"), 2);
+	cr_assert(json_is_false(json_object_get(lost, "reported")));
+	cr_assert(strstr(json_string_value(json_object_get(lost, "lost_why")),
+			 "rank 2"), "%s", json_string_value(
+			 json_object_get(lost, "lost_why")));
+	/* the others' total, without it */
+	cr_assert_float_eq(num(j, "samples_per_s"),
+			   ranks_sum(j, "samples_per_s", &n), 1e-6);
+	cr_assert_gt(num(j, "samples_per_s"), 0);
+	cr_assert(json_is_true(json_object_get(j, "partial")));
+	json_decref(j);
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(cluster_mpi_slow, sigint_on_mpirun_ends_all_with_a_partial_report)
+{
+	const char *bin = mpi_bin();
+	char *dir = fr_test_tmpdir(), ds[1024], js[1024];
+	pid_t pid, r1 = 0;
+	json_t *j;
+	size_t n;
+
+	gen_dataset(dir, "", 40);
+	snprintf(ds, sizeof(ds), "%s/ds", dir);
+	snprintf(js, sizeof(js), "%s/c.json", dir);
+	pid = fr_test_spawn(dir, (char *const[]){ mpirun,
+		"--allow-run-as-root", "--oversubscribe", "-np", "2",
+		(char *)bin, "run", "--gpus", "0", "--cache", "warm",
+		"--duration", "120", "--json", js, ds, NULL });
+	for (int i = 0; i < 200 && !r1; i++) {
+		sleep_s(0.05);
+		r1 = rank_pid(pid, 1);
+	}
+	cr_assert_gt(r1, 0, "rank 1 never started");
+	sleep_s(8);                     /* into the window */
+	kill(pid, SIGINT);
+	fr_test_wait(pid, 60);
+	j = load_json(dir, "c.json");
+	cr_assert(json_is_true(json_object_get(j, "partial")));
+	cr_assert(json_is_string(json_object_get(j, "signal")));
+	ranks_sum(j, "samples_per_s", &n);
+	cr_assert_eq(n, 2);
+	cr_assert_gt(num(j, "samples_per_s"), 0);
+	/* nothing left running */
+	sleep_s(0.5);
+	cr_assert(!running(r1), "rank 1 outlived mpirun");
+	json_decref(j);
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(cluster_mpi_slow, io_sets_the_ranks_together_against_alone)
+{
+	const char *bin = mpi_bin();
+	char *dir = fr_test_tmpdir(), ds[1024], js[1024];
+	const json_t *st;
+	json_t *j;
+	size_t n;
+	int rc;
+
+	gen_dataset(dir, "", 40);
+	snprintf(ds, sizeof(ds), "%s/ds", dir);
+	snprintf(js, sizeof(js), "%s/io.json", dir);
+	rc = MPIRUN(dir, 240, "-np", "2", (char *)bin, "io", "--cache",
+		    "cold", "--duration", "1", "--json", js, ds);
+	cr_assert_eq(rc, 0, "mpirun exit %d", rc);
+	j = load_json(dir, "io.json");
+	cr_assert_str_eq(json_string_value(json_object_get(j, "command")),
+			 "io");
+	cr_assert_float_eq(num(j, "bytes_per_s"),
+			   ranks_sum(j, "bytes_per_s", &n), 1e-3);
+	cr_assert_eq(n, 2);
+	st = json_object_get(j, "storage");
+	cr_assert_gt(num(st, "solo_sum_bytes_per_s"), 0);
+	cr_assert_float_eq(num(st, "solo_sum_bytes_per_s"),
+			   ranks_sum(j, "solo_bytes_per_s", &n), 1e-3);
+	json_decref(j);
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(cluster_mpi_slow, a_build_without_mpi_under_mpirun_says_so)
+{
+	char *dir = fr_test_tmpdir(), path[1024], buf[4096] = "";
+	FILE *f;
+	int rc;
+
+	mpi_bin();                      /* mpirun is there */
+	rc = MPIRUN(dir, 120, "-np", "2", (char *)fr_test_bin(), "run",
+		    "--gpus", "0", dir);
+	cr_assert_neq(rc, 0);
+	snprintf(path, sizeof(path), "%s/stderr", dir);
+	f = fopen(path, "r");
+	cr_assert_not_null(f);
+	buf[fread(buf, 1, sizeof(buf) - 1, f)] = '\0';
+	fclose(f);
+	cr_assert(strstr(buf, "make MPI=1"), "%s", buf);
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(cluster_mpi_slow, sweep_varies_the_ranks_and_reports_the_scaling)
+{
+	const char *bin = mpi_bin();
+	char *dir = fr_test_tmpdir(), ds[1024], js[1024];
+	const json_t *pts, *p;
+	json_t *j;
+	size_t i;
+	int rc;
+
+	gen_dataset(dir, "", 40);
+	snprintf(ds, sizeof(ds), "%s/ds", dir);
+	snprintf(js, sizeof(js), "%s/sw.json", dir);
+	rc = MPIRUN(dir, 280, "-np", "3", (char *)bin, "sweep", "--gpus", "1",
+		    "--cache", "warm", "--vcpus", "1", "--budget", "30",
+		    "--json", js, ds);
+	cr_assert_eq(rc, 0, "mpirun exit %d", rc);
+	j = load_json(dir, "sw.json");
+	cr_assert_str_eq(json_string_value(json_object_get(j, "schema")),
+			 "feedrate.cluster_sweep");
+	/* 1, 2, then all 3 ranks */
+	pts = json_object_get(j, "points");
+	cr_assert_eq(json_array_size(pts), 3);
+	json_array_foreach(pts, i, p) {
+		const json_t *c = json_object_get(p, "cluster");
+		size_t n;
+
+		cr_assert_eq(num(p, "ranks"), i < 2 ? (double)(i + 1) : 3.0);
+		cr_assert_eq(json_array_size(json_object_get(c, "ranks")),
+			     (size_t)num(p, "ranks"));
+		cr_assert_float_eq(num(p, "samples_per_s"),
+				   ranks_sum(c, "samples_per_s", &n), 1e-6);
+		cr_assert_gt(num(p, "samples_per_s"), 0);
+	}
+	cr_assert_float_eq(num(json_array_get(pts, 0), "efficiency"), 1.0,
+			   1e-9);
+	cr_assert_eq(json_array_size(json_object_get(j, "series")), 1);
+	json_decref(j);
+	fr_test_rmtree(dir);
+}
