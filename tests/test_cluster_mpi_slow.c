@@ -241,71 +241,101 @@ static void sleep_s(double s)
 	nanosleep(&ts, NULL);
 }
 
-FR_TEST(cluster_mpi_slow, rank_killed_mid_run_is_named_and_others_report)
+/*
+ * mpirun -np NP (with RECOVERY: --enable-recovery) of `run` for DURATION
+ * on a fresh dataset; once rank WHO has run for AFTER_S seconds, SIG to
+ * it (WHO < 0: to mpirun). Returns rank 0's JSON report; *PEER gets the
+ * pid of rank 1.
+ */
+static json_t *run_and_signal(char *dir, const char *np, bool recovery,
+			      const char *duration, int who, double after_s,
+			      int sig, pid_t *peer)
 {
 	const char *bin = mpi_bin();
-	char *dir = fr_test_tmpdir(), ds[1024], js[1024];
-	const json_t *lost;
-	pid_t pid, victim = 0;
-	json_t *j;
-	size_t n;
+	char ds[1024], js[1024];
+	pid_t pid, target = 0;
+	char *argv[32];
+	int a = 0;
 
 	gen_dataset(dir, "", 40);
 	snprintf(ds, sizeof(ds), "%s/ds", dir);
 	snprintf(js, sizeof(js), "%s/c.json", dir);
-	/* --enable-recovery: mpirun lets the others finish without it */
-	pid = fr_test_spawn(dir, (char *const[]){ mpirun,
-		"--allow-run-as-root", "--oversubscribe", "--enable-recovery",
-		"-np", "3", (char *)bin, "run", "--gpus", "0", "--cache",
-		"warm", "--duration", "8", "--mpi-timeout", "10", "--json", js,
-		ds, NULL });
-	for (int i = 0; i < 200 && !victim; i++) {
+	argv[a++] = mpirun;
+	argv[a++] = "--allow-run-as-root";
+	argv[a++] = "--oversubscribe";
+	if (recovery)
+		argv[a++] = "--enable-recovery";
+	argv[a++] = "-np";
+	argv[a++] = (char *)np;
+	argv[a++] = (char *)bin;
+	argv[a++] = "run";
+	argv[a++] = "--gpus";
+	argv[a++] = "0";
+	argv[a++] = "--cache";
+	argv[a++] = "warm";
+	argv[a++] = "--duration";
+	argv[a++] = (char *)duration;
+	argv[a++] = "--mpi-timeout";
+	argv[a++] = "10";
+	argv[a++] = "--json";
+	argv[a++] = js;
+	argv[a++] = ds;
+	argv[a] = NULL;
+	pid = fr_test_spawn(dir, argv);
+	for (int i = 0; i < 200 && !target; i++) {
 		sleep_s(0.05);
-		victim = rank_pid(pid, 2);
+		target = rank_pid(pid, who < 0 ? 1 : who);
 	}
-	cr_assert_gt(victim, 0, "rank 2 never started");
-	sleep_s(6);                     /* into its window */
-	kill(victim, SIGKILL);
+	cr_assert_gt(target, 0, "rank %d never started", who < 0 ? 1 : who);
+	*peer = rank_pid(pid, 1);
+	sleep_s(after_s);               /* into the window */
+	kill(who < 0 ? pid : target, sig);
 	fr_test_wait(pid, 240);
-	j = load_json(dir, "c.json");
+	return load_json(dir, "c.json");
+}
+
+/* Rank 2 of 3 killed in its window: named, the others' total without it. */
+static void killed_rank(bool recovery)
+{
+	char *dir = fr_test_tmpdir();
+	const json_t *lost;
+	json_t *j;
+	pid_t peer;
+	size_t n;
+
+	j = run_and_signal(dir, "3", recovery, "8", 2, 6, SIGKILL, &peer);
 	lost = json_array_get(json_object_get(j, "ranks"), 2);
 	cr_assert(json_is_false(json_object_get(lost, "reported")));
 	cr_assert(strstr(json_string_value(json_object_get(lost, "lost_why")),
 			 "rank 2"), "%s", json_string_value(
 			 json_object_get(lost, "lost_why")));
-	/* the others' total, without it */
 	cr_assert_float_eq(num(j, "samples_per_s"),
 			   ranks_sum(j, "samples_per_s", &n), 1e-6);
+	cr_assert_eq(n, 3);
 	cr_assert_gt(num(j, "samples_per_s"), 0);
 	cr_assert(json_is_true(json_object_get(j, "partial")));
 	json_decref(j);
 	fr_test_rmtree(dir);
 }
 
+FR_TEST(cluster_mpi_slow, rank_killed_mid_run_is_named_and_others_report)
+{
+	killed_rank(true);      /* the others finish their windows */
+}
+
+FR_TEST(cluster_mpi_slow, rank_killed_without_recovery_still_reports)
+{
+	killed_rank(false);     /* mpirun ends the others: partial */
+}
+
 FR_TEST(cluster_mpi_slow, sigint_on_mpirun_ends_all_with_a_partial_report)
 {
-	const char *bin = mpi_bin();
-	char *dir = fr_test_tmpdir(), ds[1024], js[1024];
-	pid_t pid, r1 = 0;
+	char *dir = fr_test_tmpdir();
+	pid_t r1;
 	json_t *j;
 	size_t n;
 
-	gen_dataset(dir, "", 40);
-	snprintf(ds, sizeof(ds), "%s/ds", dir);
-	snprintf(js, sizeof(js), "%s/c.json", dir);
-	pid = fr_test_spawn(dir, (char *const[]){ mpirun,
-		"--allow-run-as-root", "--oversubscribe", "-np", "2",
-		(char *)bin, "run", "--gpus", "0", "--cache", "warm",
-		"--duration", "120", "--json", js, ds, NULL });
-	for (int i = 0; i < 200 && !r1; i++) {
-		sleep_s(0.05);
-		r1 = rank_pid(pid, 1);
-	}
-	cr_assert_gt(r1, 0, "rank 1 never started");
-	sleep_s(8);                     /* into the window */
-	kill(pid, SIGINT);
-	fr_test_wait(pid, 60);
-	j = load_json(dir, "c.json");
+	j = run_and_signal(dir, "2", false, "120", -1, 8, SIGINT, &r1);
 	cr_assert(json_is_true(json_object_get(j, "partial")));
 	cr_assert(json_is_string(json_object_get(j, "signal")));
 	ranks_sum(j, "samples_per_s", &n);
@@ -313,7 +343,7 @@ FR_TEST(cluster_mpi_slow, sigint_on_mpirun_ends_all_with_a_partial_report)
 	cr_assert_gt(num(j, "samples_per_s"), 0);
 	/* nothing left running */
 	sleep_s(0.5);
-	cr_assert(!running(r1), "rank 1 outlived mpirun");
+	cr_assert(r1 > 0 && !running(r1), "rank 1 outlived mpirun");
 	json_decref(j);
 	fr_test_rmtree(dir);
 }
