@@ -208,7 +208,7 @@ static int io_parse(int argc, char **argv, struct io_opts *o)
 		return cli_usage_error("io", optind >= argc ?
 				       "missing DATASET" : "one DATASET only");
 	o->dataset = argv[optind];
-	if (!cli_cluster || cli_cluster->world < 2) {
+	if (!cli_cluster) {
 		if (o->html || o->solo >= 0 || o->mpi_timeout)
 			return cli_usage_error("io", "--html, --solo and "
 				"--mpi-timeout are for io under mpirun");
@@ -422,7 +422,7 @@ int cmd_io(int argc, char **argv)
 	o.cfg.stop = &cli_stop;
 	o.cfg.progress = io_on_progress;
 	cli_signals_catch(old);
-	if (cli_cluster && cli_cluster->world > 1) {
+	if (cli_cluster) {
 		ret = io_cluster(&o, &md, res);
 		if (cli_stop)
 			ret = cli_exit_for_signal(cli_stop);

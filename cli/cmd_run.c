@@ -210,7 +210,7 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 		return cli_usage_error("run", "--pipeline: one pipeline per run "
 				       "(sweep takes a list)");
 	ret = cli_parse_dataset("run", argc, argv, &o->c);
-	if (ret || !cli_cluster || cli_cluster->world < 2) {
+	if (ret || !cli_cluster) {
 		if (!ret && (o->html || o->solo >= 0 || o->mpi_timeout))
 			return cli_usage_error("run", "--html, --solo and "
 				"--mpi-timeout are for runs under mpirun "
@@ -632,7 +632,7 @@ int cmd_run(int argc, char **argv)
 	if (!ret && cli_stop)
 		ret = cli_fail("run", -EINTR, cli_stop, "interrupted before "
 			       "the measurement; nothing was measured");
-	if (!ret && cli_cluster && cli_cluster->world > 1) {
+	if (!ret && cli_cluster) {
 		run_fill_dataset(s, &rr);
 		ret = run_cluster(s, &rr);
 	} else if (!ret) {

@@ -759,7 +759,7 @@ int cmd_sweep(int argc, char **argv)
 	ret = sweep_setup(s);
 	if (ret)
 		goto out_free;
-	if (cli_cluster && cli_cluster->world > 1) {
+	if (cli_cluster) {
 		if (!s->o.c.dataset)
 			ret = cli_usage_error("sweep", "under mpirun give a "
 				"DATASET every node sees (shared storage)");
@@ -777,7 +777,7 @@ int cmd_sweep(int argc, char **argv)
 	}
 	cli_signals_catch(old);
 	ret = cli_dataset_open("sweep", s->w, &s->o.c, &s->md);
-	if (!ret && cli_cluster && cli_cluster->world > 1) {
+	if (!ret && cli_cluster) {
 		ret = sweep_cluster(s);
 	} else {
 		if (!ret)

@@ -7,11 +7,14 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -20,6 +23,7 @@
 #include <jansson.h>
 
 #include "harness.h"
+#include "fixture_testlib.h"
 
 static char mpirun[1024];      /* its path: the harness execs without PATH */
 
@@ -434,4 +438,118 @@ FR_TEST(cluster_mpi_slow, sweep_varies_the_ranks_and_reports_the_scaling)
 	cr_assert_eq(json_array_size(json_object_get(j, "series")), 1);
 	json_decref(j);
 	fr_test_rmtree(dir);
+}
+
+/* ---- one dataset on shared storage, read by 1, 2 and 3 ranks ---- */
+
+/*
+ * Start fixture KIND (tests/storage_fixtures/fixtures.sh, shared by the
+ * run's suites: one test at a time holds its lock, *LOCK_FD) and put the
+ * mount's dataset, the script's KEY, into PATH; skip with the script's
+ * reason where the machine lacks what it needs.
+ */
+static void shared_start(const char *kind, const char *key, char *path,
+			 size_t cap, int *lock_fd)
+{
+	char lock[PATH_MAX + 16], *out;
+	int rc;
+
+	if (access(FIXTURE_SCRIPT, X_OK))
+		cr_skip_test("%s not found: run from the repository root",
+			     FIXTURE_SCRIPT);
+	rc = fixture_sh(&out, "%s check %s", FIXTURE_SCRIPT, kind);
+	if (rc == 77) {
+		const char *why = strstr(out, "skip: ");
+
+		cr_skip_test("%.300s", why ? why + 6 : out);
+	}
+	free(out);
+	snprintf(lock, sizeof(lock), "%s.testlock", fixture_state());
+	*lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (*lock_fd >= 0)
+		while (flock(*lock_fd, LOCK_EX) < 0 && errno == EINTR)
+			;
+	rc = fixture_sh(&out, "FEEDRATE_BIN='%s' %s start --owner %d %s",
+			fr_test_bin(), FIXTURE_SCRIPT, (int)getppid(), kind);
+	if (rc == 77) {
+		const char *why = strstr(out, "skip: ");
+
+		cr_skip_test("%.300s", why ? why + 6 : out);
+	}
+	cr_assert_eq(rc, 0, "fixtures.sh start %s failed (%d):\n%s", kind, rc,
+		     out);
+	fixture_env(out, key, path, cap);
+	free(out);
+	cr_assert(path[0], "no %s in the script's output", key);
+}
+
+/* The dataset at PATH read cold by 1, 2 and 3 ranks: io (the ranks
+ * together against each alone) and run; totals are the ranks' sums. */
+static void shared_read_by_ranks(const char *path)
+{
+	const char *bin = mpi_bin();
+	static const char *const nps[] = { "1", "2", "3" };
+	char *dir = fr_test_tmpdir(), js[1024];
+
+	for (size_t i = 0; i < 3; i++) {
+		const json_t *st;
+		json_t *j;
+		size_t n;
+		int rc;
+
+		snprintf(js, sizeof(js), "%s/io%s.json", dir, nps[i]);
+		rc = MPIRUN(dir, 240, "-np", (char *)nps[i], (char *)bin, "io",
+			    "--cache", "cold", "--duration", "2", "--solo",
+			    "2", "--json", js, (char *)path);
+		cr_assert(rc == 0 || rc == 3, "io -np %s: exit %d", nps[i],
+			  rc);
+		j = load_json(dir, strrchr(js, '/') + 1);
+		cr_assert_float_eq(num(j, "bytes_per_s"),
+				   ranks_sum(j, "bytes_per_s", &n), 1e-3);
+		cr_assert_eq(n, (size_t)(i + 1));
+		cr_assert_gt(num(j, "bytes_per_s"), 0);
+		st = json_object_get(j, "storage");
+		cr_assert_gt(num(st, "solo_sum_bytes_per_s"), 0,
+			     "-np %s: no read alone", nps[i]);
+		json_decref(j);
+
+		snprintf(js, sizeof(js), "%s/run%s.json", dir, nps[i]);
+		rc = MPIRUN(dir, 240, "-np", (char *)nps[i], (char *)bin,
+			    "run", "--gpus", "0", "--cache", "cold",
+			    "--duration", "3", "--solo", "1", "--json", js,
+			    (char *)path);
+		cr_assert(rc == 0 || rc == 3, "run -np %s: exit %d", nps[i],
+			  rc);
+		j = load_json(dir, strrchr(js, '/') + 1);
+		cr_assert_float_eq(num(j, "samples_per_s"),
+				   ranks_sum(j, "samples_per_s", &n), 1e-6);
+		cr_assert_eq(n, (size_t)(i + 1));
+		cr_assert_gt(num(j, "samples_per_s"), 0);
+		json_decref(j);
+	}
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(cluster_mpi_slow, s3fs_dataset_read_by_1_2_3_ranks)
+{
+	char path[PATH_MAX];
+	int fd = -1;
+
+	mpi_bin();
+	shared_start("s3", "FIXTURE_S3", path, sizeof(path), &fd);
+	shared_read_by_ranks(path);
+	if (fd >= 0)
+		close(fd);
+}
+
+FR_TEST(cluster_mpi_slow, nfs_dataset_read_by_1_2_3_ranks)
+{
+	char path[PATH_MAX];
+	int fd = -1;
+
+	mpi_bin();
+	shared_start("nfs", "FIXTURE_NFS", path, sizeof(path), &fd);
+	shared_read_by_ranks(path);
+	if (fd >= 0)
+		close(fd);
 }
