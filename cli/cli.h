@@ -404,7 +404,8 @@ struct cli_cluster_run {
 	                                   filled by the command */
 	const char *json, *html;        /* --json, --html; NULL none */
 	const double *solo;             /* the ranks' reads alone; NULL */
-	double window_left_s;           /* from now to the window's end */
+	double window_s;                /* each rank's window; 0: unknown
+	                                   (a number of epochs or samples) */
 	uint64_t samples_per_epoch;     /* for the exactly-once check */
 	uint64_t seed;
 	bool shards;
@@ -412,7 +413,7 @@ struct cli_cluster_run {
 
 /*
  * Send MINE to rank 0; on rank 0 gather every rank's (a lost one is named
- * after the window's end plus a grace), print the cluster report and
+ * after the common window's end plus a grace), print the cluster report and
  * write RUN's JSON and HTML. Returns the exit code (rank 0: 5 when a rank
  * was lost or failed; other ranks: 0).
  */
@@ -440,15 +441,19 @@ struct cli_sweep_cluster {
 	char *pipeline;                 /* the transform in words (out) */
 	size_t pipeline_len;
 	const unsigned *vcpus;          /* --vcpus: counts per rank (those
-	                                   above a rank's share are left out) */
+	                                   above rank 0's share are left out;
+	                                   none given: 1, 2, 4 ... its share) */
 	unsigned nvcpus;
 	const bool *cache;              /* STG_CACHE_STATES: cold and warm are
 	                                   measured */
 	double budget_s;                /* shared by the points' windows */
 	const char *html;
-	const char *format, *fs_type, *fs_server;
+	const char *dataset, *format, *fs_type, *fs_server;
 	uint64_t records;               /* samples per epoch */
 	const char *notes;
+	bool failed;                    /* this rank could not open the
+	                                   dataset: it walks the points'
+	                                   steps saying so */
 };
 
 /*

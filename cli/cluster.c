@@ -182,7 +182,9 @@ int cli_cluster_solo(const struct stg_dataset *ds,
 	int err;
 
 	memset(&x, 0, sizeof(x));
-	ms_cluster_files(ds, cli_cluster->rank, cli_cluster->world, &mine);
+	if (ds)
+		ms_cluster_files(ds, cli_cluster->rank, cli_cluster->world,
+				 &mine);
 	x.a.files = mine;
 	x.a.rc = *rc;
 	x.a.threads = threads;
@@ -306,7 +308,7 @@ int cli_cluster_collect(const char *cmd, struct cli_cluster_run *run,
 	const unsigned n = cl->active ? cl->active : cl->world;
 	struct rpt_cluster_rank *all;
 	struct rpt_cluster *c = &run->report;
-	double deadline, start0;
+	double deadline, left;
 	unsigned nodes = 0;
 	bool *got;
 	int ret = FR_EXIT_OK;
@@ -319,7 +321,14 @@ int cli_cluster_collect(const char *cmd, struct cli_cluster_run *run,
 		free(got);
 		return cli_fail(cmd, -ENOMEM, 0, "out of memory");
 	}
-	deadline = stg_now() + run->window_left_s +
+	/* the others' windows end at the common start + the window, whatever
+	 * became of rank 0's own point; a run to a number of epochs or
+	 * samples has no known end: a timeout more */
+	left = cl->timeout_s;
+	if (run->window_s > 0 && cl->window_start > 0)
+		left = cl->window_start + run->window_s -
+		       cl->realtime(cl->realtime_arg);
+	deadline = stg_now() + (left > 0 ? left : 0) +
 		   (cl->timeout_s < MS_CLUSTER_GRACE_S ? cl->timeout_s :
 		    MS_CLUSTER_GRACE_S);
 	if (ms_cluster_gather(cl, mine, sizeof(*mine), all, got, deadline) ||
@@ -328,7 +337,6 @@ int cli_cluster_collect(const char *cmd, struct cli_cluster_run *run,
 		free(got);
 		return FR_EXIT_OK;      /* rank 0 reports */
 	}
-	start0 = all[0].start_skew_s;   /* rank 0's window start */
 	for (unsigned k = 0; k < n; k++) {
 		struct rpt_cluster_rank *r = &all[k];
 		const struct ms_cluster_peer *p = &cl->peers[k];
@@ -354,9 +362,14 @@ int cli_cluster_collect(const char *cmd, struct cli_cluster_run *run,
 			r->reported = true;
 			r->rank = k;
 			r->node = p->node;
-			if (!r->fail_text[0])
-				r->start_skew_s -= p->clock_offset_s + start0;
+			/* its window's start, in rank 0's clock, against
+			 * the common start */
+			if (!r->fail_text[0] && cl->window_start > 0)
+				r->start_skew_s -= p->clock_offset_s +
+						   cl->window_start;
 			else
+				r->start_skew_s = 0;
+			if (r->fail_text[0])
 				ret = FR_EXIT_ENV;
 		}
 		if (run->solo)

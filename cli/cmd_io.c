@@ -282,6 +282,14 @@ static double io_alone_fn(void *arg)
 	return (double)a->res->st.bytes / a->res->seconds;
 }
 
+static double realtime_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 /* Sleep until CLOCK_REALTIME reaches T (or a stop signal). */
 static void sleep_until(double t)
 {
@@ -310,12 +318,14 @@ static int io_cluster(struct io_opts *o, struct ms_dataset *md,
 	double *solo = calloc(cl->world, sizeof(*solo));
 	double start = 0;
 	bool ok;
-	int err = ms_cluster_files(md->ds, cl->rank, cl->world, &mine);
+	int files_err = md->ds ? ms_cluster_files(md->ds, cl->rank,
+						  cl->world, &mine) : -ENOENT;
+	int err;
 
 	memset(&run, 0, sizeof(run));
 	memset(&r, 0, sizeof(r));
 	memset(res, 0, sizeof(*res));
-	if (o->solo != 0 && solo) {
+	if (o->solo != 0) {             /* every rank: the same steps */
 		/* the same reads as together, cache state included */
 		memset(&alone, 0, sizeof(alone));
 		alone.cfg = o->cfg;
@@ -330,9 +340,20 @@ static int io_cluster(struct io_opts *o, struct ms_dataset *md,
 		run.solo = solo;
 	}
 	ok = mine != NULL && !cli_stop;
-	/* the page cache is prepared by ms_io_run, on this rank's files:
-	 * a short step (eviction), inside the common start's margin */
-	err = ms_cluster_gate(cl, ok, 1.0, &start);
+	/* the page cache made before the gate, so that every rank's reads
+	 * start together: warm is read in now and then left as it is; cold
+	 * is evicted now, and ms_io_run's own eviction finds little left */
+	if (ok && o->cfg.cache == STG_CACHE_WARM) {
+		uint64_t errors = 0;
+
+		stg_cache_dataset_warm(mine, &errors);
+		o->cfg.cache = MS_IO_CACHE_ASIS;
+	} else if (ok && o->cfg.cache == STG_CACHE_COLD) {
+		uint64_t errors = 0;
+
+		stg_cache_dataset_evict(mine, &errors);
+	}
+	err = ms_cluster_gate(cl, ok, 2.0, &start);
 	memset(res, 0, sizeof(*res));
 	r.rank = cl->rank;
 	snprintf(r.host, sizeof(r.host), "%s", cl->host);
@@ -346,12 +367,17 @@ static int io_cluster(struct io_opts *o, struct ms_dataset *md,
 		o->cfg.ds = mine;
 		o->cfg.stop = &cli_stop;
 		sleep_until(start);
+		r.start_skew_s = realtime_now();        /* the reads' start */
 		if (ms_io_run(&o->cfg, res))
 			snprintf(r.fail_text, sizeof(r.fail_text), "%.*s",
 				 (int)sizeof(r.fail_text) - 1, res->err_text);
 	} else {
-		snprintf(r.fail_text, sizeof(r.fail_text), "%s", !mine ?
-			 "no file for this rank (fewer files than ranks)" :
+		snprintf(r.fail_text, sizeof(r.fail_text), "%s",
+			 files_err == -ENODATA ? "no file for this rank "
+			 "(fewer files than ranks)" : files_err == -ENOENT ?
+			 "the dataset could not be listed on this node (this "
+			 "rank's error output says why)" : !mine ? "its files "
+			 "could not be listed (out of memory)" :
 			 err == -ECANCELED ? "rank 0 called the run off "
 			 "before the window" : "no word from rank 0 before "
 			 "the window");
@@ -363,7 +389,8 @@ static int io_cluster(struct io_opts *o, struct ms_dataset *md,
 		r.read_bytes = res->st.bytes;
 		r.samples_per_s = (double)res->st.files_ok / res->seconds;
 		r.bytes_per_s = (double)res->st.bytes / res->seconds;
-		r.start_skew_s = start;
+	} else {
+		r.start_skew_s = 0;
 	}
 	r.signal = cli_stop;
 	if (cl->rank == 0) {
@@ -376,8 +403,8 @@ static int io_cluster(struct io_opts *o, struct ms_dataset *md,
 			   o->cfg.cache == STG_CACHE_WARM ? "warm" :
 			   o->cfg.rc.direct ? "as found, O_DIRECT" :
 			   "as found";
-		c->files = stg_dataset_count(md->ds);
-		c->bytes = stg_dataset_total_bytes(md->ds);
+		c->files = md->ds ? stg_dataset_count(md->ds) : 0;
+		c->bytes = md->ds ? stg_dataset_total_bytes(md->ds) : 0;
 		c->records = c->files;
 		c->window_s = o->cfg.duration_s;
 		c->au_threshold = LDR_DEFAULT_AU_THRESHOLD;
@@ -387,14 +414,14 @@ static int io_cluster(struct io_opts *o, struct ms_dataset *md,
 			static struct stg_fs_info fs;
 			static char dev[STG_TEXT_MAX + 80];
 
-			ms_fs_describe(md->root, &fs, &c->fs_type, dev,
+			ms_fs_describe(o->dataset, &fs, &c->fs_type, dev,
 				       sizeof(dev));
 			c->fs_server = fs.server;
 		}
 	}
 	run.json = o->json;
 	run.html = o->html;
-	run.window_left_s = o->cfg.duration_s > 0 ? 0 : cl->timeout_s;
+	run.window_s = o->cfg.duration_s;      /* 0: each file once */
 	err = cli_cluster_report("io", &run, &r);
 	stg_dataset_destroy(mine);
 	free(solo);
@@ -412,10 +439,19 @@ int cmd_io(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? FR_EXIT_OK : ret;
 	ret = cli_check_reports("io", &o.json, 1, o.dataset, o.list);
-	if (!ret)
+	if (!ret) {
+		res = malloc(sizeof(*res));
 		ret = io_list(&o, &md);
-	if (!ret && !(res = malloc(sizeof(*res))))
+	}
+	if (!ret && !res)
 		ret = cli_fail("io", -ENOMEM, 0, "out of memory");
+	if (ret && cli_cluster && res) {
+		/* a node whose listing failed still walks the cluster's
+		 * steps, saying so (md.ds NULL) */
+		cli_signals_catch(old);
+		io_cluster(&o, &md, res);
+		cli_signals_restore(old);
+	}
 	if (ret)
 		goto out;
 	o.cfg.ds = md.ds;

@@ -405,8 +405,11 @@ static int run_setup(struct run_state *s)
 					s->o.c.list);
 	if (err)
 		return err;
-	err = ldr_cpus_choose(s->o.vcpus ? s->o.vcpus : stg_cpus_usable(),
-			      NULL, &cpus);
+	/* under mpirun the rank's share of its node is checked by its point
+	 * (mpirun's own binding is not the node) */
+	err = cli_cluster ? 0 : ldr_cpus_choose(s->o.vcpus ? s->o.vcpus :
+						stg_cpus_usable(), NULL,
+						&cpus);
 	if (err)
 		return cli_usage_error("run", "%s", cpus.how[0] ? cpus.how :
 				       strerror(-err));
@@ -510,7 +513,7 @@ static void run_cluster_fill(struct run_state *s, const struct rpt_run *rr,
 	memset(c, 0, sizeof(*c));
 	c->command = "run";
 	c->workload = rr->workload;
-	c->dataset = rr->dataset;
+	c->dataset = rr->dataset ? rr->dataset : s->o.c.dataset;
 	c->format = rr->format;
 	c->fs_type = rr->fs_type;
 	c->fs_server = s->fs.server;
@@ -537,7 +540,8 @@ static void run_cluster_fill(struct run_state *s, const struct rpt_run *rr,
  * This rank's point on its share of the dataset and CPUs, its window
  * started with every other rank's; then rank 0's cluster report.
  */
-static int run_cluster(struct run_state *s, struct rpt_run *rr)
+static int run_cluster(struct run_state *s, struct rpt_run *rr,
+			int opened)
 {
 	struct cli_cluster_run run;
 	struct rpt_cluster_rank mine;
@@ -546,28 +550,35 @@ static int run_cluster(struct run_state *s, struct rpt_run *rr)
 	cpu_set_t cpus;
 	double *solo = NULL;
 	bool shared = false;
-	int err = run_point(s, &p);
+	int err = opened;
 
+	/* whatever failed here, this rank walks every step the others walk
+	 * (its turn alone, the gate, the gather) saying so, so that no rank
+	 * waits for it until a timeout */
+	memset(&p, 0, sizeof(p));
+	if (!err) {
+		run_fill_dataset(s, rr);
+		err = run_point(s, &p);
+	}
 	if (!err)
 		err = cli_cluster_cpus("run", &cpus, &shared);
 	memset(&run, 0, sizeof(run));
-	if (!err && s->o.cache == STG_CACHE_COLD && s->o.solo != 0) {
+	if (s->o.cache == STG_CACHE_COLD && s->o.solo != 0) {
 		struct stg_reader_config rc = { 0 };
 
 		solo = calloc(cli_cluster->world, sizeof(*solo));
 		rc.backend = s->o.c.backend;
 		rc.depth = s->o.c.depth;
-		if (solo)
-			cli_cluster_solo(s->md.ds, &rc, s->o.c.readers ?
-					 s->o.c.readers : 1, s->o.solo > 0 ?
-					 s->o.solo : RUN_SOLO_S, solo);
+		cli_cluster_solo(err ? NULL : s->md.ds, &rc, s->o.c.readers ?
+				 s->o.c.readers : 1, s->o.solo > 0 ?
+				 s->o.solo : RUN_SOLO_S, solo);
 		run.solo = solo;
 	}
 	gate.margin_s = (s->o.warmup > 0 ? s->o.warmup : s->o.warmup < 0 ?
 			 0 : LDR_DEFAULT_WARMUP_S) + 3.0;
 	p.rank = cli_cluster->rank;
 	p.world = cli_cluster->world;
-	p.cpus_from = err ? NULL : &cpus;
+	p.cpus_from = &cpus;
 	p.cache_by_other = cli_cluster->local_rank != 0;
 	p.gate = cli_cluster_gate;
 	p.gate_arg = &gate;
@@ -576,12 +587,15 @@ static int run_cluster(struct run_state *s, struct rpt_run *rr)
 	memset(s->res, 0, sizeof(*s->res));
 	memset(&s->po, 0, sizeof(s->po));
 	if (err) {
-		/* say so at the gate: rank 0 does not wait for it */
+		/* said at the gate: rank 0 does not wait for it */
 		double start;
 
 		cli_cluster_gate(&gate, false, &start);
-		snprintf(s->po.err_text, sizeof(s->po.err_text), "could not "
-			 "set up its point");
+		snprintf(s->po.err_text, sizeof(s->po.err_text), "%s",
+			 opened ? "the dataset could not be opened on this "
+			 "node (this rank's error output says why)" :
+			 "its point could not be set up (this rank's error "
+			 "output says why)");
 	} else {
 		ms_point_run(&p, s->res, &s->po);
 		run_fill_result(s, rr);
@@ -592,12 +606,16 @@ static int run_cluster(struct run_state *s, struct rpt_run *rr)
 		run_cluster_fill(s, rr, &run.report);
 	run.json = s->o.c.json;
 	run.html = s->o.html;
-	run.window_left_s = s->o.duration >= 0 || !(s->o.epochs ||
-			    s->o.samples) ? 0 : cli_cluster->timeout_s;
-	run.samples_per_epoch = s->md.shards ? s->md.shards->ldr.total :
-				stg_dataset_count(s->md.ds);
+	run.window_s = s->o.duration >= 0 ? s->o.duration :
+		       s->o.epochs || s->o.samples ? 0 :
+		       LDR_DEFAULT_DURATION_S;
+	if (!opened) {
+		run.samples_per_epoch = s->md.shards ?
+					s->md.shards->ldr.total :
+					stg_dataset_count(s->md.ds);
+		run.shards = s->md.shards != NULL;
+	}
 	run.seed = s->o.c.seed;
-	run.shards = s->md.shards != NULL;
 	err = cli_cluster_report("run", &run, &mine);
 	free(solo);
 	if (cli_stop)
@@ -632,9 +650,8 @@ int cmd_run(int argc, char **argv)
 	if (!ret && cli_stop)
 		ret = cli_fail("run", -EINTR, cli_stop, "interrupted before "
 			       "the measurement; nothing was measured");
-	if (!ret && cli_cluster) {
-		run_fill_dataset(s, &rr);
-		ret = run_cluster(s, &rr);
+	if (cli_cluster) {
+		ret = run_cluster(s, &rr, ret);
 	} else if (!ret) {
 		run_fill_dataset(s, &rr);
 		ret = run_measure(s, &rr);

@@ -61,6 +61,7 @@ struct sweep_state {
 	struct rpt_point *rpts;
 	char (*how)[RPT_HOW_LEN];
 	unsigned vcpus_total;
+	bool vcpus_default;             /* --vcpus not given */
 	char pipeline[320];
 	char rule[2048];
 	char notes[6144];
@@ -425,9 +426,12 @@ static int sweep_setup(struct sweep_state *s)
 				       "(for the raw feed alone use 'feedrate "
 				       "run --gpus 0')");
 	s->vcpus_total = stg_cpus_usable();
+	s->vcpus_default = !o->nvcpus;
 	if (!o->nvcpus)
 		o->nvcpus = ms_sweep_default_vcpus(s->vcpus_total, o->vcpus);
-	if (o->vcpus[o->nvcpus - 1] > s->vcpus_total)
+	/* under mpirun a rank's share of its node is what counts, not
+	 * mpirun's binding: the cluster sweep checks it */
+	if (!cli_cluster && o->vcpus[o->nvcpus - 1] > s->vcpus_total)
 		return cli_usage_error("sweep", "--vcpus %u: only %u CPUs are "
 				       "usable here", o->vcpus[o->nvcpus - 1],
 				       s->vcpus_total);
@@ -713,14 +717,14 @@ static int sweep_pipelines(struct sweep_state *s)
 }
 
 /* Under mpirun: the cluster sweep (cli/sweep_cluster.c). */
-static int sweep_cluster(struct sweep_state *s)
+static int sweep_cluster(struct sweep_state *s, bool failed)
 {
 	struct cli_sweep_cluster sc;
 	struct stg_fs_info fs;
 	const char *fs_type = "";
 	char dev[STG_TEXT_MAX + 80];
 
-	ms_fs_describe(s->md.root, &fs, &fs_type, dev, sizeof(dev));
+	ms_fs_describe(s->o.c.dataset, &fs, &fs_type, dev, sizeof(dev));
 	memset(&sc, 0, sizeof(sc));
 	sc.o = &s->o.c;
 	sc.w = s->w;
@@ -730,15 +734,17 @@ static int sweep_cluster(struct sweep_state *s)
 	sc.pipeline = s->pipeline;
 	sc.pipeline_len = sizeof(s->pipeline);
 	sc.vcpus = s->o.vcpus;
-	sc.nvcpus = s->o.nvcpus;
+	sc.nvcpus = s->vcpus_default ? 0 : s->o.nvcpus;
 	sc.cache = s->o.cache;
 	sc.budget_s = s->o.budget_s;
 	sc.html = s->o.html;
+	sc.dataset = s->o.c.dataset;
+	sc.failed = failed;
 	sc.format = wl_format_name(s->md.format);
 	sc.fs_type = fs_type;
 	sc.fs_server = fs.server;
 	sc.records = s->md.shards ? s->md.shards->ldr.total :
-		     stg_dataset_count(s->md.ds);
+		     s->md.ds ? stg_dataset_count(s->md.ds) : 0;
 	sc.notes = s->notes;
 	return cli_sweep_cluster(&sc);
 }
@@ -777,8 +783,8 @@ int cmd_sweep(int argc, char **argv)
 	}
 	cli_signals_catch(old);
 	ret = cli_dataset_open("sweep", s->w, &s->o.c, &s->md);
-	if (!ret && cli_cluster) {
-		ret = sweep_cluster(s);
+	if (cli_cluster) {
+		ret = sweep_cluster(s, ret != 0);
 	} else {
 		if (!ret)
 			ret = sweep_pipelines(s);

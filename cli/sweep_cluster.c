@@ -40,13 +40,13 @@ static void point_fill(const struct cli_sweep_cluster *sc,
 	memset(c, 0, sizeof(*c));
 	c->command = "sweep";
 	c->workload = sc->w->name;
-	c->dataset = sc->md->root;
+	c->dataset = sc->dataset;
 	c->format = sc->format;
 	c->fs_type = sc->fs_type;
 	c->fs_server = sc->fs_server;
 	c->cache = cache;
-	c->files = stg_dataset_count(sc->md->ds);
-	c->bytes = stg_dataset_total_bytes(sc->md->ds);
+	c->files = sc->md->ds ? stg_dataset_count(sc->md->ds) : 0;
+	c->bytes = sc->md->ds ? stg_dataset_total_bytes(sc->md->ds) : 0;
 	c->records = sc->records;
 	c->window_s = window;
 	c->gpu_type = sc->gs->count ? sc->gs->type : NULL;
@@ -60,6 +60,30 @@ static void point_fill(const struct cli_sweep_cluster *sc,
 	c->notes = "";
 }
 
+/* The plan every rank walks alike: rank 0's, sent to all. */
+struct plan {
+	uint32_t nvcpus;
+	uint32_t vcpus[MS_SWEEP_MAX_VCPUS];
+};
+
+/* A rank's point it cannot run: said at the gate and in its record. */
+static void point_failed(struct rpt_cluster_rank *mine, const char *why)
+{
+	struct cli_gate gate = { 1.0 };
+	double start;
+
+	cli_cluster_gate(&gate, false, &start);
+	memset(mine, 0, sizeof(*mine));
+	mine->rank = cli_cluster->rank;
+	snprintf(mine->host, sizeof(mine->host), "%s", cli_cluster->host);
+	mine->node = cli_cluster->node;
+	mine->local_rank = cli_cluster->local_rank;
+	mine->local_size = cli_cluster->local_size;
+	mine->reported = true;
+	mine->au = mine->hit_ratio = mine->solo_bytes_per_s = -1;
+	snprintf(mine->fail_text, sizeof(mine->fail_text), "%s", why);
+}
+
 int cli_sweep_cluster(const struct cli_sweep_cluster *sc)
 {
 	struct ms_cluster *cl = cli_cluster;
@@ -67,54 +91,67 @@ int cli_sweep_cluster(const struct cli_sweep_cluster *sc)
 	struct rpt_cluster_rank **alls = NULL;
 	struct ldr_result *res = calloc(1, sizeof(*res));
 	struct ms_point_out *po = calloc(1, sizeof(*po));
-	unsigned ranks[32], nranks, vcpus[MS_SWEEP_MAX_VCPUS], nvcpus = 0;
-	unsigned ncache = 0, share;
+	unsigned ranks[32], nranks, ncache = 0;
 	enum stg_cache_state caches[2];
-	double *solo = NULL, window;
+	double *solo = NULL, window, idle_s = 0;
 	size_t npts = 0, max;
+	struct plan plan;
 	cpu_set_t cpus;
-	bool shared;
-	int ret = cli_cluster_cpus("sweep", &cpus, &shared);
+	bool shared = false, failed = sc->failed || !res || !po;
+	int ret = 0;
 
-	if (ret || !res || !po) {
-		free(res);
-		free(po);
-		return ret ? ret : cli_fail("sweep", -ENOMEM, 0, "out of "
-					    "memory");
+	/* whatever failed on this rank, it walks every point's steps (its
+	 * turn alone, each point's gate and gather), saying so */
+	CPU_ZERO(&cpus);
+	if (!failed && cli_cluster_cpus("sweep", &cpus, &shared))
+		failed = true;
+	memset(&plan, 0, sizeof(plan));
+	if (cl->rank == 0) {
+		const unsigned share = CPU_COUNT(&cpus) ? CPU_COUNT(&cpus) : 1;
+
+		/* rank 0's share decides; a rank with fewer CPUs fails the
+		 * points it cannot take, and says so */
+		for (unsigned i = 0; i < sc->nvcpus; i++)
+			if (sc->vcpus[i] <= share)
+				plan.vcpus[plan.nvcpus++] = sc->vcpus[i];
+		if (!sc->nvcpus) {      /* the default: 1, 2, 4 ... share */
+			unsigned v[MS_SWEEP_MAX_VCPUS];
+
+			plan.nvcpus = ms_sweep_default_vcpus(share, v);
+			for (unsigned i = 0; i < plan.nvcpus; i++)
+				plan.vcpus[i] = v[i];
+		}
+		if (!plan.nvcpus)
+			plan.vcpus[plan.nvcpus++] = share;
 	}
-	share = (unsigned)CPU_COUNT(&cpus);
-	for (unsigned i = 0; i < sc->nvcpus; i++)
-		if (sc->vcpus[i] <= share)
-			vcpus[nvcpus++] = sc->vcpus[i];
-	if (!nvcpus)
-		vcpus[nvcpus++] = share;
+	ms_cluster_set_active(cl, 0);
+	if (ms_cluster_bcast(cl, &plan, sizeof(plan)) ||
+	    plan.nvcpus > MS_SWEEP_MAX_VCPUS)
+		plan.nvcpus = 0;        /* rank 0 is lost: nothing to walk */
 	if (sc->cache[STG_CACHE_COLD])
 		caches[ncache++] = STG_CACHE_COLD;
 	if (sc->cache[STG_CACHE_WARM])
 		caches[ncache++] = STG_CACHE_WARM;
 	nranks = rank_counts(cl->world, ranks, 32);
-	max = (size_t)ncache * nvcpus * nranks;
-	window = sc->budget_s / (double)max - SWEEP_POINT_OVERHEAD_S;
+	max = (size_t)ncache * plan.nvcpus * nranks;
+	window = max ? sc->budget_s / (double)max - SWEEP_POINT_OVERHEAD_S : 0;
 	if (window < SWEEP_POINT_MIN_S)
 		window = SWEEP_POINT_MIN_S;
-	pts = calloc(max, sizeof(*pts));
-	alls = calloc(max, sizeof(*alls));
+	pts = calloc(max ? max : 1, sizeof(*pts));
+	alls = calloc(max ? max : 1, sizeof(*alls));
 	solo = calloc(cl->world, sizeof(*solo));
-	if (!pts || !alls || !solo) {
-		ret = cli_fail("sweep", -ENOMEM, 0, "out of memory");
-		goto out;
-	}
 	if (sc->cache[STG_CACHE_COLD]) {
 		struct stg_reader_config rc = { 0 };
 
 		rc.backend = sc->o->backend;
 		rc.depth = sc->o->depth;
-		cli_cluster_solo(sc->md->ds, &rc, sc->o->readers ?
-				 sc->o->readers : 1, SWEEP_SOLO_S, solo);
+		cli_cluster_solo(failed ? NULL : sc->md->ds, &rc,
+				 sc->o->readers ? sc->o->readers : 1,
+				 SWEEP_SOLO_S, solo);
 	}
-	for (unsigned ci = 0; ci < ncache && !cli_stop; ci++)
-	for (unsigned vi = 0; vi < nvcpus && !cli_stop; vi++)
-	for (unsigned ri = 0; ri < nranks && !cli_stop; ri++) {
+	for (unsigned ci = 0; ci < ncache; ci++)
+	for (unsigned vi = 0; vi < plan.nvcpus; vi++)
+	for (unsigned ri = 0; ri < nranks; ri++) {
 		const unsigned n = ranks[ri];
 		struct cli_cluster_run run;
 		struct rpt_cluster_rank mine;
@@ -124,53 +161,69 @@ int cli_sweep_cluster(const struct cli_sweep_cluster *sc)
 		char how[1024];
 
 		ms_cluster_set_active(cl, n);
-		if (cl->rank >= n)
-			continue;       /* not in this point */
-		ret = cli_point_base("sweep", sc->o, sc->w, sc->gs, sc->md, &p,
-				     sc->ts, sc->pipeline, sc->pipeline_len);
-		if (ret)
-			break;
-		p.cache = caches[ci];
-		p.vcpus = vcpus[vi];
-		p.duration_s = window;
-		p.rank = cl->rank;
-		p.world = n;
-		p.cpus_from = &cpus;
-		p.cache_by_other = cl->local_rank != 0;
-		p.gate = cli_cluster_gate;
-		p.gate_arg = &gate;
-		p.stop = (volatile int *)&cli_stop;
-		if (cl->rank == 0 && isatty(STDERR_FILENO))
-			fprintf(stderr, "\r\033[Kfeedrate sweep: %s, %u vCPU%s "
-				"a rank, %u rank%s...", stg_cache_state_name(
-				caches[ci]), vcpus[vi], vcpus[vi] == 1 ? "" :
-				"s", n, n == 1 ? "" : "s");
-		memset(res, 0, sizeof(*res));
-		ms_point_run(&p, res, po);
-		memset(&rr, 0, sizeof(rr));
-		rr.cpu_outside_mask_s = -1;
-		rr.fraction_resident = -1;
-		rr.hit_ratio = -1;
-		rpt_run_fill_gpus(&rr, sc->gs);
-		rr.au_threshold = sc->w->au_threshold;
-		rpt_run_fill_point(&rr, po, res, false,
-				   stg_dataset_count(sc->md->ds), how,
-				   sizeof(how));
-		rr.signal = po->rep.signal ? po->rep.signal : cli_stop;
-		cli_cluster_rank_fill(&mine, &rr, res, po, shared);
+		if (cl->rank >= n) {
+			/* sits this point out: its next gate waits for it */
+			idle_s += window + SWEEP_POINT_OVERHEAD_S +
+				  cl->timeout_s;
+			continue;
+		}
+		cl->wait_extra_s = idle_s;
+		idle_s = 0;
+		memset(&p, 0, sizeof(p));
+		if (failed || cli_stop ||
+		    cli_point_base("sweep", sc->o, sc->w, sc->gs, sc->md, &p,
+				   sc->ts, sc->pipeline, sc->pipeline_len)) {
+			point_failed(&mine, cli_stop ? "stopped by a signal" :
+				     "this rank could not set up its points "
+				     "(its error output says why)");
+		} else {
+			p.cache = caches[ci];
+			p.vcpus = plan.vcpus[vi];
+			p.duration_s = window;
+			p.rank = cl->rank;
+			p.world = n;
+			p.cpus_from = &cpus;
+			p.cache_by_other = cl->local_rank != 0;
+			p.gate = cli_cluster_gate;
+			p.gate_arg = &gate;
+			p.stop = (volatile int *)&cli_stop;
+			if (cl->rank == 0 && isatty(STDERR_FILENO))
+				fprintf(stderr, "\r\033[Kfeedrate sweep: %s, "
+					"%u vCPU%s a rank, %u rank%s...",
+					stg_cache_state_name(caches[ci]),
+					plan.vcpus[vi], plan.vcpus[vi] == 1 ?
+					"" : "s", n, n == 1 ? "" : "s");
+			memset(res, 0, sizeof(*res));
+			ms_point_run(&p, res, po);
+			memset(&rr, 0, sizeof(rr));
+			rr.cpu_outside_mask_s = -1;
+			rr.fraction_resident = -1;
+			rr.hit_ratio = -1;
+			rpt_run_fill_gpus(&rr, sc->gs);
+			rr.au_threshold = sc->w->au_threshold;
+			rpt_run_fill_point(&rr, po, res, false,
+					   stg_dataset_count(sc->md->ds), how,
+					   sizeof(how));
+			rr.signal = po->rep.signal ? po->rep.signal :
+				    cli_stop;
+			cli_cluster_rank_fill(&mine, &rr, res, po, shared);
+		}
+		cl->wait_extra_s = 0;
 		memset(&run, 0, sizeof(run));
 		if (cl->rank == 0)
 			point_fill(sc, &run.report,
 				   stg_cache_state_name(caches[ci]), window);
 		run.solo = caches[ci] == STG_CACHE_COLD ? solo : NULL;
+		run.window_s = window;
 		run.samples_per_epoch = sc->records;
 		run.seed = sc->o->seed;
 		run.shards = sc->md->shards != NULL;
-		cli_cluster_collect("sweep", &run, &mine, &alls[npts]);
-		if (cl->rank == 0) {
+		if (cli_cluster_collect("sweep", &run, &mine, &alls[npts]))
+			ret = FR_EXIT_ENV;      /* a rank lost or failed */
+		if (cl->rank == 0 && alls[npts] && npts < max) {
 			pts[npts].ranks = n;
 			pts[npts].nodes = run.report.nodes;
-			pts[npts].vcpus = vcpus[vi];
+			pts[npts].vcpus = plan.vcpus[vi];
 			pts[npts].cache = stg_cache_state_name(caches[ci]);
 			pts[npts].report = run.report;
 			npts++;
@@ -179,7 +232,7 @@ int cli_sweep_cluster(const struct cli_sweep_cluster *sc)
 	ms_cluster_set_active(cl, 0);
 	if (cl->rank == 0 && isatty(STDERR_FILENO))
 		fprintf(stderr, "\r\033[K");
-	if (cl->rank == 0 && !ret) {
+	if (cl->rank == 0 && pts) {
 		struct rpt_cluster_sweep s;
 		struct rpt_cluster base;
 		const char *outs[2] = { sc->o->json, sc->html };
@@ -214,24 +267,22 @@ int cli_sweep_cluster(const struct cli_sweep_cluster *sc)
 		fflush(out);
 		if (sc->o->json) {
 			json_t *root = rpt_cluster_sweep_json(&s);
+			int r = root ? cli_write_report("sweep", sc->o->json,
+							root, NULL, "JSON") :
+				       FR_EXIT_ENV;
 
-			ret = root ? cli_write_report("sweep", sc->o->json,
-						      root, NULL, "JSON") :
-				     FR_EXIT_ENV;
 			json_decref(root);
+			ret = r ? r : ret;
 		}
 		if (sc->html) {
 			int r = cli_write_report("sweep", sc->html, NULL,
 						 rpt_cluster_sweep_html(&s),
 						 "HTML");
 
-			ret = ret ? ret : r;
+			ret = r ? r : ret;
 		}
-		if (!ret && cl->lost_any)
-			ret = FR_EXIT_ENV;
 	}
-out:
-	for (size_t i = 0; i < max && alls; i++)
+	for (size_t i = 0; i < npts && alls; i++)
 		free(alls[i]);
 	free(alls);
 	free(pts);

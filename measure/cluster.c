@@ -26,8 +26,12 @@
 
 enum {
 	TAG_HELLO = 101, TAG_TABLE, TAG_READY, TAG_PING, TAG_PONG, TAG_GO,
-	TAG_RESULT, TAG_TURN, TAG_DONE
+	TAG_RESULT, TAG_TURN, TAG_DONE, TAG_BCAST, TAG_BYE
 };
+
+#define PING_S 10.0             /* a ready rank answers a ping at once */
+#define LATE_FLOOR_S 0.2        /* a message already there is taken even
+                                   when its step's deadline has passed */
 
 struct msg_hello {
 	char host[MS_CLUSTER_HOST_MAX];
@@ -81,7 +85,22 @@ static double step_deadline(struct ms_cluster *cl, double timeout)
  */
 static double from_rank0(struct ms_cluster *cl)
 {
-	return step_deadline(cl, 3 * cl->timeout_s);
+	return step_deadline(cl, 3 * cl->timeout_s + cl->wait_extra_s);
+}
+
+/* A step's shared DEADLINE, but never less than a moment from now: one
+ * lost rank must not make the next rank's message, already there, late. */
+static double at_least_a_moment(double deadline)
+{
+	return fmax(deadline, stg_now() + LATE_FLOOR_S);
+}
+
+/* A rank other than 0 lost rank 0 (ERR): no MPI_Finalize at the end. */
+static int rank0_lost(struct ms_cluster *cl, int err)
+{
+	if (err)
+		cl->lost_any = true;
+	return err;
 }
 
 static void peer_lost(struct ms_cluster *cl, unsigned k, const char *step,
@@ -131,7 +150,7 @@ int ms_cluster_open(struct ms_cluster *cl, struct ms_comm *comm,
 			snprintf(why, why_len, "rank %u: no answer from rank "
 				 "0 at the start: %s", cl->rank,
 				 strerror(-err));
-			return err;
+			return rank0_lost(cl, err);
 		}
 		cl->node = t.node;
 		cl->nodes = t.nodes;
@@ -211,8 +230,25 @@ static unsigned active(const struct ms_cluster *cl)
 
 void ms_cluster_close(struct ms_cluster *cl)
 {
-	if (cl->comm)
-		cl->comm->ops->close(cl->comm, cl->lost_any);
+	struct ms_comm *c = cl->comm;
+	struct msg_ready bye;
+
+	ms_cluster_set_active(cl, 0);
+	/* MPI_Finalize waits for every rank: only when rank 0 says none was
+	 * lost (a rank that lost rank 0 does not wait for it either) */
+	if (c && !cl->rank) {
+		bye.ok = !cl->lost_any;
+		for (unsigned k = 1; k < cl->world; k++)
+			if (cl->peers && cl->peers[k].alive)
+				c->ops->send(c, k, TAG_BYE, &bye, sizeof(bye),
+					     step_deadline(cl, PING_S));
+	} else if (c && !cl->lost_any) {
+		if (c->ops->recv(c, 0, TAG_BYE, &bye, sizeof(bye),
+				 from_rank0(cl)) || !bye.ok)
+			cl->lost_any = true;
+	}
+	if (c)
+		c->ops->close(c, cl->lost_any);
 	free(cl->peers);
 	cl->peers = NULL;
 	cl->comm = NULL;
@@ -256,23 +292,23 @@ int ms_cluster_gate(struct ms_cluster *cl, bool ok, double margin_s,
 		err = c->ops->send(c, 0, TAG_READY, &r, sizeof(r),
 				   step_deadline(cl, cl->timeout_s));
 		if (err)
-			return err;
+			return rank0_lost(cl, err);
 		if (ok) {
 			err = c->ops->recv(c, 0, TAG_PING, &ping,
 					   sizeof(ping), from_rank0(cl));
 			if (err)
-				return err;
+				return rank0_lost(cl, err);
 			pong.t = cl->realtime(cl->realtime_arg);
 			err = c->ops->send(c, 0, TAG_PONG, &pong,
 					   sizeof(pong), step_deadline(cl,
 					   cl->timeout_s));
 			if (err)
-				return err;
+				return rank0_lost(cl, err);
 		}
 		err = c->ops->recv(c, 0, TAG_GO, &g, sizeof(g),
 				   from_rank0(cl));
 		if (err)
-			return err;
+			return rank0_lost(cl, err);
 		if (!g.go)
 			return -ECANCELED;
 		*start_realtime = g.start;
@@ -286,32 +322,34 @@ int ms_cluster_gate(struct ms_cluster *cl, bool ok, double margin_s,
 			if (!cl->peers[k].alive)
 				continue;
 			err = c->ops->recv(c, k, TAG_READY, &r, sizeof(r),
-					   deadline);
+					   at_least_a_moment(deadline));
 			if (err) {
 				peer_lost(cl, k, "no ready", err);
 				continue;
 			}
-			if (!r.ok) {
-				cl->peers[k].failed = true;
+			/* per point: a rank that failed one may run the next */
+			cl->peers[k].failed = !r.ok;
+			if (!r.ok)
 				snprintf(cl->peers[k].why,
 					 sizeof(cl->peers[k].why), "rank %u "
 					 "could not prepare its measurement",
 					 k);
-			}
 		}
 	}
-	deadline = step_deadline(cl, cl->timeout_s);
 	for (unsigned k = 1; k < active(cl); k++) {
 		if (!cl->peers[k].alive || cl->peers[k].failed)
 			continue;
-		err = clock_offset(cl, k, deadline,
-				   &cl->peers[k].clock_offset_s);
+		/* each its own deadline: a ready rank waits for it */
+		err = clock_offset(cl, k, step_deadline(cl, fmin(PING_S,
+				   cl->timeout_s)), &cl->peers[k].clock_offset_s);
 		if (err)
 			peer_lost(cl, k, "no clock answer", err);
 		else
 			ready++;
 	}
 	start = cl->realtime(cl->realtime_arg) + margin_s;
+	cl->window_start = start;
+	memset(&g, 0, sizeof(g));
 	g.go = ready && !(cl->stop && *cl->stop);
 	for (unsigned k = 1; k < active(cl); k++) {
 		if (!cl->peers[k].alive)
@@ -335,8 +373,8 @@ int ms_cluster_gather(struct ms_cluster *cl, const void *mine, size_t len,
 	int err;
 
 	if (cl->rank)
-		return c->ops->send(c, 0, TAG_RESULT, mine, len,
-				    step_deadline(cl, cl->timeout_s));
+		return rank0_lost(cl, c->ops->send(c, 0, TAG_RESULT, mine,
+				  len, step_deadline(cl, cl->timeout_s)));
 	memset(got, 0, active(cl) * sizeof(*got));
 	memcpy(all, mine, len);
 	got[0] = true;
@@ -346,7 +384,8 @@ int ms_cluster_gather(struct ms_cluster *cl, const void *mine, size_t len,
 		if (!cl->peers[k].alive)
 			continue;
 		/* a stop signal shortens the wait: mpirun kills soon */
-		d = fmin(d, step_deadline(cl, d - stg_now()));
+		d = at_least_a_moment(fmin(d, step_deadline(cl, d -
+							      stg_now())));
 		err = c->ops->recv(c, k, TAG_RESULT, (char *)all + k * len,
 				   len, d);
 		if (err) {
@@ -372,15 +411,18 @@ int ms_cluster_each_alone(struct ms_cluster *cl,
 						 cl->rank * (turn_s +
 						 cl->timeout_s)));
 		if (err)
-			return err;
+			return rank0_lost(cl, err);
 		t.t = t.t > 0 ? fn(arg) : -1;
-		return c->ops->send(c, 0, TAG_DONE, &t, sizeof(t),
-				    step_deadline(cl, cl->timeout_s));
+		return rank0_lost(cl, c->ops->send(c, 0, TAG_DONE, &t,
+				  sizeof(t), step_deadline(cl,
+				  cl->timeout_s)));
 	}
-	for (unsigned k = 0; k < active(cl); k++)
-		solo[k] = -1;
-	if (!(cl->stop && *cl->stop))
-		solo[0] = fn(arg);
+	t.t = cl->stop && *cl->stop ? -1 : fn(arg);
+	if (solo) {
+		for (unsigned k = 0; k < active(cl); k++)
+			solo[k] = -1;
+		solo[0] = t.t;
+	}
 	for (unsigned k = 1; k < active(cl); k++) {
 		if (!cl->peers[k].alive)
 			continue;
@@ -395,7 +437,28 @@ int ms_cluster_each_alone(struct ms_cluster *cl,
 			peer_lost(cl, k, "its turn alone did not end", err);
 			continue;
 		}
-		solo[k] = t.t;
+		if (solo)
+			solo[k] = t.t;
+	}
+	return 0;
+}
+
+int ms_cluster_bcast(struct ms_cluster *cl, void *buf, size_t len)
+{
+	struct ms_comm *c = cl->comm;
+
+	if (cl->rank)
+		return rank0_lost(cl, c->ops->recv(c, 0, TAG_BCAST, buf, len,
+						   from_rank0(cl)));
+	for (unsigned k = 1; k < active(cl); k++) {
+		int err;
+
+		if (!cl->peers[k].alive)
+			continue;
+		err = c->ops->send(c, k, TAG_BCAST, buf, len,
+				   step_deadline(cl, cl->timeout_s));
+		if (err)
+			peer_lost(cl, k, "the plan could not be sent", err);
 	}
 	return 0;
 }

@@ -35,8 +35,8 @@ struct ms_comm_ops {
 	int (*send)(struct ms_comm *c, unsigned to, int tag, const void *buf,
 		    size_t len, double deadline);
 	/* Receive exactly LEN bytes from rank FROM under TAG into BUF. 0,
-	 * -ETIMEDOUT past DEADLINE or once *STOP_AT (when not NULL and > 0)
-	 * is passed, -EMSGSIZE on a size mismatch, another -errno. */
+	 * -ETIMEDOUT past DEADLINE (a message already there is taken even
+	 * then), -EMSGSIZE on a size mismatch, another -errno. */
 	int (*recv)(struct ms_comm *c, unsigned from, int tag, void *buf,
 		    size_t len, double deadline);
 	/* End: FAILED true when a peer was lost (no collective that would
@@ -91,7 +91,13 @@ struct ms_cluster {
 	struct ms_cluster_peer *peers;  /* rank 0: WORLD of them; else NULL */
 	double (*realtime)(void *arg);  /* the clock (tests inject offsets) */
 	void *realtime_arg;
-	bool lost_any;                  /* rank 0: a peer was lost */
+	bool lost_any;                  /* rank 0: a peer was lost; other
+	                                   ranks: rank 0 was, or said so */
+	double window_start;            /* rank 0: the last gate's start, in
+	                                   its clock (0 none) */
+	double wait_extra_s;            /* added to a rank's wait for rank 0
+	                                   (a sweep's rank that sat out
+	                                   points waits for them too) */
 	unsigned active;                /* ranks 0 .. active-1 take part in
 	                                   the steps (ms_cluster_set_active);
 	                                   0: all */
@@ -116,7 +122,8 @@ int ms_cluster_open(struct ms_cluster *cl, struct ms_comm *comm,
 		    double timeout_s, volatile sig_atomic_t *stop,
 		    char *why, size_t why_len);
 
-/* Free what ms_cluster_open allocated and close the transport. */
+/* Say goodbye (rank 0 tells every rank whether MPI_Finalize is safe: no
+ * rank lost), free what ms_cluster_open allocated, close the transport. */
 void ms_cluster_close(struct ms_cluster *cl);
 
 /*
@@ -143,11 +150,17 @@ int ms_cluster_gather(struct ms_cluster *cl, const void *mine, size_t len,
 		      void *all, bool *got, double deadline);
 
 /*
+ * Rank 0's LEN bytes of BUF to every active rank (a plan every rank must
+ * walk alike). 0, or on another rank -errno when none came.
+ */
+int ms_cluster_bcast(struct ms_cluster *cl, void *buf, size_t len);
+
+/*
  * Each rank in turn (0, 1, ... WORLD-1) runs FN(ARG) alone while the
  * others wait: rank 0 sends a rank its turn and waits for its DONE (the
  * figure FN returned), up to TURN_S + the timeout. On rank 0, SOLO
- * (WORLD doubles) gets each rank's figure (-1: lost or none). Returns 0
- * or -errno.
+ * (WORLD doubles; NULL: not kept) gets each rank's figure (-1: lost or
+ * none). Returns 0 or -errno.
  */
 int ms_cluster_each_alone(struct ms_cluster *cl,
 			  double (*fn)(void *arg), void *arg, double turn_s,

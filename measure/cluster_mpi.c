@@ -60,8 +60,8 @@ static void poll_sleep(unsigned *us)
 		*us *= 2;
 }
 
-/* Poll RQ until done or DEADLINE; cancel it then. 0, -ETIMEDOUT, -EIO. */
-static int wait_request(MPI_Request *rq, double deadline, MPI_Status *st)
+/* Poll RQ until done or DEADLINE. 1 done, 0 not yet, -EIO. */
+static int poll_request(MPI_Request *rq, double deadline, MPI_Status *st)
 {
 	unsigned us = 50;
 	int done = 0;
@@ -70,36 +70,54 @@ static int wait_request(MPI_Request *rq, double deadline, MPI_Status *st)
 		if (MPI_Test(rq, &done, st) != MPI_SUCCESS)
 			return -EIO;
 		if (done)
-			return 0;
+			return 1;
 		if (stg_now() >= deadline)
-			break;
+			return 0;
 		poll_sleep(&us);
 	}
-	MPI_Cancel(rq);
-	MPI_Request_free(rq);
-	return -ETIMEDOUT;
 }
 
+/*
+ * Sends go from a copy of their own: a send to a dead peer never
+ * completes, and is then left to MPI (MPI_Request_free) with its buffer,
+ * which is never freed (a few dozen bytes, and only when a rank is lost).
+ */
 static int mpi_send(struct ms_comm *c, unsigned to, int tag, const void *buf,
 		    size_t len, double deadline)
 {
 	MPI_Request rq;
+	void *copy;
+	int done;
 
 	(void)c;
 	if (len > (size_t)1 << 30)
 		return -EMSGSIZE;
-	if (MPI_Isend(buf, (int)len, MPI_BYTE, (int)to, tag, MPI_COMM_WORLD,
-		      &rq) != MPI_SUCCESS)
+	copy = malloc(len ? len : 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, buf, len);
+	if (MPI_Isend(copy, (int)len, MPI_BYTE, (int)to, tag, MPI_COMM_WORLD,
+		      &rq) != MPI_SUCCESS) {
+		free(copy);
 		return -EIO;
-	return wait_request(&rq, deadline, MPI_STATUS_IGNORE);
+	}
+	done = poll_request(&rq, deadline, MPI_STATUS_IGNORE);
+	if (done == 1) {
+		free(copy);
+		return 0;
+	}
+	MPI_Request_free(&rq);          /* COPY stays MPI's: see above */
+	return done ? done : -ETIMEDOUT;
 }
 
+/* Receives are cancelled at their deadline, and waited for: a message
+ * that matched meanwhile is taken, not lost. */
 static int mpi_recv(struct ms_comm *c, unsigned from, int tag, void *buf,
 		    size_t len, double deadline)
 {
 	MPI_Request rq;
 	MPI_Status st;
-	int n = 0, err;
+	int n = 0, done, cancelled = 0;
 
 	(void)c;
 	if (len > (size_t)1 << 30)
@@ -107,9 +125,16 @@ static int mpi_recv(struct ms_comm *c, unsigned from, int tag, void *buf,
 	if (MPI_Irecv(buf, (int)len, MPI_BYTE, (int)from, tag, MPI_COMM_WORLD,
 		      &rq) != MPI_SUCCESS)
 		return -EIO;
-	err = wait_request(&rq, deadline, &st);
-	if (err)
-		return err;
+	done = poll_request(&rq, deadline, &st);
+	if (done < 0)
+		return done;
+	if (!done) {
+		MPI_Cancel(&rq);
+		MPI_Wait(&rq, &st);
+		MPI_Test_cancelled(&st, &cancelled);
+		if (cancelled)
+			return -ETIMEDOUT;
+	}
 	if (MPI_Get_count(&st, MPI_BYTE, &n) != MPI_SUCCESS ||
 	    (size_t)n != len)
 		return -EMSGSIZE;

@@ -43,7 +43,8 @@ struct rpt_cluster_rank {
 	                                   it shares them (oversubscribed) */
 	double measured_s;              /* its window */
 	double start_skew_s;            /* its window began this long after
-	                                   rank 0's (clock offsets removed) */
+	                                   the common start rank 0 set (clock
+	                                   offsets removed) */
 	uint64_t samples, samples_failed, errors;
 	uint64_t read_bytes;            /* in the window */
 	double samples_per_s, bytes_per_s;

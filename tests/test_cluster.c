@@ -35,15 +35,23 @@ struct world {
 struct rank_comm {
 	struct ms_comm c;
 	struct world *w;
+	int sends_left;                 /* > 0: dies after this many sends */
+	bool dead;
 };
 
 static int fake_send(struct ms_comm *c, unsigned to, int tag,
 		     const void *buf, size_t len, double deadline)
 {
-	struct world *w = ((struct rank_comm *)c)->w;
-	struct msg *m = malloc(sizeof(*m) + len), **tail;
+	struct rank_comm *rc = (struct rank_comm *)c;
+	struct world *w = rc->w;
+	struct msg *m, **tail;
 
 	(void)deadline;
+	if (rc->dead)
+		return -EPIPE;
+	if (rc->sends_left > 0 && --rc->sends_left == 0)
+		rc->dead = true;        /* this one still goes out */
+	m = malloc(sizeof(*m) + len);
 	if (!m)
 		return -ENOMEM;
 	m->next = NULL;
@@ -67,6 +75,8 @@ static int fake_recv(struct ms_comm *c, unsigned from, int tag, void *buf,
 	struct world *w = ((struct rank_comm *)c)->w;
 	int err = 0;
 
+	if (((struct rank_comm *)c)->dead)
+		return -EPIPE;
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
 		struct msg **pp;
@@ -128,6 +138,9 @@ struct rank_run {
 	int open_err, gate_err, gather_err, alone_err;
 	double start;                   /* the gate's, in its clock */
 	bool do_alone;
+	bool two_points;                /* a second gate and gather */
+	bool point1_fails;              /* its first gate says not ok */
+	int gate2_err;
 	double solo[MAXR];
 	/* rank 0's gather */
 	double result[MAXR];
@@ -182,7 +195,13 @@ static void *rank_main(void *arg)
 						     r->solo);
 	if (r->lost_at == 2)
 		return NULL;
-	r->gate_err = ms_cluster_gate(&r->cl, true, 0.05, &r->start);
+	r->gate_err = ms_cluster_gate(&r->cl, !r->point1_fails, 0.05,
+				      &r->start);
+	if (r->two_points) {
+		r->gate2_err = ms_cluster_gate(&r->cl, true, 0.05, &r->start);
+		if (r->gate2_err)
+			return NULL;
+	}
 	if (r->gate_err || r->lost_at == 3)
 		return NULL;
 	mine = 100.0 + r->rc.c.rank;
@@ -337,5 +356,77 @@ FR_TEST(cluster, each_rank_reads_alone_in_turn)
 	for (unsigned k = 0; k < 3; k++)
 		cr_assert_float_eq(R[0].solo[k], 10.0 * k + 1, 1e-9);
 	cr_assert_eq(alone_overlap, 0, "two ranks read at once");
+	free_ranks(3);
+}
+
+FR_TEST(cluster, rank_that_failed_a_point_runs_the_next)
+{
+	for (unsigned k = 0; k < 2; k++)
+		R[k].two_points = true;
+	R[1].point1_fails = true;
+	run_ranks(2);
+	cr_assert_eq(R[1].gate_err, 0, "%d", R[1].gate_err);
+	cr_assert_eq(R[1].gate2_err, 0, "%d", R[1].gate2_err);
+	cr_assert_eq(R[0].gate2_err, 0);
+	cr_assert_eq(R[0].cl.peers[1].alive, true);
+	cr_assert_eq(R[0].cl.peers[1].failed, false);
+	cr_assert_eq(R[0].got[1], true);
+	free_ranks(2);
+}
+
+FR_TEST(cluster, rank_dead_after_ready_loses_only_itself)
+{
+	R[1].rc.sends_left = 2;         /* hello, ready; then silence */
+	run_ranks(3);
+	cr_assert_eq(R[0].cl.peers[1].alive, false);
+	cr_assert(strstr(R[0].cl.peers[1].why, "no clock answer"), "%s",
+		  R[0].cl.peers[1].why);
+	cr_assert_eq(R[0].cl.peers[2].alive, true, "%s",
+		     R[0].cl.peers[2].why);
+	cr_assert_eq(R[2].gate_err, 0);
+	cr_assert_eq(R[0].got[2], true);
+	free_ranks(3);
+}
+
+static void *bcast_main(void *arg)
+{
+	struct rank_run *r = arg;
+	char why[256];
+	int plan[4] = { 0 };
+
+	r->open_err = ms_cluster_open(&r->cl, &r->rc.c, TIMEOUT_S, &r->stop,
+				      why, sizeof(why));
+	if (r->open_err)
+		return NULL;
+	if (r->rc.c.rank == 0) {
+		plan[0] = 7;
+		plan[3] = 42;
+	}
+	r->gate_err = ms_cluster_bcast(&r->cl, plan, sizeof(plan));
+	r->result[0] = plan[0] + plan[3];
+	return NULL;
+}
+
+FR_TEST(cluster, bcast_gives_every_rank_rank_0s_plan)
+{
+	pthread_t t[3];
+
+	memset(&W, 0, sizeof(W));
+	pthread_mutex_init(&W.lock, NULL);
+	pthread_cond_init(&W.cv, NULL);
+	for (unsigned k = 0; k < 3; k++) {
+		R[k].rc.c.ops = &fake_ops;
+		R[k].rc.c.rank = k;
+		R[k].rc.c.world = 3;
+		snprintf(R[k].rc.c.host, sizeof(R[k].rc.c.host), "h");
+		R[k].rc.w = &W;
+		cr_assert_eq(pthread_create(&t[k], NULL, bcast_main, &R[k]), 0);
+	}
+	for (unsigned k = 0; k < 3; k++)
+		pthread_join(t[k], NULL);
+	for (unsigned k = 0; k < 3; k++) {
+		cr_assert_eq(R[k].gate_err, 0);
+		cr_assert_float_eq(R[k].result[0], 49.0, 1e-9, "rank %u", k);
+	}
 	free_ranks(3);
 }
