@@ -20,10 +20,17 @@
  *
  * DESIGN: a libnfs context is not thread safe, and FUSE calls us from
  * several threads. We keep a few contexts, each behind its own mutex:
- * a file stays on the context it was opened on (a libnfs file handle
- * belongs to its context), metadata calls take the next context round
+ * a file stays on the connection it was opened on (a libnfs file handle
+ * belongs to its context), metadata calls take the next connection round
  * robin. So up to NFSFUSE_CONNS requests are in flight at once, and no
  * context is ever used by two threads at the same time.
+ * libnfs 4.0's synchronous API never renews an NFSv4 lease: a connection
+ * idle for longer than the server's lease (ganesha: 60 s) finds its
+ * client expired (NFS4ERR_EXPIRED). A call that fails with anything but
+ * a plain answer about the file (ENOENT, EACCES...) therefore gets one
+ * retry on a fresh context (a new NFSv4 client); files opened on the old
+ * one are opened again by path on their next read. Old contexts are kept
+ * until exit (their file handles may still be closed through them).
  */
 #define FUSE_USE_VERSION 26
 #define _GNU_SOURCE
@@ -45,16 +52,70 @@
 struct conn {
 	pthread_mutex_t mu;
 	struct nfs_context *nfs;
+	unsigned id, gen;       /* for the NFSv4 client name */
 };
 
 struct file {
 	struct conn *c;
+	struct nfs_context *nfs; /* the context fh belongs to */
 	struct nfsfh *fh;
+	char *path;
 };
 
 static struct conn conns[MAX_CONNS];
 static unsigned nconns = 4;
 static unsigned next_conn;
+static const char *url;
+
+/* Give C a new context connected to URL; 0, or -EIO (reason on stderr)
+ * leaving the old one. Called with C->mu held (or before FUSE starts). */
+static int conn_connect(struct conn *c)
+{
+	struct nfs_context *nfs = nfs_init_context();
+	struct nfs_url *u;
+	char name[64];
+	int rc;
+
+	if (!nfs)
+		return fprintf(stderr, "nfsfuse: nfs_init_context failed\n"), -EIO;
+	/* NFSv4: contexts that share a client name take each other's
+	 * state away on the server, so each has its own */
+	snprintf(name, sizeof(name), "nfsfuse-%d-%u-%u", (int)getpid(), c->id,
+		 c->gen++);
+	nfs4_set_client_name(nfs, name);
+	u = nfs_parse_url_dir(nfs, url);
+	if (!u) {
+		fprintf(stderr, "nfsfuse: %s: %s\n", url, nfs_get_error(nfs));
+		nfs_destroy_context(nfs);
+		return -EIO;
+	}
+	rc = nfs_mount(nfs, u->server, u->path);
+	nfs_destroy_url(u);
+	if (rc < 0) {
+		fprintf(stderr, "nfsfuse: mount %s: %s\n", url,
+			nfs_get_error(nfs));
+		nfs_destroy_context(nfs);
+		return -EIO;
+	}
+	c->nfs = nfs;   /* the old one stays: files may still refer to it */
+	return 0;
+}
+
+/* Whether RC, a failed call's result, may be the connection's fault and
+ * so worth one retry on a fresh one. */
+static int worth_retry(int rc)
+{
+	return rc < 0 && rc != -ENOENT && rc != -ENOTDIR && rc != -EISDIR &&
+	       rc != -EACCES && rc != -EPERM && rc != -EROFS;
+}
+
+/* CALL (which uses c->nfs) once more on a fresh context if it failed in a
+ * way worth it. */
+#define WITH_RETRY(c, call) ({                                             \
+	int r_ = (call);                                                   \
+	if (worth_retry(r_) && conn_connect(c) == 0)                       \
+		r_ = (call);                                               \
+	r_; })
 
 /* The next context round robin, locked; unlock with conn_put. */
 static struct conn *conn_get(void)
@@ -94,7 +155,7 @@ static int nf_getattr(const char *path, struct stat *st)
 {
 	struct nfs_stat_64 n;
 	struct conn *c = conn_get();
-	int rc = nfs_stat64(c->nfs, path, &n);
+	int rc = WITH_RETRY(c, nfs_stat64(c->nfs, path, &n));
 
 	conn_put(c);
 	if (rc < 0)
@@ -113,7 +174,7 @@ static int nf_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 
 	(void)off;
 	(void)fi;
-	rc = nfs_opendir(c->nfs, path, &dir);
+	rc = WITH_RETRY(c, nfs_opendir(c->nfs, path, &dir));
 	if (rc < 0) {
 		conn_put(c);
 		return rc;
@@ -142,17 +203,36 @@ static int nf_open(const char *path, struct fuse_file_info *fi)
 	if ((fi->flags & O_ACCMODE) != O_RDONLY)
 		return -EROFS;
 	f = calloc(1, sizeof(*f));
-	if (!f)
+	if (!f || !(f->path = strdup(path))) {
+		free(f);
 		return -ENOMEM;
+	}
 	c = conn_get();
-	rc = nfs_open(c->nfs, path, O_RDONLY, &f->fh);
+	rc = WITH_RETRY(c, nfs_open(c->nfs, path, O_RDONLY, &f->fh));
+	f->nfs = c->nfs;
 	conn_put(c);
 	if (rc < 0) {
+		free(f->path);
 		free(f);
 		return rc;
 	}
 	f->c = c;
 	fi->fh = (uint64_t)(uintptr_t)f;
+	return 0;
+}
+
+/* Open F again on its connection's current context; 0 or -errno.
+ * Called with f->c->mu held. */
+static int file_reopen(struct file *f)
+{
+	struct nfsfh *fh;
+	int rc = nfs_open(f->c->nfs, f->path, O_RDONLY, &fh);
+
+	if (rc < 0)
+		return rc;
+	nfs_close(f->nfs, f->fh);       /* fails on a dead client: frees it */
+	f->nfs = f->c->nfs;
+	f->fh = fh;
 	return 0;
 }
 
@@ -162,14 +242,23 @@ static int nf_read(const char *path, char *buf, size_t size, off_t off,
 		   struct fuse_file_info *fi)
 {
 	struct file *f = (struct file *)(uintptr_t)fi->fh;
+	int rc = 0, retried = 0;
 	size_t got = 0;
-	int rc = 0;
 
 	(void)path;
 	pthread_mutex_lock(&f->c->mu);
-	while (got < size) {
-		rc = nfs_pread(f->c->nfs, f->fh, (uint64_t)off + got,
-			       size - got, buf + got);
+	if (f->nfs != f->c->nfs)
+		rc = file_reopen(f);
+	while (rc >= 0 && got < size) {
+		rc = nfs_pread(f->nfs, f->fh, (uint64_t)off + got, size - got,
+			       buf + got);
+		if (worth_retry(rc) && !retried++) {
+			/* a fresh client unless another call made one */
+			if (f->nfs == f->c->nfs && conn_connect(f->c))
+				break;
+			rc = file_reopen(f);
+			continue;
+		}
 		if (rc <= 0)
 			break;
 		got += (size_t)rc;
@@ -184,8 +273,9 @@ static int nf_release(const char *path, struct fuse_file_info *fi)
 
 	(void)path;
 	pthread_mutex_lock(&f->c->mu);
-	nfs_close(f->c->nfs, f->fh);
+	nfs_close(f->nfs, f->fh);
 	pthread_mutex_unlock(&f->c->mu);
+	free(f->path);
 	free(f);
 	return 0;
 }
@@ -194,7 +284,7 @@ static int nf_statfs(const char *path, struct statvfs *sv)
 {
 	struct nfs_statvfs_64 n;
 	struct conn *c = conn_get();
-	int rc = nfs_statvfs64(c->nfs, path, &n);
+	int rc = WITH_RETRY(c, nfs_statvfs64(c->nfs, path, &n));
 
 	conn_put(c);
 	if (rc < 0)
@@ -221,35 +311,6 @@ static const struct fuse_operations ops = {
 	.statfs = nf_statfs,
 };
 
-/* Connect context I to URL; 0 or -1 with the reason on stderr. */
-static int conn_open(unsigned i, const char *url)
-{
-	struct nfs_url *u;
-	char name[64];
-	int rc;
-
-	pthread_mutex_init(&conns[i].mu, NULL);
-	conns[i].nfs = nfs_init_context();
-	if (!conns[i].nfs)
-		return fprintf(stderr, "nfsfuse: nfs_init_context failed\n"), -1;
-	/* NFSv4: contexts that share a client name take each other's
-	 * state away on the server (an open then fails), so one each */
-	snprintf(name, sizeof(name), "nfsfuse-%d-%u", (int)getpid(), i);
-	nfs4_set_client_name(conns[i].nfs, name);
-	u = nfs_parse_url_dir(conns[i].nfs, url);
-	if (!u) {
-		fprintf(stderr, "nfsfuse: %s: %s\n", url,
-			nfs_get_error(conns[i].nfs));
-		return -1;
-	}
-	rc = nfs_mount(conns[i].nfs, u->server, u->path);
-	if (rc < 0)
-		fprintf(stderr, "nfsfuse: mount %s: %s\n", url,
-			nfs_get_error(conns[i].nfs));
-	nfs_destroy_url(u);
-	return rc < 0 ? -1 : 0;
-}
-
 int main(int argc, char **argv)
 {
 	const char *env = getenv("NFSFUSE_CONNS");
@@ -263,9 +324,13 @@ int main(int argc, char **argv)
 	}
 	if (env && atoi(env) > 0)
 		nconns = atoi(env) < MAX_CONNS ? (unsigned)atoi(env) : MAX_CONNS;
-	for (i = 0; i < (int)nconns; i++)
-		if (conn_open((unsigned)i, argv[1]))
+	url = argv[1];
+	for (i = 0; i < (int)nconns; i++) {
+		pthread_mutex_init(&conns[i].mu, NULL);
+		conns[i].id = (unsigned)i;
+		if (conn_connect(&conns[i]))
 			return 1;
+	}
 	/* the source in /proc/mounts: the URL without its settings (a ','
 	 * there would end FUSE's option) */
 	n = snprintf(opts, sizeof(opts), "ro,subtype=nfsfuse,fsname=%.*s",
