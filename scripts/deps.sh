@@ -10,7 +10,8 @@ pkgs=(build-essential pkg-config liburing-dev libjpeg62-turbo-dev libpng-dev
       libcap-dev libdeflate-dev bindfs e2fsprogs s3fs nfs-kernel-server
       nfs-common chromium zstd
       python3-torch python3-torchvision python3-pil python3-numpy libinih-dev
-      openmpi-bin libopenmpi-dev)
+      openmpi-bin libopenmpi-dev
+      nfs-ganesha nfs-ganesha-vfs libnfs-dev libfuse-dev)
 # libdeflate-dev: .npz DEFLATE members (its static archive goes into
 # `make static`); python3-numpy writes the .npy/.npz test fixtures
 # libinih-dev: job files (workloads/jobs/*.ini and the user's)
@@ -18,6 +19,11 @@ pkgs=(build-essential pkg-config liburing-dev libjpeg62-turbo-dev libpng-dev
 # with mpirun (the default build and `make static` do not use them)
 # nfs-kernel-server, nfs-common: the NFS fixture (exportfs, rpc.nfsd,
 # rpc.mountd, mount.nfs4, rpcbind); it also needs nfs and nfsd in the kernel
+# nfs-ganesha, nfs-ganesha-vfs, libnfs-dev, libfuse-dev: the unfs fixture,
+# NFS in user space for kernels without it (ganesha serves NFSv4, the
+# fixture builds tests/storage_fixtures/nfsfuse.c on libnfs and FUSE 2 to
+# mount it); libfuse-dev is FUSE 2's, which keeps the fuse package s3fs and
+# bindfs need (fuse3 would remove it)
 # python3-torch, -torchvision and -pil: --pipeline torch, and the tests
 # that run it (they skip, saying why, where Python cannot import them)
 # zstd (the CLI) decompresses `gen --compression zstd` shards in the tests

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fixtures.sh - start and stop feedrate's storage fixtures (all on loopback).
 #
-#   fixtures.sh start [--owner PID] [local] [blk] [s3] [nfs]
+#   fixtures.sh start [--owner PID] [local] [blk] [s3] [nfs] [unfs]
 #                             (none named: local blk s3)
 #   fixtures.sh stop          undo everything the registry lists, then look
 #                             for leftovers by name (mounts, loop devices on
@@ -16,6 +16,7 @@
 #   fixtures.sh s3-reset      zero them
 #   fixtures.sh nfs-server-evict   drop the NFS server's own page cache of
 #                             the export (what a client's eviction leaves)
+#   fixtures.sh unfs-server-evict  the same for the unfs fixture's export
 #
 # The fixtures:
 #   local  a folder on the machine's own disk (under the state folder)
@@ -33,6 +34,14 @@
 #          using it stops (NFS_SERVER_DIR counts them). Needs nfs and nfsd
 #          in the kernel: where they are missing it exits 77 naming them.
 #          Not started unless named.
+#   unfs   NFS in user space, for kernels without NFS (this project's CI):
+#          nfs-ganesha (FSAL VFS) serves a folder over NFSv4 on 127.0.0.1,
+#          on a port of this fixture set's own (no rpcbind), and nfsfuse
+#          (nfsfuse.c here, on libnfs and FUSE 2, built into the state
+#          folder on start) mounts it read only: /proc/mounts shows
+#          nfs://127.0.0.1/export, type fuse.nfsfuse. The dataset is copied
+#          into the export before the server starts. Not started unless
+#          named.
 # Each gets a copy of one synthetic dataset, `feedrate gen --size SIZE`.
 #
 # Settings (environment):
@@ -97,7 +106,8 @@ pid_is_ours() {   # PID: a fixture process (server, s3fs, watcher) of STATE
 	# the folder itself, or a path in it: not a sibling set's longer name
 	case "$cmd" in *"$STATE/"*|*" $STATE "*) ;; *) return 1 ;; esac
 	case "$cmd" in *"$TAG"*) return 0 ;; esac
-	[ "$comm" = s3fs ]
+	case "$comm" in s3fs|ganesha.nfsd|nfsfuse) return 0 ;; esac
+	return 1
 }
 
 kill_pid() {      # PID: TERM, wait up to 3 s, then KILL
@@ -349,7 +359,24 @@ check() {
 				skip "nfs: $t not installed (apt-get install -y nfs-common rpcbind)"
 		done
 		;;
-	*) say "unknown fixture '$1' (local, blk, s3, nfs)"; exit 2 ;;
+	unfs)
+		local pkgs="nfs-ganesha nfs-ganesha-vfs libnfs-dev libfuse-dev"
+		[ "$(id -u)" = 0 ] || skip "unfs: needs root (FUSE mount)"
+		[ -c /dev/fuse ] || skip "unfs: no /dev/fuse"
+		grep -qw fuse /proc/filesystems || skip "unfs: the kernel has no FUSE"
+		command -v ganesha.nfsd >/dev/null ||
+			skip "unfs: ganesha.nfsd not installed (apt-get install -y $pkgs)"
+		compgen -G "/usr/lib*/ganesha/libfsalvfs.so" >/dev/null ||
+		compgen -G "/usr/lib/*/ganesha/libfsalvfs.so" >/dev/null ||
+			skip "unfs: ganesha's VFS FSAL not installed (apt-get install -y $pkgs)"
+		[ -f /usr/include/nfsc/libnfs.h ] ||
+			skip "unfs: libnfs headers not installed (apt-get install -y $pkgs)"
+		[ -f /usr/include/fuse/fuse.h ] ||
+			skip "unfs: FUSE 2 headers not installed (apt-get install -y $pkgs)"
+		command -v cc >/dev/null || skip "unfs: no C compiler (cc) to build nfsfuse"
+		command -v ss >/dev/null || skip "unfs: ss not installed (iproute2)"
+		;;
+	*) say "unknown fixture '$1' (local, blk, s3, nfs, unfs)"; exit 2 ;;
 	esac
 }
 
@@ -500,6 +527,109 @@ start_nfs() {
 	touch "$STATE/nfs/.complete"
 }
 
+unfs_alive() {
+	local pid
+	[ -f "$STATE/unfs/ganesha.pid" ] || return 1
+	pid=$(cat "$STATE/unfs/ganesha.pid")
+	pid_is_ours "$pid" && grep -qF " $STATE/unfs/mnt " /proc/mounts
+}
+
+# A TCP port on 127.0.0.1 nobody listens on, from one of this fixture
+# set's own (two sets run two servers side by side).
+unfs_port() {
+	local p i
+	p=$(( 20000 + $(state_id) % 10000 ))
+	for i in $(seq 50); do
+		[ -z "$(ss -Hltn "sport = :$p" 2>/dev/null)" ] && { echo "$p"; return 0; }
+		p=$((p + 1))
+	done
+	return 1
+}
+
+start_unfs() {
+	local d="$STATE/unfs" mnt="$STATE/unfs/mnt" port url pid i
+	if [ -f "$d/.complete" ] && unfs_alive; then
+		return 0
+	fi
+	dataset
+	mkdir -p "$d/export" "$d/recovery" "$mnt"
+	cc -O2 -Wall -o "$d/nfsfuse" "$HERE/nfsfuse.c" \
+		$(pkg-config --cflags --libs fuse 2>/dev/null ||
+		  echo "-I/usr/include/fuse -D_FILE_OFFSET_BITS=64 -lfuse -pthread") \
+		-lnfs 2>"$d/build.log" ||
+		die "cannot build nfsfuse: $(tail -n 3 "$d/build.log")"
+	# the server's side: ganesha caches what it has listed, so the data is
+	# in place before it starts
+	rm -rf -- "$d/export/data"
+	cp -a "$STATE/gen/data" "$d/export/data" || die "copy to the export failed"
+	sync -f "$d/export/data"
+	port=$(unfs_port) || die "no free TCP port for the NFS server"
+	# NFSv4 only: v3 needs rpcbind (one per machine) and ganesha fails
+	# without it. No grace period (nothing to recover), numeric owners
+	# (libnfs reads "0", not "root@domain"), no dbus name clash between
+	# fixture sets where a system bus exists.
+	cat >"$d/ganesha.conf" <<-EOF
+	NFS_CORE_PARAM {
+		Protocols = 4;
+		Bind_addr = 127.0.0.1;
+		NFS_Port = $port;
+		Enable_NLM = false;
+		Enable_RQUOTA = false;
+		Enable_UDP = false;
+		Dbus_Name_Prefix = feedrate_fixture_$(state_id);
+	}
+	NFSV4 {
+		Graceless = true;
+		Only_Numeric_Owners = true;
+		RecoveryBackend = fs;
+		RecoveryRoot = "$d/recovery";
+	}
+	EXPORT {
+		Export_Id = 1;
+		Path = "$d/export";
+		Pseudo = /export;
+		Access_Type = RW;
+		Squash = None;
+		Protocols = 4;
+		Transports = TCP;
+		SecType = sys;
+		FSAL { Name = VFS; }
+	}
+	EOF
+	rm -f "$d/ganesha.pid"
+	setsid ganesha.nfsd -F -f "$d/ganesha.conf" -L "$d/ganesha.log" \
+		-p "$d/ganesha.pidfile" -N NIV_EVENT </dev/null >>"$d/ganesha.log" 2>&1 9>&- &
+	pid=$!
+	echo "$pid" >"$d/ganesha.pid"
+	reg_add pid "$pid" ganesha
+	for i in $(seq 100); do
+		[ -n "$(ss -Hltn "sport = :$port" 2>/dev/null)" ] && break
+		kill -0 "$pid" 2>/dev/null ||
+			die "ganesha exited: $(grep -v DBUS "$d/ganesha.log" | tail -n 3)"
+		sleep 0.1
+	done
+	[ -n "$(ss -Hltn "sport = :$port" 2>/dev/null)" ] ||
+		die "ganesha does not listen on port $port"
+	url="nfs://127.0.0.1/export?version=4&nfsport=$port"
+	# -f: in the foreground, so its pid is known
+	setsid "$d/nfsfuse" "$url" "$mnt" -f \
+		</dev/null >"$d/nfsfuse.log" 2>&1 9>&- &
+	pid=$!
+	echo "$pid" >"$d/nfsfuse.pid"
+	reg_add pid "$pid" nfsfuse
+	reg_add mount "$mnt"
+	for i in $(seq 100); do
+		grep -qF " $mnt " /proc/mounts && break
+		kill -0 "$pid" 2>/dev/null ||
+			die "nfsfuse exited: $(tail -n 3 "$d/nfsfuse.log")"
+		sleep 0.1
+	done
+	grep -qF " $mnt " /proc/mounts || die "nfsfuse did not mount $mnt"
+	[ -d "$mnt/data" ] || die "the unfs mount does not show the export's data"
+	echo "$url" >"$d/url"
+	touch "$d/.complete"
+}
+
 # Fixture sets beside the default one (feedrate-fixtures-*: each test run
 # has its own) whose owner is gone: stop them.
 sweep() {
@@ -525,7 +655,7 @@ start() {
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--owner) owner=$2; shift 2 ;;
-		local|blk|s3|nfs) kinds+=("$1"); shift ;;
+		local|blk|s3|nfs|unfs) kinds+=("$1"); shift ;;
 		*) say "start: unknown argument $1"; exit 2 ;;
 		esac
 	done
@@ -589,6 +719,14 @@ envs() {
 		echo "FIXTURE_NFS_SOURCE=$(cat "$STATE/nfs/source")"
 		echo "FIXTURE_NFS_EXPORT=$STATE/nfs/export/data"
 	fi
+	if [ -f "$STATE/unfs/.complete" ]; then
+		echo "FIXTURE_UNFS=$STATE/unfs/mnt/data"
+		echo "FIXTURE_UNFS_SOURCE=nfs://127.0.0.1/export"
+		echo "FIXTURE_UNFS_URL=$(cat "$STATE/unfs/url")"
+		echo "FIXTURE_UNFS_EXPORT=$STATE/unfs/export/data"
+		echo "FIXTURE_UNFS_SERVER_PID=$(cat "$STATE/unfs/ganesha.pid")"
+		echo "FIXTURE_UNFS_CLIENT_PID=$(cat "$STATE/unfs/nfsfuse.pid")"
+	fi
 	return 0
 }
 
@@ -639,8 +777,15 @@ nfs-server-evict)
 		dd if={} iflag=nocache count=0 status=none \; ||
 		die "cannot evict the export's files"
 	;;
+unfs-server-evict)
+	# ganesha's VFS FSAL reads the export through this machine's page cache
+	[ -f "$STATE/unfs/.complete" ] || die "the unfs fixture is not running"
+	find "$STATE/unfs/export" -type f -exec \
+		dd if={} iflag=nocache count=0 status=none \; ||
+		die "cannot evict the export's files"
+	;;
 *)
-	sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac

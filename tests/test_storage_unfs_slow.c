@@ -1,0 +1,142 @@
+/*
+ * test_storage_unfs_slow.c - the unfs fixture (tests/storage_fixtures/
+ * fixtures.sh start unfs: nfs-ganesha serving NFSv4 on 127.0.0.1, mounted
+ * by nfsfuse through FUSE), the NFS stand-in for kernels without NFS:
+ * `info` names its FUSE type and nfs:// source, and a cold `io` reads
+ * every file through it without an error. Skips, with the script's
+ * reason, where ganesha, libnfs, FUSE 2's headers or FUSE are missing.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "fixture_testlib.h"
+#include "harness.h"
+
+/* Skip with the script's reason when its exit status RC is 77. */
+static void unfs_skip_on_77(int rc, char *out)
+{
+	const char *why;
+	char reason[512];
+
+	if (rc != 77)
+		return;
+	why = strstr(out, "skip: ");
+	snprintf(reason, sizeof(reason), "%s", why ? why + 6 : out);
+	reason[strcspn(reason, "\n")] = '\0';
+	free(out);
+	cr_skip_test("%s", reason);
+}
+
+/* The fixtures are shared by every suite of the run: one test at a time
+ * (as test_fs_nfs.c), taken once the facilities are known to be there. */
+static int unfs_lock_fd = -1;
+
+static void unfs_lock(void)
+{
+	char path[PATH_MAX + 16];
+
+	snprintf(path, sizeof(path), "%s.testlock", fixture_state());
+	unfs_lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (unfs_lock_fd >= 0)
+		while (flock(unfs_lock_fd, LOCK_EX) < 0 && errno == EINTR)
+			;
+}
+
+static void unfs_suite_fini(void)
+{
+	if (unfs_lock_fd >= 0)
+		close(unfs_lock_fd);
+	unfs_lock_fd = -1;
+}
+
+/* The fixture's dataset folder and mount source, or skip. */
+static void unfs_start(char *data, size_t data_cap, char *source,
+		       size_t source_cap)
+{
+	char *out;
+	int rc;
+
+	if (access(FIXTURE_SCRIPT, X_OK))
+		cr_skip_test("%s not found: run from the repository root",
+			     FIXTURE_SCRIPT);
+	rc = fixture_sh(&out, "%s check unfs", FIXTURE_SCRIPT);
+	unfs_skip_on_77(rc, out);
+	free(out);
+	unfs_lock();
+	rc = fixture_sh(&out, "FEEDRATE_BIN='%s' %s start --owner %d unfs",
+			fr_test_bin(), FIXTURE_SCRIPT, (int)getppid());
+	unfs_skip_on_77(rc, out);
+	cr_assert_eq(rc, 0, "fixtures.sh start unfs failed (%d):\n%s", rc, out);
+	fixture_env(out, "FIXTURE_UNFS", data, data_cap);
+	fixture_env(out, "FIXTURE_UNFS_SOURCE", source, source_cap);
+	free(out);
+	cr_assert(data[0] && source[0], "no FIXTURE_UNFS in the script's "
+		  "output");
+}
+
+/* A command's JSON report written to DIR/NAME.json. */
+static json_t *unfs_json(const char *dir, const char *name, const char *fmt,
+			 const char *path)
+{
+	char js[PATH_MAX], *out;
+	json_error_t jerr;
+	json_t *j;
+	int rc;
+
+	snprintf(js, sizeof(js), "%s/%s.json", dir, name);
+	rc = fixture_sh(&out, "'%s' %s --json '%s' '%s'", fr_test_bin(), fmt,
+			js, path);
+	cr_assert_eq(rc, 0, "feedrate %s failed (%d):\n%s", fmt, rc, out);
+	free(out);
+	j = json_load_file(js, 0, &jerr);
+	cr_assert_not_null(j, "%s: %s", js, jerr.text);
+	return j;
+}
+
+TestSuite(storage_unfs_slow, .fini = unfs_suite_fini, .timeout = 240);
+
+FR_TEST(storage_unfs_slow, info_names_the_fuse_type_and_the_nfs_source)
+{
+	char data[PATH_MAX], source[256];
+	json_t *root, *mount;
+
+	unfs_start(data, sizeof(data), source, sizeof(source));
+	cr_expect_str_eq(source, "nfs://127.0.0.1/export");
+	root = unfs_json(fr_test_tmpdir(), "info", "info --steal-interval 0",
+			 data);
+	mount = json_object_get(json_object_get(root, "storage"), "mount");
+	cr_assert(json_is_object(mount));
+	cr_expect_str_eq(json_string_value(json_object_get(mount, "fstype")),
+			 "fuse.nfsfuse");
+	cr_expect_str_eq(json_string_value(json_object_get(mount, "source")),
+			 source);
+	cr_expect(json_is_true(json_object_get(json_object_get(root,
+		  "storage"), "network")));
+	json_decref(root);
+}
+
+FR_TEST(storage_unfs_slow, cold_io_reads_every_file_without_an_error)
+{
+	char data[PATH_MAX], source[256];
+	json_t *root;
+	json_int_t listed, read;
+
+	unfs_start(data, sizeof(data), source, sizeof(source));
+	root = unfs_json(fr_test_tmpdir(), "io", "io --cache cold", data);
+	listed = json_integer_value(json_object_get(root, "files_listed"));
+	read = json_integer_value(json_object_get(root, "files"));
+	cr_expect_gt(listed, 0);
+	cr_expect_eq(read, listed, "read %lld of %lld files",
+		     (long long)read, (long long)listed);
+	cr_expect_eq(json_integer_value(json_object_get(json_object_get(root,
+		     "errors"), "total")), 0);
+	json_decref(root);
+}
