@@ -103,6 +103,8 @@ enum src_form {
 	SRC_MONITORS,   /* "mon:6789,mon2:6789:/path"; "user@fsid.fs=/path"
 	                   (ceph's newer form names no host) */
 	SRC_NAME,       /* a name, not a host: FUSE object stores */
+	SRC_URL,        /* "nfs://host[:port]/path?opts" (FUSE NFS clients
+	                   on libnfs, e.g. the tests' user-space fixture) */
 };
 
 static const struct {
@@ -122,6 +124,8 @@ static const struct {
 	{ "fuse.gcsfuse", SRC_NAME },
 	{ "fuse.goofys", SRC_NAME },
 	{ "fuse.blobfuse2", SRC_NAME },
+	{ "fuse.nfsfuse", SRC_URL },
+	{ "fuse.fuse-nfs", SRC_URL },
 };
 
 /* Copy the N bytes at SRC into DST of CAP bytes ("" when CAP is 0). */
@@ -181,6 +185,13 @@ int stg_fs_server(const char *fstype, const char *source, char *server,
 		break;
 	case SRC_NAME:
 		break;
+	case SRC_URL: {
+		const char *p = strstr(source, "://");
+
+		if (p)
+			host_until(p + 3, ":/?", host, host_cap);
+		break;
+	}
 	}
 	return 0;
 }

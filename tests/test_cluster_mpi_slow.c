@@ -553,3 +553,17 @@ FR_TEST(cluster_mpi_slow, nfs_dataset_read_by_1_2_3_ranks)
 	if (fd >= 0)
 		close(fd);
 }
+
+/* Where the kernel has no NFS: NFSv4 from nfs-ganesha through a FUSE
+ * client on libnfs (tests/storage_fixtures/nfsfuse.c). */
+FR_TEST(cluster_mpi_slow, user_space_nfs_dataset_read_by_1_2_3_ranks)
+{
+	char path[PATH_MAX];
+	int fd = -1;
+
+	mpi_bin();
+	shared_start("unfs", "FIXTURE_UNFS", path, sizeof(path), &fd);
+	shared_read_by_ranks(path);
+	if (fd >= 0)
+		close(fd);
+}
