@@ -22,7 +22,7 @@
 #define MS_CLUSTER_DEFAULT_TIMEOUT_S 300.0 /* a step's deadline (cache
                                               preparation included) */
 #define MS_CLUSTER_GRACE_S 30.0         /* results after the window's end */
-#define MS_CLUSTER_STOP_GRACE_S 0.8     /* ... once a stop signal came: mpirun
+#define MS_CLUSTER_STOP_GRACE_S 0.3     /* ... once a stop signal came: mpirun
                                            kills 1 s after its SIGTERM
                                            (odls_base_sigkill_timeout) */
 

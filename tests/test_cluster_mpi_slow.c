@@ -179,6 +179,35 @@ FR_TEST(cluster_mpi_slow, shards_split_by_rank_read_every_record_once)
 	once_per_epoch("2", "--format wds --shard-size 300K", 40);
 }
 
+/* A child of PARENT (the pinned child a rank forks once every rank is
+ * past the gate), 0 when none (yet). */
+static pid_t child_of(pid_t parent)
+{
+	char path[64];
+	struct dirent *d;
+	pid_t found = 0;
+	DIR *p = opendir("/proc");
+
+	while (p && !found && (d = readdir(p))) {
+		pid_t pid = (pid_t)atoi(d->d_name);
+		int ppid = 0;
+		FILE *f;
+
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%*d %*s %*c %d", &ppid) == 1 && ppid == parent)
+			found = pid;
+		fclose(f);
+	}
+	if (p)
+		closedir(p);
+	return found;
+}
+
 /* The pid of RANK among LAUNCHER's children, 0 when not (yet). */
 static pid_t rank_pid(pid_t launcher, int rank)
 {
@@ -267,8 +296,16 @@ static json_t *run_and_signal(char *dir, const char *np, bool recovery,
 	argv[a++] = mpirun;
 	argv[a++] = "--allow-run-as-root";
 	argv[a++] = "--oversubscribe";
-	if (recovery)
+	if (recovery) {
 		argv[a++] = "--enable-recovery";
+	} else {
+		/* mpirun kills the others 1 s after its SIGTERM by default:
+		 * too short to be sure of, on a loaded machine, for a rank
+		 * 0 that also waits for a dead rank's result */
+		argv[a++] = "--mca";
+		argv[a++] = "odls_base_sigkill_timeout";
+		argv[a++] = "10";
+	}
 	argv[a++] = "-np";
 	argv[a++] = (char *)np;
 	argv[a++] = (char *)bin;
@@ -292,7 +329,13 @@ static json_t *run_and_signal(char *dir, const char *np, bool recovery,
 	}
 	cr_assert_gt(target, 0, "rank %d never started", who < 0 ? 1 : who);
 	*peer = rank_pid(pid, 1);
-	sleep_s(after_s);               /* into the window */
+	/* past the gate (its measuring child forked), then into the
+	 * window, however loaded the machine is */
+	for (int i = 0; i < 2400 && !child_of(target); i++)
+		sleep_s(0.05);
+	cr_assert_gt(child_of(target), 0, "rank %d never passed the gate",
+		     who < 0 ? 1 : who);
+	sleep_s(after_s);
 	kill(who < 0 ? pid : target, sig);
 	fr_test_wait(pid, 240);
 	return load_json(dir, "c.json");
@@ -307,7 +350,8 @@ static void killed_rank(bool recovery)
 	pid_t peer;
 	size_t n;
 
-	j = run_and_signal(dir, "3", recovery, "8", 2, 6, SIGKILL, &peer);
+	/* the window opens 5 s after the gate (warm-up 2 s + 3 s) */
+	j = run_and_signal(dir, "3", recovery, "10", 2, 7, SIGKILL, &peer);
 	lost = json_array_get(json_object_get(j, "ranks"), 2);
 	cr_assert(json_is_false(json_object_get(lost, "reported")));
 	cr_assert(strstr(json_string_value(json_object_get(lost, "lost_why")),
@@ -339,7 +383,7 @@ FR_TEST(cluster_mpi_slow, sigint_on_mpirun_ends_all_with_a_partial_report)
 	json_t *j;
 	size_t n;
 
-	j = run_and_signal(dir, "2", false, "120", -1, 8, SIGINT, &r1);
+	j = run_and_signal(dir, "2", false, "120", -1, 7, SIGINT, &r1);
 	cr_assert(json_is_true(json_object_get(j, "partial")));
 	cr_assert(json_is_string(json_object_get(j, "signal")));
 	ranks_sum(j, "samples_per_s", &n);
