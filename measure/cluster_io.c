@@ -55,6 +55,14 @@ double ms_cluster_read_alone(const struct ms_cluster_alone *a)
 	cfg.ds = a->files;
 	cfg.rc = a->rc;
 	cfg.rc.direct = true;
+	/* ms_io_run takes its reader's figures as given: the defaults of
+	 * `feedrate io` where the run left them to the engine */
+	if (!cfg.rc.depth)
+		cfg.rc.depth = STG_DEFAULT_DEPTH;
+	if (!cfg.rc.block_size)
+		cfg.rc.block_size = STG_DEFAULT_BLOCK_SIZE;
+	if (!cfg.rc.max_sample_bytes)
+		cfg.rc.max_sample_bytes = (uint64_t)1 << 30;
 	cfg.threads = a->threads ? a->threads : 1;
 	cfg.cache = STG_CACHE_COLD;
 	cfg.duration_s = a->seconds;

@@ -430,3 +430,32 @@ FR_TEST(cluster, bcast_gives_every_rank_rank_0s_plan)
 	}
 	free_ranks(3);
 }
+
+/* What a rank reads alone, with the reader left at the engine's defaults
+ * (depth, block size, sample cap 0), as a run hands it. */
+FR_TEST(cluster, read_alone_reads_with_the_engines_defaults)
+{
+	char *dir = fr_test_tmpdir(), path[4096];
+	static char block[65536];
+	struct ms_cluster_alone a;
+	struct stg_dataset *ds = NULL;
+
+	memset(block, 7, sizeof(block));
+	for (int i = 0; i < 8; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/f%d", dir, i);
+		f = fopen(path, "w");
+		cr_assert_not_null(f);
+		cr_assert_eq(fwrite(block, 1, sizeof(block), f), sizeof(block));
+		fclose(f);
+	}
+	cr_assert_eq(stg_dataset_scan(dir, NULL, &ds), 0);
+	memset(&a, 0, sizeof(a));
+	a.files = ds;
+	a.threads = 1;
+	a.seconds = 0;                  /* every file once */
+	cr_assert_gt(ms_cluster_read_alone(&a), 0);
+	stg_dataset_destroy(ds);
+	fr_test_rmtree(dir);
+}

@@ -569,6 +569,9 @@ static void shared_read_by_ranks(const char *path)
 				   ranks_sum(j, "samples_per_s", &n), 1e-6);
 		cr_assert_eq(n, (size_t)(i + 1));
 		cr_assert_gt(num(j, "samples_per_s"), 0);
+		st = json_object_get(j, "storage");
+		cr_assert_gt(num(st, "solo_sum_bytes_per_s"), 0,
+			     "run -np %s: no read alone", nps[i]);
 		json_decref(j);
 	}
 	fr_test_rmtree(dir);
