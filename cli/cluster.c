@@ -238,6 +238,9 @@ void cli_cluster_rank_fill(struct rpt_cluster_rank *r,
 	r->gpus_fed = rpt_run_gpus_fed(rr);
 	snprintf(r->bottleneck_why, sizeof(r->bottleneck_why), "%s",
 		 res->bottleneck_why);
+	if (rr->gpu_count && rpt_run_too_short(rr, r->bottleneck_why,
+					       sizeof(r->bottleneck_why)))
+		r->too_short = true;
 	/* sent in this rank's clock; rank 0 takes the offset out */
 	r->start_skew_s = res->window_start_realtime;
 	r->digest_epochs = res->digest_epochs < RPT_CLUSTER_EPOCHS ?

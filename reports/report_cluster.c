@@ -326,6 +326,21 @@ void rpt_cluster_verdict(const struct rpt_cluster *c, char *buf, size_t len)
 	}
 	rpt_fmt_count(a, sizeof(a), t.samples_per_s);
 	mb(b, sizeof(b), t.bytes_per_s);
+	for (unsigned k = 0; emulated(c) && k < c->world; k++) {
+		const struct rpt_cluster_rank *r = &c->ranks[k];
+		char *why;
+
+		if (!rpt_cluster_rank_counts(r) || !r->too_short)
+			continue;
+		/* as on one VM: no verdict from a window without batches */
+		why = rpt_cluster_fixed_text(r->bottleneck_why,
+					     sizeof(r->bottleneck_why));
+		snprintf(buf, len, "no verdict: the window was too short to "
+			 "judge the GPUs on rank %u (%s); the cluster read %s "
+			 "samples/s (%s)", r->rank, why ? why : "?", a, b);
+		free(why);
+		return;
+	}
 	if (!emulated(c)) {
 		snprintf(buf, len, "the cluster reads %s samples/s (%s); no "
 			 "GPU emulated", a, b);
@@ -739,6 +754,8 @@ static json_t *rank_json(const struct rpt_cluster_rank *r)
 	json_object_set_new(o, "gpus_fed", m ? json_integer(r->gpus_fed) :
 			    json_null());
 	json_object_set_new(o, "bottleneck", m ? JFIXED(r->bottleneck) :
+			    json_null());
+	json_object_set_new(o, "too_short", m ? json_boolean(r->too_short) :
 			    json_null());
 	json_object_set_new(o, "bottleneck_why", m ? JFIXED(r->bottleneck_why) :
 			    json_null());

@@ -56,6 +56,8 @@ struct rpt_cluster_rank {
 	char bottleneck_why[384];
 	double hit_ratio;               /* < 0 unknown */
 	int signal;                     /* SIGINT/SIGTERM that stopped it */
+	bool too_short;                 /* its window was too short to judge
+	                                   its GPUs (bottleneck_why says why) */
 	double solo_bytes_per_s;        /* its storage read alone (cold, every
 	                                   other rank idle); < 0 not measured */
 	unsigned digest_epochs;         /* complete epochs digested (at most

@@ -506,3 +506,25 @@ FR_TEST(report_cluster, nothing_measured_gives_no_verdict)
 	cr_assert(json_is_null(json_object_get(root, "samples_per_s")));
 	json_decref(root);
 }
+
+FR_TEST(report_cluster, window_too_short_for_a_batch_gives_no_verdict)
+{
+	struct rpt_cluster c;
+	char v[1024];
+	json_t *root;
+
+	cluster_make(&c);
+	ranks[1].too_short = true;
+	snprintf(ranks[1].bottleneck_why, sizeof(ranks[1].bottleneck_why),
+		 "no batch reached the GPUs");
+	rpt_cluster_verdict(&c, v, sizeof(v));
+	cr_assert(!strncmp(v, "no verdict: the window was too short to judge "
+			   "the GPUs on rank 1 (no batch reached the GPUs)",
+			   86), "%s", v);
+	root = rpt_cluster_json(&c);
+	cr_assert(json_is_true(json_object_get(rank_json(root, 1),
+					       "too_short")));
+	cr_assert(json_is_false(json_object_get(rank_json(root, 0),
+						"too_short")));
+	json_decref(root);
+}
