@@ -46,7 +46,11 @@
  * few connections, not one per call. A context is counted: one
  * reference while it is its connection's current one, one per open file;
  * the last drop destroys it (closing its TCP connection). Files opened on
- * an old context move to the current one on their next read.
+ * an old context move to the current one on their next read. A context
+ * whose socket failed under a synchronous call is not destroyed, only
+ * its socket shut down: libnfs 4.0 leaves that call's request queued
+ * with a pointer into the caller's stack, and destroying the context
+ * calls it back (a crash).
  */
 #define FUSE_USE_VERSION 26
 #define _GNU_SOURCE
@@ -58,6 +62,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
@@ -85,7 +90,7 @@ struct conn {
 	pthread_mutex_t mu;
 	struct ctx *cur;
 	unsigned id, gen;       /* for the NFSv4 client name */
-	struct timespec last;   /* when cur was made */
+	struct timespec last;   /* the last try to replace cur */
 };
 
 /* A FUSE open file: a reference on X and on its open O. */
@@ -100,12 +105,27 @@ static unsigned nconns = 4;
 static unsigned next_conn;
 static const char *url;
 
+/* Whether a synchronous call on X gave up waiting (the socket failed):
+ * its request stays queued, and destroying or using X would call it
+ * back into the stack frame it was made from. */
+static int ctx_abandoned(struct ctx *x)
+{
+	return nfs_queue_length(x->nfs) > 0;
+}
+
+/* Drop a reference on X; the last one destroys it, or where a call was
+ * abandoned on it only shuts its socket down, keeping the rest (a few KB
+ * and a file descriptor, at most one per connection per RECONNECT_S). */
 static void ctx_put(struct ctx *x)
 {
-	if (--x->refs == 0) {
-		nfs_destroy_context(x->nfs);
-		free(x);
+	if (--x->refs)
+		return;
+	if (ctx_abandoned(x)) {
+		shutdown(nfs_get_fd(x->nfs), SHUT_RDWR);
+		return;
 	}
+	nfs_destroy_context(x->nfs);
+	free(x);
 }
 
 /* Give C a new current context connected to URL; 0, or -EIO (reason on
@@ -119,7 +139,6 @@ static int conn_connect(struct conn *c)
 	char name[64];
 	int rc;
 
-	clock_gettime(CLOCK_MONOTONIC, &c->last);
 	if (!nfs)
 		return fprintf(stderr, "nfsfuse: nfs_init_context failed\n"), -EIO;
 	/* NFSv4: contexts that share a client name take each other's
@@ -182,8 +201,9 @@ static int conn_recover(struct conn *c, struct ctx *x, int rc)
 	if (c->cur != x)
 		return 1;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (now.tv_sec - c->last.tv_sec < RECONNECT_S)
+	if (c->last.tv_sec && now.tv_sec - c->last.tv_sec < RECONNECT_S)
 		return 0;
+	c->last = now;
 	fprintf(stderr, "nfsfuse: connection %u: %s; reconnecting\n", c->id,
 		nfs_get_error(x->nfs));
 	return conn_connect(c) == 0;
@@ -251,7 +271,8 @@ static void ctx_close(struct ctx *x, struct nopen *o)
 		for (p = &x->opens; *p != o; p = &(*p)->next)
 			;
 		*p = o->next;
-		nfs_close(x->nfs, o->fh);   /* fails on a dead client: frees it */
+		if (!ctx_abandoned(x))  /* else the socket is gone */
+			nfs_close(x->nfs, o->fh);  /* frees fh, even failing */
 		free(o);
 	}
 	ctx_put(x);
