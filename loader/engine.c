@@ -56,8 +56,9 @@
  * Digests: each reader adds the id of every position it read (or failed)
  * to its own digest of the position's epoch (the first LDR_DIGEST_EPOCHS
  * only): no lock, no allocation; they are merged after the join, and an
- * epoch counts as digested when its count is the rank's per_epoch. Histograms record only while WINDOW_ON. Errors cover
- * the whole run. samples/s counts good samples handed to the GPUs (a
+ * epoch counts as digested when its count is the rank's per_epoch.
+ *
+ * Histograms record only while WINDOW_ON. Errors cover the whole run. samples/s counts good samples handed to the GPUs (a
  * failed sample fills its place with zeros and completes its batch, but
  * is counted apart).
  *

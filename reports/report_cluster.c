@@ -376,7 +376,15 @@ void rpt_cluster_verdict(const struct rpt_cluster *c, char *buf, size_t len)
 				 c->gpu_type, thr * 100, why[0] ? " (" : "",
 				 why, why[0] ? ")" : "");
 		}
-		if (t.nodes_before_storage_bound >= 0) {
+		if (t.nodes_before_storage_bound == 0) {
+			char need[32];
+
+			/* "past 0 nodes" would say it badly */
+			mb(b, sizeof(b), t.storage_ceiling_bytes_per_s);
+			mb(need, sizeof(need), t.node_needs_bytes_per_s);
+			cat(buf, len, "; it is storage-bound below one node: "
+			    "%s cold in all, one node needs %s", b, need);
+		} else if (t.nodes_before_storage_bound > 0) {
 			cat(buf, len, "; past %d node%s it is storage-bound",
 			    t.nodes_before_storage_bound,
 			    t.nodes_before_storage_bound == 1 ? "" : "s");

@@ -528,3 +528,16 @@ FR_TEST(report_cluster, window_too_short_for_a_batch_gives_no_verdict)
 						"too_short")));
 	json_decref(root);
 }
+
+FR_TEST(report_cluster, storage_below_one_node_is_said_so)
+{
+	struct rpt_cluster c;
+	char v[1024];
+
+	cluster_make(&c);
+	/* a cold ceiling far below what one node's GPUs need */
+	c.bytes_per_sample = 1e9;
+	rpt_cluster_verdict(&c, v, sizeof(v));
+	cr_assert(strstr(v, "it is storage-bound below one node"), "%s", v);
+	cr_assert_null(strstr(v, "past 0 node"), "%s", v);
+}
