@@ -58,9 +58,9 @@
  * only): no lock, no allocation; they are merged after the join, and an
  * epoch counts as digested when its count is the rank's per_epoch.
  *
- * Histograms record only while WINDOW_ON. Errors cover the whole run. samples/s counts good samples handed to the GPUs (a
- * failed sample fills its place with zeros and completes its batch, but
- * is counted apart).
+ * Histograms record only while WINDOW_ON. Errors cover the whole run.
+ * samples/s counts good samples handed to the GPUs (a failed sample fills
+ * its place with zeros and completes its batch, but is counted apart).
  *
  * Stop: duration, epochs (the readers run out of positions and the
  * consumers out of batches), samples, max_errors, *cfg->stop, or a reader
