@@ -8,11 +8,14 @@
 #ifndef FEEDRATE_FIXTURE_TESTLIB_H
 #define FEEDRATE_FIXTURE_TESTLIB_H
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -80,6 +83,59 @@ static inline void fixture_env(const char *text, const char *key, char *buf,
 		snprintf(buf, cap, "%.*s", (int)strcspn(p + strlen(key) + 1,
 						       "\n"),
 			 p + strlen(key) + 1);
+}
+
+
+/* Skip the test with fixtures.sh's reason when its exit status RC is 77
+ * (OUT: its output, freed then). */
+static inline void fixture_skip_on_77(int rc, char *out)
+{
+	const char *why;
+	char reason[512];
+
+	if (rc != 77)
+		return;
+	why = strstr(out, "skip: ");
+	snprintf(reason, sizeof(reason), "%s", why ? why + 6 : out);
+	reason[strcspn(reason, "\n")] = '\0';
+	free(out);
+	cr_skip_test("%s", reason);
+}
+
+/*
+ * Start fixture KIND for this test run (owned by the runner: it stops it),
+ * holding the run's test lock in *LOCK_FD (the fixtures are shared by
+ * every suite: one test at a time; the caller closes it), taken only once
+ * the machine is known to have what KIND needs, so that a skip leaves no
+ * lock file. Returns the script's output (KEY=VALUE lines, malloc'd), or
+ * skips the test with the script's reason.
+ */
+__attribute__((noinline, unused))
+static char *fixture_start_locked(const char *kind, int *lock_fd)
+{
+	char path[PATH_MAX + 16], *check, *out = NULL;
+	const char *bin = getenv("FEEDRATE_BIN");
+	int rc;
+
+	if (access(FIXTURE_SCRIPT, X_OK))
+		cr_skip_test("%s not found: run from the repository root",
+			     FIXTURE_SCRIPT);
+	rc = fixture_sh(&check, "%s check %s", FIXTURE_SCRIPT, kind);
+	fixture_skip_on_77(rc, check);
+	free(check);
+	if (*lock_fd < 0) {
+		snprintf(path, sizeof(path), "%s.testlock", fixture_state());
+		*lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		if (*lock_fd >= 0)
+			while (flock(*lock_fd, LOCK_EX) < 0 && errno == EINTR)
+				;
+	}
+	rc = fixture_sh(&out, "FEEDRATE_BIN='%s' %s start --owner %d %s",
+			bin ? bin : "", FIXTURE_SCRIPT, (int)getppid(), kind);
+	fixture_skip_on_77(rc, out);
+	cr_assert_eq(rc, 0, "fixtures.sh start %s failed (%d):\n%s", kind, rc,
+		     out);
+	return out;
 }
 
 #endif /* FEEDRATE_FIXTURE_TESTLIB_H */

@@ -486,47 +486,6 @@ FR_TEST(cluster_mpi_slow, sweep_varies_the_ranks_and_reports_the_scaling)
 
 /* ---- one dataset on shared storage, read by 1, 2 and 3 ranks ---- */
 
-/*
- * Start fixture KIND (tests/storage_fixtures/fixtures.sh, shared by the
- * run's suites: one test at a time holds its lock, *LOCK_FD) and put the
- * mount's dataset, the script's KEY, into PATH; skip with the script's
- * reason where the machine lacks what it needs.
- */
-static void shared_start(const char *kind, const char *key, char *path,
-			 size_t cap, int *lock_fd)
-{
-	char lock[PATH_MAX + 16], *out;
-	int rc;
-
-	if (access(FIXTURE_SCRIPT, X_OK))
-		cr_skip_test("%s not found: run from the repository root",
-			     FIXTURE_SCRIPT);
-	rc = fixture_sh(&out, "%s check %s", FIXTURE_SCRIPT, kind);
-	if (rc == 77) {
-		const char *why = strstr(out, "skip: ");
-
-		cr_skip_test("%.300s", why ? why + 6 : out);
-	}
-	free(out);
-	snprintf(lock, sizeof(lock), "%s.testlock", fixture_state());
-	*lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (*lock_fd >= 0)
-		while (flock(*lock_fd, LOCK_EX) < 0 && errno == EINTR)
-			;
-	rc = fixture_sh(&out, "FEEDRATE_BIN='%s' %s start --owner %d %s",
-			fr_test_bin(), FIXTURE_SCRIPT, (int)getppid(), kind);
-	if (rc == 77) {
-		const char *why = strstr(out, "skip: ");
-
-		cr_skip_test("%.300s", why ? why + 6 : out);
-	}
-	cr_assert_eq(rc, 0, "fixtures.sh start %s failed (%d):\n%s", kind, rc,
-		     out);
-	fixture_env(out, key, path, cap);
-	free(out);
-	cr_assert(path[0], "no %s in the script's output", key);
-}
-
 /* The dataset at PATH read cold by 1, 2 and 3 ranks: io (the ranks
  * together against each alone) and run; totals are the ranks' sums. */
 static void shared_read_by_ranks(const char *path)
@@ -577,40 +536,35 @@ static void shared_read_by_ranks(const char *path)
 	fr_test_rmtree(dir);
 }
 
-FR_TEST(cluster_mpi_slow, s3fs_dataset_read_by_1_2_3_ranks)
+/* Fixture KIND's dataset (the script's KEY) read by 1, 2 and 3 ranks. */
+static void shared_fixture(const char *kind, const char *key)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], *out;
 	int fd = -1;
 
 	mpi_bin();
-	shared_start("s3", "FIXTURE_S3", path, sizeof(path), &fd);
+	out = fixture_start_locked(kind, &fd);
+	fixture_env(out, key, path, sizeof(path));
+	free(out);
+	cr_assert(path[0], "no %s in the script's output", key);
 	shared_read_by_ranks(path);
 	if (fd >= 0)
 		close(fd);
 }
 
+FR_TEST(cluster_mpi_slow, s3fs_dataset_read_by_1_2_3_ranks)
+{
+	shared_fixture("s3", "FIXTURE_S3");
+}
+
 FR_TEST(cluster_mpi_slow, nfs_dataset_read_by_1_2_3_ranks)
 {
-	char path[PATH_MAX];
-	int fd = -1;
-
-	mpi_bin();
-	shared_start("nfs", "FIXTURE_NFS", path, sizeof(path), &fd);
-	shared_read_by_ranks(path);
-	if (fd >= 0)
-		close(fd);
+	shared_fixture("nfs", "FIXTURE_NFS");
 }
 
 /* Where the kernel has no NFS: NFSv4 from nfs-ganesha through a FUSE
  * client on libnfs (tests/storage_fixtures/nfsfuse.c). */
 FR_TEST(cluster_mpi_slow, user_space_nfs_dataset_read_by_1_2_3_ranks)
 {
-	char path[PATH_MAX];
-	int fd = -1;
-
-	mpi_bin();
-	shared_start("unfs", "FIXTURE_UNFS", path, sizeof(path), &fd);
-	shared_read_by_ranks(path);
-	if (fd >= 0)
-		close(fd);
+	shared_fixture("unfs", "FIXTURE_UNFS");
 }

@@ -229,37 +229,11 @@ FR_TEST(detect_fs_nfs, info_json_server_is_null_on_a_local_fs)
 
 /* ---- on the kernel NFS server (the nfs fixture) ---- */
 
-/* Skip with the script's reason when its exit status RC is 77. */
-static void nfs_skip_on_77(int rc, char *out)
-{
-	const char *why;
-	char reason[512];
-
-	if (rc != 77)
-		return;
-	why = strstr(out, "skip: ");
-	snprintf(reason, sizeof(reason), "%s", why ? why + 6 : out);
-	reason[strcspn(reason, "\n")] = '\0';
-	free(out);
-	cr_skip_test("%s", reason);
-}
-
 /* The fixtures are shared by every suite of the run: one test at a time
  * (as test_storage_real_slow.c, whose POST_ALL hook stops them), taken
  * once the machine is known to have NFS, so that a skip leaves no lock
  * file behind. */
 static int nfs_lock_fd = -1;
-
-static void nfs_lock(void)
-{
-	char path[PATH_MAX + 16];
-
-	snprintf(path, sizeof(path), "%s.testlock", fixture_state());
-	nfs_lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (nfs_lock_fd >= 0)
-		while (flock(nfs_lock_fd, LOCK_EX) < 0 && errno == EINTR)
-			;
-}
 
 static void nfs_suite_fini(void)
 {
@@ -272,21 +246,10 @@ static void nfs_suite_fini(void)
 static void nfs_start(char *data, size_t data_cap, char *source,
 		      size_t source_cap)
 {
-	const char *bin = fr_test_bin();
 	char *out;
-	int rc;
 
-	if (access(FIXTURE_SCRIPT, X_OK))
-		cr_skip_test("%s not found: run from the repository root",
-			     FIXTURE_SCRIPT);
-	rc = fixture_sh(&out, "%s check nfs", FIXTURE_SCRIPT);
-	nfs_skip_on_77(rc, out);
-	free(out);
-	nfs_lock();
-	rc = fixture_sh(&out, "FEEDRATE_BIN='%s' %s start --owner %d nfs",
-			bin, FIXTURE_SCRIPT, (int)getppid());
-	nfs_skip_on_77(rc, out);
-	cr_assert_eq(rc, 0, "fixtures.sh start nfs failed (%d):\n%s", rc, out);
+	fr_test_bin();                  /* FEEDRATE_BIN is set */
+	out = fixture_start_locked("nfs", &nfs_lock_fd);
 	fixture_env(out, "FIXTURE_NFS", data, data_cap);
 	fixture_env(out, "FIXTURE_NFS_SOURCE", source, source_cap);
 	free(out);

@@ -20,35 +20,9 @@
 #include "fixture_testlib.h"
 #include "harness.h"
 
-/* Skip with the script's reason when its exit status RC is 77. */
-static void unfs_skip_on_77(int rc, char *out)
-{
-	const char *why;
-	char reason[512];
-
-	if (rc != 77)
-		return;
-	why = strstr(out, "skip: ");
-	snprintf(reason, sizeof(reason), "%s", why ? why + 6 : out);
-	reason[strcspn(reason, "\n")] = '\0';
-	free(out);
-	cr_skip_test("%s", reason);
-}
-
 /* The fixtures are shared by every suite of the run: one test at a time
- * (as test_fs_nfs.c), taken once the facilities are known to be there. */
+ * (fixture_start_locked). */
 static int unfs_lock_fd = -1;
-
-static void unfs_lock(void)
-{
-	char path[PATH_MAX + 16];
-
-	snprintf(path, sizeof(path), "%s.testlock", fixture_state());
-	unfs_lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (unfs_lock_fd >= 0)
-		while (flock(unfs_lock_fd, LOCK_EX) < 0 && errno == EINTR)
-			;
-}
 
 static void unfs_suite_fini(void)
 {
@@ -61,20 +35,8 @@ static void unfs_suite_fini(void)
 static void unfs_start(char *data, size_t data_cap, char *source,
 		       size_t source_cap)
 {
-	char *out;
-	int rc;
+	char *out = fixture_start_locked("unfs", &unfs_lock_fd);
 
-	if (access(FIXTURE_SCRIPT, X_OK))
-		cr_skip_test("%s not found: run from the repository root",
-			     FIXTURE_SCRIPT);
-	rc = fixture_sh(&out, "%s check unfs", FIXTURE_SCRIPT);
-	unfs_skip_on_77(rc, out);
-	free(out);
-	unfs_lock();
-	rc = fixture_sh(&out, "FEEDRATE_BIN='%s' %s start --owner %d unfs",
-			fr_test_bin(), FIXTURE_SCRIPT, (int)getppid());
-	unfs_skip_on_77(rc, out);
-	cr_assert_eq(rc, 0, "fixtures.sh start unfs failed (%d):\n%s", rc, out);
 	fixture_env(out, "FIXTURE_UNFS", data, data_cap);
 	fixture_env(out, "FIXTURE_UNFS_SOURCE", source, source_cap);
 	free(out);
