@@ -40,11 +40,10 @@ why=""          # what failed, said again above the last line (CI shows
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
-if [ -n "$unit" ]; then
-	filter=()
-	# the fast subset leaves out suites whose name ends in _slow
-	[ -n "${FEEDRATE_FAST:-}" ] && filter=(--filter '!(*_slow/*)')
-	"$unit" --color=never --timeout 300 "${filter[@]}" 2>&1 | tee "$log"
+# One run of the unit suite with Criterion options "$@"; adds to the
+# counts and to WHY.
+run_unit() {
+	"$unit" --color=never --timeout 300 "$@" 2>&1 | tee "$log"
 	urc=${PIPESTATUS[0]}
 	line=$(sed 's/\x1b\[[0-9;]*m//g' "$log" | grep 'Synthesis:' | tail -n 1)
 	if [ -z "$line" ]; then
@@ -86,6 +85,19 @@ if [ -n "$unit" ]; then
 			criterion_only_leaks "$log" | grep -m1 -E \
 			'ERROR: (Address|Leak|Thread)Sanitizer|runtime error:')
 		failed=$((failed + 1))
+	fi
+}
+
+if [ -n "$unit" ]; then
+	if [ -n "${FEEDRATE_FAST:-}" ]; then
+		# the fast subset leaves out suites whose name ends in _slow
+		run_unit --filter '!(*_slow/*)'
+	else
+		# the mpirun tests start ranks that keep every CPU busy: they
+		# run after the others, one at a time, so that they neither
+		# starve the tests that time a pipeline nor are starved
+		run_unit --filter '!(cluster_mpi_slow/*)'
+		run_unit -j1 --filter 'cluster_mpi_slow/*'
 	fi
 fi
 

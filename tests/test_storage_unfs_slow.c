@@ -67,13 +67,13 @@ TestSuite(storage_unfs_slow, .fini = unfs_suite_fini, .timeout = 240);
 
 FR_TEST(storage_unfs_slow, info_names_the_fuse_type_and_the_nfs_source)
 {
-	char data[PATH_MAX], source[256];
+	char data[PATH_MAX], source[256], *dir;
 	json_t *root, *mount;
 
 	unfs_start(data, sizeof(data), source, sizeof(source));
 	cr_expect_str_eq(source, "nfs://127.0.0.1/export");
-	root = unfs_json(fr_test_tmpdir(), "info", "info --steal-interval 0",
-			 data);
+	dir = fr_test_tmpdir();
+	root = unfs_json(dir, "info", "info --steal-interval 0", data);
 	mount = json_object_get(json_object_get(root, "storage"), "mount");
 	cr_assert(json_is_object(mount));
 	cr_expect_str_eq(json_string_value(json_object_get(mount, "fstype")),
@@ -83,16 +83,18 @@ FR_TEST(storage_unfs_slow, info_names_the_fuse_type_and_the_nfs_source)
 	cr_expect(json_is_true(json_object_get(json_object_get(root,
 		  "storage"), "network")));
 	json_decref(root);
+	fr_test_rmtree(dir);
 }
 
 FR_TEST(storage_unfs_slow, cold_io_reads_every_file_without_an_error)
 {
-	char data[PATH_MAX], source[256];
+	char data[PATH_MAX], source[256], *dir;
 	json_t *root;
 	json_int_t listed, read;
 
 	unfs_start(data, sizeof(data), source, sizeof(source));
-	root = unfs_json(fr_test_tmpdir(), "io", "io --cache cold", data);
+	dir = fr_test_tmpdir();
+	root = unfs_json(dir, "io", "io --cache cold", data);
 	listed = json_integer_value(json_object_get(root, "files_listed"));
 	read = json_integer_value(json_object_get(root, "files"));
 	cr_expect_gt(listed, 0);
@@ -101,4 +103,5 @@ FR_TEST(storage_unfs_slow, cold_io_reads_every_file_without_an_error)
 	cr_expect_eq(json_integer_value(json_object_get(json_object_get(root,
 		     "errors"), "total")), 0);
 	json_decref(root);
+	fr_test_rmtree(dir);
 }
