@@ -316,6 +316,7 @@ static int io_cluster(struct io_opts *o, struct ms_dataset *md,
 	struct rpt_cluster_rank r;
 	struct io_alone alone;
 	double *solo = calloc(cl->world, sizeof(*solo));
+	const char *cache;
 	double start = 0;
 	bool ok;
 	int files_err = md->ds ? ms_cluster_files(md->ds, cl->rank,
@@ -340,6 +341,9 @@ static int io_cluster(struct io_opts *o, struct ms_dataset *md,
 		run.solo = solo;
 	}
 	ok = mine != NULL && !cli_stop;
+	cache = o->cfg.cache == STG_CACHE_COLD ? "cold" :
+		o->cfg.cache == STG_CACHE_WARM ? "warm" :
+		o->cfg.rc.direct ? "as found, O_DIRECT" : "as found";
 	/* the page cache made before the gate, so that every rank's reads
 	 * start together: warm is read in now and then left as it is; cold
 	 * is evicted now, and ms_io_run's own eviction finds little left */
@@ -399,10 +403,8 @@ static int io_cluster(struct io_opts *o, struct ms_dataset *md,
 		c->command = "io";
 		c->dataset = o->dataset;
 		c->format = NULL;
-		c->cache = o->cfg.cache == STG_CACHE_COLD ? "cold" :
-			   o->cfg.cache == STG_CACHE_WARM ? "warm" :
-			   o->cfg.rc.direct ? "as found, O_DIRECT" :
-			   "as found";
+		c->cache = cache;       /* as asked, before warm became
+					   "as found" for the reads */
 		c->files = md->ds ? stg_dataset_count(md->ds) : 0;
 		c->bytes = md->ds ? stg_dataset_total_bytes(md->ds) : 0;
 		c->records = c->files;
