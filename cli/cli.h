@@ -391,6 +391,9 @@ int cli_cluster_solo(const struct stg_dataset *ds,
 		     const struct stg_reader_config *rc, unsigned threads,
 		     double seconds, double *solo);
 
+/* This rank's record, its identity only: reported, figures unknown (-1). */
+void cli_cluster_rank_init(struct rpt_cluster_rank *r);
+
 /* The record this rank sends rank 0, from its run's report RR, result RES
  * and point PO. */
 void cli_cluster_rank_fill(struct rpt_cluster_rank *r,

@@ -198,10 +198,7 @@ int cli_cluster_solo(const struct stg_dataset *ds,
 
 /* ---- the record a rank sends ---- */
 
-void cli_cluster_rank_fill(struct rpt_cluster_rank *r,
-			   const struct rpt_run *rr,
-			   const struct ldr_result *res,
-			   const struct ms_point_out *po, bool cpus_shared)
+void cli_cluster_rank_init(struct rpt_cluster_rank *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->rank = cli_cluster->rank;
@@ -210,12 +207,19 @@ void cli_cluster_rank_fill(struct rpt_cluster_rank *r,
 	r->local_rank = cli_cluster->local_rank;
 	r->local_size = cli_cluster->local_size;
 	r->reported = true;
+	r->au = r->hit_ratio = r->solo_bytes_per_s = -1;
+}
+
+void cli_cluster_rank_fill(struct rpt_cluster_rank *r,
+			   const struct rpt_run *rr,
+			   const struct ldr_result *res,
+			   const struct ms_point_out *po, bool cpus_shared)
+{
+	cli_cluster_rank_init(r);
 	r->vcpus = po->cpus.count;
 	stg_cpulist_format(&po->cpus.set, r->cpus, sizeof(r->cpus));
 	r->cpus_shared = cpus_shared;
-	r->au = -1;
 	r->hit_ratio = po->hit_ratio;
-	r->solo_bytes_per_s = -1;
 	r->signal = rr->signal;
 	r->gpus = rr->gpu_count;
 	snprintf(r->bottleneck, sizeof(r->bottleneck), "%s",

@@ -324,7 +324,6 @@ static int io_cluster(struct io_opts *o, struct ms_dataset *md,
 	int err;
 
 	memset(&run, 0, sizeof(run));
-	memset(&r, 0, sizeof(r));
 	memset(res, 0, sizeof(*res));
 	if (o->solo != 0) {             /* every rank: the same steps */
 		/* the same reads as together, cache state included */
@@ -359,13 +358,7 @@ static int io_cluster(struct io_opts *o, struct ms_dataset *md,
 	}
 	err = ms_cluster_gate(cl, ok, 2.0, &start);
 	memset(res, 0, sizeof(*res));
-	r.rank = cl->rank;
-	snprintf(r.host, sizeof(r.host), "%s", cl->host);
-	r.node = cl->node;
-	r.local_rank = cl->local_rank;
-	r.local_size = cl->local_size;
-	r.reported = true;
-	r.au = r.hit_ratio = r.solo_bytes_per_s = -1;
+	cli_cluster_rank_init(&r);
 	snprintf(r.bottleneck, sizeof(r.bottleneck), "storage");
 	if (!err && ok) {
 		o->cfg.ds = mine;

@@ -73,14 +73,7 @@ static void point_failed(struct rpt_cluster_rank *mine, const char *why)
 	double start;
 
 	cli_cluster_gate(&gate, false, &start);
-	memset(mine, 0, sizeof(*mine));
-	mine->rank = cli_cluster->rank;
-	snprintf(mine->host, sizeof(mine->host), "%s", cli_cluster->host);
-	mine->node = cli_cluster->node;
-	mine->local_rank = cli_cluster->local_rank;
-	mine->local_size = cli_cluster->local_size;
-	mine->reported = true;
-	mine->au = mine->hit_ratio = mine->solo_bytes_per_s = -1;
+	cli_cluster_rank_init(mine);
 	snprintf(mine->fail_text, sizeof(mine->fail_text), "%s", why);
 }
 

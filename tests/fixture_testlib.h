@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <criterion/criterion.h>
+#include <jansson.h>
 
 #define FIXTURE_SCRIPT "tests/storage_fixtures/fixtures.sh"
 #define FIXTURE_STATE_BASE "/var/tmp/feedrate-fixtures"
@@ -136,6 +137,28 @@ static char *fixture_start_locked(const char *kind, int *lock_fd)
 	cr_assert_eq(rc, 0, "fixtures.sh start %s failed (%d):\n%s", kind, rc,
 		     out);
 	return out;
+}
+
+
+/* `feedrate FMT --json DIR/NAME.json PATH` (FEEDRATE_BIN), which must
+ * exit 0; its JSON report. */
+__attribute__((unused))
+static json_t *fixture_json(const char *dir, const char *name,
+			    const char *fmt, const char *path)
+{
+	char js[PATH_MAX], *out;
+	json_error_t jerr;
+	json_t *j;
+	int rc;
+
+	snprintf(js, sizeof(js), "%s/%s.json", dir, name);
+	rc = fixture_sh(&out, "'%s' %s --json '%s' '%s'",
+			getenv("FEEDRATE_BIN"), fmt, js, path);
+	cr_assert_eq(rc, 0, "feedrate %s failed (%d):\n%s", fmt, rc, out);
+	free(out);
+	j = json_load_file(js, 0, &jerr);
+	cr_assert_not_null(j, "bad JSON in %s: %s", js, jerr.text);
+	return j;
 }
 
 #endif /* FEEDRATE_FIXTURE_TESTLIB_H */

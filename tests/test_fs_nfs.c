@@ -259,25 +259,6 @@ static void nfs_start(char *data, size_t data_cap, char *source,
 
 TestSuite(storage_nfs_slow, .fini = nfs_suite_fini, .timeout = 240);
 
-/* A command's JSON report written to DIR/NAME.json. */
-static json_t *nfs_json(const char *dir, const char *name, const char *fmt,
-			const char *path)
-{
-	char js[PATH_MAX], *out;
-	json_error_t jerr;
-	json_t *j;
-	int rc;
-
-	snprintf(js, sizeof(js), "%s/%s.json", dir, name);
-	rc = fixture_sh(&out, "'%s' %s --json '%s' '%s'", fr_test_bin(), fmt,
-			js, path);
-	cr_assert_eq(rc, 0, "feedrate %s failed (%d):\n%s", fmt, rc, out);
-	free(out);
-	j = json_load_file(js, 0, &jerr);
-	cr_assert_not_null(j, "bad JSON in %s: %s", js, jerr.text);
-	return j;
-}
-
 FR_TEST(storage_nfs_slow, info_names_nfs4_its_server_and_cache_behaviour)
 {
 	char data[PATH_MAX], source[PATH_MAX], *tmp;
@@ -286,7 +267,7 @@ FR_TEST(storage_nfs_slow, info_names_nfs4_its_server_and_cache_behaviour)
 
 	nfs_start(data, sizeof(data), source, sizeof(source));
 	tmp = fr_test_tmpdir();
-	root = nfs_json(tmp, "info", "info --steal-interval 0 --probe-cache",
+	root = fixture_json(tmp, "info", "info --steal-interval 0 --probe-cache",
 			data);
 	st = json_object_get(root, "storage");
 	cr_assert(json_is_object(st));
@@ -319,7 +300,7 @@ FR_TEST(storage_nfs_slow, cold_run_evicts_and_reads_with_o_direct)
 
 	nfs_start(data, sizeof(data), source, sizeof(source));
 	tmp = fr_test_tmpdir();
-	root = nfs_json(tmp, "run", "run --cache cold --duration 3s "
+	root = fixture_json(tmp, "run", "run --cache cold --duration 3s "
 			"--workers 1 --gpus 0", data);
 	how = json_string_value(json_object_get(root, "cache_how"));
 	cr_assert_not_null(how, "no cache_how in the run's JSON");

@@ -44,25 +44,6 @@ static void unfs_start(char *data, size_t data_cap, char *source,
 		  "output");
 }
 
-/* A command's JSON report written to DIR/NAME.json. */
-static json_t *unfs_json(const char *dir, const char *name, const char *fmt,
-			 const char *path)
-{
-	char js[PATH_MAX], *out;
-	json_error_t jerr;
-	json_t *j;
-	int rc;
-
-	snprintf(js, sizeof(js), "%s/%s.json", dir, name);
-	rc = fixture_sh(&out, "'%s' %s --json '%s' '%s'", fr_test_bin(), fmt,
-			js, path);
-	cr_assert_eq(rc, 0, "feedrate %s failed (%d):\n%s", fmt, rc, out);
-	free(out);
-	j = json_load_file(js, 0, &jerr);
-	cr_assert_not_null(j, "%s: %s", js, jerr.text);
-	return j;
-}
-
 TestSuite(storage_unfs_slow, .fini = unfs_suite_fini, .timeout = 240);
 
 FR_TEST(storage_unfs_slow, info_names_the_fuse_type_and_the_nfs_source)
@@ -73,7 +54,7 @@ FR_TEST(storage_unfs_slow, info_names_the_fuse_type_and_the_nfs_source)
 	unfs_start(data, sizeof(data), source, sizeof(source));
 	cr_expect_str_eq(source, "nfs://127.0.0.1/export");
 	dir = fr_test_tmpdir();
-	root = unfs_json(dir, "info", "info --steal-interval 0", data);
+	root = fixture_json(dir, "info", "info --steal-interval 0", data);
 	mount = json_object_get(json_object_get(root, "storage"), "mount");
 	cr_assert(json_is_object(mount));
 	cr_expect_str_eq(json_string_value(json_object_get(mount, "fstype")),
@@ -94,7 +75,7 @@ FR_TEST(storage_unfs_slow, cold_io_reads_every_file_without_an_error)
 
 	unfs_start(data, sizeof(data), source, sizeof(source));
 	dir = fr_test_tmpdir();
-	root = unfs_json(dir, "io", "io --cache cold", data);
+	root = fixture_json(dir, "io", "io --cache cold", data);
 	listed = json_integer_value(json_object_get(root, "files_listed"));
 	read = json_integer_value(json_object_get(root, "files"));
 	cr_expect_gt(listed, 0);
