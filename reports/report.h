@@ -159,7 +159,8 @@ struct rpt_run {
 	const char *demand_basis;       /* "measured", "derived", "estimate",
 	                                   "gpu-rate" */
 	double demand_range_lo, demand_range_hi; /* per GPU; 0 none */
-	const char *demand_kind;        /* "train", "mlperf", "gpu-rate" */
+	const char *demand_kind;        /* "train", "mlperf", "ceiling",
+	                                   "gpu-rate" */
 	const char *demand_source;
 	unsigned tokens_per_sample;     /* token workloads: seq_len (a
 	                                   sample's new tokens); 0 others */

@@ -40,6 +40,7 @@ void rpt_sweep_verdict(struct rpt_sweep *s)
 		.gpu_count = s->gpu_count,
 		.demand_per_gpu = s->demand_per_gpu,
 		.demand_basis = s->demand_basis,
+		.demand_kind = s->demand_kind,
 		.demand_multi_measured = s->demand_multi_measured,
 		.au_threshold = s->au_threshold,
 		.dataset_bytes = s->bytes,
