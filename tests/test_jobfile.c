@@ -545,6 +545,10 @@ static const struct bad bads[] = {
 	  "[demand peak A100]\nsamples_per_s = 9\nbasis = measured\n"
 	  "source = ours\n", "t.ini:3: [demand peak A100]: a demand row is "
 	  "[demand KIND GPU], KIND train, mlperf or ceiling", NULL },
+	{ "a kind in capitals", W0
+	  "[demand Ceiling A100]\nsamples_per_s = 9\nbasis = measured\n"
+	  "source = ours\n", "t.ini:3: [demand Ceiling A100]: a demand row "
+	  "is [demand KIND GPU]", NULL },
 	{ "a default kind without its row", W0 "default_demand = ceiling\n"
 	  ROW, "t.ini: [workload] needs a [demand ceiling GPU] row", NULL },
 	{ "a workload without a name", "[workload]\nbatch = 8\n" ROW,

@@ -461,6 +461,8 @@ static const char *const demand_words[] = {
 	"train", "mlperf", "ceiling", "tuned", NULL
 };
 #define DEMAND_WORD_TUNED 3
+_Static_assert(DEMAND_WORD_TUNED == WL_DEMAND_CEILING + 1,
+	       "a demand kind without its word");
 static const char *const basis_words[] = {
 	"measured", "derived", "estimate", NULL
 };
@@ -862,10 +864,10 @@ static int demand_sec(const char *name, struct row *row, const char **why)
 	}
 	if (n != 3 || strcmp(w[0], "demand"))
 		return -EINVAL;
-	if (strcmp(w[1], "train") && strcmp(w[1], "tuned") &&
-	    strcmp(w[1], "mlperf") && strcmp(w[1], "ceiling"))
-		return -EINVAL;         /* lower case, as every key is */
-	if (wl_demand_kind_parse(w[1], &row->kind))
+	/* lower case, as every key is */
+	if (wl_demand_kind_parse(w[1], &row->kind) ||
+	    (strcmp(w[1], wl_demand_kind_name(row->kind)) &&
+	     strcmp(w[1], "tuned")))
 		return -EINVAL;
 	*why = "a GPU name is 1 to 31 letters, digits, '.', '_' or '-'";
 	if (strlen(w[2]) >= MAX_GPU_NAME ||
