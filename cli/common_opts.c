@@ -291,13 +291,10 @@ static int parse_gpu_opt(const char *cmd, int c, const char *arg,
 				"samples/s > 0, not '%s'", arg);
 		return 1;
 	case CLI_OPT_DEMAND:
-		if (!strcasecmp(arg, "tuned") || !strcasecmp(arg, "train"))
-			o->demand = WL_DEMAND_TRAIN;
-		else if (!strcasecmp(arg, "mlperf"))
-			o->demand = WL_DEMAND_MLPERF;
-		else
-			return cli_usage_error(cmd, "--demand wants tuned or "
-				"mlperf, not '%s'", arg);
+		if (wl_demand_kind_parse(arg, &o->demand))
+			return cli_usage_error(cmd, "--demand wants train "
+				"(also tuned), mlperf or ceiling, not '%s'",
+				arg);
 		o->demand_given = true;
 		return 1;
 	case CLI_OPT_SYNC:
@@ -462,9 +459,13 @@ void cli_common_usage(FILE *f)
 "                         of the workload's default type: 1xA100); run also\n"
 "                         takes 0, the raw feed rate with no consumer\n"
 "      --gpu-rate R       samples/s one GPU eats, instead of the table\n"
-"      --demand K         tuned (tuned training throughput) or mlperf\n"
-"                         (MLPerf Storage's emulated accelerators); default:\n"
-"                         the workload's (tuned for imagenet)\n"
+"      --demand K         which GPU demand rows judge: train (also tuned:\n"
+"                         the tuned training throughput, its recipe's own\n"
+"                         data loader), mlperf (MLPerf Storage's emulated\n"
+"                         accelerators) or ceiling (the GPU fed by GPU-side\n"
+"                         decode, MLPerf Training: what would starve it if\n"
+"                         the input pipeline were perfect); default: the\n"
+"                         workload's (train for imagenet)\n"
 "      --gpu-sync all|none  GPUs step together (default) or independently\n"
 "  -b, --batch N          samples per batch (default: the workload's, else\n"
 "                         %u)\n"

@@ -67,7 +67,8 @@ struct ms_gpus {
 	                                   or "gpu-rate" */
 	double demand_range_lo;         /* the row's range of 1-GPU figures */
 	double demand_range_hi;         /* (per GPU); 0 none */
-	const char *demand_kind;        /* "train", "mlperf", "gpu-rate" */
+	const char *demand_kind;        /* "train", "mlperf", "ceiling",
+	                                   "gpu-rate" */
 	const char *demand_source;
 	bool demand_est;                /* the row is an estimate (basis) */
 	unsigned tokens_per_sample;     /* token workloads: the tokens a

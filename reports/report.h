@@ -159,7 +159,8 @@ struct rpt_run {
 	const char *demand_basis;       /* "measured", "derived", "estimate",
 	                                   "gpu-rate" */
 	double demand_range_lo, demand_range_hi; /* per GPU; 0 none */
-	const char *demand_kind;        /* "train", "mlperf", "gpu-rate" */
+	const char *demand_kind;        /* "train", "mlperf", "ceiling",
+	                                   "gpu-rate" */
 	const char *demand_source;
 	unsigned tokens_per_sample;     /* token workloads: seq_len (a
 	                                   sample's new tokens); 0 others */
@@ -218,12 +219,14 @@ struct rpt_demand_words {
 	unsigned count;                 /* asked GPUs; 0 none emulated */
 	double single;                  /* one GPU alone */
 	double total;                   /* COUNT GPUs together */
-	bool multi_measured;            /* TOTAL is the source's measured
-	                                   multi-GPU figure */
+	bool multi_measured;            /* TOTAL is the row's multi-GPU
+	                                   figure (measured, or derived
+	                                   from a measured one: BASIS) */
 	const char *basis;              /* "measured", "derived", "estimate",
 	                                   "gpu-rate" */
 	double range_lo, range_hi;      /* per GPU; 0 none */
-	const char *kind;               /* "train", "mlperf", "gpu-rate" */
+	const char *kind;               /* "train", "mlperf", "ceiling",
+	                                   "gpu-rate" */
 	const char *source;
 	bool default_type;              /* the type was not asked for */
 	unsigned tokens_per_sample;     /* token workloads: tokens/s are
@@ -233,6 +236,13 @@ struct rpt_demand_words {
 	                                   epoch): the reads the demand
 	                                   needs; 0 unknown */
 };
+
+/*
+ * What a row's multi-GPU figure is, by the row's BASIS: "the source's
+ * measured multi-GPU figure" ("measured"), else "a multi-GPU figure
+ * derived from a measured one" (the row's source says how). Static.
+ */
+const char *rpt_demand_multi_words(const char *basis);
 
 /* Stored bytes per sample of a dataset of BYTES holding RECORDS samples
  * per epoch (0 when either is 0). */

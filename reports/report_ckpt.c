@@ -119,6 +119,35 @@ static void print_training(FILE *f, const struct rpt_ckpt *r)
 			"demand, puts this in steps or epochs)\n");
 }
 
+const char *rpt_ckpt_bpp_meaning(double bytes_per_param,
+				 const char **detail)
+{
+	static const struct {
+		double bpp;
+		const char *what, *detail;
+	} known[] = {
+		{ 14, "a mixed-precision Adam checkpoint",
+		  "bf16/fp16 weights 2 + fp32 master 4 + two fp32 moments 8" },
+		{ 16, "mixed-precision Adam's training memory, not a checkpoint",
+		  "the checkpoint's 14 + fp16 gradients 2, which are not saved" },
+		{ 12, "fp32 weights and Adam moments",
+		  "fp32 weights 4 + two fp32 moments 8" },
+		{ 4, "fp32 weights only", "fp32 weights 4, no optimizer state" },
+		{ 2, "bf16/fp16 weights only",
+		  "bf16/fp16 weights 2, no optimizer state" },
+	};
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (bytes_per_param == known[i].bpp) {
+			if (detail)
+				*detail = known[i].detail;
+			return known[i].what;
+		}
+	if (detail)
+		*detail = "";
+	return "as given with --bytes-per-param";
+}
+
 void rpt_ckpt_print(FILE *f, const struct rpt_ckpt *r)
 {
 	const struct ms_ckpt_result *res = r->res;
@@ -129,13 +158,18 @@ void rpt_ckpt_print(FILE *f, const struct rpt_ckpt *r)
 	rpt_fmt_bytes(sb, sizeof(sb), (double)res->shard_bytes);
 	fprintf(f, "feedrate ckpt: %s checkpoint in %u shard%s on %s\n", b,
 		res->shards, res->shards == 1 ? "" : "s", dir ? dir : "?");
-	if (r->params > 0)
-		fprintf(f, "  model    %.4g%s parameters x %.4g bytes (16: mixed-"
-			"precision Adam's\n           weights, gradients, fp32 "
-			"master copy, two moments)\n", r->params >= 1e9 ?
-			r->params / 1e9 : r->params >= 1e6 ? r->params / 1e6 :
-			r->params, r->params >= 1e9 ? "B" : r->params >= 1e6 ?
-			"M" : "", r->bytes_per_param);
+	if (r->params > 0) {
+		const char *detail;
+		const char *what = rpt_ckpt_bpp_meaning(r->bytes_per_param,
+							&detail);
+
+		fprintf(f, "  model    %.4g%s parameters x %.4g bytes: %s\n",
+			r->params >= 1e9 ? r->params / 1e9 : r->params >= 1e6 ?
+			r->params / 1e6 : r->params, r->params >= 1e9 ? "B" :
+			r->params >= 1e6 ? "M" : "", r->bytes_per_param, what);
+		if (*detail)
+			fprintf(f, "           (%s)\n", detail);
+	}
 	fprintf(f, "  shards   %u x %s, one writer each at once", res->shards,
 		sb);
 	if (r->gpu_type && r->gpu_count)
@@ -240,9 +274,12 @@ json_t *rpt_ckpt_json(const struct rpt_ckpt *r)
 		"{s:o, s:o, s:b}", "fs_type", str_json(r->fs_type),
 		"device", str_json(r->fs_device), "network", r->fs_network));
 	json_object_set_new(root, "checkpoint", json_pack(
-		"{s:o, s:o, s:I, s:I, s:i, s:I, s:o, s:i}",
+		"{s:o, s:o, s:o, s:I, s:I, s:i, s:I, s:o, s:i}",
 		"params", given_or_null(r->params),
 		"bytes_per_param", given_or_null(r->bytes_per_param),
+		"bytes_per_param_meaning", r->params > 0 ?
+		json_string(rpt_ckpt_bpp_meaning(r->bytes_per_param, NULL)) :
+		json_null(),
 		"bytes_asked", (json_int_t)r->bytes_asked,
 		"bytes", (json_int_t)res->bytes,
 		"shards", (int)res->shards,

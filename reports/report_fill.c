@@ -124,6 +124,13 @@ void rpt_demand_json_extra(json_t *g, unsigned tokens_per_sample,
 			    json_real(eaten * bytes_per_sample) : json_null());
 }
 
+const char *rpt_demand_multi_words(const char *basis)
+{
+	return basis && !strcmp(basis, "measured") ?
+	       "the source's measured multi-GPU figure" :
+	       "a multi-GPU figure derived from a measured one";
+}
+
 size_t rpt_demand_text(char *buf, size_t len, const struct rpt_demand_words *d)
 {
 	const bool rate = d->basis && !strcmp(d->basis, "gpu-rate");
@@ -150,8 +157,10 @@ size_t rpt_demand_text(char *buf, size_t len, const struct rpt_demand_words *d)
 			 "emulated)", one);
 	else if (d->multi_measured)
 		snprintf(qty, sizeof(qty), "%u x %s: %s samples/s, the "
-			 "source's measured %u-GPU figure (%s per GPU)",
-			 d->count, nz(d->gpu_type), all, d->count, per);
+			 "source's %s %u-GPU figure (%s per GPU)",
+			 d->count, nz(d->gpu_type), all, d->basis &&
+			 !strcmp(d->basis, "measured") ? "measured" :
+			 "derived", d->count, per);
 	else if (d->count == 1)
 		snprintf(qty, sizeof(qty), "%s samples/s for 1 GPU", one);
 	else

@@ -1372,9 +1372,10 @@ static void catalog_demand(struct rpt_buf *b, const struct rpt_shape_fit *f)
 	rpt_buf_printf(b, ">");
 	rpt_buf_html(b, sh->demand_basis ? sh->demand_basis :
 		     "the asked per-GPU rate x count");
-	rpt_buf_printf(b, "</span>%s)</td>", sh->demand_multi_measured ?
-		       ", the source's measured multi-GPU figure" :
-		       sh->gpus > 1 ? ", count x 1 GPU" : "");
+	rpt_buf_printf(b, "</span>%s%s)</td>", sh->demand_multi_measured ||
+		       sh->gpus > 1 ? ", " : "", sh->demand_multi_measured ?
+		       rpt_demand_multi_words(sh->demand_basis) :
+		       sh->gpus > 1 ? "count x 1 GPU" : "");
 }
 
 /* The catalogue, as the text report gives it: each shape in its own kind

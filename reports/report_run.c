@@ -99,6 +99,8 @@ void rpt_run_verdict(const struct rpt_run *r, char *buf, size_t len)
 {
 	const double thr = thr_of(r) * 100;
 	const char *type = nz(r->gpu_type);
+	/* which rows judged: train, mlperf, ceiling or gpu-rate */
+	const char *kind = r->demand_kind ? r->demand_kind : "unknown";
 
 	if (!have_result(r)) {
 		snprintf(buf, len, "no verdict: the run measured nothing%s%s",
@@ -135,24 +137,24 @@ void rpt_run_verdict(const struct rpt_run *r, char *buf, size_t len)
 
 		if (g)
 			snprintf(buf, len, "this VM's feed rate keeps %ux%s at "
-				 ">= %.0f %% AU (raw feed, no GPU emulated)",
-				 g, type, thr);
+				 ">= %.0f %% AU (raw feed, no GPU emulated; "
+				 "%s demand)", g, type, thr, kind);
 		else
 			snprintf(buf, len, "falls short of even 1x%s at >= %.0f "
-				 "%% AU: it needs %.0f samples/s, the feed is "
-				 "%.0f (limited by %s)", type, thr,
-				 thr_of(r) * r->demand_per_gpu,
+				 "%% AU (%s demand): it needs %.0f samples/s, "
+				 "the feed is %.0f (limited by %s)", type, thr,
+				 kind, thr_of(r) * r->demand_per_gpu,
 				 r->res->samples_per_s, nz(r->bottleneck));
 		return;
 	}
 	if (gpus_were_fed(r))
 		snprintf(buf, len, "this VM feeds %ux%s at >= %.0f %% AU "
-			 "(AU %.1f %%)", r->gpu_count, type, thr,
-			 r->res->au * 100);
+			 "(AU %.1f %%, %s demand)", r->gpu_count, type, thr,
+			 r->res->au * 100, kind);
 	else
 		snprintf(buf, len, "falls short: %ux%s at AU %.0f %% (< %.0f "
-			 "%%), limited by %s", r->gpu_count, type,
-			 r->res->au * 100, thr, nz(r->bottleneck));
+			 "%%, %s demand), limited by %s", r->gpu_count, type,
+			 r->res->au * 100, thr, kind, nz(r->bottleneck));
 	if (r->ram_not_limited && strlen(buf) + 1 < len)
 		snprintf(buf + strlen(buf), len - strlen(buf), "; the page "
 			 "cache was NOT limited to the --ram size, so this is "

@@ -40,6 +40,7 @@ void rpt_sweep_verdict(struct rpt_sweep *s)
 		.gpu_count = s->gpu_count,
 		.demand_per_gpu = s->demand_per_gpu,
 		.demand_basis = s->demand_basis,
+		.demand_kind = s->demand_kind,
 		.demand_multi_measured = s->demand_multi_measured,
 		.au_threshold = s->au_threshold,
 		.dataset_bytes = s->bytes,
@@ -726,13 +727,15 @@ static void print_catalog(FILE *f, const struct rpt_sweep *s)
 			stg_vcpu_kind_name(sh->vcpu_kind), sh->vcpus, need,
 			ceil(fi->vcpus_reserved - 1e-9), spare,
 			rpt_fit_text(fi->fits));
-		snprintf(line, sizeof(line), "%u x %s eat %s samples/s (%s%s); "
+		snprintf(line, sizeof(line), "%u x %s eat %s samples/s (%s%s%s); "
 			 "%.0f GiB%s RAM: %s", sh->gpus, sh->demand_row ?
 			 sh->demand_row : nz(sh->gpu), dem, sh->demand_basis ?
 			 sh->demand_basis : "the asked per-GPU rate x count",
-			 sh->demand_multi_measured ? ", the source's measured "
-			 "multi-GPU figure" : sh->gpus > 1 ? ", count x 1 GPU" :
-			 "", sh->ram_gib, sh->recalled ? "*" : "",
+			 sh->demand_multi_measured || sh->gpus > 1 ? ", " : "",
+			 sh->demand_multi_measured ?
+			 rpt_demand_multi_words(sh->demand_basis) :
+			 sh->gpus > 1 ? "count x 1 GPU" : "", sh->ram_gib,
+			 sh->recalled ? "*" : "",
 			 fi->ram_holds_dataset ? "holds the data" :
 			 "too small for the data");
 		shape_ram_words(line, sizeof(line), fi);

@@ -575,9 +575,11 @@ static void headline(const struct rpt_verdict_in *in,
 		return;
 	}
 	head_add(v, " x %s at >= %.0f %% AU (%u asked; %.0f samples/s per "
-		 "GPU, %s%s)", nz(in->gpu_type), v->au_threshold * 100,
-		 in->gpu_count, in->demand_per_gpu, in->demand_basis ?
-		 in->demand_basis : "demand", in->demand_multi_measured ?
+		 "GPU, %s demand, %s%s)", nz(in->gpu_type),
+		 v->au_threshold * 100, in->gpu_count, in->demand_per_gpu,
+		 in->demand_kind ? in->demand_kind : "unknown",
+		 in->demand_basis ? in->demand_basis : "basis unknown",
+		 in->demand_multi_measured ?
 		 ", the source's multi-GPU figure" : "");
 	/* what limits the warmest state judged */
 	for (int c = STG_CACHE_STATES - 1; c >= 0; c--) {

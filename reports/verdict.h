@@ -663,6 +663,9 @@ struct rpt_verdict_in {
 	                                   where it has one */
 	const char *demand_basis;       /* "measured", "derived", "estimate",
 	                                   "gpu-rate"; NULL unknown */
+	const char *demand_kind;        /* the rows judged: "train",
+	                                   "mlperf", "ceiling", "gpu-rate";
+	                                   NULL unknown */
 	bool demand_multi_measured;     /* demand_per_gpu is the source's
 	                                   measured multi-GPU figure / count */
 	double au_threshold;            /* <= 0: the default */

@@ -181,6 +181,38 @@ FR_TEST(ckpt_opts, parameter_counts)
 	}
 }
 
+/* What a --bytes-per-param value holds, as the report prints it: the
+ * default 14 is a saved mixed-precision Adam checkpoint, 16 the training
+ * memory (with gradients, which are not saved). */
+FR_TEST(ckpt_opts, bytes_per_param_say_what_they_hold)
+{
+	static const struct { double bpp; const char *what, *part; } t[] = {
+		{ 14, "a mixed-precision Adam checkpoint", "fp32 master 4" },
+		{ 16, "training memory", "gradients 2, which are not saved" },
+		{ 12, "fp32 weights and Adam moments", "two fp32 moments 8" },
+		{ 2, "bf16/fp16 weights only", "no optimizer state" },
+		{ 4, "fp32 weights only", "no optimizer state" },
+		{ 15, "as given with --bytes-per-param", "" },
+		{ 14.5, "as given with --bytes-per-param", "" },
+	};
+
+	cr_assert_float_eq(RPT_CKPT_BYTES_PER_PARAM, 14, 1e-12);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		const char *detail = NULL;
+		const char *what = rpt_ckpt_bpp_meaning(t[i].bpp, &detail);
+
+		cr_expect_not_null(strstr(what, t[i].what), "%g: %s",
+				   t[i].bpp, what);
+		cr_assert_not_null(detail);
+		if (*t[i].part)
+			cr_expect_not_null(strstr(detail, t[i].part), "%g: %s",
+					   t[i].bpp, detail);
+		else
+			cr_expect_str_empty(detail);
+		cr_expect_str_eq(rpt_ckpt_bpp_meaning(t[i].bpp, NULL), what);
+	}
+}
+
 /* ---- the sequential writer and reader ---- */
 
 static const enum stg_backend_id seq_backends[] = {
@@ -475,6 +507,66 @@ FR_TEST(ckpt_cli, refuses_too_little_space_with_the_numbers_writing_nothing)
 	cr_assert_not_null(strstr(err, "70000000000000 bytes"), "%s", err);
 	free(err);
 	cr_assert_eq(access(target, F_OK), -1, "no folder was made");
+	fr_test_rmtree(dir);
+}
+
+/* --params alone sizes at 14 bytes a parameter (a saved mixed-precision
+ * Adam checkpoint), --bytes-per-param 16 at 16: the refusal says the
+ * bytes asked, and nothing is written. */
+FR_TEST(ckpt_cli, params_size_at_14_bytes_by_default)
+{
+	static const struct { const char *bpp, *bytes; } t[] = {
+		{ NULL, "98000000000000 bytes" },
+		{ "16", "112000000000000 bytes" },
+	};
+	char *dir = fr_test_tmpdir(), target[4096];
+
+	snprintf(target, sizeof(target), "%s/t", dir);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char *argv[] = { (char *)fr_test_bin(), "ckpt", "--params",
+				 "7T", target, NULL, NULL, NULL };
+		char *err;
+
+		if (t[i].bpp) {
+			argv[4] = "--bytes-per-param";
+			argv[5] = (char *)t[i].bpp;
+			argv[6] = target;
+		}
+		cr_assert_eq(fr_test_run(dir, argv, 60), FR_EXIT_USAGE);
+		err = slurp(dir, "stderr");
+		cr_expect_not_null(strstr(err, t[i].bytes), "%s", err);
+		free(err);
+		cr_assert_eq(access(target, F_OK), -1, "no folder was made");
+	}
+	fr_test_rmtree(dir);
+}
+
+/* The report prints what the value used holds, not the default's words. */
+FR_TEST(ckpt_cli, the_report_says_what_the_bytes_per_param_used_hold)
+{
+	char *dir = fr_test_tmpdir(), target[4096], js[4096];
+	char *argv[] = { (char *)fr_test_bin(), "ckpt", "--params", "1M",
+			 "--bytes-per-param", "2", "--json", js, target, NULL };
+	json_t *root;
+	json_error_t jerr;
+	char *out;
+
+	snprintf(target, sizeof(target), "%s/t", dir);
+	snprintf(js, sizeof(js), "%s/ckpt.json", dir);
+	cr_assert_eq(fr_test_run(dir, argv, 60), 0);
+	out = slurp(dir, "stdout");
+	cr_expect_not_null(strstr(out, "1M parameters x 2 bytes: bf16/fp16 "
+				  "weights only"), "%s", out);
+	cr_expect_null(strstr(out, "master"), "%s", out);
+	free(out);
+	root = json_load_file(js, 0, &jerr);
+	cr_assert_not_null(root, "%s", jerr.text);
+	cr_expect_str_eq(json_string_value(json_object_get(json_object_get(
+		root, "checkpoint"), "bytes_per_param_meaning")),
+		"bf16/fp16 weights only");
+	cr_expect_eq(json_integer_value(json_object_get(json_object_get(
+		root, "checkpoint"), "bytes_asked")), 2000000);
+	json_decref(root);
 	fr_test_rmtree(dir);
 }
 

@@ -36,7 +36,13 @@ static const struct spec_case cases[] = {
 	{ "2xH100", WL_DEMAND_TRAIN, 0, 2, "H100", 2470.0 * 2791 / 1582, true },
 	{ "2xh100", WL_DEMAND_TRAIN, 0, 2, "H100", 2470.0 * 2791 / 1582, true },
 	{ "4xv100", WL_DEMAND_TRAIN, 0, 4, "V100", 1200, true },
-	{ "1xA100-40GB", WL_DEMAND_TRAIN, 0, 1, "A100-40GB", 2375, true },
+	{ "1xA100-40GB", WL_DEMAND_TRAIN, 0, 1, "A100-40GB",
+	  2470.0 * 1396 / 1527, true },
+	{ "a100-pcie", WL_DEMAND_TRAIN, 0, 1, "A100-PCIe",
+	  2470.0 * 1527 / 1582, true },
+	{ "8xH100", WL_DEMAND_CEILING, 0, 8, "H100", 7160, true },
+	{ "A100", WL_DEMAND_CEILING, 0, 1, "A100", 3400, true },
+	{ "2xh200", WL_DEMAND_CEILING, 0, 2, "H200", 7960, true },
 	{ "16", WL_DEMAND_TRAIN, 0, 16, "A100", 2470, false },
 	{ "0", WL_DEMAND_TRAIN, 0, 0, "A100", 2470, false },
 	{ "0xH100", WL_DEMAND_TRAIN, 0, 0, "H100", 2470.0 * 2791 / 1582, true },
@@ -47,6 +53,7 @@ static const struct spec_case cases[] = {
 	{ "8xB999", WL_DEMAND_TRAIN, -ENOENT, 0, NULL, 0, false },
 	{ "TPU", WL_DEMAND_TRAIN, -ENOENT, 0, NULL, 0, false },
 	{ "4xV100", WL_DEMAND_MLPERF, -ENODATA, 0, NULL, 0, false },
+	{ "8xV100", WL_DEMAND_CEILING, -ENODATA, 0, NULL, 0, false },
 	{ "", WL_DEMAND_TRAIN, -EINVAL, 0, NULL, 0, false },
 	{ "8x", WL_DEMAND_TRAIN, -EINVAL, 0, NULL, 0, false },
 	{ "8-A100", WL_DEMAND_TRAIN, -EINVAL, 0, NULL, 0, false },
@@ -129,8 +136,10 @@ FR_TEST(gpu_spec, names_are_distinct_and_per_kind)
 	cr_expect_str_eq(buf, "A100, H100");
 	cr_expect_eq(need, strlen("A100, H100"));
 	wl_gpu_names(imagenet(), WL_DEMAND_TRAIN, buf, sizeof(buf));
-	cr_expect_str_eq(buf, "A100, A100-40GB, V100, H100, H100-PCIe, H200, "
-			 "A10G, L4, T4");
+	cr_expect_str_eq(buf, "A100, A100-40GB, A100-PCIe, V100, H100, "
+			 "H100-PCIe, H200, A10G, L4, T4");
+	wl_gpu_names(imagenet(), WL_DEMAND_CEILING, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "A100, H100, H200");
 	/* a short buffer is cut but stays a string, and the length says
 	 * what the whole list needs */
 	need = wl_gpu_names(imagenet(), WL_DEMAND_TRAIN, buf, 6);

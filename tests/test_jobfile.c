@@ -77,14 +77,15 @@ struct want {
 	uint64_t max_sample_bytes;
 	uint32_t seq_len, crop, shape3;
 	const char *key;
-	struct want_row rows[2];        /* the default kind's first two */
+	struct want_row rows[2];        /* two measured rows of the default
+	                                   kind */
 };
 
 static const struct want wants[] = {
 	{ "imagenet", WL_FORMAT_AUTO, WL_XFORM_IMAGE_TRAIN, "imagefolder-jpeg",
 	  256, 0.90, WL_DEMAND_TRAIN, 64ull << 20, 0, 224, 0, "",
 	  { { "A100", WL_DEMAND_TRAIN, 2470, 0, 0, 0 },
-	    { "A100-40GB", WL_DEMAND_TRAIN, 2375, 0, 0, 0 } } },
+	    { "V100", WL_DEMAND_TRAIN, 1200, 0, 0, 0 } } },
 	{ "resnet50", WL_FORMAT_TFRECORD, WL_XFORM_IMAGE_TRAIN,
 	  "tfrecord-jpeg", 400, 0.90, WL_DEMAND_MLPERF, 64ull << 20, 0, 224, 0,
 	  "",
@@ -175,34 +176,50 @@ FR_TEST(jobfile, every_builtin_loads_with_its_expected_values)
 	}
 }
 
-/* The imagenet rows of the old static table: the same figures, kinds and
- * sources (derived rows within a millionth of their formulas). */
-FR_TEST(jobfile, imagenet_keeps_the_rows_and_sources_of_the_old_table)
+/* The imagenet rows as audited against their sources: figures, kinds,
+ * multi-GPU figures and bases (derived rows within a millionth of their
+ * formulas). */
+FR_TEST(jobfile, imagenet_rows_are_the_audited_table)
 {
+	const double h100 = 2470.0 * 2791 / 1582, h100_8 = 16621.0 * 22088 /
+			    11439, h200 = h100 * 3079 / 2790;
 	static const struct {
 		const char *gpu;
 		enum wl_demand_kind kind;
 		double sps, lo, hi;
+		unsigned multi;
+		double multi_sps;
 		enum wl_demand_basis basis;
 	} rows[] = {
-		{ "A100", WL_DEMAND_TRAIN, 2470, 0, 0, WL_BASIS_MEASURED },
-		{ "A100-40GB", WL_DEMAND_TRAIN, 2375, 0, 0, WL_BASIS_MEASURED },
-		{ "V100", WL_DEMAND_TRAIN, 1200, 0, 0, WL_BASIS_MEASURED },
-		{ "H100", WL_DEMAND_TRAIN, 2470.0 * 2791 / 1582,
-		  2470.0 * 2616 / 1582, 2470.0 * 2791 / 1582,
-		  WL_BASIS_DERIVED },
-		{ "H100-PCIe", WL_DEMAND_TRAIN, 2470.0 * 1866 / 1582,
-		  2470.0 * 1851 / 1582, 2470.0 * 1866 / 1582,
-		  WL_BASIS_DERIVED },
-		{ "H200", WL_DEMAND_TRAIN, 2470.0 * 2791 / 1582, 0, 0,
-		  WL_BASIS_ESTIMATE },
-		{ "A10G", WL_DEMAND_TRAIN, 2470.0 * 638 / 1582, 0, 0,
-		  WL_BASIS_DERIVED },
-		{ "L4", WL_DEMAND_TRAIN, 500, 0, 0, WL_BASIS_ESTIMATE },
-		{ "T4", WL_DEMAND_TRAIN, 425, 0, 0, WL_BASIS_ESTIMATE },
-		{ "A100", WL_DEMAND_MLPERF, 400 / 0.435, 0, 0,
+		{ "A100", WL_DEMAND_TRAIN, 2470, 0, 0, 8, 16621,
 		  WL_BASIS_MEASURED },
-		{ "H100", WL_DEMAND_MLPERF, 400 / 0.224, 0, 0,
+		{ "A100-40GB", WL_DEMAND_TRAIN, 2470.0 * 1396 / 1527, 0, 0, 8,
+		  16621.0 * 1396 / 1527, WL_BASIS_DERIVED },
+		{ "A100-PCIe", WL_DEMAND_TRAIN, 2470.0 * 1527 / 1582, 0, 0, 8,
+		  16621.0 * 1527 / 1582, WL_BASIS_DERIVED },
+		{ "V100", WL_DEMAND_TRAIN, 1200, 0, 0, 8, 8322,
+		  WL_BASIS_MEASURED },
+		{ "H100", WL_DEMAND_TRAIN, 2470.0 * 2791 / 1582,
+		  2470.0 * 2616 / 1582, 2470.0 * 2791 / 1582, 8,
+		  16621.0 * 22088 / 11439, WL_BASIS_DERIVED },
+		{ "H100-PCIe", WL_DEMAND_TRAIN, 2470.0 * 1866 / 1582,
+		  2470.0 * 1851 / 1582, 2470.0 * 1866 / 1582, 8,
+		  16621.0 * 1866 / 1582, WL_BASIS_DERIVED },
+		{ "H200", WL_DEMAND_TRAIN, -1, -1, -1, 8, -1,
+		  WL_BASIS_DERIVED },
+		{ "A10G", WL_DEMAND_TRAIN, 2470.0 * 638 / 1582, 0, 0, 8,
+		  16621.0 * 638 / 1582, WL_BASIS_ESTIMATE },
+		{ "L4", WL_DEMAND_TRAIN, 500, 0, 0, 0, 0, WL_BASIS_ESTIMATE },
+		{ "T4", WL_DEMAND_TRAIN, 425, 0, 0, 0, 0, WL_BASIS_ESTIMATE },
+		{ "A100", WL_DEMAND_MLPERF, 400 / 0.435, 0, 0, 0, 0,
+		  WL_BASIS_MEASURED },
+		{ "H100", WL_DEMAND_MLPERF, 400 / 0.224, 0, 0, 0, 0,
+		  WL_BASIS_MEASURED },
+		{ "A100", WL_DEMAND_CEILING, 3400, 0, 0, 8, 8 * 3400,
+		  WL_BASIS_MEASURED },
+		{ "H100", WL_DEMAND_CEILING, 7160, 7000, 7175, 8, 8 * 7160,
+		  WL_BASIS_MEASURED },
+		{ "H200", WL_DEMAND_CEILING, 7960, 7900, 7987.5, 8, 8 * 7960,
 		  WL_BASIS_MEASURED },
 	};
 	const struct wl_workload *w;
@@ -211,30 +228,42 @@ FR_TEST(jobfile, imagenet_keeps_the_rows_and_sources_of_the_old_table)
 	cr_assert_eq(wl_find("imagenet", &w), 0);
 	cr_assert_eq(w->ndemand, sizeof(rows) / sizeof(rows[0]));
 	for (size_t i = 0; i < w->ndemand; i++) {
+		/* H200: H100's row x Lambda's v2 H200 / H100 (3,079 / 2,790);
+		 * 8 GPUs: H100's x MLPerf Training v4.0's 8x H200 / 8x H100 */
+		const bool h2 = rows[i].sps < 0;
+
 		d = &w->demand[i];
 		cr_expect_str_eq(d->gpu, rows[i].gpu, "row %zu", i);
 		cr_expect_eq(d->kind, rows[i].kind, "row %zu", i);
-		cr_expect_float_eq(d->samples_per_s, rows[i].sps, 1e-6,
-				   "%s", d->gpu);
-		cr_expect_float_eq(d->range_lo, rows[i].lo, 1e-6);
-		cr_expect_float_eq(d->range_hi, rows[i].hi, 1e-6);
+		cr_expect_float_eq(d->samples_per_s, h2 ? h200 : rows[i].sps,
+				   1e-6, "%s", d->gpu);
+		cr_expect_float_eq(d->range_lo, h2 ? 2470.0 * 2616 / 1582 *
+				   3079 / 2790 : rows[i].lo, 1e-6);
+		cr_expect_float_eq(d->range_hi, h2 ? h200 : rows[i].hi, 1e-6);
+		cr_expect_eq(d->multi_gpus, rows[i].multi, "%s", d->gpu);
+		cr_expect_float_eq(d->multi_samples_per_s, h2 ? h100_8 * 1.11 :
+				   rows[i].multi_sps, 1e-6, "%s", d->gpu);
 		cr_expect_eq(d->basis, rows[i].basis, "%s", d->gpu);
 	}
 	d = wl_demand_find(w, "A100", WL_DEMAND_TRAIN);
-	cr_expect_eq(d->multi_gpus, 8);
-	cr_expect_float_eq(d->multi_samples_per_s, 16621, 1e-9);
 	cr_expect_str_eq(d->gpu_detail, "A100 80GB SXM");
 	cr_expect_str_eq(d->source, "NVIDIA DeepLearningExamples, "
 			 "PyTorch/Classification/ConvNets/resnet50v1.5/"
-			 "README.md (AMP, batch 256); 8x A100 80GB: 16,621 "
-			 "(2,078 per GPU)");
-	d = wl_demand_find(w, "H100", WL_DEMAND_TRAIN);
-	cr_expect_str_eq(d->source, "2,470 (NVIDIA DeepLearningExamples, "
-			 "PyTorch/Classification/ConvNets/resnet50v1.5/"
-			 "README.md (AMP, batch 256)) x H100 SXM5 / A100 80GB "
-			 "SXM4 in lambdal/deeplearning-benchmark pytorch/"
-			 "pytorch-train-throughput-fp16.csv (resnet50, 1 "
-			 "GPU): (2,616-2,791) / 1,582");
+			 "README.md (AMP, batch 256, its CPU data loader: "
+			 "data_backend pytorch in configs.yml); 8x A100 80GB: "
+			 "16,621 (2,078 per GPU)");
+	d = wl_demand_find(w, "H200", WL_DEMAND_TRAIN);
+	cr_expect_not_null(strstr(d->source, "pytorch-train-throughput-v2-"
+				  "fp16.csv"), "%s", d->source);
+	cr_expect_not_null(strstr(d->source, "MLPerf Training v4.0"));
+	d = wl_demand_find(w, "A10G", WL_DEMAND_TRAIN);
+	cr_expect_not_null(strstr(d->source, "stands in"), "%s", d->source);
+	d = wl_demand_find(w, "H100", WL_DEMAND_CEILING);
+	cr_expect_not_null(strstr(d->source, "eos_ngc24.04_mxnet"), "%s",
+			   d->source);
+	d = wl_demand_find(w, "A100", WL_DEMAND_CEILING);
+	cr_expect_not_null(strstr(d->source, "MLPerf Training v2.0 closed"),
+			   "%s", d->source);
 	d = wl_demand_find(w, "A100", WL_DEMAND_MLPERF);
 	cr_expect_str_eq(d->source, "mlcommons/storage configs/dlio/workload/"
 			 "resnet50_*.yaml (same in argonne-lcf/dlio_benchmark) "
@@ -256,7 +285,8 @@ FR_TEST(jobfile, imagenet_keeps_the_rows_and_sources_of_the_old_table)
 	}
 }
 
-/* resnet50 carries imagenet's training rows too, for --demand train. */
+/* resnet50 carries imagenet's training and ceiling rows too, for
+ * --demand train and --demand ceiling: the same rows, field by field. */
 FR_TEST(jobfile, resnet50_has_imagenets_training_rows)
 {
 	const struct wl_workload *r, *i;
@@ -270,6 +300,13 @@ FR_TEST(jobfile, resnet50_has_imagenets_training_rows)
 
 		cr_assert_not_null(b, "%s", a->gpu);
 		cr_expect_float_eq(a->samples_per_s, b->samples_per_s, 1e-12);
+		cr_expect_eq(a->multi_gpus, b->multi_gpus, "%s", a->gpu);
+		cr_expect_float_eq(a->multi_samples_per_s,
+				   b->multi_samples_per_s, 1e-12);
+		cr_expect_float_eq(a->range_lo, b->range_lo, 1e-12);
+		cr_expect_float_eq(a->range_hi, b->range_hi, 1e-12);
+		cr_expect_eq(a->basis, b->basis, "%s", a->gpu);
+		cr_expect_str_eq(a->gpu_detail, b->gpu_detail);
 		cr_expect_str_eq(a->source, b->source);
 	}
 }
@@ -499,6 +536,21 @@ static const struct bad bads[] = {
 	{ "a token transform without seq_len",
 	  W0 "[transform]\nkind = tokens\n" ROW,
 	  "t.ini: [transform] needs seq_len", NULL },
+	{ "8 GPUs that eat more than 8 x one", W0
+	  "[demand train A100]\nsamples_per_s = 9\nmulti_gpus = 8\n"
+	  "multi_samples_per_s = 73\nbasis = measured\nsource = ours\n",
+	  "t.ini:6: key 'multi_samples_per_s': 73 samples/s for 8 GPUs is "
+	  "more than 8 x the row's 9 for one", NULL },
+	{ "an unknown demand kind", W0
+	  "[demand peak A100]\nsamples_per_s = 9\nbasis = measured\n"
+	  "source = ours\n", "t.ini:3: [demand peak A100]: a demand row is "
+	  "[demand KIND GPU], KIND train, mlperf or ceiling", NULL },
+	{ "a kind in capitals", W0
+	  "[demand Ceiling A100]\nsamples_per_s = 9\nbasis = measured\n"
+	  "source = ours\n", "t.ini:3: [demand Ceiling A100]: a demand row "
+	  "is [demand KIND GPU]", NULL },
+	{ "a default kind without its row", W0 "default_demand = ceiling\n"
+	  ROW, "t.ini: [workload] needs a [demand ceiling GPU] row", NULL },
 	{ "a workload without a name", "[workload]\nbatch = 8\n" ROW,
 	  "t.ini: [workload] needs name", NULL },
 	{ "no [workload]", ROW, "t.ini: no [workload] section", NULL },

@@ -155,24 +155,33 @@ FR_TEST(measure_gpus, demand_per_gpu_is_the_sources_multi_gpu_figure_at_its_coun
 	cr_assert_float_eq(g.demand, 2470, 1e-9);
 	cr_assert_not(g.demand_multi_measured);
 
-	/* 8x H100: derived from A100 by a same-method ratio, no multi figure */
+	/* 8x H100: derived from 8x A100 by Lambda's 8-GPU ratio */
 	h100 = wl_demand_find(w, "H100", WL_DEMAND_TRAIN);
 	cr_assert_not_null(h100);
 	cr_assert_eq(ms_gpus_resolve(w, "8xH100", WL_DEMAND_TRAIN, 0, &g, gwhy,
 				     sizeof(gwhy)), 0);
-	cr_assert_float_eq(g.demand_total, 8 * h100->samples_per_s, 1e-9);
-	cr_assert_float_eq(g.demand, h100->samples_per_s, 1e-9);
-	cr_assert_not(g.demand_multi_measured);
+	cr_assert_float_eq(g.demand_total, h100->multi_samples_per_s, 1e-9);
+	cr_assert_float_eq(g.demand, h100->multi_samples_per_s / 8, 1e-9);
+	cr_assert(g.demand_multi_measured);
 	cr_assert_str_eq(g.demand_basis, "derived");
+	cr_assert_str_eq(g.demand_kind, "train");
 	cr_assert_float_eq(g.demand_range_lo, h100->range_lo, 1e-9);
 	cr_assert_float_eq(g.demand_range_hi, h100->range_hi, 1e-9);
 	cr_assert_lt(g.demand_range_lo, g.demand_range_hi);
 
 	/* an estimate row says so on both fields */
-	cr_assert_eq(ms_gpus_resolve(w, "H200", WL_DEMAND_TRAIN, 0, &g, gwhy,
+	cr_assert_eq(ms_gpus_resolve(w, "L4", WL_DEMAND_TRAIN, 0, &g, gwhy,
 				     sizeof(gwhy)), 0);
 	cr_assert_str_eq(g.demand_basis, "estimate");
 	cr_assert(g.demand_est);
+
+	/* the GPU's ceiling: MLPerf Training's per-GPU rate at 8 */
+	cr_assert_eq(ms_gpus_resolve(w, "8xH200", WL_DEMAND_CEILING, 0, &g,
+				     gwhy, sizeof(gwhy)), 0);
+	cr_assert_float_eq(g.demand, 7960, 1e-9);
+	cr_assert_float_eq(g.demand_total, 8 * 7960, 1e-9);
+	cr_assert_str_eq(g.demand_kind, "ceiling");
+	cr_assert_str_eq(g.demand_basis, "measured");
 
 	/* no GPU emulated: the 1-GPU figure, no total */
 	cr_assert_eq(ms_gpus_resolve(w, "0xA100", WL_DEMAND_TRAIN, 0, &g, gwhy,

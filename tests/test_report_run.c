@@ -254,6 +254,21 @@ FR_TEST(report_run, demand_text_says_derived_ranges_estimates_and_rates)
 	cr_assert_eq(rpt_demand_text(buf, 10, &d), n);
 	cr_assert_eq(strlen(buf), 9);
 
+	/* a derived 8-GPU figure is not called measured */
+	d.total = 32094.1;
+	d.multi_measured = true;
+	rpt_demand_text(buf, sizeof(buf), &d);
+	cr_assert_not_null(strstr(buf, "8 x H100: 32,094 samples/s, the "
+				  "source's derived 8-GPU figure (4,012 per "
+				  "GPU)"), "%s", buf);
+	cr_assert_null(strstr(buf, "measured"), "%s", buf);
+	cr_assert_str_eq(rpt_demand_multi_words("derived"), "a multi-GPU "
+			 "figure derived from a measured one");
+	cr_assert_str_eq(rpt_demand_multi_words("measured"), "the source's "
+			 "measured multi-GPU figure");
+	d.multi_measured = false;
+	d.total = 8 * 4357.6;
+
 	d = (struct rpt_demand_words){ .gpu_type = "H200",
 		.gpu_detail = "H200", .count = 1, .single = 4357.6,
 		.total = 4357.6, .basis = "estimate", .kind = "train",

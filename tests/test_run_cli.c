@@ -360,6 +360,43 @@ FR_TEST(run_cli_slow, eight_a100_are_judged_by_the_sources_8_gpu_figure)
 	fr_test_rmtree(dir);
 }
 
+/* --demand ceiling: the GPU fed by GPU-side decode (MLPerf Training's
+ * per-GPU rate at 8), and the verdict line names the kind it used. */
+FR_TEST(run_cli_slow, ceiling_demand_is_named_in_the_verdict)
+{
+	char *dir = fr_test_tmpdir();
+	char *data = gen_dataset(dir, "--files", "64");
+	char *argv[] = { (char *)fr_test_bin(), "run", "--gpus", "8xH100",
+			 "--demand", "ceiling", "--epochs", "2", "--batch",
+			 "8", "--warmup", "0", "--json", "-", data, NULL };
+	const json_t *g;
+	json_t *j;
+	json_error_t je;
+	char *out;
+	int rc;
+
+	rc = run_bin(dir, argv);
+	cr_assert_eq(rc, 0, "exit %d", rc);
+	out = slurp(dir, "stdout");
+	j = json_loads(out, 0, &je);
+	cr_assert_not_null(j, "stdout is not JSON: %s", je.text);
+	g = json_object_get(j, "gpus");
+	cr_expect_str_eq(str(g, "demand_kind"), "ceiling");
+	cr_expect_float_eq(num(g, "demand_per_gpu"), 7160, 1e-9);
+	cr_expect_float_eq(num(g, "demand_total"), 8 * 7160, 1e-9);
+	cr_expect_not_null(strstr(str(j, "verdict"), "ceiling demand"), "%s",
+			   str(j, "verdict"));
+	cr_expect_not_null(strstr(str(g, "demand_source"), "MLPerf Training "
+				  "v4.0"), "%s", str(g, "demand_source"));
+	json_decref(j);
+	free(out);
+	out = slurp(dir, "stderr");
+	cr_expect_not_null(strstr(out, "ceiling demand"), "%s", out);
+	free(out);
+	free(data);
+	fr_test_rmtree(dir);
+}
+
 FR_TEST(run_cli_slow, corrupt_files_are_counted_by_kind_and_exit_3)
 {
 	char *dir = fr_test_tmpdir();

@@ -94,13 +94,21 @@ FR_TEST(workloads, demand_rows_share_one_basis_h100_is_faster_than_a100)
 	cr_assert_geq(h100->range_lo / a100->samples_per_s, 1.6);
 	cr_assert_eq(h100->basis, WL_BASIS_DERIVED);
 	cr_assert_float_eq(a10g->samples_per_s, 2470.0 * 638 / 1582, 0.5);
+	cr_assert_eq(a10g->basis, WL_BASIS_ESTIMATE, "Lambda's A10 stands "
+		     "in for the A10G");
 	/* 8x A100: the source's measured figure, not 8 x 2,470 */
 	cr_assert_float_eq(wl_demand_total(a100, 8, &multi), 16621, 1e-9);
 	cr_assert(multi);
 	cr_assert_float_eq(wl_demand_total(a100, 4, &multi), 4 * 2470.0, 1e-9);
 	cr_assert_not(multi);
+	/* 8x H100: 8x A100 x Lambda's 8-GPU ratio, not perfect scaling */
 	cr_assert_float_eq(wl_demand_total(h100, 8, &multi),
-			   8 * h100->samples_per_s, 1e-9);
+			   16621.0 * 22088 / 11439, 1e-5);
+	cr_assert(multi);
+	cr_assert_lt(wl_demand_total(h100, 8, NULL),
+		     8 * h100->samples_per_s);
+	cr_assert_float_eq(wl_demand_total(h100, 2, &multi),
+			   2 * h100->samples_per_s, 1e-9);
 	cr_assert_not(multi);
 	cr_assert_float_eq(wl_demand_total(NULL, 8, NULL), 0, 1e-12);
 	cr_assert_float_eq(wl_demand_total(a100, 0, NULL), 0, 1e-12);
@@ -122,14 +130,19 @@ FR_TEST(workloads, resnet50_rows_match_the_reference_figures)
 	d = wl_demand_find(w, "H100", WL_DEMAND_MLPERF);
 	cr_assert_eq((long)lround(d->samples_per_s), 1786);
 	d = wl_demand_find(w, "H200", WL_DEMAND_TRAIN);
-	cr_assert(d && d->basis == WL_BASIS_ESTIMATE);
+	cr_assert(d && d->basis == WL_BASIS_DERIVED, "H200 is measured by "
+		  "Lambda and MLPerf Training, not an estimate");
+	cr_assert_float_eq(d->samples_per_s, 4810, 1.5);
 	d = wl_demand_find(w, "V100", WL_DEMAND_TRAIN);
 	cr_assert_float_eq(d->samples_per_s, 1200, 0.5);
+	cr_assert_float_eq(wl_demand_total(d, 8, NULL), 8322, 1e-9);
 	cr_assert_null(wl_demand_find(w, "V100", WL_DEMAND_MLPERF));
 	cr_assert_null(wl_demand_find(w, "TPU", WL_DEMAND_TRAIN));
 	cr_assert_float_eq(w->au_threshold, 0.90, 1e-9);
 	cr_assert_eq(w->out_height, 224);
 	cr_assert_str_eq(wl_demand_kind_name(WL_DEMAND_MLPERF), "mlperf");
+	cr_assert_str_eq(wl_demand_kind_name(WL_DEMAND_CEILING), "ceiling");
+	cr_assert_str_eq(wl_demand_kind_name(WL_DEMAND_TRAIN), "train");
 }
 
 FR_TEST(workloads, imagenet_spec_is_pure_and_has_imagenet_statistics)

@@ -456,9 +456,13 @@ static const char *const xform_words[] = {
 };
 _Static_assert(sizeof(xform_words) / sizeof(xform_words[0]) ==
 	       WL_XFORM_COUNT + 1, "a transform kind without its word");
+/* enum wl_demand_kind's order, then "tuned" (train's older name) */
 static const char *const demand_words[] = {
-	"train", "mlperf", "tuned", NULL
+	"train", "mlperf", "ceiling", "tuned", NULL
 };
+#define DEMAND_WORD_TUNED 3
+_Static_assert(DEMAND_WORD_TUNED == WL_DEMAND_CEILING + 1,
+	       "a demand kind without its word");
 static const char *const basis_words[] = {
 	"measured", "derived", "estimate", NULL
 };
@@ -847,7 +851,8 @@ static int demand_sec(const char *name, struct row *row, const char **why)
 	char buf[128], *save = NULL, *w[4];
 	int n = 0;
 
-	*why = "a demand row is [demand KIND GPU], KIND train or mlperf";
+	*why = "a demand row is [demand KIND GPU], KIND train, mlperf or "
+	       "ceiling";
 	if (strlen(name) >= sizeof(buf))
 		return -EINVAL;
 	strcpy(buf, name);
@@ -859,11 +864,10 @@ static int demand_sec(const char *name, struct row *row, const char **why)
 	}
 	if (n != 3 || strcmp(w[0], "demand"))
 		return -EINVAL;
-	if (!strcmp(w[1], "train") || !strcmp(w[1], "tuned"))
-		row->kind = WL_DEMAND_TRAIN;
-	else if (!strcmp(w[1], "mlperf"))
-		row->kind = WL_DEMAND_MLPERF;
-	else
+	/* lower case, as every key is */
+	if (wl_demand_kind_parse(w[1], &row->kind) ||
+	    (strcmp(w[1], wl_demand_kind_name(row->kind)) &&
+	     strcmp(w[1], "tuned")))
 		return -EINVAL;
 	*why = "a GPU name is 1 to 31 letters, digits, '.', '_' or '-'";
 	if (strlen(w[2]) >= MAX_GPU_NAME ||
@@ -1095,6 +1099,17 @@ static int row_check(struct chk *c, struct row *r)
 	if (ms && !mg)
 		return need(c, sec, "multi_gpus", "(with "
 			    "multi_samples_per_s)");
+	/* G GPUs together never eat more than G x one GPU alone (within
+	 * WL_DEMAND_ROUNDING: a source that gives its per-GPU figure as the
+	 * total / G rounded down, 37,130 / 8 = 4,641, is not refused) */
+	if (ms && r->v.multi_samples_per_s > (double)r->v.multi_gpus *
+	    r->v.samples_per_s * (1 + WL_DEMAND_ROUNDING))
+		return key_fail(c, ms, "%g samples/s for %llu GPUs is more "
+				"than %llu x the row's %g for one",
+				r->v.multi_samples_per_s,
+				(unsigned long long)r->v.multi_gpus,
+				(unsigned long long)r->v.multi_gpus,
+				r->v.samples_per_s);
 	if (!rgiven(r, "basis"))
 		return need(c, sec, "basis", "(measured, derived or "
 			    "estimate)");
@@ -1162,7 +1177,7 @@ static int whole_check(struct chk *c)
 
 	if (!c->v.name)
 		return need(c, "workload", "name", NULL);
-	if (c->v.demand == 2)          /* "tuned" */
+	if (c->v.demand == DEMAND_WORD_TUNED)
 		c->v.demand = WL_DEMAND_TRAIN;
 	if (c->v.kind == WL_XFORM_TOKENS && !c->v.seq_len)
 		return need(c, "transform", "seq_len", "(tokens per sample "

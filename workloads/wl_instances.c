@@ -18,8 +18,8 @@
 #define VK_GCP "GCP machine docs (reference/instances.md): one vCPU is " \
 	"one hyperthread, 2 per core"
 #define VK_AZ_ND "Azure size page: \"96 physical ... cores\""
-#define VK_AZ_NC "Azure: not stated on the size page; taken as a core " \
-	"like the ND shapes (unverified)"
+#define VK_AZ_NC "Azure NC A100 v4 size page: \"non-multithreaded AMD " \
+	"EPYC Milan processor cores\" (a vCPU is a core)"
 #define SRC_AZ "Azure MicrosoftDocs/azure-compute-docs gpu-accelerated " \
 	"size pages"
 
@@ -72,7 +72,8 @@ static const struct wl_instance instances[] = {
 	{ "Standard_ND96isr_H100_v5", "Azure", 8, "H100", "H100 80GB", "H100", 96,
 	  STG_VCPU_CORE, VK_AZ_ND, 1900, false, "8 NVMe, 28 TiB", false,
 	  "8x 400 Gb IB", false, SRC_AZ },
-	{ "Standard_NC24ads_A100_v4", "Azure", 1, "A100", "A100 80GB PCIe", "A100", 24,
+	{ "Standard_NC24ads_A100_v4", "Azure", 1, "A100", "A100 80GB PCIe",
+	  "A100-PCIe", 24,
 	  STG_VCPU_CORE, VK_AZ_NC, 220, false, "1x 960 GiB NVMe", false,
 	  "20 Gbps", false, SRC_AZ },
 };

@@ -148,7 +148,26 @@ double wl_demand_total(const struct wl_demand *row, unsigned count,
 
 const char *wl_demand_kind_name(enum wl_demand_kind kind)
 {
-	return kind == WL_DEMAND_MLPERF ? "mlperf" : "train";
+	switch (kind) {
+	case WL_DEMAND_MLPERF: return "mlperf";
+	case WL_DEMAND_CEILING: return "ceiling";
+	default: return "train";
+	}
+}
+
+int wl_demand_kind_parse(const char *word, enum wl_demand_kind *out)
+{
+	if (!word || !out)
+		return -EINVAL;
+	if (!strcasecmp(word, "train") || !strcasecmp(word, "tuned"))
+		*out = WL_DEMAND_TRAIN;
+	else if (!strcasecmp(word, "mlperf"))
+		*out = WL_DEMAND_MLPERF;
+	else if (!strcasecmp(word, "ceiling"))
+		*out = WL_DEMAND_CEILING;
+	else
+		return -EINVAL;
+	return 0;
 }
 
 /* ---- ImageNet's image statistics ---- */

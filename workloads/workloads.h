@@ -22,8 +22,12 @@
 /* ---- the demand table ---- */
 
 enum wl_demand_kind {
-	WL_DEMAND_TRAIN = 0,  /* tuned training throughput of a real GPU */
+	WL_DEMAND_TRAIN = 0,  /* tuned training throughput of a real GPU
+	                         (its recipe's own data loader) */
 	WL_DEMAND_MLPERF,     /* MLPerf Storage's emulated accelerator */
+	WL_DEMAND_CEILING,    /* the GPU's own ceiling: its rate fed by
+	                         GPU-side decode (MLPerf Training closed
+	                         division, per GPU at 8) */
 };
 
 /* How a demand row's figure was obtained (one basis for every row). */
@@ -55,6 +59,13 @@ struct wl_demand {
 	                           divided by the workload's seq_len); 0
 	                           elsewhere */
 };
+
+/*
+ * How far a row's G-GPU figure may exceed G x its 1-GPU figure and still
+ * be "at most": a source's rounding of the per-GPU figure (relative).
+ * The job-file loader refuses a row beyond it.
+ */
+#define WL_DEMAND_ROUNDING 1e-3
 
 /* "measured", "derived", "estimate". */
 const char *wl_demand_basis_name(enum wl_demand_basis b);
@@ -256,8 +267,14 @@ const struct wl_demand *wl_demand_find(const struct wl_workload *w,
 				       const char *gpu,
 				       enum wl_demand_kind kind);
 
-/* "train" / "mlperf". */
+/* "train" / "mlperf" / "ceiling". */
 const char *wl_demand_kind_name(enum wl_demand_kind kind);
+
+/*
+ * The kind a --demand word names: "train" (also "tuned"), "mlperf" or
+ * "ceiling", any case. Returns 0 and stores it, or -EINVAL.
+ */
+int wl_demand_kind_parse(const char *word, enum wl_demand_kind *out);
 
 /* ---- the image synthesiser (used by the imagefolder generator) ---- */
 
