@@ -205,6 +205,32 @@ static int ckpt_report(const struct ckpt_opts *o, struct rpt_ckpt *r,
 	return FR_EXIT_OK;
 }
 
+/* The report's request and training fields, from O, GS and RES. */
+static void ckpt_fill(const struct ckpt_opts *o, const struct ms_gpus *gs,
+		      uint64_t bytes, const struct ms_ckpt_result *res,
+		      struct rpt_ckpt *r)
+{
+	r->version = FEEDRATE_VERSION;
+	r->dir = o->dir;
+	r->params = o->params;
+	r->bytes_per_param = o->params ? o->bytes_per_param : 0;
+	r->bytes_asked = bytes;
+	r->gpu_type = gs->type;
+	r->gpu_count = gs->count;
+	r->demand_per_gpu = gs->demand;
+	r->demand_source = gs->demand_source;
+	r->direct = o->direct;
+	r->res = res;
+	r->tin.save_s = res->save.seconds;
+	r->tin.restore_s = res->restore.seconds;
+	r->tin.budget = o->budget;
+	r->tin.interval_s = o->interval_s;
+	r->tin.step_s = o->step_s;
+	r->tin.demand_total = gs->count * gs->demand;
+	r->tin.epoch_samples = o->epoch_samples;
+	rpt_ckpt_training(&r->tin, &r->t);
+}
+
 int cmd_ckpt(int argc, char **argv)
 {
 	struct ckpt_opts o;
@@ -264,25 +290,7 @@ int cmd_ckpt(int argc, char **argv)
 	cli_signals_catch(old);
 	err = ms_ckpt_run(&cfg, res);
 	cli_signals_restore(old);
-	r.version = FEEDRATE_VERSION;
-	r.dir = o.dir;
-	r.params = o.params;
-	r.bytes_per_param = o.params ? o.bytes_per_param : 0;
-	r.bytes_asked = bytes;
-	r.gpu_type = gs.type;
-	r.gpu_count = gs.count;
-	r.demand_per_gpu = gs.demand;
-	r.demand_source = gs.demand_source;
-	r.direct = o.direct;
-	r.res = res;
-	r.tin.save_s = res->save.seconds;
-	r.tin.restore_s = res->restore.seconds;
-	r.tin.budget = o.budget;
-	r.tin.interval_s = o.interval_s;
-	r.tin.step_s = o.step_s;
-	r.tin.demand_total = gs.count * gs.demand;
-	r.tin.epoch_samples = o.epoch_samples;
-	rpt_ckpt_training(&r.tin, &r.t);
+	ckpt_fill(&o, &gs, bytes, res, &r);
 	r.signal = cli_stop;
 	r.error = err ? res->err_text : "";
 	if (err == -ENOTEMPTY || err == -ENOTDIR) {

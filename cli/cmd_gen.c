@@ -317,6 +317,31 @@ static int gen_from_check(const struct gen_opts *g)
 	return 0;
 }
 
+/* The format G writes once its workload G->wl is known. 0 or
+ * FR_EXIT_USAGE (printed). */
+static int gen_format(struct gen_opts *g)
+{
+	const struct wl_workload *w = g->wl;
+
+	if (g->so.format == WL_FORMAT_FOLDER && g->so.zstd && !gen_tokens(g))
+		return cli_usage_error("gen", "--compression is for --format "
+				       "wds, mds, tfrecord (and a token "
+				       "workload's .bin.zst)");
+	/* an image workload is written as its format says (resnet50:
+	 * TFRecord shards), else as its generator writes, unless --format
+	 * says otherwise; any other workload as its generator writes */
+	if (!g->have_format && !g->from && w->image_spec) {
+		const struct wl_gen_entry *ge = w->gen ?
+			wl_gen_find(w->gen->layout) : NULL;
+
+		g->so.format = shard_format(w->format) ?
+			       (enum wl_format)w->format :
+			       ge && shard_format(ge->format) ?
+			       (enum wl_format)ge->format : WL_FORMAT_FOLDER;
+	}
+	return 0;
+}
+
 int cmd_gen(int argc, char **argv)
 {
 	const struct wl_workload *w;
@@ -335,22 +360,8 @@ int cmd_gen(int argc, char **argv)
 	if ((rc = cli_workload("gen", g.workload, &w)))
 		return rc;
 	g.wl = w;
-	if (g.so.format == WL_FORMAT_FOLDER && g.so.zstd && !gen_tokens(&g))
-		return cli_usage_error("gen", "--compression is for --format "
-				       "wds, mds, tfrecord (and a token "
-				       "workload's .bin.zst)");
-	/* an image workload is written as its format says (resnet50:
-	 * TFRecord shards), else as its generator writes, unless --format
-	 * says otherwise; any other workload as its generator writes */
-	if (!g.have_format && !g.from && w->image_spec) {
-		const struct wl_gen_entry *ge = w->gen ?
-			wl_gen_find(w->gen->layout) : NULL;
-
-		g.so.format = shard_format(w->format) ?
-			      (enum wl_format)w->format :
-			      ge && shard_format(ge->format) ?
-			      (enum wl_format)ge->format : WL_FORMAT_FOLDER;
-	}
+	if ((rc = gen_format(&g)))
+		return rc;
 	shards = g.so.format != WL_FORMAT_FOLDER;
 	/* an image workload's folder is ImageFolder JPEGs, whatever layout
 	 * its own generator writes */

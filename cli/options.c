@@ -15,30 +15,26 @@
 #include "report.h"
 #include "report_ckpt.h"
 
-#define RSS C_RUN | C_SWEEP                     /* run and sweep */
+#define RSS (C_RUN | C_SWEEP)                   /* run and sweep */
 
 static const struct cli_value backend_values[] = {
 	{ "auto", STG_BACKEND_AUTO, RSS | C_IO | C_CKPT },
 	{ "uring", STG_BACKEND_URING, RSS | C_IO | C_CKPT },
 	{ "psync", STG_BACKEND_PSYNC, RSS | C_IO | C_CKPT },
 	{ "null", STG_BACKEND_NULL, C_IO },     /* no image bytes to decode */
-	{ 0 },
-};
+	{ 0 } };
 static const struct cli_value cache_values[] = {
 	{ "cold", STG_CACHE_COLD, C_ALL },
 	{ "ram", STG_CACHE_RAM, C_SWEEP | C_COMPARE },  /* run: --ram SIZE */
 	{ "warm", STG_CACHE_WARM, C_ALL },
-	{ 0 },
-};
+	{ 0 } };
 static const struct cli_value compression_values[] = {
-	{ "none", 0, C_GEN }, { "zstd", 1, C_GEN }, { 0 },
-};
+	{ "none", 0, C_GEN }, { "zstd", 1, C_GEN }, { 0 } };
 static const struct cli_value demand_values[] = {
 	{ "train", WL_DEMAND_TRAIN, C_ALL },
 	{ "tuned", WL_DEMAND_TRAIN, C_ALL },    /* train's older name */
 	{ "mlperf", WL_DEMAND_MLPERF, C_ALL },
-	{ 0 },
-};
+	{ 0 } };
 static const struct cli_value format_values[] = {
 	{ "auto", WL_FORMAT_AUTO, RSS },
 	{ "folder", WL_FORMAT_FOLDER, RSS | C_GEN },
@@ -46,18 +42,15 @@ static const struct cli_value format_values[] = {
 	{ "mds", WL_FORMAT_MDS, RSS | C_GEN },
 	{ "tfrecord", WL_FORMAT_TFRECORD, RSS | C_GEN },
 	{ "tokens", WL_FORMAT_TOKENS, RSS },    /* gen: the tokens workload */
-	{ 0 },
-};
+	{ 0 } };
 static const struct cli_value pipeline_values[] = {
 	{ "native", MS_PIPELINE_NATIVE, RSS },
 	{ "torch", MS_PIPELINE_TORCH, RSS },
 	{ "python:FILE", MS_PIPELINE_FILE, RSS },
-	{ 0 },
-};
+	{ 0 } };
 static const struct cli_value sync_values[] = {
 	{ "all", LDR_GPU_SYNC_ALL, RSS }, { "none", LDR_GPU_SYNC_NONE, RSS },
-	{ 0 },
-};
+	{ 0 } };
 
 #define SZ(x) ((double)(x))
 
@@ -107,8 +100,8 @@ const struct cli_opt cli_options[] = {
 { "cost-cache", 0, CLI_ENUM, "STATE", C_COMPARE, .values = cache_values,
   .defs = { { C_COMPARE, .text = "each report's slowest measured state" } },
   .group = G_REPORT, .help = "the cache state priced" },
-{ "csv", 0, CLI_TEXT, "FILE", C_SWEEP, .group = G_REPORT,
-  .help = "one row per point" },
+{ "csv", 0, CLI_TEXT, "FILE", C_SWEEP, .group = G_REPORT, .help = "one row "
+  "per point" },
 { "demand", 0, CLI_ENUM, "K", RSS | C_CKPT, .values = demand_values,
   .defs = { { RSS | C_CKPT, .text = "the workload's (train for imagenet)" } },
   .group = G_WORKLOAD, .help = "the GPUs' demand: train (or tuned): tuned "
@@ -143,11 +136,11 @@ const struct cli_opt cli_options[] = {
   "image file per sample, as ImageFolder), wds (WebDataset .tar / .tar.zst "
   "shards), mds (MosaicML MDS: index.json), tfrecord (tf.train.Example "
   "records), tokens (token streams)" },
-{ "from", 0, CLI_TEXT, "SRC", C_GEN, .group = G_DATASET,
-  .help = "convert the ImageFolder SRC instead: its folders sorted "
-  "bytewise are the classes (labels 0, 1, ... as torchvision numbers "
-  "them), its .jpg, .jpeg, .png and .webp files go in byte for byte, in "
-  "sorted order; SRC is only read, and DIR may not lie inside it" },
+{ "from", 0, CLI_TEXT, "SRC", C_GEN, .group = G_DATASET, .help = "convert "
+  "the ImageFolder SRC instead: its folders sorted bytewise are the classes "
+  "(labels 0, 1, ... as torchvision numbers them), its .jpg, .jpeg, .png "
+  "and .webp files go in byte for byte; SRC is only read, and DIR may not "
+  "lie inside it" },
 { "gen-size", 0, CLI_SIZE, "SIZE", RSS, .lo = SZ(1u << 20),
   .defs = { { RSS, MS_DEFAULT_GEN } }, .group = G_DATASET,
   .help = "size of the generated dataset" },
@@ -162,8 +155,7 @@ const struct cli_opt cli_options[] = {
   .group = G_WORKLOAD, .help = "emulated GPUs: 8xA100, 2xH100, A100; run "
   "also takes 0, the raw feed rate with no consumer; ckpt: one shard per "
   "GPU rank" },
-{ "help", 'h', CLI_FLAG, NULL, C_ALL, .group = G_OTHER,
-  .help = "this help" },
+{ "help", 'h', CLI_FLAG, NULL, C_ALL, .group = G_OTHER, .help = "this help" },
 { "html", 0, CLI_TEXT, "FILE", RSS | C_IO | C_COMPARE, .group = G_REPORT,
   .help = "one self-contained HTML page (run and io: the cluster report, "
   "under mpirun)" },
@@ -194,8 +186,8 @@ const struct cli_opt cli_options[] = {
   .defs = { { C_RUN | C_IO, MS_CLUSTER_DEFAULT_TIMEOUT_S } },
   .group = G_MPI, .help = "a rank silent this long in a step is reported "
   "lost and the others go on" },
-{ "no-check", 0, CLI_FLAG, NULL, C_SWEEP, .group = G_MEASURE,
-  .help = "skip the runs with emulated GPUs" },
+{ "no-check", 0, CLI_FLAG, NULL, C_SWEEP, .group = G_MEASURE, .help = "skip "
+  "the runs with emulated GPUs" },
 { "params", 0, CLI_COUNT, "N", C_CKPT, .lo = 1, .hi = 1e16,
   .group = G_MEASURE, .help = "parameters: 7B, 70B, 1.5B, 350M (decimal)" },
 { "pipeline", 0, CLI_CUSTOM, "P", RSS, C_SWEEP, .values = pipeline_values,
@@ -221,15 +213,13 @@ const struct cli_opt cli_options[] = {
   .help = "the interpreter of torch and python:FILE" },
 { "quiet", 'q', CLI_FLAG, NULL, C_GEN, .group = G_OTHER,
   .help = "no progress line" },
-{ "ram", 0, CLI_CUSTOM, "SIZE", RSS, C_SWEEP, .defs = { { C_SWEEP, .text = "50%, then 25% "
-  "and 75% as the budget allows" } }, .group = G_MEASURE, .help = "the "
-  "steady state of a VM whose page cache is SIZE: after evicting the "
-  "dataset, a memory cgroup of SIZE plus the run's own memory (measured "
-  "on an unmeasured fill epoch), the hit ratio measured (an LRU estimate, "
-  "said so, where no cgroup can be made); run: 2 epochs unless --epochs "
-  "or --duration say otherwise; sweep: a list of sizes or shares of the "
-  "dataset (25%,50%,75% or 8G,16G), the first measured at every vCPU "
-  "count, the others at all vCPUs",
+{ "ram", 0, CLI_CUSTOM, "SIZE", RSS, C_SWEEP, .defs = { { C_SWEEP,
+  .text = "50%, then 25% and 75% as the budget allows" } }, .group = G_MEASURE,
+  .help = "the steady state of a VM whose page cache is SIZE: the dataset "
+  "evicted, then a memory cgroup of SIZE plus the run's own memory, the "
+  "hit ratio measured (an LRU estimate, said so, where no cgroup can be "
+  "made); run: 2 epochs unless --epochs or --duration say otherwise; "
+  "sweep: the first at every vCPU count, the others at all vCPUs",
   .want = "a size of at least 1M (sweep: a list of up to 8 sizes or "
   "shares of the dataset, e.g. 16G or 25%,50%,75%)", .parse = cli_val_ram },
 { "read-size", 0, CLI_SIZE, "SIZE", RSS, .lo = 4096, .hi = SZ(256u << 20),

@@ -10,24 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aug_testlib.h"
 #include "cli.h"
 #include "harness.h"
 #include "options.h"
 
 static char *slurp(const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	char *s;
-	long n;
+	size_t len;
+	char *s = (char *)tl_read_file(path, &len);
 
-	cr_assert_not_null(f, "%s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	s = calloc(1, (size_t)n + 1);
-	cr_assert_not_null(s);
-	cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
+	cr_assert_not_null(s, "%s unreadable", path);
+	s[len] = '\0';
 	return s;
 }
 
