@@ -1,21 +1,18 @@
 /*
- * cmd_ckpt.c - `feedrate ckpt`: how long this VM's storage takes to save
- * and restore a model's sharded checkpoint, and what that means for a
- * training job. Options and wiring: the size (--params x --bytes-per-param,
- * or --size), the shards (one per GPU rank of --gpus), the folder check,
+ * cmd_ckpt.c - `feedrate ckpt`: how long this VM's storage takes to save and
+ * restore a model's sharded checkpoint, and what that means for a training
+ * job. Options and wiring: the size (--params x --bytes-per-param, or
+ * --size), the shards (one per GPU rank of --gpus), the folder check,
  * ms_ckpt_run (measure/measure_ckpt.c) and rpt_ckpt's report
  * (reports/report_ckpt.c). SIGINT/SIGTERM only set `cli_stop`, which the
- * shard threads poll: what was written is removed, and the exit status
- * says which signal came.
+ * shard threads poll: what was written is removed, and the exit status says
+ * which signal came.
  */
-#include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,8 +24,7 @@
 #include "report_ckpt.h"
 
 struct ckpt_opts {
-	struct cli_common_opts c;       /* workload, GPUs, demand, json,
-	                                   seed, backend */
+	struct cli_common_opts c;       /* workload, GPUs, json, seed... */
 	double params;                  /* 0: --size */
 	double bytes_per_param;
 	uint64_t size;                  /* 0: --params */
@@ -46,13 +42,13 @@ static void ckpt_head(FILE *f)
 "Usage: feedrate ckpt [options] DIR\n"
 "\n"
 "Save a model's checkpoint into the empty folder DIR the way sharded\n"
-"checkpointing does (one file per GPU rank, every rank writing at once,\n"
-"large sequential writes, each file fsync'ed, then the folder), then read\n"
-"it back cold as a restore. Reports save and restore GB/s and times, the\n"
-"spread over shards, the filesystem and device, and what the times mean\n"
-"for training. DIR must be empty (or not exist yet) and have room; only\n"
-"the files ckpt writes are removed, and they are unless --keep. The size\n"
-"is --params x --bytes-per-param, or --size.\n"
+"checkpointing does (one file per GPU rank, every rank writing at once, large\n"
+"sequential writes, each file fsync'ed, then the folder), then read it back\n"
+"cold as a restore. Reports save and restore GB/s and times, the spread over\n"
+"shards, the filesystem and device, and what the times mean for training.\n"
+"DIR must be empty (or not exist yet) and have room; only the files ckpt\n"
+"writes are removed, and they are unless --keep. The size is --params x\n"
+"--bytes-per-param, or --size.\n"
 "\n");
 }
 
@@ -72,11 +68,9 @@ static int ckpt_parse(int argc, char **argv, struct ckpt_opts *o)
 		CLI_BIND("params", o->params),
 		CLI_BIND("bytes-per-param", o->bytes_per_param),
 		CLI_BIND("size", o->size),
-		CLI_BIND("shards", o->shards),
+		CLI_BIND("shards", o->shards), CLI_BIND("depth", o->depth),
 		CLI_BIND("block-size", o->block_size),
-		CLI_BIND("depth", o->depth),
-		CLI_BIND("direct", o->direct),
-		CLI_BIND("keep", o->keep),
+		CLI_BIND("direct", o->direct), CLI_BIND("keep", o->keep),
 		CLI_BIND("step-time", o->step_s),
 		CLI_BIND("interval", o->interval_s),
 		CLI_BIND("ckpt-budget", o->budget),

@@ -2,11 +2,15 @@
  * cmd_compare.c - `feedrate compare A.json B.json ...`: candidate VMs side
  * by side from their sweep reports, as a text table and (--html) a page.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -15,10 +19,6 @@
 #include "report.h"
 #include "report_ckpt.h"
 #include "report_sweep.h"
-#include <dirent.h>
-#include <libgen.h>
-#include <limits.h>
-#include <sys/stat.h>
 
 static void compare_head(FILE *f)
 {

@@ -43,9 +43,9 @@ static const char *num_text(const struct cli_opt *row, double v, char *buf,
 	return buf;
 }
 
-/* ROW's accepted values for CMD: "a, b or c". */
+/* ROW's accepted values for CMD: "a, b or c" (LIST: "a, b, c"). */
 static void values_text(const struct cli_opt *row, enum cli_cmd cmd,
-			char *buf, size_t len)
+			bool list, char *buf, size_t len)
 {
 	size_t n = 0, k = 0, used = 0;
 
@@ -56,8 +56,8 @@ static void values_text(const struct cli_opt *row, enum cli_cmd cmd,
 		if (!((x->cmds >> cmd) & 1))
 			continue;
 		used += (size_t)snprintf(buf + used, used < len ? len - used : 0,
-					 "%s%s", k ? (k + 1 == n ? " or " :
-					 ", ") : "", x->name);
+					 "%s%s", k ? (k + 1 == n && !list ?
+					 " or " : ", ") : "", x->name);
 		k++;
 	}
 }
@@ -85,7 +85,7 @@ const char *cli_opt_want(const struct cli_opt *row, enum cli_cmd cmd,
 
 	range_text(row, r, sizeof(r));
 	if (row->values) {
-		values_text(row, cmd, v, sizeof(v));
+		values_text(row, cmd, list, v, sizeof(v));
 		snprintf(buf, len, "%s%s", list ? "a comma-separated list of "
 			 : "", v);
 	} else if (row->want) {

@@ -203,7 +203,7 @@ const struct cli_opt cli_options[] = {
   "the GPUs get; compare: NAME=USD_PER_HOUR for candidate NAME (its "
   "instance type, else its report's file name), repeated, and the "
   "cheapest candidate that feeds its GPUs",
-  .want = "USD per hour (e.g. 32.77; compare: NAME=USD_PER_HOUR)",
+  .want = "USD per hour, more than 0 (e.g. 32.77; compare: NAME=USD)",
   .parse = cli_val_price },
 { "probe-cache", 0, CLI_FLAG, NULL, C_INFO, .group = G_MEASURE,
   .help = "check on one file under PATH that eviction and warming work "
