@@ -163,6 +163,17 @@ check: $(B)/feedrate $(B)/unit
 	$(Q)FEEDRATE_BIN=$(B)/feedrate FEEDRATE_FAST=1 tests/run_tests.sh \
 		--unit $(B)/unit
 
+# The README's option list, made from the option table (cli/options.c);
+# tests/test_cli_table.c checks the README against it.
+.PHONY: readme-options
+readme-options: $(B)/feedrate
+	$(Q)$(B)/feedrate help-options --markdown > README.options.tmp
+	$(Q)awk 'FNR == NR { t = t $$0 "\n"; next } \
+		/<!-- options:end -->/ { printf "%s", t; skip = 0 } \
+		!skip { print } /<!-- options:begin -->/ { skip = 1 }' \
+		README.options.tmp README.md > README.md.tmp && \
+		mv -f README.md.tmp README.md && rm -f README.options.tmp
+
 # The README's first command: a run on a small generated dataset.
 demo: all
 	./feedrate run

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "measure.h"
+#include "options.h"
 #include "report.h"
 #include "report_cluster.h"
 
@@ -58,7 +59,7 @@ int cli_parse_ulong(const char *s, unsigned long lo, unsigned long hi,
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* ---- what run and sweep parse the same way (cli/common_opts.c) ---- */
+/* ---- what run, sweep and ckpt store the same way (cli/common_opts.c) ---- */
 
 #define CLI_PIPELINES_MAX 4             /* --pipeline native,torch,... */
 
@@ -74,7 +75,6 @@ struct cli_common_opts {
 	                                   LDR_DEFAULT_BATCH */
 	unsigned readers, depth;
 	enum stg_backend_id backend;
-	const char *backend_text;       /* --backend as given */
 	uint64_t seed, max_errors, max_sample_bytes, gen_size;
 	bool max_sample_bytes_given;    /* else the workload's, if it has
 	                                   one */
@@ -94,44 +94,6 @@ struct cli_common_opts {
 	uint32_t read_size;             /* 0: STG_STREAM_BLOCK_DEFAULT */
 };
 
-/* getopt_long values of the shared long options without a short one. */
-enum {
-	CLI_OPT_GPU_RATE = 1024, CLI_OPT_DEMAND, CLI_OPT_SYNC,
-	CLI_OPT_READERS, CLI_OPT_SEED, CLI_OPT_MAXERR, CLI_OPT_BACKEND,
-	CLI_OPT_DEPTH, CLI_OPT_MAXBYTES, CLI_OPT_LIST, CLI_OPT_JSON,
-	CLI_OPT_KEEP, CLI_OPT_TMPDIR, CLI_OPT_GENSIZE,
-	CLI_OPT_PIPELINE, CLI_OPT_PYTHON, CLI_OPT_WORKERS, CLI_OPT_RUNNER_TO,
-	CLI_OPT_FORMAT, CLI_OPT_SHUFFLE_BUF, CLI_OPT_READ_SIZE,
-};
-
-/* The shared entries of a struct option table (needs <getopt.h>); the
- * short options are -w, -g and -b. */
-#define CLI_COMMON_LONGOPTS \
-	{ "workload", required_argument, NULL, 'w' }, \
-	{ "gpus", required_argument, NULL, 'g' }, \
-	{ "gpu-rate", required_argument, NULL, CLI_OPT_GPU_RATE }, \
-	{ "demand", required_argument, NULL, CLI_OPT_DEMAND }, \
-	{ "gpu-sync", required_argument, NULL, CLI_OPT_SYNC }, \
-	{ "batch", required_argument, NULL, 'b' }, \
-	{ "readers", required_argument, NULL, CLI_OPT_READERS }, \
-	{ "seed", required_argument, NULL, CLI_OPT_SEED }, \
-	{ "max-errors", required_argument, NULL, CLI_OPT_MAXERR }, \
-	{ "backend", required_argument, NULL, CLI_OPT_BACKEND }, \
-	{ "depth", required_argument, NULL, CLI_OPT_DEPTH }, \
-	{ "max-sample-bytes", required_argument, NULL, CLI_OPT_MAXBYTES }, \
-	{ "list", required_argument, NULL, CLI_OPT_LIST }, \
-	{ "json", required_argument, NULL, CLI_OPT_JSON }, \
-	{ "keep-dataset", no_argument, NULL, CLI_OPT_KEEP }, \
-	{ "tmpdir", required_argument, NULL, CLI_OPT_TMPDIR }, \
-	{ "gen-size", required_argument, NULL, CLI_OPT_GENSIZE }, \
-	{ "pipeline", required_argument, NULL, CLI_OPT_PIPELINE }, \
-	{ "python", required_argument, NULL, CLI_OPT_PYTHON }, \
-	{ "workers", required_argument, NULL, CLI_OPT_WORKERS }, \
-	{ "runner-timeout", required_argument, NULL, CLI_OPT_RUNNER_TO }, \
-	{ "format", required_argument, NULL, CLI_OPT_FORMAT }, \
-	{ "shuffle-buffer", required_argument, NULL, CLI_OPT_SHUFFLE_BUF }, \
-	{ "read-size", required_argument, NULL, CLI_OPT_READ_SIZE }
-
 /*
  * A comma-separated list of counts within [LO, HI] ("1,2,8"), at most MAX
  * of them, into OUT sorted and without repeats; *N gets how many.
@@ -139,10 +101,6 @@ enum {
  */
 int cli_parse_count_list(const char *s, unsigned long lo, unsigned long hi,
 			 unsigned *out, unsigned max, unsigned *n);
-
-/* A comma-separated list of cache states ("cold,warm") into OUT (each
- * named one true, the rest false). Returns 0 or -EINVAL (none named). */
-int cli_parse_cache_list(const char *s, bool out[STG_CACHE_STATES]);
 
 /* A decimal count with no sign into *OUT. Returns 0 or -EINVAL. */
 int cli_parse_u64(const char *s, uint64_t *out);
@@ -159,13 +117,10 @@ int cli_parse_warmup(const char *s, double *out);
  * generated dataset). */
 void cli_common_defaults(struct cli_common_opts *o);
 
-/*
- * Take getopt_long's answer C with its argument ARG into *O when C is a
- * shared option. Returns 1 when taken, 0 when C is not a shared option,
- * or FR_EXIT_USAGE after printing the message for CMD.
- */
-int cli_common_parse(const char *cmd, int c, const char *arg,
-		     struct cli_common_opts *o);
+/* The shared options' bindings to the option table (cli/options.c), where
+ * they go in *O, into B (CLI_COMMON_BINDS entries). Returns how many. */
+#define CLI_COMMON_BINDS 24
+size_t cli_common_binds(struct cli_common_opts *o, struct cli_bind *b);
 
 /*
  * getopt_long's ':' (a value missing) or '?' (an unknown option) for CMD,
@@ -181,10 +136,6 @@ int cli_parse_bad(const char *cmd, int c, char **argv);
  */
 int cli_parse_dataset(const char *cmd, int argc, char **argv,
 		      struct cli_common_opts *o);
-
-/* The help of the options run and sweep share (workload and GPUs,
- * engine, dataset), on F. */
-void cli_common_usage(FILE *f);
 
 /*
  * "native", "torch", "python:FILE" or a comma-separated list of them

@@ -2,11 +2,15 @@
  * cmd_compare.c - `feedrate compare A.json B.json ...`: candidate VMs side
  * by side from their sweep reports, as a text table and (--html) a page.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -15,12 +19,8 @@
 #include "report.h"
 #include "report_ckpt.h"
 #include "report_sweep.h"
-#include <dirent.h>
-#include <libgen.h>
-#include <limits.h>
-#include <sys/stat.h>
 
-static void compare_usage(FILE *f)
+static void compare_head(FILE *f)
 {
 	fprintf(f,
 "Usage: feedrate compare [options] REPORT.json REPORT.json ...\n"
@@ -30,27 +30,17 @@ static void compare_usage(FILE *f)
 "cache state, vCPUs per GPU, what limits each. GPUs fed are drawn again\n"
 "from each report's numbers by this feedrate's verdict; where a report\n"
 "says otherwise, a note says so. Reports of another schema version than\n"
-"this feedrate's (%d) are refused.\n"
-"\n"
-"      --html FILE    also write the comparison as one self-contained page\n"
-"      --price NAME=USD_PER_HOUR  the hourly price of candidate NAME (its\n"
-"                     label: instance type, else the report's file name,\n"
-"                     with or without .json), on-demand or spot as you\n"
-"                     pay it; repeat per candidate. Adds USD per million\n"
-"                     samples and per epoch at the feed a training job\n"
-"                     gets, and names the cheapest candidate that feeds\n"
-"                     the GPUs its report asked for. A 'feedrate ckpt'\n"
-"                     JSON report in the same folder as a sweep report\n"
-"                     adds its checkpoint save and restore times\n"
-"      --cost-cache STATE  the cache state priced: cold, ram or warm\n"
-"                     (default: each report's slowest measured state)\n"
-"      --epoch-samples N   samples per epoch (default: each report's\n"
-"                     dataset files, one sample per file)\n"
-"  -h, --help         this help\n"
-"\n"
+"this feedrate's (%d) are refused. With --price, a 'feedrate ckpt' JSON\n"
+"report in the same folder as a sweep report adds its checkpoint save and\n"
+"restore times.\n"
+"\n", RPT_SWEEP_SCHEMA_VERSION);
+}
+
+static void compare_tail(FILE *f)
+{
+	fprintf(f,
 "Exit status: 0 ok, 2 usage error or a report of the wrong kind or\n"
-"version, 5 a report that cannot be read or parsed, or an unwritable FILE.\n",
-		RPT_SWEEP_SCHEMA_VERSION);
+"version, 5 a report that cannot be read or parsed, or an unwritable FILE.\n");
 }
 
 /*
@@ -103,87 +93,30 @@ static int compare_load(const char *file, struct rpt_candidate *c,
 	return 0;
 }
 
-#define CMP_PRICES_MAX 64
-
 struct compare_opts {
 	const char *html;
-	const char *price_name[CMP_PRICES_MAX];
-	double price[CMP_PRICES_MAX];
-	unsigned nprices;
+	struct cli_prices prices;
 	int cache;                      /* -1: each report's slowest */
 	double epoch_samples;           /* <= 0: each report's files */
 };
 
-/* "NAME=USD" into O's prices. 0 or FR_EXIT_USAGE (printed). */
-static int compare_price(const char *arg, struct compare_opts *o)
-{
-	const char *eq = strrchr(arg, '=');
-	char *end;
-	double v;
-
-	if (!eq || eq == arg || !eq[1])
-		return cli_usage_error("compare", "--price wants NAME="
-				       "USD_PER_HOUR, not '%s'", arg);
-	errno = 0;
-	v = strtod(eq + 1, &end);
-	if (errno || *end || !(v >= 0) || v > 1e6)
-		return cli_usage_error("compare", "--price %s: the price must "
-				       "be USD per hour (e.g. 32.77), not '%s'",
-				       arg, eq + 1);
-	if (o->nprices == CMP_PRICES_MAX)
-		return cli_usage_error("compare", "at most %d --price",
-				       CMP_PRICES_MAX);
-	o->price_name[o->nprices] = arg;
-	o->price[o->nprices++] = v;
-	return 0;
-}
-
 static int compare_parse(int argc, char **argv, struct compare_opts *o)
 {
-	static const struct option lo[] = {
-		{ "html", required_argument, NULL, 'H' },
-		{ "price", required_argument, NULL, 'p' },
-		{ "cost-cache", required_argument, NULL, 'c' },
-		{ "epoch-samples", required_argument, NULL, 'e' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	static const struct cli_usage usage = { compare_head, compare_tail };
+	const struct cli_bind b[] = {
+		CLI_BIND("html", o->html),
+		CLI_BIND("price", o->prices),
+		CLI_BIND("cost-cache", o->cache),
+		CLI_BIND("epoch-samples", o->epoch_samples),
 	};
-	enum stg_cache_state cs;
-	int c, ret;
+	int ret;
 
 	memset(o, 0, sizeof(*o));
 	o->cache = -1;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'H':
-			o->html = optarg;
-			break;
-		case 'p':
-			if ((ret = compare_price(optarg, o)))
-				return ret;
-			break;
-		case 'c':
-			if (stg_cache_state_parse(optarg, &cs))
-				return cli_usage_error("compare", "--cost-cache "
-					"wants cold, ram or warm, not '%s'",
-					optarg);
-			o->cache = (int)cs;
-			break;
-		case 'e':
-			if (cli_parse_params(optarg, &o->epoch_samples))
-				return cli_usage_error("compare", "--epoch-"
-					"samples wants a count, not '%s'",
-					optarg);
-			break;
-		case 'h':
-			compare_usage(stdout);
-			return -1;
-		default:
-			return cli_parse_bad("compare", c, argv);
-		}
-	}
+	ret = cli_opts_parse(CLI_COMPARE, argc, argv, b,
+			     sizeof(b) / sizeof(b[0]), &usage);
+	if (ret)
+		return ret;
 	if (optind >= argc)
 		return cli_usage_error("compare", "give one or more sweep "
 				       "reports (feedrate sweep --json FILE)");
@@ -297,11 +230,11 @@ static int compare_costs(const struct compare_opts *o,
 			 const double *ds_files, size_t n,
 			 struct rpt_cost *costs)
 {
-	for (unsigned p = 0; p < o->nprices; p++) {
+	for (unsigned p = 0; p < o->prices.n; p++) {
 		bool any = false;
 
 		for (size_t i = 0; i < n; i++)
-			any |= price_names(o->price_name[p], &c[i]);
+			any |= price_names(o->prices.name[p], &c[i]);
 		if (!any) {
 			char names[512] = "";
 
@@ -310,15 +243,15 @@ static int compare_costs(const struct compare_opts *o,
 					     c[i].label);
 			return cli_usage_error("compare", "--price %s names no "
 				"candidate (candidates: %s)",
-				o->price_name[p], names);
+				o->prices.name[p], names);
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		double usd = -1;
 
-		for (unsigned p = 0; p < o->nprices; p++)
-			if (price_names(o->price_name[p], &c[i]))
-				usd = o->price[p];
+		for (unsigned p = 0; p < o->prices.n; p++)
+			if (price_names(o->prices.name[p], &c[i]))
+				usd = o->prices.usd[p];
 		rpt_cost_fill(&c[i], usd, o->cache, o->epoch_samples > 0 ?
 			      o->epoch_samples : ds_files[i], &costs[i]);
 		compare_find_ckpt(files, n, i, &c[i], &costs[i]);

@@ -26,11 +26,8 @@
 #include "tokens.h"
 #include "workloads.h"
 
-/* --jobs with --from: readers, for storage that wants requests in flight
- * (a network disk, an object-store mount) more than CPUs. */
-#define GEN_FROM_JOBS 8u
 
-static void gen_usage(FILE *f)
+static void gen_head(FILE *f)
 {
 	fprintf(f,
 		"Usage: feedrate gen [options] --size SIZE DIR\n"
@@ -43,8 +40,7 @@ static void gen_usage(FILE *f)
 		"ImageNet's sizes (mostly 500x375, 375x500, a tail from ~100\n"
 		"to ~2000 px), ~110 KB mean, quality 85-97, 4:2:0 and 4:4:4,\n"
 		"1 in 64 grayscale, 1 in 100 progressive, 1 in 500 CMYK.\n\n"
-		"Formats (--format, for image workloads; default: the\n"
-		"workload's, e.g. tfrecord for resnet50, else folder):\n"
+		"Formats (--format, for image workloads):\n"
 		"  folder    DIR/train/<class>/<class>_<n>.JPEG\n"
 		"  wds       WebDataset: DIR/shard-000000.tar, ...; per sample\n"
 		"            the members KEY.jpg (the image) and KEY.cls (the\n"
@@ -58,40 +54,11 @@ static void gen_usage(FILE *f)
 		"            image/class/label, image/height, image/width\n"
 		"Each shard is written under a hidden temporary name and renamed\n"
 		"once complete: a failure or an interruption leaves complete\n"
-		"shards only (mds: with an index.json listing them).\n\n"
-		"Options:\n"
-		"  -w, --workload NAME|FILE  workload (default imagenet; below)\n"
-		"                       or a job file\n"
-		"  -s, --size SIZE      stop once the files total SIZE bytes\n"
-		"                       (e.g. 200M, 1G; IEC units)\n"
-		"  -n, --files N        write exactly N files instead\n"
-		"  -j, --jobs N         worker threads (default: the CPUs this\n"
-		"                       process may use; with --from, %u\n"
-		"                       readers); same output for any N\n"
-		"      --seed N         seed (default 1); same seed and request\n"
-		"                       give identical files\n"
-		"  -f, --format F       folder (default), wds, mds or tfrecord\n"
-		"      --compression C  none (default) or zstd: wds writes\n"
-		"                       shard-000000.tar.zst (the tar as one zstd\n"
-		"                       frame), mds shard.00000.mds.zstd,\n"
-		"                       the tokens workload tokens-00000.bin.zst\n"
-		"                       (without: Megatron .idx/.bin pairs)\n"
-		"      --zstd-level N   1 to 22 (default %d)\n"
-		"      --shard-size SIZE  a shard's uncompressed bytes at most\n"
-		"                       (e.g. 256M; default 100M, mds 64M as\n"
-		"                       MDSWriter's size_limit); a shard is closed\n"
-		"                       before a sample would pass it and holds at\n"
-		"                       least one sample\n"
-		"      --from SRC       convert the ImageFolder SRC instead: its\n"
-		"                       folders sorted bytewise are the classes\n"
-		"                       (labels 0, 1, ... as torchvision's\n"
-		"                       ImageFolder numbers them), its .jpg, .jpeg,\n"
-		"                       .png and .webp files go in byte for byte,\n"
-		"                       in sorted order; SRC is only read, and DIR\n"
-		"                       may not lie inside it\n"
-		"  -q, --quiet          no progress line\n"
-		"  -h, --help           this text\n\n", GEN_FROM_JOBS,
-		WL_ZSTD_DEFAULT_LEVEL);
+		"shards only (mds: with an index.json listing them).\n\n");
+}
+
+static void gen_tail(FILE *f)
+{
 	cli_workloads_usage(f);
 }
 
@@ -132,121 +99,15 @@ struct gen_opts {
 	const struct wl_workload *wl; /* WORKLOAD, once resolved */
 	struct wl_gen_opts o;
 	struct wl_shard_opts so;     /* format WL_FORMAT_FOLDER: files */
+	int compression;             /* --compression: 0 none, 1 zstd */
 	bool quiet, have_size, have_files, have_level, have_format;
 };
-
-enum {
-	GEN_OPT_SEED = 'S', GEN_OPT_COMPRESSION = 1024, GEN_OPT_LEVEL,
-	GEN_OPT_SHARD_SIZE, GEN_OPT_FROM,
-};
-
-/* The output formats gen writes (formats.h's names). */
-static int gen_format_parse(const char *s, enum wl_format *f)
-{
-	static const struct {
-		const char *name;
-		enum wl_format f;
-	} t[] = {
-		{ "folder", WL_FORMAT_FOLDER }, { "wds", WL_FORMAT_WDS },
-		{ "mds", WL_FORMAT_MDS }, { "tfrecord", WL_FORMAT_TFRECORD },
-	};
-
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		if (!strcmp(s, t[i].name)) {
-			*f = t[i].f;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
 
 /* A format gen writes as shards. */
 static bool shard_format(int f)
 {
 	return f == WL_FORMAT_WDS || f == WL_FORMAT_MDS ||
 	       f == WL_FORMAT_TFRECORD;
-}
-
-/* The shard options; 0 or FR_EXIT_USAGE. */
-static int gen_shard_opt(int c, const char *arg, struct gen_opts *g)
-{
-	unsigned long ul;
-
-	switch (c) {
-	case 'f':
-		if (gen_format_parse(arg, &g->so.format))
-			return cli_usage_error("gen", "bad --format '%s' (folder, "
-					       "wds, mds or tfrecord)", arg);
-		g->have_format = true;
-		return 0;
-	case GEN_OPT_COMPRESSION:
-		if (strcmp(arg, "none") && strcmp(arg, "zstd"))
-			return cli_usage_error("gen", "bad --compression '%s' "
-					       "(none or zstd)", arg);
-		g->so.zstd = !strcmp(arg, "zstd");
-		return 0;
-	case GEN_OPT_LEVEL:
-		if (cli_parse_ulong(arg, 1, WL_ZSTD_MAX_LEVEL, &ul))
-			return cli_usage_error("gen", "bad --zstd-level '%s' (1 "
-					       "to %d)", arg, WL_ZSTD_MAX_LEVEL);
-		g->so.zstd_level = (int)ul;
-		g->have_level = true;
-		return 0;
-	case GEN_OPT_SHARD_SIZE:
-		if (cli_parse_size(arg, &g->so.shard_size) || !g->so.shard_size)
-			return cli_usage_error("gen", "bad --shard-size '%s' (e.g. "
-					       "100M, 1G)", arg);
-		return 0;
-	default:  /* GEN_OPT_FROM */
-		g->from = arg;
-		return 0;
-	}
-}
-
-/* One option. 0, FR_EXIT_USAGE, or -1 after --help. */
-static int gen_opt(int c, const char *arg, struct gen_opts *g)
-{
-	unsigned long ul;
-
-	switch (c) {
-	case 'w':
-		g->workload = arg;
-		return 0;
-	case 's':
-		if (cli_parse_size(arg, &g->o.size_bytes) || !g->o.size_bytes)
-			return cli_usage_error("gen", "bad --size '%s' (e.g. "
-					       "200M, 1.5G)", arg);
-		g->have_size = true;
-		return 0;
-	case 'n':
-		if (cli_parse_ulong(arg, 1, 100000000, &ul))
-			return cli_usage_error("gen", "bad --files '%s' (1 to "
-					       "100000000)", arg);
-		g->o.files = ul;
-		g->have_files = true;
-		return 0;
-	case 'S':
-		if (cli_parse_u64(arg, &g->o.seed))
-			return cli_usage_error("gen", "bad --seed '%s'", arg);
-		return 0;
-	case 'j':
-		if (cli_parse_ulong(arg, 1, WL_GEN_MAX_JOBS, &ul))
-			return cli_usage_error("gen", "bad --jobs '%s' (1 to "
-					       "%u)", arg, WL_GEN_MAX_JOBS);
-		g->o.jobs = (unsigned)ul;
-		return 0;
-	case 'q':
-		g->quiet = true;
-		return 0;
-	case 'h':
-		gen_usage(stdout);
-		return -1;
-	case 'f': case GEN_OPT_COMPRESSION: case GEN_OPT_LEVEL:
-	case GEN_OPT_SHARD_SIZE: case GEN_OPT_FROM:
-		return gen_shard_opt(c, arg, g);
-	default:
-		return cli_usage_error("gen", "unknown option");
-	}
 }
 
 /* A token workload: its own files (.idx/.bin, or .bin.zst with
@@ -288,32 +149,31 @@ static int gen_check(const struct gen_opts *g)
 
 static int gen_parse(int argc, char **argv, struct gen_opts *g)
 {
-	static const struct option lo[] = {
-		{ "workload", required_argument, NULL, 'w' },
-		{ "size", required_argument, NULL, 's' },
-		{ "files", required_argument, NULL, 'n' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "compression", required_argument, NULL,
-		  GEN_OPT_COMPRESSION },
-		{ "zstd-level", required_argument, NULL, GEN_OPT_LEVEL },
-		{ "shard-size", required_argument, NULL, GEN_OPT_SHARD_SIZE },
-		{ "from", required_argument, NULL, GEN_OPT_FROM },
-		{ NULL, 0, NULL, 0 },
+	static const struct cli_usage usage = { gen_head, gen_tail };
+	const struct cli_bind b[] = {
+		CLI_BIND("workload", g->workload),
+		CLI_BIND_G("size", g->o.size_bytes, g->have_size),
+		CLI_BIND_G("files", g->o.files, g->have_files),
+		CLI_BIND("seed", g->o.seed),
+		CLI_BIND("jobs", g->o.jobs),
+		CLI_BIND("quiet", g->quiet),
+		CLI_BIND_G("format", g->so.format, g->have_format),
+		CLI_BIND("compression", g->compression),
+		CLI_BIND_G("zstd-level", g->so.zstd_level, g->have_level),
+		CLI_BIND("shard-size", g->so.shard_size),
+		CLI_BIND("from", g->from),
 	};
-	int c, ret;
+	int ret;
 
 	memset(g, 0, sizeof(*g));
 	g->workload = "imagenet";
 	g->o.seed = 1;
 	g->so.format = WL_FORMAT_FOLDER;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "w:s:n:j:f:qh", lo, NULL)) != -1)
-		if ((ret = gen_opt(c, optarg, g)))
-			return ret;
+	ret = cli_opts_parse(CLI_GEN, argc, argv, b, sizeof(b) / sizeof(b[0]),
+			     &usage);
+	if (ret)
+		return ret;
+	g->so.zstd = g->compression == 1;
 	if (optind >= argc)
 		return cli_usage_error("gen", "missing the output folder DIR");
 	if (optind + 1 < argc)
@@ -457,6 +317,31 @@ static int gen_from_check(const struct gen_opts *g)
 	return 0;
 }
 
+/* The format G writes once its workload G->wl is known. 0 or
+ * FR_EXIT_USAGE (printed). */
+static int gen_format(struct gen_opts *g)
+{
+	const struct wl_workload *w = g->wl;
+
+	if (g->so.format == WL_FORMAT_FOLDER && g->so.zstd && !gen_tokens(g))
+		return cli_usage_error("gen", "--compression is for --format "
+				       "wds, mds, tfrecord (and a token "
+				       "workload's .bin.zst)");
+	/* an image workload is written as its format says (resnet50:
+	 * TFRecord shards), else as its generator writes, unless --format
+	 * says otherwise; any other workload as its generator writes */
+	if (!g->have_format && !g->from && w->image_spec) {
+		const struct wl_gen_entry *ge = w->gen ?
+			wl_gen_find(w->gen->layout) : NULL;
+
+		g->so.format = shard_format(w->format) ?
+			       (enum wl_format)w->format :
+			       ge && shard_format(ge->format) ?
+			       (enum wl_format)ge->format : WL_FORMAT_FOLDER;
+	}
+	return 0;
+}
+
 int cmd_gen(int argc, char **argv)
 {
 	const struct wl_workload *w;
@@ -475,22 +360,8 @@ int cmd_gen(int argc, char **argv)
 	if ((rc = cli_workload("gen", g.workload, &w)))
 		return rc;
 	g.wl = w;
-	if (g.so.format == WL_FORMAT_FOLDER && g.so.zstd && !gen_tokens(&g))
-		return cli_usage_error("gen", "--compression is for --format "
-				       "wds, mds, tfrecord (and a token "
-				       "workload's .bin.zst)");
-	/* an image workload is written as its format says (resnet50:
-	 * TFRecord shards), else as its generator writes, unless --format
-	 * says otherwise; any other workload as its generator writes */
-	if (!g.have_format && !g.from && w->image_spec) {
-		const struct wl_gen_entry *ge = w->gen ?
-			wl_gen_find(w->gen->layout) : NULL;
-
-		g.so.format = shard_format(w->format) ?
-			      (enum wl_format)w->format :
-			      ge && shard_format(ge->format) ?
-			      (enum wl_format)ge->format : WL_FORMAT_FOLDER;
-	}
+	if ((rc = gen_format(&g)))
+		return rc;
 	shards = g.so.format != WL_FORMAT_FOLDER;
 	/* an image workload's folder is ImageFolder JPEGs, whatever layout
 	 * its own generator writes */
@@ -501,7 +372,7 @@ int cmd_gen(int argc, char **argv)
 	if (g.from && (rc = gen_from_check(&g)))
 		return rc;
 	if (!g.o.jobs && g.from)
-		g.o.jobs = GEN_FROM_JOBS;
+		g.o.jobs = CLI_GEN_FROM_JOBS;
 	if (!g.o.jobs)
 		g.o.jobs = stg_cpus_usable() < WL_GEN_MAX_JOBS ?
 			   stg_cpus_usable() : WL_GEN_MAX_JOBS;

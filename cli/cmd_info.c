@@ -22,7 +22,7 @@ struct info_opts {
 	const char *path;       /* PATH, NULL none */
 };
 
-static void usage(FILE *f)
+static void info_head(FILE *f)
 {
 	fprintf(f,
 		"Usage: feedrate info [options] [PATH]\n\n"
@@ -31,65 +31,36 @@ static void usage(FILE *f)
 		"and cgroup memory limit, NVIDIA\nGPUs, the DMI product name, "
 		"io_uring availability; and with PATH the\nfilesystem, mount "
 		"and block device (with its model) that PATH is on, and the "
-		"dataset format\nit holds (shards: how many, and their records).\n\n"
-		"Options:\n"
-		"  --json FILE|-        also write the results as JSON "
-		"(\"-\": stdout only)\n"
-		"  --steal-interval D   sample steal time over D (default "
-		"0.2s; 0 skips)\n"
-		"  --probe-cache        check on one file under PATH that "
-		"eviction and warming\n"
-		"                       work (reads that file once, leaves "
-		"it evicted)\n"
-		"  -h, --help           this help\n\n"
-		"/proc and /sys are read under $FEEDRATE_SYSROOT when it is "
-		"set.\n");
+		"dataset format\nit holds (shards: how many, and their records)."
+		"\n\n");
+}
+
+static void info_tail(FILE *f)
+{
+	fprintf(f, "/proc and /sys are read under $FEEDRATE_SYSROOT when it "
+		"is set.\n");
 }
 
 static int info_parse(int argc, char **argv, struct info_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "json", required_argument, NULL, 'j' },
-		{ "steal-interval", required_argument, NULL, 's' },
-		{ "probe-cache", no_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	static const struct cli_usage usage = { info_head, info_tail };
+	const struct cli_bind b[] = {
+		CLI_BIND("json", o->json),
+		CLI_BIND("steal-interval", o->interval),
+		CLI_BIND("probe-cache", o->probe),
 	};
-	int opt;
+	int ret;
 
 	memset(o, 0, sizeof(*o));
-	o->interval = 0.2;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			o->json = optarg;
-			break;
-		case 's':
-			/* "0" turns the sampling off; parse_duration wants > 0 */
-			if (!strcmp(optarg, "0")) {
-				o->interval = 0;
-			} else if (cli_parse_duration(optarg, &o->interval) ||
-				   o->interval > 60) {
-				return cli_usage_error(argv[0], "bad "
-					"--steal-interval '%s' (0 to 60 s)",
-					optarg);
-			}
-			break;
-		case 'p':
-			o->probe = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return -1;
-		default:
-			return cli_usage_error(argv[0], "unknown option");
-		}
-	}
+	o->interval = CLI_STEAL_INTERVAL_S;
+	ret = cli_opts_parse(CLI_INFO, argc, argv, b, sizeof(b) / sizeof(b[0]),
+			     &usage);
+	if (ret)
+		return ret;
 	if (argc - optind > 1)
-		return cli_usage_error(argv[0], "at most one PATH");
+		return cli_usage_error("info", "at most one PATH");
 	if (o->probe && optind == argc)
-		return cli_usage_error(argv[0], "--probe-cache needs a PATH");
+		return cli_usage_error("info", "--probe-cache needs a PATH");
 	o->path = optind < argc ? argv[optind] : NULL;
 	return 0;
 }

@@ -34,176 +34,59 @@ struct io_opts {
 	double mpi_timeout;
 };
 
-static void io_usage(FILE *f)
+static void io_head(FILE *f)
 {
 	fprintf(f,
 "Usage: feedrate io [options] DATASET\n"
 "\n"
 "Read every file of DATASET (a folder, or the root of --list) whole, with no\n"
 "decoding, and report bandwidth, files/s and completion latency percentiles,\n"
-"comparable with fio.\n"
-"\n"
-"Options:\n"
-"  --backend B          auto (default): a short probe reads a sample of\n"
-"                       DATASET through each of io_uring and psync and\n"
-"                       keeps psync only when it is clearly (1.2x) faster;\n"
-"                       uring, psync or null (no disk: synthetic bytes)\n"
-"  --threads N          reader threads, each with its own reader (default 1)\n"
-"  --depth N            reads in flight per reader thread (default %u); psync\n"
-"                       runs N pread threads per reader\n"
-"  --block-size SIZE    bytes per read; large files are read in chunks of\n"
-"                       this size, several in flight (default %uK)\n"
-"  --cache cold|warm    evict every file before reading it, or read it all\n"
-"                       once first (default: leave the page cache as it is)\n"
-"  --direct             O_DIRECT reads (buffered where the filesystem refuses)\n"
-"  --duration TIME      read in passes until TIME (\"30s\", \"5m\") is up\n"
-"  --max-sample-bytes SIZE  larger files are counted as over the cap, not\n"
-"                       read (default 1G)\n"
-"  --list FILE          read the files named in FILE (\"PATH\" or\n"
-"                       \"SIZE<TAB>PATH\" per line) instead of walking DATASET\n"
-"  --json FILE|-        write the results as JSON (\"-\": standard output)\n"
-"  -h, --help           this help\n"
-"\n"
-"Under mpirun (a build with `make MPI=1`): rank r reads files r, r + R, ...;\n"
-"first each rank alone while the others idle, then all together from one\n"
-"start; rank 0 reports the total against the sum of the ranks alone.\n"
-"  --solo TIME          each rank's read alone (default: as --duration, or\n"
-"                       its files once; 0 = skip)\n"
-"  --mpi-timeout TIME   a rank silent this long in a step is reported lost\n"
-"                       (default 300s)\n"
-"  --html FILE          the cluster report as one HTML page\n"
-"\n"
-"Exit status: 0 ok, 2 usage error, 3 some files could not be read,\n"
-"5 dataset or backend unusable, 130/143 interrupted.\n",
-		STG_DEFAULT_DEPTH, STG_DEFAULT_BLOCK_SIZE / 1024);
+"comparable with fio. Under mpirun (a build with `make MPI=1`): rank r reads\n"
+"files r, r + R, ...; first each rank alone while the others idle, then all\n"
+"together from one start; rank 0 reports the total against the sum of the\n"
+"ranks alone.\n"
+"\n");
 }
 
-/*
- * Take option C with its argument ARG into *O. Returns 0, -1 after --help,
- * or FR_EXIT_USAGE after printing the message; ARGV names a bad option.
- */
-static int io_parse_opt(int c, const char *arg, char **argv,
-			struct io_opts *o)
+static void io_tail(FILE *f)
 {
-	struct stg_reader_config *rc = &o->cfg.rc;
-	unsigned long ul;
-	uint64_t size;
-
-	switch (c) {
-	case 'b':
-		if (stg_backend_parse(arg, &rc->backend))
-			return cli_usage_error("io", "unknown backend "
-				"'%s' (auto, uring, psync, null)", arg);
-		return 0;
-	case 't':
-		if (cli_parse_ulong(arg, 1, 1024, &ul))
-			return cli_usage_error("io", "--threads wants "
-				"1..1024, not '%s'", arg);
-		o->cfg.threads = (unsigned)ul;
-		return 0;
-	case 'd':
-		if (cli_parse_ulong(arg, 1, 4096, &ul))
-			return cli_usage_error("io", "--depth wants "
-				"1..4096, not '%s'", arg);
-		rc->depth = (unsigned)ul;
-		return 0;
-	case 'B':
-		if (cli_parse_size(arg, &size) || size < 4096 ||
-		    size > (64u << 20) || size % 4096)
-			return cli_usage_error("io", "--block-size wants "
-				"a multiple of 4K up to 64M, not '%s'", arg);
-		rc->block_size = (uint32_t)size;
-		return 0;
-	case 'c':
-		if (!strcmp(arg, "cold"))
-			o->cfg.cache = STG_CACHE_COLD;
-		else if (!strcmp(arg, "warm"))
-			o->cfg.cache = STG_CACHE_WARM;
-		else
-			return cli_usage_error("io", "--cache wants cold "
-				"or warm, not '%s'", arg);
-		return 0;
-	case 'D':
-		rc->direct = true;
-		return 0;
-	case 'T':
-		if (cli_parse_duration(arg, &o->cfg.duration_s))
-			return cli_usage_error("io", "bad --duration '%s'",
-					       arg);
-		return 0;
-	case 'M':
-		if (cli_parse_size(arg, &size) || size == 0 ||
-		    size > (64ull << 30))
-			return cli_usage_error("io", "bad "
-				"--max-sample-bytes '%s'", arg);
-		rc->max_sample_bytes = size;
-		return 0;
-	case 'l':
-		o->list = arg;
-		return 0;
-	case 'j':
-		o->json = arg;
-		return 0;
-	case 'H':
-		o->html = arg;
-		return 0;
-	case 'S':
-	case 'P': {
-		double *v = c == 'S' ? &o->solo : &o->mpi_timeout;
-
-		if (cli_parse_duration(arg, v) || (c == 'P' && *v <= 0))
-			return cli_usage_error("io", "bad --%s '%s' (e.g. "
-				"10s, 2m)", c == 'S' ? "solo" : "mpi-timeout",
-				arg);
-		return 0;
-	}
-	case 'h':
-		io_usage(stdout);
-		return -1;
-	case ':':
-		return cli_usage_error("io", "option '%s' needs a value",
-				       argv[optind - 1]);
-	default:
-		return cli_usage_error("io", "unknown option '%s'",
-				       argv[optind - 1]);
-	}
+	fprintf(f,
+"Exit status: 0 ok, 2 usage error, 3 some files could not be read,\n"
+"5 dataset or backend unusable, 130/143 interrupted.\n");
 }
 
 static int io_parse(int argc, char **argv, struct io_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "backend", required_argument, NULL, 'b' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "depth", required_argument, NULL, 'd' },
-		{ "block-size", required_argument, NULL, 'B' },
-		{ "cache", required_argument, NULL, 'c' },
-		{ "direct", no_argument, NULL, 'D' },
-		{ "duration", required_argument, NULL, 'T' },
-		{ "max-sample-bytes", required_argument, NULL, 'M' },
-		{ "list", required_argument, NULL, 'l' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "html", required_argument, NULL, 'H' },
-		{ "solo", required_argument, NULL, 'S' },
-		{ "mpi-timeout", required_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	static const struct cli_usage usage = { io_head, io_tail };
+	struct stg_reader_config *rc = &o->cfg.rc;
+	const struct cli_bind b[] = {
+		CLI_BIND("backend", rc->backend),
+		CLI_BIND("threads", o->cfg.threads),
+		CLI_BIND("depth", rc->depth),
+		CLI_BIND("block-size", rc->block_size),
+		CLI_BIND("cache", o->cfg.cache),
+		CLI_BIND("direct", rc->direct),
+		CLI_BIND("duration", o->cfg.duration_s),
+		CLI_BIND("max-sample-bytes", rc->max_sample_bytes),
+		CLI_BIND("list", o->list),
+		CLI_BIND("json", o->json),
+		CLI_BIND("html", o->html),
+		CLI_BIND("solo", o->solo),
+		CLI_BIND("mpi-timeout", o->mpi_timeout),
 	};
-	int c, ret;
+	int ret;
 
 	memset(o, 0, sizeof(*o));
 	o->cfg.cache = MS_IO_CACHE_ASIS;
 	o->cfg.threads = 1;
-	o->cfg.rc.depth = STG_DEFAULT_DEPTH;
-	o->cfg.rc.block_size = STG_DEFAULT_BLOCK_SIZE;
-	o->cfg.rc.max_sample_bytes = 1ull << 30;
+	rc->depth = STG_DEFAULT_DEPTH;
+	rc->block_size = STG_DEFAULT_BLOCK_SIZE;
+	rc->max_sample_bytes = CLI_IO_MAX_SAMPLE_BYTES;
 	o->solo = -1;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		ret = io_parse_opt(c, optarg, argv, o);
-		if (ret)
-			return ret;
-	}
+	ret = cli_opts_parse(CLI_IO, argc, argv, b, sizeof(b) / sizeof(b[0]),
+			     &usage);
+	if (ret)
+		return ret;
 	if (optind + 1 != argc)
 		return cli_usage_error("io", optind >= argc ?
 				       "missing DATASET" : "one DATASET only");

@@ -8,7 +8,6 @@
  * command exits 130/143 with what it has.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +25,7 @@ struct run_opts {
 	struct cli_common_opts c;       /* what sweep parses the same way */
 	unsigned vcpus;                 /* 0: every usable CPU */
 	enum stg_cache_state cache;
+	bool cache_given, ram_given;
 	uint64_t ram;
 	double duration;                /* -1: not given */
 	double warmup;                  /* 0 default, < 0 none */
@@ -37,9 +37,7 @@ struct run_opts {
 	double mpi_timeout;             /* each cluster step; 0 default */
 };
 
-#define RUN_SOLO_S 5.0                  /* a rank's reads alone, cold */
-
-static void run_usage(FILE *f)
+static void run_head(FILE *f)
 {
 	fprintf(f,
 "Usage: feedrate run [options] [DATASET]\n"
@@ -49,174 +47,26 @@ static void run_usage(FILE *f)
 "shards: see --format) and say how many GPUs of a type it\n"
 "keeps at >= %.0f %% utilisation (AU), and what limits it. Without DATASET a\n"
 "small synthetic dataset (%lluM) is generated in a temporary folder on a\n"
-"disk-backed filesystem and removed afterwards.\n"
-"\n"
-"Where it runs:\n"
-"  -c, --vcpus K          emulate a VM with K vCPUs: a child pinned to K CPUs\n"
-"                         taken as SMT sibling pairs (default: every usable\n"
-"                         CPU)\n"
-"      --cache cold|warm  evict every file first and read with O_DIRECT so\n"
-"                         every epoch stays cold (default; where the\n"
-"                         filesystem refuses O_DIRECT the reads are\n"
-"                         buffered and the notes say so), or read the\n"
-"                         dataset into the page cache first; both verified\n"
-"      --ram SIZE         the steady state of a VM whose page cache is SIZE:\n"
-"                         after evicting the dataset, run in a memory\n"
-"                         cgroup of SIZE plus the run's own memory (measured\n"
-"                         on an unmeasured fill epoch), 2 epochs unless\n"
-"                         --epochs/--duration say otherwise: the protocol\n"
-"                         of sweep's ram points (where no cgroup can be\n"
-"                         made the hit ratio is an LRU estimate, said so)\n"
-"\n"
-"How long:\n"
-"  -d, --duration TIME    measured time after the warm-up (default %.0fs)\n"
-"      --warmup TIME      warm-up excluded from the numbers (default: %.0f s\n"
-"                         and 2 batches per GPU; 0 = none)\n"
-"      --epochs N         stop after N epochs\n"
-"      --samples N        stop after at least N measured samples (whole\n"
-"                         batches)\n"
+"disk-backed filesystem and removed afterwards. Under mpirun (a build with\n"
+"`make MPI=1`) every rank runs the same point on its share of DATASET and\n"
+"rank 0 reports the cluster.\n"
 "\n", LDR_DEFAULT_AU_THRESHOLD * 100,
-		(unsigned long long)(MS_DEFAULT_GEN >> 20),
-		LDR_DEFAULT_DURATION_S, LDR_DEFAULT_WARMUP_S);
-	cli_common_usage(f);
+		(unsigned long long)(MS_DEFAULT_GEN >> 20));
+}
+
+static void run_tail(FILE *f)
+{
+	cli_workloads_usage(f);
 	fprintf(f,
-"Under mpirun (a build with `make MPI=1`; every rank runs the same point\n"
-"on its share of DATASET, rank 0 reports the cluster):\n"
-"      --solo TIME        cold: before the window each rank reads its share\n"
-"                         alone this long, the others idle, so the cluster's\n"
-"                         cold total is set against the sum of the nodes\n"
-"                         alone (default %.0fs; 0 = skip)\n"
-"      --mpi-timeout TIME a rank silent this long in a step is reported lost\n"
-"                         and the others go on (default %.0fs)\n"
-"      --html FILE        the cluster report as one HTML page\n"
-"\n"
-"Output:\n"
-"      --json FILE|-      write the results as JSON (\"-\": stdout; the text\n"
-"                         report then goes to stderr)\n"
-"  -h, --help             this help\n"
-"\n"
 "Exit status: 0 ok, 2 usage error, 3 completed but some samples failed,\n"
 "4 stopped by --max-errors, 5 environment failure (no dataset, no disk\n"
 "space, backend refused; under mpirun: a rank lost or failed), 130/143\n"
-"interrupted (a partial report is printed).\n", RUN_SOLO_S,
-		MS_CLUSTER_DEFAULT_TIMEOUT_S);
+"interrupted (a partial report is printed).\n");
 }
 
-enum {
-	OPT_CACHE = 256, OPT_RAM, OPT_WARMUP, OPT_EPOCHS,
-	OPT_SAMPLES, OPT_HTML, OPT_SOLO, OPT_MPI_TIMEOUT,
-};
-
-/* One of run's own options. 0, FR_EXIT_USAGE, or -1 after --help. */
-static int run_opt(int c, const char *arg, char **argv, struct run_opts *o)
+/* Under mpirun: what only a cluster run takes. 0 or FR_EXIT_USAGE. */
+static int run_parse_cluster(struct run_opts *o)
 {
-	unsigned long ul;
-
-	switch (c) {
-	case 'c':
-		if (cli_parse_ulong(arg, 1, CPU_SETSIZE, &ul))
-			return cli_usage_error("run", "--vcpus wants 1..%d, not "
-					       "'%s'", CPU_SETSIZE, arg);
-		o->vcpus = (unsigned)ul;
-		return 0;
-	case OPT_CACHE:
-		if (stg_cache_state_parse(arg, &o->cache) ||
-		    o->cache == STG_CACHE_RAM)
-			return cli_usage_error("run", "--cache wants cold or "
-				"warm, not '%s' (for a RAM size use --ram "
-				"SIZE)", arg);
-		return 0;
-	case OPT_RAM:
-		if (cli_parse_size(arg, &o->ram) || o->ram < (1u << 20))
-			return cli_usage_error("run", "--ram wants a size of at "
-				"least 1M (e.g. 16G), not '%s'", arg);
-		o->cache = STG_CACHE_RAM;
-		return 0;
-	case 'd':
-		if (cli_parse_duration(arg, &o->duration))
-			return cli_usage_error("run", "bad --duration '%s' "
-					       "(e.g. 30s, 5m)", arg);
-		return 0;
-	case OPT_WARMUP:
-		if (cli_parse_warmup(arg, &o->warmup))
-			return cli_usage_error("run", "bad --warmup '%s' (e.g. "
-					       "5s, 0 for none)", arg);
-		return 0;
-	case OPT_EPOCHS:
-	case OPT_SAMPLES: {
-		uint64_t *v = c == OPT_EPOCHS ? &o->epochs : &o->samples;
-
-		if (cli_parse_u64(arg, v) || !*v)
-			return cli_usage_error("run", "--%s wants a count >= 1, "
-				"not '%s'", c == OPT_EPOCHS ? "epochs" :
-				"samples", arg);
-		return 0;
-	}
-	case OPT_HTML:
-		o->html = arg;
-		return 0;
-	case OPT_SOLO:
-	case OPT_MPI_TIMEOUT: {
-		double *v = c == OPT_SOLO ? &o->solo : &o->mpi_timeout;
-
-		if (cli_parse_duration(arg, v) || (c == OPT_MPI_TIMEOUT &&
-						   *v <= 0))
-			return cli_usage_error("run", "bad --%s '%s' (e.g. "
-				"10s, 2m)", c == OPT_SOLO ? "solo" :
-				"mpi-timeout", arg);
-		return 0;
-	}
-	case 'h':
-		run_usage(stdout);
-		return -1;
-	default:
-		return cli_parse_bad("run", c, argv);
-	}
-}
-
-static int run_parse(int argc, char **argv, struct run_opts *o)
-{
-	static const struct option lo[] = {
-		CLI_COMMON_LONGOPTS,
-		{ "vcpus", required_argument, NULL, 'c' },
-		{ "cache", required_argument, NULL, OPT_CACHE },
-		{ "ram", required_argument, NULL, OPT_RAM },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "warmup", required_argument, NULL, OPT_WARMUP },
-		{ "epochs", required_argument, NULL, OPT_EPOCHS },
-		{ "samples", required_argument, NULL, OPT_SAMPLES },
-		{ "html", required_argument, NULL, OPT_HTML },
-		{ "solo", required_argument, NULL, OPT_SOLO },
-		{ "mpi-timeout", required_argument, NULL, OPT_MPI_TIMEOUT },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, ret;
-
-	memset(o, 0, sizeof(*o));
-	cli_common_defaults(&o->c);
-	o->duration = -1;
-	o->solo = -1;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":w:g:b:c:d:h", lo, NULL)) != -1) {
-		ret = cli_common_parse("run", c, optarg, &o->c);
-		if (ret == 1)
-			continue;
-		if (ret || (ret = run_opt(c, optarg, argv, o)))
-			return ret;
-	}
-	if (o->c.npipes > 1)
-		return cli_usage_error("run", "--pipeline: one pipeline per run "
-				       "(sweep takes a list)");
-	ret = cli_parse_dataset("run", argc, argv, &o->c);
-	if (ret || !cli_cluster) {
-		if (!ret && (o->html || o->solo >= 0 || o->mpi_timeout))
-			return cli_usage_error("run", "--html, --solo and "
-				"--mpi-timeout are for runs under mpirun "
-				"(sweep writes HTML on one node)");
-		return ret;
-	}
 	/* every rank parses the same line: each says nothing, rank 0 the
 	 * error */
 	if (!o->c.dataset)
@@ -235,6 +85,47 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 	if (o->mpi_timeout)
 		cli_cluster->timeout_s = o->mpi_timeout;
 	return 0;
+}
+
+static int run_parse(int argc, char **argv, struct run_opts *o)
+{
+	static const struct cli_usage usage = { run_head, run_tail };
+	struct cli_bind b[CLI_COMMON_BINDS + 10] = {
+		CLI_BIND("vcpus", o->vcpus),
+		CLI_BIND_G("cache", o->cache, o->cache_given),
+		CLI_BIND_G("ram", o->ram, o->ram_given),
+		CLI_BIND("duration", o->duration),
+		CLI_BIND("warmup", o->warmup),
+		CLI_BIND("epochs", o->epochs),
+		CLI_BIND("samples", o->samples),
+		CLI_BIND("html", o->html),
+		CLI_BIND("solo", o->solo),
+		CLI_BIND("mpi-timeout", o->mpi_timeout),
+	};
+	int ret;
+
+	memset(o, 0, sizeof(*o));
+	cli_common_defaults(&o->c);
+	o->duration = -1;
+	o->solo = -1;
+	ret = cli_opts_parse(CLI_RUN, argc, argv, b, 10 +
+			     cli_common_binds(&o->c, b + 10), &usage);
+	if (ret)
+		return ret;
+	if (o->ram_given && o->cache_given)
+		return cli_usage_error("run", "--ram measures its own cache "
+				       "state: give --cache or --ram");
+	if (o->ram_given)
+		o->cache = STG_CACHE_RAM;
+	ret = cli_parse_dataset("run", argc, argv, &o->c);
+	if (ret || !cli_cluster) {
+		if (!ret && (o->html || o->solo >= 0 || o->mpi_timeout))
+			return cli_usage_error("run", "--html, --solo and "
+				"--mpi-timeout are for runs under mpirun "
+				"(sweep writes HTML on one node)");
+		return ret;
+	}
+	return run_parse_cluster(o);
 }
 
 /* Everything the command owns, released in one place. */
@@ -273,7 +164,7 @@ static void run_fill_dataset(struct run_state *s, struct rpt_run *rr)
 	ms_fs_describe(s->md.root, &s->fs, &rr->fs_type, s->devtext,
 		       sizeof(s->devtext));
 	rr->fs_device = s->devtext;
-	rr->backend_asked = s->o.c.backend_text;
+	rr->backend_asked = stg_backend_name(s->o.c.backend);
 	rr->depth = s->o.c.depth;
 	rr->cache = stg_cache_state_name(s->o.cache);
 	rr->ram_bytes = s->o.cache == STG_CACHE_RAM ? s->o.ram : 0;
@@ -571,7 +462,7 @@ static int run_cluster(struct run_state *s, struct rpt_run *rr,
 		rc.depth = s->o.c.depth;
 		cli_cluster_solo(err ? NULL : s->md.ds, &rc, s->o.c.readers ?
 				 s->o.c.readers : 1, s->o.solo > 0 ?
-				 s->o.solo : RUN_SOLO_S, solo);
+				 s->o.solo : CLI_RUN_SOLO_S, solo);
 		run.solo = solo;
 	}
 	gate.margin_s = (s->o.warmup > 0 ? s->o.warmup : s->o.warmup < 0 ?

@@ -11,7 +11,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,10 +33,8 @@ struct sweep_opts {
 	struct cli_common_opts c;       /* what run parses the same way */
 	uint64_t ram;                   /* the ram state's page cache (the
 	                                   first of the axis, once planned) */
-	struct ms_ram_size ram_sizes[MS_RAM_SIZES_MAX];  /* --ram LIST */
-	unsigned nram;
-	unsigned vcpus[MS_SWEEP_MAX_VCPUS];
-	unsigned nvcpus;
+	struct cli_ram_list ram_list;   /* --ram LIST */
+	struct cli_counts vcpus;        /* --vcpus LIST */
 	bool cache[STG_CACHE_STATES];
 	bool cache_given;
 	double budget_s;
@@ -105,7 +102,7 @@ static void sweep_print_wrapped(FILE *f, const char *text)
 	}
 }
 
-static void sweep_usage(FILE *f, const char *rule)
+static void sweep_head(FILE *f)
 {
 	fprintf(f,
 "Usage: feedrate sweep [options] [DATASET]\n"
@@ -116,56 +113,25 @@ static void sweep_usage(FILE *f, const char *rule)
 "of a type this VM keeps at >= %.0f %% AU per cache state, what limits it,\n"
 "how many vCPUs each GPU needs, and which catalogued cloud shapes fit.\n"
 "Without DATASET a %lluM synthetic dataset is generated on a disk-backed\n"
-"filesystem and removed afterwards.\n"
-"\n"
-"What to sweep:\n"
-"  -c, --vcpus LIST       vCPU counts, e.g. 1,2,8 (default 1, 2, 4, ... up to\n"
-"                         every usable CPU, plus the total)\n"
-"      --cache LIST       cache states among cold,ram,warm (default all)\n"
-"      --ram LIST         page-cache sizes of the ram points: sizes or shares\n"
-"                         of the dataset, e.g. 25%%,50%%,75%% or 8G,16G (at\n"
-"                         most %d). The first is measured at every vCPU\n"
-"                         count, the others at all vCPUs after the all-vCPU\n"
-"                         points and their checks (default: 50%%, then 25%%\n"
-"                         and 75%% as the budget allows). Each runs as run\n"
-"                         --ram does: a memory cgroup of that page cache\n"
-"                         plus the run's own memory, the hit ratio measured\n"
-"  -B, --budget TIME      the whole sweep (default 5m); see the rule below\n"
-"      --no-check         skip the runs with emulated GPUs\n"
-"\n"
-"The training job's own share (subtracted wherever the verdict says \"fits\"\n"
-"or \"spare\"):\n"
-"      --reserve-vcpus-per-gpu N  vCPUs each GPU's training process needs\n"
-"                         (default %.0f)\n"
-"      --reserve-ram-per-gpu SIZE host RAM each one needs (default: its\n"
-"                         pinned batches, %u x batch x sample size, + %lluG)\n"
+"filesystem and removed afterwards. Reports are checked before the sweep\n"
+"starts.\n"
 "\n", LDR_DEFAULT_AU_THRESHOLD * 100,
-		(unsigned long long)(MS_DEFAULT_GEN >> 20),
-		MS_RAM_SIZES_MAX, RPT_RESERVE_VCPUS_PER_GPU,
-		SWEEP_PINNED_BATCHES,
-		(unsigned long long)(RPT_RESERVE_PROCESS_BYTES >> 30));
-	cli_common_usage(f);
+		(unsigned long long)(MS_DEFAULT_GEN >> 20));
+}
+
+static void sweep_tail(FILE *f)
+{
+	char rule[2048];
+
+	cli_workloads_usage(f);
 	fprintf(f,
-"Reports (checked before the sweep starts):\n"
-"      --json FILE|-      JSON (docs/report-schema.md); \"-\" is stdout and\n"
-"                         the text report then goes to stderr\n"
-"      --csv FILE         one row per point\n"
-"      --html FILE        one self-contained page with SVG plots\n"
-"\n"
-"Checkpoint and cost (shown in every report):\n"
-"      --ckpt FILE        the JSON report of 'feedrate ckpt' on this VM: its\n"
-"                         save and restore times and rates\n"
-"      --price USD_PER_HOUR  this VM's price, on-demand or spot as you pay\n"
-"                         it: USD per million samples and per epoch at the\n"
-"                         feed the GPUs get in each judged cache state\n"
-"  -h, --help             this help\n"
-"\n"
 "Under mpirun (a build with `make MPI=1`, a DATASET every node sees): the\n"
 "points are 1, 2, 4 ... R ranks (one rank per node: as many nodes) x the\n"
 "cache states (cold, warm) x --vcpus per rank, each one window on every\n"
 "rank taking part; cold adds each rank's reads alone; the budget is shared\n"
 "by the points; rank 0 reports how the total scales with nodes.\n"
 "\n");
+	ms_budget_rule_text(NULL, rule, sizeof(rule));
 	sweep_print_wrapped(f, rule);
 	fprintf(f,
 "\n"
@@ -173,172 +139,38 @@ static void sweep_usage(FILE *f, const char *rule)
 "5 environment failure, 130/143 interrupted (a partial report is printed).\n");
 }
 
-enum { OPT_CACHE = 256, OPT_RAM, OPT_CSV, OPT_HTML, OPT_NOCHECK,
-       OPT_RSV_VCPUS, OPT_RSV_RAM, OPT_CKPT, OPT_PRICE };
-
-/*
- * --ram LIST: comma-separated sizes (at least 1M, as cli_parse_size takes
- * them) or shares of the dataset ("25%", more than 0 and at most 100),
- * at most MS_RAM_SIZES_MAX, into O. 0 or -EINVAL.
- */
-static int sweep_parse_ram_list(const char *arg, struct sweep_opts *o)
-{
-	const char *p = arg;
-
-	o->nram = 0;
-	do {
-		const size_t len = strcspn(p, ",");
-		struct ms_ram_size *r = &o->ram_sizes[o->nram];
-		char item[64];
-
-		if (!len || len >= sizeof(item) || o->nram >= MS_RAM_SIZES_MAX)
-			return -EINVAL;
-		memcpy(item, p, len);
-		item[len] = '\0';
-		memset(r, 0, sizeof(*r));
-		if (item[len - 1] == '%') {
-			char *end;
-
-			item[len - 1] = '\0';
-			for (const char *q = item; *q; q++)
-				if (!isdigit((unsigned char)*q) && *q != '.')
-					return -EINVAL;
-			errno = 0;
-			r->fraction = strtod(item, &end) / 100;
-			if (errno || end == item || *end ||
-			    !(r->fraction > 0) || r->fraction > 1)
-				return -EINVAL;
-		} else if (cli_parse_size(item, &r->bytes) ||
-			   r->bytes < MS_RAM_MIN_BYTES) {
-			return -EINVAL;
-		}
-		o->nram++;
-		p += len;
-	} while (*p++ == ',');
-	return 0;
-}
-
-/* One of sweep's own options. 0, FR_EXIT_USAGE, or -1 after --help. */
-static int sweep_opt(int c, const char *arg, char **argv, struct sweep_opts *o)
-{
-	char rule[2048];
-
-	switch (c) {
-	case 'c':
-		if (cli_parse_count_list(arg, 1, CPU_SETSIZE, o->vcpus,
-					 MS_SWEEP_MAX_VCPUS, &o->nvcpus))
-			return cli_usage_error("sweep", "--vcpus wants a list "
-				"of counts 1..%d such as 1,2,8 (at most %d), "
-				"not '%s'", CPU_SETSIZE, MS_SWEEP_MAX_VCPUS,
-				arg);
-		return 0;
-	case OPT_CACHE:
-		if (cli_parse_cache_list(arg, o->cache))
-			return cli_usage_error("sweep", "--cache wants a list "
-				"of cold, ram, warm, not '%s'", arg);
-		o->cache_given = true;
-		return 0;
-	case OPT_RAM:
-		if (sweep_parse_ram_list(arg, o))
-			return cli_usage_error("sweep", "--ram wants up to %d "
-				"sizes of at least 1M or shares of the dataset "
-				"(e.g. 16G or 25%%,50%%,75%%), not '%s'",
-				MS_RAM_SIZES_MAX, arg);
-		return 0;
-	case 'B':
-		if (cli_parse_duration(arg, &o->budget_s))
-			return cli_usage_error("sweep", "bad --budget '%s' "
-					       "(e.g. 90s, 5m)", arg);
-		return 0;
-	case OPT_NOCHECK:
-		o->no_check = true;
-		return 0;
-	case OPT_RSV_VCPUS: {
-		char *end;
-
-		errno = 0;
-		o->reserve_vcpus = strtod(arg, &end);
-		if (errno || end == arg || *end || !(o->reserve_vcpus >= 0) ||
-		    o->reserve_vcpus > 1024)
-			return cli_usage_error("sweep", "--reserve-vcpus-per-gpu "
-				"wants a number of vCPUs 0..1024 (e.g. 1, "
-				"1.5), not '%s'", arg);
-		return 0;
-	}
-	case OPT_RSV_RAM:
-		if (cli_parse_size(arg, &o->reserve_ram))
-			return cli_usage_error("sweep", "--reserve-ram-per-gpu "
-				"wants a size (e.g. 4G, 0), not '%s'", arg);
-		o->reserve_ram_given = true;
-		return 0;
-	case OPT_CKPT:
-		o->ckpt = arg;
-		return 0;
-	case OPT_PRICE: {
-		char *end;
-
-		errno = 0;
-		o->price = strtod(arg, &end);
-		if (errno || end == arg || *end || !(o->price > 0) ||
-		    o->price > 1e6)
-			return cli_usage_error("sweep", "--price wants this "
-				"VM's USD per hour (e.g. 32.77), not '%s'",
-				arg);
-		return 0;
-	}
-	case OPT_CSV:
-	case OPT_HTML:
-		*(c == OPT_CSV ? &o->csv : &o->html) = arg;
-		return 0;
-	case 'h':
-		ms_budget_rule_text(NULL, rule, sizeof(rule));
-		sweep_usage(stdout, rule);
-		return -1;
-	default:
-		return cli_parse_bad("sweep", c, argv);
-	}
-}
-
 static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
 {
-	static const struct option lo[] = {
-		CLI_COMMON_LONGOPTS,
-		{ "vcpus", required_argument, NULL, 'c' },
-		{ "cache", required_argument, NULL, OPT_CACHE },
-		{ "ram", required_argument, NULL, OPT_RAM },
-		{ "budget", required_argument, NULL, 'B' },
-		{ "no-check", no_argument, NULL, OPT_NOCHECK },
-		{ "reserve-vcpus-per-gpu", required_argument, NULL,
-		  OPT_RSV_VCPUS },
-		{ "reserve-ram-per-gpu", required_argument, NULL, OPT_RSV_RAM },
-		{ "csv", required_argument, NULL, OPT_CSV },
-		{ "html", required_argument, NULL, OPT_HTML },
-		{ "ckpt", required_argument, NULL, OPT_CKPT },
-		{ "price", required_argument, NULL, OPT_PRICE },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	static const struct cli_usage usage = { sweep_head, sweep_tail };
+	struct cli_bind b[CLI_COMMON_BINDS + 11] = {
+		CLI_BIND("vcpus", o->vcpus),
+		CLI_BIND_G("cache", o->cache, o->cache_given),
+		CLI_BIND("ram", o->ram_list),
+		CLI_BIND("budget", o->budget_s),
+		CLI_BIND("no-check", o->no_check),
+		CLI_BIND("reserve-vcpus-per-gpu", o->reserve_vcpus),
+		CLI_BIND_G("reserve-ram-per-gpu", o->reserve_ram,
+			   o->reserve_ram_given),
+		CLI_BIND("csv", o->csv),
+		CLI_BIND("html", o->html),
+		CLI_BIND("ckpt", o->ckpt),
+		CLI_BIND("price", o->price),
 	};
-	int c, ret;
+	int ret;
 
 	memset(o, 0, sizeof(*o));
 	cli_common_defaults(&o->c);
-	o->budget_s = 300;
+	o->budget_s = CLI_SWEEP_BUDGET_S;
 	o->reserve_vcpus = -1;
 	for (int k = 0; k < STG_CACHE_STATES; k++)
 		o->cache[k] = true;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":w:g:b:c:B:h", lo, NULL)) != -1) {
-		ret = cli_common_parse("sweep", c, optarg, &o->c);
-		if (ret == 1)
-			continue;
-		if (ret || (ret = sweep_opt(c, optarg, argv, o)))
-			return ret;
-	}
-	ret = cli_parse_dataset("sweep", argc, argv, &o->c);
+	ret = cli_opts_parse(CLI_SWEEP, argc, argv, b, 11 +
+			     cli_common_binds(&o->c, b + 11), &usage);
+	if (!ret)
+		ret = cli_parse_dataset("sweep", argc, argv, &o->c);
 	if (ret)
 		return ret;
-	if (o->nram && !o->cache_given)
+	if (o->ram_list.n && !o->cache_given)
 		o->cache[STG_CACHE_RAM] = true;
 	return 0;
 }
@@ -426,14 +258,14 @@ static int sweep_setup(struct sweep_state *s)
 				       "(for the raw feed alone use 'feedrate "
 				       "run --gpus 0')");
 	s->vcpus_total = stg_cpus_usable();
-	s->vcpus_default = !o->nvcpus;
-	if (!o->nvcpus)
-		o->nvcpus = ms_sweep_default_vcpus(s->vcpus_total, o->vcpus);
+	s->vcpus_default = !o->vcpus.n;
+	if (!o->vcpus.n)
+		o->vcpus.n = ms_sweep_default_vcpus(s->vcpus_total, o->vcpus.v);
 	/* under mpirun a rank's share of its node is what counts, not
 	 * mpirun's binding: the cluster sweep checks it */
-	if (!cli_cluster && o->vcpus[o->nvcpus - 1] > s->vcpus_total)
+	if (!cli_cluster && o->vcpus.v[o->vcpus.n - 1] > s->vcpus_total)
 		return cli_usage_error("sweep", "--vcpus %u: only %u CPUs are "
-				       "usable here", o->vcpus[o->nvcpus - 1],
+				       "usable here", o->vcpus.v[o->vcpus.n - 1],
 				       s->vcpus_total);
 	ret = cli_check_reports("sweep", outs, 3, o->c.dataset, o->c.list);
 	if (!ret)
@@ -550,11 +382,11 @@ static int sweep_measure(struct sweep_state *s)
 	cfg.base.pipe.list = s->o.c.list;
 	cli_pipeline_text(&s->pipe, &s->probe[0], s->pipeline,
 			  s->o.c.workers, s->pipe_text, sizeof(s->pipe_text));
-	memcpy(cfg.vcpus, s->o.vcpus, sizeof(cfg.vcpus));
-	cfg.nvcpus = s->o.nvcpus;
+	memcpy(cfg.vcpus, s->o.vcpus.v, sizeof(cfg.vcpus));
+	cfg.nvcpus = s->o.vcpus.n;
 	memcpy(cfg.cache, s->o.cache, sizeof(cfg.cache));
-	memcpy(cfg.ram_sizes, s->o.ram_sizes, sizeof(cfg.ram_sizes));
-	cfg.nram_sizes = s->o.nram;
+	memcpy(cfg.ram_sizes, s->o.ram_list.v, sizeof(cfg.ram_sizes));
+	cfg.nram_sizes = s->o.ram_list.n;
 	cfg.budget_s = s->o.budget_s;
 	cfg.t0 = stg_now() - s->md.list_s;    /* the budget starts listing */
 	cfg.no_check = s->o.no_check;
@@ -733,8 +565,8 @@ static int sweep_cluster(struct sweep_state *s, bool failed)
 	sc.ts = &s->ts;
 	sc.pipeline = s->pipeline;
 	sc.pipeline_len = sizeof(s->pipeline);
-	sc.vcpus = s->o.vcpus;
-	sc.nvcpus = s->vcpus_default ? 0 : s->o.nvcpus;
+	sc.vcpus = s->o.vcpus.v;
+	sc.nvcpus = s->vcpus_default ? 0 : s->o.vcpus.n;
 	sc.cache = s->o.cache;
 	sc.budget_s = s->o.budget_s;
 	sc.html = s->o.html;
@@ -769,7 +601,7 @@ int cmd_sweep(int argc, char **argv)
 		if (!s->o.c.dataset)
 			ret = cli_usage_error("sweep", "under mpirun give a "
 				"DATASET every node sees (shared storage)");
-		else if (s->o.nram || (s->o.cache[STG_CACHE_RAM] &&
+		else if (s->o.ram_list.n || (s->o.cache[STG_CACHE_RAM] &&
 						   s->o.cache_given))
 			ret = cli_usage_error("sweep", "under mpirun the cache "
 				"states are cold and warm (--ram is for one "

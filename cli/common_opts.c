@@ -1,7 +1,8 @@
 /*
- * common_opts.c - the options run and sweep parse the same way (workload
- * and GPUs, the engine's knobs, the dataset), their help, and the small
- * list and count parsers they share.
+ * common_opts.c - what run, sweep and ckpt store the same way (workload
+ * and GPUs, the engine's knobs, the dataset, the pipelines): their
+ * defaults and bindings to the option table, and the small list and count
+ * parsers behind some of its rows.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "options.h"
 
 int cli_parse_u64(const char *s, uint64_t *out)
 {
@@ -86,26 +88,6 @@ int cli_parse_count_list(const char *s, unsigned long lo, unsigned long hi,
 	return 0;
 }
 
-int cli_parse_cache_list(const char *s, bool out[STG_CACHE_STATES])
-{
-	char buf[128], *save = NULL, *tok;
-
-	if (strlen(s) >= sizeof(buf))
-		return -EINVAL;
-	strcpy(buf, s);
-	memset(out, 0, STG_CACHE_STATES * sizeof(out[0]));
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		enum stg_cache_state c;
-
-		if (stg_cache_state_parse(tok, &c))
-			return -EINVAL;
-		out[c] = true;
-	}
-	return out[STG_CACHE_COLD] || out[STG_CACHE_RAM] ||
-	       out[STG_CACHE_WARM] ? 0 : -EINVAL;
-}
-
 void cli_common_defaults(struct cli_common_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -115,8 +97,7 @@ void cli_common_defaults(struct cli_common_opts *o)
 	o->readers = 1;
 	o->depth = LDR_DEFAULT_DEPTH;
 	o->seed = 1;
-	o->backend_text = "auto";
-	o->max_sample_bytes = 64ull << 20;
+	o->max_sample_bytes = CLI_MAX_SAMPLE_BYTES;
 	o->gen_size = MS_DEFAULT_GEN;
 	o->npipes = 1;                  /* native */
 }
@@ -160,44 +141,6 @@ int cli_parse_pipelines(const char *s, char *buf, size_t buf_len,
 		return -EINVAL;
 	*n = k;
 	return 0;
-}
-
-/* The pipeline options: 1 taken, 0 not one of them, or FR_EXIT_USAGE. */
-static int parse_pipe_opt(const char *cmd, int c, const char *arg,
-			  struct cli_common_opts *o)
-{
-	unsigned long ul;
-
-	switch (c) {
-	case CLI_OPT_PIPELINE:
-		if (cli_parse_pipelines(arg, o->pipe_buf, sizeof(o->pipe_buf),
-					o->pipes, CLI_PIPELINES_MAX,
-					&o->npipes))
-			return cli_usage_error(cmd, "--pipeline wants native, "
-				"torch or python:FILE%s, not '%s'",
-				strcmp(cmd, "sweep") ? "" : " (a list of up to "
-				"4, no repeats, e.g. native,torch)", arg);
-		return 1;
-	case CLI_OPT_PYTHON:
-		if (!*arg)
-			return cli_usage_error(cmd, "--python wants the path "
-					       "of an interpreter");
-		o->python = arg;
-		return 1;
-	case CLI_OPT_WORKERS:
-		if (cli_parse_ulong(arg, 1, 4096, &ul))
-			return cli_usage_error(cmd, "--workers wants 1..4096, "
-					       "not '%s'", arg);
-		o->workers = (unsigned)ul;
-		return 1;
-	case CLI_OPT_RUNNER_TO:
-		if (cli_parse_duration(arg, &o->runner_timeout))
-			return cli_usage_error(cmd, "bad --runner-timeout '%s' "
-					       "(e.g. 30s, 2m)", arg);
-		return 1;
-	default:
-		return 0;
-	}
 }
 
 int cli_pipelines_check(const char *cmd, const struct cli_common_opts *o,
@@ -268,169 +211,6 @@ const char *cli_pipeline_text(const struct ms_pipeline_spec *ps,
 	return buf;
 }
 
-/* The GPU options: 1 taken, 0 not one of them, or FR_EXIT_USAGE. */
-static int parse_gpu_opt(const char *cmd, int c, const char *arg,
-			 struct cli_common_opts *o)
-{
-	unsigned long ul;
-	char *end;
-
-	switch (c) {
-	case 'w':
-		o->workload = arg;
-		return 1;
-	case 'g':
-		o->gpus = arg;
-		return 1;
-	case CLI_OPT_GPU_RATE:
-		errno = 0;
-		o->gpu_rate = strtod(arg, &end);
-		if (errno || end == arg || *end ||
-		    !(o->gpu_rate > 0) || !isfinite(o->gpu_rate))
-			return cli_usage_error(cmd, "--gpu-rate wants "
-				"samples/s > 0, not '%s'", arg);
-		return 1;
-	case CLI_OPT_DEMAND:
-		if (wl_demand_kind_parse(arg, &o->demand))
-			return cli_usage_error(cmd, "--demand wants train "
-				"(also tuned), mlperf or ceiling, not '%s'",
-				arg);
-		o->demand_given = true;
-		return 1;
-	case CLI_OPT_SYNC:
-		if (!strcmp(arg, "all"))
-			o->sync = LDR_GPU_SYNC_ALL;
-		else if (!strcmp(arg, "none"))
-			o->sync = LDR_GPU_SYNC_NONE;
-		else
-			return cli_usage_error(cmd, "--gpu-sync wants all or "
-				"none, not '%s'", arg);
-		return 1;
-	case 'b':
-		if (cli_parse_ulong(arg, 1, 65536, &ul))
-			return cli_usage_error(cmd, "--batch wants 1..65536, "
-				"not '%s'", arg);
-		o->batch = (unsigned)ul;
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-/* The reading options: 1 taken, 0 not one of them, or FR_EXIT_USAGE. */
-static int parse_read_opt(const char *cmd, int c, const char *arg,
-			  struct cli_common_opts *o)
-{
-	unsigned long ul;
-	uint64_t u;
-
-	switch (c) {
-	case CLI_OPT_READERS:
-		if (cli_parse_ulong(arg, 1, 256, &ul))
-			return cli_usage_error(cmd, "--readers wants 1..256, "
-				"not '%s'", arg);
-		o->readers = (unsigned)ul;
-		return 1;
-	case CLI_OPT_BACKEND:
-		if (stg_backend_parse(arg, &o->backend))
-			return cli_usage_error(cmd, "unknown backend '%s' "
-				"(auto, uring, psync)", arg);
-		if (o->backend == STG_BACKEND_NULL)
-			return cli_usage_error(cmd, "the null backend has no "
-				"image bytes to decode; it is for 'feedrate "
-				"io' and engine tests");
-		o->backend_text = arg;
-		return 1;
-	case CLI_OPT_DEPTH:
-		if (cli_parse_ulong(arg, 1, 4096, &ul))
-			return cli_usage_error(cmd, "--depth wants 1..4096, "
-				"not '%s'", arg);
-		o->depth = (unsigned)ul;
-		return 1;
-	case CLI_OPT_MAXBYTES:
-		if (cli_parse_size(arg, &u) || u < 4096 || u > (16ull << 30))
-			return cli_usage_error(cmd, "bad --max-sample-bytes "
-				"'%s' (4K..16G)", arg);
-		o->max_sample_bytes = u;
-		o->max_sample_bytes_given = true;
-		return 1;
-	case CLI_OPT_FORMAT:
-		if (wl_format_parse(arg, &o->format))
-			return cli_usage_error(cmd, "unknown --format '%s' "
-				"(auto, folder, wds, mds, tfrecord)", arg);
-		return 1;
-	case CLI_OPT_SHUFFLE_BUF:
-		if (cli_parse_ulong(arg, 1, 1000000, &ul))
-			return cli_usage_error(cmd, "--shuffle-buffer wants "
-				"1..1000000 records (1: no shuffle within "
-				"shards), not '%s'", arg);
-		o->shuffle_buffer = (unsigned)ul;
-		return 1;
-	case CLI_OPT_READ_SIZE:
-		if (cli_parse_size(arg, &u) || u < 4096 || u > (256u << 20) ||
-		    u % 4096)
-			return cli_usage_error(cmd, "--read-size wants a "
-				"multiple of 4K from 4K to 256M, not '%s'",
-				arg);
-		o->read_size = (uint32_t)u;
-		return 1;
-	case CLI_OPT_GENSIZE:
-		if (cli_parse_size(arg, &o->gen_size) ||
-		    o->gen_size < (1u << 20))
-			return cli_usage_error(cmd, "--gen-size wants a size "
-				"of at least 1M, not '%s'", arg);
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-int cli_common_parse(const char *cmd, int c, const char *arg,
-		     struct cli_common_opts *o)
-{
-	int ret = parse_gpu_opt(cmd, c, arg, o);
-
-	if (!ret)
-		ret = parse_read_opt(cmd, c, arg, o);
-	if (!ret)
-		ret = parse_pipe_opt(cmd, c, arg, o);
-	if (ret)
-		return ret;
-	switch (c) {
-	case CLI_OPT_SEED:
-		if (cli_parse_u64(arg, &o->seed))
-			return cli_usage_error(cmd, "bad --seed '%s'", arg);
-		return 1;
-	case CLI_OPT_MAXERR:
-		if (cli_parse_u64(arg, &o->max_errors) || !o->max_errors)
-			return cli_usage_error(cmd, "--max-errors wants a "
-				"count >= 1, not '%s'", arg);
-		return 1;
-	case CLI_OPT_LIST:
-		o->list = arg;
-		return 1;
-	case CLI_OPT_JSON:
-		o->json = arg;
-		return 1;
-	case CLI_OPT_KEEP:
-		o->keep = true;
-		return 1;
-	case CLI_OPT_TMPDIR:
-		o->tmpdir = arg;
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-int cli_parse_bad(const char *cmd, int c, char **argv)
-{
-	if (c == ':')
-		return cli_usage_error(cmd, "option '%s' needs a value",
-				       argv[optind - 1]);
-	return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-}
-
 int cli_parse_dataset(const char *cmd, int argc, char **argv,
 		      struct cli_common_opts *o)
 {
@@ -447,72 +227,38 @@ int cli_parse_dataset(const char *cmd, int argc, char **argv,
 	return 0;
 }
 
-void cli_common_usage(FILE *f)
+size_t cli_common_binds(struct cli_common_opts *o, struct cli_bind *b)
 {
-	fprintf(f,
-"Workload and GPUs:\n"
-"  -w, --workload NAME|FILE  a workload below (default imagenet), or a job\n"
-"                         file (FILE.ini) describing your own; it sets\n"
-"                         the defaults of --batch, --demand and\n"
-"                         --max-sample-bytes\n"
-"  -g, --gpus SPEC        emulated GPUs: 8xA100, 2xH100, A100 (default 1 GPU\n"
-"                         of the workload's default type: 1xA100); run also\n"
-"                         takes 0, the raw feed rate with no consumer\n"
-"      --gpu-rate R       samples/s one GPU eats, instead of the table\n"
-"      --demand K         which GPU demand rows judge: train (also tuned:\n"
-"                         the tuned training throughput, its recipe's own\n"
-"                         data loader), mlperf (MLPerf Storage's emulated\n"
-"                         accelerators) or ceiling (the GPU fed by GPU-side\n"
-"                         decode, MLPerf Training: what would starve it if\n"
-"                         the input pipeline were perfect); default: the\n"
-"                         workload's (train for imagenet)\n"
-"      --gpu-sync all|none  GPUs step together (default) or independently\n"
-"  -b, --batch N          samples per batch (default: the workload's, else\n"
-"                         %u)\n"
-"\n"
-"Engine:\n"
-"      --readers N        reader threads (default 1)\n"
-"      --backend B        auto (default), uring or psync\n"
-"      --depth N          reads in flight per reader (default %u)\n"
-"      --max-errors N     stop when N samples have failed (exit 4)\n"
-"      --seed N           shuffle and augmentation seed (default 1)\n"
-"\n"
-"Dataset:\n"
-"      --list FILE        read the files named in FILE (\"PATH\" or\n"
-"                         \"SIZE<TAB>PATH\" per line), relative to DATASET\n"
-"      --max-sample-bytes SIZE  larger files fail as over the cap (default:\n"
-"                         the workload's, else 64M); with shards, the\n"
-"                         largest record\n"
-"      --format F         auto (default: detected), folder (one image\n"
-"                         file per sample, as ImageFolder), wds\n"
-"                         (WebDataset .tar / .tar.zst shards), mds\n"
-"                         (MosaicML MDS: index.json) or tfrecord\n"
-"      --shuffle-buffer N shards: records each reader shuffles within\n"
-"                         (default %u, as WebDataset's shuffle()); 1 reads\n"
-"                         each shard in order; shards are shuffled per epoch\n"
-"      --read-size SIZE   shards: bytes per sequential read (default 1M)\n"
-"      --gen-size SIZE    size of the generated dataset (default %lluM)\n"
-"      --tmpdir DIR       where to generate it (default /var/tmp, else\n"
-"                         $TMPDIR, /tmp or the current folder; never tmpfs)\n"
-"      --keep-dataset     keep the generated dataset and print its path\n"
-"\n"
-"Pipeline (whose CPU cost the verdict speaks of):\n"
-"      --pipeline P       native (default: feedrate's own, the class of\n"
-"                         DALI's CPU path), torch (a torchvision\n"
-"                         ImageFolder DataLoader with PIL) or python:FILE\n"
-"                         (FILE's make_loader(root, batch_size,\n"
-"                         num_workers, seed)); sweep takes a list, e.g.\n"
-"                         native,torch, and gives a verdict for each\n"
-"      --python PATH      the interpreter of torch and python:FILE\n"
-"                         (default: python3 on PATH)\n"
-"      --workers W        DataLoader worker processes (default: the\n"
-"                         point's vCPUs - 1, at least 1); run: also the\n"
-"                         native pipeline's transform threads (default: K)\n"
-"      --runner-timeout T a Python runner silent this long is killed\n"
-"                         (default %.0fs)\n"
-"\n", LDR_DEFAULT_BATCH, LDR_DEFAULT_DEPTH,
-		LDR_DEFAULT_SHUFFLE_BUFFER,
-		(unsigned long long)(MS_DEFAULT_GEN >> 20),
-		MS_PYTHON_TIMEOUT_S);
-	cli_workloads_usage(f);
+	const struct cli_bind t[] = {
+		CLI_BIND("workload", o->workload),
+		CLI_BIND("gpus", o->gpus),
+		CLI_BIND("gpu-rate", o->gpu_rate),
+		CLI_BIND_G("demand", o->demand, o->demand_given),
+		CLI_BIND("gpu-sync", o->sync),
+		CLI_BIND("batch", o->batch),
+		CLI_BIND("readers", o->readers),
+		CLI_BIND("seed", o->seed),
+		CLI_BIND("max-errors", o->max_errors),
+		CLI_BIND("backend", o->backend),
+		CLI_BIND("depth", o->depth),
+		CLI_BIND_G("max-sample-bytes", o->max_sample_bytes,
+			   o->max_sample_bytes_given),
+		CLI_BIND("list", o->list),
+		CLI_BIND("json", o->json),
+		CLI_BIND("keep-dataset", o->keep),
+		CLI_BIND("tmpdir", o->tmpdir),
+		CLI_BIND("gen-size", o->gen_size),
+		{ "pipeline", o, sizeof(*o), NULL },
+		CLI_BIND("python", o->python),
+		CLI_BIND("workers", o->workers),
+		CLI_BIND("runner-timeout", o->runner_timeout),
+		CLI_BIND("format", o->format),
+		CLI_BIND("shuffle-buffer", o->shuffle_buffer),
+		CLI_BIND("read-size", o->read_size),
+	};
+	_Static_assert(sizeof(t) / sizeof(t[0]) == CLI_COMMON_BINDS,
+		       "CLI_COMMON_BINDS counts the shared options");
+
+	memcpy(b, t, sizeof(t));
+	return CLI_COMMON_BINDS;
 }

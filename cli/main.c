@@ -63,6 +63,16 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return FR_EXIT_OK;
 	}
+	if (!strcmp(name, "help-options")) {
+		/* hidden: the README's option list (make readme-options) */
+		if (argc != 3 || strcmp(argv[2], "--markdown")) {
+			fprintf(stderr, "Usage: feedrate help-options "
+				"--markdown\n");
+			return FR_EXIT_USAGE;
+		}
+		cli_opts_markdown(stdout);
+		return FR_EXIT_OK;
+	}
 	if (!strcmp(name, "-V") || !strcmp(name, "--version") ||
 	    !strcmp(name, "version")) {
 		printf("feedrate %s\n", FEEDRATE_VERSION);

@@ -110,3 +110,30 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	fprintf(stderr, "\nTry 'feedrate %s --help'.\n", cmd);
 	return FR_EXIT_USAGE;
 }
+
+int cli_parse_params(const char *s, double *out)
+{
+	static const struct { const char *name; double mult; } units[] = {
+		{ "", 1 }, { "k", 1e3 }, { "m", 1e6 }, { "b", 1e9 },
+		{ "g", 1e9 }, { "t", 1e12 },
+	};
+	char *end;
+	double v;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || !isfinite(v) || end == s)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcasecmp(end, units[i].name))
+			continue;
+		v *= units[i].mult;
+		if (!(v >= 1) || v > 1e16)
+			return -ERANGE;
+		*out = v;
+		return 0;
+	}
+	return -EINVAL;
+}

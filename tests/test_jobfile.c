@@ -748,10 +748,20 @@ FR_TEST(jobfile, an_unreadable_file_is_eacces)
 
 /* ---- the command line ---- */
 
+static void no_usage(FILE *f)
+{
+	(void)f;
+}
+
 FR_TEST(jobfile, the_workloads_defaults_apply_where_no_option_was_given)
 {
+	static const struct cli_usage usage = { no_usage, NULL };
+	char *argv[] = { "run", "-b", "16", "--demand", "tuned",
+			 "--max-sample-bytes", "2M", NULL };
+	struct cli_bind b[CLI_COMMON_BINDS];
 	const struct wl_workload *w;
 	struct cli_common_opts o;
+	size_t n;
 
 	cr_assert_eq(wl_find("unet3d", &w), 0);
 	cli_common_defaults(&o);
@@ -761,9 +771,8 @@ FR_TEST(jobfile, the_workloads_defaults_apply_where_no_option_was_given)
 	cr_expect_eq(o.max_sample_bytes, 1ull << 30);
 	/* the user's options win */
 	cli_common_defaults(&o);
-	cr_assert_eq(cli_common_parse("run", 'b', "16", &o), 1);
-	cr_assert_eq(cli_common_parse("run", CLI_OPT_DEMAND, "tuned", &o), 1);
-	cr_assert_eq(cli_common_parse("run", CLI_OPT_MAXBYTES, "2M", &o), 1);
+	n = cli_common_binds(&o, b);
+	cr_assert_eq(cli_opts_parse(CLI_RUN, 7, argv, b, n, &usage), 0);
 	cli_common_from_workload(&o, w);
 	cr_expect_eq(o.batch, 16);
 	cr_expect_eq(o.demand, WL_DEMAND_TRAIN);

@@ -103,6 +103,13 @@ struct wl_gen_stats {
 	double elapsed_s;
 };
 
+/* The ranges a workload's batch and sample cap take, in a job file
+ * (batch, max_sample_bytes) and on the command line (--batch,
+ * --max-sample-bytes) alike. */
+#define WL_BATCH_MAX 65536u
+#define WL_SAMPLE_BYTES_MIN 4096.0
+#define WL_SAMPLE_BYTES_MAX (16.0 * (1ull << 30))
+
 /* Most worker threads a generator uses. */
 #define WL_GEN_MAX_JOBS 256u
 

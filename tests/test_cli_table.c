@@ -1,0 +1,296 @@
+/*
+ * test_cli_table.c - the option table (cli/options.c) and what is made
+ * from it: for each command, every option it takes parses a valid value,
+ * refuses a bad one with exit 2 and a message naming what it accepts, and
+ * appears in --help; the table's own rules (sorted, one short option per
+ * command, defaults within range); the README's option list matches it.
+ * The per-command cases run the real binary ($FEEDRATE_BIN).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aug_testlib.h"
+#include "cli.h"
+#include "harness.h"
+#include "options.h"
+
+static char *slurp(const char *path)
+{
+	size_t len;
+	char *s = (char *)tl_read_file(path, &len);
+
+	cr_assert_not_null(s, "%s unreadable", path);
+	s[len] = '\0';
+	return s;
+}
+
+static char *out_of(const char *dir, const char *name)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return slurp(path);
+}
+
+/* `feedrate CMD --OPT [VALUE] --help`: its exit code. */
+static int run_opt(const char *dir, enum cli_cmd cmd,
+		   const struct cli_opt *row, const char *value)
+{
+	char opt[96];
+	char *argv[6];
+	int a = 0;
+
+	snprintf(opt, sizeof(opt), "--%s", row->name);
+	argv[a++] = (char *)fr_test_bin();
+	argv[a++] = (char *)cli_cmd_name(cmd);
+	argv[a++] = opt;
+	if (value)
+		argv[a++] = (char *)value;
+	argv[a++] = "--help";
+	argv[a] = NULL;
+	return fr_test_run(dir, argv, 60);
+}
+
+/* Values a custom row takes in CMD, and one it refuses. */
+static const char *custom_ok(const struct cli_opt *row, enum cli_cmd cmd)
+{
+	const bool list = (row->lists >> cmd) & 1;
+	static const struct { const char *name, *one, *list; } t[] = {
+		{ "cache", "warm", "cold,warm" },
+		{ "ckpt-budget", "5%", NULL },
+		{ "pipeline", "native", "native,torch" },
+		{ "price", "1.5", NULL },
+		{ "ram", "16M", "25%,16M" },
+		{ "vcpus", "1", "1,2" },
+		{ "warmup", "0", NULL },
+	};
+
+	if (!strcmp(row->name, "price") && cmd == CLI_COMPARE)
+		return "vm1=1.5";
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (!strcmp(t[i].name, row->name))
+			return list ? t[i].list : t[i].one;
+	cr_assert_fail("no test value for the custom row --%s", row->name);
+	return NULL;
+}
+
+/* A value ROW takes in CMD (NULL: a flag). */
+static const char *ok_value(const struct cli_opt *row, enum cli_cmd cmd,
+			    char *buf, size_t len)
+{
+	switch (row->type) {
+	case CLI_FLAG:
+		return NULL;
+	case CLI_TEXT:
+		return "x";
+	case CLI_UINT:
+	case CLI_SIZE:
+		snprintf(buf, len, "%.0f", row->step ? (double)row->step :
+			 row->lo > 0 ? row->lo : 1);
+		return buf;
+	case CLI_TIME:
+		return "1s";
+	case CLI_REAL:
+		snprintf(buf, len, "%g", row->hi > 0 ? row->hi : row->lo + 1);
+		return buf;
+	case CLI_COUNT:
+		return "7B";
+	case CLI_ENUM:
+		for (const struct cli_value *v = row->values; v->name; v++)
+			if ((v->cmds >> cmd) & 1)
+				return v->name;
+		return NULL;
+	case CLI_CUSTOM:
+		return custom_ok(row, cmd);
+	}
+	return NULL;
+}
+
+/* A value ROW refuses in CMD: out of its range where it has one. */
+static const char *bad_value(const struct cli_opt *row, char *buf,
+			     size_t len)
+{
+	switch (row->type) {
+	case CLI_TEXT:
+		return "";
+	case CLI_UINT:
+	case CLI_SIZE:
+	case CLI_REAL:
+		if (row->hi > 0) {
+			snprintf(buf, len, "%.0f", row->hi + (row->step ?
+				 row->step : 1));
+			return buf;
+		}
+		if (row->lo > 0)
+			return "0";
+		return "-1";
+	case CLI_TIME:
+		return row->hi > 0 ? "61m" : "-1s";
+	case CLI_COUNT:
+		return "0";
+	default:
+		return "bogus";
+	}
+}
+
+/* Every option of CMD: valid, refused, in --help. */
+static void check_command(enum cli_cmd cmd)
+{
+	char *dir = fr_test_tmpdir(), *help, buf[64];
+	char *argv[] = { (char *)fr_test_bin(), (char *)cli_cmd_name(cmd),
+			 "--help", NULL };
+
+	cr_assert_eq(fr_test_run(dir, argv, 60), 0);
+	help = out_of(dir, "stdout");
+	for (size_t i = 0; i < cli_noptions; i++) {
+		const struct cli_opt *row = &cli_options[i];
+		char opt[96], *err;
+		const char *bad;
+		int rc;
+
+		if (!((row->cmds >> cmd) & 1))
+			continue;
+		snprintf(opt, sizeof(opt), "--%s", row->name);
+		cr_expect_not_null(strstr(help, opt), "%s --help lacks %s",
+				   cli_cmd_name(cmd), opt);
+		rc = run_opt(dir, cmd, row, ok_value(row, cmd, buf,
+						     sizeof(buf)));
+		cr_expect_eq(rc, 0, "%s %s %s: exit %d", cli_cmd_name(cmd),
+			     opt, ok_value(row, cmd, buf, sizeof(buf)), rc);
+		if (row->type == CLI_FLAG)
+			continue;
+		bad = bad_value(row, buf, sizeof(buf));
+		rc = run_opt(dir, cmd, row, bad);
+		cr_expect_eq(rc, 2, "%s %s '%s': exit %d", cli_cmd_name(cmd),
+			     opt, bad, rc);
+		err = out_of(dir, "stderr");
+		cr_expect_not_null(strstr(err, opt), "%s", err);
+		for (const struct cli_value *v = row->values; v && v->name; v++)
+			if ((v->cmds >> cmd) & 1) {
+				cr_expect_not_null(strstr(err, v->name),
+					"%s %s: the error lacks %s: %s",
+					cli_cmd_name(cmd), opt, v->name, err);
+				cr_expect_not_null(strstr(help, v->name),
+					"%s --help lacks %s", opt, v->name);
+			}
+		free(err);
+	}
+	free(help);
+	fr_test_rmtree(dir);
+}
+
+FR_TEST(cli_table, run_takes_checks_and_lists_each_option)
+{
+	check_command(CLI_RUN);
+}
+
+FR_TEST(cli_table, sweep_takes_checks_and_lists_each_option)
+{
+	check_command(CLI_SWEEP);
+}
+
+FR_TEST(cli_table, io_takes_checks_and_lists_each_option)
+{
+	check_command(CLI_IO);
+}
+
+FR_TEST(cli_table, ckpt_takes_checks_and_lists_each_option)
+{
+	check_command(CLI_CKPT);
+}
+
+FR_TEST(cli_table, gen_takes_checks_and_lists_each_option)
+{
+	check_command(CLI_GEN);
+}
+
+FR_TEST(cli_table, compare_takes_checks_and_lists_each_option)
+{
+	check_command(CLI_COMPARE);
+}
+
+FR_TEST(cli_table, info_takes_checks_and_lists_each_option)
+{
+	check_command(CLI_INFO);
+}
+
+FR_TEST(cli_table, rows_are_sorted_and_short_options_unique_per_command)
+{
+	for (size_t i = 1; i < cli_noptions; i++)
+		cr_expect_lt(strcmp(cli_options[i - 1].name,
+				    cli_options[i].name), 0, "%s before %s",
+			     cli_options[i - 1].name, cli_options[i].name);
+	for (int c = 0; c < CLI_NCMDS; c++)
+		for (size_t i = 0; i < cli_noptions; i++)
+			for (size_t j = i + 1; j < cli_noptions; j++) {
+				const struct cli_opt *a = &cli_options[i];
+				const struct cli_opt *b = &cli_options[j];
+
+				cr_expect(!a->shortopt ||
+					  a->shortopt != b->shortopt ||
+					  !((a->cmds & b->cmds) >> c & 1),
+					  "-%c twice in %s", a->shortopt,
+					  cli_cmd_name((enum cli_cmd)c));
+			}
+}
+
+FR_TEST(cli_table, numeric_defaults_lie_in_their_range)
+{
+	for (size_t i = 0; i < cli_noptions; i++) {
+		const struct cli_opt *r = &cli_options[i];
+
+		if (r->type != CLI_UINT && r->type != CLI_SIZE &&
+		    r->type != CLI_TIME && r->type != CLI_REAL)
+			continue;
+		for (size_t k = 0; k < 3 && r->defs[k].cmds; k++) {
+			const double d = r->defs[k].def;
+
+			if (r->defs[k].text && !strstr(r->defs[k].text, "%s"))
+				continue;
+			cr_expect(r->gt ? d > r->lo : d >= r->lo, "--%s %g",
+				  r->name, d);
+			cr_expect(!(r->hi > 0) || d <= r->hi, "--%s %g",
+				  r->name, d);
+		}
+	}
+}
+
+FR_TEST(cli_table, a_bad_enum_value_names_every_accepted_one)
+{
+	const struct cli_opt *row = cli_opt_find("format");
+	char want[256];
+
+	cr_assert_not_null(row);
+	cli_opt_want(row, CLI_RUN, want, sizeof(want));
+	cr_expect_not_null(strstr(want, "tokens"), "%s", want);
+	cli_opt_want(row, CLI_GEN, want, sizeof(want));
+	cr_expect_null(strstr(want, "tokens"), "%s", want);
+	cr_expect_null(strstr(want, "auto"), "%s", want);
+	row = cli_opt_find("backend");
+	cli_opt_want(row, CLI_IO, want, sizeof(want));
+	cr_expect_not_null(strstr(want, "null"), "%s", want);
+	cli_opt_want(row, CLI_RUN, want, sizeof(want));
+	cr_expect_null(strstr(want, "null"), "%s", want);
+}
+
+FR_TEST(cli_table, the_readme_lists_the_options_of_the_table)
+{
+	char *readme = slurp("README.md"), *md = NULL, *begin, *end;
+	size_t len = 0;
+	FILE *f = open_memstream(&md, &len);
+
+	cr_assert_not_null(f);
+	cli_opts_markdown(f);
+	fclose(f);
+	begin = strstr(readme, "<!-- options:begin -->\n");
+	end = strstr(readme, "<!-- options:end -->");
+	cr_assert(begin && end && end > begin, "README.md has no option list");
+	begin += strlen("<!-- options:begin -->\n");
+	cr_expect_eq((size_t)(end - begin), len, "README's list differs from "
+		     "the table: run make readme-options");
+	cr_expect_eq(strncmp(begin, md, len), 0, "README's list differs "
+		     "from the table: run make readme-options");
+	free(md);
+	free(readme);
+}
