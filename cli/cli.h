@@ -298,7 +298,6 @@ int cli_parse_params(const char *s, double *out);
 
 struct ms_cluster;
 struct rpt_cluster_rank;
-struct rpt_run;
 
 /* The cluster this process is a rank of; NULL on one node. */
 extern struct ms_cluster *cli_cluster;
@@ -321,69 +320,27 @@ bool cli_cluster_rank0(void);
  * rank 0) and return FR_EXIT_USAGE; 0 otherwise. */
 int cli_cluster_refuse(const char *cmd);
 
-/* The gate of a cluster point (struct ms_point's gate; ARG a struct
- * cli_gate): the window starts MARGIN_S after every rank is ready. */
-struct cli_gate {
-	double margin_s;
-};
-int cli_cluster_gate(void *arg, bool ok, double *start_realtime);
-
-/* This rank's share of its node's usable CPUs into *SET (*SHARED: fewer
- * CPUs than ranks, they share). 0 or an exit code (printed). */
-int cli_cluster_cpus(const char *cmd, cpu_set_t *set, bool *shared);
-
-/*
- * Each rank in turn reads its share of DS's files (ids rank, rank +
- * world, ...) cold for SECONDS with RC on THREADS readers while the others
- * wait. On rank 0, SOLO (world doubles) gets each rank's bytes/s (-1:
- * none). Returns 0 or -errno.
- */
-int cli_cluster_solo(const struct stg_dataset *ds,
-		     const struct stg_reader_config *rc, unsigned threads,
-		     double seconds, double *solo);
-
-/* This rank's record, its identity only: reported, figures unknown (-1). */
-void cli_cluster_rank_init(struct rpt_cluster_rank *r);
-
-/* The record this rank sends rank 0, from its run's report RR, result RES
- * and point PO. */
-void cli_cluster_rank_fill(struct rpt_cluster_rank *r,
-			   const struct rpt_run *rr,
-			   const struct ldr_result *res,
-			   const struct ms_point_out *po, bool cpus_shared);
-
 /* What rank 0 needs besides the ranks' records. */
 struct cli_cluster_run {
 	struct rpt_cluster report;      /* its command, dataset, GPU fields
 	                                   filled by the command */
 	const char *json, *html;        /* --json, --html; NULL none */
-	const double *solo;             /* the ranks' reads alone; NULL */
-	double window_s;                /* each rank's window; 0: unknown
-	                                   (a number of epochs or samples) */
-	uint64_t samples_per_epoch;     /* for the exactly-once check */
-	uint64_t seed;
-	bool shards;
+	struct ms_cluster_check check;  /* the reads alone, the window, the
+	                                   exactly-once check */
 };
 
 /*
  * Send MINE to rank 0; on rank 0 gather every rank's (a lost one is named
- * after the common window's end plus a grace), print the cluster report and
- * write RUN's JSON and HTML. Returns the exit code (rank 0: 5 when a rank
- * was lost or failed; other ranks: 0).
+ * after the common window's end plus a grace, measure/cluster_run.c),
+ * print the cluster report and write RUN's JSON and HTML. Returns the exit
+ * code (rank 0: 5 when a rank was lost or failed; other ranks: 0).
  */
 int cli_cluster_report(const char *cmd, struct cli_cluster_run *run,
 		       const struct rpt_cluster_rank *mine);
 
-/*
- * cli_cluster_report without the report: on rank 0, *OUT gets the ranks'
- * records (malloc'd; RUN->report.ranks points at them, its world and nodes
- * set to the active ranks'); elsewhere *OUT is NULL. Returns as
- * cli_cluster_report.
- */
-int cli_cluster_collect(const char *cmd, struct cli_cluster_run *run,
-			const struct rpt_cluster_rank *mine,
-			struct rpt_cluster_rank **out);
-
+/* Say an error of a cluster step as cli_fail does (ARG the command's
+ * name): the `say` of measure/'s cluster configs. */
+void cli_cluster_say(void *arg, int err, const char *why);
 
 /* What `sweep` under mpirun needs of the sweep's own state. */
 struct cli_sweep_cluster {
@@ -411,9 +368,10 @@ struct cli_sweep_cluster {
 };
 
 /*
- * `sweep` under mpirun (cli/sweep_cluster.c): ranks 1, 2, 4 ... R x the
- * cache states x the vCPU counts, each a cluster point; rank 0 prints
- * and writes the sweep's report. Returns the exit code.
+ * `sweep` under mpirun (cli/sweep_cluster.c): measure/'s cluster sweep
+ * (ranks 1, 2, 4 ... R x the cache states x the vCPU counts) wired to
+ * the sweep's options; rank 0 prints and writes the sweep's report.
+ * Returns the exit code.
  */
 int cli_sweep_cluster(const struct cli_sweep_cluster *sc);
 

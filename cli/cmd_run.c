@@ -397,116 +397,67 @@ static int run_report(struct run_state *s, struct rpt_run *rr)
 
 /* ---- under mpirun ---- */
 
-/* The cluster report's fields from rank 0's own report RR. */
-static void run_cluster_fill(struct run_state *s, const struct rpt_run *rr,
-			     struct rpt_cluster *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->command = "run";
-	c->workload = rr->workload;
-	c->dataset = rr->dataset ? rr->dataset : s->o.c.dataset;
-	c->format = rr->format;
-	c->fs_type = rr->fs_type;
-	c->fs_server = s->fs.server;
-	c->cache = rr->cache;
-	c->files = rr->files;
-	c->bytes = rr->bytes;
-	c->records = rr->records;
-	c->window_s = s->o.duration >= 0 ? s->o.duration :
-		      s->o.epochs || s->o.samples ? 0 : LDR_DEFAULT_DURATION_S;
-	c->gpu_type = rr->gpu_count ? rr->gpu_type : NULL;
-	c->gpus_per_rank = rr->gpu_count;
-	c->demand_per_gpu = rr->demand_per_gpu;
-	c->au_threshold = rr->au_threshold > 0 ? rr->au_threshold :
-			  LDR_DEFAULT_AU_THRESHOLD;
-	c->demand_kind = rr->demand_kind;
-	c->demand_basis = rr->demand_basis;
-	c->demand_source = rr->demand_source;
-	c->bytes_per_sample = rpt_bytes_per_sample(rr->bytes, rr->records);
-	c->signal = cli_stop;
-	c->notes = s->notes;
-}
-
 /*
  * This rank's point on its share of the dataset and CPUs, its window
- * started with every other rank's; then rank 0's cluster report.
+ * started with every other rank's (measure/cluster_run.c); then rank 0's
+ * cluster report.
  */
 static int run_cluster(struct run_state *s, struct rpt_run *rr,
 			int opened)
 {
+	struct ms_cluster_run_cfg c = { 0 };
 	struct cli_cluster_run run;
 	struct rpt_cluster_rank mine;
-	struct cli_gate gate;
 	struct ms_point p;
-	cpu_set_t cpus;
 	double *solo = NULL;
 	bool shared = false;
 	int err = opened;
 
-	/* whatever failed here, this rank walks every step the others walk
-	 * (its turn alone, the gate, the gather) saying so, so that no rank
-	 * waits for it until a timeout */
 	memset(&p, 0, sizeof(p));
 	if (!err) {
 		run_fill_dataset(s, rr);
 		err = run_point(s, &p);
 	}
-	if (!err)
-		err = cli_cluster_cpus("run", &cpus, &shared);
 	memset(&run, 0, sizeof(run));
-	if (s->o.cache == STG_CACHE_COLD && s->o.solo != 0) {
-		struct stg_reader_config rc = { 0 };
-
+	if (s->o.cache == STG_CACHE_COLD && s->o.solo != 0)
 		solo = calloc(cli_cluster->world, sizeof(*solo));
-		rc.backend = s->o.c.backend;
-		rc.depth = s->o.c.depth;
-		cli_cluster_solo(err ? NULL : s->md.ds, &rc, s->o.c.readers ?
-				 s->o.c.readers : 1, s->o.solo > 0 ?
-				 s->o.solo : CLI_RUN_SOLO_S, solo);
-		run.solo = solo;
-	}
-	gate.margin_s = (s->o.warmup > 0 ? s->o.warmup : s->o.warmup < 0 ?
-			 0 : LDR_DEFAULT_WARMUP_S) + 3.0;
-	p.rank = cli_cluster->rank;
-	p.world = cli_cluster->world;
-	p.cpus_from = &cpus;
-	p.cache_by_other = cli_cluster->local_rank != 0;
-	p.gate = cli_cluster_gate;
-	p.gate_arg = &gate;
+	c.p = &p;
+	c.failed = err != 0;
+	c.fail_text = opened ? "the dataset could not be opened on this node "
+		      "(this rank's error output says why)" : "its point "
+		      "could not be set up (this rank's error output says why)";
+	c.margin_s = (s->o.warmup > 0 ? s->o.warmup : s->o.warmup < 0 ? 0 :
+		      LDR_DEFAULT_WARMUP_S) + 3.0;
+	c.ds = s->md.ds;
+	c.rc.backend = s->o.c.backend;
+	c.rc.depth = s->o.c.depth;
+	c.readers = s->o.c.readers;
+	c.solo_s = s->o.solo > 0 ? s->o.solo : CLI_RUN_SOLO_S;
+	c.say = cli_cluster_say;
+	c.say_arg = "run";
 	rr->pipeline = s->pipeline;
 	rr->pipeline_name = "native";
-	memset(s->res, 0, sizeof(*s->res));
-	memset(&s->po, 0, sizeof(s->po));
-	if (err) {
-		/* said at the gate: rank 0 does not wait for it */
-		double start;
-
-		cli_cluster_gate(&gate, false, &start);
-		snprintf(s->po.err_text, sizeof(s->po.err_text), "%s",
-			 opened ? "the dataset could not be opened on this "
-			 "node (this rank's error output says why)" :
-			 "its point could not be set up (this rank's error "
-			 "output says why)");
-	} else {
-		ms_point_run(&p, s->res, &s->po);
+	if (!ms_cluster_run(cli_cluster, &c, s->res, &s->po, solo, &shared))
 		run_fill_result(s, rr);
-	}
 	rr->notes = s->notes;
-	cli_cluster_rank_fill(&mine, rr, s->res, &s->po, shared);
-	if (cli_cluster->rank == 0)
-		run_cluster_fill(s, rr, &run.report);
+	ms_cluster_rank_init(cli_cluster, &mine);
+	rpt_cluster_rank_fill(&mine, rr, s->res, &s->po, shared);
 	run.json = s->o.c.json;
 	run.html = s->o.html;
-	run.window_s = s->o.duration >= 0 ? s->o.duration :
-		       s->o.epochs || s->o.samples ? 0 :
-		       LDR_DEFAULT_DURATION_S;
+	run.check.solo = solo;
+	run.check.window_s = s->o.duration >= 0 ?
+		s->o.duration : s->o.epochs || s->o.samples ? 0 :
+		LDR_DEFAULT_DURATION_S;
+	if (cli_cluster->rank == 0)
+		rpt_cluster_from_run(&run.report, rr, s->o.c.dataset,
+				     s->fs.server, run.check.window_s,
+				     cli_stop, s->notes);
 	if (!opened) {
-		run.samples_per_epoch = s->md.shards ?
-					s->md.shards->ldr.total :
-					stg_dataset_count(s->md.ds);
-		run.shards = s->md.shards != NULL;
+		run.check.samples_per_epoch = s->md.shards ?
+			s->md.shards->ldr.total : stg_dataset_count(s->md.ds);
+		run.check.shards = s->md.shards != NULL;
 	}
-	run.seed = s->o.c.seed;
+	run.check.seed = s->o.c.seed;
 	err = cli_cluster_report("run", &run, &mine);
 	free(solo);
 	if (cli_stop)
