@@ -232,57 +232,6 @@ static const char *gen_format_name(const struct gen_opts *g)
 	       g->so.format == WL_FORMAT_MDS ? "mds" : "tfrecord";
 }
 
-/* The summary of a sharded set: gen's line with the format, the shard
- * count and bytes in place of the folder. */
-static void gen_shards_print(FILE *f, const struct gen_opts *g,
-			     const struct wl_gen_stats *st,
-			     const struct wl_shard_stats *sst)
-{
-	const double mb_s = st->elapsed_s > 0 ? sst->bytes / 1e6 /
-			    st->elapsed_s : 0;
-
-	if (g->from) {
-		fprintf(f, "gen: converted %llu images in %u classes from ",
-			(unsigned long long)sst->samples, sst->classes);
-		cli_print_path(f, g->from);
-	} else {
-		fprintf(f, "gen: wrote %llu images in %u classes",
-			(unsigned long long)sst->samples, sst->classes);
-	}
-	fprintf(f, " into ");
-	cli_print_path(f, g->dir);
-	fprintf(f, " as %s%s: %llu shards, %.1f MB", gen_format_name(g),
-		g->so.zstd ? " (zstd)" : "",
-		(unsigned long long)sst->shards, sst->bytes / 1e6);
-	if (g->so.zstd)
-		fprintf(f, " (%.1f MB uncompressed, level %d)",
-			sst->raw_bytes / 1e6, g->so.zstd_level ?
-			g->so.zstd_level : WL_ZSTD_DEFAULT_LEVEL);
-	fprintf(f, ", images %.1f MB, mean %.1f KB", sst->image_bytes / 1e6,
-		sst->samples ? sst->image_bytes / 1e3 / sst->samples : 0.0);
-	if (!g->from)
-		fprintf(f, ", mean %.0f px; %llu grayscale, %llu CMYK, %llu "
-			"progressive, %llu 4:4:4, %llu 4:2:0; seed %llu",
-			st->files ? (double)st->pixels / st->files : 0.0,
-			(unsigned long long)st->gray,
-			(unsigned long long)st->cmyk,
-			(unsigned long long)st->progressive,
-			(unsigned long long)st->sub444,
-			(unsigned long long)st->sub420,
-			(unsigned long long)g->o.seed);
-	fprintf(f, "; %u %s; %.1f s (%.1f MB/s)\n", g->o.jobs,
-		g->from ? "readers" : "jobs", st->elapsed_s, mb_s);
-	if (g->from && (sst->skipped || sst->empty_classes ||
-			sst->list_errors))
-		fprintf(f, "gen: left out %llu files (outside a class folder, "
-			"or not .jpg/.jpeg/.png/.webp) and %llu entries the "
-			"listing could not follow; %u class folders hold no "
-			"image (their labels stay unused)\n",
-			(unsigned long long)sst->skipped,
-			(unsigned long long)sst->list_errors,
-			sst->empty_classes);
-}
-
 /* --from: SRC is a folder, and DIR is neither SRC nor inside it. 0, or
  * the exit code (printed). */
 static int gen_from_check(const struct gen_opts *g)
@@ -400,7 +349,12 @@ int cmd_gen(int argc, char **argv)
 	if (rc)
 		return gen_failed(&g, rc, &st, shards ? &sst : NULL, errpath);
 	if (shards) {
-		gen_shards_print(stdout, &g, &st, &sst);
+		rpt_gen_print_shards(stdout, &(struct rpt_gen_shards){
+			.from = g.from, .dir = g.dir,
+			.format = gen_format_name(&g), .zstd = g.so.zstd,
+			.zstd_level = g.so.zstd_level ? g.so.zstd_level :
+				      WL_ZSTD_DEFAULT_LEVEL,
+			.seed = g.o.seed, .jobs = g.o.jobs }, &st, &sst);
 	} else if (gen_tokens(&g)) {
 		rpt_gen_print_files(stdout, g.dir, g.so.zstd ?
 				    "uint16 .bin.zst" : gen->layout, &st,

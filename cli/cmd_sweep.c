@@ -71,6 +71,8 @@ struct sweep_state {
 	 * run in a state of their own (subs), on the same dataset */
 	struct ms_pipeline_spec pipe;
 	struct ms_python_info probe[CLI_PIPELINES_MAX];
+	struct ms_python_info probe_first; /* probe[0] before S's own took it */
+	unsigned pipe_own;              /* the pipeline S measures itself */
 	char pipe_name[600];
 	char pipe_text[1024];
 	struct sweep_state *subs[CLI_PIPELINES_MAX];
@@ -273,43 +275,35 @@ static int sweep_setup(struct sweep_state *s)
 	return ret ? ret : sweep_load_ckpt(s);
 }
 
-/*
- * The check runs at the verdict's top point of each cache state: G and
- * G + 1 GPUs (G the GPUs its feed rate computes to), then further down
- * while the fewest tried was not fed or further up while the most tried
- * was (ms_check_next), as long as time is left.
- */
+/* The check runs at the verdict's top point of each cache state
+ * (measure/sweep_walk.c), into the report's confirm rows. */
 static int sweep_checks(struct sweep_state *s)
 {
 	for (int c = 0; c < STG_CACHE_STATES; c++) {
-		const int top = rpt_verdict_top(s->rpts, s->sw.npts,
-						(enum stg_cache_state)c);
-		struct ms_check_done done[RPT_CHECKS_MAX];
-		unsigned g, next;
+		const enum stg_cache_state cs = (enum stg_cache_state)c;
+		const int top = rpt_verdict_top(s->rpts, s->sw.npts, cs);
+		unsigned gpus[RPT_CHECKS_MAX];
 		size_t n = 0;
+		int err;
 
 		/* no checks where the verdict will not judge: the state's
 		 * point at all vCPUs was dropped for the budget */
-		if (top < 0 || ms_sweep_top_dropped(&s->sw,
-						    (enum stg_cache_state)c))
+		if (top < 0 || ms_sweep_top_dropped(&s->sw, cs))
 			continue;
-		g = rpt_verdict_gpus_fed(s->rpts[top].samples_per_s,
-					 s->gs.demand, s->w->au_threshold);
-		while (ms_check_next(done, n, g, s->w->au_threshold,
-				     RPT_CHECKS_MAX, &next)) {
-			struct rpt_confirm *cf = &s->rs.confirm[c][n];
-			struct ms_check *ck = &s->checks[c][n];
-
-			if (ms_sweep_check(&s->sw, s->rpts[top].vcpus,
-					   (enum stg_cache_state)c, next, ck))
-				return cli_fail("sweep", -ENOMEM, 0,
-						"out of memory");
-			*cf = (struct rpt_confirm){ .run = ck->run, .gpus =
-				next, .au = ck->au, .why = ck->why,
+		err = ms_sweep_checks(&s->sw, s->rpts[top].vcpus, cs,
+				      rpt_verdict_gpus_fed(
+					s->rpts[top].samples_per_s,
+					s->gs.demand, s->w->au_threshold),
+				      s->w->au_threshold, s->checks[c], gpus,
+				      RPT_CHECKS_MAX, &n);
+		for (size_t k = 0; k < n; k++)
+			s->rs.confirm[c][k] = (struct rpt_confirm){
+				.run = s->checks[c][k].run, .gpus = gpus[k],
+				.au = s->checks[c][k].au,
+				.why = s->checks[c][k].why,
 				.vcpus = s->rpts[top].vcpus };
-			done[n++] = (struct ms_check_done){ .gpus = next,
-				.run = ck->run, .au = ck->au };
-		}
+		if (err)
+			return cli_fail("sweep", err, 0, "out of memory");
 	}
 	return 0;
 }
@@ -485,58 +479,58 @@ static void sweep_state_free(struct sweep_state *s)
 	free(s);
 }
 
-/*
- * Each pipeline of --pipeline in turn, sharing the budget equally: S's
- * own (native where it is in the list, else the first) first, then the
- * others in states of their own (S->subs), each planned, measured,
- * checked and judged on its own. 0 or an exit code.
- */
+/* Pipeline I of --pipeline on BUDGET_S: S's own (the first measured)
+ * in S, another in a state of its own (S->subs) on the same dataset,
+ * planned, measured, checked and judged on its own. 0 or an exit code. */
+static int sweep_pipeline(void *arg, unsigned i, double budget_s)
+{
+	struct sweep_state *s = arg, *sub;
+	int ret;
+
+	if (i == s->pipe_own) {
+		s->o.budget_s = budget_s;
+		return sweep_measure(s);
+	}
+	sub = calloc(1, sizeof(*sub));
+	if (!sub)
+		return cli_fail("sweep", -ENOMEM, 0, "out of memory");
+	sub->o = s->o;
+	sub->o.budget_s = budget_s;
+	sub->w = s->w;
+	sub->gs = s->gs;
+	sub->md = s->md;        /* the listing, borrowed */
+	sub->md.list_s = 0;
+	sub->vcpus_total = s->vcpus_total;
+	sub->pipe = s->o.c.pipes[i];
+	sub->probe[0] = i ? s->probe[i] : s->probe_first;
+	ms_pipeline_name(&sub->pipe, sub->pipe_name, sizeof(sub->pipe_name));
+	s->subs[s->nsubs] = sub;
+	s->others[s->nsubs++] = &sub->rs;
+	ret = sweep_measure(sub);
+	if (ret)
+		return ret;
+	sweep_fill_report(sub);
+	sub->rs.elapsed_s = stg_now() - sub->sw.cfg.t0;
+	rpt_sweep_verdict(&sub->rs);
+	return 0;
+}
+
+/* Each pipeline of --pipeline in turn, sharing the budget equally
+ * (measure/sweep_walk.c). 0 or an exit code. */
 static int sweep_pipelines(struct sweep_state *s)
 {
 	const unsigned n = s->o.c.npipes;
 	const double total = s->o.budget_s;
-	struct ms_python_info first;    /* probe[0] before S's own takes it */
-	unsigned own = 0;
+	unsigned done;
 	int ret;
 
-	for (unsigned i = 0; i < n; i++)
-		if (s->o.c.pipes[i].kind == MS_PIPELINE_NATIVE) {
-			own = i;
-			break;
-		}
-	s->pipe = s->o.c.pipes[own];
-	first = s->probe[0];
-	s->probe[0] = s->probe[own];
+	s->pipe_own = ms_pipeline_first(s->o.c.pipes, n);
+	s->pipe = s->o.c.pipes[s->pipe_own];
+	s->probe_first = s->probe[0];   /* before S's own takes probe[0] */
+	s->probe[0] = s->probe[s->pipe_own];
 	ms_pipeline_name(&s->pipe, s->pipe_name, sizeof(s->pipe_name));
-	s->o.budget_s = total / n;
-	ret = sweep_measure(s);
-	for (unsigned i = 0; !ret && i < n && !cli_stop; i++) {
-		struct sweep_state *sub;
-
-		if (i == own)
-			continue;
-		sub = calloc(1, sizeof(*sub));
-		if (!sub)
-			return cli_fail("sweep", -ENOMEM, 0, "out of memory");
-		sub->o = s->o;
-		sub->w = s->w;
-		sub->gs = s->gs;
-		sub->md = s->md;        /* the listing, borrowed */
-		sub->md.list_s = 0;
-		sub->vcpus_total = s->vcpus_total;
-		sub->pipe = s->o.c.pipes[i];
-		sub->probe[0] = i ? s->probe[i] : first;
-		ms_pipeline_name(&sub->pipe, sub->pipe_name,
-				 sizeof(sub->pipe_name));
-		s->subs[s->nsubs] = sub;
-		s->others[s->nsubs++] = &sub->rs;
-		ret = sweep_measure(sub);
-		if (ret)
-			break;
-		sweep_fill_report(sub);
-		sub->rs.elapsed_s = stg_now() - sub->sw.cfg.t0;
-		rpt_sweep_verdict(&sub->rs);
-	}
+	ret = ms_sweep_pipelines(n, s->pipe_own, total, &cli_stop,
+				 sweep_pipeline, s, &done);
 	s->o.budget_s = total;
 	if (n > 1)
 		cli_note_add(s->notes, sizeof(s->notes), "%u pipelines shared "
