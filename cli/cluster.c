@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "cli_cluster.h"
 #include "cluster.h"
 #include "report_cluster.h"
 

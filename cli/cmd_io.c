@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "cli_cluster.h"
 #include "cluster.h"
 #include "measure.h"
 #include "report.h"

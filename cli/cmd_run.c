@@ -8,7 +8,6 @@
  * command exits 130/143 with what it has.
  */
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,22 +19,8 @@
 #include "cluster.h"
 #include "measure.h"
 #include "report.h"
+#include "run.h"
 
-struct run_opts {
-	struct cli_common_opts c;       /* what sweep parses the same way */
-	unsigned vcpus;                 /* 0: every usable CPU */
-	enum stg_cache_state cache;
-	bool cache_given, ram_given;
-	uint64_t ram;
-	double duration;                /* -1: not given */
-	double warmup;                  /* 0 default, < 0 none */
-	uint64_t epochs, samples;
-	/* under mpirun */
-	const char *html;               /* the cluster report as a page */
-	double solo;                    /* cold: each rank's reads alone, this
-	                                   long; 0 none, < 0 default */
-	double mpi_timeout;             /* each cluster step; 0 default */
-};
 
 static void run_head(FILE *f)
 {
@@ -128,159 +113,6 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 	return run_parse_cluster(o);
 }
 
-/* Everything the command owns, released in one place. */
-struct run_state {
-	struct run_opts o;
-	const struct wl_workload *w;
-	struct ms_gpus gs;
-	struct ms_dataset md;           /* the listing, a generated folder */
-	struct ms_point_out po;
-	struct ldr_result *res;
-	struct ms_python_info probe;    /* the interpreter's, before the run */
-	struct wl_transform_state ts;
-	struct stg_fs_info fs;
-	char devtext[STG_TEXT_MAX + 80];
-	char pipeline[320];
-	char pipe_text[1024];           /* the pipeline in the report's words */
-	char pipe_name[600];
-	char cache_how[1024];
-	char notes[1024];
-};
-
-#define note_add(s, ...) \
-	cli_note_add((s)->notes, sizeof((s)->notes), __VA_ARGS__)
-
-/* The report's dataset, listing and machine fields. */
-static void run_fill_dataset(struct run_state *s, struct rpt_run *rr)
-{
-	struct stg_cpu_info cpu;
-
-	stg_detect_cpu(0, &cpu);        /* what one vCPU is here */
-	rpt_run_fill_machine(rr, &cpu);
-	rr->workload = s->w->name;
-	rr->workload_file = s->w->job_file;
-	rr->list = s->o.c.list;
-	rpt_run_fill_dataset(rr, &s->md, s->o.c.keep);
-	ms_fs_describe(s->md.root, &s->fs, &rr->fs_type, s->devtext,
-		       sizeof(s->devtext));
-	rr->fs_device = s->devtext;
-	rr->backend_asked = stg_backend_name(s->o.c.backend);
-	rr->depth = s->o.c.depth;
-	rr->cache = stg_cache_state_name(s->o.cache);
-	rr->ram_bytes = s->o.cache == STG_CACHE_RAM ? s->o.ram : 0;
-	rr->gpu_sync_all = s->o.c.sync == LDR_GPU_SYNC_ALL;
-	rr->au_threshold = s->w->au_threshold;
-	rr->max_errors = s->o.c.max_errors;
-	rpt_run_fill_gpus(rr, &s->gs);
-}
-
-/* The point the options ask for. 0 or an exit code. */
-static int run_point(struct run_state *s, struct ms_point *p)
-{
-	const struct run_opts *o = &s->o;
-	int ret = cli_point_base("run", &o->c, s->w, &s->gs, &s->md, p,
-				 &s->ts, s->pipeline, sizeof(s->pipeline));
-
-	p->cache = o->cache;
-	p->vcpus = o->vcpus;
-	p->workers = o->c.workers;
-	p->pipe = o->c.pipes[0];
-	p->pipe.python = o->c.python;
-	p->pipe.workers = o->c.workers;
-	p->pipe.timeout_s = o->c.runner_timeout;
-	p->pipe.list = o->c.list;
-	p->warmup_s = o->warmup;
-	p->duration_s = o->duration >= 0 ? o->duration :
-			o->epochs || o->samples || o->cache == STG_CACHE_RAM ?
-			0 : LDR_DEFAULT_DURATION_S;
-	p->epochs = o->epochs;
-	p->samples = o->samples;
-	p->ram_bytes = o->cache == STG_CACHE_RAM ? o->ram : 0;
-	return ret;
-}
-
-/* The report's page-cache and result fields from the point's. */
-static void run_fill_result(struct run_state *s, struct rpt_run *rr)
-{
-	const struct ms_point_out *po = &s->po;
-
-	rpt_run_fill_point(rr, po, s->res, s->o.cache == STG_CACHE_RAM,
-			   stg_dataset_count(s->md.ds), s->cache_how,
-			   sizeof(s->cache_how));
-	rr->signal = po->rep.signal ? po->rep.signal : cli_stop;
-	if (po->prep.note[0])
-		note_add(s, "%s", po->prep.note);
-	if (po->odirect_refused)
-		note_add(s, "cold: %s, so this run may not have been cold "
-			 "(the hit ratio says)", po->odirect_why);
-	if (po->measured && s->o.cache == STG_CACHE_RAM &&
-	    s->res->epochs_done < 2 && !rr->signal &&
-	    !s->res->stopped_by_max_errors)
-		note_add(s, "only %llu epoch%s completed: the hit ratio of a "
-			 "RAM-limited page cache settles from the second epoch "
-			 "on", (unsigned long long)s->res->epochs_done,
-			 s->res->epochs_done == 1 ? "" : "s");
-}
-
-/* A Python pipeline's fields of the report: its words, versions (the
- * run's, else the probe's), workers and processes. */
-static void run_fill_python(struct run_state *s, const struct ms_point *p,
-			    struct rpt_run *rr)
-{
-	const struct ms_python_info *py = s->po.py.python[0] ? &s->po.py :
-					  &s->probe;
-
-	if (!s->po.py.python[0]) {
-		/* the run failed before its hello: keep what it saw */
-		const struct ms_python_info run = s->po.py;
-
-		s->po.py = s->probe;
-		s->po.py.fail = run.fail;
-		memcpy(s->po.py.tail, run.tail, sizeof(run.tail));
-		memcpy(s->po.py.module, run.module, sizeof(run.module));
-		py = &s->po.py;
-	}
-	rr->py = py;
-	rr->pipeline = cli_pipeline_text(&p->pipe, py, s->pipeline,
-		py->workers ? py->workers : s->res->workers, s->pipe_text,
-		sizeof(s->pipe_text));
-}
-
-/* A Python pipeline that failed: its report (the traceback's last lines
- * in it) and exit 1, or 5 when a module is missing. */
-static int run_python_failed(struct run_state *s, struct rpt_run *rr)
-{
-	FILE *out = cli_text_out(&s->o.c.json, 1);
-
-	rr->run_error = s->po.err ? s->po.err : -ECHILD;
-	rr->run_error_text = s->po.err_text;
-	rr->res = NULL;
-	rr->notes = s->notes;
-	rpt_run_print(out, rr);
-	fflush(out);
-	if (s->o.c.json) {
-		json_t *root = rpt_run_json(rr);
-
-		cli_write_report("run", s->o.c.json, root, NULL, "JSON");
-		json_decref(root);
-	}
-	{
-		/* one line: the first of the words and the exception */
-		const char *t = s->po.err_text;
-		const char *nl = strchr(t, '\n');
-		const char *last = strrchr(t, '\n');
-
-		fprintf(stderr, "feedrate run: --pipeline ");
-		cli_print_path(stderr, rr->pipeline_name);
-		fprintf(stderr, ": %.*s%s%s%s\n", nl ? (int)(nl - t) :
-			(int)strlen(t), t, last ? " " : "", last ? last + 1 :
-			"", last ? " (its traceback is in the report)" : "");
-	}
-	return s->po.py.fail == MS_PYTHON_MISSING_MODULE ||
-	       s->po.py.fail == MS_PYTHON_NO_INTERPRETER ? FR_EXIT_ENV :
-	       FR_EXIT_FAILURE;
-}
-
 /* Workload, GPUs, vCPUs checked before anything is read. 0 or exit. */
 static int run_setup(struct run_state *s)
 {
@@ -315,155 +147,6 @@ static int run_setup(struct run_state *s)
 	return 0;
 }
 
-/* The transform, the point, the measurement. 0 or an exit code. */
-static int run_measure(struct run_state *s, struct rpt_run *rr)
-{
-	struct ms_point p;
-	int err = run_point(s, &p);
-
-	if (err)
-		return err;
-	rr->pipeline = s->pipeline;
-	rr->pipeline_name = ms_pipeline_name(&p.pipe, s->pipe_name,
-					     sizeof(s->pipe_name));
-	if (s->fs.page_cache_volatile && s->o.cache != STG_CACHE_WARM)
-		note_add(s, "the dataset is on a memory-backed filesystem: it "
-			 "cannot be cold");
-	if (isatty(STDERR_FILENO))
-		fprintf(stderr, "feedrate run: measuring (%s)...\n",
-			p.epochs || p.cache == STG_CACHE_RAM ? "epochs" :
-			"duration");
-	err = ms_point_run(&p, s->res, &s->po);
-	run_fill_result(s, rr);
-	if (p.pipe.kind != MS_PIPELINE_NATIVE)
-		run_fill_python(s, &p, rr);
-	if (s->po.measured)
-		return 0;
-	if (p.pipe.kind != MS_PIPELINE_NATIVE && s->po.py.fail &&
-	    !rr->signal && err != -EINTR)
-		return run_python_failed(s, rr);
-	if (err == -EINTR || rr->signal)
-		return cli_fail("run", -EINTR, rr->signal, "interrupted; "
-				"nothing was measured");
-	/* the run never started: say why */
-	fprintf(stderr, "feedrate run: the measurement could not start: %s\n",
-		s->po.err_text[0] ? s->po.err_text : "?");
-	if (s->o.c.backend == STG_BACKEND_URING) {
-		char why[400];
-
-		stg_uring_probe(why, sizeof(why));
-		fprintf(stderr, "  %s\n", why);
-	}
-	return FR_EXIT_ENV;
-}
-
-/* Print, write the JSON, and choose the exit status. */
-static int run_report(struct run_state *s, struct rpt_run *rr)
-{
-	FILE *out = cli_text_out(&s->o.c.json, 1);
-	int ret = FR_EXIT_OK;
-
-	rr->notes = s->notes;
-	rpt_run_print(out, rr);
-	fflush(out);
-	if (s->o.c.json) {
-		json_t *root = rpt_run_json(rr);
-
-		ret = cli_write_report("run", s->o.c.json, root, NULL, "JSON");
-		json_decref(root);
-	}
-	/* a signal's code first; then an environment failure (the JSON
-	 * report not written) over --max-errors and sample errors */
-	if (rr->signal)
-		return cli_exit_for_signal(rr->signal);
-	if (s->res->stopped_by_max_errors) {
-		fprintf(stderr, "feedrate run: stopped after %llu failed "
-			"sample%s (--max-errors %llu); see the errors in the "
-			"report\n", (unsigned long long)s->res->errors,
-			s->res->errors == 1 ? "" : "s",
-			(unsigned long long)s->o.c.max_errors);
-		return ret == FR_EXIT_ENV ? ret : FR_EXIT_MAX_ERRORS;
-	}
-	if (rr->run_error) {
-		fprintf(stderr, "feedrate run: the run failed: %s\n",
-			rr->run_error_text);
-		return FR_EXIT_ENV;
-	}
-	/* files the listing dropped count as errors of the run */
-	if (ret == FR_EXIT_OK && (s->res->errors || rr->listing_errors))
-		return FR_EXIT_SAMPLE_ERRORS;
-	return ret;
-}
-
-/* ---- under mpirun ---- */
-
-/*
- * This rank's point on its share of the dataset and CPUs, its window
- * started with every other rank's (measure/cluster_run.c); then rank 0's
- * cluster report.
- */
-static int run_cluster(struct run_state *s, struct rpt_run *rr,
-			int opened)
-{
-	struct ms_cluster_run_cfg c = { 0 };
-	struct cli_cluster_run run;
-	struct rpt_cluster_rank mine;
-	struct ms_point p;
-	double *solo = NULL;
-	bool shared = false;
-	int err = opened;
-
-	memset(&p, 0, sizeof(p));
-	if (!err) {
-		run_fill_dataset(s, rr);
-		err = run_point(s, &p);
-	}
-	memset(&run, 0, sizeof(run));
-	if (s->o.cache == STG_CACHE_COLD && s->o.solo != 0)
-		solo = calloc(cli_cluster->world, sizeof(*solo));
-	c.p = &p;
-	c.failed = err != 0;
-	c.fail_text = opened ? "the dataset could not be opened on this node "
-		      "(this rank's error output says why)" : "its point "
-		      "could not be set up (this rank's error output says why)";
-	c.margin_s = (s->o.warmup > 0 ? s->o.warmup : s->o.warmup < 0 ? 0 :
-		      LDR_DEFAULT_WARMUP_S) + 3.0;
-	c.ds = s->md.ds;
-	c.rc.backend = s->o.c.backend;
-	c.rc.depth = s->o.c.depth;
-	c.readers = s->o.c.readers;
-	c.solo_s = s->o.solo > 0 ? s->o.solo : CLI_RUN_SOLO_S;
-	c.say = cli_cluster_say;
-	c.say_arg = "run";
-	rr->pipeline = s->pipeline;
-	rr->pipeline_name = "native";
-	if (!ms_cluster_run(cli_cluster, &c, s->res, &s->po, solo, &shared))
-		run_fill_result(s, rr);
-	rr->notes = s->notes;
-	ms_cluster_rank_init(cli_cluster, &mine);
-	rpt_cluster_rank_fill(&mine, rr, s->res, &s->po, shared);
-	run.json = s->o.c.json;
-	run.html = s->o.html;
-	run.check.solo = solo;
-	run.check.window_s = s->o.duration >= 0 ?
-		s->o.duration : s->o.epochs || s->o.samples ? 0 :
-		LDR_DEFAULT_DURATION_S;
-	if (cli_cluster->rank == 0)
-		rpt_cluster_from_run(&run.report, rr, s->o.c.dataset,
-				     s->fs.server, run.check.window_s,
-				     cli_stop, s->notes);
-	if (!opened) {
-		run.check.samples_per_epoch = s->md.shards ?
-			s->md.shards->ldr.total : stg_dataset_count(s->md.ds);
-		run.check.shards = s->md.shards != NULL;
-	}
-	run.check.seed = s->o.c.seed;
-	err = cli_cluster_report("run", &run, &mine);
-	free(solo);
-	if (cli_stop)
-		return cli_exit_for_signal(cli_stop);
-	return err;
-}
 
 int cmd_run(int argc, char **argv)
 {
@@ -493,12 +176,12 @@ int cmd_run(int argc, char **argv)
 		ret = cli_fail("run", -EINTR, cli_stop, "interrupted before "
 			       "the measurement; nothing was measured");
 	if (cli_cluster) {
-		ret = run_cluster(s, &rr, ret);
+		ret = cli_run_cluster(s, &rr, ret);
 	} else if (!ret) {
-		run_fill_dataset(s, &rr);
-		ret = run_measure(s, &rr);
+		cli_run_fill_dataset(s, &rr);
+		ret = cli_run_measure(s, &rr);
 		if (!ret)
-			ret = run_report(s, &rr);
+			ret = cli_run_report(s, &rr);
 	}
 	cli_signals_restore(old);
 out_free:
