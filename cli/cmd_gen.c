@@ -16,13 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "fmt_write.h"
 #include "jobfile.h"
 #include "report.h"
+#include "gen.h"
 #include "tokens.h"
 #include "workloads.h"
 
@@ -94,29 +94,6 @@ static void gen_progress_cb(void *arg, const struct wl_gen_stats *st,
 		fputc('\n', stderr);
 }
 
-struct gen_opts {
-	const char *workload, *dir, *from;
-	const struct wl_workload *wl; /* WORKLOAD, once resolved */
-	struct wl_gen_opts o;
-	struct wl_shard_opts so;     /* format WL_FORMAT_FOLDER: files */
-	int compression;             /* --compression: 0 none, 1 zstd */
-	bool quiet, have_size, have_files, have_level, have_format;
-};
-
-/* A format gen writes as shards. */
-static bool shard_format(int f)
-{
-	return f == WL_FORMAT_WDS || f == WL_FORMAT_MDS ||
-	       f == WL_FORMAT_TFRECORD;
-}
-
-/* A token workload: its own files (.idx/.bin, or .bin.zst with
- * --compression zstd), not images. */
-static bool gen_tokens(const struct gen_opts *g)
-{
-	return g->wl && g->wl->format == WL_FORMAT_TOKENS;
-}
-
 /* Options that do not go together; 0 or FR_EXIT_USAGE. */
 static int gen_check(const struct gen_opts *g)
 {
@@ -182,113 +159,10 @@ static int gen_parse(int argc, char **argv, struct gen_opts *g)
 	return gen_check(g);
 }
 
-/* A failed generation, said; its exit code. SST: the shards complete
- * (NULL for the folder format). */
-static int gen_failed(const struct gen_opts *g, int rc,
-		      const struct wl_gen_stats *st,
-		      const struct wl_shard_stats *sst, const char *errpath)
-{
-	const uint64_t done = sst ? sst->shards : st->files;
-
-	fprintf(stderr, "feedrate gen: ");
-	if ((rc == -ENOTEMPTY || rc == -ENOTDIR || rc == -EEXIST) &&
-	    !strcmp(errpath, g->dir)) {
-		cli_print_path(stderr, g->dir);
-		fprintf(stderr, rc == -ENOTDIR ? ": not a folder\n" :
-			": folder is not empty; gen writes only into an empty "
-			"or new folder\n");
-		fprintf(stderr, "Try 'feedrate gen --help'.\n");
-		return FR_EXIT_USAGE;
-	}
-	if (rc == -EINTR) {
-		fprintf(stderr, "interrupted");
-	} else if (rc == -ENODATA && g->from) {
-		fprintf(stderr, "no image in a class folder of ");
-		cli_print_path(stderr, g->from);
-		fprintf(stderr, " (.jpg, .jpeg, .png, .webp in SRC/<class>/)");
-	} else {
-		fprintf(stderr, "%s", strerror(-rc));
-		if (errpath[0]) {
-			fprintf(stderr, done ? " writing " : ": ");
-			cli_print_path(stderr, errpath);
-		}
-	}
-	if (sst && (done || rc == -ENOSPC || rc == -EINTR))
-		fprintf(stderr, "; stopped after %llu complete shards (%llu "
-			"images, %.1f MB); no partial file was left",
-			(unsigned long long)sst->shards,
-			(unsigned long long)sst->samples, sst->bytes / 1e6);
-	else if (done || rc == -ENOSPC || rc == -EINTR)
-		fprintf(stderr, "; stopped after %llu complete files (%.1f MB); "
-			"no partial file was left",
-			(unsigned long long)st->files, st->bytes / 1e6);
-	fputc('\n', stderr);
-	return rc == -EINTR ? cli_exit_for_signal(cli_stop) : FR_EXIT_ENV;
-}
-
 static const char *gen_format_name(const struct gen_opts *g)
 {
 	return g->so.format == WL_FORMAT_WDS ? "wds" :
 	       g->so.format == WL_FORMAT_MDS ? "mds" : "tfrecord";
-}
-
-/* --from: SRC is a folder, and DIR is neither SRC nor inside it. 0, or
- * the exit code (printed). */
-static int gen_from_check(const struct gen_opts *g)
-{
-	struct stat st;
-	const int bad = stat(g->from, &st) ? errno :
-			S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
-	int in;
-
-	if (bad) {
-		fprintf(stderr, "feedrate gen: ");
-		cli_print_path(stderr, g->from);
-		fprintf(stderr, ": %s\n", strerror(bad));
-		return FR_EXIT_ENV;
-	}
-	in = wl_path_inside(g->dir, g->from);
-	if (in == 1) {
-		fprintf(stderr, "feedrate gen: ");
-		cli_print_path(stderr, g->dir);
-		fprintf(stderr, " is inside ");
-		cli_print_path(stderr, g->from);
-		fprintf(stderr, ", the folder it converts; gen never writes "
-			"into SRC\nTry 'feedrate gen --help'.\n");
-		return FR_EXIT_USAGE;
-	}
-	if (in < 0) {
-		fprintf(stderr, "feedrate gen: %s: ", strerror(-in));
-		cli_print_path(stderr, g->dir);
-		fputc('\n', stderr);
-		return FR_EXIT_ENV;
-	}
-	return 0;
-}
-
-/* The format G writes once its workload G->wl is known. 0 or
- * FR_EXIT_USAGE (printed). */
-static int gen_format(struct gen_opts *g)
-{
-	const struct wl_workload *w = g->wl;
-
-	if (g->so.format == WL_FORMAT_FOLDER && g->so.zstd && !gen_tokens(g))
-		return cli_usage_error("gen", "--compression is for --format "
-				       "wds, mds, tfrecord (and a token "
-				       "workload's .bin.zst)");
-	/* an image workload is written as its format says (resnet50:
-	 * TFRecord shards), else as its generator writes, unless --format
-	 * says otherwise; any other workload as its generator writes */
-	if (!g->have_format && !g->from && w->image_spec) {
-		const struct wl_gen_entry *ge = w->gen ?
-			wl_gen_find(w->gen->layout) : NULL;
-
-		g->so.format = shard_format(w->format) ?
-			       (enum wl_format)w->format :
-			       ge && shard_format(ge->format) ?
-			       (enum wl_format)ge->format : WL_FORMAT_FOLDER;
-	}
-	return 0;
 }
 
 int cmd_gen(int argc, char **argv)
@@ -309,7 +183,7 @@ int cmd_gen(int argc, char **argv)
 	if ((rc = cli_workload("gen", g.workload, &w)))
 		return rc;
 	g.wl = w;
-	if ((rc = gen_format(&g)))
+	if ((rc = cli_gen_format(&g)))
 		return rc;
 	shards = g.so.format != WL_FORMAT_FOLDER;
 	/* an image workload's folder is ImageFolder JPEGs, whatever layout
@@ -318,7 +192,7 @@ int cmd_gen(int argc, char **argv)
 	if (!g.from && !shards && !gen)
 		return cli_usage_error("gen", "workload '%s' has no generator",
 				       w->name);
-	if (g.from && (rc = gen_from_check(&g)))
+	if (g.from && (rc = cli_gen_from_check(&g)))
 		return rc;
 	if (!g.o.jobs && g.from)
 		g.o.jobs = CLI_GEN_FROM_JOBS;
@@ -347,7 +221,7 @@ int cmd_gen(int argc, char **argv)
 		return cli_usage_error("gen", "workload '%s' has no image "
 				       "generator to shard", w->name);
 	if (rc)
-		return gen_failed(&g, rc, &st, shards ? &sst : NULL, errpath);
+		return cli_gen_failed(&g, rc, &st, shards ? &sst : NULL, errpath);
 	if (shards) {
 		rpt_gen_print_shards(stdout, &(struct rpt_gen_shards){
 			.from = g.from, .dir = g.dir,

@@ -4,19 +4,13 @@
  * named constants the commands use; a value added to a values list is
  * accepted, listed by --help and by the error for a bad value at once.
  */
-#include <sched.h>
-#include <stdint.h>
-
 #include "cli.h"
 #include "cluster.h"
 #include "fmt_write.h"
-#include "loader.h"
 #include "options.h"
-#include "report.h"
 #include "report_ckpt.h"
 
 #define RSS (C_RUN | C_SWEEP)                   /* run and sweep */
-
 static const struct cli_value backend_values[] = {
 	{ "auto", STG_BACKEND_AUTO, RSS | C_IO | C_CKPT },
 	{ "uring", STG_BACKEND_URING, RSS | C_IO | C_CKPT },
