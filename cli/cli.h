@@ -31,33 +31,6 @@ enum fr_exit {
 
 #define FEEDRATE_VERSION "0.1.0"
 
-/*
- * Parse a byte size: a decimal number (fractions allowed) with an optional
- * IEC suffix K, M, G, T (powers of 1024; "KiB", "k", "KB" are the same).
- * Returns 0 and stores the size, or -EINVAL (malformed) / -ERANGE (too big).
- */
-int cli_parse_size(const char *s, uint64_t *out);
-
-/*
- * Parse a duration: seconds by default, or with a suffix ms, s, m, h.
- * Returns 0 and stores seconds (> 0 required), or -EINVAL.
- */
-int cli_parse_duration(const char *s, double *sec);
-
-/*
- * Parse an unsigned decimal integer within [lo, hi].
- * Returns 0, -EINVAL (malformed) or -ERANGE (outside the bounds).
- */
-int cli_parse_ulong(const char *s, unsigned long lo, unsigned long hi,
-		    unsigned long *out);
-
-/*
- * Print "feedrate CMD: <message>" and a hint to run --help on stderr.
- * Returns FR_EXIT_USAGE so callers can `return cli_usage_error(...)`.
- */
-int cli_usage_error(const char *cmd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
 /* ---- what run, sweep and ckpt store the same way (cli/common_opts.c) ---- */
 
 #define CLI_PIPELINES_MAX 4             /* --pipeline native,torch,... */
@@ -268,6 +241,9 @@ int cli_workload(const char *cmd, const char *name,
  * table), for the --help of run, sweep and gen. */
 void cli_workloads_usage(FILE *f);
 
+/* The path of the job file --workload loaded; NULL when none. */
+const char *cli_job_file(void);
+
 /*
  * What O did not set, taken from workload W: --batch (W->batch),
  * --demand (W->default_demand), --max-sample-bytes (W->max_sample_bytes).
@@ -284,14 +260,6 @@ int cmd_run(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_ckpt(int argc, char **argv);
-
-/*
- * A count of parameters or samples: a decimal number with an optional
- * decimal suffix K, M, B (or G), T ("7B" = 7e9, "1.5B", "350M"), at least
- * 1. Returns 0, -EINVAL (malformed) or -ERANGE.
- */
-int cli_parse_params(const char *s, double *out);
-
 
 /* ---- a command launched by mpirun (cli/cluster.c) ---- */
 
