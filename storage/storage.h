@@ -148,6 +148,10 @@ int stg_dataset_from_names(const char *root, const char *const *names,
 			   const uint64_t *sizes, size_t n,
 			   struct stg_dataset **out);
 
+/* Listings made in this process so far: stg_dataset_scan and
+ * stg_dataset_load_list calls (a command lists its dataset once). */
+unsigned stg_dataset_listings(void);
+
 /* Free a dataset (NULL allowed). */
 void stg_dataset_destroy(struct stg_dataset *ds);
 
