@@ -20,6 +20,7 @@
 
 #include <jansson.h>
 
+#include "report.h"     /* struct rpt_prepare */
 #include "verdict.h"    /* points, check runs, shapes and the verdict */
 
 struct rpt_ckpt_brief;  /* report_ckpt.h */
