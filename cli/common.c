@@ -221,8 +221,12 @@ static int prep_progress_tty(void *arg, enum stg_prep_op op, uint64_t done,
 	(void)arg;
 	rpt_prep_progress_line(line, sizeof(line), stg_prep_op_name(op),
 			       done, total, elapsed_s);
-	fprintf(stderr, "\r\033[Kfeedrate: preparing the page cache: %s",
-		line);
+	/* the phase's last call clears it: the report says the times */
+	if (done >= total)
+		fprintf(stderr, "\r\033[K");
+	else
+		fprintf(stderr, "\r\033[Kfeedrate: preparing the page "
+			"cache: %s", line);
 	fflush(stderr);
 	return cli_stop != 0;
 }

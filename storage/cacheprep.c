@@ -52,6 +52,12 @@
 #define PREP_SLOT_BYTES (128u << 10)   /* a warming slot's buffer */
 #define PREP_WAIT_NS 100000000L        /* the caller's wait, each */
 
+/* Rings are mapped and unmapped one at a time: liburing maps them with
+ * raw system calls ThreadSanitizer does not see, and a ring mapped where
+ * another thread's ring just was would read as a race. Once per worker
+ * and phase: no cost worth a lock-free path. */
+static pthread_mutex_t ring_map_lock = PTHREAD_MUTEX_INITIALIZER;
+
 struct prep_worker {
 	struct prep_ctx *ctx;
 	pthread_t tid;
@@ -239,21 +245,25 @@ static int ring_setup(struct prep_ctx *c, struct prep_ring *pr)
 	int err;
 
 	memset(pr, 0, sizeof(*pr));
+	pthread_mutex_lock(&ring_map_lock);
 	err = io_uring_queue_init(4 * PREP_BATCH, &pr->ring, 0);
+	if (!err) {
+		err = io_uring_register_files_sparse(&pr->ring, PREP_BATCH);
+		if (err)
+			io_uring_queue_exit(&pr->ring);
+	}
+	pthread_mutex_unlock(&ring_map_lock);
 	if (err)
 		return err;
-	err = io_uring_register_files_sparse(&pr->ring, PREP_BATCH);
-	if (err) {
-		io_uring_queue_exit(&pr->ring);
-		return err;
-	}
 	if (c->pin)
 		(void)io_uring_register_iowq_aff(&pr->ring, sizeof(c->set),
 						 &c->set);
 	if (c->op == STG_PREP_WARM) {
 		pr->bufs = malloc((size_t)PREP_BATCH * PREP_SLOT_BYTES);
 		if (!pr->bufs) {
+			pthread_mutex_lock(&ring_map_lock);
 			io_uring_queue_exit(&pr->ring);
+			pthread_mutex_unlock(&ring_map_lock);
 			return -ENOMEM;
 		}
 	}
@@ -263,8 +273,11 @@ static int ring_setup(struct prep_ctx *c, struct prep_ring *pr)
 
 static void ring_teardown(struct prep_ring *pr)
 {
-	if (pr->up)
+	if (pr->up) {
+		pthread_mutex_lock(&ring_map_lock);
 		io_uring_queue_exit(&pr->ring);
+		pthread_mutex_unlock(&ring_map_lock);
+	}
 	free(pr->bufs);
 	pr->up = false;
 }

@@ -438,9 +438,10 @@ int stg_cache_dataset_residency(const struct stg_dataset *ds, size_t max_files,
 				struct stg_ds_residency *out);
 
 /*
- * Evict or warm every file of DS; *ERRORS (optional) gets the number of
- * files that failed. Returns 0, or -errno of the first failure when every
- * file failed.
+ * Evict or warm every file of DS with stg_prep_run's defaults (a ring per
+ * worker, one syncfs(2) before eviction instead of fdatasync per file);
+ * *ERRORS (optional) gets the number of files that failed. Returns 0, or
+ * -errno of the first failure when every file failed.
  */
 int stg_cache_dataset_evict(const struct stg_dataset *ds, uint64_t *errors);
 int stg_cache_dataset_warm(const struct stg_dataset *ds, uint64_t *errors);
