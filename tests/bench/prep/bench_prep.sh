@@ -6,6 +6,8 @@
 #   - bench_prep: the listing, eviction through the ring and by calls,
 #     the sampled verification and warming, each timed, and the peak RSS
 #     of the listing (the 1.28 M one against the 128 k one: <= 100 MB more);
+#     beside it, the previous release's per-file loops (fdatasync per file,
+#     one thread) timed on 65,536 files and projected to the tree;
 #   - `feedrate run --cache cold|warm --duration 1 --warmup 0`: wall time
 #     and its prepare{} phases, beside the same command of a peer binary
 #     (BENCH_PREP_PEER, e.g. the previous release's feedrate) where given;
@@ -72,6 +74,9 @@ for n in $sizes; do
 		echo "$n" > "$dir.complete"
 	fi
 	echo "--- $n files"
+	# the peer: the previous release's per-file loops, on 65,536 files
+	# spread over the tree, projected to all of it
+	"$bindir/bench_prep" "$dir" old | grep -v peak_rss
 	"$bindir/bench_prep" "$dir" evict-calls | grep -v peak_rss
 	"$bindir/bench_prep" "$dir" all
 	for c in cold warm; do
