@@ -68,7 +68,7 @@ for n in $sizes; do
 	dir=$base/$n
 	if [ "$(cat "$dir.complete" 2>/dev/null)" != "$n" ]; then
 		echo "bench_prep: writing $n files under $dir"
-		rm -rf "$dir"
+		rm -rf "$dir" && mkdir -p "$base" || exit 1
 		"$bindir/bench_prep_tree" "$dir" "$n" 1000 || exit 1
 		sync
 		echo "$n" > "$dir.complete"
@@ -79,19 +79,27 @@ for n in $sizes; do
 	"$bindir/bench_prep" "$dir" old | grep -v peak_rss
 	"$bindir/bench_prep" "$dir" evict-calls | grep -v peak_rss
 	"$bindir/bench_prep" "$dir" all
-	for c in cold warm; do
-		for who in feedrate peer; do
-			bin=$fr
-			if [ "$who" = peer ]; then
-				[ -n "$peer" ] || continue
-				bin=$peer
-			fi
+	# each binary runs cold then warm, so that both warm from evicted
+	declare -A wall=()
+	for who in feedrate peer; do
+		bin=$fr
+		if [ "$who" = peer ]; then
+			[ -n "$peer" ] || continue
+			bin=$peer
+		fi
+		for c in cold warm; do
 			rows=$(for _ in $(seq "$repeats"); do run_once "$bin" "$dir" "$c"; done)
-			wall=$(echo "$rows" | awk '{print $1}' | median)
-			echo "run --cache $c ($who): wall $wall s (median of $repeats);" \
+			wall[$who$c]=$(echo "$rows" | awk '{print $1}' | median)
+			echo "run --cache $c ($who): wall ${wall[$who$c]} s (median of $repeats);" \
 			     "list/evict/warm/verify s of the last: $(echo "$rows" | tail -1 | cut -d' ' -f2-)"
 		done
 	done
+	for c in cold warm; do
+		[ -n "${wall[peer$c]:-}" ] || continue
+		awk -v a="${wall[peer$c]}" -v b="${wall[feedrate$c]}" -v c="$c" \
+			'BEGIN { if (b > 0) printf "run --cache %s: peer / feedrate wall = %.1f\n", c, a / b }'
+	done
+	unset wall
 done
 
 if [ "${BENCH_PREP_SWEEP:-0}" = 1 ]; then
