@@ -366,3 +366,31 @@ FR_TEST(cacheprep, pinned_workers_one_per_cpu_of_the_set)
 	cr_expect_eq(r.workers, CPU_COUNT(&set) < 3 ? CPU_COUNT(&set) : 3);
 	tree_free(&t);
 }
+
+/* The callback's nonzero return stops the phase: the workers finish the
+ * batch each holds and claim no more. Two million ids (the 96 files over
+ * and over) take seconds; the first tick comes after 100 ms. */
+FR_TEST(cacheprep, progress_callback_stops_the_phase)
+{
+	const size_t nids = 2000000;
+	struct tree t;
+	struct ticks k = { .stop_after = 1 };
+	size_t *ids = malloc(nids * sizeof(*ids));
+	struct stg_prep_opts o = { .progress = tick, .progress_arg = &k,
+				   .ids = ids, .nids = nids };
+	struct stg_prep_result r;
+
+	cr_assert_not_null(ids);
+	tree_make(&t);
+	for (size_t i = 0; i < nids; i++)
+		ids[i] = i % NF;
+	cr_assert_eq(stg_prep_run(t.ds, STG_PREP_VERIFY, &o, &r), 0);
+	cr_expect(r.stopped, "the phase ran on to its end");
+	cr_expect_lt(r.files, nids);
+	cr_expect_eq(r.errors, 0);
+	/* what was done is whole batches of 32, one per worker at most
+	 * past the stop */
+	cr_expect_eq(r.files % 32, 0, "%llu files", (unsigned long long)r.files);
+	free(ids);
+	tree_free(&t);
+}
