@@ -148,6 +148,44 @@ static int run_setup(struct run_state *s)
 }
 
 
+/* Print, write the JSON, and choose the exit status. */
+static int run_report(struct run_state *s, struct rpt_run *rr)
+{
+	FILE *out = cli_text_out(&s->o.c.json, 1);
+	int ret = FR_EXIT_OK;
+
+	rr->notes = s->notes;
+	rpt_run_print(out, rr);
+	fflush(out);
+	if (s->o.c.json) {
+		json_t *root = rpt_run_json(rr);
+
+		ret = cli_write_report("run", s->o.c.json, root, NULL, "JSON");
+		json_decref(root);
+	}
+	/* a signal's code first; then an environment failure (the JSON
+	 * report not written) over --max-errors and sample errors */
+	if (rr->signal)
+		return cli_exit_for_signal(rr->signal);
+	if (s->res->stopped_by_max_errors) {
+		fprintf(stderr, "feedrate run: stopped after %llu failed "
+			"sample%s (--max-errors %llu); see the errors in the "
+			"report\n", (unsigned long long)s->res->errors,
+			s->res->errors == 1 ? "" : "s",
+			(unsigned long long)s->o.c.max_errors);
+		return ret == FR_EXIT_ENV ? ret : FR_EXIT_MAX_ERRORS;
+	}
+	if (rr->run_error) {
+		fprintf(stderr, "feedrate run: the run failed: %s\n",
+			rr->run_error_text);
+		return FR_EXIT_ENV;
+	}
+	/* files the listing dropped count as errors of the run */
+	if (ret == FR_EXIT_OK && (s->res->errors || rr->listing_errors))
+		return FR_EXIT_SAMPLE_ERRORS;
+	return ret;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct sigaction old[2];
@@ -181,7 +219,7 @@ int cmd_run(int argc, char **argv)
 		cli_run_fill_dataset(s, &rr);
 		ret = cli_run_measure(s, &rr);
 		if (!ret)
-			ret = cli_run_report(s, &rr);
+			ret = run_report(s, &rr);
 	}
 	cli_signals_restore(old);
 out_free:

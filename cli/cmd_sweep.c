@@ -205,37 +205,16 @@ static int sweep_setup(struct sweep_state *s)
 	return ret ? ret : sweep_load_ckpt(s);
 }
 
-/* Under mpirun: the cluster sweep (cli/sweep_cluster.c). */
-static int sweep_cluster(struct sweep_state *s, bool failed)
+/* Free a state's points and sweep (not its dataset: the main one's). */
+static void sweep_state_free(struct sweep_state *s)
 {
-	struct cli_sweep_cluster sc;
-	struct stg_fs_info fs;
-	const char *fs_type = "";
-	char dev[STG_TEXT_MAX + 80];
-
-	ms_fs_describe(s->o.c.dataset, &fs, &fs_type, dev, sizeof(dev));
-	memset(&sc, 0, sizeof(sc));
-	sc.o = &s->o.c;
-	sc.w = s->w;
-	sc.gs = &s->gs;
-	sc.md = &s->md;
-	sc.ts = &s->ts;
-	sc.pipeline = s->pipeline;
-	sc.pipeline_len = sizeof(s->pipeline);
-	sc.vcpus = s->o.vcpus.v;
-	sc.nvcpus = s->vcpus_default ? 0 : s->o.vcpus.n;
-	sc.cache = s->o.cache;
-	sc.budget_s = s->o.budget_s;
-	sc.html = s->o.html;
-	sc.dataset = s->o.c.dataset;
-	sc.failed = failed;
-	sc.format = wl_format_name(s->md.format);
-	sc.fs_type = fs_type;
-	sc.fs_server = fs.server;
-	sc.records = s->md.shards ? s->md.shards->ldr.total :
-		     s->md.ds ? stg_dataset_count(s->md.ds) : 0;
-	sc.notes = s->notes;
-	return cli_sweep_cluster(&sc);
+	if (!s)
+		return;
+	ms_sweep_free(&s->sw);
+	wl_transform_state_release(&s->ts);
+	free(s->rpts);
+	free(s->how);
+	free(s);
 }
 
 int cmd_sweep(int argc, char **argv)
@@ -273,7 +252,7 @@ int cmd_sweep(int argc, char **argv)
 	cli_signals_catch(old);
 	ret = cli_dataset_open("sweep", s->w, &s->o.c, &s->md);
 	if (cli_cluster) {
-		ret = sweep_cluster(s, ret != 0);
+		ret = cli_sweep_cluster_run(s, ret != 0);
 	} else {
 		if (!ret)
 			ret = cli_sweep_run(s);
@@ -284,7 +263,7 @@ int cmd_sweep(int argc, char **argv)
 out_free:
 	cli_dataset_close("sweep", &s->md, s->o.c.keep);
 	for (unsigned i = 0; i < s->nsubs; i++)
-		cli_sweep_state_free(s->subs[i]);
+		sweep_state_free(s->subs[i]);
 	ms_sweep_free(&s->sw);
 	wl_transform_state_release(&s->ts);
 	free(s->rpts);

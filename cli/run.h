@@ -50,9 +50,6 @@ void cli_run_fill_dataset(struct run_state *s, struct rpt_run *rr);
 /* The transform, the point, the measurement. 0 or an exit code. */
 int cli_run_measure(struct run_state *s, struct rpt_run *rr);
 
-/* Print, write the JSON, and choose the exit status. */
-int cli_run_report(struct run_state *s, struct rpt_run *rr);
-
 /* Under mpirun: this rank's point, then rank 0's cluster report; OPENED
  * the dataset's opening (0, or its exit code). The exit code. */
 int cli_run_cluster(struct run_state *s, struct rpt_run *rr, int opened);

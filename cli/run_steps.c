@@ -76,6 +76,8 @@ static void run_fill_result(struct run_state *s, struct rpt_run *rr)
 			   stg_dataset_count(s->md.ds), s->cache_how,
 			   sizeof(s->cache_how));
 	rr->signal = po->rep.signal ? po->rep.signal : cli_stop;
+	rpt_prepare_fill(&rr->prepare, &po->prep.ph, s->md.list_s,
+			 po->prep.method);
 	if (po->prep.note[0])
 		note_add(s, "%s", po->prep.note);
 	if (po->odirect_refused)
@@ -189,44 +191,6 @@ int cli_run_measure(struct run_state *s, struct rpt_run *rr)
 		fprintf(stderr, "  %s\n", why);
 	}
 	return FR_EXIT_ENV;
-}
-
-/* Print, write the JSON, and choose the exit status. */
-int cli_run_report(struct run_state *s, struct rpt_run *rr)
-{
-	FILE *out = cli_text_out(&s->o.c.json, 1);
-	int ret = FR_EXIT_OK;
-
-	rr->notes = s->notes;
-	rpt_run_print(out, rr);
-	fflush(out);
-	if (s->o.c.json) {
-		json_t *root = rpt_run_json(rr);
-
-		ret = cli_write_report("run", s->o.c.json, root, NULL, "JSON");
-		json_decref(root);
-	}
-	/* a signal's code first; then an environment failure (the JSON
-	 * report not written) over --max-errors and sample errors */
-	if (rr->signal)
-		return cli_exit_for_signal(rr->signal);
-	if (s->res->stopped_by_max_errors) {
-		fprintf(stderr, "feedrate run: stopped after %llu failed "
-			"sample%s (--max-errors %llu); see the errors in the "
-			"report\n", (unsigned long long)s->res->errors,
-			s->res->errors == 1 ? "" : "s",
-			(unsigned long long)s->o.c.max_errors);
-		return ret == FR_EXIT_ENV ? ret : FR_EXIT_MAX_ERRORS;
-	}
-	if (rr->run_error) {
-		fprintf(stderr, "feedrate run: the run failed: %s\n",
-			rr->run_error_text);
-		return FR_EXIT_ENV;
-	}
-	/* files the listing dropped count as errors of the run */
-	if (ret == FR_EXIT_OK && (s->res->errors || rr->listing_errors))
-		return FR_EXIT_SAMPLE_ERRORS;
-	return ret;
 }
 
 /* ---- under mpirun ---- */

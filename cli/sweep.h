@@ -75,7 +75,8 @@ int cli_sweep_run(struct sweep_state *s);
 /* The verdict, the text report and the files. The exit code. */
 int cli_sweep_report(struct sweep_state *s);
 
-/* Free a state's points and sweep (not its dataset: the main one's). */
-void cli_sweep_state_free(struct sweep_state *s);
+/* Under mpirun: the cluster sweep of S's options (sweep_cluster.c);
+ * FAILED: this rank could not open the dataset. The exit code. */
+int cli_sweep_cluster_run(struct sweep_state *s, bool failed);
 
 #endif

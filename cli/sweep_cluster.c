@@ -20,6 +20,7 @@
 #include "cli_cluster.h"
 #include "cluster.h"
 #include "report_cluster.h"
+#include "sweep.h"
 
 static void point_fill(const struct cli_sweep_cluster *sc,
 		       struct rpt_cluster *c, const char *cache, double window)
@@ -157,4 +158,36 @@ int cli_sweep_cluster(const struct cli_sweep_cluster *sc)
 	if (cli_stop)
 		return cli_exit_for_signal(cli_stop);
 	return ret;
+}
+
+int cli_sweep_cluster_run(struct sweep_state *s, bool failed)
+{
+	struct cli_sweep_cluster sc;
+	struct stg_fs_info fs;
+	const char *fs_type = "";
+	char dev[STG_TEXT_MAX + 80];
+
+	ms_fs_describe(s->o.c.dataset, &fs, &fs_type, dev, sizeof(dev));
+	memset(&sc, 0, sizeof(sc));
+	sc.o = &s->o.c;
+	sc.w = s->w;
+	sc.gs = &s->gs;
+	sc.md = &s->md;
+	sc.ts = &s->ts;
+	sc.pipeline = s->pipeline;
+	sc.pipeline_len = sizeof(s->pipeline);
+	sc.vcpus = s->o.vcpus.v;
+	sc.nvcpus = s->vcpus_default ? 0 : s->o.vcpus.n;
+	sc.cache = s->o.cache;
+	sc.budget_s = s->o.budget_s;
+	sc.html = s->o.html;
+	sc.dataset = s->o.c.dataset;
+	sc.failed = failed;
+	sc.format = wl_format_name(s->md.format);
+	sc.fs_type = fs_type;
+	sc.fs_server = fs.server;
+	sc.records = s->md.shards ? s->md.shards->ldr.total :
+		     s->md.ds ? stg_dataset_count(s->md.ds) : 0;
+	sc.notes = s->notes;
+	return cli_sweep_cluster(&sc);
 }

@@ -191,6 +191,8 @@ int cli_sweep_report(struct sweep_state *s)
 
 	sweep_fill_report(s);
 	s->rs.elapsed_s = stg_now() - s->sw.cfg.t0;
+	rpt_prepare_fill(&s->rs.prepare, &s->sw.ph, s->md.list_s,
+			 s->sw.prep_method);
 	if (s->sw.notes[0])
 		cli_note_add(s->notes, sizeof(s->notes), "%s", s->sw.notes);
 	if (s->m.fs.page_cache_volatile)
@@ -221,18 +223,6 @@ int cli_sweep_report(struct sweep_state *s)
 	if (cli_stop)
 		return cli_exit_for_signal(cli_stop);
 	return ret ? FR_EXIT_ENV : errors ? FR_EXIT_SAMPLE_ERRORS : FR_EXIT_OK;
-}
-
-/* Free a state's points and sweep (not its dataset: the main one's). */
-void cli_sweep_state_free(struct sweep_state *s)
-{
-	if (!s)
-		return;
-	ms_sweep_free(&s->sw);
-	wl_transform_state_release(&s->ts);
-	free(s->rpts);
-	free(s->how);
-	free(s);
 }
 
 /* Pipeline I of --pipeline on BUDGET_S: S's own (the first measured)
@@ -267,6 +257,8 @@ static int sweep_pipeline(void *arg, unsigned i, double budget_s)
 		return ret;
 	sweep_fill_report(sub);
 	sub->rs.elapsed_s = stg_now() - sub->sw.cfg.t0;
+	rpt_prepare_fill(&sub->rs.prepare, &sub->sw.ph, 0,
+			 sub->sw.prep_method);
 	rpt_sweep_verdict(&sub->rs);
 	return 0;
 }
