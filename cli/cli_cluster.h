@@ -32,37 +32,4 @@ int cli_cluster_report(const char *cmd, struct cli_cluster_run *run,
  * name): the `say` of measure/'s cluster configs. */
 void cli_cluster_say(void *arg, int err, const char *why);
 
-/* What `sweep` under mpirun needs of the sweep's own state. */
-struct cli_sweep_cluster {
-	const struct cli_common_opts *o;
-	const struct wl_workload *w;
-	const struct ms_gpus *gs;
-	const struct ms_dataset *md;
-	struct wl_transform_state *ts;
-	char *pipeline;                 /* the transform in words (out) */
-	size_t pipeline_len;
-	const unsigned *vcpus;          /* --vcpus: counts per rank (those
-	                                   above rank 0's share are left out;
-	                                   none given: 1, 2, 4 ... its share) */
-	unsigned nvcpus;
-	const bool *cache;              /* STG_CACHE_STATES: cold and warm are
-	                                   measured */
-	double budget_s;                /* shared by the points' windows */
-	const char *html;
-	const char *dataset, *format, *fs_type, *fs_server;
-	uint64_t records;               /* samples per epoch */
-	const char *notes;
-	bool failed;                    /* this rank could not open the
-	                                   dataset: it walks the points'
-	                                   steps saying so */
-};
-
-/*
- * `sweep` under mpirun (cli/sweep_cluster.c): measure/'s cluster sweep
- * (ranks 1, 2, 4 ... R x the cache states x the vCPU counts) wired to
- * the sweep's options; rank 0 prints and writes the sweep's report.
- * Returns the exit code.
- */
-int cli_sweep_cluster(const struct cli_sweep_cluster *sc);
-
 #endif

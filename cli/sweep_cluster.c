@@ -22,38 +22,47 @@
 #include "report_cluster.h"
 #include "sweep.h"
 
-static void point_fill(const struct cli_sweep_cluster *sc,
-		       struct rpt_cluster *c, const char *cache, double window)
+/* The sweep's state and what its cluster report names of the storage. */
+struct ctx {
+	struct sweep_state *s;
+	const char *fs_type, *fs_server;
+	uint64_t records;               /* samples per epoch */
+};
+
+static void point_fill(const struct ctx *x, struct rpt_cluster *c,
+		       double window)
 {
+	const struct sweep_state *s = x->s;
+
 	memset(c, 0, sizeof(*c));
 	c->command = "sweep";
-	c->workload = sc->w->name;
-	c->dataset = sc->dataset;
-	c->format = sc->format;
-	c->fs_type = sc->fs_type;
-	c->fs_server = sc->fs_server;
-	c->cache = cache;
-	c->files = sc->md->ds ? stg_dataset_count(sc->md->ds) : 0;
-	c->bytes = sc->md->ds ? stg_dataset_total_bytes(sc->md->ds) : 0;
-	c->records = sc->records;
+	c->workload = s->w->name;
+	c->dataset = s->o.c.dataset;
+	c->format = wl_format_name(s->md.format);
+	c->fs_type = x->fs_type;
+	c->fs_server = x->fs_server;
+	c->cache = "";
+	c->files = s->md.ds ? stg_dataset_count(s->md.ds) : 0;
+	c->bytes = s->md.ds ? stg_dataset_total_bytes(s->md.ds) : 0;
+	c->records = x->records;
 	c->window_s = window;
-	c->gpu_type = sc->gs->count ? sc->gs->type : NULL;
-	c->gpus_per_rank = sc->gs->count;
-	c->demand_per_gpu = sc->gs->demand;
-	c->au_threshold = sc->w->au_threshold;
-	c->demand_kind = sc->gs->demand_kind;
-	c->demand_basis = sc->gs->demand_basis;
-	c->demand_source = sc->gs->demand_source;
+	c->gpu_type = s->gs.count ? s->gs.type : NULL;
+	c->gpus_per_rank = s->gs.count;
+	c->demand_per_gpu = s->gs.demand;
+	c->au_threshold = s->w->au_threshold;
+	c->demand_kind = s->gs.demand_kind;
+	c->demand_basis = s->gs.demand_basis;
+	c->demand_source = s->gs.demand_source;
 	c->bytes_per_sample = rpt_bytes_per_sample(c->bytes, c->records);
 	c->notes = "";
 }
 
 static int on_point_base(void *arg, struct ms_point *p)
 {
-	const struct cli_sweep_cluster *sc = arg;
+	struct sweep_state *s = ((struct ctx *)arg)->s;
 
-	return cli_point_base("sweep", sc->o, sc->w, sc->gs, sc->md, p, sc->ts,
-			      sc->pipeline, sc->pipeline_len);
+	return cli_point_base("sweep", &s->o.c, s->w, &s->gs, &s->md, p,
+			      &s->ts, s->pipeline, sizeof(s->pipeline));
 }
 
 /* This rank's record of a measured point, from the point's run report. */
@@ -61,7 +70,7 @@ static void on_record(void *arg, const struct ms_point_out *po,
 		      const struct ldr_result *res, bool shared,
 		      struct rpt_cluster_rank *mine)
 {
-	const struct cli_sweep_cluster *sc = arg;
+	const struct sweep_state *s = ((struct ctx *)arg)->s;
 	struct rpt_run rr;
 	char how[1024];
 
@@ -69,9 +78,9 @@ static void on_record(void *arg, const struct ms_point_out *po,
 	rr.cpu_outside_mask_s = -1;
 	rr.fraction_resident = -1;
 	rr.hit_ratio = -1;
-	rpt_run_fill_gpus(&rr, sc->gs);
-	rr.au_threshold = sc->w->au_threshold;
-	rpt_run_fill_point(&rr, po, res, false, stg_dataset_count(sc->md->ds),
+	rpt_run_fill_gpus(&rr, &s->gs);
+	rr.au_threshold = s->w->au_threshold;
+	rpt_run_fill_point(&rr, po, res, false, stg_dataset_count(s->md.ds),
 			   how, sizeof(how));
 	rr.signal = po->rep.signal ? po->rep.signal : cli_stop;
 	ms_cluster_rank_init(cli_cluster, mine);
@@ -89,105 +98,80 @@ static void on_progress(void *arg, enum stg_cache_state cache,
 }
 
 /* Rank 0: the sweep's report printed and written. */
-static int sweep_report(const struct cli_sweep_cluster *sc,
+static int sweep_report(const struct ctx *x,
 			const struct ms_cluster_sweep_result *r, int ret)
 {
-	struct rpt_cluster_sweep s;
+	const struct sweep_state *s = x->s;
+	const char *outs[2] = { s->o.c.json, s->o.html };
+	struct rpt_cluster_sweep rs;
 	struct rpt_cluster base;
-	const char *outs[2] = { sc->o->json, sc->html };
 	FILE *out;
 
-	point_fill(sc, &base, "", r->window_s);
-	if (rpt_cluster_sweep_fill(&s, &base, cli_cluster->world,
+	point_fill(x, &base, r->window_s);
+	if (rpt_cluster_sweep_fill(&rs, &base, cli_cluster->world,
 				   cli_cluster->nodes, r))
 		return cli_fail("sweep", -ENOMEM, 0, "out of memory");
-	s.signal = cli_stop;
-	s.notes = sc->notes;
+	rs.signal = cli_stop;
+	rs.notes = s->notes;
 	out = cli_text_out(outs, 2);
-	rpt_cluster_sweep_print(out, &s);
+	rpt_cluster_sweep_print(out, &rs);
 	fflush(out);
-	if (sc->o->json) {
-		json_t *root = rpt_cluster_sweep_json(&s);
-		int e = root ? cli_write_report("sweep", sc->o->json, root,
+	if (s->o.c.json) {
+		json_t *root = rpt_cluster_sweep_json(&rs);
+		int e = root ? cli_write_report("sweep", s->o.c.json, root,
 						NULL, "JSON") : FR_EXIT_ENV;
 
 		json_decref(root);
 		ret = e ? e : ret;
 	}
-	if (sc->html) {
-		int e = cli_write_report("sweep", sc->html, NULL,
-					 rpt_cluster_sweep_html(&s), "HTML");
+	if (s->o.html) {
+		int e = cli_write_report("sweep", s->o.html, NULL,
+					 rpt_cluster_sweep_html(&rs), "HTML");
 
 		ret = e ? e : ret;
 	}
-	free((void *)s.points);
-	return ret;
-}
-
-int cli_sweep_cluster(const struct cli_sweep_cluster *sc)
-{
-	struct ms_cluster_sweep_cfg c;
-	struct ms_cluster_sweep_result r;
-	int ret;
-
-	memset(&c, 0, sizeof(c));
-	c.vcpus = sc->vcpus;
-	c.nvcpus = sc->nvcpus;
-	c.cold = sc->cache[STG_CACHE_COLD];
-	c.warm = sc->cache[STG_CACHE_WARM];
-	c.budget_s = sc->budget_s;
-	c.ds = sc->md->ds;
-	c.rc.backend = sc->o->backend;
-	c.rc.depth = sc->o->depth;
-	c.readers = sc->o->readers;
-	c.samples_per_epoch = sc->records;
-	c.seed = sc->o->seed;
-	c.shards = sc->md->shards != NULL;
-	c.failed = sc->failed;
-	c.point_base = on_point_base;
-	c.record = on_record;
-	c.progress = on_progress;
-	c.arg = (void *)sc;
-	ret = ms_cluster_sweep(cli_cluster, &c, &r) ? FR_EXIT_ENV :
-	      r.lost ? FR_EXIT_ENV : 0;
-	if (cli_cluster->rank == 0 && isatty(STDERR_FILENO))
-		fprintf(stderr, "\r\033[K");
-	if (cli_cluster->rank == 0 && r.points)
-		ret = sweep_report(sc, &r, ret);
-	ms_cluster_sweep_free(&r);
-	if (cli_stop)
-		return cli_exit_for_signal(cli_stop);
+	free((void *)rs.points);
 	return ret;
 }
 
 int cli_sweep_cluster_run(struct sweep_state *s, bool failed)
 {
-	struct cli_sweep_cluster sc;
-	struct stg_fs_info fs;
-	const char *fs_type = "";
-	char dev[STG_TEXT_MAX + 80];
+	static char dev[STG_TEXT_MAX + 80];
+	static struct stg_fs_info fs;
+	struct ms_cluster_sweep_cfg c;
+	struct ms_cluster_sweep_result r;
+	struct ctx x = { .s = s, .fs_type = "" };
+	int ret;
 
-	ms_fs_describe(s->o.c.dataset, &fs, &fs_type, dev, sizeof(dev));
-	memset(&sc, 0, sizeof(sc));
-	sc.o = &s->o.c;
-	sc.w = s->w;
-	sc.gs = &s->gs;
-	sc.md = &s->md;
-	sc.ts = &s->ts;
-	sc.pipeline = s->pipeline;
-	sc.pipeline_len = sizeof(s->pipeline);
-	sc.vcpus = s->o.vcpus.v;
-	sc.nvcpus = s->vcpus_default ? 0 : s->o.vcpus.n;
-	sc.cache = s->o.cache;
-	sc.budget_s = s->o.budget_s;
-	sc.html = s->o.html;
-	sc.dataset = s->o.c.dataset;
-	sc.failed = failed;
-	sc.format = wl_format_name(s->md.format);
-	sc.fs_type = fs_type;
-	sc.fs_server = fs.server;
-	sc.records = s->md.shards ? s->md.shards->ldr.total :
-		     s->md.ds ? stg_dataset_count(s->md.ds) : 0;
-	sc.notes = s->notes;
-	return cli_sweep_cluster(&sc);
+	ms_fs_describe(s->o.c.dataset, &fs, &x.fs_type, dev, sizeof(dev));
+	x.fs_server = fs.server;
+	x.records = s->md.shards ? s->md.shards->ldr.total :
+		    s->md.ds ? stg_dataset_count(s->md.ds) : 0;
+	memset(&c, 0, sizeof(c));
+	c.vcpus = s->o.vcpus.v;
+	c.nvcpus = s->vcpus_default ? 0 : s->o.vcpus.n;
+	c.cold = s->o.cache[STG_CACHE_COLD];
+	c.warm = s->o.cache[STG_CACHE_WARM];
+	c.budget_s = s->o.budget_s;
+	c.ds = s->md.ds;
+	c.rc.backend = s->o.c.backend;
+	c.rc.depth = s->o.c.depth;
+	c.readers = s->o.c.readers;
+	c.samples_per_epoch = x.records;
+	c.seed = s->o.c.seed;
+	c.shards = s->md.shards != NULL;
+	c.failed = failed;
+	c.point_base = on_point_base;
+	c.record = on_record;
+	c.progress = on_progress;
+	c.arg = &x;
+	ret = ms_cluster_sweep(cli_cluster, &c, &r) || r.lost ? FR_EXIT_ENV : 0;
+	if (cli_cluster->rank == 0 && isatty(STDERR_FILENO))
+		fprintf(stderr, "\r\033[K");
+	if (cli_cluster->rank == 0 && r.points)
+		ret = sweep_report(&x, &r, ret);
+	ms_cluster_sweep_free(&r);
+	if (cli_stop)
+		return cli_exit_for_signal(cli_stop);
+	return ret;
 }
