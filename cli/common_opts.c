@@ -174,7 +174,8 @@ static int parse_pipe_opt(const char *cmd, int c, const char *arg,
 					o->pipes, CLI_PIPELINES_MAX,
 					&o->npipes))
 			return cli_usage_error(cmd, "--pipeline wants native, "
-				"torch or python:FILE%s, not '%s'",
+				"torch, python:FILE or gpu-decode[:hw|:hybrid]"
+				"%s, not '%s'",
 				strcmp(cmd, "sweep") ? "" : " (a list of up to "
 				"4, no repeats, e.g. native,torch)", arg);
 		return 1;
@@ -209,7 +210,7 @@ int cli_pipelines_check(const char *cmd, const struct cli_common_opts *o,
 		int err;
 
 		memset(&info[i], 0, sizeof(info[i]));
-		if (sp.kind == MS_PIPELINE_NATIVE)
+		if (!ms_pipeline_is_python(&sp))
 			continue;
 		if (sp.kind == MS_PIPELINE_FILE && access(sp.file, R_OK)) {
 			fprintf(stderr, "feedrate %s: --pipeline python:", cmd);
@@ -241,7 +242,8 @@ const char *cli_pipeline_text(const struct ms_pipeline_spec *ps,
 {
 	char ver[256] = "", w[64];
 
-	if (ps->kind == MS_PIPELINE_NATIVE) {
+	if (!ms_pipeline_is_python(ps)) {
+		/* the engine's transform in words (gpu-decode's too) */
 		snprintf(buf, len, "%s", native_desc ? native_desc : "native");
 		return buf;
 	}

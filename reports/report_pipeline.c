@@ -447,3 +447,146 @@ char *rpt_pipelines_line_json(const json_t *root)
 	rpt_pipelines_line(v, n, gpu, line, sizeof(line));
 	return strdup(line);
 }
+
+/* ---- gpu-decode: the GPU side, modelled ---- */
+
+void rpt_gpu_decode_fill(struct rpt_gpu_decode *g, const char *gpu,
+			 const char *path)
+{
+	const struct wl_gpu_decoder *d = wl_gpu_decoder_find(gpu);
+
+	memset(g, 0, sizeof(*g));
+	g->path = path;
+	g->gpu = gpu;
+	if (!d)
+		return;
+	g->known = true;
+	g->hw = d->hw;
+	g->img_per_s = d->img_per_s;
+	g->range_lo = d->range_lo;
+	g->range_hi = d->range_hi;
+	g->kind = d->kind;
+	g->source = d->source;
+}
+
+const char *rpt_gpu_decode_modelled(const struct rpt_gpu_decode *g,
+				    char *buf, size_t len)
+{
+	snprintf(buf, len, "modelled: the CPU share measured here, the GPU "
+		 "share from %s", g->known ? g->source : "no source (this "
+		 "GPU has no decoder row): not stated");
+	utf8_trim(buf);
+	return buf;
+}
+
+bool rpt_gpu_decode_limit(const struct rpt_gpu_decode *g, double demand,
+			  char *buf, size_t len)
+{
+	if (len)
+		buf[0] = '\0';
+	if (!g->path || !(g->img_per_s > 0) || !(demand > g->img_per_s))
+		return false;
+	snprintf(buf, len, "the GPU's decoder, not the VM, is the limit: "
+		 "%s decodes %.0f images/s per GPU (%s), below the demand of "
+		 "%.0f", g->gpu ? g->gpu : "the GPU", g->img_per_s, g->kind,
+		 demand);
+	return true;
+}
+
+json_t *rpt_gpu_decode_json(const struct rpt_gpu_decode *g,
+			    const struct ldr_result *res, double demand)
+{
+	json_t *o = json_object(), *paths = json_object();
+	char text[1024];
+	uint64_t all = 0;
+	bool lim;
+
+	if (!o || !paths) {
+		json_decref(o);
+		json_decref(paths);
+		return NULL;
+	}
+	lim = rpt_gpu_decode_limit(g, demand, text, sizeof(text));
+	json_object_set_new(o, "path", json_string(g->path ? g->path : "?"));
+	json_object_set_new(o, "gpu", json_string(g->gpu ? g->gpu : ""));
+	json_object_set_new(o, "hardware_decoder", g->known ?
+			    json_boolean(g->hw) : json_null());
+	json_object_set_new(o, "decoder_images_per_s", g->img_per_s > 0 ?
+			    json_real(g->img_per_s) : json_null());
+	json_object_set_new(o, "decoder_kind", str_or_null(g->kind));
+	json_object_set_new(o, "decoder_source", str_or_null(g->source));
+	json_object_set_new(o, "decoder_limits", json_boolean(lim));
+	json_object_set_new(o, "decoder_limit_text", str_or_null(text));
+	rpt_gpu_decode_modelled(g, text, sizeof(text));
+	json_object_set_new(o, "modelled", json_string(text));
+	for (unsigned k = 0; res && k < LDR_PATHS_MAX; k++)
+		if (res->path_names[k][0])
+			json_object_set_new(paths, res->path_names[k],
+				json_integer((json_int_t)res->path_samples[k]));
+	json_object_set_new(o, "samples_by_path", paths);
+	json_object_set_new(o, "staged_bytes", res ?
+			    json_integer((json_int_t)res->staged_bytes) :
+			    json_null());
+	for (unsigned k = 0; res && k < LDR_PATHS_MAX; k++)
+		all += res->path_samples[k];
+	json_object_set_new(o, "staged_bytes_per_sample", all ?
+			    json_real((double)res->staged_bytes / (double)all) :
+			    json_null());
+	json_object_set_new(o, "stage_batch_max_bytes", res ?
+			    json_integer((json_int_t)res->stage_batch_max) :
+			    json_null());
+	json_object_set_new(o, "stage_held_bytes", res ?
+			    json_integer((json_int_t)res->stage_held_bytes) :
+			    json_null());
+	json_object_set_new(o, "stage_pinned", res ?
+			    json_boolean(res->stage_pinned) : json_null());
+	return o;
+}
+
+void rpt_gpu_decode_print(FILE *f, const struct rpt_gpu_decode *g,
+			  const struct ldr_result *res, double demand)
+{
+	char text[1024];
+	uint64_t all = 0;
+
+	if (!g->path)
+		return;
+	fprintf(f, "  modelled   %s\n", rpt_gpu_decode_modelled(g, text,
+								 sizeof(text)));
+	fprintf(f, "  decoder    %s: %s%s", g->gpu ? g->gpu : "GPU",
+		!g->known ? "no decoder row" : g->hw ? "hardware JPEG decoder "
+		"(NVJPG)" : "no hardware JPEG decoder (hybrid)",
+		g->known && g->img_per_s > 0 ? ", " : "\n");
+	if (g->known && g->img_per_s > 0)
+		fprintf(f, "%.0f images/s per GPU (%s)\n", g->img_per_s,
+			g->kind);
+	if (rpt_gpu_decode_limit(g, demand, text, sizeof(text)))
+		fprintf(f, "  LIMIT      %s\n", text);
+	if (!res)
+		return;
+	for (unsigned k = 0; k < LDR_PATHS_MAX; k++)
+		all += res->path_samples[k];
+	fprintf(f, "  paths     ");
+	for (unsigned k = 0; k < LDR_PATHS_MAX && res->path_names[k][0]; k++)
+		fprintf(f, "%s %s %llu (%.1f %%)", k ? "," : "",
+			res->path_names[k],
+			(unsigned long long)res->path_samples[k],
+			all ? 100.0 * (double)res->path_samples[k] /
+			(double)all : 0.0);
+	fputc('\n', f);
+	if (!res->stage_held_bytes) {
+		/* hybrid: nvJPEG's per-decoder pinned buffer */
+		fprintf(f, "  staged     %.1f KB per sample, in a pinned "
+			"buffer of each worker's, sent image by image\n",
+			all ? (double)res->staged_bytes / (double)all / 1e3 :
+			0.0);
+		return;
+	}
+	fprintf(f, "  staged     %.1f KB per sample, %.1f MiB the largest "
+		"batch, %.1f MiB held in staging buffers (%s)\n",
+		all ? (double)res->staged_bytes / (double)all / 1e3 : 0.0,
+		(double)res->stage_batch_max / (1 << 20),
+		(double)res->stage_held_bytes / (1 << 20), res->stage_pinned ?
+		"page-locked" : "NOT all page-locked: mlock refused (memlock "
+		"limit)");
+}

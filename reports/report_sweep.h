@@ -101,6 +101,7 @@ struct rpt_sweep {
 	 * the other pipelines of the same sweep: their own points, check
 	 * runs and verdicts on the same setup (report_pipeline.c) */
 	const char *pipeline_name;      /* NULL: "native" */
+	struct rpt_gpu_decode gd;       /* gpu-decode's modelled side */
 	const struct ms_python_info *py; /* a Python pipeline's runner (its
 	                                   versions); NULL for native */
 	unsigned pipeline_workers;      /* --workers; 0: vCPUs - 1 per point */
