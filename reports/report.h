@@ -85,21 +85,8 @@ void rpt_pipeline_print(FILE *f, const struct ms_python_info *py);
  * owned by the caller and may be NULL or "" where they do not apply;
  * paths are raw bytes (the report escapes them with rpt_path_text).
  */
-/*
- * The gpu-decode pipeline's modelled side: the GPU's JPEG decoder as
- * workloads/' decoder rows state it (report_pipeline.c).
- */
-struct rpt_gpu_decode {
-	const char *path;               /* "hw", "hybrid"; NULL: the
-	                                   pipeline is not gpu-decode */
-	const char *gpu;                /* the GPU type judged against */
-	bool known;                     /* the GPU has a decoder row */
-	bool hw;                        /* ... with a hardware decoder */
-	double img_per_s;               /* its decode capacity per GPU; 0
-	                                   not stated */
-	double range_lo, range_hi;
-	const char *kind, *source;      /* NULL when not known */
-};
+/* gpu-decode's modelled side: struct rpt_gpu_decode (verdict.h). */
+
 
 /* G for GPU (its decoder row) and PATH ("hw", "hybrid"). */
 void rpt_gpu_decode_fill(struct rpt_gpu_decode *g, const char *gpu,
