@@ -615,9 +615,10 @@ bool rpt_gpu_decode_limit(const struct rpt_gpu_decode *g, double demand,
 	if (!g->path || !(g->img_per_s > 0) || !(demand > g->img_per_s))
 		return false;
 	snprintf(buf, len, "the GPU's decoder, not the VM, is the limit: "
-		 "%s decodes %.0f images/s per GPU (%s), below the demand of "
+		 "%s decodes %.0f images/s per GPU (%s%s), below the demand of "
 		 "%.0f", g->gpu ? g->gpu : "the GPU", g->img_per_s, g->kind,
-		 demand);
+		 g->kind && !strncmp(g->kind, "lower bound", 11) ? ": it may "
+		 "decode more, no source states its ceiling" : "", demand);
 	return true;
 }
 
