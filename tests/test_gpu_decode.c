@@ -604,3 +604,48 @@ FR_TEST(gpu_decode_cli, a_workload_that_is_not_images_is_a_usage_error)
 	free(err);
 	fr_test_rmtree(dir);
 }
+
+FR_TEST(gpu_decode_cli, a_sweep_gives_gpu_decode_s_row_beside_native_s,
+	.timeout = 240)
+{
+	char *dir = fr_test_tmpdir();
+	char data[4096], out[4096];
+	char *gen[] = { (char *)fr_test_bin(), "gen", "-q", "--files", "48",
+			data, NULL };
+	char *argv[] = { (char *)fr_test_bin(), "sweep", "--pipeline",
+			 "native,gpu-decode", "--gpus", "1xA100", "--vcpus",
+			 "1", "--cache", "warm", "--budget", "24s",
+			 "--no-check", "--json", out, data, NULL };
+	json_error_t e;
+	json_t *j, *by, *n, *g;
+
+	snprintf(data, sizeof(data), "%s/data", dir);
+	snprintf(out, sizeof(out), "%s/sweep.json", dir);
+	cr_assert_eq(fr_test_run(dir, gen, 300), 0);
+	cr_assert_eq(fr_test_run(dir, argv, 300), 0);
+	j = json_load_file(out, 0, &e);
+	cr_assert_not_null(j, "%s", e.text);
+	by = json_object_get(json_object_get(j, "verdict"), "by_pipeline");
+	n = json_object_get(by, "native");
+	g = json_object_get(by, "gpu-decode:hw");
+	cr_assert_not_null(n);
+	cr_assert_not_null(g, "no gpu-decode:hw row");
+	cr_expect(json_is_integer(json_object_get(g, "gpus_fed")));
+	cr_expect(strstr(json_string_value(json_object_get(g, "modelled")),
+			 "modelled: the CPU share measured here"));
+	/* where both were judged: the CPU saved is native's less its own,
+	 * and the reserve is added to vCPUs per GPU */
+	if (json_is_number(json_object_get(g, "cpu_saved_s_per_sample")))
+		cr_expect_float_eq(json_number_value(json_object_get(g,
+			"cpu_saved_s_per_sample")),
+			json_number_value(json_object_get(n,
+			"cpu_s_per_sample")) - json_number_value(
+			json_object_get(g, "cpu_s_per_sample")), 1e-9);
+	if (json_is_number(json_object_get(g, "vcpus_per_gpu")))
+		cr_expect_float_eq(json_number_value(json_object_get(g,
+			"vcpus_per_gpu_with_reserve")), json_number_value(
+			json_object_get(g, "vcpus_per_gpu")) + 1.0, 1e-9);
+	cr_expect(json_is_boolean(json_object_get(g, "storage_limits")));
+	json_decref(j);
+	fr_test_rmtree(dir);
+}
