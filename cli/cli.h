@@ -66,24 +66,6 @@ struct cli_common_opts {
 	uint32_t read_size;             /* 0: STG_STREAM_BLOCK_DEFAULT */
 };
 
-/*
- * A comma-separated list of counts within [LO, HI] ("1,2,8"), at most MAX
- * of them, into OUT sorted and without repeats; *N gets how many.
- * Returns 0 or -EINVAL.
- */
-int cli_parse_count_list(const char *s, unsigned long lo, unsigned long hi,
-			 unsigned *out, unsigned max, unsigned *n);
-
-/* A decimal count with no sign into *OUT. Returns 0 or -EINVAL. */
-int cli_parse_u64(const char *s, uint64_t *out);
-
-/*
- * --warmup: a duration as cli_parse_duration takes it, or zero spelled
- * with any of its units ("0", "0s", "0.0m", "0h": no warm-up, *OUT = -1).
- * Signs are refused ("-0", "+1"). Returns 0 or -EINVAL.
- */
-int cli_parse_warmup(const char *s, double *out);
-
 /* *O zeroed, then the defaults (imagenet, tuned demand, GPUs in step,
  * 1 reader, LDR_DEFAULT_DEPTH, seed 1, 64M samples at most, a default
  * generated dataset). */
@@ -211,6 +193,27 @@ int cli_point_base(const char *cmd, const struct cli_common_opts *o,
 		   const struct wl_workload *w, const struct ms_gpus *gs,
 		   const struct ms_dataset *md, struct ms_point *p,
 		   struct wl_transform_state *ts, char *pipeline, size_t len);
+
+/*
+ * --pipeline gpu-decode in O: refused (usage error, printed) for a
+ * workload that is not an image one; an unresolved path becomes hw
+ * where GS's GPU has a hardware JPEG decoder (wl_gpu_decoder_find),
+ * else hybrid. 0 or an exit code.
+ */
+int cli_gpu_decode_resolve(const char *cmd, const struct wl_workload *w,
+			   struct cli_common_opts *o, const struct ms_gpus *gs);
+
+/*
+ * When P->pipe is gpu-decode: P's transform becomes workload W's
+ * gpu-decode transform on MD (its staging area sized from MD's mean
+ * sample), its state in TS, its words in PIPELINE (LEN bytes). Nothing
+ * for other pipelines. 0 or an exit code (printed).
+ */
+int cli_gpu_decode_point(const char *cmd, const struct cli_common_opts *o,
+			 const struct wl_workload *w,
+			 const struct ms_dataset *md, struct ms_point *p,
+			 struct wl_transform_state *ts, char *pipeline,
+			 size_t len);
 
 /*
  * Check the N report PATHS (NULL entries skipped) before anything is

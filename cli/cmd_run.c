@@ -65,8 +65,9 @@ static int run_parse_cluster(struct run_opts *o)
 			"warm") : FR_EXIT_USAGE;
 	if (o->c.pipes[0].kind != MS_PIPELINE_NATIVE)
 		return cli_cluster_rank0() ? cli_usage_error("run", "under "
-			"mpirun the native pipeline runs (--pipeline torch "
-			"and python:FILE are for one node)") : FR_EXIT_USAGE;
+			"mpirun the native pipeline runs (--pipeline torch, "
+			"python:FILE and gpu-decode are for one node)") :
+			FR_EXIT_USAGE;
 	if (o->mpi_timeout)
 		cli_cluster->timeout_s = o->mpi_timeout;
 	return 0;
@@ -122,6 +123,9 @@ static int run_setup(struct run_state *s)
 	if (!err) {
 		cli_common_from_workload(&s->o.c, s->w);
 		err = cli_gpus("run", s->w, &s->o.c, &s->gs);
+		if (!err)
+			err = cli_gpu_decode_resolve("run", s->w, &s->o.c,
+						     &s->gs);
 	}
 	if (!err)
 		err = cli_check_reports("run", &s->o.c.json, 1, s->o.c.dataset,

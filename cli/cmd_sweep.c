@@ -181,6 +181,9 @@ static int sweep_setup(struct sweep_state *s)
 	if (!ret) {
 		cli_common_from_workload(&o->c, s->w);
 		ret = cli_gpus("sweep", s->w, &o->c, &s->gs);
+		if (!ret)
+			ret = cli_gpu_decode_resolve("sweep", s->w, &o->c,
+						     &s->gs);
 	}
 	if (ret)
 		return ret;

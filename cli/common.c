@@ -117,7 +117,7 @@ int cli_dataset_open(const char *cmd, const struct wl_workload *w,
 	if (err)
 		return cli_fail(cmd, err, cli_stop, why);
 	for (unsigned i = 0; md->shards && i < o->npipes; i++)
-		if (o->pipes[i].kind != MS_PIPELINE_NATIVE)
+		if (ms_pipeline_is_python(&o->pipes[i]))
 			return cli_usage_error(cmd, "--pipeline %s reads an "
 				"image folder; this dataset is %s shards: "
 				"measure them with the native pipeline",

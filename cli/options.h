@@ -243,4 +243,22 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
  */
 int cli_parse_params(const char *s, double *out);
 
+/*
+ * A comma-separated list of counts within [LO, HI] ("1,2,8"), at most MAX
+ * of them, into OUT sorted and without repeats; *N gets how many.
+ * Returns 0 or -EINVAL.
+ */
+int cli_parse_count_list(const char *s, unsigned long lo, unsigned long hi,
+			 unsigned *out, unsigned max, unsigned *n);
+
+/* A decimal count with no sign into *OUT. Returns 0 or -EINVAL. */
+int cli_parse_u64(const char *s, uint64_t *out);
+
+/*
+ * --warmup: a duration as cli_parse_duration takes it, or zero spelled
+ * with any of its units ("0", "0s", "0.0m", "0h": no warm-up, *OUT = -1).
+ * Signs are refused ("-0", "+1"). Returns 0 or -EINVAL.
+ */
+int cli_parse_warmup(const char *s, double *out);
+
 #endif /* FEEDRATE_OPTIONS_H */
