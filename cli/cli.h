@@ -25,6 +25,8 @@ enum fr_exit {
 	FR_EXIT_MAX_ERRORS = 4,     /* stopped early by --max-errors */
 	FR_EXIT_ENV = 5,            /* the environment refused: no dataset, no
 	                               memory, unwritable report, ... */
+	FR_EXIT_STALLED = 6,        /* the storage stalled: no read completed
+	                               for --stall-timeout (reported) */
 	FR_EXIT_SIGINT = 130,       /* interrupted by SIGINT (128 + 2) */
 	FR_EXIT_SIGTERM = 143,      /* interrupted by SIGTERM (128 + 15) */
 };
@@ -102,6 +104,7 @@ enum {
 	CLI_OPT_KEEP, CLI_OPT_TMPDIR, CLI_OPT_GENSIZE,
 	CLI_OPT_PIPELINE, CLI_OPT_PYTHON, CLI_OPT_WORKERS, CLI_OPT_RUNNER_TO,
 	CLI_OPT_FORMAT, CLI_OPT_SHUFFLE_BUF, CLI_OPT_READ_SIZE,
+	CLI_OPT_STALL,
 };
 
 /* The shared entries of a struct option table (needs <getopt.h>); the
@@ -130,7 +133,8 @@ enum {
 	{ "runner-timeout", required_argument, NULL, CLI_OPT_RUNNER_TO }, \
 	{ "format", required_argument, NULL, CLI_OPT_FORMAT }, \
 	{ "shuffle-buffer", required_argument, NULL, CLI_OPT_SHUFFLE_BUF }, \
-	{ "read-size", required_argument, NULL, CLI_OPT_READ_SIZE }
+	{ "read-size", required_argument, NULL, CLI_OPT_READ_SIZE }, \
+	{ "stall-timeout", required_argument, NULL, CLI_OPT_STALL }
 
 /*
  * A comma-separated list of counts within [LO, HI] ("1,2,8"), at most MAX
@@ -239,6 +243,40 @@ extern volatile sig_atomic_t cli_stop;
 /* Catch SIGINT and SIGTERM into cli_stop (zeroed); restore the old ones. */
 void cli_signals_catch(struct sigaction old[2]);
 void cli_signals_restore(const struct sigaction old[2]);
+
+/* --stall-timeout in seconds (every command that reads); 0: the default,
+ * LDR_DEFAULT_STALL_TIMEOUT_S. */
+extern double cli_stall_timeout;
+
+/* Parse --stall-timeout ARG for CMD: 0, or FR_EXIT_USAGE (printed). */
+int cli_stall_timeout_parse(const char *cmd, const char *arg);
+
+/*
+ * Start the watchdog (loader/watchdog.c) for CMD, after
+ * cli_signals_catch: a stall, or a signal the command cannot act on
+ * within LDR_SIGNAL_END_S (a thread stuck in the kernel), ends it with a
+ * partial report written by the watchdog (text on standard output, and
+ * JSON to JSON when given, keyed SCHEMA / VERSION as the command's
+ * report is; SCHEMA NULL: none) and exit FR_EXIT_STALLED or 130/143.
+ * 0, or FR_EXIT_ENV (printed: no thread could be made).
+ */
+int cli_watch_start(const char *cmd, const char *json, const char *schema,
+		    int version);
+void cli_watch_stop(void);
+
+/*
+ * The command's own thread is about to write its report: take it from
+ * the watchdog. Where the watchdog already writes it, this never
+ * returns (the process ends with the watchdog's report).
+ */
+void cli_watch_claim(void);
+
+/* Whether the storage stalled (the watchdog saw it); *OUT gets how. */
+bool cli_watch_stalled(struct stg_stall *out);
+
+/* CMD's one line on standard error for a stall, and the exit status
+ * FR_EXIT_STALLED. */
+int cli_stall_exit(const char *cmd, const struct stg_stall *stall);
 
 /* A progress line for generating the default dataset (ARG: the command's
  * name), for measure's ms_gen_progress_fn; prints only to a terminal. */

@@ -400,6 +400,8 @@ int cli_common_parse(const char *cmd, int c, const char *arg,
 	if (ret)
 		return ret;
 	switch (c) {
+	case CLI_OPT_STALL:
+		return cli_stall_timeout_parse(cmd, arg) ? FR_EXIT_USAGE : 1;
 	case CLI_OPT_SEED:
 		if (cli_parse_u64(arg, &o->seed))
 			return cli_usage_error(cmd, "bad --seed '%s'", arg);
@@ -475,6 +477,9 @@ void cli_common_usage(FILE *f)
 "      --depth N          reads in flight per reader (default %u)\n"
 "      --max-errors N     stop when N samples have failed (exit 4)\n"
 "      --seed N           shuffle and augmentation seed (default 1)\n"
+"      --stall-timeout T  no read completed for T while reads are in\n"
+"                         flight: stop, report the storage STALLED (exit\n"
+"                         6) (default %.0fs)\n"
 "\n"
 "Dataset:\n"
 "      --list FILE        read the files named in FILE (\"PATH\" or\n"
@@ -509,7 +514,7 @@ void cli_common_usage(FILE *f)
 "                         native pipeline's transform threads (default: K)\n"
 "      --runner-timeout T a Python runner silent this long is killed\n"
 "                         (default %.0fs)\n"
-"\n", LDR_DEFAULT_BATCH, LDR_DEFAULT_DEPTH,
+"\n", LDR_DEFAULT_BATCH, LDR_DEFAULT_DEPTH, LDR_DEFAULT_STALL_TIMEOUT_S,
 		LDR_DEFAULT_SHUFFLE_BUFFER,
 		(unsigned long long)(MS_DEFAULT_GEN >> 20),
 		MS_PYTHON_TIMEOUT_S);

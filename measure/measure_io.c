@@ -329,6 +329,7 @@ static void io_resolve(struct io_run *run, struct stg_probe_result *probe)
 			.stop = (volatile int *)cfg->stop,
 		};
 
+		stg_watch_phase(STG_PHASE_PROBE);
 		stg_backend_probe(cfg->ds, &run->rc, &po, probe);
 		run->rc.backend = probe->chosen;
 		run->rc.reason = probe->reason;

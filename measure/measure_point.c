@@ -103,6 +103,9 @@ void ms_cache_prepare(const struct stg_dataset *ds, enum stg_cache_state c,
 		first++;
 	dirfd = skip ? -1 : open(stg_dataset_root(ds), O_RDONLY |
 				 O_DIRECTORY | O_CLOEXEC);
+	stg_watch_phase(STG_PHASE_PROBE);
+	stg_watch_begin(first < n ? stg_dataset_relpath(ds, first, NULL) :
+			NULL);
 	if (first < n && dirfd >= 0 &&
 	    stg_cache_probe(dirfd, stg_dataset_relpath(ds, first, NULL),
 			    &probe) == 0)
@@ -113,7 +116,10 @@ void ms_cache_prepare(const struct stg_dataset *ds, enum stg_cache_state c,
 			NULL), out->odirect_why, sizeof(out->odirect_why)) == 1;
 	if (dirfd >= 0)
 		close(dirfd);
+	stg_watch_end();
 
+	stg_watch_phase(c == STG_CACHE_WARM ? STG_PHASE_WARMING :
+			STG_PHASE_EVICTION);
 	if (skip)
 		err = 0;
 	else if (c == STG_CACHE_WARM)
@@ -127,6 +133,7 @@ void ms_cache_prepare(const struct stg_dataset *ds, enum stg_cache_state c,
 		snprintf(out->note, sizeof(out->note), "%llu files could not "
 			 "be %s", (unsigned long long)errs,
 			 c == STG_CACHE_WARM ? "warmed" : "evicted");
+	stg_watch_phase(STG_PHASE_VERIFY);
 	stg_cache_dataset_residency(ds, MS_RESIDENCY_FILES, pp, &dr);
 	if (dr.known)
 		out->fraction = dr.fraction;
@@ -580,6 +587,12 @@ int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 	out->odirect_refused = out->prep.odirect_refused;
 	memcpy(out->odirect_why, out->prep.odirect_why,
 	       sizeof(out->odirect_why));
+	/* the storage stalled while the cache was prepared */
+	if (ldr_watchdog_stall(&out->rep.stall)) {
+		out->rep.stalled = true;
+		gate_off(p);
+		return -ETIMEDOUT;
+	}
 	/* the child starts with a stop flag of its own: a signal that came
 	 * while the cache was prepared is honoured here */
 	if (p->stop && *p->stop) {
@@ -590,7 +603,8 @@ int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 		err = ram_prepare(&q, start, &ds, &sub, &cg, res, out);
 		if (err) {
 			gate_off(p);
-			err = err < 0 ? err : 0;        /* 1: said, failed */
+			err = out->rep.stalled ? -ETIMEDOUT : err < 0 ? err :
+			      0;                        /* 1: said, failed */
 			goto out;
 		}
 	}
@@ -618,7 +632,8 @@ int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 	memset(res, 0, sizeof(*res));
 	err = point_child(&q, ds, cg, res, out);
 	if (err) {
-		err = p->stop && *p->stop ? -EINTR : 0;
+		err = out->rep.stalled ? -ETIMEDOUT : p->stop && *p->stop ?
+		      -EINTR : 0;
 		goto out;
 	}
 	out->measured = true;

@@ -439,13 +439,16 @@ int stg_cache_dataset_residency(const struct stg_dataset *ds, size_t max_files,
 		uint64_t bytes, size;
 		int fd, err;
 
+		stg_watch_begin(stg_dataset_relpath(ds, id, NULL));
 		fd = stg_dataset_open(ds, id, O_RDONLY);
 		if (fd < 0) {
+			stg_watch_end();
 			out->errors++;
 			continue;
 		}
 		err = stg_cache_fd_resident(fd, &bytes, &size, NULL);
 		close(fd);
+		stg_watch_end();
 		if (err) {
 			out->errors++;
 			continue;
@@ -477,12 +480,15 @@ static int dataset_each(const struct stg_dataset *ds, bool warm,
 			return -ENOMEM;
 	}
 	for (size_t id = 0; id < n; id++) {
-		int fd = stg_dataset_open(ds, id, O_RDONLY), err;
+		int fd, err;
 
+		stg_watch_begin(stg_dataset_relpath(ds, id, NULL));
+		fd = stg_dataset_open(ds, id, O_RDONLY);
 		err = fd < 0 ? fd : warm ? fd_warm(fd, buf, WARM_BUF)
 					 : fd_evict(fd);
 		if (fd >= 0)
 			close(fd);
+		stg_watch_end();
 		if (err) {
 			nerr++;
 			if (!first)
