@@ -377,6 +377,12 @@ static int ckpt_report(const struct ckpt_opts *o, struct rpt_ckpt *r,
 	}
 	if (cli_stop || err == -EINTR)
 		return cli_exit_for_signal(cli_stop ? cli_stop : SIGINT);
+	{
+		struct stg_stall stall;
+
+		if (cli_watch_stalled(&stall))
+			return cli_stall_exit("ckpt", &stall);
+	}
 	if (ret)
 		return ret;
 	if (err)
@@ -442,7 +448,15 @@ int cmd_ckpt(int argc, char **argv)
 	cfg.stop = &cli_stop;
 	cfg.progress = ckpt_on_progress;
 	cli_signals_catch(old);
+	if (cli_watch_start("ckpt", o.c.json, RPT_CKPT_SCHEMA_NAME,
+			    RPT_CKPT_SCHEMA_VERSION)) {
+		cli_signals_restore(old);
+		free(res);
+		return FR_EXIT_ENV;
+	}
 	err = ms_ckpt_run(&cfg, res);
+	cli_watch_claim();
+	cli_watch_stop();
 	cli_signals_restore(old);
 	r.version = FEEDRATE_VERSION;
 	r.dir = o.dir;

@@ -62,6 +62,8 @@ static void io_usage(FILE *f)
 "  --list FILE          read the files named in FILE (\"PATH\" or\n"
 "                       \"SIZE<TAB>PATH\" per line) instead of walking DATASET\n"
 "  --json FILE|-        write the results as JSON (\"-\": standard output)\n"
+"  --stall-timeout T    no read completed for T while reads are in flight:\n"
+"                       stop and report the storage STALLED (default %.0fs)\n"
 "  -h, --help           this help\n"
 "\n"
 "Under mpirun (a build with `make MPI=1`): rank r reads files r, r + R, ...;\n"
@@ -74,8 +76,9 @@ static void io_usage(FILE *f)
 "  --html FILE          the cluster report as one HTML page\n"
 "\n"
 "Exit status: 0 ok, 2 usage error, 3 some files could not be read,\n"
-"5 dataset or backend unusable, 130/143 interrupted.\n",
-		STG_DEFAULT_DEPTH, STG_DEFAULT_BLOCK_SIZE / 1024);
+"5 dataset or backend unusable, 6 storage stalled, 130/143 interrupted.\n",
+		STG_DEFAULT_DEPTH, STG_DEFAULT_BLOCK_SIZE / 1024,
+		LDR_DEFAULT_STALL_TIMEOUT_S);
 }
 
 /*
@@ -148,6 +151,8 @@ static int io_parse_opt(int c, const char *arg, char **argv,
 		o->html = arg;
 		return 0;
 	case 'S':
+	case 'X':
+		return cli_stall_timeout_parse("io", arg) ? FR_EXIT_USAGE : 0;
 	case 'P': {
 		double *v = c == 'S' ? &o->solo : &o->mpi_timeout;
 
@@ -185,6 +190,7 @@ static int io_parse(int argc, char **argv, struct io_opts *o)
 		{ "html", required_argument, NULL, 'H' },
 		{ "solo", required_argument, NULL, 'S' },
 		{ "mpi-timeout", required_argument, NULL, 'P' },
+		{ "stall-timeout", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -244,8 +250,10 @@ static void io_on_progress(enum ms_io_event ev,
 static int io_report(const struct io_opts *o, const struct ms_io_result *res)
 {
 	FILE *f = (o->json && !strcmp(o->json, "-")) ? stderr : stdout;
+	struct stg_stall stall;
 	int ret = FR_EXIT_OK;
 
+	cli_watch_claim();
 	rpt_iorun_print(f, o->dataset, &o->cfg, res);
 	if (o->json) {
 		json_t *root = rpt_iorun_json(o->dataset, &o->cfg, res);
@@ -257,6 +265,13 @@ static int io_report(const struct io_opts *o, const struct ms_io_result *res)
 				o->json, strerror(-err));
 			ret = FR_EXIT_ENV;
 		}
+	}
+	if (cli_watch_stalled(&stall)) {
+		char line[700];
+
+		rpt_stall_text(&stall, line, sizeof(line));
+		fprintf(f, "  stalled    %s\n", line);
+		return cli_stall_exit("io", &stall);
 	}
 	/* files the listing dropped count as errors, as in the report */
 	if (ret == FR_EXIT_OK && (res->st.errors ||
@@ -434,6 +449,11 @@ int cmd_io(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? FR_EXIT_OK : ret;
 	ret = cli_check_reports("io", &o.json, 1, o.dataset, o.list);
+	if (ret)
+		return ret;
+	/* the listing too is watched: it may stall */
+	cli_signals_catch(old);
+	ret = cli_watch_start("io", o.json, NULL, 1);
 	if (!ret) {
 		res = malloc(sizeof(*res));
 		ret = io_list(&o, &md);
@@ -443,16 +463,13 @@ int cmd_io(int argc, char **argv)
 	if (ret && cli_cluster && res) {
 		/* a node whose listing failed still walks the cluster's
 		 * steps, saying so (md.ds NULL) */
-		cli_signals_catch(old);
 		io_cluster(&o, &md, res);
-		cli_signals_restore(old);
 	}
 	if (ret)
 		goto out;
 	o.cfg.ds = md.ds;
 	o.cfg.stop = &cli_stop;
 	o.cfg.progress = io_on_progress;
-	cli_signals_catch(old);
 	if (cli_cluster) {
 		ret = io_cluster(&o, &md, res);
 		if (cli_stop)
@@ -461,8 +478,9 @@ int cmd_io(int argc, char **argv)
 		ret = cli_fail("io", -EIO, 0, res->err_text);
 	else if ((ret = io_report(&o, res)) >= 0 && cli_stop)
 		ret = cli_exit_for_signal(cli_stop);    /* after the report */
-	cli_signals_restore(old);
 out:
+	cli_watch_stop();
+	cli_signals_restore(old);
 	free(res);
 	ms_dataset_close(&md, true);
 	return ret;

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "jobfile.h"
 #include "report.h"
+#include "cluster.h"
 
 volatile sig_atomic_t cli_stop;
 
@@ -148,7 +149,8 @@ int cli_watch_start(const char *cmd, const char *json, const char *schema,
 	int err;
 
 	cli_wd.cmd = cmd;
-	cli_wd.json = json;
+	/* under mpirun only rank 0 writes the report file */
+	cli_wd.json = cli_cluster && cli_cluster->rank != 0 ? NULL : json;
 	cli_wd.schema = schema;
 	cli_wd.version = version;
 	err = stg_watch_init();
@@ -175,7 +177,7 @@ void cli_watch_claim(void)
 
 bool cli_watch_stalled(struct stg_stall *out)
 {
-	return cli_wd.running && ldr_watchdog_stall(out);
+	return ldr_watchdog_stall(out);
 }
 
 int cli_stall_exit(const char *cmd, const struct stg_stall *stall)

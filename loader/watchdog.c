@@ -18,6 +18,9 @@
  * calls the command's report function and _exits: the process leaves
  * the stuck thread to the kernel. OWNER (atomic) decides once who
  * writes: 0 nobody yet, 1 main, 2 the watchdog.
+ * Signals: SIGINT/SIGTERM handed to a thread stuck in the kernel stay
+ * pending; the watchdog takes them over (take_pending_signals), so the
+ * command's handler runs and its stop flag is set all the same.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -99,6 +102,25 @@ static void take_over(const struct stg_stall *stall, int sig)
 	_exit(rc);
 }
 
+/*
+ * A signal sent to the process is handed to one thread, often main; when
+ * main waits in the kernel (uninterruptible), it never runs the handler
+ * and the signal stays pending for the process. A change of this
+ * thread's mask makes the kernel look again, and hand it here.
+ */
+static void take_pending_signals(void)
+{
+	sigset_t pending, one;
+
+	if (sigpending(&pending) || (!sigismember(&pending, SIGINT) &&
+				     !sigismember(&pending, SIGTERM)))
+		return;
+	sigemptyset(&one);
+	sigaddset(&one, SIGWINCH);
+	pthread_sigmask(SIG_BLOCK, &one, NULL);
+	pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+}
+
 static void *wd_main(void *arg)
 {
 	uint64_t t_fired = 0, t_sig = 0;
@@ -113,6 +135,7 @@ static void *wd_main(void *arg)
 		int sig;
 
 		nanosleep(&tick, NULL);
+		take_pending_signals();
 		now = stg_now_ns();
 		if (!atomic_load(&wd.fired) && stg_watch_snapshot(&snap) &&
 		    stg_watch_assess(&snap, now, wd.timeout_ns, &stall)) {

@@ -708,6 +708,9 @@ struct ms_sweep {
 	                                   the first eviction, the points'
 	                                   and the check runs' */
 	char notes[4096];               /* "" none */
+	bool stalled;                   /* a point found the storage
+	                                   stalled: the sweep stopped there */
+	struct stg_stall stall;
 };
 
 /*

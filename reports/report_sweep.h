@@ -81,6 +81,7 @@ struct rpt_sweep {
 	double budget_s, elapsed_s, setup_s;
 	const char *budget_rule;        /* the rule, in words */
 	const char *notes;              /* "" none */
+	const struct stg_stall *stall;  /* the storage stalled; NULL not */
 	/* points, in the order they were planned */
 	const struct rpt_point *points;
 	size_t npoints;
