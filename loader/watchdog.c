@@ -107,14 +107,12 @@ static void take_over(const struct stg_stall *stall, int sig)
  * main waits in the kernel (uninterruptible), it never runs the handler
  * and the signal stays pending for the process. A change of this
  * thread's mask makes the kernel look again, and hand it here.
+ * (sigpending(2) cannot tell: it shows blocked signals only.)
  */
 static void take_pending_signals(void)
 {
-	sigset_t pending, one;
+	sigset_t one;
 
-	if (sigpending(&pending) || (!sigismember(&pending, SIGINT) &&
-				     !sigismember(&pending, SIGTERM)))
-		return;
 	sigemptyset(&one);
 	sigaddset(&one, SIGWINCH);
 	pthread_sigmask(SIG_BLOCK, &one, NULL);
