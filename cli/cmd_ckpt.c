@@ -87,11 +87,14 @@ static void ckpt_usage(FILE *f)
 "      --keep               keep the shards after the run\n"
 "      --seed N             the shards' bytes (default 1)\n"
 "      --json FILE|-        write the results as JSON (\"-\": standard output)\n"
+"      --stall-timeout T    no read or write completed for T while some are\n"
+"                           in flight: stop, report STALLED (default 30s)\n"
 "  -h, --help               this help\n"
 "\n"
 "Exit status: 0 ok, 2 usage error or a refused DIR (not empty, too little\n"
 "free space), 5 environment failure (the disk filled up, a write failed),\n"
-"130/143 interrupted (what was written is removed).\n",
+"6 storage stalled (--stall-timeout), 130/143 interrupted (what was\n"
+"written is removed).\n",
 		MS_CKPT_MAX_SHARDS, STG_SEQ_BLOCK_DEFAULT >> 20,
 		STG_SEQ_DEPTH_DEFAULT);
 }
@@ -244,6 +247,7 @@ static int ckpt_parse(int argc, char **argv, struct ckpt_opts *o)
 		{ "backend", required_argument, NULL, CLI_OPT_BACKEND },
 		{ "seed", required_argument, NULL, CLI_OPT_SEED },
 		{ "json", required_argument, NULL, CLI_OPT_JSON },
+		{ "stall-timeout", required_argument, NULL, CLI_OPT_STALL },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};

@@ -89,6 +89,9 @@ static void gen_usage(FILE *f)
 		"                       .png and .webp files go in byte for byte,\n"
 		"                       in sorted order; SRC is only read, and DIR\n"
 		"                       may not lie inside it\n"
+		"      --stall-timeout T  --from: no read of SRC completed for T\n"
+		"                       while reads are in flight: stop, say the\n"
+		"                       storage STALLED, exit 6 (default 30s)\n"
 		"  -q, --quiet          no progress line\n"
 		"  -h, --help           this text\n\n", GEN_FROM_JOBS,
 		WL_ZSTD_DEFAULT_LEVEL);
@@ -137,7 +140,7 @@ struct gen_opts {
 
 enum {
 	GEN_OPT_SEED = 'S', GEN_OPT_COMPRESSION = 1024, GEN_OPT_LEVEL,
-	GEN_OPT_SHARD_SIZE, GEN_OPT_FROM,
+	GEN_OPT_SHARD_SIZE, GEN_OPT_FROM, GEN_OPT_STALL,
 };
 
 /* The output formats gen writes (formats.h's names). */
@@ -238,6 +241,8 @@ static int gen_opt(int c, const char *arg, struct gen_opts *g)
 	case 'q':
 		g->quiet = true;
 		return 0;
+	case GEN_OPT_STALL:
+		return cli_stall_timeout_parse("gen", arg) ? FR_EXIT_USAGE : 0;
 	case 'h':
 		gen_usage(stdout);
 		return -1;
@@ -302,6 +307,7 @@ static int gen_parse(int argc, char **argv, struct gen_opts *g)
 		{ "zstd-level", required_argument, NULL, GEN_OPT_LEVEL },
 		{ "shard-size", required_argument, NULL, GEN_OPT_SHARD_SIZE },
 		{ "from", required_argument, NULL, GEN_OPT_FROM },
+		{ "stall-timeout", required_argument, NULL, GEN_OPT_STALL },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, ret;

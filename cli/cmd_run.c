@@ -97,7 +97,8 @@ static void run_usage(FILE *f)
 "\n"
 "Exit status: 0 ok, 2 usage error, 3 completed but some samples failed,\n"
 "4 stopped by --max-errors, 5 environment failure (no dataset, no disk\n"
-"space, backend refused; under mpirun: a rank lost or failed), 130/143\n"
+"space, backend refused; under mpirun: a rank lost or failed), 6 the\n"
+"storage stalled (--stall-timeout; the report says where), 130/143\n"
 "interrupted (a partial report is printed).\n", RUN_SOLO_S,
 		MS_CLUSTER_DEFAULT_TIMEOUT_S);
 }

@@ -170,7 +170,8 @@ static void sweep_usage(FILE *f, const char *rule)
 	fprintf(f,
 "\n"
 "Exit status: 0 ok, 2 usage error, 3 completed but some samples failed,\n"
-"5 environment failure, 130/143 interrupted (a partial report is printed).\n");
+"5 environment failure, 6 the storage stalled (--stall-timeout), 130/143\n"
+"interrupted (a partial report is printed).\n");
 }
 
 enum { OPT_CACHE = 256, OPT_RAM, OPT_CSV, OPT_HTML, OPT_NOCHECK,
