@@ -45,7 +45,8 @@ static void run_tail(FILE *f)
 	fprintf(f,
 "Exit status: 0 ok, 2 usage error, 3 completed but some samples failed,\n"
 "4 stopped by --max-errors, 5 environment failure (no dataset, no disk\n"
-"space, backend refused; under mpirun: a rank lost or failed), 130/143\n"
+"space, backend refused; under mpirun: a rank lost or failed), 6 the\n"
+"storage stalled (--stall-timeout; the report says where), 130/143\n"
 "interrupted (a partial report is printed).\n");
 }
 
@@ -158,6 +159,7 @@ static int run_report(struct run_state *s, struct rpt_run *rr)
 	FILE *out = cli_text_out(&s->o.c.json, 1);
 	int ret = FR_EXIT_OK;
 
+	cli_watch_claim();
 	rr->notes = s->notes;
 	rpt_run_print(out, rr);
 	fflush(out);
@@ -171,6 +173,8 @@ static int run_report(struct run_state *s, struct rpt_run *rr)
 	 * report not written) over --max-errors and sample errors */
 	if (rr->signal)
 		return cli_exit_for_signal(rr->signal);
+	if (rr->stall)
+		return cli_stall_exit("run", rr->stall);
 	if (s->res->stopped_by_max_errors) {
 		fprintf(stderr, "feedrate run: stopped after %llu failed "
 			"sample%s (--max-errors %llu); see the errors in the "
@@ -213,7 +217,10 @@ int cmd_run(int argc, char **argv)
 	if (ret)
 		goto out_free;
 	cli_signals_catch(old);
-	ret = cli_dataset_open("run", s->w, &s->o.c, &s->md);
+	ret = cli_watch_start("run", s->o.c.json, NULL,
+			      RPT_RUN_SCHEMA_VERSION);
+	if (!ret)
+		ret = cli_dataset_open("run", s->w, &s->o.c, &s->md);
 	if (!ret && cli_stop)
 		ret = cli_fail("run", -EINTR, cli_stop, "interrupted before "
 			       "the measurement; nothing was measured");
@@ -225,6 +232,7 @@ int cmd_run(int argc, char **argv)
 		if (!ret)
 			ret = run_report(s, &rr);
 	}
+	cli_watch_stop();
 	cli_signals_restore(old);
 out_free:
 	/* the listing; the generated folder unless --keep-dataset */

@@ -81,7 +81,8 @@ static void sweep_tail(FILE *f)
 	fprintf(f,
 "\n"
 "Exit status: 0 ok, 2 usage error, 3 completed but some samples failed,\n"
-"5 environment failure, 130/143 interrupted (a partial report is printed).\n");
+"5 environment failure, 6 the storage stalled (--stall-timeout), 130/143\n"
+"interrupted (a partial report is printed).\n");
 }
 
 static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
@@ -253,7 +254,10 @@ int cmd_sweep(int argc, char **argv)
 			goto out_free;
 	}
 	cli_signals_catch(old);
-	ret = cli_dataset_open("sweep", s->w, &s->o.c, &s->md);
+	ret = cli_watch_start("sweep", s->o.c.json, RPT_SWEEP_SCHEMA_NAME,
+			      RPT_SWEEP_SCHEMA_VERSION);
+	if (!ret)
+		ret = cli_dataset_open("sweep", s->w, &s->o.c, &s->md);
 	if (cli_cluster) {
 		ret = cli_sweep_cluster_run(s, ret != 0);
 	} else {
@@ -262,6 +266,7 @@ int cmd_sweep(int argc, char **argv)
 		if (!ret)
 			ret = cli_sweep_report(s);
 	}
+	cli_watch_stop();
 	cli_signals_restore(old);
 out_free:
 	cli_dataset_close("sweep", &s->md, s->o.c.keep);

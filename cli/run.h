@@ -40,6 +40,8 @@ struct run_state {
 	char pipe_name[600];
 	char cache_how[1024];
 	char notes[1024];
+	struct stg_stall stall;         /* the storage stalled (rr.stall) */
+	char stall_text[700];
 };
 
 #define note_add(s, ...) \

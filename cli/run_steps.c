@@ -155,6 +155,22 @@ static int run_python_failed(struct run_state *s, struct rpt_run *rr)
 	       FR_EXIT_FAILURE;
 }
 
+/* The report says the storage stalled (STALL) and has no results. */
+static void run_stalled(struct run_state *s, struct rpt_run *rr,
+			const struct stg_stall *stall)
+{
+	s->stall = *stall;
+	rpt_stall_text(stall, s->stall_text, sizeof(s->stall_text));
+	rr->stall = &s->stall;
+	rr->res = NULL;
+	rr->run_error = -ETIMEDOUT;
+	rr->run_error_text = s->stall_text;
+	if (s->po.rep.held_pid)
+		note_add(s, "the measurement child (pid %d) waits in the "
+			 "kernel on the stalled storage: it was killed and "
+			 "is left to the kernel", s->po.rep.held_pid);
+}
+
 /* The transform, the point, the measurement. 0 or an exit code. */
 int cli_run_measure(struct run_state *s, struct rpt_run *rr)
 {
@@ -180,14 +196,28 @@ int cli_run_measure(struct run_state *s, struct rpt_run *rr)
 	if (p.pipe.kind == MS_PIPELINE_GPU_DECODE)
 		rpt_gpu_decode_fill(&rr->gd, s->gs.type, p.pipe.gpudec ==
 				    MS_GPUDEC_HYBRID ? "hybrid" : "hw");
+	if (err == -ETIMEDOUT && s->po.rep.stalled) {
+		/* the child was killed: nothing of its window came back */
+		run_stalled(s, rr, &s->po.rep.stall);
+		return 0;
+	}
 	if (s->po.measured)
 		return 0;
 	if (ms_pipeline_is_python(&p.pipe) && s->po.py.fail &&
 	    !rr->signal && err != -EINTR)
 		return run_python_failed(s, rr);
-	if (err == -EINTR || rr->signal)
-		return cli_fail("run", -EINTR, rr->signal, "interrupted; "
-				"nothing was measured");
+	if (err == -EINTR || rr->signal) {
+		/* still a report: what was prepared, and that it stopped */
+		fprintf(stderr, "feedrate run: interrupted; nothing was "
+			"measured\n");
+		rr->signal = rr->signal ? rr->signal : cli_stop ? cli_stop :
+			     SIGINT;
+		rr->res = NULL;
+		rr->run_error = -EINTR;
+		rr->run_error_text = "interrupted before the window gave "
+				     "numbers";
+		return 0;
+	}
 	/* the run never started: say why */
 	fprintf(stderr, "feedrate run: the measurement could not start: %s\n",
 		s->po.err_text[0] ? s->po.err_text : "?");

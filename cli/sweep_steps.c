@@ -183,7 +183,7 @@ static int sweep_measure(struct sweep_state *s)
 	rpt_sweep_fill_points(&s->rs, s->rpts, s->how, &s->sw,
 			      s->gs.demand * s->gs.count,
 			      stg_dataset_count(s->md.ds));
-	ret = sweep_checks(s);
+	ret = s->sw.stalled ? 0 : sweep_checks(s);
 	if (isatty(STDERR_FILENO))
 		fprintf(stderr, "\r\033[K");
 	return ret;
@@ -197,7 +197,9 @@ int cli_sweep_report(struct sweep_state *s)
 	int ret = FR_EXIT_OK;
 	bool errors = false;
 
+	cli_watch_claim();
 	sweep_fill_report(s);
+	s->rs.stall = s->sw.stalled ? &s->sw.stall : NULL;
 	s->rs.elapsed_s = stg_now() - s->sw.cfg.t0;
 	rpt_prepare_fill(&s->rs.prepare, &s->sw.ph, s->md.list_s,
 			 s->sw.prep_method);
@@ -230,6 +232,8 @@ int cli_sweep_report(struct sweep_state *s)
 			  s->rpts[i].errors;
 	if (cli_stop)
 		return cli_exit_for_signal(cli_stop);
+	if (s->sw.stalled)
+		return cli_stall_exit("sweep", &s->sw.stall);
 	return ret ? FR_EXIT_ENV : errors ? FR_EXIT_SAMPLE_ERRORS : FR_EXIT_OK;
 }
 
@@ -245,6 +249,8 @@ static int sweep_pipeline(void *arg, unsigned i, double budget_s)
 		s->o.budget_s = budget_s;
 		return sweep_measure(s);
 	}
+	if (s->sw.stalled)
+		return 0;       /* the storage stalled: no other pipeline */
 	sub = calloc(1, sizeof(*sub));
 	if (!sub)
 		return cli_fail("sweep", -ENOMEM, 0, "out of memory");
