@@ -25,6 +25,7 @@
 #include "report.h"
 #include "report_ckpt.h"
 #include "report_sweep.h"
+#include "rpt_text.h"
 
 _Static_assert(MS_CHECKS_MAX == RPT_CHECKS_MAX,
 	       "the sweep runs as many check runs as the report holds");
@@ -82,26 +83,6 @@ struct sweep_state {
  * one being copied and the next (the loader's default prefetch per GPU). */
 #define SWEEP_PINNED_BATCHES 2u
 
-/* TEXT on F in lines of at most 78 columns, broken at spaces. */
-static void sweep_print_wrapped(FILE *f, const char *text)
-{
-	while (*text) {
-		size_t n = strlen(text), cut = n;
-
-		if (n > 78) {
-			cut = 78;
-			while (cut && text[cut] != ' ')
-				cut--;
-			if (!cut)
-				cut = 78;
-		}
-		fprintf(f, "%.*s\n", (int)cut, text);
-		text += cut;
-		while (*text == ' ')
-			text++;
-	}
-}
-
 static void sweep_head(FILE *f)
 {
 	fprintf(f,
@@ -132,7 +113,7 @@ static void sweep_tail(FILE *f)
 "by the points; rank 0 reports how the total scales with nodes.\n"
 "\n");
 	ms_budget_rule_text(NULL, rule, sizeof(rule));
-	sweep_print_wrapped(f, rule);
+	rpt_wrap(f, rule, 0, 78, 0);
 	fprintf(f,
 "\n"
 "Exit status: 0 ok, 2 usage error, 3 completed but some samples failed,\n"

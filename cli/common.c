@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "jobfile.h"
 #include "report.h"
+#include "rpt_text.h"
 
 volatile sig_atomic_t cli_stop;
 
@@ -27,10 +28,7 @@ static const struct wl_workload *cli_job;
 
 void cli_print_path(FILE *f, const char *p)
 {
-	char *t = rpt_path_text(p, strlen(p));
-
-	fputs(t ? t : "?", f);
-	free(t);
+	rpt_put_path(f, p);
 }
 
 int cli_exit_for_signal(int sig)

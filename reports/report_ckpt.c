@@ -14,8 +14,9 @@
 
 #include "measure.h"
 #include "report.h"
+#include "rpt_json.h"
 #include "report_ckpt.h"
-#include "report_fmt.h"
+#include "rpt_text.h"
 #include "report_sweep.h"
 
 /* ---- the arithmetic ---- */
@@ -213,17 +214,6 @@ void rpt_ckpt_print(FILE *f, const struct rpt_ckpt *r)
 
 /* ---- JSON ---- */
 
-static json_t *num_or_null(double v)
-{
-	return v >= 0 && isfinite(v) ? json_real(v) : json_null();
-}
-
-/* A figure the user gave, null when not given (<= 0). */
-static json_t *given_or_null(double v)
-{
-	return v > 0 && isfinite(v) ? json_real(v) : json_null();
-}
-
 static json_t *phase_json(const struct ms_ckpt_phase *p)
 {
 	if (!p->done)
@@ -254,9 +244,9 @@ json_t *rpt_ckpt_json(const struct rpt_ckpt *r)
 	save = phase_json(&res->save);
 	if (save && json_is_object(save)) {
 		json_object_set_new(save, "sync_max_s",
-				    json_real(res->save.sync_max_s));
+				    rpt_jnum(res->save.sync_max_s));
 		json_object_set_new(save, "dir_sync_s",
-				    json_real(res->dir_sync_s));
+				    rpt_jnum(res->dir_sync_s));
 	}
 	json_object_set_new(root, "schema", json_string(RPT_CKPT_SCHEMA_NAME));
 	json_object_set_new(root, "schema_version",
@@ -275,8 +265,8 @@ json_t *rpt_ckpt_json(const struct rpt_ckpt *r)
 		"device", str_json(r->fs_device), "network", r->fs_network));
 	json_object_set_new(root, "checkpoint", json_pack(
 		"{s:o, s:o, s:o, s:I, s:I, s:i, s:I, s:o, s:i}",
-		"params", given_or_null(r->params),
-		"bytes_per_param", given_or_null(r->bytes_per_param),
+		"params", rpt_jnum_pos(r->params),
+		"bytes_per_param", rpt_jnum_pos(r->bytes_per_param),
 		"bytes_per_param_meaning", r->params > 0 ?
 		json_string(rpt_ckpt_bpp_meaning(r->bytes_per_param, NULL)) :
 		json_null(),
@@ -298,24 +288,24 @@ json_t *rpt_ckpt_json(const struct rpt_ckpt *r)
 		json_t *rs = json_object_get(root, "restore");
 
 		json_object_set_new(rs, "resident_before",
-				    num_or_null(res->resident_before_restore));
+				    rpt_jnum_nonneg(res->resident_before_restore));
 		json_object_set_new(rs, "bad_pages",
 				    json_integer((json_int_t)res->bad_pages));
 	}
 	json_object_set_new(root, "training", !both ? json_null() : json_pack(
 		"{s:f, s:o, s:o, s:o, s:f, s:o, s:f, s:o, s:o, s:o, s:o, s:o}",
 		"budget", t->budget,
-		"step_time_s", given_or_null(r->tin.step_s),
-		"interval_s", given_or_null(r->tin.interval_s),
-		"share_at_interval", num_or_null(t->share_at_interval),
+		"step_time_s", rpt_jnum_pos(r->tin.step_s),
+		"interval_s", rpt_jnum_pos(r->tin.interval_s),
+		"share_at_interval", rpt_jnum_nonneg(t->share_at_interval),
 		"min_interval_s", t->min_interval_s,
-		"min_interval_steps", num_or_null(t->min_interval_steps),
+		"min_interval_steps", rpt_jnum_nonneg(t->min_interval_steps),
 		"lost_per_interruption_s", t->lost_s,
-		"lost_at_interval_s", num_or_null(t->lost_at_interval_s),
-		"demand_samples_per_s", given_or_null(r->tin.demand_total),
-		"epoch_samples", given_or_null(r->tin.epoch_samples),
-		"epoch_s", num_or_null(t->epoch_s),
-		"share_per_epoch", num_or_null(t->share_per_epoch)));
+		"lost_at_interval_s", rpt_jnum_nonneg(t->lost_at_interval_s),
+		"demand_samples_per_s", rpt_jnum_pos(r->tin.demand_total),
+		"epoch_samples", rpt_jnum_pos(r->tin.epoch_samples),
+		"epoch_s", rpt_jnum_nonneg(t->epoch_s),
+		"share_per_epoch", rpt_jnum_nonneg(t->share_per_epoch)));
 	json_object_set_new(root, "kept", json_boolean(res->kept));
 	json_object_set_new(root, "removed_all",
 			    json_boolean(res->removed_all));
@@ -526,16 +516,16 @@ int rpt_sweep_cost_json(json_t *root, const struct rpt_sweep *s)
 				"feed_samples_per_s", x.feed_per_s,
 				"feed_is_gpu_demand", x.gpu_bound,
 				"usd_per_million_samples",
-				num_or_null(x.usd_per_msample),
-				"usd_per_epoch", num_or_null(x.usd_per_epoch),
-				"epoch_s", num_or_null(x.epoch_s)))) {
+				rpt_jnum_nonneg(x.usd_per_msample),
+				"usd_per_epoch", rpt_jnum_nonneg(x.usd_per_epoch),
+				"epoch_s", rpt_jnum_nonneg(x.epoch_s)))) {
 				json_decref(per);
 				per = NULL;
 			}
 		}
 		cost = per ? json_pack("{s:f, s:o, s:o}", "usd_per_hour",
 				       s->usd_per_hour, "epoch_samples",
-				       given_or_null((double)s->files),
+				       rpt_jnum_pos((double)s->files),
 				       "per_cache", per) : NULL;
 	}
 	if (!ckj || !cost) {

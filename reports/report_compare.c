@@ -12,8 +12,9 @@
 #include <string.h>
 
 #include "report.h"
+#include "rpt_html.h"
 #include "report_ckpt.h"
-#include "report_fmt.h"
+#include "rpt_text.h"
 #include "report_sweep.h"
 
 static char *dup_or_empty(const char *s)

@@ -28,57 +28,12 @@
 
 #include "loader.h"
 #include "report.h"
+#include "rpt_html.h"
 #include "report_ckpt.h"
-#include "report_fmt.h"
+#include "rpt_text.h"
 #include "report_sweep.h"
 
 /* ---- the growable buffer ---- */
-
-void rpt_buf_init(struct rpt_buf *b)
-{
-	b->s = NULL;
-	b->len = 0;
-	b->cap = 0;
-	b->ok = true;
-}
-
-static bool buf_reserve(struct rpt_buf *b, size_t more)
-{
-	size_t cap;
-	char *n;
-
-	if (!b->ok)
-		return false;
-	if (b->len + more + 1 <= b->cap)
-		return true;
-	cap = b->cap ? b->cap : 4096;
-	while (cap < b->len + more + 1)
-		cap *= 2;
-	n = realloc(b->s, cap);
-	if (!n) {
-		b->ok = false;
-		return false;
-	}
-	b->s = n;
-	b->cap = cap;
-	return true;
-}
-
-void rpt_buf_printf(struct rpt_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || !buf_reserve(b, (size_t)n))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
 
 void rpt_buf_html(struct rpt_buf *b, const char *text)
 {
@@ -95,9 +50,8 @@ void rpt_buf_html(struct rpt_buf *b, const char *text)
 		}
 		if (rep) {
 			rpt_buf_printf(b, "%s", rep);
-		} else if (buf_reserve(b, 1)) {
-			b->s[b->len++] = *t;
-			b->s[b->len] = '\0';
+		} else {
+			rpt_buf_put(b, t, 1);
 		}
 	}
 }
@@ -112,19 +66,6 @@ void rpt_buf_html_path(struct rpt_buf *b, const char *path)
 	}
 	rpt_buf_html(b, t);
 	free(t);
-}
-
-char *rpt_buf_take(struct rpt_buf *b)
-{
-	char *s = b->ok ? b->s : NULL;
-
-	if (!b->ok)
-		free(b->s);
-	else if (!s)
-		s = calloc(1, 1);
-	b->s = NULL;
-	b->len = b->cap = 0;
-	return s;
 }
 
 /* ---- the page ---- */

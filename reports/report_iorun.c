@@ -10,6 +10,7 @@
 
 #include "measure.h"
 #include "report.h"
+#include "rpt_json.h"
 
 static const double io_pcts[] = { 50.0, 90.0, 99.0, 99.9 };
 #define IO_NPCTS (sizeof(io_pcts) / sizeof(io_pcts[0]))
@@ -208,13 +209,13 @@ json_t *rpt_iorun_json(const char *dataset, const struct ms_io_config *cfg,
 			    json_integer((json_int_t)res->st.bytes));
 	json_object_set_new(root, "total_ios",
 			    json_integer((json_int_t)res->st.reads));
-	json_object_set_new(root, "runtime_s", json_real(secs));
+	json_object_set_new(root, "runtime_s", rpt_jnum(secs));
 	json_object_set_new(root, "bw_bytes", json_integer((json_int_t)
 			    io_per_s(res->st.bytes, secs)));
-	json_object_set_new(root, "iops", json_real(io_per_s(res->st.reads,
+	json_object_set_new(root, "iops", rpt_jnum(io_per_s(res->st.reads,
 							    secs)));
 	json_object_set_new(root, "files_per_s",
-			    json_real(io_per_s(res->st.files_ok, secs)));
+			    rpt_jnum(io_per_s(res->st.files_ok, secs)));
 	json_object_set_new(root, "clat_ns", io_json_clat(&res->st.clat));
 	json_object_set_new(root, "errors", io_json_errors(res));
 	io_json_listing(root, res);

@@ -12,6 +12,8 @@
 
 #include "measure.h"
 #include "report.h"
+#include "rpt_html.h"
+#include "rpt_json.h"
 #include "report_sweep.h"
 
 /* S cut by snprintf: drop a last UTF-8 character left incomplete. */
@@ -258,11 +260,6 @@ void rpt_pipelines_print(FILE *f, const struct rpt_sweep *s)
 	}
 }
 
-static json_t *num_or_null(double v, bool known)
-{
-	return known ? json_real(v) : json_null();
-}
-
 int rpt_pipelines_json(json_t *root, const struct rpt_sweep *s,
 		       bool with_series)
 {
@@ -293,9 +290,9 @@ int rpt_pipelines_json(json_t *root, const struct rpt_sweep *s,
 			json_null(),
 			"gpus_fed", v.cache >= 0 ? json_integer(v.gpus_fed) :
 			json_null(),
-			"vcpus_per_gpu", num_or_null(v.vcpus_per_gpu,
+			"vcpus_per_gpu", rpt_jnum_if(v.vcpus_per_gpu,
 						     v.vcpus_per_gpu > 0),
-			"cpu_s_per_sample", num_or_null(v.cpu_s_per_sample,
+			"cpu_s_per_sample", rpt_jnum_if(v.cpu_s_per_sample,
 							v.cpu_s_per_sample > 0)));
 		json_decref(key);
 		pj = rpt_pipeline_json(v.name, p->pipeline, p->pipeline_workers,

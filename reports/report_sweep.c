@@ -11,8 +11,9 @@
 
 #include "loader.h"
 #include "report.h"
+#include "rpt_json.h"
 #include "report_ckpt.h"
-#include "report_fmt.h"
+#include "rpt_text.h"
 #include "report_sweep.h"
 
 static const char *nz(const char *s)
@@ -62,40 +63,16 @@ void rpt_sweep_verdict(struct rpt_sweep *s)
 
 /* ---- text ---- */
 
-static void print_path(FILE *f, const char *path)
-{
-	char *t = rpt_path_text(nz(path), strlen(nz(path)));
-
-	fputs(t ? t : "?", f);
-	free(t);
-}
-
-/* Words wrapped at 78 columns, continuation lines indented by IND. */
+/* FIRST, then TEXT wrapped at 78 columns, continuation lines indented by
+ * IND. */
 static void print_wrapped(FILE *f, const char *first, unsigned ind,
 			  const char *text)
 {
-	size_t col = strlen(first);
-	const char *p = text;
-
 	fputs(first, f);
-	while (*p) {
-		size_t w = strcspn(p, " ");
-
-		if (col > ind && col + 1 + w > 78) {
-			fprintf(f, "\n%*s", (int)ind, "");
-			col = ind;
-		} else if (col > ind || (col == ind && p != text &&
-					 col != strlen(first))) {
-			fputc(' ', f);
-			col++;
-		}
-		fwrite(p, 1, w, f);
-		col += w;
-		p += w;
-		while (*p == ' ')
-			p++;
-	}
-	fputc('\n', f);
+	if (*text)
+		rpt_wrap(f, text, strlen(first), 78, ind);
+	else
+		fputc('\n', f);
 }
 
 static const char *conf_text(int c)
@@ -864,7 +841,7 @@ static void print_facts(FILE *f, const struct rpt_sweep *s)
 	rpt_fmt_bytes(a, sizeof(a), (double)s->bytes);
 	rpt_fmt_count(b, sizeof(b), (double)s->files);
 	fprintf(f, "  dataset  ");
-	print_path(f, s->dataset);
+	rpt_put_path(f, s->dataset);
 	fprintf(f, "%s\n           %s files, %s, workload %s\n",
 		s->generated ? " (generated, removed after the sweep)" : "",
 		b, a, nz(s->workload));
@@ -902,11 +879,6 @@ void rpt_sweep_print(FILE *f, const struct rpt_sweep *s)
 }
 
 /* ---- JSON ---- */
-
-static json_t *num_or_null(double v, bool known)
-{
-	return known && isfinite(v) ? json_real(v) : json_null();
-}
 
 static json_t *stages_json(const struct rpt_stages *st)
 {
@@ -959,23 +931,23 @@ static json_t *point_json(const struct rpt_point *p, bool with_series)
 		json_object_set_new(o, "stages", json_null());
 		return o;
 	}
-	json_object_set_new(o, "samples_per_s", json_real(p->samples_per_s));
-	json_object_set_new(o, "au", num_or_null(p->au, p->au >= 0));
+	json_object_set_new(o, "samples_per_s", rpt_jnum(p->samples_per_s));
+	json_object_set_new(o, "au", rpt_jnum_if(p->au, p->au >= 0));
 	json_object_set_new(o, "au_computed", json_true());
-	json_object_set_new(o, "hit_ratio", num_or_null(p->hit_ratio,
+	json_object_set_new(o, "hit_ratio", rpt_jnum_if(p->hit_ratio,
 							 p->hit_ratio >= 0));
 	json_object_set_new(o, "hit_ratio_estimated",
 			    json_boolean(p->hit_ratio_estimated));
-	json_object_set_new(o, "fraction_resident", num_or_null(
+	json_object_set_new(o, "fraction_resident", rpt_jnum_if(
 		p->fraction_resident, p->fraction_resident >= 0));
 	json_object_set_new(o, "bottleneck", json_string(nz(p->bottleneck)));
 	json_object_set_new(o, "bottleneck_why",
 			    json_string(nz(p->bottleneck_why)));
 	json_object_set_new(o, "stages", stages_json(&p->stages));
 	json_object_set_new(o, "cpu_s_per_sample",
-			    json_real(rpt_point_cpu_s_per_sample(p)));
-	json_object_set_new(o, "measured_s", json_real(p->measured_s));
-	json_object_set_new(o, "warmup_s", json_real(p->warmup_s));
+			    rpt_jnum(rpt_point_cpu_s_per_sample(p)));
+	json_object_set_new(o, "measured_s", rpt_jnum(p->measured_s));
+	json_object_set_new(o, "warmup_s", rpt_jnum(p->warmup_s));
 	json_object_set_new(o, "samples", json_integer((json_int_t)p->samples));
 	json_object_set_new(o, "batches", json_integer((json_int_t)p->batches));
 	json_object_set_new(o, "too_short", json_boolean(
@@ -989,12 +961,12 @@ static json_t *point_json(const struct rpt_point *p, bool with_series)
 	json_object_set_new(o, "sample_bytes",
 			    json_integer((json_int_t)p->sample_bytes));
 	json_object_set_new(o, "read_bytes_per_s",
-			    json_real(p->read_bytes_per_s));
+			    rpt_jnum(p->read_bytes_per_s));
 	if (p->decompressed_bytes_per_s > 0)
 		json_object_set_new(o, "decompressed_bytes_per_s",
-				    json_real(p->decompressed_bytes_per_s));
-	json_object_set_new(o, "files_per_s", json_real(p->files_per_s));
-	json_object_set_new(o, "cpu_outside_mask_s", num_or_null(
+				    rpt_jnum(p->decompressed_bytes_per_s));
+	json_object_set_new(o, "files_per_s", rpt_jnum(p->files_per_s));
+	json_object_set_new(o, "cpu_outside_mask_s", rpt_jnum_if(
 		p->cpu_outside_mask_s, p->cpu_outside_mask_s >= 0));
 	json_object_set_new(o, "backend", json_string(nz(p->backend)));
 	json_object_set_new(o, "cache_how", json_string(nz(p->cache_how)));
@@ -1002,7 +974,7 @@ static json_t *point_json(const struct rpt_point *p, bool with_series)
 			    json_boolean(p->odirect_refused));
 	json_object_set_new(o, "reads_in_flight_max", p->reads_in_flight_max ?
 		json_integer(p->reads_in_flight_max) : json_null());
-	json_object_set_new(o, "read_latency_s", num_or_null(
+	json_object_set_new(o, "read_latency_s", rpt_jnum_if(
 		p->read_latency_s, p->read_latency_s > 0));
 	if (with_series && p->series) {
 		json_t *a = json_array();
@@ -1034,8 +1006,8 @@ static json_t *cache_verdict_json(const struct rpt_sweep *s, int c)
 		(enum stg_cache_state)c)));
 	json_object_set_new(o, "vcpus", json_integer(cv->vcpus_top));
 	json_object_set_new(o, "all_vcpus", json_boolean(cv->top_is_all));
-	json_object_set_new(o, "samples_per_s", json_real(cv->samples_per_s));
-	json_object_set_new(o, "hit_ratio", num_or_null(cv->hit_ratio,
+	json_object_set_new(o, "samples_per_s", rpt_jnum(cv->samples_per_s));
+	json_object_set_new(o, "hit_ratio", rpt_jnum_if(cv->hit_ratio,
 							 cv->hit_ratio >= 0));
 	json_object_set_new(o, "hit_ratio_estimated",
 			    json_boolean(cv->hit_ratio_estimated));
@@ -1064,15 +1036,15 @@ static json_t *cache_verdict_json(const struct rpt_sweep *s, int c)
 			    json_string(cv->check.note) : json_null());
 	json_object_set_new(o, "limiting", json_string(cv->limiting));
 	json_object_set_new(o, "per_vcpu_samples_per_s",
-			    json_real(cv->per_vcpu_rate));
-	json_object_set_new(o, "scaling_from_1_vcpu", num_or_null(
+			    rpt_jnum(cv->per_vcpu_rate));
+	json_object_set_new(o, "scaling_from_1_vcpu", rpt_jnum_if(
 		cv->scaling, cv->scaling >= 0));
 	json_object_set_new(o, "cpu_s_per_sample",
-			    json_real(cv->cpu_s_per_sample));
-	json_object_set_new(o, "cpu_per_vcpu", json_real(cv->cpu_per_vcpu));
+			    rpt_jnum(cv->cpu_s_per_sample));
+	json_object_set_new(o, "cpu_per_vcpu", rpt_jnum(cv->cpu_per_vcpu));
 	json_object_set_new(o, "figures_consistent",
 			    json_boolean(!cv->inconsistent));
-	json_object_set_new(o, "vcpus_per_gpu", num_or_null(
+	json_object_set_new(o, "vcpus_per_gpu", rpt_jnum_if(
 		cv->vcpus_per_gpu, cv->vcpus_per_gpu > 0));
 	json_object_set_new(o, "storage_bound",
 			    json_boolean(cv->storage_bound));
@@ -1127,10 +1099,10 @@ static json_t *ram_curve_json(const struct rpt_sweep *s)
 		json_t *e = json_pack("{s:I,s:f,s:o,s:s,s:f,s:o}",
 			"page_cache_bytes", (json_int_t)r->page_cache_bytes,
 			"fraction", r->fraction, "hit_ratio",
-			num_or_null(r->hit_ratio, r->hit_ratio >= 0),
+			rpt_jnum_if(r->hit_ratio, r->hit_ratio >= 0),
 			"hit_ratio_source", r->source, "model_hit_ratio",
 			r->model_hit, "samples_per_s",
-			num_or_null(r->samples_per_s, r->samples_per_s >= 0));
+			rpt_jnum_if(r->samples_per_s, r->samples_per_s >= 0));
 
 		if (!e)
 			continue;
@@ -1155,16 +1127,16 @@ static void ram_need_json(json_t *o, const struct rpt_sweep *s)
 		return;
 	json_object_set_new(o, "known", json_boolean(n->known));
 	json_object_set_new(o, "upper_bound", json_boolean(n->at_most));
-	json_object_set_new(o, "storage_samples_per_s", num_or_null(
+	json_object_set_new(o, "storage_samples_per_s", rpt_jnum_if(
 		n->storage_samples_per_s, n->known));
-	json_object_set_new(o, "hit_needed", num_or_null(n->hit_needed,
+	json_object_set_new(o, "hit_needed", rpt_jnum_if(n->hit_needed,
 							  n->known));
 	json_object_set_new(o, "no_cache_needed",
 			    json_boolean(n->no_cache_needed));
-	json_object_set_new(o, "fraction_needed", num_or_null(
+	json_object_set_new(o, "fraction_needed", rpt_jnum_if(
 		n->fraction_needed, some));
 	json_object_set_new(o, "none_suffices", json_boolean(n->none_suffices));
-	json_object_set_new(o, "fraction_max", json_real(RPT_RAM_FRACTION_MAX));
+	json_object_set_new(o, "fraction_max", rpt_jnum(RPT_RAM_FRACTION_MAX));
 	json_object_set_new(o, "page_cache_needed_bytes",
 			    bytes_or_null(n->page_cache_bytes, some));
 	json_object_set_new(o, "vm_ram_needed_bytes",
@@ -1173,9 +1145,9 @@ static void ram_need_json(json_t *o, const struct rpt_sweep *s)
 							  v->own_bytes > 0));
 	json_object_set_new(o, "page_cache_here_bytes", bytes_or_null(
 		n->page_cache_here, n->known && v->ram_limit));
-	json_object_set_new(o, "hit_ratio_here", num_or_null(n->hit_here,
+	json_object_set_new(o, "hit_ratio_here", rpt_jnum_if(n->hit_here,
 		n->known && n->hit_here >= 0));
-	json_object_set_new(o, "gpus_here", num_or_null(n->gpus_here,
+	json_object_set_new(o, "gpus_here", rpt_jnum_if(n->gpus_here,
 		n->known && n->gpus_here >= 0));
 	json_object_set_new(o, "enough_here", n->known ?
 			    json_boolean(n->enough_here) : json_null());
@@ -1217,7 +1189,7 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 		stg_vcpu_kind_name(v->vcpu_kind)));
 	json_object_set_new(o, "vcpu_kind_basis",
 			    json_string(nz(v->vcpu_kind_basis)));
-	json_object_set_new(o, "smt_yield", num_or_null(v->smt_yield,
+	json_object_set_new(o, "smt_yield", rpt_jnum_if(v->smt_yield,
 							 v->smt_yield > 0));
 	json_object_set_new(o, "smt_yield_range", json_pack("[f,f]",
 		v->smt_yield_lo, v->smt_yield_hi));
@@ -1239,7 +1211,7 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 		json_object_set_new(fed, stg_cache_state_name((enum stg_cache_state)c),
 				    json_integer(cv->gpus_fed));
 		json_object_set_new(vpg, stg_cache_state_name((enum stg_cache_state)c),
-				    num_or_null(cv->vcpus_per_gpu,
+				    rpt_jnum_if(cv->vcpus_per_gpu,
 						cv->vcpus_per_gpu > 0));
 		json_array_append_new(per, cache_verdict_json(s, c));
 	}
@@ -1270,9 +1242,9 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 		"share", RPT_RAM_SHARE,
 		"page_cache_bytes", s->lru_ram_bytes ?
 		json_integer((json_int_t)s->lru_ram_bytes) : json_null(),
-		"lru_steady", num_or_null(s->lru_ram_steady,
+		"lru_steady", rpt_jnum_if(s->lru_ram_steady,
 					  s->lru_ram_steady >= 0),
-		"lru_half_steady", num_or_null(s->lru_half_steady,
+		"lru_half_steady", rpt_jnum_if(s->lru_half_steady,
 					       s->lru_half_steady >= 0)));
 	ram_need_json(json_object_get(o, "ram"), s);
 	json_object_set_new(o, "ram_needed_bytes", bytes_or_null(
@@ -1289,8 +1261,8 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 			"name", nz(sh->name), "cloud", nz(sh->cloud),
 			"gpus", (int)sh->gpus, "vcpus", (int)sh->vcpus,
 			"ram_gib", sh->ram_gib, "vcpus_needed",
-			num_or_null(fi->vcpus_needed, known),
-			"vcpus_spare", num_or_null(fi->vcpus_spare, known),
+			rpt_jnum_if(fi->vcpus_needed, known),
+			"vcpus_spare", rpt_jnum_if(fi->vcpus_spare, known),
 			"ram_holds_dataset", fi->ram_holds_dataset,
 			"recalled", sh->recalled);
 
@@ -1303,7 +1275,7 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 		json_object_set_new(e, "demand_row", sh->demand_row ?
 				    json_string(sh->demand_row) : json_null());
 		json_object_set_new(e, "demand_total",
-				    json_real(fi->demand_total));
+				    rpt_jnum(fi->demand_total));
 		json_object_set_new(e, "demand_basis", sh->demand_basis ?
 			json_string(sh->demand_basis) : json_null());
 		json_object_set_new(e, "demand_source", sh->demand_source ?
@@ -1311,11 +1283,11 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 		json_object_set_new(e, "demand_multi_measured",
 				    json_boolean(sh->demand_multi_measured));
 		json_object_set_new(e, "vcpus_needed_low",
-			num_or_null(fi->vcpus_needed_lo, known));
+			rpt_jnum_if(fi->vcpus_needed_lo, known));
 		json_object_set_new(e, "vcpus_reserved",
-				    json_real(fi->vcpus_reserved));
+				    rpt_jnum(fi->vcpus_reserved));
 		json_object_set_new(e, "vcpus_spare_best",
-			num_or_null(fi->vcpus_spare_hi, known));
+			rpt_jnum_if(fi->vcpus_spare_hi, known));
 		json_object_set_new(e, "fits", json_string(
 			rpt_fit_text(fi->fits)));
 		json_object_set_new(e, "ram_reserved_bytes",
@@ -1393,10 +1365,10 @@ json_t *rpt_sweep_json(const struct rpt_sweep *s, bool with_series)
 
 		json_object_set_new(g, "demand_basis",
 				    json_string(nz(s->demand_basis)));
-		json_object_set_new(g, "demand_single", json_real(
+		json_object_set_new(g, "demand_single", rpt_jnum(
 			s->demand_single > 0 ? s->demand_single :
 			s->demand_per_gpu));
-		json_object_set_new(g, "demand_total", json_real(
+		json_object_set_new(g, "demand_total", rpt_jnum(
 			s->demand_total > 0 ? s->demand_total :
 			s->demand_per_gpu * s->gpu_count));
 		json_object_set_new(g, "demand_multi_measured",

@@ -311,23 +311,4 @@ void rpt_compare_print(FILE *f, const struct rpt_candidate *c, size_t n);
 /* The side-by-side HTML page (a table and a bar chart); malloc'd. */
 char *rpt_compare_html(const struct rpt_candidate *c, size_t n);
 
-/* ---- small shared helpers (report_html.c) ---- */
-
-/* A growable string; every append fails soft (ok = false) on ENOMEM. */
-struct rpt_buf {
-	char *s;
-	size_t len, cap;
-	bool ok;
-};
-
-void rpt_buf_init(struct rpt_buf *b);
-void rpt_buf_printf(struct rpt_buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-/* Append TEXT (UTF-8) with &, <, >, " and ' escaped. */
-void rpt_buf_html(struct rpt_buf *b, const char *text);
-/* Append raw BYTES of a path: rpt_path_text, then HTML-escaped. */
-void rpt_buf_html_path(struct rpt_buf *b, const char *path);
-/* The string (ownership passes to the caller), or NULL after ENOMEM. */
-char *rpt_buf_take(struct rpt_buf *b);
-
 #endif /* FEEDRATE_REPORT_SWEEP_H */

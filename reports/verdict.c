@@ -11,7 +11,7 @@
 #include <strings.h>
 
 #include "loader.h"     /* LDR_DEFAULT_AU_THRESHOLD, LDR_RAM_SLACK */
-#include "report_fmt.h"
+#include "rpt_text.h"
 #include "verdict.h"
 
 /* A constant's value as text, for texts that must not restate it. */
