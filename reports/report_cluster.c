@@ -869,17 +869,6 @@ json_t *rpt_cluster_json(const struct rpt_cluster *c)
 
 /* ---- HTML ---- */
 
-static const char page_style[] =
-	"body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;"
-	"max-width:960px;color:#222}h1{font-size:1.5em}h2{font-size:1.15em;"
-	"margin-top:1.8em;border-bottom:1px solid #ccc}"
-	"table{border-collapse:collapse;margin:.5em 0}"
-	"td,th{padding:.2em .6em;border-bottom:1px solid #eee;"
-	"text-align:right}td:first-child,th:first-child{text-align:left}"
-	".verdict{font-size:1.1em;background:#f4f7fb;padding:.8em;"
-	"border-left:4px solid #1f5fbf}.note{color:#555;font-size:.9em}"
-	".lost{color:#c0392b}svg text{font:11px sans-serif}";
-
 /* Append a fixed array's text, escaped as a path and for HTML. */
 static void html_fixed(struct rpt_buf *b, const char *a, size_t size)
 {
@@ -1099,9 +1088,7 @@ char *rpt_cluster_html(const struct rpt_cluster *c)
 	nodes_fill(c, ni, n);
 	rpt_cluster_verdict(c, verdict, sizeof(verdict));
 	rpt_buf_init(&b);
-	rpt_buf_printf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
-		       "<meta charset=\"utf-8\"><title>feedrate cluster"
-		       "</title><style>%s</style></head><body>\n", page_style);
+	rpt_html_head(&b, "feedrate cluster");
 	rpt_buf_printf(&b, "<h1>feedrate ");
 	rpt_buf_html(&b, c->command ? c->command : "cluster");
 	if (c->workload) {
@@ -1128,7 +1115,8 @@ char *rpt_cluster_html(const struct rpt_cluster *c)
 		rpt_buf_printf(&b, "</p>\n");
 	}
 	rpt_buf_printf(&b, "<p class=\"note\">report schema feedrate.cluster "
-		       "v%d</p>\n</body></html>\n", RPT_RUN_SCHEMA_VERSION);
+		       "v%d</p>\n", RPT_RUN_SCHEMA_VERSION);
+	rpt_html_end(&b);
 	return rpt_buf_take(&b);
 }
 
@@ -1168,11 +1156,6 @@ json_t *rpt_cluster_json_str(const char *s)
 json_t *rpt_cluster_json_text(const char *s)
 {
 	return jtext(s);
-}
-
-const char *rpt_cluster_html_style(void)
-{
-	return page_style;
 }
 
 void rpt_cluster_html_fixed(struct rpt_buf *b, const char *a, size_t size)

@@ -217,8 +217,6 @@ char *rpt_cluster_fixed_text(const char *a, size_t size);
 struct json_t *rpt_cluster_json_str(const char *s);
 struct json_t *rpt_cluster_json_text(const char *s);
 
-/* The style sheet of the cluster reports' HTML pages (static). */
-const char *rpt_cluster_html_style(void);
 
 struct rpt_buf;
 

@@ -907,10 +907,7 @@ char *rpt_cluster_sweep_html(const struct rpt_cluster_sweep *s)
 		return NULL;
 	verdict_words(s, sr, ns, verdict, sizeof(verdict));
 	rpt_buf_init(&b);
-	rpt_buf_printf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
-		       "<meta charset=\"utf-8\"><title>feedrate cluster sweep"
-		       "</title><style>%s</style></head><body>\n",
-		       rpt_cluster_html_style());
+	rpt_html_head(&b, "feedrate cluster sweep");
 	rpt_buf_printf(&b, "<h1>feedrate sweep");
 	if (s->workload) {
 		rpt_buf_printf(&b, ": ");
@@ -935,8 +932,9 @@ char *rpt_cluster_sweep_html(const struct rpt_cluster_sweep *s)
 		rpt_buf_printf(&b, "</p>\n");
 	}
 	rpt_buf_printf(&b, "<p class=\"note\">report schema "
-		       "feedrate.cluster_sweep v%d</p>\n</body></html>\n",
+		       "feedrate.cluster_sweep v%d</p>\n",
 		       RPT_RUN_SCHEMA_VERSION);
+	rpt_html_end(&b);
 	free(sr);
 	return rpt_buf_take(&b);
 }

@@ -620,21 +620,13 @@ static void cost_html(struct rpt_buf *b, const struct rpt_candidate *c,
 char *rpt_compare_page(const struct rpt_candidate *c,
 		       const struct rpt_cost *costs, size_t n)
 {
-	static const char tail[] = "</body></html>";
-	char *page = rpt_compare_html(c, n), *end;
 	struct rpt_buf b;
 
-	if (!page || !costs)
-		return page;
-	end = strstr(page, tail);
-	if (!end) {
-		free(page);
-		return NULL;
-	}
 	rpt_buf_init(&b);
-	rpt_buf_printf(&b, "%.*s", (int)(end - page), page);
-	cost_html(&b, c, costs, n);
-	rpt_buf_printf(&b, "%s", end);
-	free(page);
+	rpt_html_head(&b, "feedrate compare");
+	rpt_compare_html_body(&b, c, n);
+	if (costs)
+		cost_html(&b, c, costs, n);
+	rpt_html_end(&b);
 	return rpt_buf_take(&b);
 }

@@ -310,5 +310,8 @@ void rpt_compare_print(FILE *f, const struct rpt_candidate *c, size_t n);
 
 /* The side-by-side HTML page (a table and a bar chart); malloc'd. */
 char *rpt_compare_html(const struct rpt_candidate *c, size_t n);
+/* Its body alone (a heading, the table and the chart), into B. */
+void rpt_compare_html_body(struct rpt_buf *b, const struct rpt_candidate *c,
+			   size_t n);
 
 #endif /* FEEDRATE_REPORT_SWEEP_H */

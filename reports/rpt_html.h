@@ -1,11 +1,19 @@
 /*
- * rpt_html.h - the report kit's HTML writer (reports/ only): escaped text
- * and names into a growable string.
+ * rpt_html.h - the report kit's HTML writer (reports/ only): every page
+ * starts with rpt_html_head (one style sheet) and ends with rpt_html_end;
+ * text and names go in escaped. A page is built in order into a growable
+ * string, never patched afterwards.
  */
 #ifndef FEEDRATE_RPT_HTML_H
 #define FEEDRATE_RPT_HTML_H
 
 #include "rpt_text.h"
+
+/* "<!DOCTYPE html>", the head titled TITLE (escaped) with the style
+ * sheet, and "<body>". */
+void rpt_html_head(struct rpt_buf *b, const char *title);
+/* "</body></html>". */
+void rpt_html_end(struct rpt_buf *b);
 
 /* Append TEXT (UTF-8) with &, <, >, " and ' escaped. */
 void rpt_buf_html(struct rpt_buf *b, const char *text);

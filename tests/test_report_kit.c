@@ -148,3 +148,24 @@ FR_TEST(report_kit, appends_cut_at_the_end_and_the_growable_string_grows)
 	cr_expect_str_eq(s + 8000, "<&>&lt;&amp;&gt;&#39;&quot;");
 	free(s);
 }
+
+FR_TEST(report_kit, a_page_has_one_head_one_style_sheet_and_one_end)
+{
+	struct rpt_buf b;
+	char *s;
+
+	rpt_buf_init(&b);
+	rpt_html_head(&b, "a <b> & 'c'");
+	rpt_buf_printf(&b, "<p>x</p>\n");
+	rpt_html_end(&b);
+	s = rpt_buf_take(&b);
+	cr_assert_not_null(s);
+	cr_expect_eq(strncmp(s, "<!DOCTYPE html>\n", 16), 0);
+	cr_expect_not_null(strstr(s, "<title>a &lt;b&gt; &amp; &#39;c&#39;"
+				  "</title><style>"));
+	cr_expect_null(strstr(strstr(s, "<style>") + 1, "<style>"));
+	cr_expect_not_null(strstr(s, ".lost{"), "the cluster pages' class");
+	cr_expect_not_null(strstr(s, "svg .halo{"), "the charts' class");
+	cr_expect_str_eq(s + strlen(s) - 24, "<p>x</p>\n</body></html>\n");
+	free(s);
+}
