@@ -4,6 +4,7 @@
  * command measured); this file only formats it. Nothing here runs the
  * engine.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1310,6 +1311,81 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 	return o;
 }
 
+/*
+ * Into S's JSON report ROOT (when S has others or its own pipeline is not
+ * native): verdict.by_pipeline {name: {headline, cache, vcpus, gpus_fed,
+ * vcpus_per_gpu, cpu_s_per_sample}} and pipelines [{name, description,
+ * workers, versions, interpreter, points, verdict}], the first being S's
+ * own (whose points are the report's "points"); each other pipeline's
+ * points and verdict are its own sweep's JSON (rpt_sweep_json). Returns 0
+ * or -ENOMEM.
+ */
+static int pipelines_json(json_t *root, const struct rpt_sweep *s,
+			  bool with_series)
+{
+	json_t *verdict = json_object_get(root, "verdict");
+	json_t *by = json_object(), *arr = json_array();
+
+	if (!by || !arr || !json_is_object(verdict)) {
+		json_decref(by);
+		json_decref(arr);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i <= s->nothers; i++) {
+		const struct rpt_sweep *p = i ? s->others[i - 1] : s;
+		struct rpt_pipeline_verdict v;
+		json_t *e, *pj, *key, *sub = NULL;
+
+		rpt_pipeline_verdict_get(s, i, &v);
+		key = rpt_json_path(v.name);    /* a FILE's name: any bytes */
+		json_object_set_new(by, json_string_value(key) ?
+				    json_string_value(key) : "?", json_pack(
+			"{s:s,s:o,s:o,s:o,s:o,s:o,s:o}",
+			"headline", v.headline ? v.headline : "",
+			"label", rpt_json_path(v.label),
+			"cache", v.cache >= 0 ? json_string(
+			stg_cache_state_name((enum stg_cache_state)v.cache)) :
+			json_null(),
+			"vcpus", v.cache >= 0 ? json_integer(v.vcpus) :
+			json_null(),
+			"gpus_fed", v.cache >= 0 ? json_integer(v.gpus_fed) :
+			json_null(),
+			"vcpus_per_gpu", rpt_jnum_if(v.vcpus_per_gpu,
+						     v.vcpus_per_gpu > 0),
+			"cpu_s_per_sample", rpt_jnum_if(v.cpu_s_per_sample,
+							v.cpu_s_per_sample > 0)));
+		json_decref(key);
+		pj = rpt_pipeline_json(v.name, p->pipeline, p->pipeline_workers,
+				       p->py);
+		if (!pj)
+			continue;
+		if (!p->pipeline_workers && strcmp(v.name, "native"))
+			json_object_set_new(pj, "workers", json_null());
+		json_object_set_new(pj, "workers_rule", json_string(
+			!strcmp(v.name, "native") ? "the point's vCPUs" :
+			p->pipeline_workers ? "--workers" :
+			"the point's vCPUs - 1, at least 1"));
+		if (i) {
+			sub = rpt_sweep_json(p, with_series);
+			e = json_object_get(sub, "points");
+			json_object_set(pj, "points", e ? e : json_null());
+			e = json_object_get(sub, "verdict");
+			/* the per-pipeline lines are the report's, once */
+			if (e)
+				json_object_del(e, "by_pipeline");
+			json_object_set(pj, "verdict", e ? e : json_null());
+			json_decref(sub);
+		} else {
+			json_object_set_new(pj, "points",
+					    json_string("see points"));
+		}
+		json_array_append_new(arr, pj);
+	}
+	json_object_set_new(verdict, "by_pipeline", by);
+	json_object_set_new(root, "pipelines", arr);
+	return 0;
+}
+
 json_t *rpt_sweep_json(const struct rpt_sweep *s, bool with_series)
 {
 	json_t *root = json_object(), *pts = json_array(), *drop = json_array();
@@ -1399,7 +1475,7 @@ json_t *rpt_sweep_json(const struct rpt_sweep *s, bool with_series)
 	if (rpt_sweep_cost_json(root, s) ||
 	    ((s->nothers || (s->pipeline_name &&
 			      strcmp(s->pipeline_name, "native"))) &&
-	     rpt_pipelines_json(root, s, with_series))) {
+	     pipelines_json(root, s, with_series))) {
 		json_decref(root);
 		return NULL;
 	}

@@ -222,16 +222,6 @@ const char *rpt_pipelines_line(const struct rpt_pipeline_verdict *v,
  * one pipeline), then each other pipeline's points. */
 void rpt_pipelines_print(FILE *f, const struct rpt_sweep *s);
 
-/*
- * Into S's JSON report ROOT (rpt_sweep_json calls it when S has others or
- * its own pipeline is not native): verdict.by_pipeline {name: {headline,
- * cache, vcpus, gpus_fed, vcpus_per_gpu, cpu_s_per_sample}} and
- * pipelines [{name, description, workers, versions, interpreter,
- * points, verdict}], the first being S's own (whose points are the
- * report's "points"). Returns 0 or -ENOMEM.
- */
-int rpt_pipelines_json(json_t *root, const struct rpt_sweep *s,
-		       bool with_series);
 
 struct rpt_buf;
 /*

@@ -2,6 +2,7 @@
  * rpt_html.c - the report kit's HTML writer: one page head with one style
  * sheet, the page's end, escaped text and names.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,4 +69,21 @@ void rpt_buf_html_path(struct rpt_buf *b, const char *path)
 	}
 	rpt_buf_html(b, t);
 	free(t);
+}
+
+/* ---- charts ---- */
+
+const char *const rpt_html_cache_colour[STG_CACHE_STATES] = {
+	"#1f5fbf", "#c07a00", "#c0392b"
+};
+
+double rpt_svg_nice_max(double v)
+{
+	double p, m;
+
+	if (!(v > 0))
+		return 1;
+	p = pow(10, floor(log10(v)));
+	m = v / p;
+	return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
 }

@@ -8,6 +8,7 @@
 #define FEEDRATE_RPT_HTML_H
 
 #include "rpt_text.h"
+#include "storage.h"    /* STG_CACHE_STATES */
 
 /* "<!DOCTYPE html>", the head titled TITLE (escaped) with the style
  * sheet, and "<body>". */
@@ -19,5 +20,17 @@ void rpt_html_end(struct rpt_buf *b);
 void rpt_buf_html(struct rpt_buf *b, const char *text);
 /* Append raw BYTES of a path: rpt_path_text, then HTML-escaped. */
 void rpt_buf_html_path(struct rpt_buf *b, const char *path);
+
+/* ---- charts ---- */
+
+/* Left margin of a chart, for its y tick labels (SVG pixels). */
+#define RPT_SVG_MARGIN_LEFT 70.0
+
+/* The colour of each cache state (cold, ram, warm) in every chart. */
+extern const char *const rpt_html_cache_colour[STG_CACHE_STATES];
+
+/* The top of an axis that shows V: 1, 2 or 5 times a power of ten, at
+ * least V (1 when V is not above 0). */
+double rpt_svg_nice_max(double v);
 
 #endif /* FEEDRATE_RPT_HTML_H */
