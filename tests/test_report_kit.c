@@ -7,10 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <errno.h>
 
 #include "harness.h"
 #include "rpt_html.h"
 #include "rpt_json.h"
+#include "rpt_load.h"
 #include "rpt_text.h"
 
 /* What F holds, NUL-terminated; F is closed. */
@@ -168,4 +171,51 @@ FR_TEST(report_kit, a_page_has_one_head_one_style_sheet_and_one_end)
 	cr_expect_not_null(strstr(s, "svg .halo{"), "the charts' class");
 	cr_expect_str_eq(s + strlen(s) - 24, "<p>x</p>\n</body></html>\n");
 	free(s);
+}
+
+FR_TEST(report_kit, loader_reads_a_report_and_words_each_failure)
+{
+	char *dir = fr_test_tmpdir(), path[4096], why[256];
+	json_t *root;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("{\"schema\": \"x\", \"n\": 1}\n", f);
+	fclose(f);
+	cr_expect_eq(rpt_report_load(path, 0, &root, why, sizeof(why)), 0);
+	cr_expect_str_eq(why, "");
+	cr_expect_eq(json_integer_value(json_object_get(root, "n")), 1);
+	json_decref(root);
+	/* larger than the cap: refused before reading */
+	cr_expect_eq(rpt_report_load(path, 8, &root, why, sizeof(why)),
+		     -EFBIG);
+	cr_expect_null(root);
+	cr_expect_eq(rpt_report_load(path, 4096, &root, why, sizeof(why)), 0);
+	json_decref(root);
+
+	snprintf(path, sizeof(path), "%s/missing.json", dir);
+	cr_expect_eq(rpt_report_load(path, 0, &root, why, sizeof(why)),
+		     -ENOENT);
+	cr_expect_str_eq(why, strerror(ENOENT));
+
+	snprintf(path, sizeof(path), "%s/bad.json", dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("{\n\"a\": \xff}", f);
+	fclose(f);
+	cr_expect_eq(rpt_report_load(path, 0, &root, why, sizeof(why)),
+		     -EINVAL);
+	cr_expect_null(root);
+	cr_expect_eq(strncmp(why, "not a JSON report: ", 19), 0, "%s", why);
+	cr_expect_not_null(strstr(why, "(line "), "%s", why);
+	cr_expect_null(strchr(why, '\xff'), "the parser's words escaped");
+
+	/* a FIFO under a cap is refused without being opened (no wait) */
+	snprintf(path, sizeof(path), "%s/fifo.json", dir);
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	cr_expect_eq(rpt_report_load(path, 4096, &root, why, sizeof(why)),
+		     -EFBIG);
+	fr_test_rmtree(dir);
 }
