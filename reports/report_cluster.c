@@ -826,9 +826,9 @@ json_t *rpt_cluster_json(const struct rpt_cluster *c)
 			(unsigned)ni[t.slowest_node].first);
 
 		json_object_set_new(root, "slowest_node", json_pack(
-			"{s:i,s:o,s:f}", "node", t.slowest_node, "host",
+			"{s:i,s:o,s:o}", "node", t.slowest_node, "host",
 			fr ? JFIXED(fr->host) : json_null(), "below_median",
-			t.slowest_below_median));
+			rpt_jnum(t.slowest_below_median)));
 	} else {
 		json_object_set_new(root, "slowest_node", json_null());
 	}
@@ -848,13 +848,13 @@ json_t *rpt_cluster_json(const struct rpt_cluster *c)
 		c->every_sample_once >= 0 ? json_boolean(c->every_sample_once > 0)
 		: json_null(), "epochs", (int)c->epochs_checked, "how",
 		JFIXED(c->once_how)));
-	json_object_set_new(root, "gpus", json_pack("{s:o,s:i,s:i,s:o,s:f,"
+	json_object_set_new(root, "gpus", json_pack("{s:o,s:i,s:i,s:o,s:o,"
 		"s:o,s:o,s:o,s:o}", "type", emulated(c) ?
 		jtext(c->gpu_type) : json_null(), "per_rank",
 		(int)c->gpus_per_rank, "per_node", (int)(emulated(c) ?
 		node_gpus(c) : 0), "demand_per_gpu", rpt_jnum_if(c->demand_per_gpu,
 		c->demand_per_gpu > 0), "au_threshold",
-		rpt_verdict_threshold(c->au_threshold), "kind",
+		rpt_jnum(rpt_verdict_threshold(c->au_threshold)), "kind",
 		jstr_or_null(c->demand_kind), "basis",
 		jstr_or_null(c->demand_basis), "source",
 		jstr_or_null(c->demand_source), "bytes_per_sample",

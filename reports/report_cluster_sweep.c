@@ -680,12 +680,12 @@ json_t *rpt_cluster_sweep_json(const struct rpt_cluster_sweep *s)
 	json_object_set_new(root, "world", json_integer(s->world));
 	json_object_set_new(root, "node_count", json_integer(s->nodes));
 	json_object_set_new(root, "window_s", rpt_jnum(s->window_s));
-	json_object_set_new(root, "gpus", json_pack("{s:o,s:i,s:o,s:f,s:o,"
+	json_object_set_new(root, "gpus", json_pack("{s:o,s:i,s:o,s:o,s:o,"
 		"s:o,s:o,s:o}", "type", emulated(s) ?
 		rpt_cluster_json_text(s->gpu_type) : json_null(), "per_rank",
 		(int)s->gpus_per_rank, "demand_per_gpu", rpt_jnum_if(
 		s->demand_per_gpu, s->demand_per_gpu > 0), "au_threshold",
-		rpt_verdict_threshold(s->au_threshold), "kind",
+		rpt_jnum(rpt_verdict_threshold(s->au_threshold)), "kind",
 		rpt_cluster_json_str(s->demand_kind), "basis",
 		rpt_cluster_json_str(s->demand_basis), "source",
 		rpt_cluster_json_str(s->demand_source), "bytes_per_sample",

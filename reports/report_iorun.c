@@ -117,13 +117,13 @@ static json_t *io_json_options(const struct ms_io_config *cfg)
 {
 	const struct stg_reader_config *rc = &cfg->rc;
 
-	return json_pack("{s:i,s:i,s:i,s:s,s:b,s:f,s:I}",
+	return json_pack("{s:i,s:i,s:i,s:s,s:b,s:o,s:I}",
 		"threads", (int)cfg->threads,
 		"depth", (int)rc->depth,
 		"block_size", (int)rc->block_size,
 		"cache", io_cache_name(cfg->cache),
 		"direct", rc->direct,
-		"duration_s", cfg->duration_s,
+		"duration_s", rpt_jnum(cfg->duration_s),
 		"max_sample_bytes", (json_int_t)rc->max_sample_bytes);
 }
 
@@ -137,10 +137,10 @@ static json_t *io_json_clat(const struct stg_histo *h)
 		json_object_set_new(pct, key, json_integer((json_int_t)
 			stg_histo_percentile(h, io_pcts[i])));
 	}
-	return json_pack("{s:I,s:I,s:f,s:o}",
+	return json_pack("{s:I,s:I,s:o,s:o}",
 		"min", (json_int_t)(h->count ? h->min : 0),
 		"max", (json_int_t)h->max,
-		"mean", stg_histo_mean(h),
+		"mean", rpt_jnum(stg_histo_mean(h)),
 		"percentile", pct);
 }
 

@@ -64,8 +64,8 @@ json_t *rpt_pipeline_json(const char *name, const char *desc,
 		"torchvision", str_or_null(py->torchvision),
 		"pillow", str_or_null(py->pillow),
 		"libjpeg", str_or_null(py->libjpeg)));
-	json_object_set_new(o, "cpu_s", json_pack("{s:f,s:f}",
-		"main", py->main_cpu_s, "workers", py->workers_cpu_s));
+	json_object_set_new(o, "cpu_s", json_pack("{s:o,s:o}",
+		"main", rpt_jnum(py->main_cpu_s), "workers", rpt_jnum(py->workers_cpu_s)));
 	procs = json_array();
 	for (unsigned i = 0; procs && i < py->nprocs; i++) {
 		const struct ms_python_proc *p = &py->procs[i];

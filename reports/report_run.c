@@ -552,8 +552,8 @@ static json_t *gpus_json(const struct rpt_run *r)
 	json_object_set_new(g, "demand_multi_measured",
 			    json_boolean(r->demand_multi_measured));
 	json_object_set_new(g, "demand_range", r->demand_range_lo > 0 ?
-			    json_pack("[f,f]", r->demand_range_lo,
-				      r->demand_range_hi) : json_null());
+			    json_pack("[o,o]", rpt_jnum(r->demand_range_lo),
+				      rpt_jnum(r->demand_range_hi)) : json_null());
 	json_object_set_new(g, "default_type", json_boolean(r->gpu_default));
 	rpt_demand_json_extra(g, r->tokens_per_sample, r->gpu_count ?
 			      r->demand_total : r->demand_single,
@@ -640,11 +640,11 @@ static json_t *series_json(const struct ldr_result *res)
 	for (unsigned i = 0; i < res->series_len && i < LDR_SERIES_MAX; i++) {
 		const struct ldr_series_point *p = &res->series[i];
 
-		json_array_append_new(a, json_pack("{s:f,s:f,s:f,s:f,s:f,s:f}",
-			"t_s", p->t_s, "samples_per_s", p->samples_per_s,
-			"read_bytes_per_s", p->read_bytes_per_s, "au", p->au,
-			"work_queue", p->work_queue,
-			"ready_batches", p->ready_batches));
+		json_array_append_new(a, json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}",
+			"t_s", rpt_jnum(p->t_s), "samples_per_s", rpt_jnum(p->samples_per_s),
+			"read_bytes_per_s", rpt_jnum(p->read_bytes_per_s), "au", rpt_jnum(p->au),
+			"work_queue", rpt_jnum(p->work_queue),
+			"ready_batches", rpt_jnum(p->ready_batches)));
 	}
 	return a;
 }
@@ -796,10 +796,10 @@ json_t *rpt_run_json(const struct rpt_run *r)
 	json_object_set_new(root, "read_latency", latency_json(&res->read_lat));
 	json_object_set_new(root, "sample_latency",
 			    latency_json(&res->sample_lat));
-	json_object_set_new(root, "queues", json_pack("{s:f,s:f,s:f}",
-		"work_queue", res->mean_work_queue,
-		"ready_batches", res->mean_ready_batches,
-		"reads_in_flight", res->mean_reads_in_flight));
+	json_object_set_new(root, "queues", json_pack("{s:o,s:o,s:o}",
+		"work_queue", rpt_jnum(res->mean_work_queue),
+		"ready_batches", rpt_jnum(res->mean_ready_batches),
+		"reads_in_flight", rpt_jnum(res->mean_reads_in_flight)));
 	json_object_set_new(root, "series", series_json(res));
 	return root;
 }

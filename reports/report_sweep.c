@@ -884,14 +884,14 @@ void rpt_sweep_print(FILE *f, const struct rpt_sweep *s)
 
 static json_t *stages_json(const struct rpt_stages *st)
 {
-	return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
-		"decode_s", st->decode_s, "resize_s", st->resize_s,
-		"other_s", st->other_s, "worker_cpu_s", st->worker_cpu_s,
-		"reader_cpu_s", st->reader_cpu_s,
-		"consumer_cpu_s", st->consumer_cpu_s,
-		"process_cpu_s", st->process_cpu_s,
-		"worker_busy_s", st->worker_busy_s,
-		"worker_wait_s", st->worker_wait_s);
+	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+		"decode_s", rpt_jnum(st->decode_s), "resize_s", rpt_jnum(st->resize_s),
+		"other_s", rpt_jnum(st->other_s), "worker_cpu_s", rpt_jnum(st->worker_cpu_s),
+		"reader_cpu_s", rpt_jnum(st->reader_cpu_s),
+		"consumer_cpu_s", rpt_jnum(st->consumer_cpu_s),
+		"process_cpu_s", rpt_jnum(st->process_cpu_s),
+		"worker_busy_s", rpt_jnum(st->worker_busy_s),
+		"worker_wait_s", rpt_jnum(st->worker_wait_s));
 }
 
 static const char *status_name(enum rpt_point_status st)
@@ -984,10 +984,10 @@ static json_t *point_json(const struct rpt_point *p, bool with_series)
 		for (unsigned i = 0; a && i < p->series_len; i++) {
 			const struct ldr_series_point *sp = &p->series[i];
 
-			json_array_append_new(a, json_pack("{s:f,s:f,s:f}",
-				"t_s", sp->t_s, "samples_per_s",
-				sp->samples_per_s, "read_bytes_per_s",
-				sp->read_bytes_per_s));
+			json_array_append_new(a, json_pack("{s:o,s:o,s:o}",
+				"t_s", rpt_jnum(sp->t_s), "samples_per_s",
+				rpt_jnum(sp->samples_per_s), "read_bytes_per_s",
+				rpt_jnum(sp->read_bytes_per_s)));
 		}
 		json_object_set_new(o, "series", a);
 	}
@@ -1023,8 +1023,8 @@ static json_t *cache_verdict_json(const struct rpt_sweep *s, int c)
 
 		if (r->run)
 			json_array_append_new(conf, json_pack(
-				"{s:i,s:f,s:b,s:o,s:b}", "gpus", (int)r->gpus,
-				"au", r->au, "fed", rpt_verdict_au_fed(r->au,
+				"{s:i,s:o,s:b,s:o,s:b}", "gpus", (int)r->gpus,
+				"au", rpt_jnum(r->au), "fed", rpt_verdict_au_fed(r->au,
 				thr_of(s)), "vcpus", r->vcpus ?
 				json_integer(r->vcpus) : json_null(), "used",
 				(cv->check.used_mask >> k) & 1));
@@ -1051,10 +1051,10 @@ static json_t *cache_verdict_json(const struct rpt_sweep *s, int c)
 	json_object_set_new(o, "storage_bound",
 			    json_boolean(cv->storage_bound));
 	json_object_set_new(o, "thread_vcpus_per_gpu", cv->thread_per_gpu_hi > 0 ?
-		json_pack("[f,f]", cv->thread_per_gpu_lo, cv->thread_per_gpu_hi) :
+		json_pack("[o,o]", rpt_jnum(cv->thread_per_gpu_lo), rpt_jnum(cv->thread_per_gpu_hi)) :
 		json_null());
 	json_object_set_new(o, "core_vcpus_per_gpu", cv->core_per_gpu_hi > 0 ?
-		json_pack("[f,f]", cv->core_per_gpu_lo, cv->core_per_gpu_hi) :
+		json_pack("[o,o]", rpt_jnum(cv->core_per_gpu_lo), rpt_jnum(cv->core_per_gpu_hi)) :
 		json_null());
 	json_object_set_new(o, "vcpus_needed", cv->vcpus_per_gpu > 0 ?
 		json_integer(cv->vcpus_needed) : json_null());
@@ -1067,9 +1067,9 @@ static json_t *cache_verdict_json(const struct rpt_sweep *s, int c)
 	json_object_set_new(o, "projected", json_boolean(cv->projected));
 	if (cv->projected)
 		json_object_set_new(o, "projection", json_pack(
-			"{s:i,s:f,s:f,s:s}", "vcpus", (int)cv->vcpus_needed,
-			"samples_per_s", cv->projected_samples_per_s,
-			"samples_per_s_low", cv->projected_lo,
+			"{s:i,s:o,s:o,s:s}", "vcpus", (int)cv->vcpus_needed,
+			"samples_per_s", rpt_jnum(cv->projected_samples_per_s),
+			"samples_per_s_low", rpt_jnum(cv->projected_lo),
 			"assumption", "high end: the per-vCPU rate measured at "
 			"the largest vCPU count holds; low end: added vCPUs "
 			"scale as measured from 1 vCPU; same CPU model only"));
@@ -1098,12 +1098,12 @@ static json_t *ram_curve_json(const struct rpt_sweep *s)
 
 	for (size_t i = 0; a && i < s->v.nram_curve; i++) {
 		const struct rpt_ram_row *r = &s->v.ram_curve[i];
-		json_t *e = json_pack("{s:I,s:f,s:o,s:s,s:f,s:o}",
+		json_t *e = json_pack("{s:I,s:o,s:o,s:s,s:o,s:o}",
 			"page_cache_bytes", (json_int_t)r->page_cache_bytes,
-			"fraction", r->fraction, "hit_ratio",
+			"fraction", rpt_jnum(r->fraction), "hit_ratio",
 			rpt_jnum_if(r->hit_ratio, r->hit_ratio >= 0),
 			"hit_ratio_source", r->source, "model_hit_ratio",
-			r->model_hit, "samples_per_s",
+			rpt_jnum(r->model_hit), "samples_per_s",
 			rpt_jnum_if(r->samples_per_s, r->samples_per_s >= 0));
 
 		if (!e)
@@ -1154,9 +1154,9 @@ static void ram_need_json(json_t *o, const struct rpt_sweep *s)
 	json_object_set_new(o, "enough_here", n->known ?
 			    json_boolean(n->enough_here) : json_null());
 	json_object_set_new(o, "text", json_string(v->ram_text));
-	json_object_set_new(o, "model", json_pack("{s:s,s:f,s:i,s:i,s:s}",
+	json_object_set_new(o, "model", json_pack("{s:s,s:o,s:i,s:i,s:s}",
 		"formula", "f + (1 - f) ln(1 - f)", "tolerance",
-		RPT_RAM_MODEL_TOL, "checked", (int)v->ram_model_checked,
+		rpt_jnum(RPT_RAM_MODEL_TOL), "checked", (int)v->ram_model_checked,
 		"disagree", (int)v->ram_model_disagree, "text",
 		v->ram_model_text));
 }
@@ -1193,16 +1193,16 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 			    json_string(nz(v->vcpu_kind_basis)));
 	json_object_set_new(o, "smt_yield", rpt_jnum_if(v->smt_yield,
 							 v->smt_yield > 0));
-	json_object_set_new(o, "smt_yield_range", json_pack("[f,f]",
-		v->smt_yield_lo, v->smt_yield_hi));
+	json_object_set_new(o, "smt_yield_range", json_pack("[o,o]",
+		rpt_jnum(v->smt_yield_lo), rpt_jnum(v->smt_yield_hi)));
 	{
 		char why[200];
 
 		json_object_set_new(o, "smt_yield_basis", json_string(
 			rpt_smt_yield_text(s, why, sizeof(why))));
 	}
-	json_object_set_new(o, "reserve", json_pack("{s:f,s:I,s:s}",
-		"vcpus_per_gpu", v->reserve_vcpus_per_gpu,
+	json_object_set_new(o, "reserve", json_pack("{s:o,s:I,s:s}",
+		"vcpus_per_gpu", rpt_jnum(v->reserve_vcpus_per_gpu),
 		"ram_bytes_per_gpu", (json_int_t)v->reserve_ram_per_gpu,
 		"ram_how", nz(s->reserve_ram_how)));
 	for (int c = 0; c < STG_CACHE_STATES; c++) {
@@ -1232,16 +1232,16 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 		json_object_set_new(o, "not_judged", nj ? nj : json_null());
 	}
 	json_object_set_new(o, "storage", v->storage_known ? json_pack(
-		"{s:f,s:f,s:b,s:f,s:o}", "bytes_per_s", v->storage_bytes_per_s,
-		"files_per_s", v->storage_files_per_s, "is_ceiling",
-		v->storage_is_ceiling, "gpus", v->storage_gpus, "advice",
+		"{s:o,s:o,s:b,s:o,s:o}", "bytes_per_s", rpt_jnum(v->storage_bytes_per_s),
+		"files_per_s", rpt_jnum(v->storage_files_per_s), "is_ceiling",
+		v->storage_is_ceiling, "gpus", rpt_jnum(v->storage_gpus), "advice",
 		v->storage_advice[0] ? json_string(v->storage_advice) :
 		json_null()) : json_null());
-	json_object_set_new(o, "ram", json_pack("{s:b,s:I,s:I,s:f,s:o,s:o,s:o}",
+	json_object_set_new(o, "ram", json_pack("{s:b,s:I,s:I,s:o,s:o,s:o,s:o}",
 		"holds_dataset", v->ram_holds_dataset,
 		"ram_limit_bytes", (json_int_t)v->ram_limit,
 		"reserved_bytes", (json_int_t)v->ram_reserved,
-		"share", RPT_RAM_SHARE,
+		"share", rpt_jnum(RPT_RAM_SHARE),
 		"page_cache_bytes", s->lru_ram_bytes ?
 		json_integer((json_int_t)s->lru_ram_bytes) : json_null(),
 		"lru_steady", rpt_jnum_if(s->lru_ram_steady,
@@ -1259,10 +1259,10 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 		const struct rpt_shape *sh = fi->shape;
 		const bool known = fi->vcpus_needed >= 0;
 		json_t *e = json_pack(
-			"{s:s,s:s,s:i,s:i,s:f,s:o,s:o,s:b,s:b}",
+			"{s:s,s:s,s:i,s:i,s:o,s:o,s:o,s:b,s:b}",
 			"name", nz(sh->name), "cloud", nz(sh->cloud),
 			"gpus", (int)sh->gpus, "vcpus", (int)sh->vcpus,
-			"ram_gib", sh->ram_gib, "vcpus_needed",
+			"ram_gib", rpt_jnum(sh->ram_gib), "vcpus_needed",
 			rpt_jnum_if(fi->vcpus_needed, known),
 			"vcpus_spare", rpt_jnum_if(fi->vcpus_spare, known),
 			"ram_holds_dataset", fi->ram_holds_dataset,
@@ -1430,13 +1430,13 @@ json_t *rpt_sweep_json(const struct rpt_sweep *s, bool with_series)
 		s->format ? s->format : "folder", "records",
 		(json_int_t)(s->format ? s->records : s->files)));
 	json_object_set_new(root, "gpus", json_pack(
-		"{s:s,s:s,s:i,s:f,s:s,s:s,s:b,s:f}",
+		"{s:s,s:s,s:i,s:o,s:s,s:s,s:b,s:o}",
 		"type", nz(s->gpu_type), "detail", nz(s->gpu_detail),
-		"count", (int)s->gpu_count, "demand_per_gpu", s->demand_per_gpu,
+		"count", (int)s->gpu_count, "demand_per_gpu", rpt_jnum(s->demand_per_gpu),
 		"demand_kind", nz(s->demand_kind),
 		"demand_source", nz(s->demand_source),
 		"demand_estimated", s->demand_est,
-		"au_threshold", thr_of(s)));
+		"au_threshold", rpt_jnum(thr_of(s))));
 	{
 		json_t *g = json_object_get(root, "gpus");
 
@@ -1457,9 +1457,9 @@ json_t *rpt_sweep_json(const struct rpt_sweep *s, bool with_series)
 			rpt_bytes_per_sample(s->bytes, s->format ? s->records :
 					     s->files));
 	}
-	json_object_set_new(root, "budget", json_pack("{s:f,s:f,s:f,s:s}",
-		"budget_s", s->budget_s, "elapsed_s", s->elapsed_s,
-		"setup_s", s->setup_s, "rule", nz(s->budget_rule)));
+	json_object_set_new(root, "budget", json_pack("{s:o,s:o,s:o,s:s}",
+		"budget_s", rpt_jnum(s->budget_s), "elapsed_s", rpt_jnum(s->elapsed_s),
+		"setup_s", rpt_jnum(s->setup_s), "rule", nz(s->budget_rule)));
 	if (s->prepare.set)
 		json_object_set_new(root, "prepare",
 				    rpt_prepare_json(&s->prepare));
