@@ -181,10 +181,8 @@ void cli_note_add(char *notes, size_t len, const char *fmt, ...)
 		memcpy(notes + used, "; ", 3);
 		used += 2;
 	}
-	if (used + 1 >= len)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(notes + used, len - used, fmt, ap);
+	rpt_vcat(notes, len, fmt, ap);
 	va_end(ap);
 }
 

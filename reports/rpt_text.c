@@ -59,15 +59,21 @@ void rpt_wrap(FILE *f, const char *text, size_t col, size_t width,
 	}
 }
 
-void rpt_cat(char *buf, size_t len, const char *fmt, ...)
+void rpt_vcat(char *buf, size_t len, const char *fmt, va_list ap)
 {
 	const size_t at = strnlen(buf, len);
-	va_list ap;
 
 	if (at + 1 >= len)
 		return;
-	va_start(ap, fmt);
 	vsnprintf(buf + at, len - at, fmt, ap);
+}
+
+void rpt_cat(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	rpt_vcat(buf, len, fmt, ap);
 	va_end(ap);
 }
 

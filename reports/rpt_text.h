@@ -7,6 +7,7 @@
 #define FEEDRATE_RPT_TEXT_H
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -39,6 +40,9 @@ void rpt_wrap(FILE *f, const char *text, size_t col, size_t width,
 /* Append to BUF (LEN bytes, NUL-terminated) what FMT says; cut at LEN. */
 void rpt_cat(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* rpt_cat with the arguments in AP. */
+void rpt_vcat(char *buf, size_t len, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 /* ---- a growable string ---- */
 
