@@ -502,7 +502,7 @@ static void print_demand(FILE *f, const struct rpt_sweep *s)
 		.bytes_per_sample = rpt_bytes_per_sample(s->bytes,
 			s->format ? s->records : s->files),
 	};
-	char line[768];
+	char line[1600];
 
 	rpt_demand_text(line, sizeof(line), &d);
 	print_wrapped(f, "  demand   ", 11, line);
@@ -512,7 +512,16 @@ static void print_demand(FILE *f, const struct rpt_sweep *s)
 			 "DataLoader with PIL needed 2.85x its CPU per image "
 			 "in this project's measurement (--pipeline torch "
 			 "measures yours)", nz(s->pipeline));
-	else
+	else if (s->gd.path) {
+		char modelled[512], limit[384];
+
+		rpt_gpu_decode_limit(&s->gd, s->demand_per_gpu, limit,
+				     sizeof(limit));
+		snprintf(line, sizeof(line), "%s; %s%s%s", nz(s->pipeline),
+			 rpt_gpu_decode_modelled(&s->gd, modelled,
+						 sizeof(modelled)),
+			 limit[0] ? "; LIMIT: " : "", limit);
+	} else
 		snprintf(line, sizeof(line), "%s; numbers are for this "
 			 "Python loader, its worker processes included",
 			 nz(s->pipeline));
@@ -1340,21 +1349,8 @@ static int pipelines_json(json_t *root, const struct rpt_sweep *s,
 		rpt_pipeline_verdict_get(s, i, &v);
 		key = rpt_json_path(v.name);    /* a FILE's name: any bytes */
 		json_object_set_new(by, json_string_value(key) ?
-				    json_string_value(key) : "?", json_pack(
-			"{s:s,s:o,s:o,s:o,s:o,s:o,s:o}",
-			"headline", v.headline ? v.headline : "",
-			"label", rpt_json_path(v.label),
-			"cache", v.cache >= 0 ? json_string(
-			stg_cache_state_name((enum stg_cache_state)v.cache)) :
-			json_null(),
-			"vcpus", v.cache >= 0 ? json_integer(v.vcpus) :
-			json_null(),
-			"gpus_fed", v.cache >= 0 ? json_integer(v.gpus_fed) :
-			json_null(),
-			"vcpus_per_gpu", rpt_jnum_if(v.vcpus_per_gpu,
-						     v.vcpus_per_gpu > 0),
-			"cpu_s_per_sample", rpt_jnum_if(v.cpu_s_per_sample,
-							v.cpu_s_per_sample > 0)));
+				    json_string_value(key) : "?",
+				    rpt_pipeline_by_json(s, i, &v));
 		json_decref(key);
 		pj = rpt_pipeline_json(v.name, p->pipeline, p->pipeline_workers,
 				       p->py);
