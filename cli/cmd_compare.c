@@ -18,6 +18,7 @@
 #include "measure.h"
 #include "report.h"
 #include "report_ckpt.h"
+#include "rpt_load.h"
 #include "report_sweep.h"
 
 static void compare_head(FILE *f)
@@ -51,30 +52,16 @@ static void compare_tail(FILE *f)
 static int compare_load(const char *file, struct rpt_candidate *c,
 			double *files)
 {
-	json_error_t jerr;
-	FILE *in = fopen(file, "r");
 	json_t *root;
 	char why[768];
 	int err;
 
-	if (!in) {
-		/* the file named, escaped; jansson's text would repeat its
-		 * raw bytes */
-		err = errno;
+	err = rpt_report_load(file, 0, &root, why, sizeof(why));
+	if (err) {
 		fprintf(stderr, "feedrate compare: cannot read ");
 		cli_print_path(stderr, file);
-		fprintf(stderr, ": %s\n", strerror(err));
-		return FR_EXIT_ENV;
-	}
-	root = json_loadf(in, 0, &jerr);
-	fclose(in);
-	if (!root) {
-		fprintf(stderr, "feedrate compare: cannot read ");
-		cli_print_path(stderr, file);
-		fprintf(stderr, ": not a JSON report: ");
-		cli_print_path(stderr, jerr.text);
-		fprintf(stderr, " (line %d)\n", jerr.line);
-		return FR_EXIT_USAGE;
+		fprintf(stderr, ": %s\n", why);
+		return err == -EINVAL ? FR_EXIT_USAGE : FR_EXIT_ENV;
 	}
 	err = rpt_candidate_from_json(root, file, c, why, sizeof(why));
 	{
@@ -177,18 +164,16 @@ static void compare_find_ckpt(char **files, size_t n, size_t i,
 		return;
 	while ((e = readdir(d))) {
 		const size_t len = strlen(e->d_name);
-		struct stat st;
+		char why[256];
 		json_t *root;
 
 		if (len < 6 || strcmp(e->d_name + len - 5, ".json"))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		/* reports are small: skip anything large */
-		if (stat(path, &st) || !S_ISREG(st.st_mode) ||
-		    st.st_size > (4 << 20))
+		if (rpt_report_load(path, 4 << 20, &root, why, sizeof(why)))
 			continue;
-		root = json_load_file(path, 0, NULL);
-		if (root && !rpt_ckpt_brief_from_json(root, &b)) {
+		if (!rpt_ckpt_brief_from_json(root, &b)) {
 			nfound++;
 			found = b;
 			snprintf(found_path, sizeof(found_path), "%s", path);
