@@ -15,6 +15,7 @@
 #include "measure.h"
 #include "report.h"
 #include "report_ckpt.h"
+#include "rpt_load.h"
 #include "report_sweep.h"
 
 static void compare_head(FILE *f)
@@ -48,30 +49,16 @@ static void compare_tail(FILE *f)
 static int compare_load(const char *file, struct rpt_candidate *c,
 			double *files)
 {
-	json_error_t jerr;
-	FILE *in = fopen(file, "r");
 	json_t *root;
 	char why[768];
 	int err;
 
-	if (!in) {
-		/* the file named, escaped; jansson's text would repeat its
-		 * raw bytes */
-		err = errno;
+	err = rpt_report_load(file, 0, &root, why, sizeof(why));
+	if (err) {
 		fprintf(stderr, "feedrate compare: cannot read ");
 		cli_print_path(stderr, file);
-		fprintf(stderr, ": %s\n", strerror(err));
-		return FR_EXIT_ENV;
-	}
-	root = json_loadf(in, 0, &jerr);
-	fclose(in);
-	if (!root) {
-		fprintf(stderr, "feedrate compare: cannot read ");
-		cli_print_path(stderr, file);
-		fprintf(stderr, ": not a JSON report: ");
-		cli_print_path(stderr, jerr.text);
-		fprintf(stderr, " (line %d)\n", jerr.line);
-		return FR_EXIT_USAGE;
+		fprintf(stderr, ": %s\n", why);
+		return err == -EINVAL ? FR_EXIT_USAGE : FR_EXIT_ENV;
 	}
 	err = rpt_candidate_from_json(root, file, c, why, sizeof(why));
 	{

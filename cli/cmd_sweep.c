@@ -24,28 +24,10 @@
 #include "report.h"
 #include "report_ckpt.h"
 #include "report_sweep.h"
+#include "rpt_load.h"
+#include "rpt_text.h"
 #include "sweep.h"
 
-
-/* TEXT on F in lines of at most 78 columns, broken at spaces. */
-static void sweep_print_wrapped(FILE *f, const char *text)
-{
-	while (*text) {
-		size_t n = strlen(text), cut = n;
-
-		if (n > 78) {
-			cut = 78;
-			while (cut && text[cut] != ' ')
-				cut--;
-			if (!cut)
-				cut = 78;
-		}
-		fprintf(f, "%.*s\n", (int)cut, text);
-		text += cut;
-		while (*text == ' ')
-			text++;
-	}
-}
 
 static void sweep_head(FILE *f)
 {
@@ -77,7 +59,7 @@ static void sweep_tail(FILE *f)
 "by the points; rank 0 reports how the total scales with nodes.\n"
 "\n");
 	ms_budget_rule_text(NULL, rule, sizeof(rule));
-	sweep_print_wrapped(f, rule);
+	rpt_wrap(f, rule, 0, 78, 0);
 	fprintf(f,
 "\n"
 "Exit status: 0 ok, 2 usage error, 3 completed but some samples failed,\n"
@@ -129,9 +111,8 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
 static int sweep_load_ckpt(struct sweep_state *s)
 {
 	const char *outs[3] = { s->o.c.json, s->o.csv, s->o.html };
-	json_error_t jerr;
+	char why[768];
 	json_t *root;
-	FILE *in;
 	int err;
 
 	if (!s->o.ckpt)
@@ -140,23 +121,13 @@ static int sweep_load_ckpt(struct sweep_state *s)
 		if (outs[k] && rpt_out_path_same(outs[k], s->o.ckpt))
 			return cli_usage_error("sweep", "a report would "
 					       "overwrite the --ckpt report");
-	in = fopen(s->o.ckpt, "r");
-	if (!in) {
-		err = errno;
-		fprintf(stderr, "feedrate sweep: cannot read --ckpt ");
+	err = rpt_report_load(s->o.ckpt, 0, &root, why, sizeof(why));
+	if (err) {
+		fprintf(stderr, err == -EINVAL ? "feedrate sweep: --ckpt " :
+			"feedrate sweep: cannot read --ckpt ");
 		cli_print_path(stderr, s->o.ckpt);
-		fprintf(stderr, ": %s\n", strerror(err));
-		return FR_EXIT_ENV;
-	}
-	root = json_loadf(in, 0, &jerr);
-	fclose(in);
-	if (!root) {
-		fprintf(stderr, "feedrate sweep: --ckpt ");
-		cli_print_path(stderr, s->o.ckpt);
-		fprintf(stderr, ": not a JSON report: ");
-		cli_print_path(stderr, jerr.text);
-		fprintf(stderr, " (line %d)\n", jerr.line);
-		return FR_EXIT_USAGE;
+		fprintf(stderr, ": %s\n", why);
+		return err == -EINVAL ? FR_EXIT_USAGE : FR_EXIT_ENV;
 	}
 	err = rpt_ckpt_brief_from_json(root, &s->ckpt);
 	json_decref(root);

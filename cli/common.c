@@ -17,6 +17,7 @@
 #include "jobfile.h"
 #include "report.h"
 #include "cluster.h"
+#include "rpt_text.h"
 
 volatile sig_atomic_t cli_stop;
 
@@ -24,10 +25,7 @@ volatile sig_atomic_t cli_stop;
 
 void cli_print_path(FILE *f, const char *p)
 {
-	char *t = rpt_path_text(p, strlen(p));
-
-	fputs(t ? t : "?", f);
-	free(t);
+	rpt_put_path(f, p);
 }
 
 int cli_exit_for_signal(int sig)
@@ -283,10 +281,8 @@ void cli_note_add(char *notes, size_t len, const char *fmt, ...)
 		memcpy(notes + used, "; ", 3);
 		used += 2;
 	}
-	if (used + 1 >= len)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(notes + used, len - used, fmt, ap);
+	rpt_vcat(notes, len, fmt, ap);
 	va_end(ap);
 }
 

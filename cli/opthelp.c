@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "options.h"
+#include "rpt_text.h"
 
 #define HELP_COL 25             /* where an option's text starts */
 #define HELP_WIDTH 78
@@ -130,30 +131,6 @@ static bool default_text(const struct cli_opt *row, enum cli_cmd cmd,
 	return false;
 }
 
-/* TEXT on F from column COL (the cursor there), wrapped. */
-static void wrap(FILE *f, const char *text, size_t col)
-{
-	while (*text) {
-		size_t n = strlen(text), cut = n;
-		const size_t room = HELP_WIDTH - col;
-
-		if (n > room) {
-			cut = room;
-			while (cut && text[cut] != ' ')
-				cut--;
-			if (!cut)
-				cut = room;
-		}
-		fprintf(f, "%.*s\n", (int)cut, text);
-		text += cut;
-		while (*text == ' ')
-			text++;
-		if (*text)
-			fprintf(f, "%*s", (int)HELP_COL, "");
-		col = HELP_COL;
-	}
-}
-
 /* One row of CMD's --help. */
 static void help_row(FILE *f, const struct cli_opt *row, enum cli_cmd cmd)
 {
@@ -185,7 +162,7 @@ static void help_row(FILE *f, const struct cli_opt *row, enum cli_cmd cmd)
 		 has_def ? def : "");
 	if (want[0] || has_def)
 		strncat(text, ")", sizeof(text) - strlen(text) - 1);
-	wrap(f, text, (size_t)n + 2);
+	rpt_wrap(f, text, (size_t)n + 2, HELP_WIDTH, HELP_COL);
 }
 
 void cli_opts_help(FILE *f, enum cli_cmd cmd)

@@ -14,8 +14,9 @@
 
 #include "measure.h"
 #include "report.h"
+#include "rpt_json.h"
 #include "report_ckpt.h"
-#include "report_fmt.h"
+#include "rpt_text.h"
 #include "report_sweep.h"
 
 /* ---- the arithmetic ---- */
@@ -213,27 +214,16 @@ void rpt_ckpt_print(FILE *f, const struct rpt_ckpt *r)
 
 /* ---- JSON ---- */
 
-static json_t *num_or_null(double v)
-{
-	return v >= 0 && isfinite(v) ? json_real(v) : json_null();
-}
-
-/* A figure the user gave, null when not given (<= 0). */
-static json_t *given_or_null(double v)
-{
-	return v > 0 && isfinite(v) ? json_real(v) : json_null();
-}
-
 static json_t *phase_json(const struct ms_ckpt_phase *p)
 {
 	if (!p->done)
 		return json_null();
-	return json_pack("{s:I, s:f, s:f, s:{s:f, s:f, s:f}}",
+	return json_pack("{s:I, s:o, s:o, s:{s:o, s:o, s:o}}",
 			 "bytes", (json_int_t)p->bytes,
-			 "seconds", p->seconds,
-			 "bytes_per_s", p->bytes_per_s,
-			 "shard_seconds", "min", p->shard_min_s,
-			 "median", p->shard_median_s, "max", p->shard_max_s);
+			 "seconds", rpt_jnum(p->seconds),
+			 "bytes_per_s", rpt_jnum(p->bytes_per_s),
+			 "shard_seconds", "min", rpt_jnum(p->shard_min_s),
+			 "median", rpt_jnum(p->shard_median_s), "max", rpt_jnum(p->shard_max_s));
 }
 
 static json_t *str_json(const char *s)
@@ -254,9 +244,9 @@ json_t *rpt_ckpt_json(const struct rpt_ckpt *r)
 	save = phase_json(&res->save);
 	if (save && json_is_object(save)) {
 		json_object_set_new(save, "sync_max_s",
-				    json_real(res->save.sync_max_s));
+				    rpt_jnum(res->save.sync_max_s));
 		json_object_set_new(save, "dir_sync_s",
-				    json_real(res->dir_sync_s));
+				    rpt_jnum(res->dir_sync_s));
 	}
 	json_object_set_new(root, "schema", json_string(RPT_CKPT_SCHEMA_NAME));
 	json_object_set_new(root, "schema_version",
@@ -275,8 +265,8 @@ json_t *rpt_ckpt_json(const struct rpt_ckpt *r)
 		"device", str_json(r->fs_device), "network", r->fs_network));
 	json_object_set_new(root, "checkpoint", json_pack(
 		"{s:o, s:o, s:o, s:I, s:I, s:i, s:I, s:o, s:i}",
-		"params", given_or_null(r->params),
-		"bytes_per_param", given_or_null(r->bytes_per_param),
+		"params", rpt_jnum_pos(r->params),
+		"bytes_per_param", rpt_jnum_pos(r->bytes_per_param),
 		"bytes_per_param_meaning", r->params > 0 ?
 		json_string(rpt_ckpt_bpp_meaning(r->bytes_per_param, NULL)) :
 		json_null(),
@@ -298,24 +288,24 @@ json_t *rpt_ckpt_json(const struct rpt_ckpt *r)
 		json_t *rs = json_object_get(root, "restore");
 
 		json_object_set_new(rs, "resident_before",
-				    num_or_null(res->resident_before_restore));
+				    rpt_jnum_nonneg(res->resident_before_restore));
 		json_object_set_new(rs, "bad_pages",
 				    json_integer((json_int_t)res->bad_pages));
 	}
 	json_object_set_new(root, "training", !both ? json_null() : json_pack(
-		"{s:f, s:o, s:o, s:o, s:f, s:o, s:f, s:o, s:o, s:o, s:o, s:o}",
-		"budget", t->budget,
-		"step_time_s", given_or_null(r->tin.step_s),
-		"interval_s", given_or_null(r->tin.interval_s),
-		"share_at_interval", num_or_null(t->share_at_interval),
-		"min_interval_s", t->min_interval_s,
-		"min_interval_steps", num_or_null(t->min_interval_steps),
-		"lost_per_interruption_s", t->lost_s,
-		"lost_at_interval_s", num_or_null(t->lost_at_interval_s),
-		"demand_samples_per_s", given_or_null(r->tin.demand_total),
-		"epoch_samples", given_or_null(r->tin.epoch_samples),
-		"epoch_s", num_or_null(t->epoch_s),
-		"share_per_epoch", num_or_null(t->share_per_epoch)));
+		"{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+		"budget", rpt_jnum(t->budget),
+		"step_time_s", rpt_jnum_pos(r->tin.step_s),
+		"interval_s", rpt_jnum_pos(r->tin.interval_s),
+		"share_at_interval", rpt_jnum_nonneg(t->share_at_interval),
+		"min_interval_s", rpt_jnum(t->min_interval_s),
+		"min_interval_steps", rpt_jnum_nonneg(t->min_interval_steps),
+		"lost_per_interruption_s", rpt_jnum(t->lost_s),
+		"lost_at_interval_s", rpt_jnum_nonneg(t->lost_at_interval_s),
+		"demand_samples_per_s", rpt_jnum_pos(r->tin.demand_total),
+		"epoch_samples", rpt_jnum_pos(r->tin.epoch_samples),
+		"epoch_s", rpt_jnum_nonneg(t->epoch_s),
+		"share_per_epoch", rpt_jnum_nonneg(t->share_per_epoch)));
 	json_object_set_new(root, "kept", json_boolean(res->kept));
 	json_object_set_new(root, "removed_all",
 			    json_boolean(res->removed_all));
@@ -504,14 +494,14 @@ int rpt_sweep_cost_json(json_t *root, const struct rpt_sweep *s)
 	json_t *cost = json_null(), *per, *ckj = json_null();
 
 	if (ck)
-		ckj = json_pack("{s:s, s:I, s:i, s:f, s:f, s:f, s:f}",
+		ckj = json_pack("{s:s, s:I, s:i, s:o, s:o, s:o, s:o}",
 				"instance_type", ck->instance_type,
 				"bytes", (json_int_t)ck->bytes,
 				"shards", (int)ck->shards,
-				"save_s", ck->save_s,
-				"save_bytes_per_s", ck->save_bps,
-				"restore_s", ck->restore_s,
-				"restore_bytes_per_s", ck->restore_bps);
+				"save_s", rpt_jnum(ck->save_s),
+				"save_bytes_per_s", rpt_jnum(ck->save_bps),
+				"restore_s", rpt_jnum(ck->restore_s),
+				"restore_bytes_per_s", rpt_jnum(ck->restore_bps));
 	if (s->usd_per_hour > 0) {
 		per = json_array();
 		for (int k = 0; per && k < STG_CACHE_STATES; k++) {
@@ -519,23 +509,23 @@ int rpt_sweep_cost_json(json_t *root, const struct rpt_sweep *s)
 
 			rpt_sweep_cost_fill(s, (enum stg_cache_state)k, &x);
 			if (x.judged && json_array_append_new(per, json_pack(
-				"{s:s, s:f, s:f, s:b, s:o, s:o, s:o}",
+				"{s:s, s:o, s:o, s:b, s:o, s:o, s:o}",
 				"cache", stg_cache_state_name(
 					(enum stg_cache_state)k),
-				"measured_samples_per_s", x.measured_per_s,
-				"feed_samples_per_s", x.feed_per_s,
+				"measured_samples_per_s", rpt_jnum(x.measured_per_s),
+				"feed_samples_per_s", rpt_jnum(x.feed_per_s),
 				"feed_is_gpu_demand", x.gpu_bound,
 				"usd_per_million_samples",
-				num_or_null(x.usd_per_msample),
-				"usd_per_epoch", num_or_null(x.usd_per_epoch),
-				"epoch_s", num_or_null(x.epoch_s)))) {
+				rpt_jnum_nonneg(x.usd_per_msample),
+				"usd_per_epoch", rpt_jnum_nonneg(x.usd_per_epoch),
+				"epoch_s", rpt_jnum_nonneg(x.epoch_s)))) {
 				json_decref(per);
 				per = NULL;
 			}
 		}
-		cost = per ? json_pack("{s:f, s:o, s:o}", "usd_per_hour",
-				       s->usd_per_hour, "epoch_samples",
-				       given_or_null((double)s->files),
+		cost = per ? json_pack("{s:o, s:o, s:o}", "usd_per_hour",
+				       rpt_jnum(s->usd_per_hour), "epoch_samples",
+				       rpt_jnum_pos((double)s->files),
 				       "per_cache", per) : NULL;
 	}
 	if (!ckj || !cost) {

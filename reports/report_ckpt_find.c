@@ -14,6 +14,7 @@
 
 #include "report.h"
 #include "report_ckpt.h"
+#include "rpt_load.h"
 
 /* The folder of report FILE into BUF. */
 static void folder_of(const char *file, char *buf, size_t len)
@@ -51,18 +52,16 @@ void rpt_cost_find_ckpt(const char *const *files, size_t n, size_t i,
 		return;
 	while ((e = readdir(d))) {
 		const size_t len = strlen(e->d_name);
-		struct stat st;
+		char why[256];
 		json_t *root;
 
 		if (len < 6 || strcmp(e->d_name + len - 5, ".json"))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		/* reports are small: skip anything large */
-		if (stat(path, &st) || !S_ISREG(st.st_mode) ||
-		    st.st_size > (4 << 20))
+		if (rpt_report_load(path, 4 << 20, &root, why, sizeof(why)))
 			continue;
-		root = json_load_file(path, 0, NULL);
-		if (root && !rpt_ckpt_brief_from_json(root, &b)) {
+		if (!rpt_ckpt_brief_from_json(root, &b)) {
 			nfound++;
 			found = b;
 			snprintf(found_path, sizeof(found_path), "%s", path);

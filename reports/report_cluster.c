@@ -17,8 +17,10 @@
 #include <jansson.h>
 
 #include "report.h"
+#include "rpt_html.h"
+#include "rpt_json.h"
 #include "report_cluster.h"
-#include "report_fmt.h"
+#include "rpt_text.h"
 #include "report_sweep.h"       /* struct rpt_buf */
 #include "verdict.h"
 
@@ -218,20 +220,6 @@ void rpt_cluster_totals(const struct rpt_cluster *c,
 
 /* ---- words ---- */
 
-/* Append to BUF (LEN bytes, NUL-terminated) what FMT says. */
-__attribute__((format(printf, 3, 4)))
-static void cat(char *buf, size_t len, const char *fmt, ...)
-{
-	const size_t at = strnlen(buf, len);
-	va_list ap;
-
-	if (at + 1 >= len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + at, len - at, fmt, ap);
-	va_end(ap);
-}
-
 static const char *sig_name(int sig)
 {
 	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" :
@@ -253,7 +241,7 @@ static unsigned node_gpus(const struct rpt_cluster *c)
 static void mb(char *buf, size_t len, double bytes_per_s)
 {
 	rpt_fmt_bytes(buf, len, bytes_per_s);
-	cat(buf, len, "/s");
+	rpt_cat(buf, len, "/s");
 }
 
 /* "rank 2 (host) lost, rank 3 (host) failed" into BUF; false when every
@@ -270,7 +258,7 @@ static bool missing_words(const struct rpt_cluster *c, char *buf, size_t len)
 		if (counts(r))
 			continue;
 		h = FIXED(r->host);
-		cat(buf, len, "%srank %u (%s) %s", any ? ", " : "", r->rank,
+		rpt_cat(buf, len, "%srank %u (%s) %s", any ? ", " : "", r->rank,
 		    h ? h : "?", r->reported ? "failed" : "lost");
 		free(h);
 		any = true;
@@ -321,7 +309,7 @@ void rpt_cluster_verdict(const struct rpt_cluster *c, char *buf, size_t len)
 	if (!t.reported) {
 		snprintf(buf, len, "no verdict: no rank measured anything");
 		if (missing_words(c, miss, sizeof(miss)))
-			cat(buf, len, " (%s)", miss);
+			rpt_cat(buf, len, " (%s)", miss);
 		return;
 	}
 	rpt_fmt_count(a, sizeof(a), t.samples_per_s);
@@ -382,48 +370,35 @@ void rpt_cluster_verdict(const struct rpt_cluster *c, char *buf, size_t len)
 			/* "past 0 nodes" would say it badly */
 			mb(b, sizeof(b), t.storage_ceiling_bytes_per_s);
 			mb(need, sizeof(need), t.node_needs_bytes_per_s);
-			cat(buf, len, "; it is storage-bound below one node: "
+			rpt_cat(buf, len, "; it is storage-bound below one node: "
 			    "%s cold in all, one node needs %s", b, need);
 		} else if (t.nodes_before_storage_bound > 0) {
-			cat(buf, len, "; past %d node%s it is storage-bound",
+			rpt_cat(buf, len, "; past %d node%s it is storage-bound",
 			    t.nodes_before_storage_bound,
 			    t.nodes_before_storage_bound == 1 ? "" : "s");
 		} else if (t.storage_ceiling_bytes_per_s > 0) {
 			mb(b, sizeof(b), t.storage_ceiling_bytes_per_s);
-			cat(buf, len, "; the storage ceiling is %s (the reads "
+			rpt_cat(buf, len, "; the storage ceiling is %s (the reads "
 			    "a node needs are unknown)", b);
 		} else if (c->cache && !strcmp(c->cache, "cold")) {
 			mb(b, sizeof(b), t.bytes_per_s);
-			cat(buf, len, "; not storage-bound at %u node%s: the "
+			rpt_cat(buf, len, "; not storage-bound at %u node%s: the "
 			    "storage ceiling is above %s", t.nodes_seen,
 			    t.nodes_seen == 1 ? "" : "s", b);
 		} else {
-			cat(buf, len, "; the storage ceiling is not known "
+			rpt_cat(buf, len, "; the storage ceiling is not known "
 			    "(the cache was %s: measure cold)", nz(c->cache));
 		}
 	}
 	if (missing_words(c, miss, sizeof(miss)))
-		cat(buf, len, "; partial: %s%s%s", miss, c->signal ?
+		rpt_cat(buf, len, "; partial: %s%s%s", miss, c->signal ?
 		    ", stopped by " : "", c->signal ? sig_name(c->signal) :
 		    "");
 	else if (c->signal)
-		cat(buf, len, "; partial: stopped by %s", sig_name(c->signal));
+		rpt_cat(buf, len, "; partial: stopped by %s", sig_name(c->signal));
 }
 
 /* ---- text ---- */
-
-static void print_fixed(FILE *f, const char *a, size_t size)
-{
-	char *t = fixed_text(a, size);
-
-	fputs(t ? t : "?", f);
-	free(t);
-}
-
-static void print_path(FILE *f, const char *path)
-{
-	print_fixed(f, nz(path), strlen(nz(path)) + 1);
-}
 
 /* The rank's table row. */
 static void print_rank(FILE *f, const struct rpt_cluster_rank *r)
@@ -582,7 +557,7 @@ static void print_once(FILE *f, const struct rpt_cluster *c)
 		fprintf(f, "not checked (no complete epoch)");
 	if (c->once_how[0]) {
 		fprintf(f, ": ");
-		print_fixed(f, c->once_how, sizeof(c->once_how));
+		rpt_put_bytes(f, c->once_how, sizeof(c->once_how));
 	}
 	fputc('\n', f);
 }
@@ -596,12 +571,12 @@ static void print_missing(FILE *f, const struct rpt_cluster *c)
 			continue;
 		fprintf(f, "  %-10s rank %u (", r->reported ? "failed" : "lost",
 			r->rank);
-		print_fixed(f, r->host, sizeof(r->host));
+		rpt_put_bytes(f, r->host, sizeof(r->host));
 		fprintf(f, "): ");
 		if (r->reported)
-			print_fixed(f, r->fail_text, sizeof(r->fail_text));
+			rpt_put_bytes(f, r->fail_text, sizeof(r->fail_text));
 		else if (r->lost_why[0])
-			print_fixed(f, r->lost_why, sizeof(r->lost_why));
+			rpt_put_bytes(f, r->lost_why, sizeof(r->lost_why));
 		else
 			fputs("no report reached rank 0", f);
 		fputc('\n', f);
@@ -624,7 +599,7 @@ void rpt_cluster_print(FILE *f, const struct rpt_cluster *c)
 	fprintf(f, "  command    %s%s%s\n", nz(c->command),
 		c->workload ? ", workload " : "", nz(c->workload));
 	fprintf(f, "  dataset    ");
-	print_path(f, c->dataset);
+	rpt_put_path(f, c->dataset);
 	rpt_fmt_count(a, sizeof(a), (double)c->files);
 	rpt_fmt_bytes(b, sizeof(b), (double)c->bytes);
 	fprintf(f, ": %s files, %s", a, b);
@@ -637,7 +612,7 @@ void rpt_cluster_print(FILE *f, const struct rpt_cluster *c)
 		"unknown fs");
 	if (c->fs_server && *c->fs_server) {
 		fprintf(f, " from ");
-		print_path(f, c->fs_server);
+		rpt_put_path(f, c->fs_server);
 	}
 	fprintf(f, "\n  cache      %s\n", nz(c->cache));
 	fprintf(f, "  window     %.1f s on every rank, started together "
@@ -673,7 +648,7 @@ void rpt_cluster_print(FILE *f, const struct rpt_cluster *c)
 			      t.per_node_samples_per_s[t.slowest_node]);
 		fprintf(f, "  slowest    node %d (", t.slowest_node);
 		if (r)
-			print_fixed(f, r->host, sizeof(r->host));
+			rpt_put_bytes(f, r->host, sizeof(r->host));
 		fprintf(f, "): %s samples/s, %.1f %% below the nodes' "
 			"median\n", a, t.slowest_below_median * 100);
 	}
@@ -697,11 +672,6 @@ void rpt_cluster_print(FILE *f, const struct rpt_cluster *c)
 }
 
 /* ---- JSON ---- */
-
-static json_t *num(double v, bool known)
-{
-	return known ? json_real(v) : json_null();
-}
 
 /* A fixed array as a JSON string (escaped as a path). */
 static json_t *jfixed(const char *a, size_t size)
@@ -755,9 +725,9 @@ static json_t *rank_json(const struct rpt_cluster_rank *r)
 			    json_null());
 	json_object_set_new(o, "samples", m ? json_integer((json_int_t)
 			    r->samples) : json_null());
-	json_object_set_new(o, "samples_per_s", num(r->samples_per_s, m));
-	json_object_set_new(o, "bytes_per_s", num(r->bytes_per_s, m));
-	json_object_set_new(o, "au", num(r->au, m && r->gpus && r->au >= 0));
+	json_object_set_new(o, "samples_per_s", rpt_jnum_if(r->samples_per_s, m));
+	json_object_set_new(o, "bytes_per_s", rpt_jnum_if(r->bytes_per_s, m));
+	json_object_set_new(o, "au", rpt_jnum_if(r->au, m && r->gpus && r->au >= 0));
 	json_object_set_new(o, "gpus", m ? json_integer(r->gpus) : json_null());
 	json_object_set_new(o, "gpus_fed", m ? json_integer(r->gpus_fed) :
 			    json_null());
@@ -767,10 +737,10 @@ static json_t *rank_json(const struct rpt_cluster_rank *r)
 			    json_null());
 	json_object_set_new(o, "bottleneck_why", m ? JFIXED(r->bottleneck_why) :
 			    json_null());
-	json_object_set_new(o, "hit_ratio", num(r->hit_ratio,
+	json_object_set_new(o, "hit_ratio", rpt_jnum_if(r->hit_ratio,
 						m && r->hit_ratio >= 0));
-	json_object_set_new(o, "start_skew_s", num(r->start_skew_s, m));
-	json_object_set_new(o, "solo_bytes_per_s", num(r->solo_bytes_per_s,
+	json_object_set_new(o, "start_skew_s", rpt_jnum_if(r->start_skew_s, m));
+	json_object_set_new(o, "solo_bytes_per_s", rpt_jnum_if(r->solo_bytes_per_s,
 			    m && r->solo_bytes_per_s >= 0));
 	json_object_set_new(o, "signal", r->signal ? json_string(
 			    sig_name(r->signal)) : json_null());
@@ -794,8 +764,8 @@ static json_t *nodes_json(const struct rpt_cluster *c,
 			"s:o}", "node", (int)k, "host", JFIXED(fr->host),
 			"ranks", (int)ni[k].ranks, "ranks_measured",
 			(int)ni[k].counted, "samples_per_s",
-			num(t->per_node_samples_per_s[k], m), "bytes_per_s",
-			num(t->per_node_bytes_per_s[k], m), "fed",
+			rpt_jnum_if(t->per_node_samples_per_s[k], m), "bytes_per_s",
+			rpt_jnum_if(t->per_node_bytes_per_s[k], m), "fed",
 			emulated(c) ? json_boolean(ni[k].fed) : json_null()));
 	}
 	return a;
@@ -832,20 +802,20 @@ json_t *rpt_cluster_json(const struct rpt_cluster *c)
 	json_object_set_new(root, "fs", json_pack("{s:o,s:o}", "type",
 		jstr_or_null(c->fs_type), "server", jstr_or_null(c->fs_server)));
 	json_object_set_new(root, "cache", jstr_or_null(c->cache));
-	json_object_set_new(root, "window_s", json_real(c->window_s));
+	json_object_set_new(root, "window_s", rpt_jnum(c->window_s));
 	json_object_set_new(root, "world", json_integer(c->world));
 	json_object_set_new(root, "node_count", json_integer(c->nodes));
 	json_object_set_new(root, "reported", json_integer(t.reported));
 	json_object_set_new(root, "lost", json_integer(t.lost));
 	json_object_set_new(root, "failed", json_integer(t.failed));
-	json_object_set_new(root, "samples_per_s", num(t.samples_per_s,
+	json_object_set_new(root, "samples_per_s", rpt_jnum_if(t.samples_per_s,
 						       t.reported > 0));
-	json_object_set_new(root, "bytes_per_s", num(t.bytes_per_s,
+	json_object_set_new(root, "bytes_per_s", rpt_jnum_if(t.bytes_per_s,
 						     t.reported > 0));
-	json_object_set_new(root, "au", num(t.au, t.au >= 0));
+	json_object_set_new(root, "au", rpt_jnum_if(t.au, t.au >= 0));
 	json_object_set_new(root, "nodes_fed", emulated(c) ?
 			    json_integer(t.nodes_fed) : json_null());
-	json_object_set_new(root, "max_skew_s", num(t.max_skew_s,
+	json_object_set_new(root, "max_skew_s", rpt_jnum_if(t.max_skew_s,
 						    t.reported > 0));
 	for (unsigned i = 0; i < c->world && c->ranks; i++)
 		json_array_append_new(ranks, rank_json(&c->ranks[i]));
@@ -856,20 +826,20 @@ json_t *rpt_cluster_json(const struct rpt_cluster *c)
 			(unsigned)ni[t.slowest_node].first);
 
 		json_object_set_new(root, "slowest_node", json_pack(
-			"{s:i,s:o,s:f}", "node", t.slowest_node, "host",
+			"{s:i,s:o,s:o}", "node", t.slowest_node, "host",
 			fr ? JFIXED(fr->host) : json_null(), "below_median",
-			t.slowest_below_median));
+			rpt_jnum(t.slowest_below_median)));
 	} else {
 		json_object_set_new(root, "slowest_node", json_null());
 	}
 	json_object_set_new(root, "storage", json_pack("{s:o,s:o,s:o,s:o,s:o,"
-		"s:i}", "ceiling_bytes_per_s", num(t.storage_ceiling_bytes_per_s,
+		"s:i}", "ceiling_bytes_per_s", rpt_jnum_if(t.storage_ceiling_bytes_per_s,
 		t.storage_ceiling_bytes_per_s >= 0), "solo_sum_bytes_per_s",
-		num(t.solo_sum_bytes_per_s, t.solo_sum_bytes_per_s >= 0),
-		"together_over_solo", num(t.solo_sum_bytes_per_s > 0 ?
+		rpt_jnum_if(t.solo_sum_bytes_per_s, t.solo_sum_bytes_per_s >= 0),
+		"together_over_solo", rpt_jnum_if(t.solo_sum_bytes_per_s > 0 ?
 		t.bytes_per_s / t.solo_sum_bytes_per_s : 0,
 		t.solo_sum_bytes_per_s > 0), "node_needs_bytes_per_s",
-		num(t.node_needs_bytes_per_s, t.node_needs_bytes_per_s > 0),
+		rpt_jnum_if(t.node_needs_bytes_per_s, t.node_needs_bytes_per_s > 0),
 		"nodes_before_storage_bound", t.nodes_before_storage_bound >= 0 ?
 		json_integer(t.nodes_before_storage_bound) : json_null(),
 		"storage_bound_ranks", (int)t.storage_bound_ranks));
@@ -878,17 +848,17 @@ json_t *rpt_cluster_json(const struct rpt_cluster *c)
 		c->every_sample_once >= 0 ? json_boolean(c->every_sample_once > 0)
 		: json_null(), "epochs", (int)c->epochs_checked, "how",
 		JFIXED(c->once_how)));
-	json_object_set_new(root, "gpus", json_pack("{s:o,s:i,s:i,s:o,s:f,"
+	json_object_set_new(root, "gpus", json_pack("{s:o,s:i,s:i,s:o,s:o,"
 		"s:o,s:o,s:o,s:o}", "type", emulated(c) ?
 		jtext(c->gpu_type) : json_null(), "per_rank",
 		(int)c->gpus_per_rank, "per_node", (int)(emulated(c) ?
-		node_gpus(c) : 0), "demand_per_gpu", num(c->demand_per_gpu,
+		node_gpus(c) : 0), "demand_per_gpu", rpt_jnum_if(c->demand_per_gpu,
 		c->demand_per_gpu > 0), "au_threshold",
-		rpt_verdict_threshold(c->au_threshold), "kind",
+		rpt_jnum(rpt_verdict_threshold(c->au_threshold)), "kind",
 		jstr_or_null(c->demand_kind), "basis",
 		jstr_or_null(c->demand_basis), "source",
 		jstr_or_null(c->demand_source), "bytes_per_sample",
-		num(c->bytes_per_sample, c->bytes_per_sample > 0)));
+		rpt_jnum_if(c->bytes_per_sample, c->bytes_per_sample > 0)));
 	json_object_set_new(root, "partial", json_boolean(partial(c, &t)));
 	json_object_set_new(root, "signal", c->signal ?
 			    json_string(sig_name(c->signal)) : json_null());
@@ -898,17 +868,6 @@ json_t *rpt_cluster_json(const struct rpt_cluster *c)
 }
 
 /* ---- HTML ---- */
-
-static const char page_style[] =
-	"body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;"
-	"max-width:960px;color:#222}h1{font-size:1.5em}h2{font-size:1.15em;"
-	"margin-top:1.8em;border-bottom:1px solid #ccc}"
-	"table{border-collapse:collapse;margin:.5em 0}"
-	"td,th{padding:.2em .6em;border-bottom:1px solid #eee;"
-	"text-align:right}td:first-child,th:first-child{text-align:left}"
-	".verdict{font-size:1.1em;background:#f4f7fb;padding:.8em;"
-	"border-left:4px solid #1f5fbf}.note{color:#555;font-size:.9em}"
-	".lost{color:#c0392b}svg text{font:11px sans-serif}";
 
 /* Append a fixed array's text, escaped as a path and for HTML. */
 static void html_fixed(struct rpt_buf *b, const char *a, size_t size)
@@ -1129,9 +1088,7 @@ char *rpt_cluster_html(const struct rpt_cluster *c)
 	nodes_fill(c, ni, n);
 	rpt_cluster_verdict(c, verdict, sizeof(verdict));
 	rpt_buf_init(&b);
-	rpt_buf_printf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
-		       "<meta charset=\"utf-8\"><title>feedrate cluster"
-		       "</title><style>%s</style></head><body>\n", page_style);
+	rpt_html_head(&b, "feedrate cluster");
 	rpt_buf_printf(&b, "<h1>feedrate ");
 	rpt_buf_html(&b, c->command ? c->command : "cluster");
 	if (c->workload) {
@@ -1158,7 +1115,8 @@ char *rpt_cluster_html(const struct rpt_cluster *c)
 		rpt_buf_printf(&b, "</p>\n");
 	}
 	rpt_buf_printf(&b, "<p class=\"note\">report schema feedrate.cluster "
-		       "v%d</p>\n</body></html>\n", RPT_RUN_SCHEMA_VERSION);
+		       "v%d</p>\n", RPT_RUN_SCHEMA_VERSION);
+	rpt_html_end(&b);
 	return rpt_buf_take(&b);
 }
 
@@ -1190,11 +1148,6 @@ char *rpt_cluster_fixed_text(const char *a, size_t size)
 	return fixed_text(a, size);
 }
 
-json_t *rpt_cluster_json_num(double v, bool known)
-{
-	return num(v, known);
-}
-
 json_t *rpt_cluster_json_str(const char *s)
 {
 	return jstr_or_null(s);
@@ -1203,11 +1156,6 @@ json_t *rpt_cluster_json_str(const char *s)
 json_t *rpt_cluster_json_text(const char *s)
 {
 	return jtext(s);
-}
-
-const char *rpt_cluster_html_style(void)
-{
-	return page_style;
 }
 
 void rpt_cluster_html_fixed(struct rpt_buf *b, const char *a, size_t size)

@@ -166,15 +166,12 @@ bool rpt_cluster_partial(const struct rpt_cluster *c,
  * string. malloc'd; NULL when out of memory. */
 char *rpt_cluster_fixed_text(const char *a, size_t size);
 
-/* JSON conventions of the cluster reports (new references): V when
- * KNOWN, else null; a path-like text escaped as a path, null when NULL or
+/* JSON conventions of the cluster reports (new references):
+ * a path-like text escaped as a path, null when NULL or
  * ""; our own words as they are when valid UTF-8, else escaped. */
-struct json_t *rpt_cluster_json_num(double v, bool known);
 struct json_t *rpt_cluster_json_str(const char *s);
 struct json_t *rpt_cluster_json_text(const char *s);
 
-/* The style sheet of the cluster reports' HTML pages (static). */
-const char *rpt_cluster_html_style(void);
 
 struct rpt_buf;
 

@@ -16,8 +16,10 @@
 #include <jansson.h>
 
 #include "report.h"
+#include "rpt_html.h"
+#include "rpt_json.h"
 #include "report_cluster.h"
-#include "report_fmt.h"
+#include "rpt_text.h"
 #include "report_sweep.h"       /* struct rpt_buf */
 #include "verdict.h"
 
@@ -427,19 +429,6 @@ void rpt_cluster_sweep_verdict(const struct rpt_cluster_sweep *s, char *buf,
 
 /* ---- text ---- */
 
-static void print_text(FILE *f, const char *a, size_t size)
-{
-	char *t = rpt_cluster_fixed_text(a, size);
-
-	fputs(t ? t : "?", f);
-	free(t);
-}
-
-static void print_path(FILE *f, const char *path)
-{
-	print_text(f, nz(path), strlen(nz(path)) + 1);
-}
-
 /* "cold, 2 vCPUs a rank" */
 static void series_name(char *buf, size_t len,
 			const struct rpt_cluster_series *x)
@@ -458,7 +447,7 @@ static void print_head(FILE *f, const struct rpt_cluster_sweep *s)
 	if (s->workload)
 		fprintf(f, "  workload   %s\n", s->workload);
 	fprintf(f, "  dataset    ");
-	print_path(f, s->dataset);
+	rpt_put_path(f, s->dataset);
 	rpt_fmt_count(a, sizeof(a), (double)s->files);
 	rpt_fmt_bytes(b, sizeof(b), (double)s->bytes);
 	fprintf(f, ": %s files, %s", a, b);
@@ -470,7 +459,7 @@ static void print_head(FILE *f, const struct rpt_cluster_sweep *s)
 		s->fs_type : "unknown fs");
 	if (s->fs_server && *s->fs_server) {
 		fprintf(f, " from ");
-		print_path(f, s->fs_server);
+		rpt_put_path(f, s->fs_server);
 	}
 	fprintf(f, "\n  window     %.1f s a point, the ranks of a point "
 		"started together\n", s->window_s);
@@ -505,12 +494,12 @@ static void print_missing(FILE *f, const struct rpt_cluster_point *p)
 			continue;
 		fprintf(f, "  at %u rank%s: rank %u (", p->ranks,
 			plural(p->ranks), r->rank);
-		print_text(f, r->host, sizeof(r->host));
+		rpt_put_bytes(f, r->host, sizeof(r->host));
 		fprintf(f, ") %s: ", r->reported ? "failed" : "lost");
 		if (r->reported)
-			print_text(f, r->fail_text, sizeof(r->fail_text));
+			rpt_put_bytes(f, r->fail_text, sizeof(r->fail_text));
 		else if (r->lost_why[0])
-			print_text(f, r->lost_why, sizeof(r->lost_why));
+			rpt_put_bytes(f, r->lost_why, sizeof(r->lost_why));
 		else
 			fputs("no report reached rank 0", f);
 		fputc('\n', f);
@@ -605,15 +594,15 @@ static json_t *point_json(const struct rpt_cluster_sweep *s, size_t i,
 	json_object_set_new(o, "nodes", json_integer(p->nodes));
 	json_object_set_new(o, "vcpus", json_integer(p->vcpus));
 	json_object_set_new(o, "cache", rpt_cluster_json_str(p->cache));
-	json_object_set_new(o, "samples_per_s", rpt_cluster_json_num(
+	json_object_set_new(o, "samples_per_s", rpt_jnum_if(
 			    fg.t.samples_per_s, fg.measured));
-	json_object_set_new(o, "bytes_per_s", rpt_cluster_json_num(
+	json_object_set_new(o, "bytes_per_s", rpt_jnum_if(
 			    fg.t.bytes_per_s, fg.measured));
-	json_object_set_new(o, "per_rank_samples_per_s", rpt_cluster_json_num(
+	json_object_set_new(o, "per_rank_samples_per_s", rpt_jnum_if(
 			    fg.per_rank, fg.measured));
-	json_object_set_new(o, "efficiency", rpt_cluster_json_num(eff,
+	json_object_set_new(o, "efficiency", rpt_jnum_if(eff,
 			    eff >= 0));
-	json_object_set_new(o, "au", rpt_cluster_json_num(fg.t.au,
+	json_object_set_new(o, "au", rpt_jnum_if(fg.t.au,
 			    fg.t.au >= 0));
 	json_object_set_new(o, "limit", lim ? json_string(lim) : json_null());
 	json_object_set_new(o, "lost", json_integer(fg.missing));
@@ -638,9 +627,9 @@ static json_t *series_json(const struct rpt_cluster_sweep *s,
 	for (size_t j = 0; j < x->n; j++) {
 		json_array_append_new(r, json_integer(
 			s->points[x->point[j]].ranks));
-		json_array_append_new(sps, rpt_cluster_json_num(
+		json_array_append_new(sps, rpt_jnum_if(
 			x->samples_per_s[j], x->samples_per_s[j] >= 0));
-		json_array_append_new(e, rpt_cluster_json_num(
+		json_array_append_new(e, rpt_jnum_if(
 			x->efficiency[j], x->efficiency[j] >= 0));
 	}
 	json_object_set_new(o, "cache", rpt_cluster_json_str(x->cache));
@@ -690,17 +679,17 @@ json_t *rpt_cluster_sweep_json(const struct rpt_cluster_sweep *s)
 		rpt_cluster_json_str(s->fs_server)));
 	json_object_set_new(root, "world", json_integer(s->world));
 	json_object_set_new(root, "node_count", json_integer(s->nodes));
-	json_object_set_new(root, "window_s", json_real(s->window_s));
-	json_object_set_new(root, "gpus", json_pack("{s:o,s:i,s:o,s:f,s:o,"
+	json_object_set_new(root, "window_s", rpt_jnum(s->window_s));
+	json_object_set_new(root, "gpus", json_pack("{s:o,s:i,s:o,s:o,s:o,"
 		"s:o,s:o,s:o}", "type", emulated(s) ?
 		rpt_cluster_json_text(s->gpu_type) : json_null(), "per_rank",
-		(int)s->gpus_per_rank, "demand_per_gpu", rpt_cluster_json_num(
+		(int)s->gpus_per_rank, "demand_per_gpu", rpt_jnum_if(
 		s->demand_per_gpu, s->demand_per_gpu > 0), "au_threshold",
-		rpt_verdict_threshold(s->au_threshold), "kind",
+		rpt_jnum(rpt_verdict_threshold(s->au_threshold)), "kind",
 		rpt_cluster_json_str(s->demand_kind), "basis",
 		rpt_cluster_json_str(s->demand_basis), "source",
 		rpt_cluster_json_str(s->demand_source), "bytes_per_sample",
-		rpt_cluster_json_num(s->bytes_per_sample,
+		rpt_jnum_if(s->bytes_per_sample,
 		s->bytes_per_sample > 0)));
 	for (size_t i = 0; s->points && i < s->npoints; i++)
 		json_array_append_new(pts, point_json(s, i, sr, ns));
@@ -918,10 +907,7 @@ char *rpt_cluster_sweep_html(const struct rpt_cluster_sweep *s)
 		return NULL;
 	verdict_words(s, sr, ns, verdict, sizeof(verdict));
 	rpt_buf_init(&b);
-	rpt_buf_printf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
-		       "<meta charset=\"utf-8\"><title>feedrate cluster sweep"
-		       "</title><style>%s</style></head><body>\n",
-		       rpt_cluster_html_style());
+	rpt_html_head(&b, "feedrate cluster sweep");
 	rpt_buf_printf(&b, "<h1>feedrate sweep");
 	if (s->workload) {
 		rpt_buf_printf(&b, ": ");
@@ -946,8 +932,9 @@ char *rpt_cluster_sweep_html(const struct rpt_cluster_sweep *s)
 		rpt_buf_printf(&b, "</p>\n");
 	}
 	rpt_buf_printf(&b, "<p class=\"note\">report schema "
-		       "feedrate.cluster_sweep v%d</p>\n</body></html>\n",
+		       "feedrate.cluster_sweep v%d</p>\n",
 		       RPT_RUN_SCHEMA_VERSION);
+	rpt_html_end(&b);
 	free(sr);
 	return rpt_buf_take(&b);
 }

@@ -12,8 +12,9 @@
 #include <string.h>
 
 #include "report.h"
+#include "rpt_html.h"
 #include "report_ckpt.h"
-#include "report_fmt.h"
+#include "rpt_text.h"
 #include "report_sweep.h"
 
 static char *dup_or_empty(const char *s)
@@ -568,6 +569,130 @@ void rpt_cost_print(FILE *f, const struct rpt_candidate *c,
 			"priced candidates feeds them\n");
 }
 
+/* ---- the page ---- */
+
+void rpt_compare_html_body(struct rpt_buf *b, const struct rpt_candidate *c,
+			   size_t n)
+{
+	double ymax = 0;
+	const double bw = 22, gap = 30, h = 240;
+	double w;
+
+	rpt_buf_printf(b, "<h1>feedrate compare: %zu candidate%s</h1>\n"
+		       "<table class=\"compare\"><tr><th></th>", n,
+		       n == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++) {
+		rpt_buf_printf(b, "<th>");
+		rpt_buf_html(b, c[i].label);
+		rpt_buf_printf(b, "</th>");
+	}
+	rpt_buf_printf(b, "</tr>\n<tr><td>verdict</td>");
+	for (size_t i = 0; i < n; i++) {
+		rpt_buf_printf(b, "<td>");
+		rpt_buf_html(b, c[i].headline);
+		if (c[i].pipelines) {
+			rpt_buf_printf(b, "<br>by pipeline: ");
+			rpt_buf_html(b, c[i].pipelines);
+		}
+		rpt_buf_printf(b, "</td>");
+	}
+	rpt_buf_printf(b, "</tr>\n<tr><td>CPU</td>");
+	for (size_t i = 0; i < n; i++) {
+		rpt_buf_printf(b, "<td>");
+		rpt_buf_html(b, c[i].cpu_model);
+		rpt_buf_printf(b, ", %u%s vCPUs, %.0f GiB</td>", c[i].vcpus,
+			       c[i].vcpu_kind == STG_VCPU_THREAD ? " thread" :
+			       c[i].vcpu_kind == STG_VCPU_CORE ? " core" : "",
+			       c[i].ram_gib);
+	}
+	rpt_buf_printf(b, "</tr>\n<tr><td>storage</td>");
+	for (size_t i = 0; i < n; i++) {
+		rpt_buf_printf(b, "<td>");
+		rpt_buf_html(b, c[i].storage);
+		rpt_buf_printf(b, "</td>");
+	}
+	rpt_buf_printf(b, "</tr>\n");
+	for (int k = 0; k < STG_CACHE_STATES; k++) {
+		rpt_buf_printf(b, "<tr><td>%s</td>", stg_cache_state_name(
+			(enum stg_cache_state)k));
+		for (size_t i = 0; i < n; i++) {
+			if (!c[i].have[k]) {
+				rpt_buf_printf(b, "<td>-</td>");
+				continue;
+			}
+			rpt_buf_printf(b, "<td>%.0f samples/s at %u vCPUs; "
+				       "%d x ", c[i].samples_per_s[k],
+				       c[i].vcpus_at[k], c[i].gpus_fed[k]);
+			rpt_buf_html(b, c[i].gpu);
+			rpt_buf_printf(b, " fed; limit ");
+			rpt_buf_html(b, c[i].limiting[k]);
+			rpt_buf_printf(b, "</td>");
+			ymax = fmax(ymax, c[i].samples_per_s[k]);
+		}
+		rpt_buf_printf(b, "</tr>\n");
+	}
+	rpt_buf_printf(b, "</table>\n");
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < STG_CACHE_STATES; k++) {
+			char note[256];
+
+			if (!rpt_candidate_note(&c[i], (enum stg_cache_state)k,
+						note, sizeof(note)))
+				continue;
+			rpt_buf_printf(b, "<p class=\"note\">");
+			rpt_buf_html(b, note);
+			rpt_buf_printf(b, "</p>\n");
+		}
+	/* a grouped bar chart: samples/s per cache state per candidate */
+	ymax = rpt_svg_nice_max(ymax * 1.05);
+	w = RPT_SVG_MARGIN_LEFT + n * (STG_CACHE_STATES * bw + gap) + 20;
+	rpt_buf_printf(b, "<h2>samples/s</h2>\n<svg class=\"bars\" xmlns="
+		       "\"http://www.w3.org/2000/svg\" width=\"%.0f\" height="
+		       "\"%.0f\">\n", w, h + 60);
+	for (size_t i = 0; i < n; i++) {
+		const double x0 = RPT_SVG_MARGIN_LEFT + i * (STG_CACHE_STATES * bw + gap);
+
+		for (int k = 0; k < STG_CACHE_STATES; k++) {
+			double bh;
+
+			if (!c[i].have[k])
+				continue;
+			bh = h * c[i].samples_per_s[k] / ymax;
+			rpt_buf_printf(b, "<rect class=\"bar\" data-cache=\"%s\" "
+				       "x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+				       "height=\"%.1f\" fill=\"%s\"><title>%.0f "
+				       "samples/s, %s</title></rect>\n",
+				       stg_cache_state_name((enum stg_cache_state)k),
+				       x0 + k * bw, 10 + h - bh, bw - 2, bh,
+				       rpt_html_cache_colour[k], c[i].samples_per_s[k],
+				       stg_cache_state_name((enum stg_cache_state)k));
+		}
+		rpt_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\">", x0,
+			       h + 28);
+		rpt_buf_html(b, c[i].label);
+		rpt_buf_printf(b, "</text>\n");
+	}
+	rpt_buf_printf(b, "<text x=\"%.1f\" y=\"20\" text-anchor=\"end\">%.0f"
+		       "</text><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">0"
+		       "</text>\n", RPT_SVG_MARGIN_LEFT - 6, ymax, RPT_SVG_MARGIN_LEFT - 6, h + 10);
+	for (int k = 0; k < STG_CACHE_STATES; k++)
+		rpt_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">%s"
+			       "</text>\n", RPT_SVG_MARGIN_LEFT + 60.0 * k, h + 50, rpt_html_cache_colour[k],
+			       stg_cache_state_name((enum stg_cache_state)k));
+	rpt_buf_printf(b, "</svg>\n");
+}
+
+char *rpt_compare_html(const struct rpt_candidate *c, size_t n)
+{
+	struct rpt_buf b;
+
+	rpt_buf_init(&b);
+	rpt_html_head(&b, "feedrate compare");
+	rpt_compare_html_body(&b, c, n);
+	rpt_html_end(&b);
+	return rpt_buf_take(&b);
+}
+
 /* The cost section of compare's page. */
 static void cost_html(struct rpt_buf *b, const struct rpt_candidate *c,
 		      const struct rpt_cost *costs, size_t n)
@@ -619,21 +744,13 @@ static void cost_html(struct rpt_buf *b, const struct rpt_candidate *c,
 char *rpt_compare_page(const struct rpt_candidate *c,
 		       const struct rpt_cost *costs, size_t n)
 {
-	static const char tail[] = "</body></html>";
-	char *page = rpt_compare_html(c, n), *end;
 	struct rpt_buf b;
 
-	if (!page || !costs)
-		return page;
-	end = strstr(page, tail);
-	if (!end) {
-		free(page);
-		return NULL;
-	}
 	rpt_buf_init(&b);
-	rpt_buf_printf(&b, "%.*s", (int)(end - page), page);
-	cost_html(&b, c, costs, n);
-	rpt_buf_printf(&b, "%s", end);
-	free(page);
+	rpt_html_head(&b, "feedrate compare");
+	rpt_compare_html_body(&b, c, n);
+	if (costs)
+		cost_html(&b, c, costs, n);
+	rpt_html_end(&b);
 	return rpt_buf_take(&b);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "rpt_text.h"
 #include "report_sweep.h"
 
 /* The columns, in order; docs/report-schema.md lists them too. */

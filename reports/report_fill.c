@@ -11,7 +11,8 @@
 
 #include "measure.h"
 #include "report.h"
-#include "report_fmt.h"
+#include "rpt_json.h"
+#include "rpt_text.h"
 #include "report_sweep.h"
 
 /* Is KIND one of the shard formats' error keys? */
@@ -117,11 +118,11 @@ void rpt_demand_json_extra(json_t *g, unsigned tokens_per_sample,
 		json_object_set_new(g, "tokens_per_sample",
 				    json_integer(tokens_per_sample));
 		json_object_set_new(g, "demand_tokens_per_s",
-				    json_real(eaten * tokens_per_sample));
+				    rpt_jnum(eaten * tokens_per_sample));
 	}
 	json_object_set_new(g, "reads_needed_bytes_per_s",
 			    bytes_per_sample > 0 && eaten > 0 ?
-			    json_real(eaten * bytes_per_sample) : json_null());
+			    rpt_jnum(eaten * bytes_per_sample) : json_null());
 }
 
 const char *rpt_demand_multi_words(const char *basis)

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "report.h"
-#include "report_fmt.h"
+#include "rpt_text.h"
 #include "workloads.h"
 
 void rpt_gen_print(FILE *f, const char *dir, const struct wl_gen_stats *st,

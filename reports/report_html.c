@@ -28,144 +28,15 @@
 
 #include "loader.h"
 #include "report.h"
+#include "rpt_html.h"
 #include "report_ckpt.h"
-#include "report_fmt.h"
+#include "rpt_text.h"
 #include "report_sweep.h"
-
-/* ---- the growable buffer ---- */
-
-void rpt_buf_init(struct rpt_buf *b)
-{
-	b->s = NULL;
-	b->len = 0;
-	b->cap = 0;
-	b->ok = true;
-}
-
-static bool buf_reserve(struct rpt_buf *b, size_t more)
-{
-	size_t cap;
-	char *n;
-
-	if (!b->ok)
-		return false;
-	if (b->len + more + 1 <= b->cap)
-		return true;
-	cap = b->cap ? b->cap : 4096;
-	while (cap < b->len + more + 1)
-		cap *= 2;
-	n = realloc(b->s, cap);
-	if (!n) {
-		b->ok = false;
-		return false;
-	}
-	b->s = n;
-	b->cap = cap;
-	return true;
-}
-
-void rpt_buf_printf(struct rpt_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || !buf_reserve(b, (size_t)n))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
-
-void rpt_buf_html(struct rpt_buf *b, const char *text)
-{
-	for (const char *t = text ? text : ""; *t; t++) {
-		const char *rep = NULL;
-
-		switch (*t) {
-		case '&': rep = "&amp;"; break;
-		case '<': rep = "&lt;"; break;
-		case '>': rep = "&gt;"; break;
-		case '"': rep = "&quot;"; break;
-		case '\'': rep = "&#39;"; break;
-		default: break;
-		}
-		if (rep) {
-			rpt_buf_printf(b, "%s", rep);
-		} else if (buf_reserve(b, 1)) {
-			b->s[b->len++] = *t;
-			b->s[b->len] = '\0';
-		}
-	}
-}
-
-void rpt_buf_html_path(struct rpt_buf *b, const char *path)
-{
-	char *t = rpt_path_text(path ? path : "", path ? strlen(path) : 0);
-
-	if (!t) {
-		b->ok = false;
-		return;
-	}
-	rpt_buf_html(b, t);
-	free(t);
-}
-
-char *rpt_buf_take(struct rpt_buf *b)
-{
-	char *s = b->ok ? b->s : NULL;
-
-	if (!b->ok)
-		free(b->s);
-	else if (!s)
-		s = calloc(1, 1);
-	b->s = NULL;
-	b->len = b->cap = 0;
-	return s;
-}
 
 /* ---- the page ---- */
 
-static const char *const colour[STG_CACHE_STATES] = {
-	"#1f5fbf", "#c07a00", "#c0392b"
-};
-
-static const char page_style[] =
-	"body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;"
-	"max-width:960px;color:#222}h1{font-size:1.5em}h2{font-size:1.15em;"
-	"margin-top:1.8em;border-bottom:1px solid #ccc}"
-	"table{border-collapse:collapse;margin:.5em 0}"
-	"td,th{padding:.2em .6em;border-bottom:1px solid #eee;"
-	"text-align:right}td:first-child,th:first-child{text-align:left}"
-	".verdict{font-size:1.1em;background:#f4f7fb;padding:.8em;"
-	"border-left:4px solid #1f5fbf}.note{color:#555;font-size:.9em}"
-	"svg text{font:11px sans-serif}"
-	/* a white outline keeps a label readable over the lines it crosses */
-	"svg .halo{paint-order:stroke;stroke:#fff;stroke-width:3px;"
-	"stroke-linejoin:round}";
-
-static void html_head(struct rpt_buf *b, const char *title)
-{
-	rpt_buf_printf(b, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
-		       "<meta charset=\"utf-8\"><title>");
-	rpt_buf_html(b, title);
-	rpt_buf_printf(b, "</title><style>%s</style></head><body>\n",
-		       page_style);
-}
-
-static double nice_max(double v)
-{
-	double p, m;
-
-	if (!(v > 0))
-		return 1;
-	p = pow(10, floor(log10(v)));
-	m = v / p;
-	return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
-}
+#define colour rpt_html_cache_colour
+#define nice_max rpt_svg_nice_max
 
 /*
  * The sweep's plot answers "how many vCPUs feed the asked GPUs" and still
@@ -187,7 +58,7 @@ static double nice_max(double v)
  * their own.
  */
 #define PW 900.0                /* the SVG's width */
-#define ML 70.0                 /* left margin: the y tick labels */
+#define ML RPT_SVG_MARGIN_LEFT   /* left margin: the y tick labels */
 #define PMR 190.0               /* right margin: the demand labels */
 #define PANEL_H 300.0
 #define ZOOM_H 220.0
@@ -1502,7 +1373,7 @@ char *rpt_sweep_html(const struct rpt_sweep *s)
 	bool projected = false;
 
 	rpt_buf_init(&b);
-	html_head(&b, "feedrate sweep");
+	rpt_html_head(&b, "feedrate sweep");
 	rpt_buf_printf(&b, "<h1>feedrate sweep: ");
 	rpt_buf_html(&b, s->workload);
 	rpt_buf_printf(&b, " against ");
@@ -1562,123 +1433,8 @@ char *rpt_sweep_html(const struct rpt_sweep *s)
 	facts_table(&b, s);
 	rpt_buf_printf(&b, "<p class=\"note\">feedrate ");
 	rpt_buf_html(&b, s->version);
-	rpt_buf_printf(&b, ", report schema %s v%d</p>\n</body></html>\n",
+	rpt_buf_printf(&b, ", report schema %s v%d</p>\n",
 		       RPT_SWEEP_SCHEMA_NAME, RPT_SWEEP_SCHEMA_VERSION);
-	return rpt_buf_take(&b);
-}
-
-/* ---- compare ---- */
-
-char *rpt_compare_html(const struct rpt_candidate *c, size_t n)
-{
-	struct rpt_buf b;
-	double ymax = 0;
-	const double bw = 22, gap = 30, h = 240;
-	double w;
-
-	rpt_buf_init(&b);
-	html_head(&b, "feedrate compare");
-	rpt_buf_printf(&b, "<h1>feedrate compare: %zu candidate%s</h1>\n"
-		       "<table class=\"compare\"><tr><th></th>", n,
-		       n == 1 ? "" : "s");
-	for (size_t i = 0; i < n; i++) {
-		rpt_buf_printf(&b, "<th>");
-		rpt_buf_html(&b, c[i].label);
-		rpt_buf_printf(&b, "</th>");
-	}
-	rpt_buf_printf(&b, "</tr>\n<tr><td>verdict</td>");
-	for (size_t i = 0; i < n; i++) {
-		rpt_buf_printf(&b, "<td>");
-		rpt_buf_html(&b, c[i].headline);
-		if (c[i].pipelines) {
-			rpt_buf_printf(&b, "<br>by pipeline: ");
-			rpt_buf_html(&b, c[i].pipelines);
-		}
-		rpt_buf_printf(&b, "</td>");
-	}
-	rpt_buf_printf(&b, "</tr>\n<tr><td>CPU</td>");
-	for (size_t i = 0; i < n; i++) {
-		rpt_buf_printf(&b, "<td>");
-		rpt_buf_html(&b, c[i].cpu_model);
-		rpt_buf_printf(&b, ", %u%s vCPUs, %.0f GiB</td>", c[i].vcpus,
-			       c[i].vcpu_kind == STG_VCPU_THREAD ? " thread" :
-			       c[i].vcpu_kind == STG_VCPU_CORE ? " core" : "",
-			       c[i].ram_gib);
-	}
-	rpt_buf_printf(&b, "</tr>\n<tr><td>storage</td>");
-	for (size_t i = 0; i < n; i++) {
-		rpt_buf_printf(&b, "<td>");
-		rpt_buf_html(&b, c[i].storage);
-		rpt_buf_printf(&b, "</td>");
-	}
-	rpt_buf_printf(&b, "</tr>\n");
-	for (int k = 0; k < STG_CACHE_STATES; k++) {
-		rpt_buf_printf(&b, "<tr><td>%s</td>", stg_cache_state_name(
-			(enum stg_cache_state)k));
-		for (size_t i = 0; i < n; i++) {
-			if (!c[i].have[k]) {
-				rpt_buf_printf(&b, "<td>-</td>");
-				continue;
-			}
-			rpt_buf_printf(&b, "<td>%.0f samples/s at %u vCPUs; "
-				       "%d x ", c[i].samples_per_s[k],
-				       c[i].vcpus_at[k], c[i].gpus_fed[k]);
-			rpt_buf_html(&b, c[i].gpu);
-			rpt_buf_printf(&b, " fed; limit ");
-			rpt_buf_html(&b, c[i].limiting[k]);
-			rpt_buf_printf(&b, "</td>");
-			ymax = fmax(ymax, c[i].samples_per_s[k]);
-		}
-		rpt_buf_printf(&b, "</tr>\n");
-	}
-	rpt_buf_printf(&b, "</table>\n");
-	for (size_t i = 0; i < n; i++)
-		for (int k = 0; k < STG_CACHE_STATES; k++) {
-			char note[256];
-
-			if (!rpt_candidate_note(&c[i], (enum stg_cache_state)k,
-						note, sizeof(note)))
-				continue;
-			rpt_buf_printf(&b, "<p class=\"note\">");
-			rpt_buf_html(&b, note);
-			rpt_buf_printf(&b, "</p>\n");
-		}
-	/* a grouped bar chart: samples/s per cache state per candidate */
-	ymax = nice_max(ymax * 1.05);
-	w = ML + n * (STG_CACHE_STATES * bw + gap) + 20;
-	rpt_buf_printf(&b, "<h2>samples/s</h2>\n<svg class=\"bars\" xmlns="
-		       "\"http://www.w3.org/2000/svg\" width=\"%.0f\" height="
-		       "\"%.0f\">\n", w, h + 60);
-	for (size_t i = 0; i < n; i++) {
-		const double x0 = ML + i * (STG_CACHE_STATES * bw + gap);
-
-		for (int k = 0; k < STG_CACHE_STATES; k++) {
-			double bh;
-
-			if (!c[i].have[k])
-				continue;
-			bh = h * c[i].samples_per_s[k] / ymax;
-			rpt_buf_printf(&b, "<rect class=\"bar\" data-cache=\"%s\" "
-				       "x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-				       "height=\"%.1f\" fill=\"%s\"><title>%.0f "
-				       "samples/s, %s</title></rect>\n",
-				       stg_cache_state_name((enum stg_cache_state)k),
-				       x0 + k * bw, 10 + h - bh, bw - 2, bh,
-				       colour[k], c[i].samples_per_s[k],
-				       stg_cache_state_name((enum stg_cache_state)k));
-		}
-		rpt_buf_printf(&b, "<text x=\"%.1f\" y=\"%.1f\">", x0,
-			       h + 28);
-		rpt_buf_html(&b, c[i].label);
-		rpt_buf_printf(&b, "</text>\n");
-	}
-	rpt_buf_printf(&b, "<text x=\"%.1f\" y=\"20\" text-anchor=\"end\">%.0f"
-		       "</text><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">0"
-		       "</text>\n", ML - 6, ymax, ML - 6, h + 10);
-	for (int k = 0; k < STG_CACHE_STATES; k++)
-		rpt_buf_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">%s"
-			       "</text>\n", ML + 60.0 * k, h + 50, colour[k],
-			       stg_cache_state_name((enum stg_cache_state)k));
-	rpt_buf_printf(&b, "</svg>\n</body></html>\n");
+	rpt_html_end(&b);
 	return rpt_buf_take(&b);
 }

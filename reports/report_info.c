@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "rpt_json.h"
 
 #define LABEL_W 18
 #define LINE_W 80
@@ -295,11 +296,6 @@ static void print_dataset(FILE *f, const struct rpt_info *in)
 
 /* ---- JSON output ---- */
 
-static json_t *jnum(double v, bool known)
-{
-	return known ? json_real(v) : json_null();
-}
-
 static json_t *jint(int64_t v)
 {
 	return v >= 0 ? json_integer(v) : json_null();
@@ -330,18 +326,18 @@ static json_t *machine_json(const struct rpt_info *in)
 		"cpu",
 		"model", jstr(c->model),
 		"affinity_cpus", jint(c->affinity_cpus),
-		"quota_cpus", jnum(c->quota_cpus, c->quota_cpus > 0),
+		"quota_cpus", rpt_jnum_if(c->quota_cpus, c->quota_cpus > 0),
 		"quota_source", jstr(c->quota_source),
-		"usable_cpus", jnum(c->usable_cpus, c->usable_cpus > 0),
+		"usable_cpus", rpt_jnum_if(c->usable_cpus, c->usable_cpus > 0),
 		"online_cpus", jint(c->online_cpus),
 		"cores", jint(c->cores),
 		"threads_per_core", jint(c->threads_per_core),
 		"vcpu_kind", stg_vcpu_kind_name(c->vcpu_kind),
 		"numa_nodes", jint(c->numa_nodes),
-		"steal_pct_interval", jnum(c->steal_pct_interval,
+		"steal_pct_interval", rpt_jnum_if(c->steal_pct_interval,
 					   c->steal_pct_interval >= 0),
-		"steal_interval_s", json_real(c->steal_interval_s),
-		"steal_pct_boot", jnum(c->steal_pct_boot, c->steal_pct_boot >= 0),
+		"steal_interval_s", rpt_jnum(c->steal_interval_s),
+		"steal_pct_boot", rpt_jnum_if(c->steal_pct_boot, c->steal_pct_boot >= 0),
 		"memory",
 		"total_bytes", jint(in->mem.total_bytes),
 		"available_bytes", jint(in->mem.available_bytes),
@@ -413,13 +409,13 @@ static json_t *storage_json(const struct rpt_info *in)
 				STG_WARM_NOT_CACHED ? "not_cached" : "unknown",
 			"warm_text", stg_warm_result_text(in->probe.warm),
 			"resident_after_warm",
-			jnum(in->probe.resident_after_warm,
+			rpt_jnum_if(in->probe.resident_after_warm,
 			     in->probe.resident_after_warm >= 0),
 			"resident_after_reopen",
-			jnum(in->probe.resident_after_reopen,
+			rpt_jnum_if(in->probe.resident_after_reopen,
 			     in->probe.resident_after_reopen >= 0),
 			"resident_after_evict",
-			jnum(in->probe.resident_after_evict,
+			rpt_jnum_if(in->probe.resident_after_evict,
 			     in->probe.resident_after_evict >= 0));
 	else if (in->probed)
 		j = json_pack("{s:s}", "error", strerror(-in->probe_err));
@@ -459,7 +455,7 @@ static json_t *dataset_json(const struct rpt_info *in)
 			    json_integer((json_int_t)in->shard_bytes));
 	json_object_set_new(d, "records",
 			    json_integer((json_int_t)in->records));
-	json_object_set_new(d, "count_s", json_real(in->count_s));
+	json_object_set_new(d, "count_s", rpt_jnum(in->count_s));
 	errs = json_array();
 	for (unsigned i = 0; errs && i < in->ds_nerr; i++)
 		json_array_append_new(errs, json_pack("{s:s,s:I,s:o}", "kind",

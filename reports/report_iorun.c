@@ -10,6 +10,7 @@
 
 #include "measure.h"
 #include "report.h"
+#include "rpt_json.h"
 
 static const double io_pcts[] = { 50.0, 90.0, 99.0, 99.9 };
 #define IO_NPCTS (sizeof(io_pcts) / sizeof(io_pcts[0]))
@@ -116,13 +117,13 @@ static json_t *io_json_options(const struct ms_io_config *cfg)
 {
 	const struct stg_reader_config *rc = &cfg->rc;
 
-	return json_pack("{s:i,s:i,s:i,s:s,s:b,s:f,s:I}",
+	return json_pack("{s:i,s:i,s:i,s:s,s:b,s:o,s:I}",
 		"threads", (int)cfg->threads,
 		"depth", (int)rc->depth,
 		"block_size", (int)rc->block_size,
 		"cache", io_cache_name(cfg->cache),
 		"direct", rc->direct,
-		"duration_s", cfg->duration_s,
+		"duration_s", rpt_jnum(cfg->duration_s),
 		"max_sample_bytes", (json_int_t)rc->max_sample_bytes);
 }
 
@@ -136,10 +137,10 @@ static json_t *io_json_clat(const struct stg_histo *h)
 		json_object_set_new(pct, key, json_integer((json_int_t)
 			stg_histo_percentile(h, io_pcts[i])));
 	}
-	return json_pack("{s:I,s:I,s:f,s:o}",
+	return json_pack("{s:I,s:I,s:o,s:o}",
 		"min", (json_int_t)(h->count ? h->min : 0),
 		"max", (json_int_t)h->max,
-		"mean", stg_histo_mean(h),
+		"mean", rpt_jnum(stg_histo_mean(h)),
 		"percentile", pct);
 }
 
@@ -208,13 +209,13 @@ json_t *rpt_iorun_json(const char *dataset, const struct ms_io_config *cfg,
 			    json_integer((json_int_t)res->st.bytes));
 	json_object_set_new(root, "total_ios",
 			    json_integer((json_int_t)res->st.reads));
-	json_object_set_new(root, "runtime_s", json_real(secs));
+	json_object_set_new(root, "runtime_s", rpt_jnum(secs));
 	json_object_set_new(root, "bw_bytes", json_integer((json_int_t)
 			    io_per_s(res->st.bytes, secs)));
-	json_object_set_new(root, "iops", json_real(io_per_s(res->st.reads,
+	json_object_set_new(root, "iops", rpt_jnum(io_per_s(res->st.reads,
 							    secs)));
 	json_object_set_new(root, "files_per_s",
-			    json_real(io_per_s(res->st.files_ok, secs)));
+			    rpt_jnum(io_per_s(res->st.files_ok, secs)));
 	json_object_set_new(root, "clat_ns", io_json_clat(&res->st.clat));
 	json_object_set_new(root, "errors", io_json_errors(res));
 	io_json_listing(root, res);

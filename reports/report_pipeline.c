@@ -12,6 +12,8 @@
 
 #include "measure.h"
 #include "report.h"
+#include "rpt_html.h"
+#include "rpt_json.h"
 #include "report_sweep.h"
 
 /* S cut by snprintf: drop a last UTF-8 character left incomplete. */
@@ -62,8 +64,8 @@ json_t *rpt_pipeline_json(const char *name, const char *desc,
 		"torchvision", str_or_null(py->torchvision),
 		"pillow", str_or_null(py->pillow),
 		"libjpeg", str_or_null(py->libjpeg)));
-	json_object_set_new(o, "cpu_s", json_pack("{s:f,s:f}",
-		"main", py->main_cpu_s, "workers", py->workers_cpu_s));
+	json_object_set_new(o, "cpu_s", json_pack("{s:o,s:o}",
+		"main", rpt_jnum(py->main_cpu_s), "workers", rpt_jnum(py->workers_cpu_s)));
 	procs = json_array();
 	for (unsigned i = 0; procs && i < py->nprocs; i++) {
 		const struct ms_python_proc *p = &py->procs[i];
@@ -339,11 +341,6 @@ void rpt_pipelines_print(FILE *f, const struct rpt_sweep *s)
 	}
 }
 
-static json_t *num_or_null(double v, bool known)
-{
-	return known ? json_real(v) : json_null();
-}
-
 /* A by_pipeline entry's figures past the common ones: the reserve, the
  * limit, and gpu-decode's modelled side and savings against native. */
 static void pipe_json_more(json_t *entry, const struct rpt_sweep *s,
@@ -357,7 +354,7 @@ static void pipe_json_more(json_t *entry, const struct rpt_sweep *s,
 	if (!entry)
 		return;
 	json_object_set_new(entry, "vcpus_per_gpu_with_reserve",
-			    num_or_null(v->vcpus_per_gpu_reserved,
+			    rpt_jnum_if(v->vcpus_per_gpu_reserved,
 					v->vcpus_per_gpu_reserved > 0));
 	json_object_set_new(entry, "limiting", str_or_null(v->limiting));
 	json_object_set_new(entry, "cold_limiting",
@@ -376,9 +373,9 @@ static void pipe_json_more(json_t *entry, const struct rpt_sweep *s,
 			    NULL, s->demand_per_gpu));
 	if (i < n && gpu_decode_saved(all, n, i, &ms, &pct)) {
 		json_object_set_new(entry, "cpu_saved_s_per_sample",
-				    json_real(ms / 1e3));
+				    rpt_jnum(ms / 1e3));
 		json_object_set_new(entry, "cpu_saved_fraction",
-				    json_real(pct / 100));
+				    rpt_jnum(pct / 100));
 	} else {
 		json_object_set_new(entry, "cpu_saved_s_per_sample",
 				    json_null());
@@ -389,72 +386,26 @@ static void pipe_json_more(json_t *entry, const struct rpt_sweep *s,
 			    json_null());
 }
 
-int rpt_pipelines_json(json_t *root, const struct rpt_sweep *s,
-		       bool with_series)
+json_t *rpt_pipeline_by_json(const struct rpt_sweep *s, size_t i,
+			     const struct rpt_pipeline_verdict *v)
 {
-	json_t *verdict = json_object_get(root, "verdict");
-	json_t *by = json_object(), *arr = json_array();
+	json_t *entry = json_pack(
+		"{s:s,s:o,s:o,s:o,s:o,s:o,s:o}",
+		"headline", v->headline ? v->headline : "",
+		"label", rpt_json_path(v->label),
+		"cache", v->cache >= 0 ? json_string(
+		stg_cache_state_name((enum stg_cache_state)v->cache)) :
+		json_null(),
+		"vcpus", v->cache >= 0 ? json_integer(v->vcpus) : json_null(),
+		"gpus_fed", v->cache >= 0 ? json_integer(v->gpus_fed) :
+		json_null(),
+		"vcpus_per_gpu", rpt_jnum_if(v->vcpus_per_gpu,
+					     v->vcpus_per_gpu > 0),
+		"cpu_s_per_sample", rpt_jnum_if(v->cpu_s_per_sample,
+						v->cpu_s_per_sample > 0));
 
-	if (!by || !arr || !json_is_object(verdict)) {
-		json_decref(by);
-		json_decref(arr);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i <= s->nothers; i++) {
-		const struct rpt_sweep *p = pipe_at(s, i);
-		struct rpt_pipeline_verdict v;
-		json_t *e, *pj, *key, *entry, *sub = NULL;
-
-		rpt_pipeline_verdict_get(s, i, &v);
-		key = rpt_json_path(v.name);    /* a FILE's name: any bytes */
-		entry = json_pack(
-			"{s:s,s:o,s:o,s:o,s:o,s:o,s:o}",
-			"headline", v.headline ? v.headline : "",
-			"label", rpt_json_path(v.label),
-			"cache", v.cache >= 0 ? json_string(
-			stg_cache_state_name((enum stg_cache_state)v.cache)) :
-			json_null(),
-			"vcpus", v.cache >= 0 ? json_integer(v.vcpus) :
-			json_null(),
-			"gpus_fed", v.cache >= 0 ? json_integer(v.gpus_fed) :
-			json_null(),
-			"vcpus_per_gpu", num_or_null(v.vcpus_per_gpu,
-						     v.vcpus_per_gpu > 0),
-			"cpu_s_per_sample", num_or_null(v.cpu_s_per_sample,
-							v.cpu_s_per_sample > 0));
-		pipe_json_more(entry, s, &v, i);
-		json_object_set_new(by, json_string_value(key) ?
-				    json_string_value(key) : "?", entry);
-		json_decref(key);
-		pj = rpt_pipeline_json(v.name, p->pipeline, p->pipeline_workers,
-				       p->py);
-		if (!pj)
-			continue;
-		if (!p->pipeline_workers && strcmp(v.name, "native"))
-			json_object_set_new(pj, "workers", json_null());
-		json_object_set_new(pj, "workers_rule", json_string(
-			!strcmp(v.name, "native") ? "the point's vCPUs" :
-			p->pipeline_workers ? "--workers" :
-			"the point's vCPUs - 1, at least 1"));
-		if (i) {
-			sub = rpt_sweep_json(p, with_series);
-			e = json_object_get(sub, "points");
-			json_object_set(pj, "points", e ? e : json_null());
-			e = json_object_get(sub, "verdict");
-			/* the per-pipeline lines are the report's, once */
-			if (e)
-				json_object_del(e, "by_pipeline");
-			json_object_set(pj, "verdict", e ? e : json_null());
-			json_decref(sub);
-		} else {
-			json_object_set_new(pj, "points",
-					    json_string("see points"));
-		}
-		json_array_append_new(arr, pj);
-	}
-	json_object_set_new(verdict, "by_pipeline", by);
-	json_object_set_new(root, "pipelines", arr);
-	return 0;
+	pipe_json_more(entry, s, v, i);
+	return entry;
 }
 
 void rpt_pipelines_html(struct rpt_buf *b, const struct rpt_sweep *s)
@@ -640,8 +591,8 @@ json_t *rpt_gpu_decode_json(const struct rpt_gpu_decode *g,
 	json_object_set_new(o, "gpu", json_string(g->gpu ? g->gpu : ""));
 	json_object_set_new(o, "hardware_decoder", g->known ?
 			    json_boolean(g->hw) : json_null());
-	json_object_set_new(o, "decoder_images_per_s", g->img_per_s > 0 ?
-			    json_real(g->img_per_s) : json_null());
+	json_object_set_new(o, "decoder_images_per_s", rpt_jnum_pos(
+			    g->img_per_s));
 	json_object_set_new(o, "decoder_kind", str_or_null(g->kind));
 	json_object_set_new(o, "decoder_source", str_or_null(g->source));
 	json_object_set_new(o, "decoder_limits", json_boolean(lim));
@@ -658,9 +609,9 @@ json_t *rpt_gpu_decode_json(const struct rpt_gpu_decode *g,
 			    json_null());
 	for (unsigned k = 0; res && k < LDR_PATHS_MAX; k++)
 		all += res->path_samples[k];
-	json_object_set_new(o, "staged_bytes_per_sample", all ?
-			    json_real((double)res->staged_bytes / (double)all) :
-			    json_null());
+	json_object_set_new(o, "staged_bytes_per_sample", rpt_jnum_if(
+			    all ? (double)res->staged_bytes / (double)all : 0,
+			    all));
 	json_object_set_new(o, "stage_batch_max_bytes", res ?
 			    json_integer((json_int_t)res->stage_batch_max) :
 			    json_null());

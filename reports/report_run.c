@@ -12,7 +12,8 @@
 
 #include "loader.h"
 #include "report.h"
-#include "report_fmt.h"
+#include "rpt_json.h"
+#include "rpt_text.h"
 
 static const char *nz(const char *s)
 {
@@ -171,19 +172,6 @@ static void fmt_ns(char *buf, size_t len, uint64_t ns)
 		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
 }
 
-static void print_path(FILE *f, const char *path)
-{
-	char *t;
-
-	if (!path) {
-		fputs("?", f);
-		return;
-	}
-	t = rpt_path_text(path, strlen(path));
-	fputs(t ? t : "?", f);
-	free(t);
-}
-
 static double pct(double part, double whole)
 {
 	return whole > 0 ? 100.0 * part / whole : 0;
@@ -197,7 +185,7 @@ static void print_measured(FILE *f, const struct rpt_run *r)
 	rpt_fmt_count(a, sizeof(a), (double)r->files);
 	rpt_fmt_bytes(b, sizeof(b), (double)r->bytes);
 	fprintf(f, "what was measured\n  dataset    ");
-	print_path(f, r->dataset);
+	rpt_put_path(f, r->dataset ? r->dataset : "?");
 	if (r->format && strcmp(r->format, "folder")) {
 		char c[32];
 
@@ -217,7 +205,7 @@ static void print_measured(FILE *f, const struct rpt_run *r)
 		r->fs_device && *r->fs_device ? ")" : "");
 	if (r->list) {
 		fprintf(f, "  listed by  ");
-		print_path(f, r->list);
+		rpt_put_path(f, r->list ? r->list : "?");
 		fputc('\n', f);
 	}
 	if (r->listing_errors)
@@ -231,7 +219,7 @@ static void print_measured(FILE *f, const struct rpt_run *r)
 			(unsigned long long)lk->count);
 		if (lk->example) {
 			fprintf(f, ", e.g. ");
-			print_path(f, lk->example);
+			rpt_put_path(f, lk->example ? lk->example : "?");
 		}
 		fputc('\n', f);
 	}
@@ -363,7 +351,7 @@ static void print_errors(FILE *f, const struct rpt_run *r)
 	for (unsigned i = 0; i < res->err_kinds && i < LDR_ERR_KINDS; i++) {
 		fprintf(f, "    %-12s %llu, e.g. ", res->err[i].kind,
 			(unsigned long long)res->err[i].count);
-		print_path(f, res->err[i].example);
+		rpt_put_path(f, res->err[i].example);
 		fputc('\n', f);
 	}
 }
@@ -480,25 +468,21 @@ void rpt_run_print(FILE *f, const struct rpt_run *r)
 
 /* ---- JSON ---- */
 
-static json_t *num_or_null(double v, bool known)
-{
-	return known ? json_real(v) : json_null();
-}
-
 json_t *rpt_prepare_json(const struct rpt_prepare *pr)
 {
 	json_t *o;
 
 	if (!pr->set)
 		return NULL;
-	o = json_pack("{s:f,s:f,s:f,s:f,s:I,s:I,s:o,s:f,s:i,s:i,s:s}",
-		      "list_s", pr->list_s, "evict_s", pr->evict_s,
-		      "warm_s", pr->warm_s, "verify_s", pr->verify_s,
+	o = json_pack("{s:o,s:o,s:o,s:o,s:I,s:I,s:o,s:o,s:i,s:i,s:s}",
+		      "list_s", rpt_jnum(pr->list_s),
+		      "evict_s", rpt_jnum(pr->evict_s),
+		      "warm_s", rpt_jnum(pr->warm_s),
+		      "verify_s", rpt_jnum(pr->verify_s),
 		      "files", (json_int_t)pr->files,
 		      "verify_sample", (json_int_t)pr->verify_sample,
-		      "verify_bound", num_or_null(pr->verify_bound,
-						  pr->verify_bound >= 0),
-		      "verify_confidence", pr->confidence,
+		      "verify_bound", rpt_jnum_nonneg(pr->verify_bound),
+		      "verify_confidence", rpt_jnum(pr->confidence),
 		      "listings", (int)pr->listings,
 		      "reused", (int)pr->reused,
 		      "method", nz(pr->method));
@@ -543,12 +527,12 @@ static json_t *reads_json(const struct rpt_run *r,
 
 	if (!o)
 		return NULL;
-	json_object_set_new(o, "bytes_per_s", json_real(res->read_bytes_per_s));
-	json_object_set_new(o, "bytes_per_sample", num_or_null(per, per > 0));
+	json_object_set_new(o, "bytes_per_s", rpt_jnum(res->read_bytes_per_s));
+	json_object_set_new(o, "bytes_per_sample", rpt_jnum_if(per, per > 0));
 	json_object_set_new(o, "needed_bytes_per_s",
-			    num_or_null(per * eaten, per > 0 && eaten > 0));
+			    rpt_jnum_if(per * eaten, per > 0 && eaten > 0));
 	if (res->decompressed_bytes)
-		json_object_set_new(o, "decompressed_bytes_per_s", json_real(
+		json_object_set_new(o, "decompressed_bytes_per_s", rpt_jnum(
 			res->measured_s > 0 ? (double)res->decompressed_bytes /
 			res->measured_s : 0));
 	return o;
@@ -565,19 +549,19 @@ static json_t *gpus_json(const struct rpt_run *r)
 	json_object_set_new(g, "type", json_string(nz(r->gpu_type)));
 	json_object_set_new(g, "detail", json_string(nz(r->gpu_detail)));
 	json_object_set_new(g, "count", json_integer(r->gpu_count));
-	json_object_set_new(g, "demand_per_gpu", json_real(r->demand_per_gpu));
+	json_object_set_new(g, "demand_per_gpu", rpt_jnum(r->demand_per_gpu));
 	json_object_set_new(g, "demand_kind", json_string(nz(r->demand_kind)));
 	json_object_set_new(g, "demand_source",
 			    json_string(nz(r->demand_source)));
 	json_object_set_new(g, "demand_estimated", json_boolean(r->demand_est));
 	json_object_set_new(g, "demand_basis", json_string(nz(r->demand_basis)));
-	json_object_set_new(g, "demand_single", json_real(r->demand_single));
-	json_object_set_new(g, "demand_total", json_real(r->demand_total));
+	json_object_set_new(g, "demand_single", rpt_jnum(r->demand_single));
+	json_object_set_new(g, "demand_total", rpt_jnum(r->demand_total));
 	json_object_set_new(g, "demand_multi_measured",
 			    json_boolean(r->demand_multi_measured));
 	json_object_set_new(g, "demand_range", r->demand_range_lo > 0 ?
-			    json_pack("[f,f]", r->demand_range_lo,
-				      r->demand_range_hi) : json_null());
+			    json_pack("[o,o]", rpt_jnum(r->demand_range_lo),
+				      rpt_jnum(r->demand_range_hi)) : json_null());
 	json_object_set_new(g, "default_type", json_boolean(r->gpu_default));
 	rpt_demand_json_extra(g, r->tokens_per_sample, r->gpu_count ?
 			      r->demand_total : r->demand_single,
@@ -585,7 +569,7 @@ static json_t *gpus_json(const struct rpt_run *r)
 						   r->records : r->files));
 	json_object_set_new(g, "sync", json_string(r->gpu_sync_all ? "all" :
 						    "none"));
-	json_object_set_new(g, "au_threshold", json_real(thr_of(r)));
+	json_object_set_new(g, "au_threshold", rpt_jnum(thr_of(r)));
 	json_object_set_new(g, "fed_at_threshold", too_short ? json_null() :
 			    json_integer(rpt_run_gpus_fed(r)));
 	return g;
@@ -597,18 +581,18 @@ static json_t *stages_json(const struct ldr_result *res)
 
 	if (!s)
 		return NULL;
-	json_object_set_new(s, "decode_s", json_real(res->steps.decode_s));
-	json_object_set_new(s, "resize_s", json_real(res->steps.resize_s));
-	json_object_set_new(s, "other_s", json_real(res->steps.other_s));
-	json_object_set_new(s, "worker_cpu_s", json_real(res->worker_cpu_s));
-	json_object_set_new(s, "reader_cpu_s", json_real(res->reader_cpu_s));
+	json_object_set_new(s, "decode_s", rpt_jnum(res->steps.decode_s));
+	json_object_set_new(s, "resize_s", rpt_jnum(res->steps.resize_s));
+	json_object_set_new(s, "other_s", rpt_jnum(res->steps.other_s));
+	json_object_set_new(s, "worker_cpu_s", rpt_jnum(res->worker_cpu_s));
+	json_object_set_new(s, "reader_cpu_s", rpt_jnum(res->reader_cpu_s));
 	json_object_set_new(s, "consumer_cpu_s",
-			    json_real(res->consumer_cpu_s));
-	json_object_set_new(s, "process_cpu_s", json_real(res->process_cpu_s));
-	json_object_set_new(s, "worker_busy_s", json_real(res->worker_busy_s));
-	json_object_set_new(s, "worker_wait_s", json_real(res->worker_wait_s));
-	json_object_set_new(s, "gpu_compute_s", json_real(res->gpu_compute_s));
-	json_object_set_new(s, "gpu_wait_s", json_real(res->gpu_wait_s));
+			    rpt_jnum(res->consumer_cpu_s));
+	json_object_set_new(s, "process_cpu_s", rpt_jnum(res->process_cpu_s));
+	json_object_set_new(s, "worker_busy_s", rpt_jnum(res->worker_busy_s));
+	json_object_set_new(s, "worker_wait_s", rpt_jnum(res->worker_wait_s));
+	json_object_set_new(s, "gpu_compute_s", rpt_jnum(res->gpu_compute_s));
+	json_object_set_new(s, "gpu_wait_s", rpt_jnum(res->gpu_wait_s));
 	return s;
 }
 
@@ -644,7 +628,7 @@ static json_t *latency_json(const struct stg_histo *h)
 	if (!l)
 		return NULL;
 	json_object_set_new(l, "count", json_integer((json_int_t)h->count));
-	json_object_set_new(l, "mean_ns", json_real(stg_histo_mean(h)));
+	json_object_set_new(l, "mean_ns", rpt_jnum(stg_histo_mean(h)));
 	json_object_set_new(l, "p50_ns", json_integer((json_int_t)
 		stg_histo_percentile(h, 50)));
 	json_object_set_new(l, "p90_ns", json_integer((json_int_t)
@@ -664,11 +648,11 @@ static json_t *series_json(const struct ldr_result *res)
 	for (unsigned i = 0; i < res->series_len && i < LDR_SERIES_MAX; i++) {
 		const struct ldr_series_point *p = &res->series[i];
 
-		json_array_append_new(a, json_pack("{s:f,s:f,s:f,s:f,s:f,s:f}",
-			"t_s", p->t_s, "samples_per_s", p->samples_per_s,
-			"read_bytes_per_s", p->read_bytes_per_s, "au", p->au,
-			"work_queue", p->work_queue,
-			"ready_batches", p->ready_batches));
+		json_array_append_new(a, json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}",
+			"t_s", rpt_jnum(p->t_s), "samples_per_s", rpt_jnum(p->samples_per_s),
+			"read_bytes_per_s", rpt_jnum(p->read_bytes_per_s), "au", rpt_jnum(p->au),
+			"work_queue", rpt_jnum(p->work_queue),
+			"ready_batches", rpt_jnum(p->ready_batches)));
 	}
 	return a;
 }
@@ -711,8 +695,8 @@ json_t *rpt_run_json(const struct rpt_run *r)
 	json_object_set_new(root, "verdict_withheld", withheld[0] ?
 			    json_string(withheld) : json_null());
 	json_object_set_new(root, "samples_per_s",
-			    json_real(got ? res->samples_per_s : 0));
-	json_object_set_new(root, "au", num_or_null(got ? res->au : 0,
+			    rpt_jnum(got ? res->samples_per_s : 0));
+	json_object_set_new(root, "au", rpt_jnum_if(got ? res->au : 0,
 						    got && r->gpu_count));
 	json_object_set_new(root, "bottleneck", json_string(nz(r->bottleneck)));
 	json_object_set_new(root, "bottleneck_why",
@@ -726,7 +710,7 @@ json_t *rpt_run_json(const struct rpt_run *r)
 	json_object_set_new(root, "workers", json_integer(got ? res->workers :
 							  0));
 	json_object_set_new(root, "cpu_outside_mask_s",
-			    num_or_null(r->cpu_outside_mask_s,
+			    rpt_jnum_if(r->cpu_outside_mask_s,
 					r->cpu_outside_mask_s >= 0));
 	json_object_set_new(root, "cache", json_string(nz(r->cache)));
 	json_object_set_new(root, "cache_how", json_string(nz(r->cache_how)));
@@ -743,13 +727,13 @@ json_t *rpt_run_json(const struct rpt_run *r)
 			r->page_cache_bytes, r->cgroup_limit_bytes));
 	}
 	json_object_set_new(root, "fraction_resident",
-			    num_or_null(r->fraction_resident,
+			    rpt_jnum_if(r->fraction_resident,
 					r->fraction_resident >= 0));
 	if (r->prepare.set)
 		json_object_set_new(root, "prepare",
 				    rpt_prepare_json(&r->prepare));
 	json_object_set_new(root, "hit_ratio",
-			    num_or_null(r->hit_ratio, r->hit_ratio >= 0));
+			    rpt_jnum_if(r->hit_ratio, r->hit_ratio >= 0));
 	json_object_set_new(root, "hit_ratio_source",
 			    json_string(nz(r->hit_ratio_source)));
 	json_object_set_new(root, "hit_ratio_estimated",
@@ -800,8 +784,8 @@ json_t *rpt_run_json(const struct rpt_run *r)
 	json_object_set_new(root, "dataset", ds);
 	if (!got)
 		return root;
-	json_object_set_new(root, "measured_s", json_real(res->measured_s));
-	json_object_set_new(root, "warmup_s", json_real(res->warmup_s));
+	json_object_set_new(root, "measured_s", rpt_jnum(res->measured_s));
+	json_object_set_new(root, "warmup_s", rpt_jnum(res->warmup_s));
 	json_object_set_new(root, "warmup_incomplete",
 			    json_boolean(res->warmup_incomplete));
 	json_object_set_new(root, "samples", json_integer((json_int_t)
@@ -816,20 +800,20 @@ json_t *rpt_run_json(const struct rpt_run *r)
 	json_object_set_new(root, "read_bytes", json_integer((json_int_t)
 							     res->read_bytes));
 	json_object_set_new(root, "read_bytes_per_s",
-			    json_real(res->read_bytes_per_s));
+			    rpt_jnum(res->read_bytes_per_s));
 	json_object_set_new(root, "reads", reads_json(r, res));
 	if (r->tokens_per_sample)
-		json_object_set_new(root, "tokens_per_s", json_real(
+		json_object_set_new(root, "tokens_per_s", rpt_jnum(
 			res->samples_per_s * r->tokens_per_sample));
 	json_object_set_new(root, "stages", stages_json(res));
 	json_object_set_new(root, "errors", errors_json(res));
 	json_object_set_new(root, "read_latency", latency_json(&res->read_lat));
 	json_object_set_new(root, "sample_latency",
 			    latency_json(&res->sample_lat));
-	json_object_set_new(root, "queues", json_pack("{s:f,s:f,s:f}",
-		"work_queue", res->mean_work_queue,
-		"ready_batches", res->mean_ready_batches,
-		"reads_in_flight", res->mean_reads_in_flight));
+	json_object_set_new(root, "queues", json_pack("{s:o,s:o,s:o}",
+		"work_queue", rpt_jnum(res->mean_work_queue),
+		"ready_batches", rpt_jnum(res->mean_ready_batches),
+		"reads_in_flight", rpt_jnum(res->mean_reads_in_flight)));
 	json_object_set_new(root, "series", series_json(res));
 	return root;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "rpt_json.h"
 
 void rpt_stall_text(const struct stg_stall *s, char *buf, size_t len)
 {
@@ -27,14 +28,14 @@ json_t *rpt_stall_json(const struct stg_stall *s)
 {
 	if (!s || !s->stalled)
 		return json_null();
-	return json_pack("{s:s,s:I,s:f,s:o,s:f,s:f}",
+	return json_pack("{s:s,s:I,s:o,s:o,s:o,s:o}",
 		"phase", stg_phase_name(s->phase),
 		"reads_in_flight", (json_int_t)s->inflight,
-		"oldest_age_s", s->oldest_age_s,
+		"oldest_age_s", rpt_jnum(s->oldest_age_s),
 		"oldest_file", s->oldest[0] ? rpt_json_path(s->oldest) :
 				json_null(),
-		"no_completion_s", s->idle_s,
-		"stall_timeout_s", s->timeout_s);
+		"no_completion_s", rpt_jnum(s->idle_s),
+		"stall_timeout_s", rpt_jnum(s->timeout_s));
 }
 
 json_t *rpt_stall_partial_json(const char *command, const char *schema,

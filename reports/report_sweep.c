@@ -4,6 +4,7 @@
  * command measured); this file only formats it. Nothing here runs the
  * engine.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,8 +12,9 @@
 
 #include "loader.h"
 #include "report.h"
+#include "rpt_json.h"
 #include "report_ckpt.h"
-#include "report_fmt.h"
+#include "rpt_text.h"
 #include "report_sweep.h"
 
 static const char *nz(const char *s)
@@ -62,40 +64,16 @@ void rpt_sweep_verdict(struct rpt_sweep *s)
 
 /* ---- text ---- */
 
-static void print_path(FILE *f, const char *path)
-{
-	char *t = rpt_path_text(nz(path), strlen(nz(path)));
-
-	fputs(t ? t : "?", f);
-	free(t);
-}
-
-/* Words wrapped at 78 columns, continuation lines indented by IND. */
+/* FIRST, then TEXT wrapped at 78 columns, continuation lines indented by
+ * IND. */
 static void print_wrapped(FILE *f, const char *first, unsigned ind,
 			  const char *text)
 {
-	size_t col = strlen(first);
-	const char *p = text;
-
 	fputs(first, f);
-	while (*p) {
-		size_t w = strcspn(p, " ");
-
-		if (col > ind && col + 1 + w > 78) {
-			fprintf(f, "\n%*s", (int)ind, "");
-			col = ind;
-		} else if (col > ind || (col == ind && p != text &&
-					 col != strlen(first))) {
-			fputc(' ', f);
-			col++;
-		}
-		fwrite(p, 1, w, f);
-		col += w;
-		p += w;
-		while (*p == ' ')
-			p++;
-	}
-	fputc('\n', f);
+	if (*text)
+		rpt_wrap(f, text, strlen(first), 78, ind);
+	else
+		fputc('\n', f);
 }
 
 static const char *conf_text(int c)
@@ -873,7 +851,7 @@ static void print_facts(FILE *f, const struct rpt_sweep *s)
 	rpt_fmt_bytes(a, sizeof(a), (double)s->bytes);
 	rpt_fmt_count(b, sizeof(b), (double)s->files);
 	fprintf(f, "  dataset  ");
-	print_path(f, s->dataset);
+	rpt_put_path(f, s->dataset);
 	fprintf(f, "%s\n           %s files, %s, workload %s\n",
 		s->generated ? " (generated, removed after the sweep)" : "",
 		b, a, nz(s->workload));
@@ -920,21 +898,16 @@ void rpt_sweep_print(FILE *f, const struct rpt_sweep *s)
 
 /* ---- JSON ---- */
 
-static json_t *num_or_null(double v, bool known)
-{
-	return known && isfinite(v) ? json_real(v) : json_null();
-}
-
 static json_t *stages_json(const struct rpt_stages *st)
 {
-	return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
-		"decode_s", st->decode_s, "resize_s", st->resize_s,
-		"other_s", st->other_s, "worker_cpu_s", st->worker_cpu_s,
-		"reader_cpu_s", st->reader_cpu_s,
-		"consumer_cpu_s", st->consumer_cpu_s,
-		"process_cpu_s", st->process_cpu_s,
-		"worker_busy_s", st->worker_busy_s,
-		"worker_wait_s", st->worker_wait_s);
+	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+		"decode_s", rpt_jnum(st->decode_s), "resize_s", rpt_jnum(st->resize_s),
+		"other_s", rpt_jnum(st->other_s), "worker_cpu_s", rpt_jnum(st->worker_cpu_s),
+		"reader_cpu_s", rpt_jnum(st->reader_cpu_s),
+		"consumer_cpu_s", rpt_jnum(st->consumer_cpu_s),
+		"process_cpu_s", rpt_jnum(st->process_cpu_s),
+		"worker_busy_s", rpt_jnum(st->worker_busy_s),
+		"worker_wait_s", rpt_jnum(st->worker_wait_s));
 }
 
 static const char *status_name(enum rpt_point_status st)
@@ -976,23 +949,23 @@ static json_t *point_json(const struct rpt_point *p, bool with_series)
 		json_object_set_new(o, "stages", json_null());
 		return o;
 	}
-	json_object_set_new(o, "samples_per_s", json_real(p->samples_per_s));
-	json_object_set_new(o, "au", num_or_null(p->au, p->au >= 0));
+	json_object_set_new(o, "samples_per_s", rpt_jnum(p->samples_per_s));
+	json_object_set_new(o, "au", rpt_jnum_if(p->au, p->au >= 0));
 	json_object_set_new(o, "au_computed", json_true());
-	json_object_set_new(o, "hit_ratio", num_or_null(p->hit_ratio,
+	json_object_set_new(o, "hit_ratio", rpt_jnum_if(p->hit_ratio,
 							 p->hit_ratio >= 0));
 	json_object_set_new(o, "hit_ratio_estimated",
 			    json_boolean(p->hit_ratio_estimated));
-	json_object_set_new(o, "fraction_resident", num_or_null(
+	json_object_set_new(o, "fraction_resident", rpt_jnum_if(
 		p->fraction_resident, p->fraction_resident >= 0));
 	json_object_set_new(o, "bottleneck", json_string(nz(p->bottleneck)));
 	json_object_set_new(o, "bottleneck_why",
 			    json_string(nz(p->bottleneck_why)));
 	json_object_set_new(o, "stages", stages_json(&p->stages));
 	json_object_set_new(o, "cpu_s_per_sample",
-			    json_real(rpt_point_cpu_s_per_sample(p)));
-	json_object_set_new(o, "measured_s", json_real(p->measured_s));
-	json_object_set_new(o, "warmup_s", json_real(p->warmup_s));
+			    rpt_jnum(rpt_point_cpu_s_per_sample(p)));
+	json_object_set_new(o, "measured_s", rpt_jnum(p->measured_s));
+	json_object_set_new(o, "warmup_s", rpt_jnum(p->warmup_s));
 	json_object_set_new(o, "samples", json_integer((json_int_t)p->samples));
 	json_object_set_new(o, "batches", json_integer((json_int_t)p->batches));
 	json_object_set_new(o, "too_short", json_boolean(
@@ -1006,12 +979,12 @@ static json_t *point_json(const struct rpt_point *p, bool with_series)
 	json_object_set_new(o, "sample_bytes",
 			    json_integer((json_int_t)p->sample_bytes));
 	json_object_set_new(o, "read_bytes_per_s",
-			    json_real(p->read_bytes_per_s));
+			    rpt_jnum(p->read_bytes_per_s));
 	if (p->decompressed_bytes_per_s > 0)
 		json_object_set_new(o, "decompressed_bytes_per_s",
-				    json_real(p->decompressed_bytes_per_s));
-	json_object_set_new(o, "files_per_s", json_real(p->files_per_s));
-	json_object_set_new(o, "cpu_outside_mask_s", num_or_null(
+				    rpt_jnum(p->decompressed_bytes_per_s));
+	json_object_set_new(o, "files_per_s", rpt_jnum(p->files_per_s));
+	json_object_set_new(o, "cpu_outside_mask_s", rpt_jnum_if(
 		p->cpu_outside_mask_s, p->cpu_outside_mask_s >= 0));
 	json_object_set_new(o, "backend", json_string(nz(p->backend)));
 	json_object_set_new(o, "cache_how", json_string(nz(p->cache_how)));
@@ -1019,7 +992,7 @@ static json_t *point_json(const struct rpt_point *p, bool with_series)
 			    json_boolean(p->odirect_refused));
 	json_object_set_new(o, "reads_in_flight_max", p->reads_in_flight_max ?
 		json_integer(p->reads_in_flight_max) : json_null());
-	json_object_set_new(o, "read_latency_s", num_or_null(
+	json_object_set_new(o, "read_latency_s", rpt_jnum_if(
 		p->read_latency_s, p->read_latency_s > 0));
 	if (with_series && p->series) {
 		json_t *a = json_array();
@@ -1027,10 +1000,10 @@ static json_t *point_json(const struct rpt_point *p, bool with_series)
 		for (unsigned i = 0; a && i < p->series_len; i++) {
 			const struct ldr_series_point *sp = &p->series[i];
 
-			json_array_append_new(a, json_pack("{s:f,s:f,s:f}",
-				"t_s", sp->t_s, "samples_per_s",
-				sp->samples_per_s, "read_bytes_per_s",
-				sp->read_bytes_per_s));
+			json_array_append_new(a, json_pack("{s:o,s:o,s:o}",
+				"t_s", rpt_jnum(sp->t_s), "samples_per_s",
+				rpt_jnum(sp->samples_per_s), "read_bytes_per_s",
+				rpt_jnum(sp->read_bytes_per_s)));
 		}
 		json_object_set_new(o, "series", a);
 	}
@@ -1051,8 +1024,8 @@ static json_t *cache_verdict_json(const struct rpt_sweep *s, int c)
 		(enum stg_cache_state)c)));
 	json_object_set_new(o, "vcpus", json_integer(cv->vcpus_top));
 	json_object_set_new(o, "all_vcpus", json_boolean(cv->top_is_all));
-	json_object_set_new(o, "samples_per_s", json_real(cv->samples_per_s));
-	json_object_set_new(o, "hit_ratio", num_or_null(cv->hit_ratio,
+	json_object_set_new(o, "samples_per_s", rpt_jnum(cv->samples_per_s));
+	json_object_set_new(o, "hit_ratio", rpt_jnum_if(cv->hit_ratio,
 							 cv->hit_ratio >= 0));
 	json_object_set_new(o, "hit_ratio_estimated",
 			    json_boolean(cv->hit_ratio_estimated));
@@ -1066,8 +1039,8 @@ static json_t *cache_verdict_json(const struct rpt_sweep *s, int c)
 
 		if (r->run)
 			json_array_append_new(conf, json_pack(
-				"{s:i,s:f,s:b,s:o,s:b}", "gpus", (int)r->gpus,
-				"au", r->au, "fed", rpt_verdict_au_fed(r->au,
+				"{s:i,s:o,s:b,s:o,s:b}", "gpus", (int)r->gpus,
+				"au", rpt_jnum(r->au), "fed", rpt_verdict_au_fed(r->au,
 				thr_of(s)), "vcpus", r->vcpus ?
 				json_integer(r->vcpus) : json_null(), "used",
 				(cv->check.used_mask >> k) & 1));
@@ -1081,23 +1054,23 @@ static json_t *cache_verdict_json(const struct rpt_sweep *s, int c)
 			    json_string(cv->check.note) : json_null());
 	json_object_set_new(o, "limiting", json_string(cv->limiting));
 	json_object_set_new(o, "per_vcpu_samples_per_s",
-			    json_real(cv->per_vcpu_rate));
-	json_object_set_new(o, "scaling_from_1_vcpu", num_or_null(
+			    rpt_jnum(cv->per_vcpu_rate));
+	json_object_set_new(o, "scaling_from_1_vcpu", rpt_jnum_if(
 		cv->scaling, cv->scaling >= 0));
 	json_object_set_new(o, "cpu_s_per_sample",
-			    json_real(cv->cpu_s_per_sample));
-	json_object_set_new(o, "cpu_per_vcpu", json_real(cv->cpu_per_vcpu));
+			    rpt_jnum(cv->cpu_s_per_sample));
+	json_object_set_new(o, "cpu_per_vcpu", rpt_jnum(cv->cpu_per_vcpu));
 	json_object_set_new(o, "figures_consistent",
 			    json_boolean(!cv->inconsistent));
-	json_object_set_new(o, "vcpus_per_gpu", num_or_null(
+	json_object_set_new(o, "vcpus_per_gpu", rpt_jnum_if(
 		cv->vcpus_per_gpu, cv->vcpus_per_gpu > 0));
 	json_object_set_new(o, "storage_bound",
 			    json_boolean(cv->storage_bound));
 	json_object_set_new(o, "thread_vcpus_per_gpu", cv->thread_per_gpu_hi > 0 ?
-		json_pack("[f,f]", cv->thread_per_gpu_lo, cv->thread_per_gpu_hi) :
+		json_pack("[o,o]", rpt_jnum(cv->thread_per_gpu_lo), rpt_jnum(cv->thread_per_gpu_hi)) :
 		json_null());
 	json_object_set_new(o, "core_vcpus_per_gpu", cv->core_per_gpu_hi > 0 ?
-		json_pack("[f,f]", cv->core_per_gpu_lo, cv->core_per_gpu_hi) :
+		json_pack("[o,o]", rpt_jnum(cv->core_per_gpu_lo), rpt_jnum(cv->core_per_gpu_hi)) :
 		json_null());
 	json_object_set_new(o, "vcpus_needed", cv->vcpus_per_gpu > 0 ?
 		json_integer(cv->vcpus_needed) : json_null());
@@ -1110,9 +1083,9 @@ static json_t *cache_verdict_json(const struct rpt_sweep *s, int c)
 	json_object_set_new(o, "projected", json_boolean(cv->projected));
 	if (cv->projected)
 		json_object_set_new(o, "projection", json_pack(
-			"{s:i,s:f,s:f,s:s}", "vcpus", (int)cv->vcpus_needed,
-			"samples_per_s", cv->projected_samples_per_s,
-			"samples_per_s_low", cv->projected_lo,
+			"{s:i,s:o,s:o,s:s}", "vcpus", (int)cv->vcpus_needed,
+			"samples_per_s", rpt_jnum(cv->projected_samples_per_s),
+			"samples_per_s_low", rpt_jnum(cv->projected_lo),
 			"assumption", "high end: the per-vCPU rate measured at "
 			"the largest vCPU count holds; low end: added vCPUs "
 			"scale as measured from 1 vCPU; same CPU model only"));
@@ -1141,13 +1114,13 @@ static json_t *ram_curve_json(const struct rpt_sweep *s)
 
 	for (size_t i = 0; a && i < s->v.nram_curve; i++) {
 		const struct rpt_ram_row *r = &s->v.ram_curve[i];
-		json_t *e = json_pack("{s:I,s:f,s:o,s:s,s:f,s:o}",
+		json_t *e = json_pack("{s:I,s:o,s:o,s:s,s:o,s:o}",
 			"page_cache_bytes", (json_int_t)r->page_cache_bytes,
-			"fraction", r->fraction, "hit_ratio",
-			num_or_null(r->hit_ratio, r->hit_ratio >= 0),
+			"fraction", rpt_jnum(r->fraction), "hit_ratio",
+			rpt_jnum_if(r->hit_ratio, r->hit_ratio >= 0),
 			"hit_ratio_source", r->source, "model_hit_ratio",
-			r->model_hit, "samples_per_s",
-			num_or_null(r->samples_per_s, r->samples_per_s >= 0));
+			rpt_jnum(r->model_hit), "samples_per_s",
+			rpt_jnum_if(r->samples_per_s, r->samples_per_s >= 0));
 
 		if (!e)
 			continue;
@@ -1172,16 +1145,16 @@ static void ram_need_json(json_t *o, const struct rpt_sweep *s)
 		return;
 	json_object_set_new(o, "known", json_boolean(n->known));
 	json_object_set_new(o, "upper_bound", json_boolean(n->at_most));
-	json_object_set_new(o, "storage_samples_per_s", num_or_null(
+	json_object_set_new(o, "storage_samples_per_s", rpt_jnum_if(
 		n->storage_samples_per_s, n->known));
-	json_object_set_new(o, "hit_needed", num_or_null(n->hit_needed,
+	json_object_set_new(o, "hit_needed", rpt_jnum_if(n->hit_needed,
 							  n->known));
 	json_object_set_new(o, "no_cache_needed",
 			    json_boolean(n->no_cache_needed));
-	json_object_set_new(o, "fraction_needed", num_or_null(
+	json_object_set_new(o, "fraction_needed", rpt_jnum_if(
 		n->fraction_needed, some));
 	json_object_set_new(o, "none_suffices", json_boolean(n->none_suffices));
-	json_object_set_new(o, "fraction_max", json_real(RPT_RAM_FRACTION_MAX));
+	json_object_set_new(o, "fraction_max", rpt_jnum(RPT_RAM_FRACTION_MAX));
 	json_object_set_new(o, "page_cache_needed_bytes",
 			    bytes_or_null(n->page_cache_bytes, some));
 	json_object_set_new(o, "vm_ram_needed_bytes",
@@ -1190,16 +1163,16 @@ static void ram_need_json(json_t *o, const struct rpt_sweep *s)
 							  v->own_bytes > 0));
 	json_object_set_new(o, "page_cache_here_bytes", bytes_or_null(
 		n->page_cache_here, n->known && v->ram_limit));
-	json_object_set_new(o, "hit_ratio_here", num_or_null(n->hit_here,
+	json_object_set_new(o, "hit_ratio_here", rpt_jnum_if(n->hit_here,
 		n->known && n->hit_here >= 0));
-	json_object_set_new(o, "gpus_here", num_or_null(n->gpus_here,
+	json_object_set_new(o, "gpus_here", rpt_jnum_if(n->gpus_here,
 		n->known && n->gpus_here >= 0));
 	json_object_set_new(o, "enough_here", n->known ?
 			    json_boolean(n->enough_here) : json_null());
 	json_object_set_new(o, "text", json_string(v->ram_text));
-	json_object_set_new(o, "model", json_pack("{s:s,s:f,s:i,s:i,s:s}",
+	json_object_set_new(o, "model", json_pack("{s:s,s:o,s:i,s:i,s:s}",
 		"formula", "f + (1 - f) ln(1 - f)", "tolerance",
-		RPT_RAM_MODEL_TOL, "checked", (int)v->ram_model_checked,
+		rpt_jnum(RPT_RAM_MODEL_TOL), "checked", (int)v->ram_model_checked,
 		"disagree", (int)v->ram_model_disagree, "text",
 		v->ram_model_text));
 }
@@ -1234,18 +1207,18 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 		stg_vcpu_kind_name(v->vcpu_kind)));
 	json_object_set_new(o, "vcpu_kind_basis",
 			    json_string(nz(v->vcpu_kind_basis)));
-	json_object_set_new(o, "smt_yield", num_or_null(v->smt_yield,
+	json_object_set_new(o, "smt_yield", rpt_jnum_if(v->smt_yield,
 							 v->smt_yield > 0));
-	json_object_set_new(o, "smt_yield_range", json_pack("[f,f]",
-		v->smt_yield_lo, v->smt_yield_hi));
+	json_object_set_new(o, "smt_yield_range", json_pack("[o,o]",
+		rpt_jnum(v->smt_yield_lo), rpt_jnum(v->smt_yield_hi)));
 	{
 		char why[200];
 
 		json_object_set_new(o, "smt_yield_basis", json_string(
 			rpt_smt_yield_text(s, why, sizeof(why))));
 	}
-	json_object_set_new(o, "reserve", json_pack("{s:f,s:I,s:s}",
-		"vcpus_per_gpu", v->reserve_vcpus_per_gpu,
+	json_object_set_new(o, "reserve", json_pack("{s:o,s:I,s:s}",
+		"vcpus_per_gpu", rpt_jnum(v->reserve_vcpus_per_gpu),
 		"ram_bytes_per_gpu", (json_int_t)v->reserve_ram_per_gpu,
 		"ram_how", nz(s->reserve_ram_how)));
 	for (int c = 0; c < STG_CACHE_STATES; c++) {
@@ -1256,7 +1229,7 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 		json_object_set_new(fed, stg_cache_state_name((enum stg_cache_state)c),
 				    json_integer(cv->gpus_fed));
 		json_object_set_new(vpg, stg_cache_state_name((enum stg_cache_state)c),
-				    num_or_null(cv->vcpus_per_gpu,
+				    rpt_jnum_if(cv->vcpus_per_gpu,
 						cv->vcpus_per_gpu > 0));
 		json_array_append_new(per, cache_verdict_json(s, c));
 	}
@@ -1275,21 +1248,21 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 		json_object_set_new(o, "not_judged", nj ? nj : json_null());
 	}
 	json_object_set_new(o, "storage", v->storage_known ? json_pack(
-		"{s:f,s:f,s:b,s:f,s:o}", "bytes_per_s", v->storage_bytes_per_s,
-		"files_per_s", v->storage_files_per_s, "is_ceiling",
-		v->storage_is_ceiling, "gpus", v->storage_gpus, "advice",
+		"{s:o,s:o,s:b,s:o,s:o}", "bytes_per_s", rpt_jnum(v->storage_bytes_per_s),
+		"files_per_s", rpt_jnum(v->storage_files_per_s), "is_ceiling",
+		v->storage_is_ceiling, "gpus", rpt_jnum(v->storage_gpus), "advice",
 		v->storage_advice[0] ? json_string(v->storage_advice) :
 		json_null()) : json_null());
-	json_object_set_new(o, "ram", json_pack("{s:b,s:I,s:I,s:f,s:o,s:o,s:o}",
+	json_object_set_new(o, "ram", json_pack("{s:b,s:I,s:I,s:o,s:o,s:o,s:o}",
 		"holds_dataset", v->ram_holds_dataset,
 		"ram_limit_bytes", (json_int_t)v->ram_limit,
 		"reserved_bytes", (json_int_t)v->ram_reserved,
-		"share", RPT_RAM_SHARE,
+		"share", rpt_jnum(RPT_RAM_SHARE),
 		"page_cache_bytes", s->lru_ram_bytes ?
 		json_integer((json_int_t)s->lru_ram_bytes) : json_null(),
-		"lru_steady", num_or_null(s->lru_ram_steady,
+		"lru_steady", rpt_jnum_if(s->lru_ram_steady,
 					  s->lru_ram_steady >= 0),
-		"lru_half_steady", num_or_null(s->lru_half_steady,
+		"lru_half_steady", rpt_jnum_if(s->lru_half_steady,
 					       s->lru_half_steady >= 0)));
 	ram_need_json(json_object_get(o, "ram"), s);
 	json_object_set_new(o, "ram_needed_bytes", bytes_or_null(
@@ -1302,12 +1275,12 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 		const struct rpt_shape *sh = fi->shape;
 		const bool known = fi->vcpus_needed >= 0;
 		json_t *e = json_pack(
-			"{s:s,s:s,s:i,s:i,s:f,s:o,s:o,s:b,s:b}",
+			"{s:s,s:s,s:i,s:i,s:o,s:o,s:o,s:b,s:b}",
 			"name", nz(sh->name), "cloud", nz(sh->cloud),
 			"gpus", (int)sh->gpus, "vcpus", (int)sh->vcpus,
-			"ram_gib", sh->ram_gib, "vcpus_needed",
-			num_or_null(fi->vcpus_needed, known),
-			"vcpus_spare", num_or_null(fi->vcpus_spare, known),
+			"ram_gib", rpt_jnum(sh->ram_gib), "vcpus_needed",
+			rpt_jnum_if(fi->vcpus_needed, known),
+			"vcpus_spare", rpt_jnum_if(fi->vcpus_spare, known),
 			"ram_holds_dataset", fi->ram_holds_dataset,
 			"recalled", sh->recalled);
 
@@ -1320,7 +1293,7 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 		json_object_set_new(e, "demand_row", sh->demand_row ?
 				    json_string(sh->demand_row) : json_null());
 		json_object_set_new(e, "demand_total",
-				    json_real(fi->demand_total));
+				    rpt_jnum(fi->demand_total));
 		json_object_set_new(e, "demand_basis", sh->demand_basis ?
 			json_string(sh->demand_basis) : json_null());
 		json_object_set_new(e, "demand_source", sh->demand_source ?
@@ -1328,11 +1301,11 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 		json_object_set_new(e, "demand_multi_measured",
 				    json_boolean(sh->demand_multi_measured));
 		json_object_set_new(e, "vcpus_needed_low",
-			num_or_null(fi->vcpus_needed_lo, known));
+			rpt_jnum_if(fi->vcpus_needed_lo, known));
 		json_object_set_new(e, "vcpus_reserved",
-				    json_real(fi->vcpus_reserved));
+				    rpt_jnum(fi->vcpus_reserved));
 		json_object_set_new(e, "vcpus_spare_best",
-			num_or_null(fi->vcpus_spare_hi, known));
+			rpt_jnum_if(fi->vcpus_spare_hi, known));
 		json_object_set_new(e, "fits", json_string(
 			rpt_fit_text(fi->fits)));
 		json_object_set_new(e, "ram_reserved_bytes",
@@ -1353,6 +1326,68 @@ static json_t *verdict_json(const struct rpt_sweep *s)
 			json_null());
 	}
 	return o;
+}
+
+/*
+ * Into S's JSON report ROOT (when S has others or its own pipeline is not
+ * native): verdict.by_pipeline {name: {headline, cache, vcpus, gpus_fed,
+ * vcpus_per_gpu, cpu_s_per_sample}} and pipelines [{name, description,
+ * workers, versions, interpreter, points, verdict}], the first being S's
+ * own (whose points are the report's "points"); each other pipeline's
+ * points and verdict are its own sweep's JSON (rpt_sweep_json). Returns 0
+ * or -ENOMEM.
+ */
+static int pipelines_json(json_t *root, const struct rpt_sweep *s,
+			  bool with_series)
+{
+	json_t *verdict = json_object_get(root, "verdict");
+	json_t *by = json_object(), *arr = json_array();
+
+	if (!by || !arr || !json_is_object(verdict)) {
+		json_decref(by);
+		json_decref(arr);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i <= s->nothers; i++) {
+		const struct rpt_sweep *p = i ? s->others[i - 1] : s;
+		struct rpt_pipeline_verdict v;
+		json_t *e, *pj, *key, *sub = NULL;
+
+		rpt_pipeline_verdict_get(s, i, &v);
+		key = rpt_json_path(v.name);    /* a FILE's name: any bytes */
+		json_object_set_new(by, json_string_value(key) ?
+				    json_string_value(key) : "?",
+				    rpt_pipeline_by_json(s, i, &v));
+		json_decref(key);
+		pj = rpt_pipeline_json(v.name, p->pipeline, p->pipeline_workers,
+				       p->py);
+		if (!pj)
+			continue;
+		if (!p->pipeline_workers && strcmp(v.name, "native"))
+			json_object_set_new(pj, "workers", json_null());
+		json_object_set_new(pj, "workers_rule", json_string(
+			!strcmp(v.name, "native") ? "the point's vCPUs" :
+			p->pipeline_workers ? "--workers" :
+			"the point's vCPUs - 1, at least 1"));
+		if (i) {
+			sub = rpt_sweep_json(p, with_series);
+			e = json_object_get(sub, "points");
+			json_object_set(pj, "points", e ? e : json_null());
+			e = json_object_get(sub, "verdict");
+			/* the per-pipeline lines are the report's, once */
+			if (e)
+				json_object_del(e, "by_pipeline");
+			json_object_set(pj, "verdict", e ? e : json_null());
+			json_decref(sub);
+		} else {
+			json_object_set_new(pj, "points",
+					    json_string("see points"));
+		}
+		json_array_append_new(arr, pj);
+	}
+	json_object_set_new(verdict, "by_pipeline", by);
+	json_object_set_new(root, "pipelines", arr);
+	return 0;
 }
 
 json_t *rpt_sweep_json(const struct rpt_sweep *s, bool with_series)
@@ -1398,22 +1433,22 @@ json_t *rpt_sweep_json(const struct rpt_sweep *s, bool with_series)
 		s->format ? s->format : "folder", "records",
 		(json_int_t)(s->format ? s->records : s->files)));
 	json_object_set_new(root, "gpus", json_pack(
-		"{s:s,s:s,s:i,s:f,s:s,s:s,s:b,s:f}",
+		"{s:s,s:s,s:i,s:o,s:s,s:s,s:b,s:o}",
 		"type", nz(s->gpu_type), "detail", nz(s->gpu_detail),
-		"count", (int)s->gpu_count, "demand_per_gpu", s->demand_per_gpu,
+		"count", (int)s->gpu_count, "demand_per_gpu", rpt_jnum(s->demand_per_gpu),
 		"demand_kind", nz(s->demand_kind),
 		"demand_source", nz(s->demand_source),
 		"demand_estimated", s->demand_est,
-		"au_threshold", thr_of(s)));
+		"au_threshold", rpt_jnum(thr_of(s))));
 	{
 		json_t *g = json_object_get(root, "gpus");
 
 		json_object_set_new(g, "demand_basis",
 				    json_string(nz(s->demand_basis)));
-		json_object_set_new(g, "demand_single", json_real(
+		json_object_set_new(g, "demand_single", rpt_jnum(
 			s->demand_single > 0 ? s->demand_single :
 			s->demand_per_gpu));
-		json_object_set_new(g, "demand_total", json_real(
+		json_object_set_new(g, "demand_total", rpt_jnum(
 			s->demand_total > 0 ? s->demand_total :
 			s->demand_per_gpu * s->gpu_count));
 		json_object_set_new(g, "demand_multi_measured",
@@ -1425,9 +1460,9 @@ json_t *rpt_sweep_json(const struct rpt_sweep *s, bool with_series)
 			rpt_bytes_per_sample(s->bytes, s->format ? s->records :
 					     s->files));
 	}
-	json_object_set_new(root, "budget", json_pack("{s:f,s:f,s:f,s:s}",
-		"budget_s", s->budget_s, "elapsed_s", s->elapsed_s,
-		"setup_s", s->setup_s, "rule", nz(s->budget_rule)));
+	json_object_set_new(root, "budget", json_pack("{s:o,s:o,s:o,s:s}",
+		"budget_s", rpt_jnum(s->budget_s), "elapsed_s", rpt_jnum(s->elapsed_s),
+		"setup_s", rpt_jnum(s->setup_s), "rule", nz(s->budget_rule)));
 	if (s->prepare.set)
 		json_object_set_new(root, "prepare",
 				    rpt_prepare_json(&s->prepare));
@@ -1448,7 +1483,7 @@ json_t *rpt_sweep_json(const struct rpt_sweep *s, bool with_series)
 	if (rpt_sweep_cost_json(root, s) ||
 	    ((s->nothers || (s->pipeline_name &&
 			      strcmp(s->pipeline_name, "native"))) &&
-	     rpt_pipelines_json(root, s, with_series))) {
+	     pipelines_json(root, s, with_series))) {
 		json_decref(root);
 		return NULL;
 	}

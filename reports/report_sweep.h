@@ -237,16 +237,6 @@ const char *rpt_pipelines_line(const struct rpt_pipeline_verdict *v,
  * one pipeline), then each other pipeline's points. */
 void rpt_pipelines_print(FILE *f, const struct rpt_sweep *s);
 
-/*
- * Into S's JSON report ROOT (rpt_sweep_json calls it when S has others or
- * its own pipeline is not native): verdict.by_pipeline {name: {headline,
- * cache, vcpus, gpus_fed, vcpus_per_gpu, cpu_s_per_sample}} and
- * pipelines [{name, description, workers, versions, interpreter,
- * points, verdict}], the first being S's own (whose points are the
- * report's "points"). Returns 0 or -ENOMEM.
- */
-int rpt_pipelines_json(json_t *root, const struct rpt_sweep *s,
-		       bool with_series);
 
 struct rpt_buf;
 /*
@@ -258,6 +248,12 @@ char *rpt_pipelines_line_json(const json_t *root);
 
 /* An HTML section on B: samples/s against vCPUs, one line per pipeline
  * (the state judged), and the per-pipeline verdict. Nothing for one. */
+/* verdict.by_pipeline's entry for pipeline I of S (its verdict V):
+ * headline, label, cache, vcpus, gpus_fed, vcpus_per_gpu,
+ * cpu_s_per_sample, the reserve and the limit, and gpu-decode's modelled
+ * side. A new reference, NULL when out of memory. */
+json_t *rpt_pipeline_by_json(const struct rpt_sweep *s, size_t i,
+			     const struct rpt_pipeline_verdict *v);
 void rpt_pipelines_html(struct rpt_buf *b, const struct rpt_sweep *s);
 
 /* ---- compare (report_compare.c) ---- */
@@ -325,24 +321,8 @@ void rpt_compare_print(FILE *f, const struct rpt_candidate *c, size_t n);
 
 /* The side-by-side HTML page (a table and a bar chart); malloc'd. */
 char *rpt_compare_html(const struct rpt_candidate *c, size_t n);
-
-/* ---- small shared helpers (report_html.c) ---- */
-
-/* A growable string; every append fails soft (ok = false) on ENOMEM. */
-struct rpt_buf {
-	char *s;
-	size_t len, cap;
-	bool ok;
-};
-
-void rpt_buf_init(struct rpt_buf *b);
-void rpt_buf_printf(struct rpt_buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-/* Append TEXT (UTF-8) with &, <, >, " and ' escaped. */
-void rpt_buf_html(struct rpt_buf *b, const char *text);
-/* Append raw BYTES of a path: rpt_path_text, then HTML-escaped. */
-void rpt_buf_html_path(struct rpt_buf *b, const char *path);
-/* The string (ownership passes to the caller), or NULL after ENOMEM. */
-char *rpt_buf_take(struct rpt_buf *b);
+/* Its body alone (a heading, the table and the chart), into B. */
+void rpt_compare_html_body(struct rpt_buf *b, const struct rpt_candidate *c,
+			   size_t n);
 
 #endif /* FEEDRATE_REPORT_SWEEP_H */

@@ -11,7 +11,7 @@
 #include <strings.h>
 
 #include "loader.h"     /* LDR_DEFAULT_AU_THRESHOLD, LDR_RAM_SLACK */
-#include "report_fmt.h"
+#include "rpt_text.h"
 #include "verdict.h"
 
 /* A constant's value as text, for texts that must not restate it. */
@@ -537,13 +537,10 @@ static void head_add(struct rpt_sweep_verdict *v, const char *fmt, ...)
 
 static void head_add(struct rpt_sweep_verdict *v, const char *fmt, ...)
 {
-	const size_t used = strlen(v->headline);
 	va_list ap;
 
-	if (used + 1 >= sizeof(v->headline))
-		return;
 	va_start(ap, fmt);
-	vsnprintf(v->headline + used, sizeof(v->headline) - used, fmt, ap);
+	rpt_vcat(v->headline, sizeof(v->headline), fmt, ap);
 	va_end(ap);
 }
 
@@ -1140,13 +1137,10 @@ static void ram_add(struct rpt_sweep_verdict *v, const char *fmt, ...)
 
 static void ram_add(struct rpt_sweep_verdict *v, const char *fmt, ...)
 {
-	const size_t used = strlen(v->ram_text);
 	va_list ap;
 
-	if (used + 1 >= sizeof(v->ram_text))
-		return;
 	va_start(ap, fmt);
-	vsnprintf(v->ram_text + used, sizeof(v->ram_text) - used, fmt, ap);
+	rpt_vcat(v->ram_text, sizeof(v->ram_text), fmt, ap);
 	va_end(ap);
 }
 

@@ -23,6 +23,7 @@
 #include "harness.h"
 #include "measure.h"
 #include "report_ckpt.h"
+#include "rpt_text.h"
 #include "report_sweep.h"
 
 #define FIX "tests/fixtures/compare/"
