@@ -18,6 +18,7 @@
 
 #include "report.h"
 #include "report_cluster.h"
+#include "judge.h"
 #include "report_fmt.h"
 #include "report_sweep.h"       /* struct rpt_buf */
 #include "verdict.h"
@@ -83,7 +84,7 @@ struct node_info {
 static void nodes_fill(const struct rpt_cluster *c, struct node_info *ni,
 		       unsigned n)
 {
-	const double thr = rpt_verdict_threshold(c->au_threshold);
+	const double thr = jdg_threshold(c->au_threshold);
 
 	for (unsigned k = 0; k < n; k++)
 		ni[k] = (struct node_info){ .first = -1, .fed = emulated(c),
@@ -104,7 +105,7 @@ static void nodes_fill(const struct rpt_cluster *c, struct node_info *ni,
 			continue;
 		}
 		x->counted++;
-		if (r->au < 0 || !rpt_verdict_au_fed(r->au, thr))
+		if (!jdg_rank_fed(r->au, thr))
 			x->fed = false;
 		if (x->slow < 0 ||
 		    r->samples_per_s < c->ranks[x->slow].samples_per_s)
@@ -203,17 +204,15 @@ void rpt_cluster_totals(const struct rpt_cluster *c,
 
 	/* cold and storage-bound on at least half the ranks: what the
 	 * cluster read is what the storage gives */
-	if (c->cache && !strcmp(c->cache, "cold") && t->reported &&
-	    2 * t->storage_bound_ranks >= t->reported)
+	if (jdg_cluster_storage_ceiling(c->cache && !strcmp(c->cache, "cold"),
+					t->reported, t->storage_bound_ranks))
 		t->storage_ceiling_bytes_per_s = t->bytes_per_s;
-	if (emulated(c) && c->demand_per_gpu > 0 && c->bytes_per_sample > 0)
-		t->node_needs_bytes_per_s = (double)c->gpus_per_rank * local *
-					    c->demand_per_gpu *
-					    c->bytes_per_sample;
-	if (t->storage_ceiling_bytes_per_s > 0 && t->node_needs_bytes_per_s > 0)
-		t->nodes_before_storage_bound = (int)fmin(floor(
-			t->storage_ceiling_bytes_per_s /
-			t->node_needs_bytes_per_s + 1e-9), 1e9);
+	if (emulated(c))
+		t->node_needs_bytes_per_s = jdg_node_needs_bytes(
+			c->gpus_per_rank, local, c->demand_per_gpu,
+			c->bytes_per_sample);
+	t->nodes_before_storage_bound = jdg_nodes_before_storage_bound(
+		t->storage_ceiling_bytes_per_s, t->node_needs_bytes_per_s);
 }
 
 /* ---- words ---- */
