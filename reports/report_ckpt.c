@@ -393,9 +393,9 @@ void rpt_sweep_cost_fill(const struct rpt_sweep *s, enum stg_cache_state k,
 		out->epoch_s = out->epoch_samples / out->feed_per_s;
 	if (!(s->usd_per_hour > 0))
 		return;
-	out->usd_per_msample = rpt_cost_per_msample(s->usd_per_hour,
+	out->usd_per_msample = jdg_cost_per_msample(s->usd_per_hour,
 						    out->feed_per_s);
-	out->usd_per_epoch = rpt_cost_per_epoch(s->usd_per_hour,
+	out->usd_per_epoch = jdg_cost_per_epoch(s->usd_per_hour,
 						out->feed_per_s,
 						out->epoch_samples);
 }

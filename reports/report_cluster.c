@@ -309,7 +309,7 @@ void rpt_cluster_verdict(const struct rpt_cluster *c, char *buf, size_t len)
 	struct rpt_cluster_totals t;
 	struct node_info ni[RPT_CLUSTER_NODES_MAX];
 	const unsigned n = node_slots(c);
-	const double thr = rpt_verdict_threshold(c->au_threshold);
+	const double thr = jdg_threshold(c->au_threshold);
 	char a[32], b[32], miss[512];
 
 	if (!len)
@@ -663,7 +663,7 @@ void rpt_cluster_print(FILE *f, const struct rpt_cluster *c)
 		fprintf(f, "  AU         %.1f %% over every emulated GPU; %u of "
 			"%u node%s fed at >= %.0f %%\n", t.au * 100,
 			t.nodes_fed, c->nodes, c->nodes == 1 ? "" : "s",
-			rpt_verdict_threshold(c->au_threshold) * 100);
+			jdg_threshold(c->au_threshold) * 100);
 	if (t.slowest_node >= 0) {
 		const struct rpt_cluster_rank *r = rank_at(c,
 			(unsigned)ni[t.slowest_node].first);

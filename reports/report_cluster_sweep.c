@@ -267,7 +267,7 @@ static void verdict_series(struct rpt_buf *b, const struct rpt_cluster_sweep *s,
 			   const struct rpt_cluster_series *x, bool first)
 {
 	const struct rpt_cluster_point *last = &s->points[x->point[x->n - 1]];
-	const double thr = rpt_verdict_threshold(s->au_threshold);
+	const double thr = jdg_threshold(s->au_threshold);
 	char m[32];
 	int big = -1;
 

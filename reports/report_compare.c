@@ -87,9 +87,9 @@ static void refed(struct rpt_candidate *out, enum stg_cache_state c,
 		};
 		n++;
 	}
-	rpt_verdict_confirm(rpt_verdict_gpus_fed(out->samples_per_s[c],
-						 out->demand_per_gpu,
-						 out->au_threshold),
+	rpt_verdict_confirm(jdg_gpus_fed(out->samples_per_s[c],
+					 out->demand_per_gpu,
+					 out->au_threshold),
 			    runs, n, out->vcpus_at[c], out->au_threshold,
 			    &check);
 	out->gpus_fed[c] = (int)check.gpus_fed;
@@ -185,7 +185,7 @@ int rpt_candidate_from_json(const json_t *root, const char *file,
 	out->gpu = dup_or_empty(str_at(gpus, "type"));
 	out->gpu_count = (unsigned)num_at(gpus, "count", 0);
 	out->demand_per_gpu = num_at(gpus, "demand_per_gpu", 0);
-	out->au_threshold = rpt_verdict_threshold(num_at(gpus, "au_threshold",
+	out->au_threshold = jdg_threshold(num_at(gpus, "au_threshold",
 							 0));
 	out->headline = dup_or_empty(str_at(verdict, "headline"));
 	out->pipelines = rpt_pipelines_line_json(root);

@@ -597,8 +597,9 @@ static void cache_verdict(const struct rpt_verdict_in *in,
 	cv->samples_per_s = top->samples_per_s;
 	cv->hit_ratio = top->hit_ratio;
 	cv->hit_ratio_estimated = top->hit_ratio_estimated;
-	cv->gpus_fed_computed = rpt_verdict_gpus_fed(top->samples_per_s,
-		in->demand_per_gpu, v->au_threshold);
+	cv->gpus_fed_computed = jdg_gpus_fed(top->samples_per_s,
+					     in->demand_per_gpu,
+					     v->au_threshold);
 	rpt_verdict_confirm(cv->gpus_fed_computed, in->confirm ?
 			    in->confirm[c] : NULL,
 			    in->confirm ? RPT_CHECKS_MAX : 0,
@@ -836,8 +837,8 @@ static void ram_model_row(const struct rpt_verdict_in *in,
 		.fraction = fraction,
 		.page_cache_bytes = (uint64_t)(fraction *
 					       (double)in->dataset_bytes),
-		.hit_ratio = rpt_lru_hit_model(fraction),
-		.model_hit = rpt_lru_hit_model(fraction),
+		.hit_ratio = jdg_lru_hit(fraction),
+		.model_hit = jdg_lru_hit(fraction),
 		.source = "model",
 		.point = -1,
 	};
@@ -887,7 +888,7 @@ static void ram_measured_rows(const struct rpt_verdict_in *in,
 		r.page_cache_bytes = (uint64_t)(fmin(r.fraction, 1) *
 						(double)in->dataset_bytes);
 		r.hit_ratio = p->hit_ratio;
-		r.model_hit = rpt_lru_hit_model(r.fraction);
+		r.model_hit = jdg_lru_hit(r.fraction);
 		r.samples_per_s = p->samples_per_s;
 		if (p->cache == STG_CACHE_RAM && !p->hit_ratio_estimated &&
 		    p->hit_ratio >= 0) {
@@ -1056,7 +1057,7 @@ static void ram_axis(const struct rpt_verdict_in *in,
 	v->own_bytes = own_memory(in);
 	ram_need_in(in, v, v->need_per_gpu * in->gpu_count, v->ram_reserved,
 		    v->ram_limit, &ni);
-	rpt_verdict_ram_need(&ni, &v->ram_need);
+	jdg_ram_need(&ni, &v->ram_need);
 	v->ram_cpu_samples_per_s = v->cache[STG_CACHE_WARM].measured ?
 		v->cache[STG_CACHE_WARM].samples_per_s : -1;
 	ram_measured_rows(in, v);
@@ -1085,7 +1086,7 @@ static void catalog_ram(const struct rpt_verdict_in *in,
 
 		ram_need_in(in, v, v->au_threshold * f->demand_total,
 			    f->ram_reserved, ram, &ni);
-		rpt_verdict_ram_need(&ni, &n);
+		jdg_ram_need(&ni, &n);
 		f->page_cache_bytes = n.page_cache_here;
 		f->ram_needed_bytes = n.ram_bytes;
 		if (!n.known)

@@ -1,11 +1,14 @@
 /*
- * verdict.h - the verdict, once: how many GPUs a feed rate keeps at the AU
- * threshold, which measured point a cache state is judged by, what the
- * check runs with emulated GPUs change, the projection, the storage
- * ceiling, the RAM check, the catalogue check and the headline.
+ * verdict.h - the verdict put together: which measured point a cache
+ * state is judged by, and, from judge/'s rules (judge.h: GPUs fed, the
+ * check-run walk, the projection, the storage ceiling, the RAM check, the
+ * catalogue fit), the verdict's figures and its words (the headline, why a
+ * state is not judged, which check runs were ignored). The rpt_verdict_*,
+ * rpt_lru_* and rpt_reserve_* functions that only forward to judge/ keep
+ * the names their callers and tests use.
  *
- * Pure arithmetic on plain numbers: no FILE *, no JSON, no I/O, no global
- * state; every function may be called from any thread. `feedrate run`
+ * No FILE *, no JSON, no I/O, no global state; every function may be
+ * called from any thread. `feedrate run`
  * (report_run.c), `feedrate sweep` (report_sweep.c, report_csv.c,
  * report_html.c), `feedrate compare` (report_compare.c) and the sweep's
  * check runs (measure/, cli/) all take their numbers from here, so that
@@ -540,7 +543,10 @@ struct rpt_sweep_verdict {
 	double storage_bytes_per_s, storage_files_per_s;
 	bool storage_is_ceiling;        /* cold was storage-bound: this IS
 	                                   the ceiling; else a lower bound */
-	double storage_gpus;            /* files/s / (T x demand) */
+	double storage_gpus;            /* samples/s the cold storage serves /
+	                                   (T x demand): files/s, times the
+	                                   records per file of shards
+	                                   (jdg_storage_gpus) */
 	char storage_advice[640];       /* storage-bound: what helps on this
 	                                   storage, as measured; else "" */
 	/* RAM: the one rule (RPT_RAM_SHARE) */
