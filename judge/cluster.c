@@ -4,6 +4,7 @@
  * storage-bound, and how far a series of rank counts scales.
  */
 #include <math.h>
+#include <stdlib.h>
 
 #include "judge.h"
 
@@ -69,4 +70,28 @@ unsigned jdg_once_bad_epochs(const struct ldr_digest *sums,
 	for (unsigned e = 0; e < epochs; e++)
 		bad += !want_ok[e] || !ldr_digest_equal(&sums[e], &want[e]);
 	return bad;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	const double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+int jdg_slowest(double *rates, size_t n, double *below)
+{
+	size_t slow = 0;
+	double low, m;
+
+	if (n < 2)
+		return -1;
+	for (size_t i = 1; i < n; i++)
+		if (rates[i] < rates[slow])
+			slow = i;
+	low = rates[slow];
+	qsort(rates, n, sizeof(rates[0]), cmp_double);
+	m = n % 2 ? rates[n / 2] : (rates[n / 2 - 1] + rates[n / 2]) / 2;
+	*below = m > 0 ? (m - low) / m : 0;
+	return (int)slow;
 }

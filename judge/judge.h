@@ -325,6 +325,14 @@ double jdg_node_needs_bytes(unsigned gpus_per_rank, unsigned ranks_per_node,
  * cluster is storage-bound from that count plus one. */
 int jdg_nodes_before_storage_bound(double ceiling, double needs);
 
+/*
+ * The slowest of the N RATES (the first on a tie) and, into *BELOW, how
+ * far below their median it is: (median - slowest) / median, 0 when the
+ * median is not > 0. -1 (and *BELOW left alone) when N < 2: one node is
+ * no one's slowest. RATES is sorted in place.
+ */
+int jdg_slowest(double *rates, size_t n, double *below);
+
 /* Efficiency at or above this still "scales". */
 #define JDG_CLUSTER_SCALING 0.90
 

@@ -116,21 +116,16 @@ static void nodes_fill(const struct rpt_cluster *c, struct node_info *ni,
 			ni[k].fed = false;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	const double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 void rpt_cluster_totals(const struct rpt_cluster *c,
 			struct rpt_cluster_totals *t)
 {
 	struct node_info ni[RPT_CLUSTER_NODES_MAX];
 	double med[RPT_CLUSTER_NODES_MAX];
+	unsigned node_of[RPT_CLUSTER_NODES_MAX];
 	const unsigned n = node_slots(c);
 	double au_sum = 0, gpus = 0;
 	unsigned local = 1, nmed = 0;
+	int slow;
 	bool solo_all = true;
 
 	memset(t, 0, sizeof(*t));
@@ -184,23 +179,11 @@ void rpt_cluster_totals(const struct rpt_cluster *c,
 			continue;
 		t->nodes_seen++;
 		t->nodes_fed += ni[k].fed;
+		node_of[nmed] = k;
 		med[nmed++] = t->per_node_samples_per_s[k];
-		if (t->slowest_node < 0 || t->per_node_samples_per_s[k] <
-		    t->per_node_samples_per_s[t->slowest_node])
-			t->slowest_node = (int)k;
 	}
-	if (nmed < 2) {
-		/* one node is no one's slowest */
-		t->slowest_node = -1;
-	} else {
-		double m;
-
-		qsort(med, nmed, sizeof(med[0]), cmp_double);
-		m = nmed % 2 ? med[nmed / 2] :
-		    (med[nmed / 2 - 1] + med[nmed / 2]) / 2;
-		t->slowest_below_median = m > 0 ? (m - t->per_node_samples_per_s[
-			t->slowest_node]) / m : 0;
-	}
+	slow = jdg_slowest(med, nmed, &t->slowest_below_median);
+	t->slowest_node = slow < 0 ? -1 : (int)node_of[slow];
 
 	/* cold and storage-bound on at least half the ranks: what the
 	 * cluster read is what the storage gives */

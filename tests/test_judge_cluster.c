@@ -146,3 +146,25 @@ FR_TEST(judge_cost, cheapest_that_feeds_first_on_a_tie)
 	cr_assert_not(jdg_cost_cheaper(true, true, -1, -1), "unknown cost");
 	cr_assert(jdg_cost_cheaper(true, true, 0, 2), "free is cheapest");
 }
+
+FR_TEST(judge_cluster, slowest_node_against_the_median)
+{
+	double odd[] = { 100, 80, 120 };
+	double even[] = { 100, 50, 100, 150 };
+	double tie[] = { 90, 90 };
+	double one[] = { 42 };
+	double zero[] = { 0, 0, 0 };
+	double below = -7;
+
+	cr_assert_eq(jdg_slowest(odd, 3, &below), 1);
+	cr_assert_float_eq(below, 0.2, 1e-12, "median 100, slowest 80");
+	cr_assert_eq(jdg_slowest(even, 4, &below), 1);
+	cr_assert_float_eq(below, 0.5, 1e-12, "median (100 + 100) / 2");
+	cr_assert_eq(jdg_slowest(tie, 2, &below), 0, "first on a tie");
+	cr_assert_float_eq(below, 0, 1e-15);
+	below = -7;
+	cr_assert_eq(jdg_slowest(one, 1, &below), -1);
+	cr_assert_float_eq(below, -7, 1e-15, "left alone");
+	cr_assert_eq(jdg_slowest(zero, 3, &below), 0);
+	cr_assert_float_eq(below, 0, 1e-15, "median 0: nothing below it");
+}
