@@ -1,5 +1,6 @@
 /*
- * fed.c - fed, GPUs fed, and the judgement of one run.
+ * fed.c - fed, GPUs fed, the judgement of one run, and which measured
+ * points are fit to judge by.
  */
 #include <math.h>
 #include <string.h>
@@ -50,4 +51,15 @@ void jdg_run_judge(const struct jdg_run_in *in, struct jdg_run *out)
 		out->gpus_fed = jdg_gpus_fed(in->samples_per_s,
 					     in->demand_per_gpu,
 					     out->au_threshold);
+}
+
+bool jdg_window_too_short(double measured_s, uint64_t batches)
+{
+	return measured_s < JDG_POINT_MIN_WINDOW_S ||
+	       batches < JDG_POINT_MIN_BATCHES;
+}
+
+bool jdg_not_cold(double hit_ratio)
+{
+	return hit_ratio > JDG_COLD_HIT_MAX;
 }

@@ -90,6 +90,23 @@ struct jdg_run {
  */
 void jdg_run_judge(const struct jdg_run_in *in, struct jdg_run *out);
 
+/* ==== a sweep's points ==== */
+
+/* A measured window shorter than this, or with fewer batches, is too
+ * short to judge: its start-up dominates its figures. */
+#define JDG_POINT_MIN_WINDOW_S 1.0
+#define JDG_POINT_MIN_BATCHES 4
+
+/* Too short: a window under JDG_POINT_MIN_WINDOW_S or fewer than
+ * JDG_POINT_MIN_BATCHES batches. */
+bool jdg_window_too_short(double measured_s, uint64_t batches);
+
+/* A cold point whose measured hit ratio is above this was not cold. */
+#define JDG_COLD_HIT_MAX 0.05
+
+/* Was a "cold" point with HIT_RATIO (measured; < 0 unknown) not cold? */
+bool jdg_not_cold(double hit_ratio);
+
 /* ==== the check-run walk ==== */
 
 /* Most check runs of one cache state. */

@@ -79,8 +79,7 @@ double rpt_point_cpu_s_per_sample(const struct rpt_point *p)
 bool rpt_point_too_short(const struct rpt_point *p)
 {
 	return p->status == RPT_POINT_MEASURED &&
-	       (p->measured_s < RPT_POINT_MIN_WINDOW_S ||
-		p->batches < RPT_POINT_MIN_BATCHES);
+	       jdg_window_too_short(p->measured_s, p->batches);
 }
 
 unsigned rpt_point_feed_vcpus(const struct rpt_point *p)
@@ -98,7 +97,7 @@ bool rpt_point_sampled(const struct rpt_point *p, uint64_t files)
 /* A cold point whose reads hit the page cache more than a little. */
 static bool not_cold(const struct rpt_point *p)
 {
-	return p->cache == STG_CACHE_COLD && p->hit_ratio > RPT_COLD_HIT_MAX;
+	return p->cache == STG_CACHE_COLD && jdg_not_cold(p->hit_ratio);
 }
 
 bool rpt_point_usable(const struct rpt_point *p)

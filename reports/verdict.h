@@ -167,8 +167,8 @@ struct rpt_point {
 double rpt_point_cpu_s_per_sample(const struct rpt_point *p);
 
 /* A measured point shorter than this (window, or batches) is too short. */
-#define RPT_POINT_MIN_WINDOW_S 1.0
-#define RPT_POINT_MIN_BATCHES 4
+#define RPT_POINT_MIN_WINDOW_S JDG_POINT_MIN_WINDOW_S
+#define RPT_POINT_MIN_BATCHES JDG_POINT_MIN_BATCHES
 
 /*
  * Was measured point P too short to judge: a window under
@@ -190,7 +190,7 @@ bool rpt_point_sampled(const struct rpt_point *p, uint64_t files);
 unsigned rpt_point_feed_vcpus(const struct rpt_point *p);
 
 /* A cold point whose measured hit ratio is above this was not cold. */
-#define RPT_COLD_HIT_MAX 0.05
+#define RPT_COLD_HIT_MAX JDG_COLD_HIT_MAX
 
 /*
  * May the verdict use P: measured, not too short, (ram) its page cache

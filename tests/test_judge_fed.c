@@ -2,7 +2,8 @@
  * test_judge_fed.c - judge/'s fed rule (one tolerance, exactly at the
  * threshold and either side of it), the threshold default, GPUs fed at
  * and around T x demand, and the judgement of one run (too short by the
- * warm-up or by batches, the batch floor). Made-up figures throughout.
+ * warm-up or by batches, the batch floor), a point's window and a cold
+ * point's hit ratio at their edges. Made-up figures throughout.
  */
 #include <math.h>
 
@@ -122,4 +123,22 @@ FR_TEST(judge_fed, run_warmup_and_nothing_measured)
 	cr_assert_eq(out.too_short, JDG_SHORT_NO, "no batch: nothing to judge");
 	cr_assert_eq(out.gpus_fed, 0);
 	cr_assert_not(out.asked_fed);
+}
+
+FR_TEST(judge_fed, point_window_and_batches_at_their_edges)
+{
+	cr_assert_not(jdg_window_too_short(JDG_POINT_MIN_WINDOW_S,
+					   JDG_POINT_MIN_BATCHES));
+	cr_assert(jdg_window_too_short(0.999, 100));
+	cr_assert(jdg_window_too_short(60, JDG_POINT_MIN_BATCHES - 1));
+	cr_assert(jdg_window_too_short(NAN, 100) == false,
+		  "an unknown window does not say too short by itself");
+}
+
+FR_TEST(judge_fed, cold_point_hit_ratio_edge)
+{
+	cr_assert_not(jdg_not_cold(JDG_COLD_HIT_MAX), "5 % exactly: cold");
+	cr_assert(jdg_not_cold(0.0501));
+	cr_assert_not(jdg_not_cold(-1), "unknown hit ratio: cold");
+	cr_assert_not(jdg_not_cold(0));
 }
