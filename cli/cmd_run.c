@@ -208,6 +208,8 @@ static void run_fill_result(struct run_state *s, struct rpt_run *rr)
 			   stg_dataset_count(s->md.ds), s->cache_how,
 			   sizeof(s->cache_how));
 	rr->signal = po->rep.signal ? po->rep.signal : cli_stop;
+	rpt_prepare_fill(&rr->prepare, &po->prep.ph, s->md.list_s,
+			 po->prep.method);
 	if (po->prep.note[0])
 		note_add(s, "%s", po->prep.note);
 	if (po->odirect_refused)

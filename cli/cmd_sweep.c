@@ -441,6 +441,8 @@ static int sweep_report(struct sweep_state *s)
 
 	sweep_fill_report(s);
 	s->rs.elapsed_s = stg_now() - s->sw.cfg.t0;
+	rpt_prepare_fill(&s->rs.prepare, &s->sw.ph, s->md.list_s,
+			 s->sw.prep_method);
 	if (s->sw.notes[0])
 		cli_note_add(s->notes, sizeof(s->notes), "%s", s->sw.notes);
 	if (s->m.fs.page_cache_volatile)
@@ -535,6 +537,8 @@ static int sweep_pipelines(struct sweep_state *s)
 			break;
 		sweep_fill_report(sub);
 		sub->rs.elapsed_s = stg_now() - sub->sw.cfg.t0;
+		rpt_prepare_fill(&sub->rs.prepare, &sub->sw.ph, 0,
+				 sub->sw.prep_method);
 		rpt_sweep_verdict(&sub->rs);
 	}
 	s->o.budget_s = total;

@@ -211,6 +211,26 @@ int cli_write_report(const char *cmd, const char *path, json_t *json,
 
 /* ---- the point every measurement starts from ---- */
 
+/* Preparation's progress line on a terminal's stderr (cleared by the
+ * next line the command prints). */
+static int prep_progress_tty(void *arg, enum stg_prep_op op, uint64_t done,
+			     uint64_t total, double elapsed_s)
+{
+	char line[160];
+
+	(void)arg;
+	rpt_prep_progress_line(line, sizeof(line), stg_prep_op_name(op),
+			       done, total, elapsed_s);
+	/* the phase's last call clears it: the report says the times */
+	if (done >= total)
+		fprintf(stderr, "\r\033[K");
+	else
+		fprintf(stderr, "\r\033[Kfeedrate: preparing the page "
+			"cache: %s", line);
+	fflush(stderr);
+	return cli_stop != 0;
+}
+
 int cli_point_base(const char *cmd, const struct cli_common_opts *o,
 		   const struct wl_workload *w, const struct ms_gpus *gs,
 		   const struct ms_dataset *md, struct ms_point *p,
@@ -233,6 +253,8 @@ int cli_point_base(const char *cmd, const struct cli_common_opts *o,
 	p->au_threshold = w->au_threshold;
 	p->max_errors = o->max_errors;
 	p->stop = (volatile int *)&cli_stop;
+	if (isatty(STDERR_FILENO))
+		p->prep_progress = prep_progress_tty;
 	err = wl_transform_make(w, ts, &p->transform, pipeline, len);
 	if (err == -ENOTSUP) {
 		fprintf(stderr, "feedrate %s: workload %s has no pipeline to "

@@ -172,30 +172,81 @@ void ms_machine_detect(const char *root, struct ms_machine *m);
 
 /* ---- the page-cache state of a point ---- */
 
+/* The verification sample: the mean resident share of the files checked
+ * is within MS_VERIFY_BOUND of the dataset's with probability
+ * MS_VERIFY_CONFIDENCE (stg_sample_size: 26,492 files); a dataset of no
+ * more files than that is checked whole, with no sampling error. */
+#define MS_VERIFY_BOUND 0.01
+#define MS_VERIFY_CONFIDENCE 0.99
+/* A state found already made by such a sample is kept (no eviction, no
+ * re-reading): cold and ram at most this resident, warm at least 1 -
+ * this. */
+#define MS_STATE_HOLDS 0.01
+
+/* Preparation's phases, timed (a point's, or a command's added up). */
+struct ms_prep_phases {
+	double list_s;          /* the listing (once per command) */
+	double evict_s;
+	double warm_s;
+	double verify_s;        /* residency checks, the probe of one file
+	                           and the O_DIRECT open included */
+	uint64_t files;         /* files evicted or warmed */
+	uint64_t verify_sample; /* files whose residency was checked */
+	double verify_bound;    /* the largest sampling error of the shares
+	                           verified, at MS_VERIFY_CONFIDENCE; 0 every
+	                           file checked; < 0 nothing verified */
+	unsigned listings;      /* listings made by the command */
+	unsigned reused;        /* states found already made by a sample */
+};
+
+/* Add B's times and counts to A (listings and the list time as A's). */
+void ms_prep_phases_add(struct ms_prep_phases *a,
+			const struct ms_prep_phases *b);
+
 struct ms_cache_prep {
-	double fraction;        /* resident share verified after preparing;
-	                           < 0 unknown */
+	double fraction;        /* resident share verified after preparing
+	                           (the mean over the files checked of each
+	                           one's resident share); < 0 unknown */
 	bool evict_ineffective; /* eviction does not work here */
 	bool warm_refetch;      /* each open drops the cache (FUSE) */
+	bool reused;            /* already in the state: a sample said so,
+	                           nothing was evicted or read */
 	char how[512];          /* how the state was made, in words */
 	char note[256];         /* a problem, "" none */
+	char method[240];       /* how the files were evicted or warmed:
+	                           the ring, or calls and why */
 	double prep_s;          /* time it took */
+	struct ms_prep_phases ph;
 	/* cold: does the filesystem take O_DIRECT? (one file opened with
 	 * it; the reader falls back to buffered reads where it does not) */
 	bool odirect_refused;
 	char odirect_why[200];  /* refused: the filesystem and the error */
 };
 
+/* How ms_cache_prepare goes about it; zeroed is the default. */
+struct ms_prep_ctl {
+	bool already_ok;        /* first check a sample: when the state
+	                           already holds (MS_STATE_HOLDS), keep it */
+	const cpu_set_t *cpus;  /* the point's vCPUs: one worker each
+	                           (NULL: every usable CPU) */
+	uint64_t seed;          /* the verification sample's */
+	stg_prep_progress_fn progress;  /* each phase's files done (NULL:
+	                                   none); nonzero asks to stop */
+	void *progress_arg;
+};
+
 /*
  * Put DS's page cache into state C (cold and ram: every file evicted;
- * warm: every file read once, skipped when ALREADY_WARM_OK and a sample of
- * MS_RESIDENCY_FILES files is >= 99 % resident) and verify it with a
- * residency sample; cold: also open one file with O_DIRECT to learn
- * whether the filesystem takes it (OUT->odirect_refused). Fills *OUT.
- * Never writes to the dataset.
+ * warm: every file read once; with CTL->already_ok, neither when a
+ * sample finds the state already holds, as after a cold point that read
+ * with O_DIRECT) and verify it on a random sample sized for
+ * MS_VERIFY_BOUND (every file when the dataset is no larger); cold: also
+ * open one file with O_DIRECT to learn whether the filesystem takes it
+ * (OUT->odirect_refused). Each phase is timed into OUT->ph. CTL may be
+ * NULL. Fills *OUT. Never writes to the dataset.
  */
 void ms_cache_prepare(const struct stg_dataset *ds, enum stg_cache_state c,
-		      bool already_warm_ok, struct ms_cache_prep *out);
+		      const struct ms_prep_ctl *ctl, struct ms_cache_prep *out);
 
 /* ---- which pipeline a point measures (measure_python.c) ---- */
 
@@ -363,8 +414,10 @@ struct ms_point {
 	double rate_hint;               /* ram, budgeted: expected samples/s,
 	                                   to sample the dataset so that its
 	                                   epochs fit (0: never sample) */
-	bool already_warm_ok;           /* warm: skip re-reading a resident
-	                                   dataset */
+	bool already_ok;                /* keep a cache state a sample finds
+	                                   already made (ms_prep_ctl) */
+	stg_prep_progress_fn prep_progress;  /* preparation's progress */
+	void *prep_progress_arg;
 	struct ms_pipeline_spec pipe;   /* native (zeroed) or a Python one */
 	volatile int *stop;
 	/* one rank of a cluster (measure/cluster.h); zeroed on one node */
@@ -706,6 +759,13 @@ struct ms_sweep {
 	double prep_total_s;            /* preparing page caches, in all:
 	                                   the first eviction, the points'
 	                                   and the check runs' */
+	struct ms_prep_phases ph;       /* ... by phase (no listing: the
+	                                   caller's) */
+	char prep_method[240];          /* how the first eviction went */
+	bool cold_held;                 /* the last eviction may still hold
+	                                   (only O_DIRECT cold points since):
+	                                   a cold or ram point checks a
+	                                   sample before evicting again */
 	char notes[4096];               /* "" none */
 };
 

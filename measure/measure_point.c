@@ -18,11 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "measure_internal.h"
 
 
+#define MS_FUSE_MAGIC 0x65735546u     /* statfs(2) f_type of FUSE */
 #define MS_OVERHEAD_S 1.5               /* child start, residency, exit */
 #define MS_MIN_WINDOW_S 3.0             /* a budgeted window, at least */
 #define MS_RAM_EPOCHS 2                 /* measured epochs of a ram point */
@@ -68,7 +70,9 @@ static int odirect_probe(int dirfd, const char *root, const char *name,
 static void cold_how(struct ms_cache_prep *out, const char *buffered)
 {
 	snprintf(out->how, sizeof(out->how), "every file evicted before the "
-		 "run, then %s%s%s%s", out->odirect_refused ? "read through "
+		 "run%s, then %s%s%s%s", out->reused ? " (already: the last "
+		 "eviction held through O_DIRECT reads, a sample found it "
+		 "evicted)" : "", out->odirect_refused ? "read through "
 		 "the page cache because " : "read with O_DIRECT so that later "
 		 "epochs stay cold", out->odirect_refused ? buffered : "",
 		 out->odirect_refused ? ", so later epochs may be served from "
@@ -77,59 +81,188 @@ static void cold_how(struct ms_cache_prep *out, const char *buffered)
 		 "; eviction is INEFFECTIVE on this filesystem" : "");
 }
 
-void ms_cache_prepare(const struct stg_dataset *ds, enum stg_cache_state c,
-		      bool already_warm_ok, struct ms_cache_prep *out)
+void ms_prep_phases_add(struct ms_prep_phases *a,
+			const struct ms_prep_phases *b)
 {
-	struct stg_cache_probe probe;
-	struct stg_ds_residency dr;
-	const struct stg_cache_probe *pp = NULL;
-	const size_t n = stg_dataset_count(ds);
-	const double t0 = stg_now();
-	uint64_t errs = 0;
-	size_t first = 0;
-	bool skip = false;
-	int dirfd, err = 0;
+	a->evict_s += b->evict_s;
+	a->warm_s += b->warm_s;
+	a->verify_s += b->verify_s;
+	a->files += b->files;
+	a->verify_sample += b->verify_sample;
+	if (b->verify_bound > a->verify_bound)
+		a->verify_bound = b->verify_bound;
+	a->reused += b->reused;
+}
 
-	memset(out, 0, sizeof(*out));
-	out->fraction = -1;
-	if (c == STG_CACHE_WARM && already_warm_ok) {
-		/* a sweep's warm points after the first: re-read only when
-		 * the dataset no longer is resident */
-		stg_cache_dataset_residency(ds, MS_RESIDENCY_FILES, NULL, &dr);
-		skip = dr.known && dr.fraction >= 0.99;
+/*
+ * Is residency measurable on DS after an open? The probe of one file
+ * says (PP), else every filesystem but FUSE, whose open() may drop what
+ * it is asked to measure.
+ */
+static bool residency_known(const struct stg_dataset *ds,
+			    const struct stg_cache_probe *pp)
+{
+	struct statfs sf;
+	bool known = true;
+	int fd;
+
+	if (pp)
+		return pp->warm == STG_WARM_PERSISTS ||
+		       pp->warm == STG_WARM_NOT_CACHED;
+	fd = stg_dataset_open(ds, 0, O_RDONLY);
+	if (fd >= 0) {
+		if (fstatfs(fd, &sf) == 0 && sf.f_type == MS_FUSE_MAGIC)
+			known = false;
+		close(fd);
 	}
-	/* does evicting and warming work here at all? one file tells */
-	while (!skip && first < n && stg_dataset_size(ds, first) == 0)
-		first++;
-	dirfd = skip ? -1 : open(stg_dataset_root(ds), O_RDONLY |
-				 O_DIRECTORY | O_CLOEXEC);
-	if (first < n && dirfd >= 0 &&
-	    stg_cache_probe(dirfd, stg_dataset_relpath(ds, first, NULL),
-			    &probe) == 0)
-		pp = &probe;
-	if (first < n && dirfd >= 0 && c == STG_CACHE_COLD)
-		out->odirect_refused = odirect_probe(dirfd,
-			stg_dataset_root(ds), stg_dataset_relpath(ds, first,
-			NULL), out->odirect_why, sizeof(out->odirect_why)) == 1;
-	if (dirfd >= 0)
-		close(dirfd);
+	return known;
+}
 
-	if (skip)
-		err = 0;
-	else if (c == STG_CACHE_WARM)
-		err = stg_cache_dataset_warm(ds, &errs);
-	else
-		err = stg_cache_dataset_evict(ds, &errs);
+/*
+ * The verification: the mean resident share of a random sample of DS's
+ * files (every file when no more than the sample size), into *FRACTION
+ * (< 0 when no file could be checked), timed into PH. Returns 0 or
+ * -errno.
+ */
+static int verify_sample(const struct stg_dataset *ds,
+			 const struct ms_prep_ctl *ctl,
+			 struct ms_prep_phases *ph, double *fraction)
+{
+	const size_t n = stg_dataset_count(ds);
+	const size_t k = stg_sample_size(MS_VERIFY_BOUND,
+					 MS_VERIFY_CONFIDENCE);
+	struct stg_prep_opts o = { .cpus = ctl->cpus,
+				   .progress = ctl->progress,
+				   .progress_arg = ctl->progress_arg };
+	struct stg_prep_result r;
+	size_t *ids = NULL;
+	double bound;
+	int err;
+
+	*fraction = -1;
+	if (k < n) {
+		err = stg_sample_ids(n, k, ctl->seed, &ids);
+		if (err)
+			return err;
+		o.ids = ids;
+		o.nids = k;
+	}
+	err = stg_prep_run(ds, STG_PREP_VERIFY, &o, &r);
+	free(ids);
+	ph->verify_s += r.seconds;
+	if (err)
+		return err;
+	ph->verify_sample += r.files;
+	bound = stg_sample_bound(r.files, n, MS_VERIFY_CONFIDENCE);
+	if (r.files && bound > ph->verify_bound)
+		ph->verify_bound = bound;
+	if (r.files)
+		*fraction = r.resident_sum / (double)r.files;
+	return 0;
+}
+
+/* Does FRACTION say state C already holds? */
+static bool state_holds(enum stg_cache_state c, double fraction)
+{
+	if (fraction < 0)
+		return false;
+	return c == STG_CACHE_WARM ? fraction >= 1 - MS_STATE_HOLDS :
+				     fraction <= MS_STATE_HOLDS;
+}
+
+/* Evict or warm every file of DS (state C), timed into OUT. */
+static void prepare_files(const struct stg_dataset *ds,
+			  enum stg_cache_state c,
+			  const struct ms_prep_ctl *ctl,
+			  struct ms_cache_prep *out)
+{
+	const struct stg_prep_opts o = { .cpus = ctl->cpus,
+					 .progress = ctl->progress,
+					 .progress_arg = ctl->progress_arg };
+	const bool warm = c == STG_CACHE_WARM;
+	struct stg_prep_result r;
+	int err = stg_prep_run(ds, warm ? STG_PREP_WARM : STG_PREP_EVICT,
+			       &o, &r);
+
+	*(warm ? &out->ph.warm_s : &out->ph.evict_s) += r.seconds;
+	out->ph.files += r.files;
+	if (!err && r.errors && !r.files)
+		err = r.first_err;
 	if (err)
 		snprintf(out->note, sizeof(out->note), "the page cache could "
 			 "not be prepared (%s)", strerror(-err));
-	else if (errs)
+	else if (r.errors)
 		snprintf(out->note, sizeof(out->note), "%llu files could not "
-			 "be %s", (unsigned long long)errs,
-			 c == STG_CACHE_WARM ? "warmed" : "evicted");
-	stg_cache_dataset_residency(ds, MS_RESIDENCY_FILES, pp, &dr);
-	if (dr.known)
-		out->fraction = dr.fraction;
+			 "be %s (%s)", (unsigned long long)r.errors,
+			 warm ? "warmed" : "evicted", strerror(-r.first_err));
+	else if (r.stopped)
+		snprintf(out->note, sizeof(out->note), "stopped after %llu of "
+			 "%zu files", (unsigned long long)r.files,
+			 stg_dataset_count(ds));
+	if (r.uring)
+		snprintf(out->method, sizeof(out->method), "io_uring: openat, "
+			 "%s and close linked into direct descriptors, 32 "
+			 "files a submission, %u worker%s", warm ? "read" :
+			 "fadvise", r.workers, r.workers == 1 ? "" : "s");
+	else
+		snprintf(out->method, sizeof(out->method), "system calls on "
+			 "%u worker%s (%.180s)", r.workers, r.workers == 1 ?
+			 "" : "s", r.why);
+}
+
+void ms_cache_prepare(const struct stg_dataset *ds, enum stg_cache_state c,
+		      const struct ms_prep_ctl *ctl, struct ms_cache_prep *out)
+{
+	static const struct ms_prep_ctl none;
+	struct stg_cache_probe probe;
+	const struct stg_cache_probe *pp = NULL;
+	const size_t n = stg_dataset_count(ds);
+	const double t0 = stg_now();
+	double t, fraction = -1;
+	size_t first = 0;
+	bool known;
+	int dirfd;
+
+	if (!ctl)
+		ctl = &none;
+	memset(out, 0, sizeof(*out));
+	out->fraction = -1;
+	out->ph.verify_bound = -1;
+	if (ctl->already_ok && residency_known(ds, NULL) &&
+	    !verify_sample(ds, ctl, &out->ph, &fraction) &&
+	    state_holds(c, fraction)) {
+		/* a sweep's point after one that left this state (a warm
+		 * point's, or a cold point's O_DIRECT reads): keep it */
+		out->reused = true;
+		out->ph.reused = 1;
+		out->fraction = fraction;
+		snprintf(out->method, sizeof(out->method), "none: a sample "
+			 "found the state already made");
+	} else {
+		/* does evicting and warming work here at all? one file
+		 * tells */
+		t = stg_now();
+		while (first < n && stg_dataset_size(ds, first) == 0)
+			first++;
+		dirfd = open(stg_dataset_root(ds), O_RDONLY | O_DIRECTORY |
+			     O_CLOEXEC);
+		if (first < n && dirfd >= 0 &&
+		    stg_cache_probe(dirfd, stg_dataset_relpath(ds, first,
+				    NULL), &probe) == 0)
+			pp = &probe;
+		if (first < n && dirfd >= 0 && c == STG_CACHE_COLD)
+			out->odirect_refused = odirect_probe(dirfd,
+				stg_dataset_root(ds), stg_dataset_relpath(ds,
+				first, NULL), out->odirect_why,
+				sizeof(out->odirect_why)) == 1;
+		if (dirfd >= 0)
+			close(dirfd);
+		out->ph.verify_s += stg_now() - t;
+		prepare_files(ds, c, ctl, out);
+		known = residency_known(ds, pp);
+		if (known && !verify_sample(ds, ctl, &out->ph, &fraction))
+			out->fraction = fraction;
+	}
 	out->evict_ineffective = pp && pp->evict == STG_EVICT_INEFFECTIVE;
 	out->warm_refetch = pp && pp->warm == STG_WARM_REFETCH_ON_OPEN;
 
@@ -139,16 +272,18 @@ void ms_cache_prepare(const struct stg_dataset *ds, enum stg_cache_state c,
 		break;
 	case STG_CACHE_WARM:
 		snprintf(out->how, sizeof(out->how), "every file read once "
-			 "before the run%s%s", out->warm_refetch ? "; but this "
-			 "filesystem drops the cache at each open, so the run "
-			 "cannot be warm" : "",
-			 dr.known && dr.fraction < 0.99 ? "; NOT all of it "
-			 "stayed resident (the dataset is larger than the page "
-			 "cache can hold)" : "");
+			 "before the run%s%s%s", out->reused ? " (already: a "
+			 "sample found it resident)" : "", out->warm_refetch ?
+			 "; but this filesystem drops the cache at each open, "
+			 "so the run cannot be warm" : "", out->fraction >= 0 &&
+			 out->fraction < 1 - MS_STATE_HOLDS ? "; NOT all of "
+			 "it stayed resident (the dataset is larger than the "
+			 "page cache can hold)" : "");
 		break;
 	case STG_CACHE_RAM:
 		snprintf(out->how, sizeof(out->how), "every file evicted "
-			 "before the run");
+			 "before the run%s", out->reused ? " (already: a sample "
+			 "found it evicted)" : "");
 		break;
 	default:
 		break;
@@ -337,8 +472,12 @@ static int ram_fill(const struct ms_point *p, const struct stg_dataset *ds,
 	for (int attempt = 0; attempt < 2; attempt++) {
 		uint64_t cache = 0, own, margin;
 
-		if (attempt)
+		if (attempt) {
+			const double t = stg_now();
+
 			stg_cache_dataset_evict(ds, NULL);
+			out->prep.ph.evict_s += stg_now() - t;
+		}
 		err = ram_cgroup(out->cgroup_limit_bytes, cg, out->cg_how,
 				 sizeof(out->cg_how));
 		out->hit_estimated = err != 0;
@@ -574,8 +713,15 @@ int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 		snprintf(out->prep.how, sizeof(out->prep.how), "prepared by "
 			 "another rank of this node");
 	} else {
-		ms_cache_prepare(p->ds, p->cache, p->already_warm_ok,
-				 &out->prep);
+		const struct ms_prep_ctl ctl = {
+			.already_ok = p->already_ok,
+			.cpus = &out->cpus.set,
+			.seed = p->seed,
+			.progress = p->prep_progress,
+			.progress_arg = p->prep_progress_arg,
+		};
+
+		ms_cache_prepare(p->ds, p->cache, &ctl, &out->prep);
 	}
 	out->odirect_refused = out->prep.odirect_refused;
 	memcpy(out->odirect_why, out->prep.odirect_why,

@@ -425,7 +425,18 @@ int ms_sweep_plan(struct ms_sweep *sw, const struct ms_sweep_config *cfg)
 			sw->confirm_left[c] = MS_CHECKS_PER_STATE;
 	}
 	/* listing and evicting come first, inside the budget */
-	ms_cache_prepare(cfg->base.ds, STG_CACHE_COLD, false, &prep);
+	{
+		const struct ms_prep_ctl ctl = {
+			.seed = cfg->base.seed,
+			.progress = cfg->base.prep_progress,
+			.progress_arg = cfg->base.prep_progress_arg,
+		};
+
+		ms_cache_prepare(cfg->base.ds, STG_CACHE_COLD, &ctl, &prep);
+	}
+	sw->ph = prep.ph;
+	memcpy(sw->prep_method, prep.method, sizeof(sw->prep_method));
+	sw->cold_held = !prep.odirect_refused && !prep.evict_ineffective;
 	sw->evict_s = prep.prep_s;
 	sw->prep_total_s = prep.prep_s;
 	sw->setup_s = stg_now() - cfg->t0;
@@ -627,6 +638,7 @@ int ms_sweep_run_points(struct ms_sweep *sw)
 {
 	const volatile int *stop = sw->cfg.base.stop;
 	bool warm_done = false, odirect_noted = false;
+	const bool native = sw->cfg.base.pipe.kind == MS_PIPELINE_NATIVE;
 	char sampled[2048];
 	size_t count = 0;
 	int rc = 0;
@@ -653,7 +665,9 @@ int ms_sweep_run_points(struct ms_sweep *sw)
 				share + sweep_prep_est(sw, sp->cache));
 		if (sp->cache == STG_CACHE_RAM && sp->ram_bytes)
 			p.ram_bytes = sp->ram_bytes;
-		p.already_warm_ok = sp->cache == STG_CACHE_WARM && warm_done;
+		/* a state an earlier point left may hold: a sample says */
+		p.already_ok = sp->cache == STG_CACHE_WARM ? warm_done :
+			       sw->cold_held;
 		sweep_progress(sw, "point %zu: %u vCPU%s, %s%s, %.0f s", ++count,
 			       sp->vcpus, sp->vcpus == 1 ? "" : "s",
 			       stg_cache_state_name(sp->cache),
@@ -662,9 +676,18 @@ int ms_sweep_run_points(struct ms_sweep *sw)
 		if (sp->cache == STG_CACHE_WARM)
 			warm_done = true;
 		if (sp->out.prep.prep_s > 0) {
-			sw->prep_seen[sp->cache] = sp->out.prep.prep_s;
+			/* a kept state says little of what making it costs */
+			if (!sp->out.prep.reused)
+				sw->prep_seen[sp->cache] = sp->out.prep.prep_s;
 			sw->prep_total_s += sp->out.prep.prep_s;
 		}
+		ms_prep_phases_add(&sw->ph, &sp->out.prep.ph);
+		/* O_DIRECT reads leave the page cache as they found it: the
+		 * next cold or ram point may find it still evicted */
+		sw->cold_held = sp->cache == STG_CACHE_COLD && native &&
+				!sp->out.odirect_refused &&
+				!sp->out.prep.evict_ineffective &&
+				(sw->cold_held || !sp->out.prep.note[0]);
 		if (sp->out.measured) {
 			sp->status = MS_SWEEP_MEASURED;
 		} else {
@@ -784,8 +807,9 @@ int ms_sweep_check(struct ms_sweep *sw, unsigned vcpus,
 								      c),
 					   2 * window));
 	p = sweep_point(sw, vcpus, c, gpus, window);
-	/* the warm points left the dataset resident: re-read only if not */
-	p.already_warm_ok = true;
+	/* the warm points left the dataset resident, a cold one evicted:
+	 * re-made only when a sample says it is not so */
+	p.already_ok = true;
 	sweep_progress(sw, "check: %u GPU%s, %u vCPU%s, %s", gpus,
 		       gpus == 1 ? "" : "s", vcpus, vcpus == 1 ? "" : "s",
 		       stg_cache_state_name(c));
@@ -794,6 +818,8 @@ int ms_sweep_check(struct ms_sweep *sw, unsigned vcpus,
 		sw->confirm_left[c]--;
 	if (po.prep.prep_s > 0)
 		sw->prep_total_s += po.prep.prep_s;
+	ms_prep_phases_add(&sw->ph, &po.prep.ph);
+	sw->cold_held = false;
 	if (!po.measured || !res->batches)
 		snprintf(out->why, sizeof(out->why), "the run failed: %.100s",
 			 po.err_text);

@@ -80,6 +80,32 @@ json_t *rpt_pipeline_json(const char *name, const char *desc,
 void rpt_pipeline_print(FILE *f, const struct ms_python_info *py);
 
 /*
+ * Preparation's phases as a report shows them (run: the point's; sweep:
+ * every point's and check run's added up), the listing included. SET
+ * false: not reported.
+ */
+struct rpt_prepare {
+	bool set;
+	double list_s, evict_s, warm_s, verify_s;
+	uint64_t files;                 /* files evicted or warmed */
+	uint64_t verify_sample;         /* files whose residency was checked */
+	double verify_bound;            /* the verified shares' sampling error
+	                                   at CONFIDENCE; 0 every file
+	                                   checked; < 0 nothing verified */
+	double confidence;
+	unsigned listings;              /* listings the command made */
+	unsigned reused;                /* states a sample found made */
+	const char *method;             /* how files were evicted or warmed */
+};
+
+/* PREP as the JSON object "prepare" (NULL when not set). */
+json_t *rpt_prepare_json(const struct rpt_prepare *prep);
+
+/* PREP as one text line "  prepare    list 6.4 s, evict ..." to F
+ * (nothing when not set). */
+void rpt_prepare_print(FILE *f, const struct rpt_prepare *prep);
+
+/*
  * Everything the report of `feedrate run` says, gathered by the command:
  * the engine's result plus what was measured around it. Strings are
  * owned by the caller and may be NULL or "" where they do not apply;
@@ -138,6 +164,7 @@ struct rpt_run {
 	bool hit_ratio_estimated;
 	uint64_t cache_seen_bytes;      /* --ram: page cache charged to the
 	                                   cgroup after the run; 0 unknown */
+	struct rpt_prepare prepare;     /* its phases, timed */
 	bool ram_not_limited;           /* --ram: it held more than
 	                                   LDR_RAM_SLACK x ram_bytes: the run
 	                                   was warmer than asked */
@@ -326,6 +353,23 @@ void rpt_point_fill(struct rpt_point *p, const struct ms_sweep_point *sp,
 struct rpt_sweep;
 struct ms_machine;
 struct ms_dataset;
+struct ms_prep_phases;
+
+/*
+ * OUT from preparation's phases PH (a point's, or a sweep's added up),
+ * the listing's LIST_S and METHOD (owned by the caller): the listings
+ * counted by the storage layer, the confidence of the sample's bound.
+ */
+void rpt_prepare_fill(struct rpt_prepare *out, const struct ms_prep_phases *ph,
+		      double list_s, const char *method);
+
+/*
+ * The progress line of a preparation phase into BUF: "evict 123,456 of
+ * 1,281,167 files, 310 k files/s". Pure.
+ */
+void rpt_prep_progress_line(char *buf, size_t len, const char *phase,
+			    uint64_t done, uint64_t total, double elapsed_s);
+
 void rpt_sweep_fill_setup(struct rpt_sweep *r, const struct ms_machine *m,
 			  const struct ms_dataset *md, const char *workload,
 			  const struct ms_gpus *gs, double au_threshold,

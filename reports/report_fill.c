@@ -331,6 +331,36 @@ void rpt_point_fill(struct rpt_point *p, const struct ms_sweep_point *sp,
 	p->cache_how = how;
 }
 
+void rpt_prepare_fill(struct rpt_prepare *out, const struct ms_prep_phases *ph,
+		      double list_s, const char *method)
+{
+	memset(out, 0, sizeof(*out));
+	out->set = true;
+	out->list_s = list_s;
+	out->evict_s = ph->evict_s;
+	out->warm_s = ph->warm_s;
+	out->verify_s = ph->verify_s;
+	out->files = ph->files;
+	out->verify_sample = ph->verify_sample;
+	out->verify_bound = ph->verify_sample ? ph->verify_bound : -1;
+	out->confidence = MS_VERIFY_CONFIDENCE;
+	out->listings = stg_dataset_listings();
+	out->reused = ph->reused;
+	out->method = method;
+}
+
+void rpt_prep_progress_line(char *buf, size_t len, const char *phase,
+			    uint64_t done, uint64_t total, double elapsed_s)
+{
+	char d[32], t[32], r[32];
+	const double rate = elapsed_s > 0 ? (double)done / elapsed_s : 0;
+
+	rpt_fmt_count(d, sizeof(d), (double)done);
+	rpt_fmt_count(t, sizeof(t), (double)total);
+	rpt_fmt_count(r, sizeof(r), rate);
+	snprintf(buf, len, "%s %s of %s files, %s files/s", phase, d, t, r);
+}
+
 void rpt_sweep_fill_setup(struct rpt_sweep *r, const struct ms_machine *m,
 			  const struct ms_dataset *md, const char *workload,
 			  const struct ms_gpus *gs, double au_threshold,

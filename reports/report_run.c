@@ -282,6 +282,7 @@ static void print_measured(FILE *f, const struct rpt_run *r)
 			"%.1f %%\n", r->fraction_resident * 100);
 	else
 		fprintf(f, "             residency before the run: unknown\n");
+	rpt_prepare_print(f, &r->prepare);
 	if (r->hit_ratio >= 0)
 		fprintf(f, "             page-cache hit ratio %.1f %% (%s)\n",
 			r->hit_ratio * 100, nz(r->hit_ratio_source));
@@ -474,6 +475,50 @@ void rpt_run_print(FILE *f, const struct rpt_run *r)
 static json_t *num_or_null(double v, bool known)
 {
 	return known ? json_real(v) : json_null();
+}
+
+json_t *rpt_prepare_json(const struct rpt_prepare *pr)
+{
+	json_t *o;
+
+	if (!pr->set)
+		return NULL;
+	o = json_pack("{s:f,s:f,s:f,s:f,s:I,s:I,s:o,s:f,s:i,s:i,s:s}",
+		      "list_s", pr->list_s, "evict_s", pr->evict_s,
+		      "warm_s", pr->warm_s, "verify_s", pr->verify_s,
+		      "files", (json_int_t)pr->files,
+		      "verify_sample", (json_int_t)pr->verify_sample,
+		      "verify_bound", num_or_null(pr->verify_bound,
+						  pr->verify_bound >= 0),
+		      "verify_confidence", pr->confidence,
+		      "listings", (int)pr->listings,
+		      "reused", (int)pr->reused,
+		      "method", nz(pr->method));
+	return o;
+}
+
+void rpt_prepare_print(FILE *f, const struct rpt_prepare *pr)
+{
+	if (!pr->set)
+		return;
+	fprintf(f, "  prepare    list %.2f s, evict %.2f s, warm %.2f s, "
+		"verify %.2f s (%llu files evicted or warmed", pr->list_s,
+		pr->evict_s, pr->warm_s, pr->verify_s,
+		(unsigned long long)pr->files);
+	if (pr->verify_bound > 0)
+		fprintf(f, "; residency checked on a random sample of %llu "
+			"files: within +-%.1f %% at %.0f %% confidence",
+			(unsigned long long)pr->verify_sample,
+			pr->verify_bound * 100, pr->confidence * 100);
+	else if (pr->verify_bound == 0)
+		fprintf(f, "; residency checked on every file (%llu)",
+			(unsigned long long)pr->verify_sample);
+	if (pr->reused)
+		fprintf(f, "; %u state%s found already made", pr->reused,
+			pr->reused == 1 ? "" : "s");
+	fprintf(f, ")\n");
+	if (pr->method && pr->method[0])
+		fprintf(f, "             by %s\n", pr->method);
 }
 
 /* "reads": what was read and decompressed in the window, and what the
@@ -690,6 +735,9 @@ json_t *rpt_run_json(const struct rpt_run *r)
 	json_object_set_new(root, "fraction_resident",
 			    num_or_null(r->fraction_resident,
 					r->fraction_resident >= 0));
+	if (r->prepare.set)
+		json_object_set_new(root, "prepare",
+				    rpt_prepare_json(&r->prepare));
 	json_object_set_new(root, "hit_ratio",
 			    num_or_null(r->hit_ratio, r->hit_ratio >= 0));
 	json_object_set_new(root, "hit_ratio_source",

@@ -876,6 +876,7 @@ static void print_facts(FILE *f, const struct rpt_sweep *s)
 		 "eviction %.1f s). %s", s->elapsed_s, s->budget_s, s->setup_s,
 		 nz(s->budget_rule));
 	print_wrapped(f, "  budget   ", 11, line);
+	rpt_prepare_print(f, &s->prepare);
 	if (*nz(s->notes))
 		print_wrapped(f, "  notes    ", 11, s->notes);
 }
@@ -1411,6 +1412,9 @@ json_t *rpt_sweep_json(const struct rpt_sweep *s, bool with_series)
 	json_object_set_new(root, "budget", json_pack("{s:f,s:f,s:f,s:s}",
 		"budget_s", s->budget_s, "elapsed_s", s->elapsed_s,
 		"setup_s", s->setup_s, "rule", nz(s->budget_rule)));
+	if (s->prepare.set)
+		json_object_set_new(root, "prepare",
+				    rpt_prepare_json(&s->prepare));
 	json_object_set_new(root, "notes", json_string(nz(s->notes)));
 	for (size_t i = 0; i < s->npoints; i++) {
 		const struct rpt_point *p = &s->points[i];

@@ -20,6 +20,7 @@
 
 #include <jansson.h>
 
+#include "report.h"     /* struct rpt_prepare */
 #include "verdict.h"    /* points, check runs, shapes and the verdict */
 
 struct rpt_ckpt_brief;  /* report_ckpt.h */
@@ -80,6 +81,7 @@ struct rpt_sweep {
 	/* the budget */
 	double budget_s, elapsed_s, setup_s;
 	const char *budget_rule;        /* the rule, in words */
+	struct rpt_prepare prepare;     /* preparation's phases, in all */
 	const char *notes;              /* "" none */
 	/* points, in the order they were planned */
 	const struct rpt_point *points;

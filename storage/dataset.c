@@ -9,6 +9,7 @@
  * on an explicit stack, so deep trees cost no recursion and ids do not
  * depend on the order the filesystem returns entries in.
  */
+#include <stdatomic.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -436,6 +437,14 @@ static int ds_open_root(struct stg_dataset *ds)
 	return ds->root_fd < 0 ? -errno : 0;
 }
 
+/* listings made in this process (scans and list files) */
+static _Atomic unsigned listings;
+
+unsigned stg_dataset_listings(void)
+{
+	return atomic_load_explicit(&listings, memory_order_relaxed);
+}
+
 int stg_dataset_scan(const char *root, const struct stg_dataset_opts *opts,
 		     struct stg_dataset **out)
 {
@@ -444,6 +453,7 @@ int stg_dataset_scan(const char *root, const struct stg_dataset_opts *opts,
 	char path[PATH_MAX];
 	int err;
 
+	atomic_fetch_add_explicit(&listings, 1, memory_order_relaxed);
 	*out = NULL;
 	w.ds = ds_new(root);
 	if (!w.ds)
@@ -551,6 +561,7 @@ int stg_dataset_load_list(const char *list_path, const char *root,
 	FILE *f;
 	int err;
 
+	atomic_fetch_add_explicit(&listings, 1, memory_order_relaxed);
 	(void)opts;   /* nothing in the options applies to a list yet */
 	*out = NULL;
 	f = fopen(list_path, "re");

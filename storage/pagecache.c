@@ -462,47 +462,28 @@ int stg_cache_dataset_residency(const struct stg_dataset *ds, size_t max_files,
 	return 0;
 }
 
-/* Run OP over every file of DS. */
-static int dataset_each(const struct stg_dataset *ds, bool warm,
+/* Run OP over every file of DS, in batches (cacheprep.c). */
+static int dataset_each(const struct stg_dataset *ds, enum stg_prep_op op,
 			uint64_t *errors)
 {
-	const size_t n = stg_dataset_count(ds);
-	char *buf = NULL;
-	uint64_t nerr = 0;
-	int first = 0;
+	struct stg_prep_result r;
+	int err = stg_prep_run(ds, op, NULL, &r);
 
-	if (warm) {
-		buf = malloc(WARM_BUF);
-		if (!buf)
-			return -ENOMEM;
-	}
-	for (size_t id = 0; id < n; id++) {
-		int fd = stg_dataset_open(ds, id, O_RDONLY), err;
-
-		err = fd < 0 ? fd : warm ? fd_warm(fd, buf, WARM_BUF)
-					 : fd_evict(fd);
-		if (fd >= 0)
-			close(fd);
-		if (err) {
-			nerr++;
-			if (!first)
-				first = err;
-		}
-	}
-	free(buf);
 	if (errors)
-		*errors = nerr;
-	return n && nerr == n ? first : 0;
+		*errors = err ? stg_dataset_count(ds) : r.errors;
+	if (err)
+		return err;
+	return r.errors && !r.files ? r.first_err : 0;
 }
 
 int stg_cache_dataset_evict(const struct stg_dataset *ds, uint64_t *errors)
 {
-	return dataset_each(ds, false, errors);
+	return dataset_each(ds, STG_PREP_EVICT, errors);
 }
 
 int stg_cache_dataset_warm(const struct stg_dataset *ds, uint64_t *errors)
 {
-	return dataset_each(ds, true, errors);
+	return dataset_each(ds, STG_PREP_WARM, errors);
 }
 
 const char *stg_cache_state_name(enum stg_cache_state c)

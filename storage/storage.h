@@ -148,6 +148,10 @@ int stg_dataset_from_names(const char *root, const char *const *names,
 			   const uint64_t *sizes, size_t n,
 			   struct stg_dataset **out);
 
+/* Listings made in this process so far: stg_dataset_scan and
+ * stg_dataset_load_list calls (a command lists its dataset once). */
+unsigned stg_dataset_listings(void);
+
 /* Free a dataset (NULL allowed). */
 void stg_dataset_destroy(struct stg_dataset *ds);
 
@@ -229,6 +233,102 @@ const char *stg_cache_state_name(enum stg_cache_state c);
 
 /* Parse one of those names into *OUT. Returns 0 or -EINVAL. */
 int stg_cache_state_parse(const char *s, enum stg_cache_state *out);
+
+/* ---- a dataset's page cache prepared in batches (storage/cacheprep.c) ---- */
+
+/* One phase of preparing a point's page cache. */
+enum stg_prep_op {
+	STG_PREP_EVICT = 0,     /* POSIX_FADV_DONTNEED on every file */
+	STG_PREP_WARM,          /* read every file once */
+	STG_PREP_VERIFY,        /* residency of each file asked */
+	STG_PREP_OPS
+};
+
+/* "evict", "warm", "verify" ("?" for anything else). */
+const char *stg_prep_op_name(enum stg_prep_op op);
+
+#define STG_PREP_WORKERS_MAX 256
+
+/*
+ * Progress of a phase: DONE of TOTAL files after ELAPSED_S, called in the
+ * thread that called stg_prep_run about every 100 ms while the workers
+ * run, and once at the end. A nonzero return asks the phase to stop: the
+ * workers finish the batch each holds (up to 32 files) and return.
+ */
+typedef int (*stg_prep_progress_fn)(void *arg, enum stg_prep_op op,
+				    uint64_t done, uint64_t total,
+				    double elapsed_s);
+
+/* How a phase runs; a zeroed struct (or NULL) is the default. */
+struct stg_prep_opts {
+	const cpu_set_t *cpus;  /* one worker per CPU of the set, pinned to
+	                           it, and the ring's io-wq workers on the
+	                           set (NULL: stg_cpus_usable() workers,
+	                           unpinned) */
+	const size_t *ids;      /* these files only, NIDS of them (NULL:
+	                           every file) */
+	size_t nids;
+	bool no_uring;          /* each file by system calls, as where
+	                           io_uring is refused */
+	stg_prep_progress_fn progress;
+	void *progress_arg;
+};
+
+/* What a phase did, its workers' results added up. */
+struct stg_prep_result {
+	uint64_t files;         /* files done without an error */
+	uint64_t errors;        /* files that failed */
+	int first_err;          /* -errno of one of them; 0 none */
+	uint64_t bytes;         /* warm: bytes read; verify: sizes of the
+	                           files checked */
+	uint64_t resident_bytes;/* verify: resident bytes, capped at sizes */
+	double resident_sum;    /* verify: each checked file's resident
+	                           fraction (1 for an empty file), summed */
+	bool uring;             /* every worker used its ring */
+	bool stopped;           /* the progress callback stopped it */
+	char why[200];          /* not by the ring: why ("" it was) */
+	unsigned workers;
+	double seconds;
+};
+
+/*
+ * Run phase OP over DS's files (or the OPTS->ids): evict (one syncfs(2)
+ * of the dataset's filesystem first, then openat + fadvise DONTNEED +
+ * close each), warm (openat + read to the end + close) or verify (openat
+ * + residency, cachestat else mincore + close). Eviction and warming go
+ * through an io_uring per worker as linked chains into direct descriptors,
+ * 32 files a submission; where a ring cannot be made the same workers
+ * make the calls (OUT->why says why). Never writes to the dataset. Call
+ * from one thread; blocks until the workers are done. Returns 0 (files
+ * that failed are counted in *OUT), or -errno when the dataset's root
+ * folder cannot be opened or no worker could start.
+ */
+int stg_prep_run(const struct stg_dataset *ds, enum stg_prep_op op,
+		 const struct stg_prep_opts *opts, struct stg_prep_result *out);
+
+/*
+ * The sample that verifies a cache state: files to check so that the
+ * mean of their resident fractions (each in [0, 1]) is within BOUND of
+ * the whole dataset's with probability CONFIDENCE, by Hoeffding's
+ * inequality, which holds for drawing without replacement too:
+ * n = ceil(ln(2 / (1 - CONFIDENCE)) / (2 BOUND^2)) (26,492 for 0.01 at
+ * 99 %). 0 for arguments out of range. Pure.
+ */
+size_t stg_sample_size(double bound, double confidence);
+
+/*
+ * The bound that N files drawn from POPULATION give at CONFIDENCE (the
+ * inverse of stg_sample_size): 0 when N covers the population, at most
+ * 1. Pure.
+ */
+double stg_sample_bound(size_t n, size_t population, double confidence);
+
+/*
+ * N distinct ids of [0, POPULATION) drawn uniformly by SEED (Floyd's
+ * algorithm), ascending, into *IDS (the caller frees it); N above the
+ * population takes every id. Returns 0 or -ENOMEM.
+ */
+int stg_sample_ids(size_t population, size_t n, uint64_t seed, size_t **ids);
 
 /* ---- page cache (storage/pagecache.c) ---- */
 
@@ -338,9 +438,10 @@ int stg_cache_dataset_residency(const struct stg_dataset *ds, size_t max_files,
 				struct stg_ds_residency *out);
 
 /*
- * Evict or warm every file of DS; *ERRORS (optional) gets the number of
- * files that failed. Returns 0, or -errno of the first failure when every
- * file failed.
+ * Evict or warm every file of DS with stg_prep_run's defaults (a ring per
+ * worker, one syncfs(2) before eviction instead of fdatasync per file);
+ * *ERRORS (optional) gets the number of files that failed. Returns 0, or
+ * -errno of the first failure when every file failed.
  */
 int stg_cache_dataset_evict(const struct stg_dataset *ds, uint64_t *errors);
 int stg_cache_dataset_warm(const struct stg_dataset *ds, uint64_t *errors);

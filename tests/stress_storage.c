@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,6 +216,53 @@ static int run_backend(enum stg_backend_id b, struct sfile *files)
 	return failed;
 }
 
+/* A progress callback that counts its calls (the caller's thread only). */
+static int prep_tick(void *arg, enum stg_prep_op op, uint64_t done,
+		     uint64_t total, double elapsed_s)
+{
+	(void)op;
+	(void)elapsed_s;
+	if (done > total)
+		return 1;
+	(*(unsigned *)arg)++;
+	return 0;
+}
+
+/* Eviction, warming and verification of DIR's files by one pinned
+ * worker per CPU, through their rings and by calls: every file done,
+ * none failed. */
+static int stress_cacheprep(const char *dir)
+{
+	struct stg_dataset *ds;
+	int failed = 0;
+
+	if (stg_dataset_scan(dir, NULL, &ds))
+		return check(false, "list the stress files", "cacheprep");
+	for (int calls = 0; calls < 2; calls++) {
+		cpu_set_t set;
+		unsigned ticks = 0;
+		struct stg_prep_opts o = { .no_uring = calls,
+					   .progress = prep_tick,
+					   .progress_arg = &ticks };
+		const char *how = calls ? "calls" : "ring";
+
+		CPU_ZERO(&set);
+		if (sched_getaffinity(0, sizeof(set), &set) == 0)
+			o.cpus = &set;
+		for (int op = 0; op < STG_PREP_OPS; op++) {
+			struct stg_prep_result r;
+			int err = stg_prep_run(ds, (enum stg_prep_op)op, &o,
+					       &r);
+
+			failed += check(!err && r.files == NFILES &&
+					!r.errors, stg_prep_op_name(op), how);
+		}
+		failed += check(ticks >= STG_PREP_OPS, "progress told", how);
+	}
+	stg_dataset_destroy(ds);
+	return failed;
+}
+
 /* Destroy readers with reads in flight, from several threads at once. */
 static void *destroy_busy(void *arg)
 {
@@ -299,6 +347,7 @@ int stress_storage(void)
 				"readers destroyed with reads in flight",
 				stg_backend_name(ids[b]));
 	}
+	failed += stress_cacheprep(dir);
 	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 	free(files);
 	free(buf);

@@ -74,7 +74,7 @@ static int prepare_cold(const char *dir, struct ms_cache_prep *prep)
 
 	if (put_file(dir, "a.jpg") || stg_dataset_scan(dir, NULL, &ds))
 		return -1;
-	ms_cache_prepare(ds, STG_CACHE_COLD, false, prep);
+	ms_cache_prepare(ds, STG_CACHE_COLD, NULL, prep);
 	stg_dataset_destroy(ds);
 	return 0;
 }

@@ -497,3 +497,66 @@ FR_TEST(sweep_cli_slow, reserve_options_reach_the_json_verdict)
 	free(out);
 	fr_test_rmtree(dir);
 }
+
+/*
+ * A sweep lists its dataset once, however many points it measures, and
+ * says so (prepare.listings); its first eviction and every point's
+ * preparation add up in prepare{}; a cold point after a cold point that
+ * read with O_DIRECT finds the eviction still standing by a sample and
+ * keeps it (prepare.reused), where the filesystem takes O_DIRECT.
+ */
+FR_TEST(sweep_cli_slow, lists_once_and_reuses_an_eviction_o_direct_kept)
+{
+	char *dir = fr_test_tmpdir(), data[4096], json[4096], path[4096];
+	char *gen[] = { (char *)fr_test_bin(), "gen", "-q", "--size", "8M", data,
+			NULL };
+	char *sweep[] = { (char *)fr_test_bin(), "sweep", "--vcpus", "1,2",
+			  "--cache", "cold", "--no-check", "--budget", "30s",
+			  "--json", json, data, NULL };
+	json_error_t je;
+	json_t *root, *prep, *pts;
+	size_t measured = 0, files;
+	int rc;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		sweep[3] = "1,1";
+	snprintf(data, sizeof(data), "%s/data", dir);
+	snprintf(json, sizeof(json), "%s/r.json", dir);
+	cr_assert_eq(fr_test_run(dir, gen, 120), 0);
+	rc = fr_test_run(dir, sweep, 30 + SWEEP_MARGIN_S + 30);
+	snprintf(path, sizeof(path), "%s/stderr", dir);
+	{
+		char *text = slurp(path);
+
+		cr_assert_eq(rc, 0, "exit %d: %s", rc, text);
+		free(text);
+	}
+	root = json_load_file(json, 0, &je);
+	cr_assert_not_null(root, "%s", je.text);
+	prep = json_object_get(root, "prepare");
+	cr_assert(json_is_object(prep), "no prepare{} in the sweep report");
+	pts = json_object_get(root, "points");
+	for (size_t i = 0; i < json_array_size(pts); i++)
+		measured += !strcmp(json_string_value(json_object_get(
+			json_array_get(pts, i), "status")), "measured");
+	cr_assert_geq(measured, 2, "two cold points measured");
+	cr_expect_eq(json_integer_value(json_object_get(prep, "listings")), 1,
+		     "one listing for %zu points", measured);
+	files = (size_t)json_integer_value(json_object_get(json_object_get(
+		root, "dataset"), "files"));
+	cr_expect_geq((size_t)json_integer_value(json_object_get(prep,
+		"files")), files, "the first eviction took every file");
+	cr_expect_gt(json_integer_value(json_object_get(prep,
+		"verify_sample")), 0);
+	cr_expect_eq(json_real_value(json_object_get(prep, "verify_bound")), 0,
+		     "a small dataset is checked whole");
+	cr_expect_geq(json_real_value(json_object_get(prep, "list_s")), 0);
+	cr_expect_gt(json_real_value(json_object_get(prep, "evict_s")), 0);
+	if (!strstr(json_string_value(json_object_get(root, "notes")),
+		    "O_DIRECT"))
+		cr_expect_geq(json_integer_value(json_object_get(prep,
+			"reused")), 1, "the second cold point kept the "
+			"eviction the first one left");
+	json_decref(root);
+	fr_test_rmtree(dir);
+}
