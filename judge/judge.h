@@ -189,6 +189,15 @@ double jdg_lru_hit(double fraction);
  * to 1e-9); 0 for HIT <= 0, 1 for HIT >= 1. */
 double jdg_lru_fraction_for_hit(double hit);
 
+/* A measured hit ratio further than this (absolute) from the model at
+ * its cached fraction disagrees with it (the basis: verdict.h's
+ * RPT_RAM_MODEL_TOL, measured on this project's test VM). */
+#define JDG_RAM_MODEL_TOL 0.10
+
+/* Does a measured hit ratio disagree with the model's (more than
+ * JDG_RAM_MODEL_TOL apart)? */
+bool jdg_lru_disagrees(double measured, double model);
+
 /* The one RAM rule: the dataset (or page cache) plus the reserve must fit
  * in this share of the RAM. */
 #define JDG_RAM_SHARE 0.80
@@ -262,6 +271,24 @@ void jdg_ram_need(const struct jdg_ram_need_in *in, struct jdg_ram_need *out);
  * fed through a page cache of hit ratio HIT; -1 unknown; at most
  * JDG_GPUS_MAX. */
 double jdg_gpus_through(double storage, double hit, double need_per_gpu);
+
+/* Does a RAM reach the page cache its GPUs need here? */
+enum jdg_ram_fit {
+	JDG_RAM_FIT_UNKNOWN = 0,        /* no storage ceiling measured, or
+	                                   only a lower bound (cold was
+	                                   CPU-bound) */
+	JDG_RAM_FIT_ENOUGH,             /* its page cache reaches the need
+	                                   (or holds the whole dataset) */
+	JDG_RAM_FIT_SHORT,              /* it does not */
+	JDG_RAM_FIT_NONE,               /* no page cache below the whole
+	                                   dataset suffices, and it cannot
+	                                   hold the whole dataset */
+};
+
+/* A RAM's fit from its jdg_ram_need() N and whether it holds the whole
+ * dataset with the reserve (HOLDS_DATASET, jdg_ram_holds). */
+enum jdg_ram_fit jdg_ram_fit(const struct jdg_ram_need *n,
+			     bool holds_dataset);
 
 /* Bytes each GPU's training process may hold besides its pinned batches. */
 #define JDG_RESERVE_PROCESS_BYTES (2ull << 30)

@@ -128,3 +128,20 @@ bool jdg_ram_holds(uint64_t dataset, uint64_t reserved, uint64_t ram)
 	return ram > 0 && (double)dataset + (double)reserved <=
 	       JDG_RAM_SHARE * (double)ram;
 }
+
+bool jdg_lru_disagrees(double measured, double model)
+{
+	return fabs(measured - model) > JDG_RAM_MODEL_TOL;
+}
+
+enum jdg_ram_fit jdg_ram_fit(const struct jdg_ram_need *n,
+			     bool holds_dataset)
+{
+	if (!n->known)
+		return holds_dataset ? JDG_RAM_FIT_ENOUGH : JDG_RAM_FIT_UNKNOWN;
+	if (n->enough_here || holds_dataset)
+		return JDG_RAM_FIT_ENOUGH;
+	if (n->at_most)         /* the storage was never the limit */
+		return JDG_RAM_FIT_UNKNOWN;
+	return n->none_suffices ? JDG_RAM_FIT_NONE : JDG_RAM_FIT_SHORT;
+}

@@ -892,8 +892,8 @@ static void ram_measured_rows(const struct rpt_verdict_in *in,
 		if (p->cache == STG_CACHE_RAM && !p->hit_ratio_estimated &&
 		    p->hit_ratio >= 0) {
 			v->ram_model_checked++;
-			r.disagrees = fabs(p->hit_ratio - r.model_hit) >
-				      RPT_RAM_MODEL_TOL;
+			r.disagrees = jdg_lru_disagrees(p->hit_ratio,
+							r.model_hit);
 			v->ram_model_disagree += r.disagrees;
 		}
 		ram_row_add(v, &r);
@@ -1088,17 +1088,8 @@ static void catalog_ram(const struct rpt_verdict_in *in,
 		jdg_ram_need(&ni, &n);
 		f->page_cache_bytes = n.page_cache_here;
 		f->ram_needed_bytes = n.ram_bytes;
-		if (!n.known)
-			f->ram_fit = f->ram_holds_dataset ? RPT_RAM_FIT_ENOUGH :
-				     RPT_RAM_FIT_UNKNOWN;
-		else if (n.enough_here || f->ram_holds_dataset)
-			f->ram_fit = RPT_RAM_FIT_ENOUGH;
-		else if (n.at_most)     /* the storage was never the limit */
-			f->ram_fit = RPT_RAM_FIT_UNKNOWN;
-		else if (n.none_suffices)
-			f->ram_fit = RPT_RAM_FIT_NONE;
-		else
-			f->ram_fit = RPT_RAM_FIT_SHORT;
+		f->ram_fit = (enum rpt_ram_fit)jdg_ram_fit(&n,
+							   f->ram_holds_dataset);
 	}
 }
 

@@ -295,7 +295,7 @@ double rpt_lru_fraction_for_hit(double hit);
  * (tests/test_ram_slow.c); over a sweep's two measured epochs after the
  * fill, this project's 2-vCPU test VM (6.x kernel, ext4) hit 3, 7 and
  * 12 points above the model at 31, 57 and 85 % cached. */
-#define RPT_RAM_MODEL_TOL 0.10
+#define RPT_RAM_MODEL_TOL JDG_RAM_MODEL_TOL
 
 /* A needed cached fraction above this counts as "the whole dataset":
  * the model runs steep there (its slope, -ln(1 - f), is 3 at 0.95, so
@@ -492,15 +492,10 @@ enum rpt_fit {
 
 /* Does a shape's RAM reach the page cache its GPUs need here? */
 enum rpt_ram_fit {
-	RPT_RAM_FIT_UNKNOWN = 0,        /* no storage ceiling measured, or
-	                                   only a lower bound (cold was
-	                                   CPU-bound) */
-	RPT_RAM_FIT_ENOUGH,             /* its page cache reaches the need
-	                                   (or holds the whole dataset) */
-	RPT_RAM_FIT_SHORT,              /* it does not */
-	RPT_RAM_FIT_NONE,               /* no page cache below the whole
-	                                   dataset suffices, and it cannot
-	                                   hold the whole dataset */
+	RPT_RAM_FIT_UNKNOWN = JDG_RAM_FIT_UNKNOWN,
+	RPT_RAM_FIT_ENOUGH = JDG_RAM_FIT_ENOUGH,
+	RPT_RAM_FIT_SHORT = JDG_RAM_FIT_SHORT,
+	RPT_RAM_FIT_NONE = JDG_RAM_FIT_NONE,    /* judge.h says when */
 };
 
 /* One catalogued shape judged against the measured pipeline. */

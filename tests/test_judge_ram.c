@@ -131,6 +131,32 @@ FR_TEST(judge_ram, reserve_and_the_one_ram_rule_at_its_edge)
 	cr_assert_not(jdg_ram_holds(0, 0, 0), "unknown RAM holds nothing");
 }
 
+FR_TEST(judge_ram, model_disagreement_at_its_tolerance)
+{
+	cr_assert_not(jdg_lru_disagrees(0.35, 0.30), "5 points: agrees");
+	cr_assert(jdg_lru_disagrees(0.41, 0.30));
+	cr_assert(jdg_lru_disagrees(0.19, 0.30), "below counts too");
+	cr_assert_not(jdg_lru_disagrees(0.5, 0.5));
+}
+
+FR_TEST(judge_ram, ram_fit_in_each_case)
+{
+	struct jdg_ram_need n = { 0 };
+
+	cr_assert_eq(jdg_ram_fit(&n, false), JDG_RAM_FIT_UNKNOWN);
+	cr_assert_eq(jdg_ram_fit(&n, true), JDG_RAM_FIT_ENOUGH,
+		     "no ceiling, but the whole dataset fits");
+	n.known = true;
+	cr_assert_eq(jdg_ram_fit(&n, false), JDG_RAM_FIT_SHORT);
+	n.none_suffices = true;
+	cr_assert_eq(jdg_ram_fit(&n, false), JDG_RAM_FIT_NONE);
+	n.at_most = true;
+	cr_assert_eq(jdg_ram_fit(&n, false), JDG_RAM_FIT_UNKNOWN,
+		     "a lower-bound ceiling says nothing of short");
+	n.enough_here = true;
+	cr_assert_eq(jdg_ram_fit(&n, false), JDG_RAM_FIT_ENOUGH);
+}
+
 FR_TEST(judge_project, range_linear_and_by_measured_scaling)
 {
 	double lo, hi;
