@@ -338,6 +338,47 @@ unsigned jdg_gpus_fed_reserved(unsigned fed, double per_vcpu,
 double jdg_storage_gpus(double files_per_s, double files_per_sample,
 			double need_per_gpu);
 
+/*
+ * The SMT yield (rate of one core's two hyperthreads / one thread alone)
+ * assumed where it cannot be measured here: a stated range, never a
+ * single figure: a second thread on a busy core adds between nothing and
+ * about 30 % (an assumption of this tool; the upper end is Intel's own
+ * claim for Hyper-Threading, "up to 30 %", as reported e.g. by Tom's
+ * Hardware's Pentium 4 HT review; measured where siblings exist).
+ */
+#define JDG_SMT_YIELD_LO 1.0
+#define JDG_SMT_YIELD_HI 1.3
+/* A measured yield is held within [1, JDG_SMT_YIELD_MAX]: a second thread
+ * can neither take work away nor more than double it. */
+#define JDG_SMT_YIELD_MAX 2.0
+
+/* A guest that reports no SMT but whose 2-vCPU point scales at or below
+ * this (feed(2) / (2 x feed(1))) while each of its vCPUs needs at least
+ * JDG_HIDDEN_SMT_CPU x the CPU time per sample of the 1-vCPU point shares
+ * cores with a sibling it cannot see: measured scaling outranks the
+ * reported topology. Poor scaling at the same CPU per sample is CPU time
+ * the point did not get (load, steal), not SMT. */
+#define JDG_HIDDEN_SMT_SCALING 0.70
+#define JDG_HIDDEN_SMT_CPU 1.25
+
+/* Hidden SMT, from TWO_OVER_ONE = feed(2) / feed(1) and CPU_RATIO = CPU
+ * per sample at 2 vCPUs / at 1 (< 0 unknown: no). */
+bool jdg_hidden_smt(double two_over_one, double cpu_ratio);
+
+/* A measured yield held within [1, JDG_SMT_YIELD_MAX]. */
+double jdg_smt_clamp(double yield);
+
+/*
+ * vCPUs per GPU HERE (in this VM's vCPUs, THREADS: hyperthreads, else
+ * cores) in each kind, as ranges over the yield [YIELD_LO, YIELD_HI]: a
+ * thread-vCPU on a loaded core runs at yield / 2 of one core alone, so
+ * threads -> cores per GPU = here x yield / 2 and cores -> threads per
+ * GPU = 2 here / yield. All -1 when HERE is not > 0.
+ */
+void jdg_kinds_per_gpu(double here, bool threads, double yield_lo,
+		       double yield_hi, double *thread_lo, double *thread_hi,
+		       double *core_lo, double *core_hi);
+
 enum jdg_fit {
 	JDG_FIT_UNKNOWN = 0,            /* no vCPUs-per-GPU figure */
 	JDG_FIT_YES,                    /* spare_lo >= 0 */

@@ -54,3 +54,32 @@ enum jdg_fit jdg_fit(double spare, double spare_hi)
 	return spare >= 0 ? JDG_FIT_YES : spare_hi >= 0 ? JDG_FIT_MAYBE :
 	       JDG_FIT_NO;
 }
+
+bool jdg_hidden_smt(double two_over_one, double cpu_ratio)
+{
+	return two_over_one > 0 && two_over_one / 2 <= JDG_HIDDEN_SMT_SCALING &&
+	       cpu_ratio >= JDG_HIDDEN_SMT_CPU;
+}
+
+double jdg_smt_clamp(double yield)
+{
+	return fmin(JDG_SMT_YIELD_MAX, fmax(1.0, yield));
+}
+
+void jdg_kinds_per_gpu(double here, bool threads, double yield_lo,
+		       double yield_hi, double *thread_lo, double *thread_hi,
+		       double *core_lo, double *core_hi)
+{
+	*thread_lo = *thread_hi = *core_lo = *core_hi = -1;
+	if (!(here > 0))
+		return;
+	if (threads) {
+		*thread_lo = *thread_hi = here;
+		*core_lo = here * yield_lo / 2;
+		*core_hi = here * yield_hi / 2;
+	} else {
+		*core_lo = *core_hi = here;
+		*thread_lo = here * 2 / yield_hi;
+		*thread_hi = here * 2 / yield_lo;
+	}
+}

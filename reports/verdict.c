@@ -249,12 +249,9 @@ static const struct rpt_point *one_vcpu_point(const struct rpt_verdict_in *in,
  * guest that reports no siblings but whose 2 vCPUs scale at or below
  * RPT_HIDDEN_SMT_SCALING, each needing more CPU time per sample
  * (RPT_HIDDEN_SMT_CPU), shares cores it cannot see: the measurement
- * outranks the topology. Elsewhere the yield is the stated range
- * [RPT_SMT_YIELD_LO, RPT_SMT_YIELD_HI]: a second thread on a busy core
- * adds between nothing and about 30 % (an assumption of this tool; the
- * upper end is Intel's own claim for Hyper-Threading, "up to 30 %", as
- * reported e.g. by Tom's Hardware's Pentium 4 HT review; measure it
- * where siblings exist).
+ * outranks the topology (jdg_hidden_smt). Elsewhere the yield is the
+ * stated range [JDG_SMT_YIELD_LO, JDG_SMT_YIELD_HI] (judge.h gives its
+ * basis).
  */
 static void vcpu_units(const struct rpt_verdict_in *in,
 		       struct rpt_sweep_verdict *v)
@@ -289,45 +286,27 @@ static void vcpu_units(const struct rpt_verdict_in *in,
 		return;
 	if (in->vcpu_kind == STG_VCPU_THREAD) {
 		v->smt_yield = two_over_one;
-	} else if (two_over_one / 2 <= RPT_HIDDEN_SMT_SCALING &&
-		   cpu_ratio >= RPT_HIDDEN_SMT_CPU) {
+	} else if (jdg_hidden_smt(two_over_one, cpu_ratio)) {
 		v->vcpu_kind = STG_VCPU_THREAD;
 		v->vcpu_kind_basis = "measured scaling";
 		v->smt_yield = two_over_one;
 	}
-	/* a second thread can neither take work away nor more than
-	 * double it: outside [1, 2] the 1-vCPU point was handicapped
-	 * (its reader, a noisy neighbour) and the ends are used */
+	/* outside [1, 2] the 1-vCPU point was handicapped (its reader, a
+	 * noisy neighbour) and the ends are used */
 	if (v->smt_yield > 0)
 		v->smt_yield_lo = v->smt_yield_hi =
-			fmin(RPT_SMT_YIELD_MAX, fmax(1.0, v->smt_yield));
+			jdg_smt_clamp(v->smt_yield);
 }
 
-/*
- * CV's vCPUs per GPU in each kind of vCPU. A thread-vCPU on a loaded
- * core runs at yield / 2 of one core alone; a core-vCPU (SMT off) at one
- * thread alone. So from a rate R per vCPU here: here cores -> threads per
- * GPU = 2 need / (R yield); here threads -> cores per GPU = need yield /
- * (2 R). The yield's range gives the range.
- */
+/* CV's vCPUs per GPU in each kind of vCPU (jdg_kinds_per_gpu; a vCPU of
+ * unknown kind is taken as a core). */
 static void kinds_per_gpu(const struct rpt_sweep_verdict *v,
 			  struct rpt_cache_verdict *cv)
 {
-	const double here = cv->vcpus_per_gpu;
-
-	cv->thread_per_gpu_lo = cv->thread_per_gpu_hi = -1;
-	cv->core_per_gpu_lo = cv->core_per_gpu_hi = -1;
-	if (!(here > 0))
-		return;
-	if (v->vcpu_kind == STG_VCPU_THREAD) {
-		cv->thread_per_gpu_lo = cv->thread_per_gpu_hi = here;
-		cv->core_per_gpu_lo = here * v->smt_yield_lo / 2;
-		cv->core_per_gpu_hi = here * v->smt_yield_hi / 2;
-	} else {                /* a core here (unknown taken as one) */
-		cv->core_per_gpu_lo = cv->core_per_gpu_hi = here;
-		cv->thread_per_gpu_lo = here * 2 / v->smt_yield_hi;
-		cv->thread_per_gpu_hi = here * 2 / v->smt_yield_lo;
-	}
+	jdg_kinds_per_gpu(cv->vcpus_per_gpu, v->vcpu_kind == STG_VCPU_THREAD,
+			  v->smt_yield_lo, v->smt_yield_hi,
+			  &cv->thread_per_gpu_lo, &cv->thread_per_gpu_hi,
+			  &cv->core_per_gpu_lo, &cv->core_per_gpu_hi);
 }
 
 /* Was the point of cache C at all of this VM's vCPUs planned and then

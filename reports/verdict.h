@@ -354,24 +354,12 @@ struct rpt_ram_row {
  * RAM (this VM: of its RAM or memory cgroup limit, whichever is lower). */
 #define RPT_RAM_SHARE JDG_RAM_SHARE
 
-/*
- * The SMT yield (rate of one core's two hyperthreads / one thread alone)
- * assumed where it cannot be measured here: a stated range, never a
- * single figure. See verdict.c for its basis.
- */
-#define RPT_SMT_YIELD_LO 1.0
-#define RPT_SMT_YIELD_HI 1.3
-/* A measured yield is held within [1, RPT_SMT_YIELD_MAX]. */
-#define RPT_SMT_YIELD_MAX 2.0
-
-/* A guest that reports no SMT but whose 2-vCPU point scales at or below
- * this (feed(2) / (2 x feed(1))) while each of its vCPUs needs at least
- * RPT_HIDDEN_SMT_CPU x the CPU time per sample of the 1-vCPU point shares
- * cores with a sibling it cannot see: measured scaling outranks the
- * reported topology. Poor scaling at the same CPU per sample is CPU time
- * the point did not get (load, steal), not SMT. */
-#define RPT_HIDDEN_SMT_SCALING 0.70
-#define RPT_HIDDEN_SMT_CPU 1.25
+/* The SMT yield assumed, its clamp, and the hidden-SMT rule (judge.h). */
+#define RPT_SMT_YIELD_LO JDG_SMT_YIELD_LO
+#define RPT_SMT_YIELD_HI JDG_SMT_YIELD_HI
+#define RPT_SMT_YIELD_MAX JDG_SMT_YIELD_MAX
+#define RPT_HIDDEN_SMT_SCALING JDG_HIDDEN_SMT_SCALING
+#define RPT_HIDDEN_SMT_CPU JDG_HIDDEN_SMT_CPU
 
 /*
  * The default --reserve-ram-per-gpu: the pinned host copies of PREFETCH

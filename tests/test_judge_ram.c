@@ -211,3 +211,36 @@ FR_TEST(judge_project, shape_fit_edges)
 	cr_assert_eq(jdg_fit(-0.1, 0), JDG_FIT_MAYBE);
 	cr_assert_eq(jdg_fit(-2, -0.01), JDG_FIT_NO);
 }
+
+FR_TEST(judge_project, hidden_smt_at_its_edges)
+{
+	/* 2 vCPUs give 1.4 x one: 70 % scaling, exactly the edge */
+	cr_assert(jdg_hidden_smt(1.4, 1.25));
+	cr_assert_not(jdg_hidden_smt(1.41, 1.25), "scales too well");
+	cr_assert_not(jdg_hidden_smt(1.4, 1.24), "same CPU per sample: load");
+	cr_assert_not(jdg_hidden_smt(1.4, -1), "unknown CPU ratio");
+	cr_assert_not(jdg_hidden_smt(-1, 2));
+}
+
+FR_TEST(judge_project, smt_yield_clamp_and_kinds)
+{
+	double tl, th, cl, ch;
+
+	cr_assert_float_eq(jdg_smt_clamp(0.8), 1, 1e-15);
+	cr_assert_float_eq(jdg_smt_clamp(1.2), 1.2, 1e-15);
+	cr_assert_float_eq(jdg_smt_clamp(2.5), JDG_SMT_YIELD_MAX, 1e-15);
+	/* 2 thread-vCPUs per GPU here, yield 1..1.3: 1..1.3 cores */
+	jdg_kinds_per_gpu(2, true, 1, 1.3, &tl, &th, &cl, &ch);
+	cr_assert_float_eq(tl, 2, 1e-12);
+	cr_assert_float_eq(th, 2, 1e-12);
+	cr_assert_float_eq(cl, 1, 1e-12);
+	cr_assert_float_eq(ch, 1.3, 1e-12);
+	/* 2 cores per GPU here: 2 x 2 / 1.3 .. 4 threads */
+	jdg_kinds_per_gpu(2, false, 1, 1.3, &tl, &th, &cl, &ch);
+	cr_assert_float_eq(cl, 2, 1e-12);
+	cr_assert_float_eq(tl, 4 / 1.3, 1e-12);
+	cr_assert_float_eq(th, 4, 1e-12);
+	jdg_kinds_per_gpu(-1, false, 1, 1.3, &tl, &th, &cl, &ch);
+	cr_assert_float_eq(tl, -1, 1e-15);
+	cr_assert_float_eq(ch, -1, 1e-15);
+}
