@@ -9,12 +9,14 @@
  * itself is written once, header-only, in loader.h (ldr_au_fed) and
  * exported here as jdg_fed().
  *
- * Files, by topic: fed.c (fed, GPUs fed, one run), check.c (the check-run
- * walk), ram.c (the LRU model, the RAM needed, the reserve), project.c
- * (per-vCPU projection and its range, the storage ceiling, the catalogue
- * fit with the reserve), cluster.c (nodes fed, storage-bound from K nodes,
- * scaling, every sample once), ckpt.c (checkpoint interval, spot loss),
- * cost.c (compare's cost and the cheapest that feeds).
+ * Files, by topic: fed.c (fed, GPUs fed, one run, a point fit to judge
+ * by), check.c (the check-run walk), ram.c (the LRU model and its
+ * tolerance, the RAM needed and a RAM's fit, the reserve), project.c
+ * (per-vCPU projection and its range, the SMT yield and the vCPU kinds,
+ * the storage ceiling, the catalogue fit with the reserve), cluster.c
+ * (nodes fed, storage-bound from K nodes, scaling, the slowest node, every
+ * sample once), ckpt.c (checkpoint interval, spot loss), cost.c (compare's
+ * cost and the cheapest that feeds).
  */
 #ifndef FEEDRATE_JUDGE_H
 #define FEEDRATE_JUDGE_H
