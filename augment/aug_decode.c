@@ -322,6 +322,14 @@ static int dec_open_jpeg(struct aug_decoder *d, const void *buf, size_t len,
 		info->progressive = ci->progressive_mode;
 		info->adobe = ci->saw_Adobe_marker;
 		info->format = AUG_FMT_JPEG;
+		for (int c = 0; c < 4; c++) {
+			const bool in = c < ci->num_components;
+
+			info->h_samp[c] = in ? (uint8_t)
+				ci->comp_info[c].h_samp_factor : 0;
+			info->v_samp[c] = in ? (uint8_t)
+				ci->comp_info[c].v_samp_factor : 0;
+		}
 	}
 	return 0;
 }
@@ -343,8 +351,11 @@ int aug_decoder_open(struct aug_decoder *d, const void *buf, size_t len,
 		info = &tmp;
 	if (dec_starts_with(buf, len, dec_jpeg_sig, sizeof(dec_jpeg_sig)))
 		err = dec_open_jpeg(d, buf, len, info);
-	else if (dec_starts_with(buf, len, dec_png_sig, sizeof(dec_png_sig)))
+	else if (dec_starts_with(buf, len, dec_png_sig, sizeof(dec_png_sig))) {
+		memset(info->h_samp, 0, sizeof(info->h_samp));
+		memset(info->v_samp, 0, sizeof(info->v_samp));
 		err = dec_open_png(d, buf, len, info);
+	}
 	else {
 		snprintf(d->msg, sizeof(d->msg), "starts with neither the JPEG "
 			 "nor the PNG signature");
@@ -538,6 +549,90 @@ int aug_decoder_decode(struct aug_decoder *d, const void *buf, size_t len,
 	if (err)
 		return err;
 	return aug_decoder_read(d, roi, scale_denom, out);
+}
+
+/* Abandon the open JPEG after a failure of ours; returns ERR. */
+static int dec_fail(struct aug_decoder *d, int err, const char *msg)
+{
+	snprintf(d->msg, sizeof(d->msg), "%s", msg);
+	jpeg_abort_decompress(&d->cinfo);
+	d->open = false;
+	return err;
+}
+
+/* The hybrid payload's bytes, DESC's block counts; 0 when a component
+ * has no quantization table. */
+static uint64_t coefs_total(j_decompress_ptr ci, struct aug_gd_desc *desc)
+{
+	uint64_t total = 0;
+
+	for (int c = 0; c < ci->num_components; c++) {
+		const jpeg_component_info *cp = &ci->comp_info[c];
+
+		if (!cp->quant_table)
+			return 0;
+		desc->w_blocks[c] = cp->width_in_blocks;
+		desc->h_blocks[c] = cp->height_in_blocks;
+		total += DCTSIZE2 * sizeof(uint16_t) +
+			 (uint64_t)cp->width_in_blocks *
+			 cp->height_in_blocks * sizeof(JBLOCK);
+	}
+	return total;
+}
+
+int aug_decoder_read_coefs(struct aug_decoder *d, aug_gd_alloc_fn alloc,
+			   void *alloc_arg, struct aug_gd_desc *desc,
+			   uint64_t *entropy_ns)
+{
+	j_decompress_ptr ci = &d->cinfo;
+	jvirt_barray_ptr *coefs;
+	uint64_t total, t0;
+	uint8_t *p;
+
+	if (!d->open || d->fmt != AUG_FMT_JPEG)
+		return -EINVAL;
+	if (setjmp(d->jump)) {
+		jpeg_abort_decompress(ci);
+		d->open = false;
+		return d->code;
+	}
+	t0 = aug_now_ns();
+	coefs = jpeg_read_coefficients(ci);
+	if (entropy_ns)
+		*entropy_ns = aug_now_ns() - t0;
+	if (!coefs || ci->num_components < 1 || ci->num_components > 4)
+		return dec_fail(d, -AUG_EUNSUPPORTED, "not 1 to 4 components");
+	total = coefs_total(ci, desc);
+	if (!total)
+		return dec_fail(d, -AUG_ECORRUPT, "a component has no "
+				"quantization table");
+	p = total <= SIZE_MAX ? alloc(alloc_arg, (size_t)total) : NULL;
+	if (!p)
+		return dec_fail(d, -ENOBUFS, "no room in the staging area");
+	desc->payload = p;
+	desc->payload_bytes = total;
+	for (int c = 0; c < ci->num_components; c++) {
+		const jpeg_component_info *cp = &ci->comp_info[c];
+		const size_t row = (size_t)cp->width_in_blocks *
+				   sizeof(JBLOCK);
+
+		for (int k = 0; k < DCTSIZE2; k++) {
+			const uint16_t q = cp->quant_table->quantval[k];
+
+			memcpy(p, &q, sizeof(q));
+			p += sizeof(q);
+		}
+		for (JDIMENSION r = 0; r < cp->height_in_blocks; r++) {
+			JBLOCKARRAY b = ci->mem->access_virt_barray(
+				(j_common_ptr)ci, coefs[c], r, 1, FALSE);
+
+			memcpy(p, b[0], row);
+			p += row;
+		}
+	}
+	jpeg_finish_decompress(ci);
+	d->open = false;
+	return 0;
 }
 
 int aug_scratch_reserve(void **buf, size_t *cap, size_t need)

@@ -149,6 +149,8 @@ struct aug_image_info {
 	bool progressive;               /* PNG: Adam7 interlaced */
 	bool adobe;                     /* has an Adobe APP14 marker */
 	enum aug_format format;
+	/* JPEG: each component's sampling factors (up to 4; PNG: 0) */
+	uint8_t h_samp[4], v_samp[4];
 };
 
 /* A window of an image, in the pixel coordinates of the decode scale. */
@@ -414,6 +416,122 @@ float aug_f16_to_f32(uint16_t h);
 uint16_t aug_f32_to_bf16(float f);
 float aug_bf16_to_f32(uint16_t h);
 /* ==== end decoding and augmentation ==== */
+
+/* ==== what a GPU decoder is handed (aug_gpudec.c) ==== */
+/*
+ * The CPU's share of DALI's "mixed" JPEG decoder (fn.decoders.image,
+ * device="mixed"): what the host does before the GPU decodes, and the
+ * bytes it hands the GPU. Two paths:
+ *  - hw: the GPU has a hardware JPEG decoder (NVJPG). The host parses
+ *    the headers (size, sampling, progressive or not) and stages the
+ *    compressed bytes as they are. NVJPG takes baseline JPEG only (the
+ *    nvJPEG documentation, docs.nvidia.com/cuda/nvjpeg, "Hardware
+ *    acceleration for baseline JPEG decode"), so progressive files, and
+ *    CMYK/YCCK ones, go down the hybrid path even then.
+ *  - hybrid: nvJPEG's hybrid backend, where the host does the Huffman
+ *    (entropy) decode of every scan and stages the quantized DCT
+ *    coefficients and quantization tables for the GPU's dequantize and
+ *    IDCT. The entropy decode here is libjpeg-turbo's
+ *    jpeg_read_coefficients.
+ * The random crop window and the flip are drawn on the host per sample,
+ * exactly as aug_train_sample draws them (the GPU applies them).
+ */
+
+enum aug_gd_mode {
+	AUG_GD_MODE_HW = 0,     /* baseline YCbCr/gray JPEGs take hw */
+	AUG_GD_MODE_HYBRID,     /* every JPEG takes hybrid */
+};
+
+/* The path one sample took. */
+enum aug_gd_path {
+	AUG_GD_HW = 0,          /* compressed bytes staged */
+	AUG_GD_HYBRID,          /* coefficients staged (asked) */
+	AUG_GD_HYBRID_PROGRESSIVE, /* hw asked, progressive: hybrid */
+	AUG_GD_HYBRID_CMYK,     /* hw asked, CMYK or YCCK: hybrid */
+	AUG_GD_PATHS
+};
+
+/* "hw", "hybrid", "hybrid_progressive", "hybrid_cmyk"; "?" otherwise. */
+const char *aug_gd_path_name(enum aug_gd_path p);
+
+/* Chroma subsampling read from the sampling factors. */
+enum aug_gd_subsamp {
+	AUG_GD_SS_444 = 0, AUG_GD_SS_422, AUG_GD_SS_420, AUG_GD_SS_440,
+	AUG_GD_SS_411, AUG_GD_SS_410, AUG_GD_SS_GRAY, AUG_GD_SS_OTHER,
+};
+
+/* "4:4:4" ... "gray", "other". */
+const char *aug_gd_subsamp_name(enum aug_gd_subsamp s);
+
+#define AUG_GD_MAGIC 0x4744u            /* "GD" */
+#define AUG_GD_PROGRESSIVE 0x01u        /* desc flags */
+#define AUG_GD_CMYK 0x02u
+#define AUG_GD_FLIP 0x04u
+
+/*
+ * One sample's descriptor: the fixed part of its place in a batch. The
+ * variable part (PAYLOAD_BYTES at PAYLOAD) lies in the batch's staging
+ * area. hw: the file's bytes, unchanged. hybrid: for each component c in
+ * order, its quantization table (64 uint16, natural order), then its
+ * coefficient blocks, h_blocks[c] rows of w_blocks[c] blocks of 64 int16
+ * (natural order), as libjpeg holds them.
+ */
+struct aug_gd_desc {
+	uint16_t magic;                 /* AUG_GD_MAGIC */
+	uint8_t path;                   /* enum aug_gd_path */
+	uint8_t subsamp;                /* enum aug_gd_subsamp */
+	uint8_t components;
+	uint8_t flags;                  /* AUG_GD_* */
+	uint8_t h_samp[4], v_samp[4];
+	uint32_t width, height;
+	struct aug_rect crop;           /* full-resolution pixels */
+	uint32_t w_blocks[4], h_blocks[4]; /* hybrid: blocks per component */
+	uint64_t payload_bytes;
+	const uint8_t *payload;
+};
+
+/*
+ * Where a sample's payload goes: N bytes of the batch's staging area,
+ * or NULL when none can be had.
+ */
+typedef void *(*aug_gd_alloc_fn)(void *arg, size_t n);
+
+/* Where the time of one sample went (CLOCK_MONOTONIC ns). */
+struct aug_gd_stats {
+	uint64_t parse_ns;              /* header parse, crop draw */
+	uint64_t entropy_ns;            /* hybrid: jpeg_read_coefficients */
+	uint64_t stage_ns;              /* copies into the staging area */
+};
+
+/*
+ * The host's share for the JPEG in BUF[0..LEN) with decoder D (its
+ * limits apply): parse, draw the crop and flip of sample ID (SEED,
+ * EPOCH) with RRC and FLIP_P as aug_train_sample does, then stage the
+ * payload of MODE's path (see enum aug_gd_path) through ALLOC into
+ * *DESC. A PNG is -AUG_EUNSUPPORTED (GPU decoders take JPEG; *PNG set
+ * true), other bytes -AUG_ENOTJPEG; a damaged stream as the decoder
+ * says; -ENOBUFS when ALLOC gave nothing. ST may be NULL. One thread at
+ * a time per D.
+ */
+int aug_gd_stage(struct aug_decoder *d, const void *buf, size_t len,
+		 enum aug_gd_mode mode, const struct aug_rrc_opts *rrc,
+		 double flip_p, uint64_t seed, uint64_t epoch, uint64_t id,
+		 aug_gd_alloc_fn alloc, void *alloc_arg,
+		 struct aug_gd_desc *desc, bool *png,
+		 struct aug_gd_stats *st);
+
+/*
+ * The hybrid payload's size for the JPEG D has open (after
+ * aug_decoder_open), and the entropy decode into it: reads every scan
+ * with jpeg_read_coefficients, then copies the tables and blocks to
+ * ALLOC's bytes, filling DESC's block counts and payload, and closes
+ * the image. 0 or as aug_decoder_read; -ENOBUFS when ALLOC gave nothing.
+ * *ENTROPY_NS (may be NULL) gets the read's time.
+ */
+int aug_decoder_read_coefs(struct aug_decoder *d, aug_gd_alloc_fn alloc,
+			   void *alloc_arg, struct aug_gd_desc *desc,
+			   uint64_t *entropy_ns);
+/* ==== end GPU decode ==== */
 
 
 /* ---- zstd streams (aug_zstd.c) ---- */

@@ -241,6 +241,27 @@ int cli_point_base(const char *cmd, const struct cli_common_opts *o,
 		   struct wl_transform_state *ts, char *pipeline, size_t len);
 
 /*
+ * --pipeline gpu-decode in O: refused (usage error, printed) for a
+ * workload that is not an image one; an unresolved path becomes hw
+ * where GS's GPU has a hardware JPEG decoder (wl_gpu_decoder_find),
+ * else hybrid. 0 or an exit code.
+ */
+int cli_gpu_decode_resolve(const char *cmd, const struct wl_workload *w,
+			   struct cli_common_opts *o, const struct ms_gpus *gs);
+
+/*
+ * When P->pipe is gpu-decode: P's transform becomes workload W's
+ * gpu-decode transform on MD (its staging area sized from MD's mean
+ * sample), its state in TS, its words in PIPELINE (LEN bytes). Nothing
+ * for other pipelines. 0 or an exit code (printed).
+ */
+int cli_gpu_decode_point(const char *cmd, const struct cli_common_opts *o,
+			 const struct wl_workload *w,
+			 const struct ms_dataset *md, struct ms_point *p,
+			 struct wl_transform_state *ts, char *pipeline,
+			 size_t len);
+
+/*
  * Check the N report PATHS (NULL entries skipped) before anything is
  * measured, with rpt_out_path_check's rule (never a block device, a
  * folder, a path inside the dataset DATASET or a file the run reads such

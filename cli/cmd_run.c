@@ -80,8 +80,9 @@ static int run_parse_cluster(struct run_opts *o)
 			"warm") : FR_EXIT_USAGE;
 	if (o->c.pipes[0].kind != MS_PIPELINE_NATIVE)
 		return cli_cluster_rank0() ? cli_usage_error("run", "under "
-			"mpirun the native pipeline runs (--pipeline torch "
-			"and python:FILE are for one node)") : FR_EXIT_USAGE;
+			"mpirun the native pipeline runs (--pipeline torch, "
+			"python:FILE and gpu-decode are for one node)") :
+			FR_EXIT_USAGE;
 	if (o->mpi_timeout)
 		cli_cluster->timeout_s = o->mpi_timeout;
 	return 0;
@@ -189,6 +190,10 @@ static int run_point(struct run_state *s, struct ms_point *p)
 	p->pipe.workers = o->c.workers;
 	p->pipe.timeout_s = o->c.runner_timeout;
 	p->pipe.list = o->c.list;
+	if (!ret)
+		ret = cli_gpu_decode_point("run", &o->c, s->w, &s->md, p,
+					   &s->ts, s->pipeline,
+					   sizeof(s->pipeline));
 	p->warmup_s = o->warmup;
 	p->duration_s = o->duration >= 0 ? o->duration :
 			o->epochs || o->samples || o->cache == STG_CACHE_RAM ?
@@ -292,6 +297,9 @@ static int run_setup(struct run_state *s)
 	if (!err) {
 		cli_common_from_workload(&s->o.c, s->w);
 		err = cli_gpus("run", s->w, &s->o.c, &s->gs);
+		if (!err)
+			err = cli_gpu_decode_resolve("run", s->w, &s->o.c,
+						     &s->gs);
 	}
 	if (!err)
 		err = cli_check_reports("run", &s->o.c.json, 1, s->o.c.dataset,
@@ -337,11 +345,14 @@ static int run_measure(struct run_state *s, struct rpt_run *rr)
 			"duration");
 	err = ms_point_run(&p, s->res, &s->po);
 	run_fill_result(s, rr);
-	if (p.pipe.kind != MS_PIPELINE_NATIVE)
+	if (ms_pipeline_is_python(&p.pipe))
 		run_fill_python(s, &p, rr);
+	if (p.pipe.kind == MS_PIPELINE_GPU_DECODE)
+		rpt_gpu_decode_fill(&rr->gd, s->gs.type, p.pipe.gpudec ==
+				    MS_GPUDEC_HYBRID ? "hybrid" : "hw");
 	if (s->po.measured)
 		return 0;
-	if (p.pipe.kind != MS_PIPELINE_NATIVE && s->po.py.fail &&
+	if (ms_pipeline_is_python(&p.pipe) && s->po.py.fail &&
 	    !rr->signal && err != -EINTR)
 		return run_python_failed(s, rr);
 	if (err == -EINTR || rr->signal)

@@ -249,6 +249,9 @@ static int sweep_setup(struct sweep_state *s)
 	if (!ret) {
 		cli_common_from_workload(&o->c, s->w);
 		ret = cli_gpus("sweep", s->w, &o->c, &s->gs);
+		if (!ret)
+			ret = cli_gpu_decode_resolve("sweep", s->w, &o->c,
+						     &s->gs);
 	}
 	if (ret)
 		return ret;
@@ -321,11 +324,15 @@ static void sweep_fill_report(struct sweep_state *s)
 	const bool ram = s->o.cache[STG_CACHE_RAM];
 
 	rpt_sweep_fill_setup(r, &s->m, &s->md, s->w->name, &s->gs,
-			     s->w->au_threshold, s->pipe.kind ==
-			     MS_PIPELINE_NATIVE ? s->pipeline : s->pipe_text);
+			     s->w->au_threshold,
+			     !ms_pipeline_is_python(&s->pipe) ? s->pipeline :
+			     s->pipe_text);
 	r->workload_file = s->w->job_file;
 	r->pipeline_name = s->pipe_name;
-	r->py = s->pipe.kind == MS_PIPELINE_NATIVE ? NULL : &s->probe[0];
+	r->py = !ms_pipeline_is_python(&s->pipe) ? NULL : &s->probe[0];
+	if (s->pipe.kind == MS_PIPELINE_GPU_DECODE)
+		rpt_gpu_decode_fill(&r->gd, s->gs.type, s->pipe.gpudec ==
+				    MS_GPUDEC_HYBRID ? "hybrid" : "hw");
 	r->pipeline_workers = s->o.c.workers;
 	r->others = s->others;
 	r->nothers = s->nsubs;
@@ -380,6 +387,10 @@ static int sweep_measure(struct sweep_state *s)
 	cfg.base.pipe.workers = s->o.c.workers;
 	cfg.base.pipe.timeout_s = s->o.c.runner_timeout;
 	cfg.base.pipe.list = s->o.c.list;
+	ret = cli_gpu_decode_point("sweep", &s->o.c, s->w, &s->md, &cfg.base,
+				   &s->ts, s->pipeline, sizeof(s->pipeline));
+	if (ret)
+		return ret;
 	cli_pipeline_text(&s->pipe, &s->probe[0], s->pipeline,
 			  s->o.c.workers, s->pipe_text, sizeof(s->pipe_text));
 	memcpy(cfg.vcpus, s->o.vcpus.v, sizeof(cfg.vcpus));

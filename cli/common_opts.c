@@ -152,7 +152,7 @@ int cli_pipelines_check(const char *cmd, const struct cli_common_opts *o,
 		int err;
 
 		memset(&info[i], 0, sizeof(info[i]));
-		if (sp.kind == MS_PIPELINE_NATIVE)
+		if (!ms_pipeline_is_python(&sp))
 			continue;
 		if (sp.kind == MS_PIPELINE_FILE && access(sp.file, R_OK)) {
 			fprintf(stderr, "feedrate %s: --pipeline python:", cmd);
@@ -184,7 +184,8 @@ const char *cli_pipeline_text(const struct ms_pipeline_spec *ps,
 {
 	char ver[256] = "", w[64];
 
-	if (ps->kind == MS_PIPELINE_NATIVE) {
+	if (!ms_pipeline_is_python(ps)) {
+		/* the engine's transform in words (gpu-decode's too) */
 		snprintf(buf, len, "%s", native_desc ? native_desc : "native");
 		return buf;
 	}

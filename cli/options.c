@@ -48,6 +48,7 @@ static const struct cli_value pipeline_values[] = {
 	{ "native", MS_PIPELINE_NATIVE, RSS },
 	{ "torch", MS_PIPELINE_TORCH, RSS },
 	{ "python:FILE", MS_PIPELINE_FILE, RSS },
+	{ "gpu-decode[:hw|:hybrid]", MS_PIPELINE_GPU_DECODE, RSS },
 	{ 0 } };
 static const struct cli_value sync_values[] = {
 	{ "all", LDR_GPU_SYNC_ALL, RSS }, { "none", LDR_GPU_SYNC_NONE, RSS },
@@ -200,7 +201,11 @@ const struct cli_opt cli_options[] = {
   .defs = { { RSS, .text = "native" } }, .group = G_PIPELINE,
   .help = "native: feedrate's own, the class of DALI's CPU path; torch: a "
   "torchvision ImageFolder DataLoader with PIL; python:FILE: FILE's "
-  "make_loader(root, batch_size, num_workers, seed); sweep takes a list "
+  "make_loader(root, batch_size, num_workers, seed); gpu-decode: the "
+  "CPU's share of DALI's mixed JPEG decoder, hw (headers parsed, bytes "
+  "staged; the default where the GPU has a hardware decoder) or hybrid "
+  "(entropy decode to coefficients), the GPU's share modelled from a "
+  "cited source; sweep takes a list "
   "(no repeats, e.g. native,torch) and gives a verdict for each",
   .parse = cli_val_pipeline },
 { "price", 0, CLI_CUSTOM, "USD_PER_HOUR", C_SWEEP | C_COMPARE, .gt = true,

@@ -152,6 +152,7 @@ struct snap {
 	uint64_t read_bytes, dec_bytes;
 	uint64_t reader_cpu, worker_cpu, consumer_cpu, process_cpu;
 	uint64_t busy, wait, decode, resize, other, decomp;
+	uint64_t staged, path_n[LDR_PATHS_MAX];
 	uint64_t probed_reads, probed_bytes, probed_hit, probe_errors;
 	uint64_t compute, gwait;        /* summed over GPUs */
 	uint64_t *gpu_compute, *gpu_wait;
@@ -217,6 +218,9 @@ static void snap_take(struct ldr_engine *e, struct snap *s, bool cpu)
 		s->decode += ldr_ctr_get(&w->decode_ns);
 		s->resize += ldr_ctr_get(&w->resize_ns);
 		s->decomp += ldr_ctr_get(&w->decomp_bytes);
+		s->staged += ldr_ctr_get(&w->staged_bytes);
+		for (unsigned k = 0; k < LDR_PATHS_MAX; k++)
+			s->path_n[k] += ldr_ctr_get(&w->path_n[k]);
 		s->other += ldr_ctr_get(&w->other_ns);
 		if (cpu)
 			s->worker_cpu += thread_cpu_ns(w->tid);
@@ -448,6 +452,17 @@ static int engine_alloc(struct ldr_engine *e)
 		atomic_init(&s->bad, 0);
 		s->data = (uint8_t *)e->slot_mem + (size_t)i * e->slot_bytes;
 	}
+	if (e->tf.stage_bytes) {
+		e->stages = calloc_lines(e->prefetch, sizeof(*e->stages));
+		if (!e->stages)
+			return -ENOMEM;
+		for (unsigned i = 0; i < e->prefetch; i++) {
+			err = ldr_stage_init(&e->stages[i], e->tf.stage_bytes);
+			if (err)
+				return err;
+			e->slots[i].stage = &e->stages[i];
+		}
+	}
 	for (unsigned i = 0; i < e->readers; i++) {
 		e->rd[i].e = e;
 		e->rd[i].idx = i;
@@ -518,6 +533,9 @@ static void engine_free(struct ldr_engine *e)
 	free(e->rd);
 	free(e->wk);
 	free(e->gp);
+	for (unsigned i = 0; e->stages && i < e->prefetch; i++)
+		ldr_stage_fini(&e->stages[i]);
+	free(e->stages);
 	free(e->slots);
 	free(e->pos_id);
 	free(e->pos_t);
@@ -790,6 +808,21 @@ static void fill_result(struct ldr_engine *e, const struct snap *a,
 	res->steps.resize_s = ns_s(a->resize, b->resize);
 	res->steps.other_s = ns_s(a->other, b->other);
 	res->steps.decompressed_bytes = b->decomp - a->decomp;
+	res->steps.stage = NULL;
+	res->staged_bytes = b->staged - a->staged;
+	for (unsigned k = 0; k < LDR_PATHS_MAX && e->tf.paths[0]; k++) {
+		if (!e->tf.paths[k])
+			break;
+		snprintf(res->path_names[k], sizeof(res->path_names[k]), "%s",
+			 e->tf.paths[k]);
+		res->path_samples[k] = b->path_n[k] - a->path_n[k];
+	}
+	res->stage_batch_max = atomic_load(&e->stage_batch_max);
+	res->stage_pinned = e->stages != NULL;
+	for (unsigned i = 0; e->stages && i < e->prefetch; i++) {
+		res->stage_held_bytes += e->stages[i].held;
+		res->stage_pinned &= !e->stages[i].unpinned;
+	}
 	res->read_bytes = b->read_bytes - a->read_bytes;
 	res->read_bytes_per_s = res->measured_s > 0 ?
 		(double)res->read_bytes / res->measured_s : 0;

@@ -96,12 +96,35 @@ struct ldr_queue {
  * would take the line away from the readers. DATA, READY_FOR go with what
  * the workers write.
  */
+/* A batch's staging area (stage.c): fields under LOCK. */
+struct ldr_stage {
+	pthread_mutex_t lock;
+	size_t first;                   /* the first chunk's size */
+	size_t grow;                    /* a later chunk's least size */
+	unsigned n;                     /* chunks held */
+	unsigned cur;                   /* the chunk being filled */
+	size_t used;                    /* bytes of it taken */
+	uint64_t batch_bytes;           /* staged by the current batch */
+	uint64_t held;                  /* bytes of every chunk */
+	bool unpinned;                  /* some chunk could not be locked */
+	uint8_t *chunk[LDR_STAGE_CHUNKS];
+	size_t cap[LDR_STAGE_CHUNKS];
+};
+
+/* Its first chunk of FIRST bytes. 0 or -ENOMEM. */
+int ldr_stage_init(struct ldr_stage *s, size_t first);
+/* Frees every chunk; accepts a zeroed area. */
+void ldr_stage_fini(struct ldr_stage *s);
+/* Starts the next batch: the bytes the last one staged. */
+uint64_t ldr_stage_rewind(struct ldr_stage *s);
+
 struct ldr_slot {
 	alignas(64) _Atomic uint64_t free_for;
 	alignas(64) _Atomic unsigned fill;
 	_Atomic unsigned bad;
 	_Atomic uint64_t ready_for;
 	uint8_t *data;
+	struct ldr_stage *stage;        /* NULL: the transform has none */
 };
 
 struct ldr_err_table {
@@ -144,6 +167,8 @@ struct ldr_worker_ctx {
 	ldr_ctr busy_ns, wait_ns;
 	ldr_ctr decode_ns, resize_ns, other_ns;
 	ldr_ctr decomp_bytes;           /* steps' decompressed_bytes */
+	ldr_ctr staged_bytes;           /* steps' staged_bytes */
+	ldr_ctr path_n[LDR_PATHS_MAX];  /* good samples per path */
 	struct stg_histo lat;           /* window only; read after join */
 	struct ldr_err_table errs;      /* read after join */
 } __attribute__((aligned(64)));
@@ -172,6 +197,8 @@ struct ldr_engine {
 	uint64_t total_batches;         /* UINT64_MAX: no epoch limit */
 	uint64_t step_ns;
 	size_t out_bytes, slot_bytes;
+	struct ldr_stage *stages;       /* one per slot; NULL: none */
+	_Atomic uint64_t stage_batch_max; /* the most one batch staged */
 
 	void *slot_mem;
 	size_t slot_mem_len;

@@ -72,6 +72,17 @@ static void slot_free(struct ldr_engine *e, uint64_t b)
 {
 	struct ldr_slot *s = &e->slots[b % e->prefetch];
 
+	if (s->stage) {
+		/* the batch is consumed: its staging area starts over */
+		uint64_t n = ldr_stage_rewind(s->stage);
+		uint64_t max = atomic_load_explicit(&e->stage_batch_max,
+						    memory_order_relaxed);
+
+		while (n > max && !atomic_compare_exchange_weak_explicit(
+				&e->stage_batch_max, &max, n,
+				memory_order_relaxed, memory_order_relaxed))
+			;
+	}
 	atomic_store_explicit(&s->fill, 0, memory_order_relaxed);
 	atomic_store_explicit(&s->bad, 0, memory_order_relaxed);
 	atomic_fetch_sub_explicit(&e->ready_count, 1, memory_order_relaxed);

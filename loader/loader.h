@@ -70,7 +70,47 @@ struct ldr_step_times {
 	uint64_t err_off;       /* the byte of the sample's data where the
 	                           fault was found (the example then reads
 	                           "path@offset") */
+	/* Transforms with a staging area (ldr_transform.stage_bytes): */
+	struct ldr_stage *stage; /* set by the worker before apply: the
+	                            sample's batch's staging area */
+	uint64_t staged_bytes;  /* bytes the sample put there */
+	unsigned path;          /* which of the transform's paths the
+	                           sample took (index into its paths[]) */
 };
+
+/* ---- a batch's staging area ----------------------------------------- */
+
+/*
+ * A transform whose output has a variable part (the compressed bytes or
+ * coefficients a GPU decoder is handed) puts it in its batch's staging
+ * area, beside the fixed out_bytes of each sample: page-locked memory
+ * (mlock, best effort) as a pinned host buffer that a copy to the GPU
+ * takes, allocated by the engine per prefetched batch, grown in chunks
+ * to the largest batch seen and then reused. Everything a batch staged
+ * stays valid until its consumer frees the batch.
+ */
+#define LDR_STAGE_CHUNKS 64u
+#define LDR_PATHS_MAX 4u
+
+struct ldr_stage;
+
+/*
+ * LEN bytes (rounded up to 4 KiB) of host memory as a pinned buffer is:
+ * faulted in now, on transparent huge pages where the kernel gives them
+ * (a buffer that cycles through tens of MiB misses the TLB on every 4 KiB
+ * page otherwise: 3-4x slower to fill on this project's VMs), and locked
+ * (mlock; *LOCKED false where the memlock limit refused). NULL when no
+ * memory. Free with ldr_pinned_unmap(P, the same LEN). Any thread.
+ */
+void *ldr_pinned_map(size_t len, bool *locked);
+void ldr_pinned_unmap(void *p, size_t len);
+
+/*
+ * N bytes (16-byte aligned) of STAGE for the calling worker's sample, or
+ * NULL when the area cannot grow (out of memory, or LDR_STAGE_CHUNKS
+ * chunks). Any worker thread; serialized by the area's own lock.
+ */
+void *ldr_stage_alloc(struct ldr_stage *stage, size_t n);
 
 /*
  * Error kinds a transform returns (negated), besides -errno. They are
@@ -99,6 +139,13 @@ struct ldr_transform {
 	int (*apply)(void *ctx, const void *data, size_t len, uint64_t seed,
 		     uint64_t epoch, uint64_t id, void *out,
 		     struct ldr_step_times *st);
+	/* A staging area per batch (see ldr_stage_alloc): its first chunk's
+	 * size; 0 for none (st->stage is then NULL). */
+	size_t stage_bytes;
+	/* Names of the paths a sample may take (st->path), e.g. "hw",
+	 * "hybrid"; NULL entries end the list. The result counts samples
+	 * per path when paths[0] is set. */
+	const char *paths[LDR_PATHS_MAX];
 };
 
 /*
@@ -415,6 +462,17 @@ struct ldr_result {
 	uint64_t decompressed_bytes; /* bytes decompressed in the window:
 	                                the shard readers' zstd output and
 	                                the transforms' (steps); 0 none */
+	/* the transform's paths (names empty past the last) and its good
+	 * samples on each, in the window */
+	char path_names[LDR_PATHS_MAX][24];
+	uint64_t path_samples[LDR_PATHS_MAX];
+	/* a transform with a staging area: bytes staged in the window, the
+	 * most one batch staged, the area's memory at the end, and whether
+	 * all of it was locked in memory (pinned) */
+	uint64_t staged_bytes;
+	uint64_t stage_batch_max;
+	uint64_t stage_held_bytes;
+	bool stage_pinned;
 	double mean_work_queue; /* sampled occupancy */
 	double mean_ready_batches;
 	double mean_reads_in_flight;

@@ -256,6 +256,7 @@ void *ldr_worker_main(void *arg)
 		out = e->slots[b % e->prefetch].data +
 		      (size_t)(it.pos % e->batch) * e->out_bytes;
 		res = it.result;
+		st.stage = e->slots[b % e->prefetch].stage;
 		if (!res)
 			res = tf->apply(w->tctx, it.data, it.len, e->cfg->seed,
 					e->cfg->shards ? it.epoch :
@@ -268,6 +269,9 @@ void *ldr_worker_main(void *arg)
 			ldr_ctr_add(&w->resize_ns, sec_to_ns(st.resize_s));
 			ldr_ctr_add(&w->other_ns, sec_to_ns(st.other_s));
 			ldr_ctr_add(&w->decomp_bytes, st.decompressed_bytes);
+			ldr_ctr_add(&w->staged_bytes, st.staged_bytes);
+			if (!res && st.path < LDR_PATHS_MAX)
+				ldr_ctr_add(&w->path_n[st.path], 1);
 		}
 		if (res) {
 			memset(out, 0, e->out_bytes);

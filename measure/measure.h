@@ -257,6 +257,18 @@ enum ms_pipeline {
 	                                   ImageFolder DataLoader */
 	MS_PIPELINE_FILE,               /* python:FILE, the user's
 	                                   make_loader() */
+	MS_PIPELINE_GPU_DECODE,         /* loader/'s engine with the host's
+	                                   share of a GPU JPEG decode
+	                                   (workloads' wl_transform_gpu_
+	                                   decode): the GPU side modelled */
+};
+
+/* gpu-decode's path (--pipeline gpu-decode[:hw|:hybrid]). */
+enum ms_gpudec {
+	MS_GPUDEC_AUTO = 0,             /* hw where the GPU has NVJPG, else
+	                                   hybrid (resolved by the caller) */
+	MS_GPUDEC_HW,
+	MS_GPUDEC_HYBRID,
 };
 
 #define MS_PYTHON_TIMEOUT_S 60.0        /* a runner silent this long is
@@ -283,7 +295,12 @@ struct ms_pipeline_spec {
 	                                   killed; <= 0: MS_PYTHON_TIMEOUT_S */
 	const char *list;               /* --list FILE (torch reads only its
 	                                   files), NULL none */
+	enum ms_gpudec gpudec;          /* gpu-decode's path */
 };
+
+/* True for the pipelines a Python runner measures (torch, python:FILE);
+ * native and gpu-decode run on loader/'s engine. */
+bool ms_pipeline_is_python(const struct ms_pipeline_spec *sp);
 
 /*
  * The DataLoader workers a Python pipeline runs at a point of VCPUS
@@ -294,14 +311,16 @@ struct ms_pipeline_spec {
 unsigned ms_pipeline_workers(unsigned asked, unsigned vcpus);
 
 /*
- * Parse "native", "torch" or "python:FILE" (FILE not empty; it points
- * into S) into OUT's kind and file (the other fields untouched).
+ * Parse "native", "torch", "python:FILE" (FILE not empty; it points
+ * into S) or "gpu-decode[:hw|:hybrid]" into OUT's kind, file and gpudec
+ * (the other fields untouched).
  * Returns 0 or -EINVAL.
  */
 int ms_pipeline_parse(const char *s, struct ms_pipeline_spec *out);
 
-/* The pipeline's name in reports: "native", "torch" or "python:FILE"
- * (FILE as given), into BUF (LEN bytes). Returns BUF. */
+/* The pipeline's name in reports: "native", "torch", "python:FILE"
+ * (FILE as given), "gpu-decode:hw", "gpu-decode:hybrid" ("gpu-decode"
+ * before its path is resolved), into BUF (LEN bytes). Returns BUF. */
 const char *ms_pipeline_name(const struct ms_pipeline_spec *sp, char *buf,
 			     size_t len);
 

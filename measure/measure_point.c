@@ -394,7 +394,7 @@ static int point_child(const struct ms_point *p, const struct stg_dataset *ds,
 	out->err_text[0] = '\0';
 	/* a Python pipeline: its runner in the same pinned child and
 	 * cgroup; DS other than P's is a ram point's sample */
-	if (p->pipe.kind != MS_PIPELINE_NATIVE)
+	if (ms_pipeline_is_python(&p->pipe))
 		return ms_python_point(p, ds, ds != p->ds, &out->cpus.set, cg,
 				       res, out);
 	point_config(&q, &cfg);
@@ -450,9 +450,14 @@ static int ram_fill(const struct ms_point *p, const struct stg_dataset *ds,
 				ldr_shard_reader_bytes(p->shards, ds,
 					p->readers, p->depth, p->workers ?
 					p->workers : p->vcpus);
+		/* gpu-decode: each prefetched batch's staging area, at
+		 * twice its first chunk (the fill epoch measures it) */
+		if (p->transform.stage_bytes)
+			out->own_bytes += (uint64_t)(2 * p->gpus > 4 ?
+				2 * p->gpus : 4) * 2 * p->transform.stage_bytes;
 		/* a Python loader: an interpreter with torch in the main
 		 * process and in each worker (the fill epoch measures it) */
-		if (p->pipe.kind != MS_PIPELINE_NATIVE &&
+		if (ms_pipeline_is_python(&p->pipe) &&
 		    out->own_bytes < MS_PYTHON_OWN_BASE +
 				     (uint64_t)p->pipe.workers *
 				     MS_PYTHON_OWN_WORKER)
@@ -704,7 +709,7 @@ int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 		return 0;
 	}
 	q.workers = p->workers ? p->workers : out->cpus.count;
-	if (p->pipe.kind != MS_PIPELINE_NATIVE && !p->pipe.workers)
+	if (ms_pipeline_is_python(&p->pipe) && !p->pipe.workers)
 		q.pipe.workers = ms_pipeline_workers(0, out->cpus.count);
 	if (p->cache_by_other) {
 		/* made (and verified) by the node's first rank before the
@@ -786,7 +791,7 @@ int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 		}
 	}
 	point_reader(&q, res, out);
-	if (p->pipe.kind != MS_PIPELINE_NATIVE) {
+	if (ms_pipeline_is_python(&p->pipe)) {
 		/* its reads are its own: neither probed nor replayable, and
 		 * buffered (no O_DIRECT): cold holds for its first epoch */
 		snprintf(out->hit_src, sizeof(out->hit_src), "unknown: a "

@@ -77,7 +77,20 @@ int ms_pipeline_parse(const char *s, struct ms_pipeline_spec *out)
 		out->file = s + 7;
 		return 0;
 	}
+	if (!strcmp(s, "gpu-decode") || !strcmp(s, "gpu-decode:hw") ||
+	    !strcmp(s, "gpu-decode:hybrid")) {
+		out->kind = MS_PIPELINE_GPU_DECODE;
+		out->file = NULL;
+		out->gpudec = s[10] == '\0' ? MS_GPUDEC_AUTO : s[11] == 'h' &&
+			      s[12] == 'w' ? MS_GPUDEC_HW : MS_GPUDEC_HYBRID;
+		return 0;
+	}
 	return -EINVAL;
+}
+
+bool ms_pipeline_is_python(const struct ms_pipeline_spec *sp)
+{
+	return sp->kind == MS_PIPELINE_TORCH || sp->kind == MS_PIPELINE_FILE;
 }
 
 const char *ms_pipeline_name(const struct ms_pipeline_spec *sp, char *buf,
@@ -89,6 +102,11 @@ const char *ms_pipeline_name(const struct ms_pipeline_spec *sp, char *buf,
 		break;
 	case MS_PIPELINE_FILE:
 		snprintf(buf, len, "python:%s", sp->file ? sp->file : "?");
+		break;
+	case MS_PIPELINE_GPU_DECODE:
+		snprintf(buf, len, "gpu-decode%s", sp->gpudec == MS_GPUDEC_HW ?
+			 ":hw" : sp->gpudec == MS_GPUDEC_HYBRID ? ":hybrid" :
+			 "");
 		break;
 	default:
 		snprintf(buf, len, "native");

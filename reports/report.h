@@ -111,6 +111,34 @@ void rpt_prepare_print(FILE *f, const struct rpt_prepare *prep);
  * owned by the caller and may be NULL or "" where they do not apply;
  * paths are raw bytes (the report escapes them with rpt_path_text).
  */
+/* gpu-decode's modelled side: struct rpt_gpu_decode (verdict.h). */
+
+
+/* G for GPU (its decoder row) and PATH ("hw", "hybrid"). */
+void rpt_gpu_decode_fill(struct rpt_gpu_decode *g, const char *gpu,
+			 const char *path);
+
+/* "modelled: the CPU share measured here, the GPU share from SOURCE"
+ * into BUF (LEN bytes). Returns BUF. */
+const char *rpt_gpu_decode_modelled(const struct rpt_gpu_decode *g,
+				    char *buf, size_t len);
+
+/*
+ * Is the GPU's decoder, not the VM, the limit at DEMAND samples/s per
+ * GPU (its stated capacity below it)? The words into BUF (LEN bytes;
+ * "" when not). A capacity that is not stated is never the limit.
+ */
+bool rpt_gpu_decode_limit(const struct rpt_gpu_decode *g, double demand,
+			  char *buf, size_t len);
+
+/* G with RES's path counts and staging (RES may be NULL) as JSON. */
+json_t *rpt_gpu_decode_json(const struct rpt_gpu_decode *g,
+			    const struct ldr_result *res, double demand);
+
+/* G's lines of a run report (paths, staging, modelled, limit) on F. */
+void rpt_gpu_decode_print(FILE *f, const struct rpt_gpu_decode *g,
+			  const struct ldr_result *res, double demand);
+
 struct rpt_run {
 	/* what was measured */
 	const char *workload;           /* "imagenet" */
@@ -141,6 +169,7 @@ struct rpt_run {
 	const struct ms_python_info *py; /* a Python pipeline's runner (its
 	                                   versions, workers, processes);
 	                                   NULL for native */
+	struct rpt_gpu_decode gd;       /* gpu-decode's modelled side */
 	const char *backend_asked;      /* --backend as given */
 	unsigned depth;                 /* reads in flight per reader */
 

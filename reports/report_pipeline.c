@@ -158,7 +158,11 @@ bool rpt_pipeline_verdict_get(const struct rpt_sweep *s, size_t i,
 	out->headline = p->v.headline;
 	out->cache = c >= 0 && p->v.cache[c].measured ? c : -1;
 	out->vcpus_per_gpu = -1;
+	out->vcpus_per_gpu_reserved = -1;
 	out->cpu_s_per_sample = -1;
+	out->gd = p->gd.path ? &p->gd : NULL;
+	if (p->v.cache[STG_CACHE_COLD].measured)
+		out->cold_limiting = p->v.cache[STG_CACHE_COLD].limiting;
 	snprintf(out->label, sizeof(out->label), "%s", name);
 	utf8_trim(out->label);
 	if (out->cache < 0)
@@ -167,9 +171,17 @@ bool rpt_pipeline_verdict_get(const struct rpt_sweep *s, size_t i,
 	out->vcpus = cv->vcpus_top;
 	out->gpus_fed = cv->gpus_fed;
 	out->vcpus_per_gpu = cv->vcpus_per_gpu;
+	out->limiting = cv->limiting;
+	if (cv->vcpus_per_gpu > 0)
+		out->vcpus_per_gpu_reserved = cv->vcpus_per_gpu +
+			(s->reserve_vcpus_per_gpu >= 0 ? s->reserve_vcpus_per_gpu :
+			 RPT_RESERVE_VCPUS_PER_GPU);
 	out->cpu_s_per_sample = cv->cpu_s_per_sample > 0 ?
 				cv->cpu_s_per_sample : -1;
-	if (strcmp(name, "native")) {
+	if (out->gd) {
+		snprintf(out->label, sizeof(out->label), "%s (modelled: GPU "
+			 "decoding)", name);
+	} else if (strcmp(name, "native")) {
 		const unsigned w = p->pipeline_workers ? p->pipeline_workers :
 				   cv->vcpus_top > 1 ? cv->vcpus_top - 1 : 1;
 
@@ -220,6 +232,68 @@ const char *rpt_pipelines_line(const struct rpt_pipeline_verdict *v,
 	return buf;
 }
 
+bool rpt_pipeline_storage_bound(const struct rpt_pipeline_verdict *v)
+{
+	return (v->limiting && !strcmp(v->limiting, "storage")) ||
+	       (v->cold_limiting && !strcmp(v->cold_limiting, "storage"));
+}
+
+/* The native pipeline's index among V[0..N), or N. */
+static size_t native_at(const struct rpt_pipeline_verdict *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i].name, "native"))
+			return i;
+	return n;
+}
+
+/* CPU saved per sample by V[I] (gpu-decode) against native, in *MS and
+ * *PCT; false when either is unknown. */
+static bool gpu_decode_saved(const struct rpt_pipeline_verdict *v, size_t n,
+			     size_t i, double *ms, double *pct)
+{
+	const size_t k = native_at(v, n);
+
+	if (k == n || v[k].cpu_s_per_sample <= 0 ||
+	    v[i].cpu_s_per_sample <= 0)
+		return false;
+	*ms = (v[k].cpu_s_per_sample - v[i].cpu_s_per_sample) * 1e3;
+	*pct = 100 * (1 - v[i].cpu_s_per_sample / v[k].cpu_s_per_sample);
+	return true;
+}
+
+/* A gpu-decode pipeline's lines of the by-pipeline verdict (V[I]). */
+static void gpu_decode_lines(FILE *f, const struct rpt_pipeline_verdict *v,
+			     size_t n, size_t i, double demand)
+{
+	const size_t k = native_at(v, n);
+	char text[1024];
+	double ms, pct;
+
+	fprintf(f, "      %s\n", rpt_gpu_decode_modelled(v[i].gd, text,
+							 sizeof(text)));
+	if (gpu_decode_saved(v, n, i, &ms, &pct))
+		fprintf(f, "      GPU decoding (%s) saves %.2f ms CPU per "
+			"sample against native (%.0f %%)%s", v[i].gd->path, ms,
+			pct, v[k].vcpus_per_gpu > 0 &&
+			v[i].vcpus_per_gpu > 0 ? ": " : "\n");
+	if (gpu_decode_saved(v, n, i, &ms, &pct) && v[k].vcpus_per_gpu > 0 &&
+	    v[i].vcpus_per_gpu > 0)
+		fprintf(f, "%.1f instead of %.1f vCPUs per GPU with the "
+			"reserve\n", v[i].vcpus_per_gpu_reserved,
+			v[k].vcpus_per_gpu_reserved);
+	fprintf(f, "      storage becomes the limit: %s (limit %s%s%s; "
+		"native's %s%s%s)\n", rpt_pipeline_storage_bound(&v[i]) ?
+		"yes" : "no", v[i].limiting ? v[i].limiting : "unknown",
+		v[i].cold_limiting ? ", cold " : "", v[i].cold_limiting ?
+		v[i].cold_limiting : "", k < n && v[k].limiting ?
+		v[k].limiting : "unknown", k < n && v[k].cold_limiting ?
+		", cold " : "", k < n && v[k].cold_limiting ?
+		v[k].cold_limiting : "");
+	if (rpt_gpu_decode_limit(v[i].gd, demand, text, sizeof(text)))
+		fprintf(f, "      LIMIT: %s\n", text);
+}
+
 void rpt_pipelines_print(FILE *f, const struct rpt_sweep *s)
 {
 	struct rpt_pipeline_verdict v[8];
@@ -248,19 +322,71 @@ void rpt_pipelines_print(FILE *f, const struct rpt_sweep *s)
 			const struct rpt_cache_verdict *cv =
 				&pipe_at(s, i)->v.cache[v[i].cache];
 
-			fprintf(f, ", %.1f vCPUs per GPU%s", v[i].vcpus_per_gpu,
+			fprintf(f, ", %.1f vCPUs per GPU%s (%.1f with the "
+				"reserve)", v[i].vcpus_per_gpu,
 				cv->feed_vcpus && cv->feed_vcpus <
 				cv->vcpus_top ?
 				" for its workers (its main "
-				"process: the reserve)" : "");
+				"process: the reserve)" : "",
+				v[i].vcpus_per_gpu_reserved);
 		}
-		fputc('\n', f);
+		fprintf(f, "; limit: %s%s%s\n", v[i].limiting ? v[i].limiting :
+			"unknown", v[i].cold_limiting && v[i].cache !=
+			STG_CACHE_COLD ? ", cold: " : "", v[i].cold_limiting &&
+			v[i].cache != STG_CACHE_COLD ? v[i].cold_limiting : "");
+		if (v[i].gd)
+			gpu_decode_lines(f, v, n, i, s->demand_per_gpu);
 	}
 }
 
 static json_t *num_or_null(double v, bool known)
 {
 	return known ? json_real(v) : json_null();
+}
+
+/* A by_pipeline entry's figures past the common ones: the reserve, the
+ * limit, and gpu-decode's modelled side and savings against native. */
+static void pipe_json_more(json_t *entry, const struct rpt_sweep *s,
+			   const struct rpt_pipeline_verdict *v, size_t i)
+{
+	struct rpt_pipeline_verdict all[8];
+	size_t n = 0, k;
+	double ms, pct;
+	char text[1024];
+
+	if (!entry)
+		return;
+	json_object_set_new(entry, "vcpus_per_gpu_with_reserve",
+			    num_or_null(v->vcpus_per_gpu_reserved,
+					v->vcpus_per_gpu_reserved > 0));
+	json_object_set_new(entry, "limiting", str_or_null(v->limiting));
+	json_object_set_new(entry, "cold_limiting",
+			    str_or_null(v->cold_limiting));
+	json_object_set_new(entry, "storage_limits", json_boolean(
+			    rpt_pipeline_storage_bound(v)));
+	if (!v->gd)
+		return;
+	while (n < sizeof(all) / sizeof(all[0]) &&
+	       rpt_pipeline_verdict_get(s, n, &all[n]))
+		n++;
+	k = native_at(all, n);
+	json_object_set_new(entry, "modelled", json_string(
+		rpt_gpu_decode_modelled(v->gd, text, sizeof(text))));
+	json_object_set_new(entry, "gpu_decode", rpt_gpu_decode_json(v->gd,
+			    NULL, s->demand_per_gpu));
+	if (i < n && gpu_decode_saved(all, n, i, &ms, &pct)) {
+		json_object_set_new(entry, "cpu_saved_s_per_sample",
+				    json_real(ms / 1e3));
+		json_object_set_new(entry, "cpu_saved_fraction",
+				    json_real(pct / 100));
+	} else {
+		json_object_set_new(entry, "cpu_saved_s_per_sample",
+				    json_null());
+		json_object_set_new(entry, "cpu_saved_fraction", json_null());
+	}
+	json_object_set_new(entry, "native_storage_limits", k < n ?
+			    json_boolean(rpt_pipeline_storage_bound(&all[k])) :
+			    json_null());
 }
 
 int rpt_pipelines_json(json_t *root, const struct rpt_sweep *s,
@@ -277,12 +403,11 @@ int rpt_pipelines_json(json_t *root, const struct rpt_sweep *s,
 	for (size_t i = 0; i <= s->nothers; i++) {
 		const struct rpt_sweep *p = pipe_at(s, i);
 		struct rpt_pipeline_verdict v;
-		json_t *e, *pj, *key, *sub = NULL;
+		json_t *e, *pj, *key, *entry, *sub = NULL;
 
 		rpt_pipeline_verdict_get(s, i, &v);
 		key = rpt_json_path(v.name);    /* a FILE's name: any bytes */
-		json_object_set_new(by, json_string_value(key) ?
-				    json_string_value(key) : "?", json_pack(
+		entry = json_pack(
 			"{s:s,s:o,s:o,s:o,s:o,s:o,s:o}",
 			"headline", v.headline ? v.headline : "",
 			"label", rpt_json_path(v.label),
@@ -296,7 +421,10 @@ int rpt_pipelines_json(json_t *root, const struct rpt_sweep *s,
 			"vcpus_per_gpu", num_or_null(v.vcpus_per_gpu,
 						     v.vcpus_per_gpu > 0),
 			"cpu_s_per_sample", num_or_null(v.cpu_s_per_sample,
-							v.cpu_s_per_sample > 0)));
+							v.cpu_s_per_sample > 0));
+		pipe_json_more(entry, s, &v, i);
+		json_object_set_new(by, json_string_value(key) ?
+				    json_string_value(key) : "?", entry);
 		json_decref(key);
 		pj = rpt_pipeline_json(v.name, p->pipeline, p->pipeline_workers,
 				       p->py);
@@ -446,4 +574,148 @@ char *rpt_pipelines_line_json(const json_t *root)
 	}
 	rpt_pipelines_line(v, n, gpu, line, sizeof(line));
 	return strdup(line);
+}
+
+/* ---- gpu-decode: the GPU side, modelled ---- */
+
+void rpt_gpu_decode_fill(struct rpt_gpu_decode *g, const char *gpu,
+			 const char *path)
+{
+	const struct wl_gpu_decoder *d = wl_gpu_decoder_find(gpu);
+
+	memset(g, 0, sizeof(*g));
+	g->path = path;
+	g->gpu = gpu;
+	if (!d)
+		return;
+	g->known = true;
+	g->hw = d->hw;
+	g->img_per_s = d->img_per_s;
+	g->range_lo = d->range_lo;
+	g->range_hi = d->range_hi;
+	g->kind = d->kind;
+	g->source = d->source;
+}
+
+const char *rpt_gpu_decode_modelled(const struct rpt_gpu_decode *g,
+				    char *buf, size_t len)
+{
+	snprintf(buf, len, "modelled: the CPU share measured here, the GPU "
+		 "share from %s", g->known ? g->source : "no source (this "
+		 "GPU has no decoder row): not stated");
+	utf8_trim(buf);
+	return buf;
+}
+
+bool rpt_gpu_decode_limit(const struct rpt_gpu_decode *g, double demand,
+			  char *buf, size_t len)
+{
+	if (len)
+		buf[0] = '\0';
+	if (!g->path || !(g->img_per_s > 0) || !(demand > g->img_per_s))
+		return false;
+	snprintf(buf, len, "the GPU's decoder, not the VM, is the limit: "
+		 "%s decodes %.0f images/s per GPU (%s%s), below the demand of "
+		 "%.0f", g->gpu ? g->gpu : "the GPU", g->img_per_s, g->kind,
+		 g->kind && !strncmp(g->kind, "lower bound", 11) ? ": it may "
+		 "decode more, no source states its ceiling" : "", demand);
+	return true;
+}
+
+json_t *rpt_gpu_decode_json(const struct rpt_gpu_decode *g,
+			    const struct ldr_result *res, double demand)
+{
+	json_t *o = json_object(), *paths = json_object();
+	char text[1024];
+	uint64_t all = 0;
+	bool lim;
+
+	if (!o || !paths) {
+		json_decref(o);
+		json_decref(paths);
+		return NULL;
+	}
+	lim = rpt_gpu_decode_limit(g, demand, text, sizeof(text));
+	json_object_set_new(o, "path", json_string(g->path ? g->path : "?"));
+	json_object_set_new(o, "gpu", json_string(g->gpu ? g->gpu : ""));
+	json_object_set_new(o, "hardware_decoder", g->known ?
+			    json_boolean(g->hw) : json_null());
+	json_object_set_new(o, "decoder_images_per_s", g->img_per_s > 0 ?
+			    json_real(g->img_per_s) : json_null());
+	json_object_set_new(o, "decoder_kind", str_or_null(g->kind));
+	json_object_set_new(o, "decoder_source", str_or_null(g->source));
+	json_object_set_new(o, "decoder_limits", json_boolean(lim));
+	json_object_set_new(o, "decoder_limit_text", str_or_null(text));
+	rpt_gpu_decode_modelled(g, text, sizeof(text));
+	json_object_set_new(o, "modelled", json_string(text));
+	for (unsigned k = 0; res && k < LDR_PATHS_MAX; k++)
+		if (res->path_names[k][0])
+			json_object_set_new(paths, res->path_names[k],
+				json_integer((json_int_t)res->path_samples[k]));
+	json_object_set_new(o, "samples_by_path", paths);
+	json_object_set_new(o, "staged_bytes", res ?
+			    json_integer((json_int_t)res->staged_bytes) :
+			    json_null());
+	for (unsigned k = 0; res && k < LDR_PATHS_MAX; k++)
+		all += res->path_samples[k];
+	json_object_set_new(o, "staged_bytes_per_sample", all ?
+			    json_real((double)res->staged_bytes / (double)all) :
+			    json_null());
+	json_object_set_new(o, "stage_batch_max_bytes", res ?
+			    json_integer((json_int_t)res->stage_batch_max) :
+			    json_null());
+	json_object_set_new(o, "stage_held_bytes", res ?
+			    json_integer((json_int_t)res->stage_held_bytes) :
+			    json_null());
+	json_object_set_new(o, "stage_pinned", res ?
+			    json_boolean(res->stage_pinned) : json_null());
+	return o;
+}
+
+void rpt_gpu_decode_print(FILE *f, const struct rpt_gpu_decode *g,
+			  const struct ldr_result *res, double demand)
+{
+	char text[1024];
+	uint64_t all = 0;
+
+	if (!g->path)
+		return;
+	fprintf(f, "  modelled   %s\n", rpt_gpu_decode_modelled(g, text,
+								 sizeof(text)));
+	fprintf(f, "  decoder    %s: %s%s", g->gpu ? g->gpu : "GPU",
+		!g->known ? "no decoder row" : g->hw ? "hardware JPEG decoder "
+		"(NVJPG)" : "no hardware JPEG decoder (hybrid)",
+		g->known && g->img_per_s > 0 ? ", " : "\n");
+	if (g->known && g->img_per_s > 0)
+		fprintf(f, "%.0f images/s per GPU (%s)\n", g->img_per_s,
+			g->kind);
+	if (rpt_gpu_decode_limit(g, demand, text, sizeof(text)))
+		fprintf(f, "  LIMIT      %s\n", text);
+	if (!res)
+		return;
+	for (unsigned k = 0; k < LDR_PATHS_MAX; k++)
+		all += res->path_samples[k];
+	fprintf(f, "  paths     ");
+	for (unsigned k = 0; k < LDR_PATHS_MAX && res->path_names[k][0]; k++)
+		fprintf(f, "%s %s %llu (%.1f %%)", k ? "," : "",
+			res->path_names[k],
+			(unsigned long long)res->path_samples[k],
+			all ? 100.0 * (double)res->path_samples[k] /
+			(double)all : 0.0);
+	fputc('\n', f);
+	if (!res->stage_held_bytes) {
+		/* hybrid: nvJPEG's per-decoder pinned buffer */
+		fprintf(f, "  staged     %.1f KB per sample, in a pinned "
+			"buffer of each worker's, sent image by image\n",
+			all ? (double)res->staged_bytes / (double)all / 1e3 :
+			0.0);
+		return;
+	}
+	fprintf(f, "  staged     %.1f KB per sample, %.1f MiB the largest "
+		"batch, %.1f MiB held in staging buffers (%s)\n",
+		all ? (double)res->staged_bytes / (double)all / 1e3 : 0.0,
+		(double)res->stage_batch_max / (1 << 20),
+		(double)res->stage_held_bytes / (1 << 20), res->stage_pinned ?
+		"page-locked" : "NOT all page-locked: mlock refused (memlock "
+		"limit)");
 }

@@ -238,6 +238,7 @@ static void print_measured(FILE *f, const struct rpt_run *r)
 	fprintf(f, "  workload   %s\n", nz(r->workload));
 	fprintf(f, "  pipeline   %s\n", nz(r->pipeline));
 	rpt_pipeline_print(f, r->py);
+	rpt_gpu_decode_print(f, &r->gd, res, r->demand_per_gpu);
 	if (r->py && res && res->backend[0])
 		fprintf(f, "  backend    %s (%s)\n", res->backend,
 			res->backend_reason);
@@ -752,6 +753,10 @@ json_t *rpt_run_json(const struct rpt_run *r)
 	json_object_set_new(root, "pipeline", rpt_pipeline_json(
 		r->pipeline_name, nz(r->pipeline), got ? res->workers : 0,
 		r->py));
+	if (r->gd.path)
+		json_object_set_new(json_object_get(root, "pipeline"),
+				    "gpu_decode", rpt_gpu_decode_json(&r->gd,
+				    got ? res : NULL, r->demand_per_gpu));
 	json_object_set_new(ds, "path", rpt_json_path(nz(r->dataset)));
 	json_object_set_new(ds, "generated", json_boolean(r->generated));
 	json_object_set_new(ds, "files", json_integer((json_int_t)r->files));

@@ -524,7 +524,7 @@ static void print_demand(FILE *f, const struct rpt_sweep *s)
 		.bytes_per_sample = rpt_bytes_per_sample(s->bytes,
 			s->format ? s->records : s->files),
 	};
-	char line[768];
+	char line[1600];
 
 	rpt_demand_text(line, sizeof(line), &d);
 	print_wrapped(f, "  demand   ", 11, line);
@@ -534,7 +534,16 @@ static void print_demand(FILE *f, const struct rpt_sweep *s)
 			 "DataLoader with PIL needed 2.85x its CPU per image "
 			 "in this project's measurement (--pipeline torch "
 			 "measures yours)", nz(s->pipeline));
-	else
+	else if (s->gd.path) {
+		char modelled[512], limit[384];
+
+		rpt_gpu_decode_limit(&s->gd, s->demand_per_gpu, limit,
+				     sizeof(limit));
+		snprintf(line, sizeof(line), "%s; %s%s%s", nz(s->pipeline),
+			 rpt_gpu_decode_modelled(&s->gd, modelled,
+						 sizeof(modelled)),
+			 limit[0] ? "; LIMIT: " : "", limit);
+	} else
 		snprintf(line, sizeof(line), "%s; numbers are for this "
 			 "Python loader, its worker processes included",
 			 nz(s->pipeline));

@@ -103,6 +103,7 @@ struct rpt_sweep {
 	 * the other pipelines of the same sweep: their own points, check
 	 * runs and verdicts on the same setup (report_pipeline.c) */
 	const char *pipeline_name;      /* NULL: "native" */
+	struct rpt_gpu_decode gd;       /* gpu-decode's modelled side */
 	const struct ms_python_info *py; /* a Python pipeline's runner (its
 	                                   versions); NULL for native */
 	unsigned pipeline_workers;      /* --workers; 0: vCPUs - 1 per point */
@@ -197,9 +198,20 @@ struct rpt_pipeline_verdict {
 	unsigned vcpus;                 /* its top point */
 	unsigned gpus_fed;
 	double vcpus_per_gpu;           /* < 0 unknown */
+	double vcpus_per_gpu_reserved;  /* with the training job's reserve
+	                                   per GPU; < 0 unknown */
 	double cpu_s_per_sample;        /* < 0 unknown */
 	const char *headline;
+	const char *limiting;           /* in the state judged: "gpu" (fed),
+	                                   "cpu", "storage", "unknown" */
+	const char *cold_limiting;      /* the same when cold was measured,
+	                                   else NULL */
+	const struct rpt_gpu_decode *gd; /* gpu-decode's modelled side, else
+	                                   NULL */
 };
+
+/* Is V limited by storage, in the state judged or cold? */
+bool rpt_pipeline_storage_bound(const struct rpt_pipeline_verdict *v);
 
 /*
  * The verdict of S's own pipeline (I = 0) and of each of S->others

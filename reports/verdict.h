@@ -369,6 +369,22 @@ struct rpt_ram_row {
 uint64_t rpt_reserve_ram_default(unsigned batch, unsigned prefetch,
 				 uint64_t sample_bytes);
 
+/*
+ * The gpu-decode pipeline's modelled side: the GPU's JPEG decoder as
+ * workloads/' decoder rows state it (report_pipeline.c).
+ */
+struct rpt_gpu_decode {
+	const char *path;               /* "hw", "hybrid"; NULL: the
+	                                   pipeline is not gpu-decode */
+	const char *gpu;                /* the GPU type judged against */
+	bool known;                     /* the GPU has a decoder row */
+	bool hw;                        /* ... with a hardware decoder */
+	double img_per_s;               /* its decode capacity per GPU; 0
+	                                   not stated */
+	double range_lo, range_hi;
+	const char *kind, *source;      /* NULL when not known */
+};
+
 /* Default vCPUs reserved for each GPU's training process. */
 #define RPT_RESERVE_VCPUS_PER_GPU 1.0
 

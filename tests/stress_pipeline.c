@@ -20,6 +20,8 @@
 
 struct sp_arg {
 	uint64_t fail_every;     /* ids divisible by this fail (0: none) */
+	bool stage;              /* copy each sample into its batch's
+	                            staging area (as gpu-decode's hw path) */
 };
 
 static int sp_ctx_create(void *arg, void **ctx)
@@ -36,9 +38,19 @@ static int sp_apply(void *ctx, const void *data, size_t len, uint64_t seed,
 	uint64_t *o = out, h = seed ^ epoch;
 	const uint8_t *p = data;
 
-	(void)st;
 	if (a->fail_every && id % a->fail_every == 0)
 		return -LDR_ECORRUPT;
+	if (a->stage) {
+		uint8_t *q = ldr_stage_alloc(st->stage, len);
+
+		if (!q)
+			return -ENOBUFS;
+		memcpy(q, data, len);
+		st->staged_bytes = len;
+		h = 0;
+		o[2] = (uint64_t)(uintptr_t)q;
+		o[3] = len;
+	}
 	for (size_t i = 0; i < len; i += 61)
 		h = h * 31 + p[i];
 	o[0] = id + 1;
@@ -46,9 +58,22 @@ static int sp_apply(void *ctx, const void *data, size_t len, uint64_t seed,
 	return 0;
 }
 
+/* A staged sample's bytes still hash to what its worker saw. */
+static bool sp_staged_ok(const uint64_t *o)
+{
+	const uint8_t *q = (const uint8_t *)(uintptr_t)o[2];
+	uint64_t h = 0;
+
+	for (size_t i = 0; i < o[3]; i += 61)
+		h = h * 31 + q[i];
+	return h == o[1];
+}
+
 struct sp_seen {
 	pthread_mutex_t lock;
 	uint64_t positions;
+	unsigned out_words;     /* 4: staged samples to check */
+	uint64_t stage_bad;
 };
 
 static void sp_on_batch(void *arg, uint64_t b, const void *data,
@@ -56,10 +81,16 @@ static void sp_on_batch(void *arg, uint64_t b, const void *data,
 {
 	struct sp_seen *s = arg;
 
+	const uint64_t *o = data;
+	uint64_t bad = 0;
+
 	(void)b;
-	(void)data;
+	for (unsigned i = 0; s->out_words == 4 && i < samples; i++)
+		if (o[4 * i] && !sp_staged_ok(o + 4 * i))
+			bad++;
 	pthread_mutex_lock(&s->lock);
 	s->positions += samples;
+	s->stage_bad += bad;
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -157,9 +188,14 @@ int stress_pipeline(void)
 		cfg.world = 1;
 		cfg.warmup_s = i % 2 ? -1 : 0.01;
 		cfg.probe_fraction = i % 6 == 0 ? 0.5 : 0;
+		/* every other run stages, in areas small enough to grow */
+		arg.stage = i % 2 == 1;
+		seen.out_words = arg.stage ? 4 : 2;
 		cfg.transform = (struct ldr_transform){
-			.name = "stress", .out_bytes = 16, .arg = &arg,
-			.ctx_create = sp_ctx_create, .apply = sp_apply,
+			.name = "stress", .out_bytes = 8 * seen.out_words,
+			.arg = &arg, .ctx_create = sp_ctx_create,
+			.apply = sp_apply, .stage_bytes = arg.stage ?
+			4096 + 512 * (i % 7) : 0,
 		};
 		cfg.on_batch = sp_on_batch;
 		cfg.on_batch_arg = &seen;
@@ -207,6 +243,9 @@ int stress_pipeline(void)
 		} else if (stop == SP_FLAG) {
 			ok = res->stopped_by_signal;
 		}
+		if (seen.stage_bad || (arg.stage && !err &&
+				       res->stage_held_bytes == 0))
+			ok = false;
 		if (!ok) {
 			failed++;
 			printf("FAIL pipeline run %u (%s, %s, readers %u, "

@@ -408,6 +408,46 @@ int wl_imagenet_transform(struct wl_transform_state *st,
 /* The loader error kind (negative) for a -AUG_E* code or -errno. */
 int wl_transform_err(int aug_err);
 
+/* ---- gpu-decode: the host's share of a GPU JPEG decode (wl_gpudec.c) */
+
+/* A GPU's JPEG decoder, as the sources state it (one row per GPU name
+ * of the demand tables). */
+struct wl_gpu_decoder {
+	const char *gpu;                /* the demand rows' short name */
+	bool hw;                        /* has NVJPG: gpu-decode's default
+	                                   path is hw, else hybrid */
+	double img_per_s;               /* JPEG decode capacity per GPU at
+	                                   ImageNet sizes; 0 not stated */
+	double range_lo, range_hi;      /* the sources' figures */
+	const char *kind;               /* "lower bound", "not stated", ... */
+	const char *source;
+};
+
+/* GPU's decoder row (case-insensitive), or NULL when none is known. */
+const struct wl_gpu_decoder *wl_gpu_decoder_find(const char *gpu);
+
+/* Every decoder row into *ROWS; returns how many. */
+size_t wl_gpu_decoders(const struct wl_gpu_decoder **rows);
+
+/* "hw" or "hybrid". */
+const char *wl_gpu_decode_mode_name(enum aug_gd_mode m);
+
+/*
+ * Workload W's gpu-decode pipeline (image-train workloads only, else
+ * -ENOTSUP) in MODE as a loader transform into *OUT, its state in *ST
+ * (which must outlive every run of *OUT). Each sample's slot holds a
+ * struct aug_gd_desc; its payload goes to the batch's staging area,
+ * whose first chunk is STAGE_BYTES (0: 1 MiB). The sample's path is
+ * counted (paths "hw", "hybrid", "hybrid_progressive", "hybrid_cmyk");
+ * a PNG fails as "unsupported" (kind png_not_gpu_decoded). The pipeline
+ * in words to DESC. 0, -EINVAL or -ENOMEM.
+ */
+int wl_transform_gpu_decode(const struct wl_workload *w,
+			    enum aug_gd_mode mode, size_t stage_bytes,
+			    struct wl_transform_state *st,
+			    struct ldr_transform *out, char *desc,
+			    size_t desc_len);
+
 /*
  * One line naming the pipeline PARAMS describe and its decoder settings,
  * e.g. "feedrate native: libjpeg-turbo, ISLOW IDCT, fancy upsampling, ROI
