@@ -381,6 +381,10 @@ void jdg_kinds_per_gpu(double here, bool threads, double yield_lo,
 		       double yield_hi, double *thread_lo, double *thread_hi,
 		       double *core_lo, double *core_hi);
 
+/* Is a GPU's hardware decoder, of stated CAPACITY images/s (<= 0: not
+ * stated, never the limit), below the DEMAND of samples/s per GPU? */
+bool jdg_decoder_limits(double capacity, double demand);
+
 enum jdg_fit {
 	JDG_FIT_UNKNOWN = 0,            /* no vCPUs-per-GPU figure */
 	JDG_FIT_YES,                    /* spare_lo >= 0 */

@@ -83,3 +83,8 @@ void jdg_kinds_per_gpu(double here, bool threads, double yield_lo,
 		*thread_hi = here * 2 / yield_lo;
 	}
 }
+
+bool jdg_decoder_limits(double capacity, double demand)
+{
+	return capacity > 0 && demand > capacity;
+}

@@ -244,3 +244,13 @@ FR_TEST(judge_project, smt_yield_clamp_and_kinds)
 	cr_assert_float_eq(tl, -1, 1e-15);
 	cr_assert_float_eq(ch, -1, 1e-15);
 }
+
+FR_TEST(judge_project, gpu_decoder_limit_at_its_capacity)
+{
+	cr_assert(jdg_decoder_limits(3000, 3000.5));
+	cr_assert_not(jdg_decoder_limits(3000, 3000), "equal: it keeps up");
+	cr_assert_not(jdg_decoder_limits(3000, 2000));
+	cr_assert_not(jdg_decoder_limits(0, 5000), "no stated capacity");
+	cr_assert_not(jdg_decoder_limits(-1, 5000));
+	cr_assert_not(jdg_decoder_limits(3000, NAN));
+}
