@@ -26,6 +26,8 @@ enum fr_exit {
 	FR_EXIT_MAX_ERRORS = 4,     /* stopped early by --max-errors */
 	FR_EXIT_ENV = 5,            /* the environment refused: no dataset, no
 	                               memory, unwritable report, ... */
+	FR_EXIT_STALLED = 6,        /* the storage stalled: no read completed
+	                               for --stall-timeout (reported) */
 	FR_EXIT_SIGINT = 130,       /* interrupted by SIGINT (128 + 2) */
 	FR_EXIT_SIGTERM = 143,      /* interrupted by SIGTERM (128 + 15) */
 };
@@ -119,7 +121,7 @@ void cli_common_defaults(struct cli_common_opts *o);
 
 /* The shared options' bindings to the option table (cli/options.c), where
  * they go in *O, into B (CLI_COMMON_BINDS entries). Returns how many. */
-#define CLI_COMMON_BINDS 24
+#define CLI_COMMON_BINDS 25
 size_t cli_common_binds(struct cli_common_opts *o, struct cli_bind *b);
 
 /*
@@ -190,6 +192,38 @@ extern volatile sig_atomic_t cli_stop;
 /* Catch SIGINT and SIGTERM into cli_stop (zeroed); restore the old ones. */
 void cli_signals_catch(struct sigaction old[2]);
 void cli_signals_restore(const struct sigaction old[2]);
+
+/* --stall-timeout in seconds (every command that reads); 0: the default,
+ * LDR_DEFAULT_STALL_TIMEOUT_S. */
+extern double cli_stall_timeout;
+
+
+/*
+ * Start the watchdog (loader/watchdog.c) for CMD, after
+ * cli_signals_catch: a stall, or a signal the command cannot act on
+ * within LDR_SIGNAL_END_S (a thread stuck in the kernel), ends it with a
+ * partial report written by the watchdog (text on standard output, and
+ * JSON to JSON when given, keyed SCHEMA / VERSION as the command's
+ * report is; SCHEMA NULL: none) and exit FR_EXIT_STALLED or 130/143.
+ * 0, or FR_EXIT_ENV (printed: no thread could be made).
+ */
+int cli_watch_start(const char *cmd, const char *json, const char *schema,
+		    int version);
+void cli_watch_stop(void);
+
+/*
+ * The command's own thread is about to write its report: take it from
+ * the watchdog. Where the watchdog already writes it, this never
+ * returns (the process ends with the watchdog's report).
+ */
+void cli_watch_claim(void);
+
+/* Whether the storage stalled (the watchdog saw it); *OUT gets how. */
+bool cli_watch_stalled(struct stg_stall *out);
+
+/* CMD's one line on standard error for a stall, and the exit status
+ * FR_EXIT_STALLED. */
+int cli_stall_exit(const char *cmd, const struct stg_stall *stall);
 
 /* A progress line for generating the default dataset (ARG: the command's
  * name), for measure's ms_gen_progress_fn; prints only to a terminal. */

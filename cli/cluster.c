@@ -225,6 +225,15 @@ void cli_cluster_rank_fill(struct rpt_cluster_rank *r,
 	r->gpus = rr->gpu_count;
 	snprintf(r->bottleneck, sizeof(r->bottleneck), "%s",
 		 rr->bottleneck ? rr->bottleneck : "unknown");
+	if (!po->measured && po->rep.stalled) {
+		/* lost to its storage, as a killed rank is lost */
+		char line[700];
+
+		rpt_stall_text(&po->rep.stall, line, sizeof(line));
+		snprintf(r->fail_text, sizeof(r->fail_text), "lost: %.*s",
+			 (int)sizeof(r->fail_text) - 7, line);
+		return;
+	}
 	if (!po->measured) {
 		snprintf(r->fail_text, sizeof(r->fail_text), "%.*s",
 			 (int)sizeof(r->fail_text) - 1, po->err_text[0] ?

@@ -57,7 +57,8 @@ static void ckpt_tail(FILE *f)
 	fprintf(f,
 "Exit status: 0 ok, 2 usage error or a refused DIR (not empty, too little\n"
 "free space), 5 environment failure (the disk filled up, a write failed),\n"
-"130/143 interrupted (what was written is removed).\n");
+"6 storage stalled (--stall-timeout), 130/143 interrupted (what was\n"
+"written is removed).\n");
 }
 
 /* Returns 0, -1 after --help, or FR_EXIT_USAGE. */
@@ -191,6 +192,12 @@ static int ckpt_report(const struct ckpt_opts *o, struct rpt_ckpt *r,
 	}
 	if (cli_stop || err == -EINTR)
 		return cli_exit_for_signal(cli_stop ? cli_stop : SIGINT);
+	{
+		struct stg_stall stall;
+
+		if (cli_watch_stalled(&stall))
+			return cli_stall_exit("ckpt", &stall);
+	}
 	if (ret)
 		return ret;
 	if (err)
@@ -282,7 +289,15 @@ int cmd_ckpt(int argc, char **argv)
 	cfg.stop = &cli_stop;
 	cfg.progress = ckpt_on_progress;
 	cli_signals_catch(old);
+	if (cli_watch_start("ckpt", o.c.json, RPT_CKPT_SCHEMA_NAME,
+			    RPT_CKPT_SCHEMA_VERSION)) {
+		cli_signals_restore(old);
+		free(res);
+		return FR_EXIT_ENV;
+	}
 	err = ms_ckpt_run(&cfg, res);
+	cli_watch_claim();
+	cli_watch_stop();
 	cli_signals_restore(old);
 	ckpt_fill(&o, &gs, bytes, res, &r);
 	r.signal = cli_stop;

@@ -162,6 +162,7 @@ static int gen_parse(int argc, char **argv, struct gen_opts *g)
 		CLI_BIND_G("zstd-level", g->so.zstd_level, g->have_level),
 		CLI_BIND("shard-size", g->so.shard_size),
 		CLI_BIND("from", g->from),
+		CLI_BIND("stall-timeout", cli_stall_timeout),
 	};
 	int ret;
 
@@ -383,10 +384,18 @@ int cmd_gen(int argc, char **argv)
 	g.o.err_path = errpath;
 	g.o.err_path_len = sizeof(errpath);
 	cli_signals_catch(old);
-	if (g.from)
+	/* --from reads: a stall there ends gen with a report */
+	if (g.from && cli_watch_start("gen", NULL, NULL, 0)) {
+		cli_signals_restore(old);
+		return FR_EXIT_ENV;
+	}
+	if (g.from) {
+		stg_watch_phase(STG_PHASE_SOURCE);
 		rc = wl_shards_from_folder(g.from, g.dir, &g.o, &g.so, &st,
 					   &sst);
-	else if (shards)
+		cli_watch_claim();
+		cli_watch_stop();
+	} else if (shards)
 		rc = wl_gen_shards(w, g.dir, &g.o, &g.so, &st, &sst);
 	else if (gen_tokens(&g))
 		rc = wl_gen_tokens_write(w, g.dir, &g.o, g.so.zstd,

@@ -52,7 +52,8 @@ static void io_tail(FILE *f)
 {
 	fprintf(f,
 "Exit status: 0 ok, 2 usage error, 3 some files could not be read,\n"
-"5 dataset or backend unusable, 130/143 interrupted.\n");
+"5 dataset or backend unusable, 6 storage stalled (--stall-timeout),\n"
+"130/143 interrupted.\n");
 }
 
 static int io_parse(int argc, char **argv, struct io_opts *o)
@@ -73,6 +74,7 @@ static int io_parse(int argc, char **argv, struct io_opts *o)
 		CLI_BIND("html", o->html),
 		CLI_BIND("solo", o->solo),
 		CLI_BIND("mpi-timeout", o->mpi_timeout),
+		CLI_BIND("stall-timeout", cli_stall_timeout),
 	};
 	int ret;
 
@@ -127,8 +129,10 @@ static void io_on_progress(enum ms_io_event ev,
 static int io_report(const struct io_opts *o, const struct ms_io_result *res)
 {
 	FILE *f = (o->json && !strcmp(o->json, "-")) ? stderr : stdout;
+	struct stg_stall stall;
 	int ret = FR_EXIT_OK;
 
+	cli_watch_claim();
 	rpt_iorun_print(f, o->dataset, &o->cfg, res);
 	if (o->json) {
 		json_t *root = rpt_iorun_json(o->dataset, &o->cfg, res);
@@ -140,6 +144,13 @@ static int io_report(const struct io_opts *o, const struct ms_io_result *res)
 				o->json, strerror(-err));
 			ret = FR_EXIT_ENV;
 		}
+	}
+	if (cli_watch_stalled(&stall)) {
+		char line[700];
+
+		rpt_stall_text(&stall, line, sizeof(line));
+		fprintf(f, "  stalled    %s\n", line);
+		return cli_stall_exit("io", &stall);
 	}
 	/* files the listing dropped count as errors, as in the report */
 	if (ret == FR_EXIT_OK && (res->st.errors ||
@@ -317,6 +328,11 @@ int cmd_io(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? FR_EXIT_OK : ret;
 	ret = cli_check_reports("io", &o.json, 1, o.dataset, o.list);
+	if (ret)
+		return ret;
+	/* the listing too is watched: it may stall */
+	cli_signals_catch(old);
+	ret = cli_watch_start("io", o.json, NULL, 1);
 	if (!ret) {
 		res = malloc(sizeof(*res));
 		ret = io_list(&o, &md);
@@ -326,16 +342,13 @@ int cmd_io(int argc, char **argv)
 	if (ret && cli_cluster && res) {
 		/* a node whose listing failed still walks the cluster's
 		 * steps, saying so (md.ds NULL) */
-		cli_signals_catch(old);
 		io_cluster(&o, &md, res);
-		cli_signals_restore(old);
 	}
 	if (ret)
 		goto out;
 	o.cfg.ds = md.ds;
 	o.cfg.stop = &cli_stop;
 	o.cfg.progress = io_on_progress;
-	cli_signals_catch(old);
 	if (cli_cluster) {
 		ret = io_cluster(&o, &md, res);
 		if (cli_stop)
@@ -344,8 +357,9 @@ int cmd_io(int argc, char **argv)
 		ret = cli_fail("io", -EIO, 0, res->err_text);
 	else if ((ret = io_report(&o, res)) >= 0 && cli_stop)
 		ret = cli_exit_for_signal(cli_stop);    /* after the report */
-	cli_signals_restore(old);
 out:
+	cli_watch_stop();
+	cli_signals_restore(old);
 	free(res);
 	ms_dataset_close(&md, true);
 	return ret;

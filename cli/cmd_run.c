@@ -60,7 +60,8 @@ static void run_tail(FILE *f)
 	fprintf(f,
 "Exit status: 0 ok, 2 usage error, 3 completed but some samples failed,\n"
 "4 stopped by --max-errors, 5 environment failure (no dataset, no disk\n"
-"space, backend refused; under mpirun: a rank lost or failed), 130/143\n"
+"space, backend refused; under mpirun: a rank lost or failed), 6 the\n"
+"storage stalled (--stall-timeout; the report says where), 130/143\n"
 "interrupted (a partial report is printed).\n");
 }
 
@@ -146,6 +147,8 @@ struct run_state {
 	char pipe_name[600];
 	char cache_how[1024];
 	char notes[1024];
+	struct stg_stall stall;         /* the storage stalled (rr.stall) */
+	char stall_text[700];
 };
 
 #define note_add(s, ...) \
@@ -325,6 +328,22 @@ static int run_setup(struct run_state *s)
 	return 0;
 }
 
+/* The report says the storage stalled (STALL) and has no results. */
+static void run_stalled(struct run_state *s, struct rpt_run *rr,
+			const struct stg_stall *stall)
+{
+	s->stall = *stall;
+	rpt_stall_text(stall, s->stall_text, sizeof(s->stall_text));
+	rr->stall = &s->stall;
+	rr->res = NULL;
+	rr->run_error = -ETIMEDOUT;
+	rr->run_error_text = s->stall_text;
+	if (s->po.rep.held_pid)
+		note_add(s, "the measurement child (pid %d) waits in the "
+			 "kernel on the stalled storage: it was killed and "
+			 "is left to the kernel", s->po.rep.held_pid);
+}
+
 /* The transform, the point, the measurement. 0 or an exit code. */
 static int run_measure(struct run_state *s, struct rpt_run *rr)
 {
@@ -350,14 +369,28 @@ static int run_measure(struct run_state *s, struct rpt_run *rr)
 	if (p.pipe.kind == MS_PIPELINE_GPU_DECODE)
 		rpt_gpu_decode_fill(&rr->gd, s->gs.type, p.pipe.gpudec ==
 				    MS_GPUDEC_HYBRID ? "hybrid" : "hw");
+	if (err == -ETIMEDOUT && s->po.rep.stalled) {
+		/* the child was killed: nothing of its window came back */
+		run_stalled(s, rr, &s->po.rep.stall);
+		return 0;
+	}
 	if (s->po.measured)
 		return 0;
 	if (ms_pipeline_is_python(&p.pipe) && s->po.py.fail &&
 	    !rr->signal && err != -EINTR)
 		return run_python_failed(s, rr);
-	if (err == -EINTR || rr->signal)
-		return cli_fail("run", -EINTR, rr->signal, "interrupted; "
-				"nothing was measured");
+	if (err == -EINTR || rr->signal) {
+		/* still a report: what was prepared, and that it stopped */
+		fprintf(stderr, "feedrate run: interrupted; nothing was "
+			"measured\n");
+		rr->signal = rr->signal ? rr->signal : cli_stop ? cli_stop :
+			     SIGINT;
+		rr->res = NULL;
+		rr->run_error = -EINTR;
+		rr->run_error_text = "interrupted before the window gave "
+				     "numbers";
+		return 0;
+	}
 	/* the run never started: say why */
 	fprintf(stderr, "feedrate run: the measurement could not start: %s\n",
 		s->po.err_text[0] ? s->po.err_text : "?");
@@ -376,6 +409,7 @@ static int run_report(struct run_state *s, struct rpt_run *rr)
 	FILE *out = cli_text_out(&s->o.c.json, 1);
 	int ret = FR_EXIT_OK;
 
+	cli_watch_claim();
 	rr->notes = s->notes;
 	rpt_run_print(out, rr);
 	fflush(out);
@@ -389,6 +423,8 @@ static int run_report(struct run_state *s, struct rpt_run *rr)
 	 * report not written) over --max-errors and sample errors */
 	if (rr->signal)
 		return cli_exit_for_signal(rr->signal);
+	if (rr->stall)
+		return cli_stall_exit("run", rr->stall);
 	if (s->res->stopped_by_max_errors) {
 		fprintf(stderr, "feedrate run: stopped after %llu failed "
 			"sample%s (--max-errors %llu); see the errors in the "
@@ -549,7 +585,10 @@ int cmd_run(int argc, char **argv)
 	if (ret)
 		goto out_free;
 	cli_signals_catch(old);
-	ret = cli_dataset_open("run", s->w, &s->o.c, &s->md);
+	ret = cli_watch_start("run", s->o.c.json, NULL,
+			      RPT_RUN_SCHEMA_VERSION);
+	if (!ret)
+		ret = cli_dataset_open("run", s->w, &s->o.c, &s->md);
 	if (!ret && cli_stop)
 		ret = cli_fail("run", -EINTR, cli_stop, "interrupted before "
 			       "the measurement; nothing was measured");
@@ -561,6 +600,7 @@ int cmd_run(int argc, char **argv)
 		if (!ret)
 			ret = run_report(s, &rr);
 	}
+	cli_watch_stop();
 	cli_signals_restore(old);
 out_free:
 	/* the listing; the generated folder unless --keep-dataset */

@@ -136,7 +136,8 @@ static void sweep_tail(FILE *f)
 	fprintf(f,
 "\n"
 "Exit status: 0 ok, 2 usage error, 3 completed but some samples failed,\n"
-"5 environment failure, 130/143 interrupted (a partial report is printed).\n");
+"5 environment failure, 6 the storage stalled (--stall-timeout), 130/143\n"
+"interrupted (a partial report is printed).\n");
 }
 
 static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
@@ -436,7 +437,7 @@ static int sweep_measure(struct sweep_state *s)
 	rpt_sweep_fill_points(&s->rs, s->rpts, s->how, &s->sw,
 			      s->gs.demand * s->gs.count,
 			      stg_dataset_count(s->md.ds));
-	ret = sweep_checks(s);
+	ret = s->sw.stalled ? 0 : sweep_checks(s);
 	if (isatty(STDERR_FILENO))
 		fprintf(stderr, "\r\033[K");
 	return ret;
@@ -450,7 +451,9 @@ static int sweep_report(struct sweep_state *s)
 	int ret = FR_EXIT_OK;
 	bool errors = false;
 
+	cli_watch_claim();
 	sweep_fill_report(s);
+	s->rs.stall = s->sw.stalled ? &s->sw.stall : NULL;
 	s->rs.elapsed_s = stg_now() - s->sw.cfg.t0;
 	rpt_prepare_fill(&s->rs.prepare, &s->sw.ph, s->md.list_s,
 			 s->sw.prep_method);
@@ -483,6 +486,8 @@ static int sweep_report(struct sweep_state *s)
 			  s->rpts[i].errors;
 	if (cli_stop)
 		return cli_exit_for_signal(cli_stop);
+	if (s->sw.stalled)
+		return cli_stall_exit("sweep", &s->sw.stall);
 	return ret ? FR_EXIT_ENV : errors ? FR_EXIT_SAMPLE_ERRORS : FR_EXIT_OK;
 }
 
@@ -523,7 +528,8 @@ static int sweep_pipelines(struct sweep_state *s)
 	ms_pipeline_name(&s->pipe, s->pipe_name, sizeof(s->pipe_name));
 	s->o.budget_s = total / n;
 	ret = sweep_measure(s);
-	for (unsigned i = 0; !ret && i < n && !cli_stop; i++) {
+	for (unsigned i = 0; !ret && i < n && !cli_stop && !s->sw.stalled;
+	     i++) {
 		struct sweep_state *sub;
 
 		if (i == own)
@@ -629,7 +635,10 @@ int cmd_sweep(int argc, char **argv)
 			goto out_free;
 	}
 	cli_signals_catch(old);
-	ret = cli_dataset_open("sweep", s->w, &s->o.c, &s->md);
+	ret = cli_watch_start("sweep", s->o.c.json, RPT_SWEEP_SCHEMA_NAME,
+			      RPT_SWEEP_SCHEMA_VERSION);
+	if (!ret)
+		ret = cli_dataset_open("sweep", s->w, &s->o.c, &s->md);
 	if (cli_cluster) {
 		ret = sweep_cluster(s, ret != 0);
 	} else {
@@ -638,6 +647,7 @@ int cmd_sweep(int argc, char **argv)
 		if (!ret)
 			ret = sweep_report(s);
 	}
+	cli_watch_stop();
 	cli_signals_restore(old);
 out_free:
 	cli_dataset_close("sweep", &s->md, s->o.c.keep);

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "jobfile.h"
 #include "report.h"
+#include "cluster.h"
 
 volatile sig_atomic_t cli_stop;
 
@@ -71,6 +72,109 @@ void cli_signals_restore(const struct sigaction old[2])
 {
 	sigaction(SIGINT, &old[0], NULL);
 	sigaction(SIGTERM, &old[1], NULL);
+}
+
+/* ---- the watchdog: stalls, and signals a stuck thread cannot see ---- */
+
+double cli_stall_timeout;
+
+static struct {
+	const char *cmd, *json, *schema;
+	int version;
+	bool running;
+} cli_wd;
+
+/* The watchdog's report (its thread; the command's waits in the
+ * kernel): what the command can say without its own thread. */
+static int watch_report(void *arg, const struct stg_stall *stall, int sig)
+{
+	FILE *out = cli_wd.json && !strcmp(cli_wd.json, "-") ? stderr :
+		    stdout;
+	const char *note = stall ? "the command's thread waits in the "
+		"kernel on the stalled storage: this report holds what the "
+		"command knew when it stopped, and the thread is left to the "
+		"kernel" : "interrupted while a thread waits in the kernel "
+		"(storage not answering): the command ended without it";
+	char line[700];
+	int ret;
+
+	(void)arg;
+	if (stall)
+		rpt_stall_text(stall, line, sizeof(line));
+	fprintf(out, "feedrate %s (PARTIAL: %s)\n", cli_wd.cmd, stall ?
+		"the storage STALLED" : "interrupted");
+	if (stall)
+		fprintf(out, "  %s\n", line);
+	fprintf(out, "  %s\n", note);
+	fflush(out);
+	ret = stall ? cli_stall_exit(cli_wd.cmd, stall) :
+	      cli_exit_for_signal(sig);
+	if (cli_wd.json) {
+		json_t *root = rpt_stall_partial_json(cli_wd.cmd,
+			cli_wd.schema, cli_wd.version, stall, sig, note);
+
+		if (root)
+			json_object_set_new(root, "feedrate_version",
+					    json_string(FEEDRATE_VERSION));
+		if (cli_write_report(cli_wd.cmd, cli_wd.json, root, NULL,
+				     "JSON") && !stall && !sig)
+			ret = FR_EXIT_ENV;
+		json_decref(root);
+	}
+	fflush(stderr);
+	ldr_supervised_done(ret);
+	return ret;
+}
+
+int cli_watch_start(const char *cmd, const char *json, const char *schema,
+		    int version)
+{
+	struct ldr_watchdog_opts o = {
+		.stall_timeout_s = cli_stall_timeout,
+		.stop = &cli_stop,
+		.report = watch_report,
+	};
+	int err;
+
+	cli_wd.cmd = cmd;
+	/* under mpirun only rank 0 writes the report file */
+	cli_wd.json = cli_cluster && cli_cluster->rank != 0 ? NULL : json;
+	cli_wd.schema = schema;
+	cli_wd.version = version;
+	err = stg_watch_init();
+	if (!err)
+		err = ldr_watchdog_start(&o);
+	if (err)
+		return cli_fail(cmd, err, 0, "cannot start the stall watchdog");
+	cli_wd.running = true;
+	return 0;
+}
+
+void cli_watch_stop(void)
+{
+	if (cli_wd.running)
+		ldr_watchdog_stop();
+	cli_wd.running = false;
+}
+
+void cli_watch_claim(void)
+{
+	if (cli_wd.running && !ldr_watchdog_claim())
+		ldr_watchdog_park();
+}
+
+bool cli_watch_stalled(struct stg_stall *out)
+{
+	return ldr_watchdog_stall(out);
+}
+
+int cli_stall_exit(const char *cmd, const struct stg_stall *stall)
+{
+	char line[700];
+
+	rpt_stall_text(stall, line, sizeof(line));
+	fprintf(stderr, "feedrate %s: %s\n", cmd, line);
+	return FR_EXIT_STALLED;
 }
 
 /* ---- the dataset and the GPUs ---- */

@@ -256,6 +256,7 @@ size_t cli_common_binds(struct cli_common_opts *o, struct cli_bind *b)
 		CLI_BIND("format", o->format),
 		CLI_BIND("shuffle-buffer", o->shuffle_buffer),
 		CLI_BIND("read-size", o->read_size),
+		CLI_BIND("stall-timeout", cli_stall_timeout),
 	};
 	_Static_assert(sizeof(t) / sizeof(t[0]) == CLI_COMMON_BINDS,
 		       "CLI_COMMON_BINDS counts the shared options");

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cluster.h"
 
 struct command {
 	const char *name;
@@ -38,7 +39,7 @@ static void usage(FILE *f)
 		"\nRun 'feedrate COMMAND --help' for a command's options.\n"
 		"Exit status: 0 ok, 1 failure, 2 usage error, 3 completed with "
 		"sample errors,\n4 stopped by --max-errors, 5 environment "
-		"failure, 130/143 interrupted.\n");
+		"failure, 6 storage stalled, 130/143 interrupted.\n");
 }
 
 int main(int argc, char **argv)
@@ -79,10 +80,18 @@ int main(int argc, char **argv)
 		return FR_EXIT_OK;
 	}
 	for (size_t i = 0; i < ncommands; i++) {
+		unsigned world;
 		int ret;
 
 		if (strcmp(name, commands[i].name))
 			continue;
+		/* a process of its own, so that the shell gets the exit
+		 * status once the report is written, even while a thread
+		 * waits in the kernel on stalled storage; not for a rank of
+		 * mpirun (its launcher knows the pid it started) */
+		if (commands[i].fn != cmd_compare &&
+		    commands[i].fn != cmd_info && !ms_comm_mpi_launched(&world))
+			ldr_supervise();
 		/* launched by mpirun: MPI first, before any thread */
 		ret = cli_cluster_start(&argc, &argv);
 		if (ret)
@@ -93,6 +102,9 @@ int main(int argc, char **argv)
 		if (!ret)
 			ret = commands[i].fn(argc - 1, argv + 1);
 		cli_cluster_end();
+		fflush(stdout);
+		fflush(stderr);
+		ldr_supervised_done(ret);
 		return ret;
 	}
 	fprintf(stderr, "feedrate: unknown command '%s'\n"

@@ -273,6 +273,12 @@ const struct cli_opt cli_options[] = {
   .group = G_MPI, .help = "cold: before the window each rank reads its "
   "share alone this long, the others idle, so the cluster's total is set "
   "against the sum of the nodes alone; 0 skips" },
+{ "stall-timeout", 0, CLI_TIME, "TIME", RSS | C_IO | C_CKPT | C_GEN,
+  .lo = 0.1, .hi = 86400, .defs = { { RSS | C_IO | C_CKPT | C_GEN,
+  LDR_DEFAULT_STALL_TIMEOUT_S } }, .group = G_ENGINE, .help = "no read "
+  "(ckpt: or write; gen: of --from's SRC) completed for TIME while some "
+  "are in flight: stop, report the storage STALLED with what was measured, "
+  "exit 6" },
 { "steal-interval", 0, CLI_TIME, "TIME", C_INFO, .hi = 60,
   .defs = { { C_INFO, CLI_STEAL_INTERVAL_S } }, .group = G_MEASURE,
   .help = "sample steal time over TIME; 0 skips" },

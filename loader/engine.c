@@ -1023,6 +1023,7 @@ static void engine_main_loop(struct ldr_engine *e, struct ldr_result *res,
 	bool window = false;
 
 	/* every thread waits at the gate: nothing has moved yet */
+	stg_watch_phase(STG_PHASE_WARMUP);
 	snap_take(e, w0, true);
 	t0 = w0->t;
 	rt0 = realtime_s();
@@ -1032,6 +1033,7 @@ static void engine_main_loop(struct ldr_engine *e, struct ldr_result *res,
 	if (aligned ? rt0 >= cfg->start_realtime : cfg->warmup_s < 0) {
 		window = true;
 		atomic_store_explicit(&e->window_on, 1, memory_order_release);
+		stg_watch_phase(STG_PHASE_WINDOW);
 		*prev = *w0;
 		prev->gpu_compute = cur->gpu_compute;
 		prev->gpu_wait = cur->gpu_wait;
@@ -1067,6 +1069,7 @@ static void engine_main_loop(struct ldr_engine *e, struct ldr_result *res,
 			atomic_store_explicit(&e->window_on, 1,
 					      memory_order_release);
 			res->warmup_s = ns_s(t0, w0->t);
+			stg_watch_phase(STG_PHASE_WINDOW);
 			window = true;
 			*prev = *w0;
 			prev->gpu_compute = cur->gpu_compute;
@@ -1136,6 +1139,7 @@ probe_backend(const struct ldr_config *cfg, struct ldr_config *local,
 	if (!po.stop)
 		po.stop = cfg->stop;
 	/* a failed probe still says uring and why */
+	stg_watch_phase(STG_PHASE_PROBE);
 	stg_backend_probe(cfg->ds, &cfg->reader, &po, pr);
 	*local = *cfg;
 	local->reader.backend = pr->chosen;

@@ -18,6 +18,7 @@
 #ifndef FEEDRATE_LOADER_H
 #define FEEDRATE_LOADER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -189,6 +190,9 @@ static inline bool ldr_au_fed(double au, double au_threshold)
 }
 #define LDR_DEFAULT_WARMUP_S 2.0        /* warm-up excluded from a window */
 #define LDR_DEFAULT_DURATION_S 20.0     /* a run's measured window */
+#define LDR_DEFAULT_STALL_TIMEOUT_S 30.0 /* --stall-timeout: no read
+                                           completed this long while
+                                           reads are in flight */
 #define LDR_RAM_SLACK 1.25              /* a --ram point whose page cache
                                            grew past this x the asked size
                                            was not limited (it ran warm) */
@@ -714,6 +718,13 @@ struct ldr_child_report {
 	                              run; -1 when /proc/stat is unreadable
 	                              or no mask was given */
 	char why[256];          /* words for a failure, "" otherwise */
+	bool stalled;           /* the watchdog saw the storage stall and
+	                           the child was killed (STALL says how) */
+	struct stg_stall stall;
+	int held_pid;           /* a child that did not end within
+	                           LDR_CHILD_END_S of its SIGKILL (a thread
+	                           in uninterruptible sleep): left to the
+	                           kernel, not reaped; 0 none */
 };
 
 /*
@@ -746,6 +757,82 @@ int ldr_child_run(const struct ldr_child_opts *opts, ldr_child_fn fn,
 int ldr_run_pinned(const struct ldr_config *cfg, const cpu_set_t *cpus,
 		   const struct ldr_memcg *memcg, struct ldr_result *res,
 		   struct ldr_child_report *rep);
+
+/* ---- the watchdog: stalls and signals end a command in bounded time
+ *      (loader/watchdog.c) ---- */
+
+#define LDR_CHILD_STOP_S 0.5    /* a signalled child has this long to send
+                                   its partial result before SIGKILL */
+#define LDR_CHILD_END_S 1.0     /* after SIGKILL, this long to end; then
+                                   it is left to the kernel */
+#define LDR_SIGNAL_END_S 1.5    /* after SIGINT/SIGTERM, the watchdog
+                                   writes the report itself when the
+                                   command has not begun to */
+#define LDR_STALL_END_S 2.5     /* after a stall is seen, likewise */
+
+struct ldr_watchdog_opts {
+	double stall_timeout_s;         /* 0: LDR_DEFAULT_STALL_TIMEOUT_S */
+	volatile sig_atomic_t *stop;    /* the command's signal flag, NULL
+	                                   none */
+	/*
+	 * Write the command's report when its own thread cannot (stuck in
+	 * the kernel): called on the watchdog thread with the stall (NULL
+	 * for a signal) and the signal (0 for a stall); returns the exit
+	 * status, with which the process then _exits. What it reads must
+	 * be set before ldr_watchdog_start or be guarded by the caller.
+	 */
+	int (*report)(void *arg, const struct stg_stall *stall, int sig);
+	void *arg;
+};
+
+/*
+ * Start the watchdog thread (stg_watch_init must have run). Every 100 ms
+ * it asks stg_watch_assess about the shared record; on a stall it kills
+ * the measurement child (ldr_child_run's), and when the command's thread
+ * has not claimed the report (ldr_watchdog_claim) LDR_STALL_END_S later
+ * (LDR_SIGNAL_END_S after a signal), it calls O->report and _exits. Main
+ * thread; one watchdog at a time. Returns 0 or -errno.
+ */
+int ldr_watchdog_start(const struct ldr_watchdog_opts *o);
+
+/* Stop and join it (bounded: it only sleeps and reads). NULL-safe. */
+void ldr_watchdog_stop(void);
+
+/* Whether the watchdog saw a stall; *OUT (optional) gets it. Any
+ * thread. */
+bool ldr_watchdog_stall(struct stg_stall *out);
+
+/*
+ * The command's thread takes the writing of the report. False when the
+ * watchdog already writes it: the caller must then write nothing and
+ * wait (ldr_watchdog_park) for the process to end.
+ */
+bool ldr_watchdog_claim(void);
+
+/* Sleep until the process is ended by the watchdog. */
+void ldr_watchdog_park(void) __attribute__((noreturn));
+
+/* The stall timeout in force (seconds); 0 when no watchdog runs. */
+double ldr_watchdog_timeout(void);
+
+/* ldr_child_run's current child, for the watchdog to kill (0 none). */
+void ldr_watchdog_child(int pid);
+
+/*
+ * Run the rest of the program in a child of this process (loader/
+ * supervise.c): returns 0 in the child; the calling process waits for
+ * the child's ldr_supervised_done and exits with that status, even when
+ * the child cannot finish exiting (a thread in uninterruptible sleep),
+ * or with the child's own end. SIGINT/SIGTERM/SIGHUP sent to this
+ * process alone are forwarded. Call first thing in main, before any
+ * thread; FEEDRATE_NO_SUPERVISOR in the environment turns it off (then
+ * it returns 0 at once).
+ */
+int ldr_supervise(void);
+
+/* The command's exit STATUS to the supervisor: its report is written.
+ * Any thread, once; a no-op when unsupervised. */
+void ldr_supervised_done(int status);
 
 /* ---- LRU estimate of the page-cache hit ratio (loader/lru_sim.c) ---- */
 

@@ -17,8 +17,16 @@
  * Signals: while the child runs, the parent's SIGINT/SIGTERM handler
  * forwards the signal to the child, whose handler sets the stop flag the
  * work polls; the work ends and still sends its partial OUT. A second
- * signal in the parent kills the child (SIGKILL). The child asks for
+ * signal in the parent (0.3 s or more after the first: the same signal
+ * sent to the process group and forwarded by the supervisor is one)
+ * kills the child (SIGKILL). The child asks for
  * SIGTERM when the parent dies (PR_SET_PDEATHSIG), so it never outlives it.
+ * Deadlines: the parent never waits on the child without one. It polls
+ * the pipe every 100 ms; when the watchdog (watchdog.c) saw the storage
+ * stall, or LDR_CHILD_STOP_S after a forwarded signal, it SIGKILLs the
+ * child, and a child not ended LDR_CHILD_END_S later (a thread in
+ * uninterruptible sleep holds it) is left to the kernel unreaped
+ * (REP->held_pid); its reads are dropped from the stall record.
  * Shared state: fwd_pid / fwd_sig / fwd_count, written by the parent's
  * handler and read by the parent only. fwd_pid is cleared, with the
  * signals blocked, after the child has exited (waitid WNOWAIT) and before
@@ -26,6 +34,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +47,8 @@
 #include "loader.h"
 
 #define MSG_MAGIC 0x66726368u   /* "frch" */
+#define LDR_CHILD_EXIT_S 3.0    /* a child that closed its pipe has this
+                                   long to end before SIGKILL */
 
 enum { STAGE_CGROUP = 1, STAGE_AFFINITY, STAGE_DONE };
 
@@ -56,8 +67,20 @@ static volatile int child_stop;
 
 static void parent_on_signal(int sig)
 {
+	static struct timespec first;
+	struct timespec now;
 	int saved = errno;
 
+	/* the same signal twice at once (a terminal's or timeout(1)'s to
+	 * the process group, and the supervisor's forward) is one */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (fwd_count && (now.tv_sec - first.tv_sec) * 1000000000L +
+	    (now.tv_nsec - first.tv_nsec) < 300000000L) {
+		errno = saved;
+		return;
+	}
+	if (!fwd_count)
+		first = now;
 	fwd_sig = sig;
 	fwd_count++;
 	if (fwd_pid > 0)
@@ -87,14 +110,62 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-/* Read up to LEN bytes; fewer only at EOF. Returns the count or -errno. */
-static ssize_t read_full(int fd, void *buf, size_t len)
+/*
+ * The parent's deadlines on its child: a stall seen by the watchdog or a
+ * signal forwarded LDR_CHILD_STOP_S ago gets the child SIGKILLed; one
+ * that has not ended LDR_CHILD_END_S after that is given up (a thread in
+ * uninterruptible sleep keeps it, and its end of the pipe, alive).
+ */
+struct child_wait {
+	pid_t pid;
+	double t_sig;           /* first signal forwarded, 0 none */
+	double t_kill;          /* SIGKILL sent, 0 not */
+	bool gave_up;
+};
+
+static void child_wait_tick(struct child_wait *w)
+{
+	const double now = stg_now();
+
+	if (fwd_count && !w->t_sig)
+		w->t_sig = now;
+	if (!w->t_kill && (ldr_watchdog_stall(NULL) ||
+			   (w->t_sig && now - w->t_sig >= LDR_CHILD_STOP_S))) {
+		kill(w->pid, SIGKILL);
+		w->t_kill = now;
+	}
+	if (w->t_kill && now - w->t_kill >= LDR_CHILD_END_S)
+		w->gave_up = true;
+}
+
+/* Wait until FD can be read (data or EOF). False: W gave up. */
+static bool child_wait_readable(int fd, struct child_wait *w)
+{
+	while (!w->gave_up) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		int n = poll(&pfd, 1, 100);
+
+		if (n > 0 || (n < 0 && errno != EINTR))
+			return true;
+		child_wait_tick(w);
+	}
+	return false;
+}
+
+/* Read up to LEN bytes; fewer only at EOF. Returns the count or -errno
+ * (-ETIMEDOUT: W gave up on the child). */
+static ssize_t read_full(int fd, void *buf, size_t len,
+			 struct child_wait *w)
 {
 	char *p = buf;
 	size_t got = 0;
 
 	while (got < len) {
-		ssize_t n = read(fd, p + got, len - got);
+		ssize_t n;
+
+		if (w && !child_wait_readable(fd, w))
+			return -ETIMEDOUT;
+		n = read(fd, p + got, len - got);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -180,6 +251,9 @@ int ldr_child_run(const struct ldr_child_opts *opts, ldr_child_fn fn,
 	struct sigaction sa, old_int, old_term;
 	sigset_t block, oldmask;
 	struct msg_head h;
+	struct child_wait w;
+	bool exit_killed = false;
+	double t_eof;
 	int fds[2], status = 0, err = 0;
 	ssize_t got;
 	pid_t pid, parent = getpid();
@@ -232,15 +306,19 @@ int ldr_child_run(const struct ldr_child_opts *opts, ldr_child_fn fn,
 		goto restore;
 	}
 	fwd_pid = pid;
+	ldr_watchdog_child(pid);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	close(fds[1]);
+	memset(&w, 0, sizeof(w));
+	w.pid = pid;
 
-	got = read_full(fds[0], &h, sizeof(h));
+	got = read_full(fds[0], &h, sizeof(h), &w);
 	if (got == (ssize_t)sizeof(h) && h.magic == MSG_MAGIC &&
 	    h.stage == STAGE_DONE) {
 		if (h.len != out_len)
 			err = -EPROTO;
-		else if (read_full(fds[0], out, out_len) != (ssize_t)out_len)
+		else if (read_full(fds[0], out, out_len, &w) !=
+			 (ssize_t)out_len)
 			err = -ECHILD;
 		rep->fn_result = h.fn_result;
 	} else if (got == (ssize_t)sizeof(h) && h.magic == MSG_MAGIC) {
@@ -257,26 +335,66 @@ int ldr_child_run(const struct ldr_child_opts *opts, ldr_child_fn fn,
 	{
 		char sink[4096];
 
-		while (read_full(fds[0], sink, sizeof(sink)) > 0)
+		while (read_full(fds[0], sink, sizeof(sink), &w) > 0)
 			;
 	}
 	close(fds[0]);
+	t_eof = stg_now();
 	/* wait for the exit without reaping: until the reap the pid stays
 	 * the child's, so the handler may still forward to it; then stop
-	 * forwarding (signals blocked) before the pid can be recycled */
-	{
+	 * forwarding (signals blocked) before the pid can be recycled. A
+	 * child that sent its result may still hang in its exit (io_uring
+	 * waits for a stuck read): the same deadlines hold */
+	while (!w.gave_up) {
 		siginfo_t si;
 
-		while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 &&
-		       errno == EINTR)
-			;
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT |
+			   WNOHANG) < 0 && errno != EINTR)
+			break;
+		if (si.si_pid == pid)
+			break;
+		{
+			const struct timespec ms10 = { 0, 10000000L };
+
+			nanosleep(&ms10, NULL);
+		}
+		child_wait_tick(&w);
+		if (!w.t_kill && stg_now() - t_eof >= LDR_CHILD_EXIT_S) {
+			/* it closed its pipe and does not end */
+			kill(pid, SIGKILL);
+			w.t_kill = stg_now();
+			exit_killed = true;
+		}
 	}
 	rep->wall_s = stg_now() - t0;
 	sigprocmask(SIG_BLOCK, &block, NULL);
 	fwd_pid = 0;
+	ldr_watchdog_child(0);
+	rep->stalled = ldr_watchdog_stall(&rep->stall);
+	if (w.gave_up) {
+		/* left to the kernel: not reaped (its pid stays its own), its
+		 * reads no longer count */
+		rep->held_pid = pid;
+		stg_watch_release_pid(pid);
+		if (err == 0)
+			err = rep->stalled ? -ETIMEDOUT : -EINTR;
+		snprintf(rep->why, sizeof(rep->why), "the measurement child "
+			 "(pid %d) did not end %.1f s after SIGKILL: a thread "
+			 "of it waits in the kernel (uninterruptible sleep) "
+			 "and it is left to the kernel", (int)pid,
+			 LDR_CHILD_END_S);
+		goto restore;
+	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (err == -ECHILD || (err == 0 && !(WIFEXITED(status) &&
+	stg_watch_release_pid(pid);
+	if (rep->stalled && err != -EPROTO) {
+		err = -ETIMEDOUT;
+		snprintf(rep->why, sizeof(rep->why), "the storage stalled: "
+			 "the measurement child was killed");
+	} else if (err == -ECHILD || (err == 0 && !exit_killed &&
+				      !(WIFEXITED(status) &&
 					     WEXITSTATUS(status) == 0))) {
 		err = -ECHILD;
 		describe_status(status, opts, rep->why, sizeof(rep->why));

@@ -343,6 +343,7 @@ int ms_dataset_open(const struct ms_dataset_opts *o, struct ms_dataset *md,
 			 o->list ? "--list names image files" : "--format");
 	}
 	if (md->format != WL_FORMAT_FOLDER) {
+		stg_watch_phase(STG_PHASE_LISTING);
 		err = wl_shardset_open(md->root, md->format, &o->shard,
 				       &md->shards, why, why_len);
 		md->list_s = stg_now() - t0;
@@ -354,6 +355,7 @@ int ms_dataset_open(const struct ms_dataset_opts *o, struct ms_dataset *md,
 			md->ds = md->shards->ds;
 		return err;
 	}
+	stg_watch_phase(STG_PHASE_LISTING);
 	if (o->list)
 		err = stg_dataset_load_list(o->list, md->root, NULL, &md->ds);
 	else

@@ -516,8 +516,10 @@ struct ms_point_out {
  * The stop flag is checked after preparing the cache and before each
  * child; a child already running stops and still reports.
  * Returns 0 when something was measured or the point failed on its own
- * (OUT->measured, OUT->err_text), or -EINTR when the stop flag was raised
- * before the measured run gave numbers.
+ * (OUT->measured, OUT->err_text), -EINTR when the stop flag was raised
+ * before the measured run gave numbers, or -ETIMEDOUT when the storage
+ * stalled (the watchdog saw no read complete for the stall timeout:
+ * OUT->rep.stalled and OUT->rep.stall say where; the child was killed).
  */
 int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 		 struct ms_point_out *out);
@@ -786,6 +788,9 @@ struct ms_sweep {
 	                                   a cold or ram point checks a
 	                                   sample before evicting again */
 	char notes[4096];               /* "" none */
+	bool stalled;                   /* a point found the storage
+	                                   stalled: the sweep stopped there */
+	struct stg_stall stall;
 };
 
 /*

@@ -186,6 +186,7 @@ static int ckpt_phase(struct shard *s, unsigned n, bool writing,
 	unsigned started = 0;
 	int err = 0;
 
+	stg_watch_phase(writing ? STG_PHASE_SAVE : STG_PHASE_RESTORE);
 	memset(ph, 0, sizeof(*ph));
 	if (!secs) {
 		snprintf(why, why_len, "out of memory");

@@ -285,6 +285,8 @@ static void io_prepare_cache(const struct io_run *run,
 	if (!run->count || cfg->rc.backend == STG_BACKEND_NULL ||
 	    cfg->cache == MS_IO_CACHE_ASIS)
 		return;
+	stg_watch_phase(cfg->cache == STG_CACHE_COLD ? STG_PHASE_EVICTION :
+			STG_PHASE_WARMING);
 	if (cfg->cache == STG_CACHE_COLD)
 		err = stg_cache_dataset_evict(cfg->ds, &out->evict_errors);
 	else
@@ -329,6 +331,7 @@ static void io_resolve(struct io_run *run, struct stg_probe_result *probe)
 			.stop = (volatile int *)cfg->stop,
 		};
 
+		stg_watch_phase(STG_PHASE_PROBE);
 		stg_backend_probe(cfg->ds, &run->rc, &po, probe);
 		run->rc.backend = probe->chosen;
 		run->rc.reason = probe->reason;
@@ -362,6 +365,8 @@ static unsigned io_start(struct io_run *run, struct io_thread *th,
 /* Open or shut the gate for the started threads. */
 static void io_gate_open(struct io_run *run, int go)
 {
+	if (go > 0)
+		stg_watch_phase(STG_PHASE_WINDOW);
 	pthread_mutex_lock(&run->mu);
 	run->go = go;
 	pthread_cond_broadcast(&run->cv);

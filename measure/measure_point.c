@@ -109,12 +109,15 @@ static bool residency_known(const struct stg_dataset *ds,
 	if (pp)
 		return pp->warm == STG_WARM_PERSISTS ||
 		       pp->warm == STG_WARM_NOT_CACHED;
+	stg_watch_begin(stg_dataset_count(ds) ? stg_dataset_relpath(ds, 0,
+			NULL) : NULL);
 	fd = stg_dataset_open(ds, 0, O_RDONLY);
 	if (fd >= 0) {
 		if (fstatfs(fd, &sf) == 0 && sf.f_type == MS_FUSE_MAGIC)
 			known = false;
 		close(fd);
 	}
+	stg_watch_end();
 	return known;
 }
 
@@ -147,6 +150,7 @@ static int verify_sample(const struct stg_dataset *ds,
 		o.ids = ids;
 		o.nids = k;
 	}
+	stg_watch_phase(STG_PHASE_VERIFY);
 	err = stg_prep_run(ds, STG_PREP_VERIFY, &o, &r);
 	free(ids);
 	ph->verify_s += r.seconds;
@@ -181,8 +185,10 @@ static void prepare_files(const struct stg_dataset *ds,
 					 .progress_arg = ctl->progress_arg };
 	const bool warm = c == STG_CACHE_WARM;
 	struct stg_prep_result r;
-	int err = stg_prep_run(ds, warm ? STG_PREP_WARM : STG_PREP_EVICT,
-			       &o, &r);
+	int err;
+
+	stg_watch_phase(warm ? STG_PHASE_WARMING : STG_PHASE_EVICTION);
+	err = stg_prep_run(ds, warm ? STG_PREP_WARM : STG_PREP_EVICT, &o, &r);
 
 	*(warm ? &out->ph.warm_s : &out->ph.evict_s) += r.seconds;
 	out->ph.files += r.files;
@@ -244,6 +250,9 @@ void ms_cache_prepare(const struct stg_dataset *ds, enum stg_cache_state c,
 		t = stg_now();
 		while (first < n && stg_dataset_size(ds, first) == 0)
 			first++;
+		stg_watch_phase(STG_PHASE_PROBE);
+		stg_watch_begin(first < n ? stg_dataset_relpath(ds, first,
+				NULL) : NULL);
 		dirfd = open(stg_dataset_root(ds), O_RDONLY | O_DIRECTORY |
 			     O_CLOEXEC);
 		if (first < n && dirfd >= 0 &&
@@ -257,6 +266,7 @@ void ms_cache_prepare(const struct stg_dataset *ds, enum stg_cache_state c,
 				sizeof(out->odirect_why)) == 1;
 		if (dirfd >= 0)
 			close(dirfd);
+		stg_watch_end();
 		out->ph.verify_s += stg_now() - t;
 		prepare_files(ds, c, ctl, out);
 		known = residency_known(ds, pp);
@@ -731,6 +741,12 @@ int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 	out->odirect_refused = out->prep.odirect_refused;
 	memcpy(out->odirect_why, out->prep.odirect_why,
 	       sizeof(out->odirect_why));
+	/* the storage stalled while the cache was prepared */
+	if (ldr_watchdog_stall(&out->rep.stall)) {
+		out->rep.stalled = true;
+		gate_off(p);
+		return -ETIMEDOUT;
+	}
 	/* the child starts with a stop flag of its own: a signal that came
 	 * while the cache was prepared is honoured here */
 	if (p->stop && *p->stop) {
@@ -741,7 +757,8 @@ int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 		err = ram_prepare(&q, start, &ds, &sub, &cg, res, out);
 		if (err) {
 			gate_off(p);
-			err = err < 0 ? err : 0;        /* 1: said, failed */
+			err = out->rep.stalled ? -ETIMEDOUT : err < 0 ? err :
+			      0;                        /* 1: said, failed */
 			goto out;
 		}
 	}
@@ -769,7 +786,8 @@ int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 	memset(res, 0, sizeof(*res));
 	err = point_child(&q, ds, cg, res, out);
 	if (err) {
-		err = p->stop && *p->stop ? -EINTR : 0;
+		err = out->rep.stalled ? -ETIMEDOUT : p->stop && *p->stop ?
+		      -EINTR : 0;
 		goto out;
 	}
 	out->measured = true;

@@ -622,16 +622,29 @@ static struct ms_point sweep_point(const struct ms_sweep *sw, unsigned vcpus,
 	return p;
 }
 
-/* The points from FROM on that never ran, marked so. Returns -EINTR. */
+/* The points from FROM on that never ran, marked so. Returns -EINTR,
+ * or -ETIMEDOUT when the storage stalled. */
 static int sweep_interrupted(struct ms_sweep *sw, size_t from)
 {
 	for (size_t i = from; i < sw->npts; i++)
 		if (sw->pts[i].status == MS_SWEEP_PLANNED) {
 			sw->pts[i].status = MS_SWEEP_DROPPED;
 			snprintf(sw->pts[i].why, sizeof(sw->pts[i].why),
-				 "interrupted");
+				 "%s", sw->stalled ? "not run: the storage "
+				 "stalled" : "interrupted");
 		}
-	return -EINTR;
+	return sw->stalled ? -ETIMEDOUT : -EINTR;
+}
+
+/* A point found the storage stalled (OUT): the sweep stops. */
+static void sweep_stalled(struct ms_sweep *sw, const struct ms_point_out *out)
+{
+	sw->stalled = true;
+	sw->stall = out->rep.stall;
+	sweep_note(sw, "STALLED: no read completed for %.1f s (--stall-timeout "
+		   "%g s) during the %s; the points after it were not run",
+		   sw->stall.idle_s, sw->stall.timeout_s,
+		   stg_phase_name(sw->stall.phase));
 }
 
 int ms_sweep_run_points(struct ms_sweep *sw)
@@ -709,6 +722,14 @@ int ms_sweep_run_points(struct ms_sweep *sw)
 			sweep_note(sw, "cold: %s", sp->out.odirect_why);
 			odirect_noted = true;
 		}
+		if (err == -ETIMEDOUT && sp->out.rep.stalled) {
+			sweep_stalled(sw, &sp->out);
+			snprintf(sp->why, sizeof(sp->why), "the storage stalled "
+				 "during the %s",
+				 stg_phase_name(sp->out.rep.stall.phase));
+			rc = sweep_interrupted(sw, i + 1);
+			break;
+		}
 		if (err == -EINTR) {
 			rc = sweep_interrupted(sw, i + 1);
 			break;
@@ -785,9 +806,10 @@ int ms_sweep_check(struct ms_sweep *sw, unsigned vcpus,
 		snprintf(out->why, sizeof(out->why), "0 GPUs: nothing to check");
 		return 0;
 	}
-	if (sw->cfg.no_check || (stop && *stop)) {
+	if (sw->cfg.no_check || (stop && *stop) || sw->stalled) {
 		snprintf(out->why, sizeof(out->why), "%s", sw->cfg.no_check ?
-			 "--no-check" : "interrupted");
+			 "--no-check" : sw->stalled ? "the storage stalled" :
+			 "interrupted");
 		return 0;
 	}
 	left = sweep_check_time(sw, c, &reserved);
@@ -813,7 +835,8 @@ int ms_sweep_check(struct ms_sweep *sw, unsigned vcpus,
 	sweep_progress(sw, "check: %u GPU%s, %u vCPU%s, %s", gpus,
 		       gpus == 1 ? "" : "s", vcpus, vcpus == 1 ? "" : "s",
 		       stg_cache_state_name(c));
-	ms_point_run(&p, res, &po);
+	if (ms_point_run(&p, res, &po) == -ETIMEDOUT && po.rep.stalled)
+		sweep_stalled(sw, &po);
 	if (reserved)
 		sw->confirm_left[c]--;
 	if (po.prep.prep_s > 0)

@@ -231,6 +231,7 @@ struct rpt_run {
 	int run_error;                  /* 0, or the -errno ldr_run gave */
 	const char *run_error_text;     /* words for it */
 	int signal;                     /* SIGINT/SIGTERM that stopped it */
+	const struct stg_stall *stall;  /* the storage stalled; NULL not */
 	uint64_t max_errors;            /* --max-errors, 0 = none */
 	const char *notes;              /* other remarks, "" none */
 };
@@ -573,5 +574,34 @@ void rpt_info_print(FILE *f, const struct rpt_info *in);
 json_t *rpt_info_json(const struct rpt_info *in);
 
 /* ==== end io and info reports ==== */
+
+/* ==== a stall (reports/report_stall.c) ==== */
+
+/*
+ * The stall in words, one line: "STALLED: no read completed for 3.0 s
+ * (--stall-timeout 3 s) while 12 reads were in flight, in the window;
+ * the oldest waited 3.1 s, on train/n01/x.jpg". BUF of LEN bytes. The
+ * file name is made printable (rpt_path_text).
+ */
+void rpt_stall_text(const struct stg_stall *s, char *buf, size_t len);
+
+/*
+ * The report's `stalled` object (docs/report-schema.md): phase,
+ * reads_in_flight, oldest_age_s, oldest_file, no_completion_s,
+ * stall_timeout_s; JSON null when S is NULL or not stalled.
+ */
+json_t *rpt_stall_json(const struct stg_stall *s);
+
+/*
+ * The report a command writes when its own thread cannot (it waits in
+ * the kernel): schema and schema_version as the command's report has
+ * them (SCHEMA NULL: none), command, partial true, stopped_by ("stalled"
+ * or "signal"), stalled (rpt_stall_json) and note. A new object, NULL
+ * when out of memory.
+ */
+json_t *rpt_stall_partial_json(const char *command, const char *schema,
+			       int schema_version,
+			       const struct stg_stall *stall, int sig,
+			       const char *note);
 
 #endif /* FEEDRATE_REPORT_H */

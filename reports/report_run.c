@@ -375,14 +375,21 @@ void rpt_run_print(FILE *f, const struct rpt_run *r)
 	char verdict[512], why[256], a[32], b[32];
 
 	rpt_run_verdict(r, verdict, sizeof(verdict));
-	fprintf(f, "feedrate run%s\n", r->signal || (res &&
+	fprintf(f, "feedrate run%s\n", r->stall ?
+		" (PARTIAL: the storage STALLED)" : r->signal || (res &&
 		res->stopped_by_signal) ? " (PARTIAL: interrupted)" :
 		res && res->stopped_by_max_errors ?
 		" (PARTIAL: stopped by --max-errors)" : "");
 	fprintf(f, "  verdict    %s\n\n", verdict);
 	print_measured(f, r);
-	if (r->run_error)
+	if (r->stall) {
+		char line[700];
+
+		rpt_stall_text(r->stall, line, sizeof(line));
+		fprintf(f, "  stalled    %s\n", line);
+	} else if (r->run_error) {
 		fprintf(f, "  run error  %s\n", nz(r->run_error_text));
+	}
 	if (!res)
 		return;
 	fprintf(f, "\nresults\n");
@@ -687,10 +694,12 @@ json_t *rpt_run_json(const struct rpt_run *r)
 	json_object_set_new(root, "workload_file",
 			    rpt_json_path(nz(r->workload_file)));
 	json_object_set_new(root, "partial", json_boolean(r->signal ||
-		(got && (res->stopped_by_signal ||
-			 res->stopped_by_max_errors))));
+		r->stall || (got && (res->stopped_by_signal ||
+				     res->stopped_by_max_errors))));
+	json_object_set_new(root, "stalled", rpt_stall_json(r->stall));
 	json_object_set_new(root, "stopped_by", json_string(
-		r->signal ? "signal" : got && res->stopped_by_max_errors ?
+		r->signal ? "signal" : r->stall ? "stalled" :
+		got && res->stopped_by_max_errors ?
 		"max_errors" : got && res->stopped_by_signal ? "signal" :
 		r->run_error ? "error" : "limit"));
 	if (r->run_error) {

@@ -892,8 +892,15 @@ static void print_facts(FILE *f, const struct rpt_sweep *s)
 
 void rpt_sweep_print(FILE *f, const struct rpt_sweep *s)
 {
-	fprintf(f, "feedrate sweep\n");
+	fprintf(f, "feedrate sweep%s\n", s->stall ?
+		" (PARTIAL: the storage STALLED)" : "");
 	print_wrapped(f, "  verdict  ", 11, s->v.headline);
+	if (s->stall) {
+		char line[700];
+
+		rpt_stall_text(s->stall, line, sizeof(line));
+		print_wrapped(f, "  stalled  ", 11, line);
+	}
 	rpt_pipelines_print(f, s);
 	print_demand(f, s);
 	print_verdict(f, s);
@@ -1425,6 +1432,7 @@ json_t *rpt_sweep_json(const struct rpt_sweep *s, bool with_series)
 		json_object_set_new(root, "prepare",
 				    rpt_prepare_json(&s->prepare));
 	json_object_set_new(root, "notes", json_string(nz(s->notes)));
+	json_object_set_new(root, "stalled", rpt_stall_json(s->stall));
 	for (size_t i = 0; i < s->npoints; i++) {
 		const struct rpt_point *p = &s->points[i];
 

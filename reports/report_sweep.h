@@ -83,6 +83,7 @@ struct rpt_sweep {
 	const char *budget_rule;        /* the rule, in words */
 	struct rpt_prepare prepare;     /* preparation's phases, in all */
 	const char *notes;              /* "" none */
+	const struct stg_stall *stall;  /* the storage stalled; NULL not */
 	/* points, in the order they were planned */
 	const struct rpt_point *points;
 	size_t npoints;

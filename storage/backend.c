@@ -133,8 +133,55 @@ static void done_push(struct stg_reader *r, struct stg_io *io)
 	r->done_tail = io;
 }
 
+/* ---- the stall watch (storage/watch.c): this reader's lane ---- */
+
+static void watch_submit(struct stg_reader *r, struct stg_io *io,
+			 const char *name)
+{
+	size_t n = strlen(name);
+
+	if (r->wlane < 0)
+		return;
+	if (n >= sizeof(io->wname))     /* keep the end: the file's name */
+		name += n - (sizeof(io->wname) - 1);
+	memcpy(io->wname, name, strlen(name) + 1);
+	io->watched = true;
+	r->wcount++;
+	if (!r->woldest) {
+		r->woldest = io;
+		stg_watch_lane_set(r->wlane, r->wcount, io->t_submit,
+				   io->wname);
+	} else {
+		stg_watch_lane_set(r->wlane, r->wcount,
+				   r->woldest->t_submit, NULL);
+	}
+}
+
+static void watch_done(struct stg_reader *r, struct stg_io *io)
+{
+	if (!io->watched)
+		return;
+	io->watched = false;
+	r->wcount--;
+	stg_watch_beat();
+	if (io == r->woldest) {
+		r->woldest = NULL;
+		for (unsigned i = 0; i < r->cfg.depth; i++)
+			if (r->ios[i].watched && (!r->woldest ||
+			    r->ios[i].t_submit < r->woldest->t_submit))
+				r->woldest = &r->ios[i];
+		stg_watch_lane_set(r->wlane, r->wcount, r->woldest ?
+				   r->woldest->t_submit : 0, r->woldest ?
+				   r->woldest->wname : "");
+	} else {
+		stg_watch_lane_set(r->wlane, r->wcount, r->woldest ?
+				   r->woldest->t_submit : 0, NULL);
+	}
+}
+
 void stg_io_done(struct stg_reader *r, struct stg_io *io)
 {
+	watch_done(r, io);
 	r->in_backend--;
 	done_push(r, io);
 }
@@ -143,6 +190,7 @@ bool stg_io_chunk(struct stg_io *io, uint64_t off, uint64_t len, int64_t res)
 {
 	uint64_t end;
 
+	stg_watch_beat();       /* a chunk came back: the storage answers */
 	if (res < 0) {
 		if (!io->result)
 			io->result = (int)res;
@@ -391,6 +439,7 @@ int stg_reader_create(const struct stg_reader_config *cfg,
 	err = r->ops->init(r);
 	if (err)
 		goto err_pool;
+	r->wlane = stg_watch_lane_get();
 	*out = r;
 	return 0;
 err_pool:
@@ -409,6 +458,7 @@ void stg_reader_destroy(struct stg_reader *r)
 	if (!r)
 		return;
 	r->ops->exit(r);
+	stg_watch_lane_put(r->wlane);
 	/* whatever finished but was never reaped gives its buffer back */
 	for (struct stg_io *io = r->done_head; io; io = io->next)
 		stg_buf_release(io->buf);
@@ -441,13 +491,18 @@ int stg_reader_submit(struct stg_reader *r, const struct stg_read_req *req)
 	if (size == STG_SIZE_UNKNOWN) {
 		struct stat st;
 
-		if (fstatat(req->dirfd, req->name, &st, 0)) {
+		int bad;
+
+		stg_watch_begin(req->name);
+		bad = fstatat(req->dirfd, req->name, &st, 0) ? -errno : 0;
+		stg_watch_end();
+		if (bad) {
 			r->free_ios = io->next;
 			memset(io, 0, sizeof(*io));
 			io->user_data = req->user_data;
 			io->t_submit = stg_now_ns();
 			r->pending++;
-			complete_now(r, io, -errno);
+			complete_now(r, io, bad);
 			return 0;
 		}
 		size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
@@ -483,6 +538,7 @@ int stg_reader_submit(struct stg_reader *r, const struct stg_read_req *req)
 		return 0;
 	}
 	r->in_backend++;
+	watch_submit(r, io, req->name);
 	r->ops->queue(r, io, req->dirfd, req->name);
 	return 0;
 }

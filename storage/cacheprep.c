@@ -193,11 +193,13 @@ static void file_sync(struct prep_ctx *c, size_t id, char *buf,
 		      struct stg_prep_result *r)
 {
 	const char *path = stg_dataset_relpath(c->ds, id, NULL);
-	int fd = openat(c->dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	int err = 0;
+	int fd, err = 0;
 
+	stg_watch_begin(path);
+	fd = openat(c->dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		note_err(r, -errno);
+		stg_watch_end();
 		return;
 	}
 	switch (c->op) {
@@ -223,6 +225,7 @@ static void file_sync(struct prep_ctx *c, size_t id, char *buf,
 		err = -EINVAL;
 	}
 	close(fd);
+	stg_watch_end();
 	if (err)
 		note_err(r, err);
 	else
@@ -324,9 +327,14 @@ static int ring_batch(struct prep_ctx *c, struct prep_ring *pr,
 		want += 3;
 		open_res[s] = op_res[s] = -ECANCELED;
 	}
+	/* the batch is one wait for the stall watch, named by its first
+	 * file (storage/watch.c) */
+	stg_watch_begin(n ? stg_dataset_relpath(c->ds, ids[0], NULL) : NULL);
 	err = io_uring_submit(&pr->ring);
-	if (err < 0)
+	if (err < 0) {
+		stg_watch_end();
 		return err;
+	}
 	while (got < want) {
 		struct io_uring_cqe *cqe;
 		unsigned slot;
@@ -334,8 +342,10 @@ static int ring_batch(struct prep_ctx *c, struct prep_ring *pr,
 		err = io_uring_wait_cqe(&pr->ring, &cqe);
 		if (err == -EINTR)
 			continue;
-		if (err < 0)
+		if (err < 0) {
+			stg_watch_end();
 			return err;
+		}
 		slot = (unsigned)(cqe->user_data >> 2);
 		if ((cqe->user_data & 3) == STEP_OPEN)
 			open_res[slot] = cqe->res;
@@ -344,6 +354,7 @@ static int ring_batch(struct prep_ctx *c, struct prep_ring *pr,
 		io_uring_cqe_seen(&pr->ring, cqe);
 		got++;
 	}
+	stg_watch_end();
 	for (unsigned s = 0; s < n; s++) {
 		if (open_res[s] < 0) {
 			note_err(r, open_res[s]);
@@ -359,14 +370,17 @@ static int ring_batch(struct prep_ctx *c, struct prep_ring *pr,
 			if ((unsigned)op_res[s] == PREP_SLOT_BYTES) {
 				const char *path = stg_dataset_relpath(c->ds,
 							ids[s], NULL);
-				int fd = openat(c->dirfd, path, O_RDONLY |
-						O_CLOEXEC | O_NOCTTY);
+				int fd;
 
+				stg_watch_begin(path);
+				fd = openat(c->dirfd, path, O_RDONLY |
+					    O_CLOEXEC | O_NOCTTY);
 				err = fd < 0 ? -errno : read_rest(fd, spill,
 					PREP_SLOT_BYTES, PREP_SLOT_BYTES,
 					&r->bytes);
 				if (fd >= 0)
 					close(fd);
+				stg_watch_end();
 				if (err) {
 					note_err(r, err);
 					continue;
@@ -507,16 +521,19 @@ int stg_prep_run(const struct stg_dataset *ds, enum stg_prep_op op,
 	atomic_init(&c.stop, 0);
 	pthread_mutex_init(&c.lock, NULL);
 	pthread_cond_init(&c.cond, NULL);
+	stg_watch_begin(stg_dataset_root(ds));
 	c.dirfd = open(stg_dataset_root(ds), O_RDONLY | O_DIRECTORY |
 		       O_CLOEXEC);
 	if (c.dirfd < 0) {
 		err = -errno;
+		stg_watch_end();
 		goto out;
 	}
 	/* dirty pages stay put under DONTNEED: write them back once, for
 	 * the whole filesystem (ENOSYS, EROFS: nothing to write) */
 	if (op == STG_PREP_EVICT && c.total)
 		(void)syncfs(c.dirfd);
+	stg_watch_end();
 	nw = prep_workers(&c, cpus, STG_PREP_WORKERS_MAX);
 	if ((size_t)nw * PREP_BATCH > c.total)
 		nw = (unsigned)((c.total + PREP_BATCH - 1) / PREP_BATCH);

@@ -312,25 +312,30 @@ static int walk_dir(struct walk *w, const char *path, size_t plen)
 	struct stat st;
 	int fd, err;
 
+	stg_watch_begin(plen ? path : ".");     /* ends after getdents */
 	fd = openat(ds->root_fd, plen ? path : ".",
 		    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
+		stg_watch_end();
 		ds_note(ds, STG_DS_ERR_OPENDIR, path, plen);
 		return 0;
 	}
 	if (fstat(fd, &st) < 0) {
+		stg_watch_end();
 		ds_note(ds, STG_DS_ERR_STAT, path, plen);
 		close(fd);
 		return 0;
 	}
 	err = dir_set_add(&w->seen, st.st_dev, st.st_ino);
 	if (err <= 0) {
+		stg_watch_end();
 		close(fd);
 		if (err == 0)
 			ds_note(ds, STG_DS_ERR_LOOP, path, plen);
 		return err;
 	}
 	err = walk_read_dir(w, fd, &len);
+	stg_watch_end();
 	if (err == -ENOMEM)
 		goto out;
 	if (err < 0)
@@ -375,9 +380,13 @@ static int walk_dir(struct walk *w, const char *path, size_t plen)
 			continue;
 		}
 		/* a symlink's size is its target's; DT_UNKNOWN learns the type */
-		if (fstatat(fd, d->d_name, &st,
-			    type == DT_LNK ? 0 : AT_SYMLINK_NOFOLLOW) < 0) {
-			bool gone = errno == ENOENT || errno == ELOOP;
+		stg_watch_begin(child);
+		err = fstatat(fd, d->d_name, &st,
+			      type == DT_LNK ? 0 : AT_SYMLINK_NOFOLLOW) < 0 ?
+		      errno : 0;
+		stg_watch_end();
+		if (err) {
+			bool gone = err == ENOENT || err == ELOOP;
 
 			ds_note(ds, type == DT_LNK && gone ? STG_DS_ERR_DANGLING
 							    : STG_DS_ERR_STAT,

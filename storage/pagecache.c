@@ -238,12 +238,14 @@ static int open_ro(int dirfd, const char *path)
 
 int stg_cache_evict(int dirfd, const char *path)
 {
-	int fd = open_ro(dirfd, path), err;
+	int fd, err;
 
-	if (fd < 0)
-		return fd;
-	err = fd_evict(fd);
-	close(fd);
+	stg_watch_begin(path);
+	fd = open_ro(dirfd, path);
+	err = fd < 0 ? fd : fd_evict(fd);
+	if (fd >= 0)
+		close(fd);
+	stg_watch_end();
 	return err;
 }
 
@@ -254,10 +256,12 @@ int stg_cache_warm(int dirfd, const char *path)
 
 	if (!buf)
 		return -ENOMEM;
+	stg_watch_begin(path);
 	fd = open_ro(dirfd, path);
 	err = fd < 0 ? fd : fd_warm(fd, buf, WARM_BUF);
 	if (fd >= 0)
 		close(fd);
+	stg_watch_end();
 	free(buf);
 	return err;
 }
@@ -265,13 +269,15 @@ int stg_cache_warm(int dirfd, const char *path)
 int stg_cache_residency(int dirfd, const char *path, uint64_t *resident,
 			uint64_t *total)
 {
-	int fd = open_ro(dirfd, path), err;
+	int fd, err;
 
 	*resident = *total = 0;
-	if (fd < 0)
-		return fd;
-	err = fd_residency(fd, resident, total);
-	close(fd);
+	stg_watch_begin(path);
+	fd = open_ro(dirfd, path);
+	err = fd < 0 ? fd : fd_residency(fd, resident, total);
+	if (fd >= 0)
+		close(fd);
+	stg_watch_end();
 	return err;
 }
 
@@ -439,13 +445,16 @@ int stg_cache_dataset_residency(const struct stg_dataset *ds, size_t max_files,
 		uint64_t bytes, size;
 		int fd, err;
 
+		stg_watch_begin(stg_dataset_relpath(ds, id, NULL));
 		fd = stg_dataset_open(ds, id, O_RDONLY);
 		if (fd < 0) {
+			stg_watch_end();
 			out->errors++;
 			continue;
 		}
 		err = stg_cache_fd_resident(fd, &bytes, &size, NULL);
 		close(fd);
+		stg_watch_end();
 		if (err) {
 			out->errors++;
 			continue;

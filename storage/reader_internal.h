@@ -65,6 +65,8 @@ struct stg_io {
 	unsigned nreads;          /* read operations issued */
 	bool direct;
 	bool queued;              /* uring: on the issue queue */
+	bool watched;             /* counted in the reader's watch lane */
+	char wname[STG_WATCH_NAME]; /* its file, for a stall report */
 };
 
 struct stg_backend_ops {
@@ -108,6 +110,9 @@ struct stg_reader {
 	struct stg_io *done_head, *done_tail;
 	unsigned pending;         /* accepted, not reaped */
 	unsigned in_backend;      /* handed to the backend, not done */
+	int wlane;                /* stall watch lane, -1 none */
+	unsigned wcount;          /* reads in that lane */
+	struct stg_io *woldest;   /* the oldest of them */
 	struct stg_reader_stats st;
 	char reason[400];
 	char notes[512];

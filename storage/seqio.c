@@ -183,7 +183,11 @@ static int seq_uring_loop(struct seq *s, struct io_uring *ring,
 		if (!inflight)
 			break;
 		{
-			int r = io_uring_submit_and_wait(ring, 1);
+			int r;
+
+			stg_watch_begin(NULL);  /* blocks of one file */
+			r = io_uring_submit_and_wait(ring, 1);
+			stg_watch_end();
 
 			if (r < 0 && r != -EINTR && r != -EAGAIN &&
 			    r != -EBUSY) {
@@ -263,8 +267,10 @@ static int seq_psync(struct seq *s)
 			const size_t want = sl.len - sl.done;
 			const off_t at = (off_t)(sl.off + sl.done);
 
+			stg_watch_begin(NULL);
 			n = s->writing ? pwrite(s->fd, p, want, at) :
 					 pread(s->fd, p, want, at);
+			stg_watch_end();
 			if (n < 0 && errno == EINTR) {
 				n = 0;
 				continue;

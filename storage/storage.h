@@ -608,6 +608,108 @@ const char *stg_fs_magic_name(uint64_t magic);
 int stg_fs_server(const char *fstype, const char *source, char *server,
 		  size_t server_cap, char *host, size_t host_cap);
 
+/* ---- the stall watch: reads in flight and the last completion
+ *      (storage/watch.c) ---- */
+
+/*
+ * One record per process tree, in shared memory made before the first
+ * fork (stg_watch_init), so that a measurement child's reads are seen by
+ * its parent: every read (reader files and chunks, listing, eviction,
+ * warming, residency checks) says when it starts and ends, every
+ * completion is a heartbeat, and the protocol names the phase. A watcher
+ * takes a snapshot and asks stg_watch_assess whether the storage stalled.
+ * Without stg_watch_init every call here does nothing.
+ */
+enum stg_phase {
+	STG_PHASE_NONE = 0,
+	STG_PHASE_LISTING,
+	STG_PHASE_EVICTION,
+	STG_PHASE_WARMING,
+	STG_PHASE_VERIFY,       /* residency checks */
+	STG_PHASE_PROBE,        /* auto's backend probe, O_DIRECT probe */
+	STG_PHASE_WARMUP,       /* the run before its measured window */
+	STG_PHASE_WINDOW,       /* the measured window */
+	STG_PHASE_SAVE,         /* ckpt: writing */
+	STG_PHASE_RESTORE,      /* ckpt: reading back */
+	STG_PHASE_SOURCE,       /* gen --from: reading the source */
+	STG_PHASE_COUNT
+};
+
+#define STG_WATCH_NAME 160      /* bytes of a file name kept (truncated) */
+
+/* What a watcher sees at one instant. */
+struct stg_watch_snap {
+	enum stg_phase phase;
+	unsigned inflight;            /* reads started and not ended */
+	uint64_t oldest_ns;           /* start of the oldest in flight
+	                                 (CLOCK_MONOTONIC); 0 none */
+	uint64_t last_done_ns;        /* the last completion; 0 none yet */
+	char oldest[STG_WATCH_NAME];  /* its file, "" unknown */
+};
+
+/* A stall, as the reports word it. */
+struct stg_stall {
+	bool stalled;
+	enum stg_phase phase;
+	unsigned inflight;
+	double oldest_age_s;          /* the oldest read in flight's age */
+	double idle_s;                /* since a read last completed (or
+	                                 since the oldest began, when none
+	                                 completed after it began) */
+	double timeout_s;             /* --stall-timeout */
+	char oldest[STG_WATCH_NAME];
+};
+
+/*
+ * Map the shared record (once per process; children forked after it
+ * share it). Call before the first fork and before any thread reads.
+ * Returns 0 or -errno (then every watch call stays a no-op).
+ */
+int stg_watch_init(void);
+
+/* Set the phase (any thread, any process of the tree). */
+void stg_watch_phase(enum stg_phase ph);
+enum stg_phase stg_watch_phase_get(void);
+const char *stg_phase_name(enum stg_phase ph);
+
+/*
+ * One blocking operation on NAME (a path, relative or not; NULL ok) by
+ * the calling thread: begin before the syscall, end after it. Not
+ * nested. Any thread; the thread's lane is taken at its first begin and
+ * given back when it exits. end also counts as a completion.
+ */
+void stg_watch_begin(const char *name);
+void stg_watch_end(void);
+
+/* A completion that carries no begin (a chunk of a larger read). */
+void stg_watch_beat(void);
+
+/* A lane for a reader with many reads in flight (storage/backend.c):
+ * -1 when none is free or the watch is off. */
+int stg_watch_lane_get(void);
+void stg_watch_lane_put(int lane);
+/* The lane's in-flight count, oldest start and its file: set by its
+ * owner thread after each change. */
+void stg_watch_lane_set(int lane, unsigned inflight, uint64_t oldest_ns,
+			const char *oldest);
+
+/* Forget every lane of process PID (a child that was killed or left to
+ * the kernel): its reads no longer count. */
+void stg_watch_release_pid(int pid);
+
+/* The record now into *OUT. False when the watch is off. */
+bool stg_watch_snapshot(struct stg_watch_snap *out);
+
+/*
+ * The rule alone, pure: the storage is stalled when reads are in flight
+ * and none completed for TIMEOUT_NS, counting from the later of the last
+ * completion and the oldest read's start (a read started after a quiet
+ * spell gets the whole timeout). Fills *OUT (stalled or not) from S at
+ * NOW_NS. Returns OUT->stalled.
+ */
+bool stg_watch_assess(const struct stg_watch_snap *s, uint64_t now_ns,
+		      uint64_t timeout_ns, struct stg_stall *out);
+
 /* ---- system facts: clock, mounts, cgroups, CPUs (storage/sysfacts.c) ---- */
 
 /*

@@ -126,7 +126,11 @@ static const char *bad_value(const struct cli_opt *row, char *buf,
 			return "0";
 		return "-1";
 	case CLI_TIME:
-		return row->hi > 0 ? "61m" : "-1s";
+		if (row->hi > 0) {
+			snprintf(buf, len, "%.0fs", row->hi + 1);
+			return buf;
+		}
+		return "-1s";
 	case CLI_COUNT:
 		return "0";
 	default:

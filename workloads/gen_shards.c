@@ -330,12 +330,15 @@ struct conv_buf {
 static int conv_read(const struct stg_dataset *ds, size_t id,
 		     struct conv_buf *b)
 {
-	const int fd = stg_dataset_open(ds, id, O_RDONLY);
 	struct stat st;
-	int rc = 0;
+	int fd, rc = 0;
 
-	if (fd < 0)
+	stg_watch_begin(stg_dataset_relpath(ds, id, NULL));
+	fd = stg_dataset_open(ds, id, O_RDONLY);
+	if (fd < 0) {
+		stg_watch_end();
 		return fd;
+	}
 	b->len = 0;
 	if (fstat(fd, &st)) {
 		rc = -errno;
@@ -371,6 +374,7 @@ static int conv_read(const struct stg_dataset *ds, size_t id,
 	}
 out:
 	close(fd);
+	stg_watch_end();
 	return rc;
 }
 

@@ -1,0 +1,242 @@
+/*
+ * test_stall.c - the stall watch: the rule (stg_watch_assess) on injected
+ * clocks, what the shared record shows of reads in flight (blocking
+ * calls and a reader's lane), and the watchdog ending a measurement child
+ * whose read never completes. No assertion on how long anything took.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "loader.h"
+
+#define S(x) ((uint64_t)((x) * 1e9))
+
+/* ---- the rule, with injected times ---- */
+
+struct assess_case {
+	const char *what;
+	unsigned inflight;
+	double oldest, last_done, now, timeout;   /* seconds */
+	bool stalled;
+	double idle;                    /* expected idle_s */
+};
+
+static const struct assess_case cases[] = {
+	{ "nothing in flight is never a stall, however quiet",
+	  0, 0, 10, 1000, 30, false, 0 },
+	{ "a completion within the timeout: not stalled",
+	  8, 100, 990, 1000, 30, false, 10 },
+	{ "no completion for the timeout with reads in flight: stalled",
+	  8, 100, 970, 1000, 30, true, 30 },
+	{ "one past the timeout: stalled",
+	  1, 100, 900, 1000, 30, true, 100 },
+	{ "a read started after a quiet spell gets the whole timeout",
+	  1, 990, 10, 1000, 30, false, 10 },
+	{ "... and is a stall once it has waited the timeout",
+	  1, 960, 10, 1000, 30, true, 40 },
+	{ "no completion ever, the oldest older than the timeout",
+	  4, 500, 0, 1000, 30, true, 500 },
+	{ "a timeout of 0 never fires",
+	  4, 0, 0, 1000, 0, false, 1000 },
+};
+
+FR_TEST(stall_rule, decides_from_the_last_completion_and_the_oldest_read)
+{
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct assess_case *c = &cases[i];
+		struct stg_watch_snap s;
+		struct stg_stall out;
+		bool got;
+
+		memset(&s, 0, sizeof(s));
+		s.phase = STG_PHASE_WINDOW;
+		s.inflight = c->inflight;
+		s.oldest_ns = c->inflight ? S(c->oldest) : 0;
+		s.last_done_ns = S(c->last_done);
+		snprintf(s.oldest, sizeof(s.oldest), "train/x%zu.jpg", i);
+		got = stg_watch_assess(&s, S(c->now), S(c->timeout), &out);
+		cr_expect_eq(got, c->stalled, "%s", c->what);
+		cr_expect_eq(out.stalled, c->stalled, "%s", c->what);
+		cr_expect_eq(out.inflight, c->inflight, "%s", c->what);
+		cr_expect_eq(out.phase, STG_PHASE_WINDOW, "%s", c->what);
+		if (c->inflight) {
+			cr_expect_float_eq(out.idle_s, c->idle, 1e-6, "%s: %f",
+					   c->what, out.idle_s);
+			cr_expect_float_eq(out.oldest_age_s, c->now - c->oldest,
+					   1e-6, "%s", c->what);
+			cr_expect_str_eq(out.oldest, s.oldest, "%s", c->what);
+		}
+	}
+}
+
+FR_TEST(stall_rule, phases_have_names)
+{
+	cr_expect_str_eq(stg_phase_name(STG_PHASE_LISTING), "listing");
+	cr_expect_str_eq(stg_phase_name(STG_PHASE_EVICTION), "eviction");
+	cr_expect_str_eq(stg_phase_name(STG_PHASE_PROBE), "probe");
+	cr_expect_str_eq(stg_phase_name(STG_PHASE_WINDOW), "window");
+	cr_expect_str_eq(stg_phase_name(STG_PHASE_COUNT), "?");
+}
+
+/* ---- what the shared record shows ---- */
+
+FR_TEST(stall_record, a_blocking_call_is_in_flight_until_it_ends)
+{
+	struct stg_watch_snap s;
+
+	cr_assert_eq(stg_watch_init(), 0);
+	stg_watch_phase(STG_PHASE_EVICTION);
+	cr_assert(stg_watch_snapshot(&s));
+	cr_expect_eq(s.inflight, 0);
+	stg_watch_begin("train/n01/a.jpg");
+	cr_assert(stg_watch_snapshot(&s));
+	cr_expect_eq(s.inflight, 1);
+	cr_expect_str_eq(s.oldest, "train/n01/a.jpg");
+	cr_expect_eq(s.phase, STG_PHASE_EVICTION);
+	cr_expect_neq(s.oldest_ns, 0);
+	stg_watch_end();
+	cr_assert(stg_watch_snapshot(&s));
+	cr_expect_eq(s.inflight, 0);
+	cr_expect_geq(s.last_done_ns, s.oldest_ns);
+}
+
+FR_TEST(stall_record, a_readers_lane_counts_its_reads_and_names_the_oldest)
+{
+	const struct stg_reader_config rc = {
+		.backend = STG_BACKEND_NULL,
+		.depth = 4,
+		.null_delay_ns = 20000000ull,   /* 20 ms: still in flight */
+	};
+	static const char *const names[] = { "d/first", "d/second",
+					     "d/third" };
+	struct stg_completion c[4];
+	struct stg_watch_snap s;
+	struct stg_reader *r;
+	unsigned got = 0;
+
+	cr_assert_eq(stg_watch_init(), 0);
+	cr_assert_eq(stg_reader_create(&rc, &r), 0);
+	for (unsigned i = 0; i < 3; i++) {
+		const struct stg_read_req req = {
+			.dirfd = AT_FDCWD, .name = names[i], .size = 4096,
+			.user_data = i,
+		};
+
+		cr_assert_eq(stg_reader_submit(r, &req), 0);
+	}
+	cr_assert(stg_watch_snapshot(&s));
+	cr_expect_eq(s.inflight, 3);
+	cr_expect_str_eq(s.oldest, "d/first");
+	while (got < 3) {
+		int n = stg_reader_reap(r, c, 4, -1);
+
+		cr_assert_geq(n, 0);
+		for (int k = 0; k < n; k++)
+			stg_buf_release(c[k].buf);
+		got += (unsigned)n;
+	}
+	cr_assert(stg_watch_snapshot(&s));
+	cr_expect_eq(s.inflight, 0, "every read completed: none in flight");
+	cr_expect_neq(s.last_done_ns, 0);
+	stg_reader_destroy(r);
+}
+
+FR_TEST(stall_record, a_dead_childs_reads_are_dropped)
+{
+	struct stg_watch_snap s;
+	int status;
+	pid_t pid;
+
+	cr_assert_eq(stg_watch_init(), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		stg_watch_begin("held/by/the/child");
+		_exit(0);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(stg_watch_snapshot(&s));
+	cr_expect_eq(s.inflight, 1, "the child's read shows in the parent");
+	cr_expect_str_eq(s.oldest, "held/by/the/child");
+	stg_watch_release_pid(pid);
+	cr_assert(stg_watch_snapshot(&s));
+	cr_expect_eq(s.inflight, 0);
+}
+
+/* ---- the watchdog ends a child whose read never completes ---- */
+
+static int read_forever(void *arg, volatile int *stop, void *out,
+			size_t len)
+{
+	(void)arg;
+	(void)stop;
+	(void)out;
+	(void)len;
+	stg_watch_phase(STG_PHASE_WINDOW);
+	stg_watch_begin("never/answers.jpg");
+	for (;;)
+		pause();        /* even SIGTERM would not end a FUSE wait */
+	return 0;
+}
+
+FR_TEST(stall_watchdog, kills_a_stalled_child_and_says_where_it_stalled)
+{
+	const struct ldr_watchdog_opts o = { .stall_timeout_s = 0.3 };
+	struct ldr_child_report rep;
+	char out[16];
+	int err;
+
+	cr_assert_eq(stg_watch_init(), 0);
+	cr_assert_eq(ldr_watchdog_start(&o), 0);
+	cr_expect_float_eq(ldr_watchdog_timeout(), 0.3, 1e-9);
+	err = ldr_child_run(NULL, read_forever, NULL, out, sizeof(out), &rep);
+	/* the report is this thread's to write */
+	cr_assert(ldr_watchdog_claim());
+	ldr_watchdog_stop();
+	cr_expect_eq(err, -ETIMEDOUT, "%d: %s", err, rep.why);
+	cr_expect(rep.stalled);
+	cr_expect(rep.stall.stalled);
+	cr_expect_eq(rep.stall.phase, STG_PHASE_WINDOW);
+	cr_expect_eq(rep.stall.inflight, 1);
+	cr_expect_str_eq(rep.stall.oldest, "never/answers.jpg");
+	cr_expect_geq(rep.stall.idle_s, 0.3);
+	cr_expect_eq(rep.held_pid, 0, "pause() ends on SIGKILL: reaped");
+	cr_expect(ldr_watchdog_stall(NULL));
+}
+
+static int busy_without_reads(void *arg, volatile int *stop, void *out,
+			      size_t len)
+{
+	const struct timespec t = { 0, 400000000L };
+
+	(void)arg;
+	(void)stop;
+	(void)out;
+	(void)len;
+	nanosleep(&t, NULL);
+	return 5;
+}
+
+FR_TEST(stall_watchdog, a_child_that_reads_nothing_is_not_a_stall)
+{
+	const struct ldr_watchdog_opts o = { .stall_timeout_s = 0.1 };
+	struct ldr_child_report rep;
+	char out[16];
+
+	cr_assert_eq(stg_watch_init(), 0);
+	cr_assert_eq(ldr_watchdog_start(&o), 0);
+	/* a child busy without reads for longer than the timeout */
+	cr_assert_eq(ldr_child_run(NULL, busy_without_reads, NULL, out,
+				   sizeof(out), &rep), 0, "%s", rep.why);
+	cr_assert(ldr_watchdog_claim());
+	ldr_watchdog_stop();
+	cr_expect_eq(rep.fn_result, 5);
+	cr_expect(!rep.stalled);
+}

@@ -1,0 +1,394 @@
+/*
+ * test_stall_slow.c - storage that stops answering, for real: the s3fs
+ * fixture's S3 server SIGSTOPped as each phase begins (listing, eviction,
+ * probe, window) under run, sweep and io; the user-space NFS fixture's
+ * server stopped in the window; the throttled disk's throttle set to
+ * 1 byte/s in the window. Each command must end on its own with a report
+ * that says STALLED (exit 6, JSON `stalled`), and leave no process of its
+ * own behind but one the kernel holds (a thread in uninterruptible
+ * sleep), which the test names.
+ *
+ * The phase is hit exactly by feedrate's test hook
+ * (FEEDRATE_TEST_SIGSTOP_AT=PHASE:PID, storage/watch.c): the command
+ * sends SIGSTOP to PID as PHASE begins. For the throttled disk PID is a
+ * stand-in process whose stop the test turns into the throttle. The time
+ * from the stop to the command's exit is printed (for the record), not
+ * asserted: the machine is shared. A hang guard (HANG_S) fails a command
+ * that does not end at all. Every stopped server is resumed (SIGCONT)
+ * and the throttle lifted in the teardown, whatever the test did.
+ */
+#include <dirent.h>
+#include <signal.h>
+#include <time.h>
+
+#include "fixture_testlib.h"
+#include "harness.h"
+
+#define STALL_TIMEOUT "3s"
+#define HANG_S 180.0            /* no end by then: the command hung */
+
+static pid_t stopped_pid;       /* resumed in the teardown */
+static pid_t standin_pid;       /* the throttle's stand-in */
+static bool throttled;
+static int lock_fd = -1;
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* PID's state letter from /proc (0: gone) and its wait channel. */
+static char proc_state(pid_t pid, char *wchan, size_t len)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	char st = 0;
+
+	if (wchan)
+		wchan[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+		st = p[2];
+	fclose(f);
+	if (wchan) {
+		snprintf(path, sizeof(path), "/proc/%d/wchan", (int)pid);
+		f = fopen(path, "re");
+		if (f) {
+			size_t n = fread(wchan, 1, len - 1, f);
+
+			wchan[n] = '\0';
+			fclose(f);
+		}
+	}
+	return st;
+}
+
+static void stall_teardown(void)
+{
+	if (stopped_pid > 0)
+		kill(stopped_pid, SIGCONT);
+	stopped_pid = 0;
+	if (throttled)
+		fixture_sh(NULL, "%s throttle 0 0", FIXTURE_SCRIPT);
+	throttled = false;
+	if (standin_pid > 0) {
+		kill(standin_pid, SIGKILL);
+		waitpid(standin_pid, NULL, 0);
+	}
+	standin_pid = 0;
+	if (lock_fd >= 0)
+		close(lock_fd);
+	lock_fd = -1;
+}
+
+/* The pids whose command line holds MARK (this test's report path). */
+static int procs_with(const char *mark, pid_t *out, int max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) && n < max) {
+		char path[300], buf[4096];
+		size_t len;
+		FILE *f;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		len = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		for (size_t i = 0; i < len; i++)
+			if (!buf[i])
+				buf[i] = ' ';
+		buf[len] = '\0';
+		if (strstr(buf, mark) && !strstr(buf, "fixtures.sh"))
+			out[n++] = (pid_t)atoi(e->d_name);
+	}
+	closedir(d);
+	return n;
+}
+
+enum kind { K_S3, K_UNFS, K_BLK };
+
+/*
+ * CMD ("run", "sweep", "io") on fixture KIND, whose server is stopped as
+ * PHASE begins (for the disk: the throttle set to 1 byte/s). SIG: sent to
+ * the command SIG_AFTER_S after the stop, with a stall timeout too long
+ * to come first: the command must end on the signal with a partial
+ * report instead.
+ */
+#define SIG_AFTER_S 1.0
+
+static void stall_case_sig(enum kind kind, const char *cmd,
+			   const char *phase, int sig)
+{
+	static const char *const kinds[] = { "s3", "unfs", "blk" };
+	static const char *const dirs[] = { "FIXTURE_S3", "FIXTURE_UNFS",
+					    "FIXTURE_BLK" };
+	static const char *const pids[] = { "FIXTURE_S3_SERVER_PID",
+					    "FIXTURE_UNFS_SERVER_PID", "" };
+	const char *bin = fr_test_bin();
+	char data[PATH_MAX], spid[32], js[PATH_MAX], txt[PATH_MAX];
+	char hook[128], *env, *tmp, *text = NULL, *words;
+	double t_start, t_stop = 0, t_end, t_sig = 0;
+	pid_t pid, target, left[16];
+	json_t *root, *st;
+	json_error_t jerr;
+	int status = 0, nleft;
+
+	env = fixture_start_locked(kinds[kind], &lock_fd);
+	fixture_env(env, dirs[kind], data, sizeof(data));
+	fixture_env(env, pids[kind], spid, sizeof(spid));
+	free(env);
+	cr_assert(data[0], "fixtures.sh gave no %s", dirs[kind]);
+	if (kind == K_BLK) {
+		/* the stand-in's stop is the test's cue to throttle */
+		standin_pid = fork();
+		cr_assert_geq(standin_pid, 0);
+		if (standin_pid == 0) {
+			for (;;)
+				pause();
+		}
+		target = standin_pid;
+	} else {
+		cr_assert(spid[0], "fixtures.sh gave no %s", pids[kind]);
+		target = (pid_t)atoi(spid);
+	}
+	tmp = fr_test_tmpdir();
+	snprintf(js, sizeof(js), "%s/stall-%s-%s.json", tmp, cmd, phase);
+	snprintf(txt, sizeof(txt), "%s/stall-%s-%s.txt", tmp, cmd, phase);
+	snprintf(hook, sizeof(hook), "%s:%d", phase, (int)target);
+
+	t_start = now_s();
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		const int fd = open(txt, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		const char *argv_run[] = { "run", "--gpus", "1xA100",
+			"--duration", "20", NULL };
+		const char *argv_sweep[] = { "sweep", "--budget", "2m",
+			"--vcpus", "1,2", NULL };
+		const char *argv_io[] = { "io", "--cache", "cold",
+			"--duration", "20", NULL };
+		const char **base = !strcmp(cmd, "run") ? argv_run :
+				    !strcmp(cmd, "sweep") ? argv_sweep :
+				    argv_io;
+		const char *argv[24];
+		int n = 0;
+
+		if (kind == K_BLK) {
+			argv[n++] = FIXTURE_SCRIPT;
+			argv[n++] = "throttled";
+		}
+		argv[n++] = bin;
+		for (int i = 0; base[i]; i++)
+			argv[n++] = base[i];
+		argv[n++] = "--stall-timeout";
+		argv[n++] = sig ? "10m" : STALL_TIMEOUT;
+		argv[n++] = "--json";
+		argv[n++] = js;
+		argv[n++] = data;
+		argv[n] = NULL;
+		setenv("FEEDRATE_TEST_SIGSTOP_AT", hook, 1);
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	/* the stop (the hook's), then the command's end */
+	for (;;) {
+		const struct timespec ms20 = { 0, 20000000L };
+		pid_t w = waitpid(pid, &status, WNOHANG);
+
+		if (!t_stop && proc_state(target, NULL, 0) == 'T') {
+			t_stop = now_s();
+			stopped_pid = kind == K_BLK ? 0 : target;
+			if (kind == K_BLK) {
+				cr_assert_eq(fixture_sh(NULL, "%s throttle 1 1",
+							FIXTURE_SCRIPT), 0);
+				throttled = true;
+			}
+		}
+		if (w == pid)
+			break;
+		if (sig && t_stop && !t_sig && now_s() - t_stop >= SIG_AFTER_S) {
+			t_sig = now_s();
+			kill(pid, sig);
+		}
+		if (now_s() - t_start > HANG_S) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			cr_assert_fail("%s on %s (stopped at the %s) did not end "
+				       "in %.0f s", cmd, kinds[kind], phase,
+				       HANG_S);
+		}
+		nanosleep(&ms20, NULL);
+	}
+	t_end = now_s();
+	fixture_sh(&text, "cat '%s'", txt);
+	cr_assert(t_stop > 0, "%s on %s: the %s phase never began:\n%s", cmd,
+		  kinds[kind], phase, text);
+	if (sig) {
+		cr_assert(t_sig > 0, "ended before the signal:\n%s", text);
+		cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 128 + sig,
+			  "%s: exit status 0x%x, not %d:\n%s", strsignal(sig),
+			  status, 128 + sig, text);
+		cr_expect(strstr(text, "PARTIAL") != NULL, "no partial report "
+			  "after %s:\n%s", strsignal(sig), text);
+		printf("[stall] %s on %s, server stopped at the %s, then %s: "
+		       "ended %.1f s after the signal (exit %d)\n", cmd,
+		       kinds[kind], phase, strsignal(sig), t_end - t_sig,
+		       WEXITSTATUS(status));
+		goto leftovers;
+	}
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 6,
+		  "%s on %s stopped at the %s: exit status 0x%x, not 6:\n%s",
+		  cmd, kinds[kind], phase, status, text);
+	cr_expect(strstr(text, "STALLED") != NULL, "no STALLED in:\n%s",
+		  text);
+	root = json_load_file(js, 0, &jerr);
+	cr_assert_not_null(root, "%s: %s\n%s", js, jerr.text, text);
+	st = json_object_get(root, "stalled");
+	cr_assert(json_is_object(st), "the JSON report has no stalled{}");
+	cr_expect(json_is_string(json_object_get(st, "phase")));
+	cr_expect_geq(json_integer_value(json_object_get(st,
+		"reads_in_flight")), 1);
+	cr_expect(json_is_true(json_object_get(root, "partial")) ||
+		  !strcmp(cmd, "sweep"), "a run/io report is partial");
+	words = strstr(text, "STALLED:");
+	printf("[stall] %s on %s, server stopped at the %s: reported in "
+	       "%.1f s (exit %d), stalled during the %s: %.*s\n", cmd,
+	       kinds[kind], phase, t_end - t_stop, WEXITSTATUS(status),
+	       json_string_value(json_object_get(st, "phase")),
+	       words ? (int)strcspn(words, "\n") : 0, words ? words : "");
+	json_decref(root);
+leftovers:
+	/* what is left of the command: only what the kernel holds */
+	nleft = procs_with(js, left, 16);
+	for (int i = 0; i < nleft; i++) {
+		char wchan[128];
+		const char s = proc_state(left[i], wchan, sizeof(wchan));
+
+		printf("[stall]   left to the kernel: pid %d, state %c, "
+		       "waiting in %s\n", (int)left[i], s ? s : '-',
+		       wchan[0] ? wchan : "?");
+		cr_expect(s == 0 || s == 'D' || s == 'Z',
+			  "pid %d of the command is left running (state %c, "
+			  "%s)", (int)left[i], s, wchan);
+	}
+	fflush(stdout);
+	free(text);
+	/* resume; the held process then ends */
+	stall_teardown();
+	for (int k = 0; k < 300 && procs_with(js, left, 16); k++) {
+		const struct timespec ms100 = { 0, 100000000L };
+
+		nanosleep(&ms100, NULL);
+	}
+	nleft = procs_with(js, left, 16);
+	for (int i = 0; i < nleft; i++)
+		kill(left[i], SIGKILL);
+	fr_test_rmtree(tmp);
+}
+
+static void stall_case(enum kind kind, const char *cmd, const char *phase)
+{
+	stall_case_sig(kind, cmd, phase, 0);
+}
+
+FR_TEST(stall_slow, run_sigint_while_a_read_waits_in_the_kernel, .fini = stall_teardown)
+{
+	stall_case_sig(K_S3, "run", "window", SIGINT);
+}
+
+FR_TEST(stall_slow, run_sigterm_while_the_listing_waits_in_the_kernel, .fini = stall_teardown)
+{
+	stall_case_sig(K_S3, "run", "listing", SIGTERM);
+}
+
+FR_TEST(stall_slow, io_sigterm_while_a_read_waits_in_the_kernel, .fini = stall_teardown)
+{
+	stall_case_sig(K_S3, "io", "window", SIGTERM);
+}
+
+FR_TEST(stall_slow, run_s3_server_stopped_in_the_listing, .fini = stall_teardown)
+{
+	stall_case(K_S3, "run", "listing");
+}
+
+FR_TEST(stall_slow, run_s3_server_stopped_in_the_eviction, .fini = stall_teardown)
+{
+	stall_case(K_S3, "run", "eviction");
+}
+
+FR_TEST(stall_slow, run_s3_server_stopped_in_the_probe, .fini = stall_teardown)
+{
+	stall_case(K_S3, "run", "probe");
+}
+
+FR_TEST(stall_slow, run_s3_server_stopped_in_the_window, .fini = stall_teardown)
+{
+	stall_case(K_S3, "run", "window");
+}
+
+FR_TEST(stall_slow, sweep_s3_server_stopped_in_the_listing, .fini = stall_teardown)
+{
+	stall_case(K_S3, "sweep", "listing");
+}
+
+FR_TEST(stall_slow, sweep_s3_server_stopped_in_the_eviction, .fini = stall_teardown)
+{
+	stall_case(K_S3, "sweep", "eviction");
+}
+
+FR_TEST(stall_slow, sweep_s3_server_stopped_in_the_probe, .fini = stall_teardown)
+{
+	stall_case(K_S3, "sweep", "probe");
+}
+
+FR_TEST(stall_slow, sweep_s3_server_stopped_in_the_window, .fini = stall_teardown)
+{
+	stall_case(K_S3, "sweep", "window");
+}
+
+FR_TEST(stall_slow, io_s3_server_stopped_in_the_listing, .fini = stall_teardown)
+{
+	stall_case(K_S3, "io", "listing");
+}
+
+FR_TEST(stall_slow, io_s3_server_stopped_in_the_eviction, .fini = stall_teardown)
+{
+	stall_case(K_S3, "io", "eviction");
+}
+
+FR_TEST(stall_slow, io_s3_server_stopped_in_the_probe, .fini = stall_teardown)
+{
+	stall_case(K_S3, "io", "probe");
+}
+
+FR_TEST(stall_slow, io_s3_server_stopped_in_the_window, .fini = stall_teardown)
+{
+	stall_case(K_S3, "io", "window");
+}
+
+FR_TEST(stall_slow, run_unfs_server_stopped_mid_run, .fini = stall_teardown)
+{
+	stall_case(K_UNFS, "run", "window");
+}
+
+FR_TEST(stall_slow, run_throttled_disk_at_1_byte_per_s, .fini = stall_teardown)
+{
+	stall_case(K_BLK, "run", "window");
+}
