@@ -466,8 +466,7 @@ static void run_cluster_fill(struct run_state *s, const struct rpt_run *rr,
 	c->gpu_type = rr->gpu_count ? rr->gpu_type : NULL;
 	c->gpus_per_rank = rr->gpu_count;
 	c->demand_per_gpu = rr->demand_per_gpu;
-	c->au_threshold = rr->au_threshold > 0 ? rr->au_threshold :
-			  LDR_DEFAULT_AU_THRESHOLD;
+	c->au_threshold = jdg_threshold(rr->au_threshold);
 	c->demand_kind = rr->demand_kind;
 	c->demand_basis = rr->demand_basis;
 	c->demand_source = rr->demand_source;

@@ -268,8 +268,8 @@ static int sweep_checks(struct sweep_state *s)
 		if (top < 0 || ms_sweep_top_dropped(&s->sw,
 						    (enum stg_cache_state)c))
 			continue;
-		g = rpt_verdict_gpus_fed(s->rpts[top].samples_per_s,
-					 s->gs.demand, s->w->au_threshold);
+		g = jdg_gpus_fed(s->rpts[top].samples_per_s, s->gs.demand,
+				 s->w->au_threshold);
 		while (ms_check_next(done, n, g, s->w->au_threshold,
 				     RPT_CHECKS_MAX, &next)) {
 			struct rpt_confirm *cf = &s->rs.confirm[c][n];
@@ -322,7 +322,7 @@ static void sweep_fill_report(struct sweep_state *s)
 		const uint64_t sample = (uint64_t)s->w->out_channels *
 			s->w->out_height * s->w->out_width * sizeof(float);
 
-		r->reserve_ram_per_gpu = rpt_reserve_ram_default(batch,
+		r->reserve_ram_per_gpu = jdg_reserve_ram(batch,
 			SWEEP_PINNED_BATCHES, sample);
 		snprintf(s->reserve_how, sizeof(s->reserve_how), "%u pinned "
 			 "batches of %u x %llu B + %llu GiB for the process",
