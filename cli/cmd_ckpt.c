@@ -229,7 +229,7 @@ static void ckpt_fill(const struct ckpt_opts *o, const struct ms_gpus *gs,
 	r->tin.step_s = o->step_s;
 	r->tin.demand_total = gs->count * gs->demand;
 	r->tin.epoch_samples = o->epoch_samples;
-	rpt_ckpt_training(&r->tin, &r->t);
+	jdg_ckpt_judge(&r->tin, &r->t);
 }
 
 int cmd_ckpt(int argc, char **argv)

@@ -16,6 +16,7 @@
 
 #include "measure.h"
 #include "report.h"
+#include "judge.h"
 #include "sweep.h"
 
 static void sweep_progress(void *arg, const char *what)
@@ -47,7 +48,7 @@ static int sweep_checks(struct sweep_state *s)
 		if (top < 0 || ms_sweep_top_dropped(&s->sw, cs))
 			continue;
 		err = ms_sweep_checks(&s->sw, s->rpts[top].vcpus, cs,
-				      rpt_verdict_gpus_fed(
+				      jdg_gpus_fed(
 					s->rpts[top].samples_per_s,
 					s->gs.demand, s->w->au_threshold),
 				      s->w->au_threshold, s->checks[c], gpus,
@@ -97,7 +98,7 @@ static void sweep_fill_report(struct sweep_state *s)
 		const uint64_t sample = (uint64_t)s->w->out_channels *
 			s->w->out_height * s->w->out_width * sizeof(float);
 
-		r->reserve_ram_per_gpu = rpt_reserve_ram_default(batch,
+		r->reserve_ram_per_gpu = jdg_reserve_ram(batch,
 			SWEEP_PINNED_BATCHES, sample);
 		snprintf(s->reserve_how, sizeof(s->reserve_how), "%u pinned "
 			 "batches of %u x %llu B + %llu GiB for the process",

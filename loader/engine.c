@@ -685,7 +685,7 @@ void ldr_diagnose(const struct ldr_diag_in *in, struct ldr_result *res)
 		res->bottleneck = LDR_BOTTLENECK_UNKNOWN;
 		snprintf(res->bottleneck_why, sizeof(res->bottleneck_why),
 			 "no batch was delivered in the measurement window");
-	} else if (in->gpus && res->au >= thr) {
+	} else if (in->gpus && ldr_au_fed(res->au, thr)) {
 		res->bottleneck = LDR_BOTTLENECK_GPU;
 		snprintf(res->bottleneck_why, sizeof(res->bottleneck_why),
 			 "AU %.1f %% >= %.0f %% with %u GPUs at %.0f "

@@ -176,6 +176,18 @@ const char *ldr_sample_err_name(int err);
 #define LDR_DEFAULT_AU_THRESHOLD 0.90   /* "fed": AU >= 90 % (MLPerf
                                            Storage; 70 % where a workload
                                            says so) */
+/*
+ * The fed rule, written once: GPUs measured at AU AU met AU_THRESHOLD,
+ * with LDR_AU_SLACK of tolerance so that an AU equal to the threshold
+ * counts (a NaN AU is not fed). Header-only here because loader/ sits
+ * below judge/ and its bottleneck classification needs the same rule;
+ * judge/ exports it as jdg_fed(), and every other folder asks judge/.
+ */
+#define LDR_AU_SLACK 1e-12
+static inline bool ldr_au_fed(double au, double au_threshold)
+{
+	return au + LDR_AU_SLACK >= au_threshold;
+}
 #define LDR_DEFAULT_WARMUP_S 2.0        /* warm-up excluded from a window */
 #define LDR_DEFAULT_DURATION_S 20.0     /* a run's measured window */
 #define LDR_DEFAULT_STALL_TIMEOUT_S 30.0 /* --stall-timeout: no read

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "judge.h"
 #include "loader.h"
 #include "measure.h"
 
@@ -125,8 +126,10 @@ static void check_once(struct ms_cluster_result *c,
 		       const struct ms_cluster_check *run)
 {
 	const struct rpt_cluster_rank *all = c->ranks;
+	struct ldr_digest sum[RPT_CLUSTER_EPOCHS], want[RPT_CLUSTER_EPOCHS];
+	bool want_ok[RPT_CLUSTER_EPOCHS];
 	unsigned epochs = RPT_CLUSTER_EPOCHS;
-	unsigned bad = 0;
+	unsigned bad;
 
 	c->every_sample_once = -1;
 	for (unsigned k = 0; k < c->world; k++) {
@@ -144,21 +147,19 @@ static void check_once(struct ms_cluster_result *c,
 		return;
 	}
 	for (unsigned e = 0; e < epochs; e++) {
-		struct ldr_digest sum = { 0 }, want;
-
+		sum[e] = (struct ldr_digest){ 0 };
 		for (unsigned k = 0; k < c->world; k++) {
 			const struct ldr_digest d = {
 				all[k].digest[e].count, all[k].digest[e].sum,
 				all[k].digest[e].xor_,
 			};
 
-			ldr_digest_merge(&sum, &d);
+			ldr_digest_merge(&sum[e], &d);
 		}
-		if (ldr_digest_expected(run->samples_per_epoch, run->seed, e,
-					c->world, false, run->shards, &want) ||
-		    !ldr_digest_equal(&sum, &want))
-			bad++;
+		want_ok[e] = !ldr_digest_expected(run->samples_per_epoch,
+			run->seed, e, c->world, false, run->shards, &want[e]);
 	}
+	bad = jdg_once_bad_epochs(sum, want, want_ok, epochs);
 	c->every_sample_once = !bad;
 	c->epochs_checked = epochs;
 	snprintf(c->once_how, sizeof(c->once_how), "the sample ids each "

@@ -42,6 +42,7 @@
 
 #include <jansson.h>
 
+#include "judge.h"
 #include "measure_internal.h"
 
 #define PY_LINE_MAX (64u << 10)         /* a longer line is dropped */
@@ -279,8 +280,7 @@ int ms_python_line(const char *line, struct ldr_result *res,
 void ms_python_finish(struct ldr_result *res, const struct ms_python_info *info,
 		      unsigned vcpus, double au_threshold)
 {
-	const double thr = au_threshold > 0 ? au_threshold :
-			   LDR_DEFAULT_AU_THRESHOLD;
+	const double thr = jdg_threshold(au_threshold);
 	double busy;
 
 	res->readers = 0;
@@ -301,8 +301,7 @@ void ms_python_finish(struct ldr_result *res, const struct ms_python_info *info,
 		 "rchar)");
 	busy = res->measured_s > 0 && vcpus ?
 	       res->process_cpu_s / (res->measured_s * vcpus) : 0;
-	/* a hair of slack, as the verdict's rpt_verdict_au_fed */
-	if (res->gpus && res->batches && res->au + 1e-12 >= thr) {
+	if (res->gpus && res->batches && jdg_fed(res->au, thr)) {
 		res->bottleneck = LDR_BOTTLENECK_GPU;
 		snprintf(res->bottleneck_why, sizeof(res->bottleneck_why),
 			 "AU %.1f %% >= %.0f %%", res->au * 100, thr * 100);

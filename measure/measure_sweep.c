@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "judge.h"
 #include "measure.h"
 
 
@@ -856,51 +857,19 @@ int ms_sweep_check(struct ms_sweep *sw, unsigned vcpus,
 	return 0;
 }
 
-/* Fed as the verdict says it (rpt_verdict_au_fed): AU at the threshold. */
-static bool check_fed(const struct ms_check_done *d, double au_threshold)
-{
-	return d->run && d->au + 1e-12 >= au_threshold;
-}
-
 bool ms_check_next(const struct ms_check_done *done, size_t n,
 		   unsigned computed, double au_threshold, size_t max_runs,
 		   unsigned *next)
 {
-	const struct ms_check_done *low = NULL, *high = NULL;
-	bool g_refuted, g1_fed;
+	struct jdg_check_run r[JDG_CHECK_RUNS_MAX];
 
-	if (au_threshold <= 0)
-		au_threshold = LDR_DEFAULT_AU_THRESHOLD;
-	if (n >= max_runs)
-		return false;
-	if (n < 2) {
-		*next = computed + (unsigned)n;
-		return true;
-	}
-	g_refuted = done[0].run && !check_fed(&done[0], au_threshold);
-	g1_fed = check_fed(&done[1], au_threshold);
-	for (size_t i = 0; i < n; i++) {
-		if (!low || done[i].gpus < low->gpus)
-			low = &done[i];
-		if (!high || done[i].gpus > high->gpus)
-			high = &done[i];
-	}
-	if (g_refuted && !g1_fed) {
-		/* walk down while the fewest tried is not fed */
-		if (!low->run || check_fed(low, au_threshold) ||
-		    low->gpus <= 1)
-			return false;
-		*next = low->gpus - 1;
-		return true;
-	}
-	if (g1_fed && !g_refuted) {
-		/* walk up while the most tried is fed */
-		if (!check_fed(high, au_threshold))
-			return false;
-		*next = high->gpus + 1;
-		return true;
-	}
-	return false;
+	/* the walk is judge's; a sweep never runs more than RPT_CHECKS_MAX */
+	if (n > JDG_CHECK_RUNS_MAX)
+		n = JDG_CHECK_RUNS_MAX;
+	for (size_t i = 0; i < n; i++)
+		r[i] = (struct jdg_check_run){ .run = done[i].run,
+			.gpus = done[i].gpus, .au = done[i].au };
+	return jdg_check_next(r, n, computed, au_threshold, max_runs, next);
 }
 
 bool ms_sweep_top_dropped(const struct ms_sweep *sw, enum stg_cache_state c)

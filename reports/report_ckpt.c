@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "judge.h"
 #include "measure.h"
 #include "report.h"
 #include "rpt_json.h"
@@ -23,39 +24,23 @@
 
 double rpt_ckpt_share(double save_s, double interval_s)
 {
-	if (!(save_s >= 0) || !(interval_s > 0))
-		return -1;
-	return save_s / (interval_s + save_s);
+	return jdg_ckpt_share(save_s, interval_s);
 }
 
 double rpt_ckpt_min_interval(double save_s, double budget)
 {
-	if (!(budget > 0 && budget < 1) || !(save_s >= 0))
-		return -1;
-	return save_s * (1 - budget) / budget;
+	return jdg_ckpt_min_interval(save_s, budget);
 }
 
 double rpt_ckpt_lost(double save_s, double interval_s)
 {
-	if (!(interval_s > 0) || !(save_s >= 0))
-		return -1;
-	return (interval_s * interval_s / 2 + save_s * interval_s) /
-	       (interval_s + save_s);
+	return jdg_ckpt_lost(save_s, interval_s);
 }
 
 void rpt_ckpt_training(const struct rpt_ckpt_training_in *in,
 		       struct rpt_ckpt_training *out)
 {
-	out->budget = in->budget > 0 ? in->budget : RPT_CKPT_DEFAULT_BUDGET;
-	out->min_interval_s = rpt_ckpt_min_interval(in->save_s, out->budget);
-	out->min_interval_steps = in->step_s > 0 && out->min_interval_s >= 0 ?
-				  ceil(out->min_interval_s / in->step_s) : -1;
-	out->lost_s = rpt_ckpt_lost(in->save_s, out->min_interval_s);
-	out->share_at_interval = rpt_ckpt_share(in->save_s, in->interval_s);
-	out->lost_at_interval_s = rpt_ckpt_lost(in->save_s, in->interval_s);
-	out->epoch_s = in->epoch_samples > 0 && in->demand_total > 0 ?
-		       in->epoch_samples / in->demand_total : -1;
-	out->share_per_epoch = rpt_ckpt_share(in->save_s, out->epoch_s);
+	jdg_ckpt_judge(in, out);
 }
 
 /* ---- text ---- */
@@ -398,9 +383,9 @@ void rpt_sweep_cost_fill(const struct rpt_sweep *s, enum stg_cache_state k,
 		out->epoch_s = out->epoch_samples / out->feed_per_s;
 	if (!(s->usd_per_hour > 0))
 		return;
-	out->usd_per_msample = rpt_cost_per_msample(s->usd_per_hour,
+	out->usd_per_msample = jdg_cost_per_msample(s->usd_per_hour,
 						    out->feed_per_s);
-	out->usd_per_epoch = rpt_cost_per_epoch(s->usd_per_hour,
+	out->usd_per_epoch = jdg_cost_per_epoch(s->usd_per_hour,
 						out->feed_per_s,
 						out->epoch_samples);
 }

@@ -19,11 +19,12 @@
 
 #include <jansson.h>
 
+#include "judge.h"
 #include "storage.h"
 
 #define RPT_CKPT_SCHEMA_NAME "feedrate.ckpt"
 #define RPT_CKPT_SCHEMA_VERSION 1
-#define RPT_CKPT_DEFAULT_BUDGET 0.05    /* --ckpt-budget: 5 % */
+#define RPT_CKPT_DEFAULT_BUDGET JDG_CKPT_DEFAULT_BUDGET  /* --ckpt-budget */
 /* A saved mixed-precision Adam checkpoint: bf16/fp16 weights (2), fp32
  * master weights (4) and two fp32 moments (8) = 14 bytes per parameter;
  * gradients are not saved. MLPerf Storage v2.0's checkpoint workload
@@ -71,28 +72,9 @@ double rpt_ckpt_min_interval(double save_s, double budget);
  */
 double rpt_ckpt_lost(double save_s, double interval_s);
 
-struct rpt_ckpt_training_in {
-	double save_s, restore_s;       /* measured */
-	double budget;                  /* <= 0: RPT_CKPT_DEFAULT_BUDGET */
-	double interval_s;              /* --interval, <= 0 none */
-	double step_s;                  /* --step-time, <= 0 none */
-	double demand_total;            /* samples/s the GPUs eat, <= 0
-	                                   unknown */
-	double epoch_samples;           /* --epoch-samples, <= 0 none */
-};
+#define rpt_ckpt_training_in jdg_ckpt_in     /* judge.h */
 
-struct rpt_ckpt_training {
-	double budget;                  /* the one used */
-	double min_interval_s;          /* keeps the share <= budget */
-	double min_interval_steps;      /* in steps; < 0 without step_s */
-	double lost_s;                  /* lost per interruption at
-	                                   min_interval_s (spot) */
-	double share_at_interval;       /* at interval_s; < 0 none */
-	double lost_at_interval_s;      /* < 0 none */
-	double epoch_s;                 /* epoch_samples / demand_total;
-	                                   < 0 unknown */
-	double share_per_epoch;         /* one save per epoch; < 0 unknown */
-};
+#define rpt_ckpt_training jdg_ckpt           /* judge.h */
 
 /* IN's figures into *OUT. Pure. */
 void rpt_ckpt_training(const struct rpt_ckpt_training_in *in,

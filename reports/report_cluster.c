@@ -20,6 +20,7 @@
 #include "rpt_html.h"
 #include "rpt_json.h"
 #include "report_cluster.h"
+#include "judge.h"
 #include "rpt_text.h"
 #include "report_sweep.h"       /* struct rpt_buf */
 #include "verdict.h"
@@ -85,7 +86,7 @@ struct node_info {
 static void nodes_fill(const struct rpt_cluster *c, struct node_info *ni,
 		       unsigned n)
 {
-	const double thr = rpt_verdict_threshold(c->au_threshold);
+	const double thr = jdg_threshold(c->au_threshold);
 
 	for (unsigned k = 0; k < n; k++)
 		ni[k] = (struct node_info){ .first = -1, .fed = emulated(c),
@@ -106,7 +107,7 @@ static void nodes_fill(const struct rpt_cluster *c, struct node_info *ni,
 			continue;
 		}
 		x->counted++;
-		if (r->au < 0 || !rpt_verdict_au_fed(r->au, thr))
+		if (!jdg_rank_fed(r->au, thr))
 			x->fed = false;
 		if (x->slow < 0 ||
 		    r->samples_per_s < c->ranks[x->slow].samples_per_s)
@@ -117,21 +118,16 @@ static void nodes_fill(const struct rpt_cluster *c, struct node_info *ni,
 			ni[k].fed = false;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	const double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 void rpt_cluster_totals(const struct rpt_cluster *c,
 			struct rpt_cluster_totals *t)
 {
 	struct node_info ni[RPT_CLUSTER_NODES_MAX];
 	double med[RPT_CLUSTER_NODES_MAX];
+	unsigned node_of[RPT_CLUSTER_NODES_MAX];
 	const unsigned n = node_slots(c);
 	double au_sum = 0, gpus = 0;
 	unsigned local = 1, nmed = 0;
+	int slow;
 	bool solo_all = true;
 
 	memset(t, 0, sizeof(*t));
@@ -185,37 +181,23 @@ void rpt_cluster_totals(const struct rpt_cluster *c,
 			continue;
 		t->nodes_seen++;
 		t->nodes_fed += ni[k].fed;
+		node_of[nmed] = k;
 		med[nmed++] = t->per_node_samples_per_s[k];
-		if (t->slowest_node < 0 || t->per_node_samples_per_s[k] <
-		    t->per_node_samples_per_s[t->slowest_node])
-			t->slowest_node = (int)k;
 	}
-	if (nmed < 2) {
-		/* one node is no one's slowest */
-		t->slowest_node = -1;
-	} else {
-		double m;
-
-		qsort(med, nmed, sizeof(med[0]), cmp_double);
-		m = nmed % 2 ? med[nmed / 2] :
-		    (med[nmed / 2 - 1] + med[nmed / 2]) / 2;
-		t->slowest_below_median = m > 0 ? (m - t->per_node_samples_per_s[
-			t->slowest_node]) / m : 0;
-	}
+	slow = jdg_slowest(med, nmed, &t->slowest_below_median);
+	t->slowest_node = slow < 0 ? -1 : (int)node_of[slow];
 
 	/* cold and storage-bound on at least half the ranks: what the
 	 * cluster read is what the storage gives */
-	if (c->cache && !strcmp(c->cache, "cold") && t->reported &&
-	    2 * t->storage_bound_ranks >= t->reported)
+	if (jdg_cluster_storage_ceiling(c->cache && !strcmp(c->cache, "cold"),
+					t->reported, t->storage_bound_ranks))
 		t->storage_ceiling_bytes_per_s = t->bytes_per_s;
-	if (emulated(c) && c->demand_per_gpu > 0 && c->bytes_per_sample > 0)
-		t->node_needs_bytes_per_s = (double)c->gpus_per_rank * local *
-					    c->demand_per_gpu *
-					    c->bytes_per_sample;
-	if (t->storage_ceiling_bytes_per_s > 0 && t->node_needs_bytes_per_s > 0)
-		t->nodes_before_storage_bound = (int)fmin(floor(
-			t->storage_ceiling_bytes_per_s /
-			t->node_needs_bytes_per_s + 1e-9), 1e9);
+	if (emulated(c))
+		t->node_needs_bytes_per_s = jdg_node_needs_bytes(
+			c->gpus_per_rank, local, c->demand_per_gpu,
+			c->bytes_per_sample);
+	t->nodes_before_storage_bound = jdg_nodes_before_storage_bound(
+		t->storage_ceiling_bytes_per_s, t->node_needs_bytes_per_s);
 }
 
 /* ---- words ---- */
@@ -298,7 +280,7 @@ void rpt_cluster_verdict(const struct rpt_cluster *c, char *buf, size_t len)
 	struct rpt_cluster_totals t;
 	struct node_info ni[RPT_CLUSTER_NODES_MAX];
 	const unsigned n = node_slots(c);
-	const double thr = rpt_verdict_threshold(c->au_threshold);
+	const double thr = jdg_threshold(c->au_threshold);
 	char a[32], b[32], miss[512];
 
 	if (!len)
@@ -639,7 +621,7 @@ void rpt_cluster_print(FILE *f, const struct rpt_cluster *c)
 		fprintf(f, "  AU         %.1f %% over every emulated GPU; %u of "
 			"%u node%s fed at >= %.0f %%\n", t.au * 100,
 			t.nodes_fed, c->nodes, c->nodes == 1 ? "" : "s",
-			rpt_verdict_threshold(c->au_threshold) * 100);
+			jdg_threshold(c->au_threshold) * 100);
 	if (t.slowest_node >= 0) {
 		const struct rpt_cluster_rank *r = rank_at(c,
 			(unsigned)ni[t.slowest_node].first);

@@ -211,7 +211,7 @@ struct rpt_cluster_sweep {
 };
 
 #define RPT_CLUSTER_SERIES_MAX 64     /* points a series keeps */
-#define RPT_CLUSTER_SCALING 0.90        /* efficiency that still "scales" */
+#define RPT_CLUSTER_SCALING JDG_CLUSTER_SCALING /* judge.h */
 
 /*
  * The scaling of one (cache, vCPUs) series: the total at R ranks against

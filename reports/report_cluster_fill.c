@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "judge.h"
 #include "measure.h"
 #include "report.h"
 #include "report_cluster.h"
@@ -84,8 +85,7 @@ void rpt_cluster_from_run(struct rpt_cluster *c, const struct rpt_run *rr,
 	c->gpu_type = rr->gpu_count ? rr->gpu_type : NULL;
 	c->gpus_per_rank = rr->gpu_count;
 	c->demand_per_gpu = rr->demand_per_gpu;
-	c->au_threshold = rr->au_threshold > 0 ? rr->au_threshold :
-			  LDR_DEFAULT_AU_THRESHOLD;
+	c->au_threshold = jdg_threshold(rr->au_threshold);
 	c->demand_kind = rr->demand_kind;
 	c->demand_basis = rr->demand_basis;
 	c->demand_source = rr->demand_source;

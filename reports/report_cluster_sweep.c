@@ -19,6 +19,7 @@
 #include "rpt_html.h"
 #include "rpt_json.h"
 #include "report_cluster.h"
+#include "judge.h"
 #include "rpt_text.h"
 #include "report_sweep.h"       /* struct rpt_buf */
 #include "verdict.h"
@@ -61,8 +62,8 @@ static void point_figures(const struct rpt_cluster_sweep *s,
 	rpt_cluster_totals(c, &f->t);
 	f->measured = f->t.reported > 0;
 	f->per_rank = f->measured ? f->t.samples_per_s / f->t.reported : 0;
-	f->storage_bound = f->measured &&
-			   2 * f->t.storage_bound_ranks >= f->t.reported;
+	f->storage_bound = jdg_storage_bound(f->t.reported,
+					     f->t.storage_bound_ranks);
 	f->fed = emulated(s) && p->nodes > 0 && f->t.nodes_fed == p->nodes;
 	f->missing = f->t.lost + f->t.failed;
 	/* the bottleneck most counted ranks name; ties go to the lower
@@ -122,6 +123,7 @@ static void series_finish(const struct rpt_cluster_sweep *s,
 			  struct rpt_cluster_series *x)
 {
 	bool bound[RPT_CLUSTER_SERIES_MAX];
+	unsigned ranks[RPT_CLUSTER_SERIES_MAX];
 	double base = -1;
 
 	x->scales_to = 0;
@@ -132,6 +134,7 @@ static void series_finish(const struct rpt_cluster_sweep *s,
 
 		point_figures(s, p, &f);
 		bound[j] = f.storage_bound;
+		ranks[j] = p->ranks;
 		x->samples_per_s[j] = f.measured ? f.t.samples_per_s : -1;
 		x->bytes_per_s[j] = f.measured ? f.t.bytes_per_s : -1;
 		if (p->ranks == 1 && f.measured && f.t.samples_per_s > 0)
@@ -140,15 +143,11 @@ static void series_finish(const struct rpt_cluster_sweep *s,
 	for (size_t j = 0; j < x->n; j++) {
 		const unsigned r = s->points[x->point[j]].ranks;
 
-		x->efficiency[j] = base > 0 && r && x->samples_per_s[j] >= 0 ?
-				   x->samples_per_s[j] / (r * base) : -1;
-		/* a hair of slack so that exactly 90 % counts */
-		if (x->efficiency[j] >= RPT_CLUSTER_SCALING - 1e-9 &&
-		    r > x->scales_to)
+		x->efficiency[j] = jdg_efficiency(x->samples_per_s[j], r, base);
+		if (jdg_scales(x->efficiency[j]) && r > x->scales_to)
 			x->scales_to = r;
 	}
-	for (size_t j = x->n; j-- > 0 && bound[j];)
-		x->storage_bound_from = (int)s->points[x->point[j]].ranks;
+	x->storage_bound_from = jdg_storage_bound_from(bound, ranks, x->n);
 }
 
 size_t rpt_cluster_sweep_series(const struct rpt_cluster_sweep *s,
@@ -270,7 +269,7 @@ static void verdict_series(struct rpt_buf *b, const struct rpt_cluster_sweep *s,
 			   const struct rpt_cluster_series *x, bool first)
 {
 	const struct rpt_cluster_point *last = &s->points[x->point[x->n - 1]];
-	const double thr = rpt_verdict_threshold(s->au_threshold);
+	const double thr = jdg_threshold(s->au_threshold);
 	char m[32];
 	int big = -1;
 

@@ -14,6 +14,7 @@
 #include "report.h"
 #include "rpt_html.h"
 #include "report_ckpt.h"
+#include "judge.h"
 #include "rpt_text.h"
 #include "report_sweep.h"
 
@@ -87,9 +88,9 @@ static void refed(struct rpt_candidate *out, enum stg_cache_state c,
 		};
 		n++;
 	}
-	rpt_verdict_confirm(rpt_verdict_gpus_fed(out->samples_per_s[c],
-						 out->demand_per_gpu,
-						 out->au_threshold),
+	rpt_verdict_confirm(jdg_gpus_fed(out->samples_per_s[c],
+					 out->demand_per_gpu,
+					 out->au_threshold),
 			    runs, n, out->vcpus_at[c], out->au_threshold,
 			    &check);
 	out->gpus_fed[c] = (int)check.gpus_fed;
@@ -185,7 +186,7 @@ int rpt_candidate_from_json(const json_t *root, const char *file,
 	out->gpu = dup_or_empty(str_at(gpus, "type"));
 	out->gpu_count = (unsigned)num_at(gpus, "count", 0);
 	out->demand_per_gpu = num_at(gpus, "demand_per_gpu", 0);
-	out->au_threshold = rpt_verdict_threshold(num_at(gpus, "au_threshold",
+	out->au_threshold = jdg_threshold(num_at(gpus, "au_threshold",
 							 0));
 	out->headline = dup_or_empty(str_at(verdict, "headline"));
 	out->pipelines = rpt_pipelines_line_json(root);
@@ -370,26 +371,20 @@ void rpt_compare_print(FILE *f, const struct rpt_candidate *c, size_t n)
 
 double rpt_cost_per_msample(double usd_per_hour, double samples_per_s)
 {
-	if (!(usd_per_hour >= 0) || !(samples_per_s > 0) ||
-	    !isfinite(usd_per_hour))
-		return -1;
-	return usd_per_hour / 3600.0 / samples_per_s * 1e6;
+	return jdg_cost_per_msample(usd_per_hour, samples_per_s);
 }
 
 double rpt_cost_per_epoch(double usd_per_hour, double samples_per_s,
 			  double epoch_samples)
 {
-	if (!(usd_per_hour >= 0) || !(samples_per_s > 0) ||
-	    !(epoch_samples > 0) || !isfinite(usd_per_hour))
-		return -1;
-	return usd_per_hour * epoch_samples / samples_per_s / 3600.0;
+	return jdg_cost_per_epoch(usd_per_hour, samples_per_s, epoch_samples);
 }
 
 void rpt_cost_fill(const struct rpt_candidate *c, double usd_per_hour,
 		   int cache, double epoch_samples, struct rpt_cost *out)
 {
-	const double demand = (double)c->gpu_count * c->demand_per_gpu;
-	int k = cache;
+	const int k = jdg_cost_state(cache, c->have, c->samples_per_s,
+				     STG_CACHE_STATES);
 
 	memset(out, 0, sizeof(*out));
 	out->usd_per_hour = usd_per_hour;
@@ -397,35 +392,24 @@ void rpt_cost_fill(const struct rpt_candidate *c, double usd_per_hour,
 	out->epoch_samples = epoch_samples;
 	out->epoch_s = out->usd_per_msample = out->usd_per_epoch = -1;
 	if (k < 0) {
-		/* the slowest state measured: what a job can count on */
-		for (int j = 0; j < STG_CACHE_STATES; j++)
-			if (c->have[j] && (k < 0 || c->samples_per_s[j] <
-					   c->samples_per_s[k]))
-				k = j;
-	}
-	if (k < 0 || k >= STG_CACHE_STATES || !c->have[k]) {
-		out->cache = k >= 0 && k < STG_CACHE_STATES ?
-			     (enum stg_cache_state)k : STG_CACHE_COLD;
+		out->cache = cache >= 0 && cache < STG_CACHE_STATES ?
+			     (enum stg_cache_state)cache : STG_CACHE_COLD;
 		return;
 	}
 	out->cache = (enum stg_cache_state)k;
 	out->have_rate = true;
 	out->measured_per_s = c->samples_per_s[k];
-	out->feed_per_s = out->measured_per_s;
-	if (demand > 0 && demand < out->feed_per_s) {
-		/* the GPUs eat no faster than their demand */
-		out->feed_per_s = demand;
-		out->gpu_bound = true;
-	}
+	out->feed_per_s = jdg_cost_feed(out->measured_per_s,
+		(double)c->gpu_count * c->demand_per_gpu, &out->gpu_bound);
 	out->feeds = c->gpu_count > 0 && c->gpus_fed[k] >= 0 &&
 		     (unsigned)c->gpus_fed[k] >= c->gpu_count;
 	if (epoch_samples > 0 && out->feed_per_s > 0)
 		out->epoch_s = epoch_samples / out->feed_per_s;
 	if (!out->priced)
 		return;
-	out->usd_per_msample = rpt_cost_per_msample(usd_per_hour,
+	out->usd_per_msample = jdg_cost_per_msample(usd_per_hour,
 						    out->feed_per_s);
-	out->usd_per_epoch = rpt_cost_per_epoch(usd_per_hour, out->feed_per_s,
+	out->usd_per_epoch = jdg_cost_per_epoch(usd_per_hour, out->feed_per_s,
 						epoch_samples);
 }
 
@@ -436,10 +420,9 @@ int rpt_cost_cheapest(const struct rpt_cost *costs, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		const struct rpt_cost *x = &costs[i];
 
-		if (!x->priced || !x->feeds || x->usd_per_msample < 0)
-			continue;
-		if (best < 0 || x->usd_per_msample <
-		    costs[best].usd_per_msample)
+		if (jdg_cost_cheaper(x->priced, x->feeds, x->usd_per_msample,
+				     best < 0 ? -1 :
+				     costs[best].usd_per_msample))
 			best = (int)i;
 	}
 	return best;

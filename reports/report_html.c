@@ -1116,12 +1116,12 @@ static void plot_ram(struct rpt_buf *b, const struct rpt_sweep *s)
 		const double f = (double)k / RAM_MODEL_STEPS;
 
 		rpt_buf_printf(b, "%s%.1f,%.1f", k ? " " : "", panel_x(&h, f),
-			       panel_y(&h, rpt_lru_hit_model(f)));
+			       panel_y(&h, jdg_lru_hit(f)));
 	}
 	rpt_buf_printf(b, "\"/>\n");
 	rpt_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">model: "
 		       "LRU, shuffled epochs</text>\n", h.left + h.w + 6,
-		       panel_y(&h, rpt_lru_hit_model(0.9)) + 4);
+		       panel_y(&h, jdg_lru_hit(0.9)) + 4);
 	if (n->known && !n->no_cache_needed && n->hit_needed < 1) {
 		snprintf(text, sizeof(text), "hit needed: %.0f %%",
 			 n->hit_needed * 100);
@@ -1167,7 +1167,7 @@ static void plot_ram(struct rpt_buf *b, const struct rpt_sweep *s)
 		for (int k = 0; k <= RAM_MODEL_STEPS; k++) {
 			const double f = (double)k / RAM_MODEL_STEPS;
 			const double y = ram_plot_predict(v,
-						rpt_lru_hit_model(f));
+						jdg_lru_hit(f));
 
 			if (y < 0)
 				continue;

@@ -563,7 +563,7 @@ bool rpt_gpu_decode_limit(const struct rpt_gpu_decode *g, double demand,
 {
 	if (len)
 		buf[0] = '\0';
-	if (!g->path || !(g->img_per_s > 0) || !(demand > g->img_per_s))
+	if (!g->path || !jdg_decoder_limits(g->img_per_s, demand))
 		return false;
 	snprintf(buf, len, "the GPU's decoder, not the VM, is the limit: "
 		 "%s decodes %.0f images/s per GPU (%s%s), below the demand of "

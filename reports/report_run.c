@@ -66,7 +66,7 @@ static struct rpt_demand_words demand_words(const struct rpt_run *r)
 
 static double thr_of(const struct rpt_run *r)
 {
-	return rpt_verdict_threshold(r->au_threshold);
+	return jdg_threshold(r->au_threshold);
 }
 
 bool rpt_run_too_short(const struct rpt_run *r, char *why, size_t len)

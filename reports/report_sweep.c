@@ -26,7 +26,7 @@ static const char *nz(const char *s)
 static double thr_of(const struct rpt_sweep *s)
 {
 	return s->v.au_threshold > 0 ? s->v.au_threshold :
-	       rpt_verdict_threshold(s->au_threshold);
+	       jdg_threshold(s->au_threshold);
 }
 
 /* ---- the verdict: verdict.c draws it ---- */

@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "loader.h"     /* LDR_DEFAULT_AU_THRESHOLD, LDR_RAM_SLACK */
+#include "judge.h"
 #include "rpt_text.h"
 #include "verdict.h"
 
@@ -28,24 +29,17 @@ static const char *nz(const char *s)
 unsigned rpt_verdict_gpus_fed(double samples_per_s, double demand_per_gpu,
 			      double au_threshold)
 {
-	double g;
-
-	if (!(demand_per_gpu > 0) || !(au_threshold > 0) ||
-	    !(samples_per_s > 0))
-		return 0;
-	/* a hair of slack so that exactly T x demand counts as fed */
-	g = floor(samples_per_s / (au_threshold * demand_per_gpu) + 1e-9);
-	return g >= RPT_VERDICT_GPUS_MAX ? RPT_VERDICT_GPUS_MAX : (unsigned)g;
+	return jdg_gpus_fed(samples_per_s, demand_per_gpu, au_threshold);
 }
 
 double rpt_verdict_threshold(double au_threshold)
 {
-	return au_threshold > 0 ? au_threshold : LDR_DEFAULT_AU_THRESHOLD;
+	return jdg_threshold(au_threshold);
 }
 
 bool rpt_verdict_au_fed(double au, double au_threshold)
 {
-	return au + 1e-12 >= au_threshold;
+	return jdg_fed(au, au_threshold);
 }
 
 /* ---- one run ---- */
@@ -53,35 +47,26 @@ bool rpt_verdict_au_fed(double au, double au_threshold)
 void rpt_verdict_run(const struct rpt_run_numbers *in,
 		     struct rpt_run_judgement *out)
 {
-	uint64_t need = (uint64_t)in->gpu_count * RPT_RUN_MIN_BATCHES_PER_GPU;
+	struct jdg_run j;
 
+	jdg_run_judge(in, &j);
 	memset(out, 0, sizeof(*out));
-	out->au_threshold = rpt_verdict_threshold(in->au_threshold);
-	if (!in->measured || !in->batches)
-		return;
-	if (need < RPT_RUN_MIN_BATCHES)
-		need = RPT_RUN_MIN_BATCHES;
-	if (in->warmup_incomplete) {
-		out->too_short = true;
+	out->au_threshold = j.au_threshold;
+	out->too_short = j.too_short != JDG_SHORT_NO;
+	out->gpus_fed = j.gpus_fed;
+	out->asked_fed = j.asked_fed;
+	if (j.too_short == JDG_SHORT_WARMUP)
 		snprintf(out->why, sizeof(out->why), "the window ended inside "
 			 "the warm-up, so the numbers include start-up; %llu "
 			 "batch%s measured", (unsigned long long)in->batches,
 			 in->batches == 1 ? "" : "es");
-	} else if (in->batches < need) {
-		out->too_short = true;
+	else if (j.too_short == JDG_SHORT_BATCHES)
 		snprintf(out->why, sizeof(out->why), "%llu batch%s of %u "
 			 "measured in %.2f s, at least %llu needed (%u per GPU, "
 			 "at least %u)", (unsigned long long)in->batches,
 			 in->batches == 1 ? "" : "es", in->batch,
-			 in->measured_s, (unsigned long long)need,
-			 RPT_RUN_MIN_BATCHES_PER_GPU, RPT_RUN_MIN_BATCHES);
-	}
-	out->asked_fed = in->gpu_count > 0 &&
-			 rpt_verdict_au_fed(in->au, out->au_threshold);
-	if (!out->too_short)
-		out->gpus_fed = rpt_verdict_gpus_fed(in->samples_per_s,
-						     in->demand_per_gpu,
-						     out->au_threshold);
+			 in->measured_s, (unsigned long long)j.need_batches,
+			 JDG_RUN_MIN_BATCHES_PER_GPU, JDG_RUN_MIN_BATCHES);
 }
 
 /* ---- points ---- */
@@ -94,8 +79,7 @@ double rpt_point_cpu_s_per_sample(const struct rpt_point *p)
 bool rpt_point_too_short(const struct rpt_point *p)
 {
 	return p->status == RPT_POINT_MEASURED &&
-	       (p->measured_s < RPT_POINT_MIN_WINDOW_S ||
-		p->batches < RPT_POINT_MIN_BATCHES);
+	       jdg_window_too_short(p->measured_s, p->batches);
 }
 
 unsigned rpt_point_feed_vcpus(const struct rpt_point *p)
@@ -113,7 +97,7 @@ bool rpt_point_sampled(const struct rpt_point *p, uint64_t files)
 /* A cold point whose reads hit the page cache more than a little. */
 static bool not_cold(const struct rpt_point *p)
 {
-	return p->cache == STG_CACHE_COLD && p->hit_ratio > RPT_COLD_HIT_MAX;
+	return p->cache == STG_CACHE_COLD && jdg_not_cold(p->hit_ratio);
 }
 
 bool rpt_point_usable(const struct rpt_point *p)
@@ -194,104 +178,46 @@ static void note_ignored(struct rpt_check *out, unsigned g,
 			 item);
 }
 
-/* The run with COUNT GPUs that the check rule uses, or NULL. */
-static const struct rpt_confirm *run_of(const struct rpt_confirm *const *by,
-					const unsigned *count, size_t n,
-					unsigned want)
-{
-	for (size_t i = 0; i < n; i++)
-		if (by[i] && count[i] == want)
-			return by[i];
-	return NULL;
-}
+/* The words for why the walk ignored a run (enum jdg_ignored). */
+static const char *const ignored_why[] = {
+	[JDG_IGN_VCPUS] = "another vCPU count than the verdict's point",
+	[JDG_IGN_ZERO] = "0 GPUs check nothing",
+	[JDG_IGN_SECOND] = "a second run of that count",
+	[JDG_IGN_OTHER] = "not G, G + 1 or a count the checks walked to",
+};
 
 void rpt_verdict_confirm(unsigned computed, const struct rpt_confirm *runs,
 			 size_t n, unsigned vcpus_top, double au_threshold,
 			 struct rpt_check *out)
 {
-	const struct rpt_confirm *by[RPT_CHECKS_MAX * 2] = { 0 };
-	unsigned count[RPT_CHECKS_MAX * 2] = { 0 };
-	bool used[RPT_CHECKS_MAX * 2] = { false };
-	const size_t cap = sizeof(by) / sizeof(by[0]);
-	const unsigned g = computed;
-	const struct rpt_confirm *r0, *r1, *r;
-	size_t nby = 0;
+	struct jdg_check_run r[JDG_CHECK_RUNS_MAX];
+	struct jdg_check j;
+	unsigned ignored = 0;
 
+	if (n > JDG_CHECK_RUNS_MAX)
+		n = JDG_CHECK_RUNS_MAX;
+	for (size_t i = 0; i < n; i++)
+		r[i] = (struct jdg_check_run){ .run = runs[i].run,
+			.gpus = runs[i].gpus, .au = runs[i].au,
+			.vcpus = runs[i].vcpus };
+	jdg_check_walk(computed, r, n, vcpus_top, au_threshold, &j);
 	memset(out, 0, sizeof(*out));
-	out->gpus_fed = g;
-	out->confirmation = RPT_CONF_NONE;
-	out->used_g = out->used_g1 = -1;
-	/* the first valid run of each GPU count, at the verdict's vCPUs */
-	for (size_t i = 0; i < n && i < cap; i++) {
-		r = &runs[i];
-		if (!r->run || (vcpus_top && r->vcpus && r->vcpus != vcpus_top) ||
-		    !r->gpus || run_of(by, count, nby, r->gpus))
-			continue;
-		by[nby] = r;
-		count[nby++] = r->gpus;
-	}
-	r0 = g >= 1 ? run_of(by, count, nby, g) : NULL;
-	r1 = run_of(by, count, nby, g + 1);
-	if (r0 && !rpt_verdict_au_fed(r0->au, au_threshold)) {
-		/* walk down to the largest count fed: tested, or untested
-		 * when the runs stop before it */
-		unsigned k = g - 1;
-
-		out->confirmation = RPT_CONF_LOWERED;
-		while (k > 0 && (r = run_of(by, count, nby, k)) &&
-		       !rpt_verdict_au_fed(r->au, au_threshold))
-			k--;
-		out->gpus_fed = k;
-		out->lowered_untested = k > 0 && !run_of(by, count, nby, k);
-	} else if (r1 && rpt_verdict_au_fed(r1->au, au_threshold)) {
-		unsigned k = g + 1;
-
-		while ((r = run_of(by, count, nby, k + 1)) &&
-		       rpt_verdict_au_fed(r->au, au_threshold))
-			k++;
-		out->gpus_fed = k;
-		out->confirmation = RPT_CONF_RAISED;
-	} else if (r1 && (g == 0 || r0)) {
-		out->confirmation = RPT_CONF_CONFIRMED;
-	}
-	/* which runs the rule consulted: G, G + 1, and the walk */
-	for (size_t i = 0; i < nby; i++) {
-		const unsigned c = count[i];
-
-		used[i] = (r0 && by[i] == r0) || (r1 && by[i] == r1) ||
-			  (out->confirmation == RPT_CONF_LOWERED &&
-			   c < g && c >= out->gpus_fed) ||
-			  (out->confirmation == RPT_CONF_RAISED &&
-			   c > g && c <= out->gpus_fed + 1);
-	}
+	out->gpus_fed = j.gpus_fed;
+	out->confirmation = (int)j.confirmation;
+	out->used_g = j.used_g;
+	out->used_g1 = j.used_g1;
+	out->used_mask = j.used_mask;
+	out->lowered_untested = j.lowered_untested;
+	out->ignored = j.ignored;
 	for (size_t i = 0; i < n; i++) {
-		const char *why = NULL;
-		size_t k;
-
-		r = &runs[i];
-		if (!r->run)
+		if (j.why[i] == JDG_IGN_USED)
 			continue;
-		for (k = 0; k < nby && by[k] != r; k++)
-			;
-		if (k < nby && used[k] && i < 32)
-			out->used_mask |= 1u << i;
-		if (r == r0)
-			out->used_g = (int)i;
-		else if (r == r1)
-			out->used_g1 = (int)i;
-		if (vcpus_top && r->vcpus && r->vcpus != vcpus_top)
-			why = "another vCPU count than the verdict's point";
-		else if (!r->gpus)
-			why = "0 GPUs check nothing";
-		else if (k == nby)
-			why = "a second run of that count";
-		else if (!used[k])
-			why = "not G, G + 1 or a count the checks walked to";
-		if (!why)
-			continue;
-		out->ignored++;
-		note_ignored(out, g, vcpus_top, r, why);
+		/* note_ignored reads the count so far, as it always did */
+		out->ignored = ++ignored;
+		note_ignored(out, computed, vcpus_top, &runs[i],
+			     ignored_why[j.why[i]]);
 	}
+	out->ignored = j.ignored;
 }
 
 /* ---- the sweep ---- */
@@ -323,12 +249,9 @@ static const struct rpt_point *one_vcpu_point(const struct rpt_verdict_in *in,
  * guest that reports no siblings but whose 2 vCPUs scale at or below
  * RPT_HIDDEN_SMT_SCALING, each needing more CPU time per sample
  * (RPT_HIDDEN_SMT_CPU), shares cores it cannot see: the measurement
- * outranks the topology. Elsewhere the yield is the stated range
- * [RPT_SMT_YIELD_LO, RPT_SMT_YIELD_HI]: a second thread on a busy core
- * adds between nothing and about 30 % (an assumption of this tool; the
- * upper end is Intel's own claim for Hyper-Threading, "up to 30 %", as
- * reported e.g. by Tom's Hardware's Pentium 4 HT review; measure it
- * where siblings exist).
+ * outranks the topology (jdg_hidden_smt). Elsewhere the yield is the
+ * stated range [JDG_SMT_YIELD_LO, JDG_SMT_YIELD_HI] (judge.h gives its
+ * basis).
  */
 static void vcpu_units(const struct rpt_verdict_in *in,
 		       struct rpt_sweep_verdict *v)
@@ -363,45 +286,27 @@ static void vcpu_units(const struct rpt_verdict_in *in,
 		return;
 	if (in->vcpu_kind == STG_VCPU_THREAD) {
 		v->smt_yield = two_over_one;
-	} else if (two_over_one / 2 <= RPT_HIDDEN_SMT_SCALING &&
-		   cpu_ratio >= RPT_HIDDEN_SMT_CPU) {
+	} else if (jdg_hidden_smt(two_over_one, cpu_ratio)) {
 		v->vcpu_kind = STG_VCPU_THREAD;
 		v->vcpu_kind_basis = "measured scaling";
 		v->smt_yield = two_over_one;
 	}
-	/* a second thread can neither take work away nor more than
-	 * double it: outside [1, 2] the 1-vCPU point was handicapped
-	 * (its reader, a noisy neighbour) and the ends are used */
+	/* outside [1, 2] the 1-vCPU point was handicapped (its reader, a
+	 * noisy neighbour) and the ends are used */
 	if (v->smt_yield > 0)
 		v->smt_yield_lo = v->smt_yield_hi =
-			fmin(RPT_SMT_YIELD_MAX, fmax(1.0, v->smt_yield));
+			jdg_smt_clamp(v->smt_yield);
 }
 
-/*
- * CV's vCPUs per GPU in each kind of vCPU. A thread-vCPU on a loaded
- * core runs at yield / 2 of one core alone; a core-vCPU (SMT off) at one
- * thread alone. So from a rate R per vCPU here: here cores -> threads per
- * GPU = 2 need / (R yield); here threads -> cores per GPU = need yield /
- * (2 R). The yield's range gives the range.
- */
+/* CV's vCPUs per GPU in each kind of vCPU (jdg_kinds_per_gpu; a vCPU of
+ * unknown kind is taken as a core). */
 static void kinds_per_gpu(const struct rpt_sweep_verdict *v,
 			  struct rpt_cache_verdict *cv)
 {
-	const double here = cv->vcpus_per_gpu;
-
-	cv->thread_per_gpu_lo = cv->thread_per_gpu_hi = -1;
-	cv->core_per_gpu_lo = cv->core_per_gpu_hi = -1;
-	if (!(here > 0))
-		return;
-	if (v->vcpu_kind == STG_VCPU_THREAD) {
-		cv->thread_per_gpu_lo = cv->thread_per_gpu_hi = here;
-		cv->core_per_gpu_lo = here * v->smt_yield_lo / 2;
-		cv->core_per_gpu_hi = here * v->smt_yield_hi / 2;
-	} else {                /* a core here (unknown taken as one) */
-		cv->core_per_gpu_lo = cv->core_per_gpu_hi = here;
-		cv->thread_per_gpu_lo = here * 2 / v->smt_yield_hi;
-		cv->thread_per_gpu_hi = here * 2 / v->smt_yield_lo;
-	}
+	jdg_kinds_per_gpu(cv->vcpus_per_gpu, v->vcpu_kind == STG_VCPU_THREAD,
+			  v->smt_yield_lo, v->smt_yield_hi,
+			  &cv->thread_per_gpu_lo, &cv->thread_per_gpu_hi,
+			  &cv->core_per_gpu_lo, &cv->core_per_gpu_hi);
 }
 
 /* Was the point of cache C at all of this VM's vCPUs planned and then
@@ -513,9 +418,9 @@ static void catalog_check(const struct rpt_verdict_in *in,
 				  in->demand_per_gpu * sh->gpus;
 		f->vcpus_reserved = v->reserve_vcpus_per_gpu * sh->gpus;
 		f->ram_reserved = v->reserve_ram_per_gpu * sh->gpus;
-		f->ram_holds_dataset = (double)in->dataset_bytes +
-			(double)f->ram_reserved + (double)v->own_bytes <=
-			RPT_RAM_SHARE * sh->ram_gib * 1073741824.0;
+		f->ram_holds_dataset = jdg_ram_holds(in->dataset_bytes,
+			f->ram_reserved + v->own_bytes,
+			(uint64_t)(sh->ram_gib * 1073741824.0));
 		f->vcpus_needed = f->vcpus_needed_lo = -1;
 		if (!cv || !units_per_rate(cv, v->need_per_gpu, sh->vcpu_kind,
 					   &lo, &hi))
@@ -526,8 +431,8 @@ static void catalog_check(const struct rpt_verdict_in *in,
 				 f->vcpus_reserved;
 		f->vcpus_spare_hi = sh->vcpus - f->vcpus_needed_lo -
 				    f->vcpus_reserved;
-		f->fits = f->vcpus_spare >= 0 ? RPT_FIT_YES :
-			  f->vcpus_spare_hi >= 0 ? RPT_FIT_MAYBE : RPT_FIT_NO;
+		f->fits = (enum rpt_fit)jdg_fit(f->vcpus_spare,
+						f->vcpus_spare_hi);
 	}
 }
 
@@ -667,8 +572,9 @@ static void cache_verdict(const struct rpt_verdict_in *in,
 	cv->samples_per_s = top->samples_per_s;
 	cv->hit_ratio = top->hit_ratio;
 	cv->hit_ratio_estimated = top->hit_ratio_estimated;
-	cv->gpus_fed_computed = rpt_verdict_gpus_fed(top->samples_per_s,
-		in->demand_per_gpu, v->au_threshold);
+	cv->gpus_fed_computed = jdg_gpus_fed(top->samples_per_s,
+					     in->demand_per_gpu,
+					     v->au_threshold);
 	rpt_verdict_confirm(cv->gpus_fed_computed, in->confirm ?
 			    in->confirm[c] : NULL,
 			    in->confirm ? RPT_CHECKS_MAX : 0,
@@ -695,25 +601,19 @@ static void cache_verdict(const struct rpt_verdict_in *in,
 	/* from the point itself: a storage-bound feed that happens to feed
 	 * the asked GPUs is still one more vCPUs would not raise */
 	cv->storage_bound = !strcmp(nz(top->bottleneck), "storage");
-	cv->vcpus_reserved = (unsigned)ceil(v->reserve_vcpus_per_gpu *
-					    in->gpu_count - 1e-9);
+	cv->vcpus_reserved = jdg_vcpus_for(in->gpu_count,
+					   v->reserve_vcpus_per_gpu);
 	cv->gpus_fed_reserved = cv->gpus_fed;
 	/* only a CPU-bound feed loses what the training job takes */
-	if (cv->per_vcpu_rate > 0 && need > 0 &&
-	    !strcmp(nz(top->bottleneck), "cpu")) {
-		/* G fed with the reserve taken: G need <= R (V - res G) */
-		const double g = cv->per_vcpu_rate * in->vcpus_total /
-			(need + cv->per_vcpu_rate * v->reserve_vcpus_per_gpu);
-		const unsigned gr = (unsigned)fmax(0, floor(g + 1e-9));
-
-		if (gr < cv->gpus_fed_reserved)
-			cv->gpus_fed_reserved = gr;
-	}
+	if (!strcmp(nz(top->bottleneck), "cpu"))
+		cv->gpus_fed_reserved = jdg_gpus_fed_reserved(cv->gpus_fed,
+			cv->per_vcpu_rate, in->vcpus_total, need,
+			v->reserve_vcpus_per_gpu);
 	/* storage-bound: more vCPUs do not help, so no vCPUs per GPU */
 	if (cv->per_vcpu_rate > 0 && need > 0 && !cv->storage_bound) {
 		cv->vcpus_per_gpu = need / cv->per_vcpu_rate;
-		cv->vcpus_needed = (unsigned)ceil(in->gpu_count *
-						  cv->vcpus_per_gpu - 1e-9);
+		cv->vcpus_needed = jdg_vcpus_for(in->gpu_count,
+					       cv->vcpus_per_gpu);
 		cv->vcpus_spare = (int)in->vcpus_total -
 				  (int)cv->vcpus_needed -
 				  (int)cv->vcpus_reserved;
@@ -722,15 +622,10 @@ static void cache_verdict(const struct rpt_verdict_in *in,
 	/* vcpus_needed counts feed vCPUs, as the rate does */
 	if (!strcmp(cv->limiting, "cpu") && cv->vcpus_per_gpu > 0 &&
 	    cv->vcpus_needed > feed_vcpus && !cv->inconsistent) {
-		const double past = cv->vcpus_needed - (double)feed_vcpus;
-		const double eff = cv->scaling > 0 && cv->scaling < 1 ?
-				   cv->scaling : 1;
-
 		cv->projected = true;
-		cv->projected_samples_per_s = cv->vcpus_needed *
-					      cv->per_vcpu_rate;
-		cv->projected_lo = top->samples_per_s +
-				   past * cv->per_vcpu_rate * eff;
+		jdg_project(cv->vcpus_needed, feed_vcpus, top->samples_per_s,
+			    cv->per_vcpu_rate, cv->scaling, &cv->projected_lo,
+			    &cv->projected_samples_per_s);
 	}
 }
 
@@ -738,123 +633,24 @@ static void cache_verdict(const struct rpt_verdict_in *in,
 
 double rpt_lru_hit_model(double fraction)
 {
-	if (!(fraction > 0))
-		return 0;
-	if (fraction >= 1)
-		return 1;
-	/* log1p keeps the small-fraction end exact: h ~ f^2 / 2 there */
-	return fraction + (1 - fraction) * log1p(-fraction);
+	return jdg_lru_hit(fraction);
 }
 
 double rpt_lru_fraction_for_hit(double hit)
 {
-	double lo = 0, hi = 1;
-
-	if (!(hit > 0))
-		return 0;
-	if (hit >= 1)
-		return 1;
-	/* the model rises strictly on [0, 1]: bisect */
-	while (hi - lo > 1e-9) {
-		const double mid = (lo + hi) / 2;
-
-		if (rpt_lru_hit_model(mid) < hit)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return hi;
-}
-
-/* Samples/s a storage of IN's ceilings serves when every read misses:
- * the lower of its files/s and bytes/s over what one sample reads. */
-static double storage_samples(const struct rpt_ram_need_in *in)
-{
-	double s = -1;
-
-	if (in->storage_files_per_s > 0 && in->files_per_sample > 0)
-		s = in->storage_files_per_s / in->files_per_sample;
-	if (in->storage_bytes_per_s > 0 && in->bytes_per_sample > 0) {
-		const double b = in->storage_bytes_per_s / in->bytes_per_sample;
-
-		s = s < 0 ? b : fmin(s, b);
-	}
-	return s;
-}
-
-/* GPUs (NEED_PER_GPU each) STORAGE samples/s feed through hit ratio H. */
-static double gpus_through(double storage, double hit, double need_per_gpu)
-{
-	double g;
-
-	if (!(need_per_gpu > 0) || !(storage > 0))
-		return -1;
-	if (hit >= 1)
-		return RPT_VERDICT_GPUS_MAX;
-	g = storage / ((1 - hit) * need_per_gpu);
-	return g > RPT_VERDICT_GPUS_MAX ? RPT_VERDICT_GPUS_MAX : g;
+	return jdg_lru_fraction_for_hit(hit);
 }
 
 void rpt_verdict_ram_need(const struct rpt_ram_need_in *in,
 			  struct rpt_ram_need *out)
 {
-	const double extra = (double)in->reserved_bytes +
-			     (double)in->own_bytes;
-	const double dataset = (double)in->dataset_bytes;
-
-	memset(out, 0, sizeof(*out));
-	out->hit_here = out->gpus_here = out->fraction_here = -1;
-	out->storage_samples_per_s = storage_samples(in);
-	if (!(in->need_samples_per_s > 0) || !(out->storage_samples_per_s > 0))
-		return;
-	out->known = true;
-	out->at_most = !in->storage_is_ceiling;
-	/* misses (1 - h) x demand within the ceiling */
-	out->hit_needed = 1 - out->storage_samples_per_s /
-			  in->need_samples_per_s;
-	if (out->hit_needed <= 0) {
-		out->no_cache_needed = true;
-	} else {
-		out->fraction_needed = rpt_lru_fraction_for_hit(
-			out->hit_needed);
-		out->none_suffices = out->fraction_needed >
-				     RPT_RAM_FRACTION_MAX;
-		if (!out->none_suffices)
-			out->page_cache_bytes = (uint64_t)ceil(
-				out->fraction_needed * dataset);
-	}
-	if (!out->none_suffices) {
-		out->ram_bytes = out->page_cache_bytes +
-				 in->reserved_bytes + in->own_bytes;
-		out->vm_ram_bytes = (uint64_t)ceil((double)out->ram_bytes /
-						   RPT_RAM_SHARE);
-	}
-	if (!in->ram_limit)
-		return;
-	/* this VM: what the one RAM rule leaves for the page cache */
-	{
-		const double here = RPT_RAM_SHARE * (double)in->ram_limit -
-				    extra;
-
-		out->page_cache_here = here > 0 ? (uint64_t)here : 0;
-	}
-	out->fraction_here = dataset > 0 ? (double)out->page_cache_here /
-			     dataset : 0;
-	out->hit_here = rpt_lru_hit_model(out->fraction_here);
-	out->gpus_here = gpus_through(out->storage_samples_per_s,
-				      out->hit_here, in->need_per_gpu);
-	out->enough_here = (out->fraction_here >= 1 && dataset > 0) ||
-		(!out->none_suffices &&
-		 out->page_cache_here >= out->page_cache_bytes &&
-		 (out->page_cache_here > 0 || out->no_cache_needed) &&
-		 RPT_RAM_SHARE * (double)in->ram_limit >= extra);
+	jdg_ram_need(in, out);
 }
 
 uint64_t rpt_reserve_ram_default(unsigned batch, unsigned prefetch,
 				 uint64_t sample_bytes)
 {
-	return (uint64_t)batch * prefetch * sample_bytes +
-	       RPT_RESERVE_PROCESS_BYTES;
+	return jdg_reserve_ram(batch, prefetch, sample_bytes);
 }
 
 /* Reads in flight above which a storage-bound point's latency, not its
@@ -1016,8 +812,8 @@ static void ram_model_row(const struct rpt_verdict_in *in,
 		.fraction = fraction,
 		.page_cache_bytes = (uint64_t)(fraction *
 					       (double)in->dataset_bytes),
-		.hit_ratio = rpt_lru_hit_model(fraction),
-		.model_hit = rpt_lru_hit_model(fraction),
+		.hit_ratio = jdg_lru_hit(fraction),
+		.model_hit = jdg_lru_hit(fraction),
 		.source = "model",
 		.point = -1,
 	};
@@ -1067,13 +863,13 @@ static void ram_measured_rows(const struct rpt_verdict_in *in,
 		r.page_cache_bytes = (uint64_t)(fmin(r.fraction, 1) *
 						(double)in->dataset_bytes);
 		r.hit_ratio = p->hit_ratio;
-		r.model_hit = rpt_lru_hit_model(r.fraction);
+		r.model_hit = jdg_lru_hit(r.fraction);
 		r.samples_per_s = p->samples_per_s;
 		if (p->cache == STG_CACHE_RAM && !p->hit_ratio_estimated &&
 		    p->hit_ratio >= 0) {
 			v->ram_model_checked++;
-			r.disagrees = fabs(p->hit_ratio - r.model_hit) >
-				      RPT_RAM_MODEL_TOL;
+			r.disagrees = jdg_lru_disagrees(p->hit_ratio,
+							r.model_hit);
 			v->ram_model_disagree += r.disagrees;
 		}
 		ram_row_add(v, &r);
@@ -1233,7 +1029,7 @@ static void ram_axis(const struct rpt_verdict_in *in,
 	v->own_bytes = own_memory(in);
 	ram_need_in(in, v, v->need_per_gpu * in->gpu_count, v->ram_reserved,
 		    v->ram_limit, &ni);
-	rpt_verdict_ram_need(&ni, &v->ram_need);
+	jdg_ram_need(&ni, &v->ram_need);
 	v->ram_cpu_samples_per_s = v->cache[STG_CACHE_WARM].measured ?
 		v->cache[STG_CACHE_WARM].samples_per_s : -1;
 	ram_measured_rows(in, v);
@@ -1262,20 +1058,11 @@ static void catalog_ram(const struct rpt_verdict_in *in,
 
 		ram_need_in(in, v, v->au_threshold * f->demand_total,
 			    f->ram_reserved, ram, &ni);
-		rpt_verdict_ram_need(&ni, &n);
+		jdg_ram_need(&ni, &n);
 		f->page_cache_bytes = n.page_cache_here;
 		f->ram_needed_bytes = n.ram_bytes;
-		if (!n.known)
-			f->ram_fit = f->ram_holds_dataset ? RPT_RAM_FIT_ENOUGH :
-				     RPT_RAM_FIT_UNKNOWN;
-		else if (n.enough_here || f->ram_holds_dataset)
-			f->ram_fit = RPT_RAM_FIT_ENOUGH;
-		else if (n.at_most)     /* the storage was never the limit */
-			f->ram_fit = RPT_RAM_FIT_UNKNOWN;
-		else if (n.none_suffices)
-			f->ram_fit = RPT_RAM_FIT_NONE;
-		else
-			f->ram_fit = RPT_RAM_FIT_SHORT;
+		f->ram_fit = (enum rpt_ram_fit)jdg_ram_fit(&n,
+							   f->ram_holds_dataset);
 	}
 }
 
@@ -1283,7 +1070,7 @@ void rpt_verdict_draw(const struct rpt_verdict_in *in,
 		      struct rpt_sweep_verdict *v)
 {
 	memset(v, 0, sizeof(*v));
-	v->au_threshold = rpt_verdict_threshold(in->au_threshold);
+	v->au_threshold = jdg_threshold(in->au_threshold);
 	v->need_per_gpu = in->demand_per_gpu > 0 ?
 			  v->au_threshold * in->demand_per_gpu : 0;
 	v->reserve_vcpus_per_gpu = in->reserve_vcpus_per_gpu >= 0 ?
@@ -1306,8 +1093,13 @@ void rpt_verdict_draw(const struct rpt_verdict_in *in,
 		if (p->bottleneck && !strcmp(p->bottleneck, "storage"))
 			v->storage_is_ceiling = true;
 	}
-	if (v->storage_known && v->need_per_gpu > 0)
-		v->storage_gpus = v->storage_files_per_s / v->need_per_gpu;
+	if (v->storage_known && v->need_per_gpu > 0) {
+		const struct rpt_point *sp = storage_point(in);
+
+		v->storage_gpus = jdg_storage_gpus(v->storage_files_per_s,
+			sp && sp->samples_per_s > 0 ? sp->files_per_s /
+			sp->samples_per_s : -1, v->need_per_gpu);
+	}
 	storage_advice(in, v);
 	/* the one RAM rule: dataset + reserve <= RPT_RAM_SHARE x RAM */
 	v->ram_limit = in->ram_total ? in->ram_total : in->ram_available;
@@ -1315,9 +1107,8 @@ void rpt_verdict_draw(const struct rpt_verdict_in *in,
 		v->ram_limit = (uint64_t)in->cgroup_limit;
 	v->ram_reserved = v->reserve_ram_per_gpu * in->gpu_count;
 	v->own_bytes = own_memory(in);
-	v->ram_holds_dataset = v->ram_limit > 0 &&
-		(double)in->dataset_bytes + (double)v->ram_reserved +
-		(double)v->own_bytes <= RPT_RAM_SHARE * (double)v->ram_limit;
+	v->ram_holds_dataset = jdg_ram_holds(in->dataset_bytes,
+		v->ram_reserved + v->own_bytes, v->ram_limit);
 	ram_axis(in, v);
 	catalog_check(in, v);
 	catalog_ram(in, v);

@@ -1,11 +1,14 @@
 /*
- * verdict.h - the verdict, once: how many GPUs a feed rate keeps at the AU
- * threshold, which measured point a cache state is judged by, what the
- * check runs with emulated GPUs change, the projection, the storage
- * ceiling, the RAM check, the catalogue check and the headline.
+ * verdict.h - the verdict put together: which measured point a cache
+ * state is judged by, and, from judge/'s rules (judge.h: GPUs fed, the
+ * check-run walk, the projection, the storage ceiling, the RAM check, the
+ * catalogue fit), the verdict's figures and its words (the headline, why a
+ * state is not judged, which check runs were ignored). The rpt_verdict_*,
+ * rpt_lru_* and rpt_reserve_* functions that only forward to judge/ keep
+ * the names their callers and tests use.
  *
- * Pure arithmetic on plain numbers: no FILE *, no JSON, no I/O, no global
- * state; every function may be called from any thread. `feedrate run`
+ * No FILE *, no JSON, no I/O, no global state; every function may be
+ * called from any thread. `feedrate run`
  * (report_run.c), `feedrate sweep` (report_sweep.c, report_csv.c,
  * report_html.c), `feedrate compare` (report_compare.c) and the sweep's
  * check runs (measure/, cli/) all take their numbers from here, so that
@@ -19,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "judge.h"      /* the rules; this header words them */
 #include "storage.h"    /* enum stg_cache_state */
 
 struct ldr_series_point;
@@ -26,7 +30,7 @@ struct ldr_series_point;
 /* ==== GPUs fed ==== */
 
 /* The most GPUs rpt_verdict_gpus_fed() ever reports. */
-#define RPT_VERDICT_GPUS_MAX 1000000u
+#define RPT_VERDICT_GPUS_MAX JDG_GPUS_MAX
 
 /*
  * How many GPUs that each eat DEMAND_PER_GPU samples/s at full speed a
@@ -56,22 +60,11 @@ bool rpt_verdict_au_fed(double au, double au_threshold);
 
 /* Fewest batches a run's verdict rests on: this many per GPU, and never
  * fewer than RPT_RUN_MIN_BATCHES. */
-#define RPT_RUN_MIN_BATCHES_PER_GPU 2
-#define RPT_RUN_MIN_BATCHES 2
+#define RPT_RUN_MIN_BATCHES_PER_GPU JDG_RUN_MIN_BATCHES_PER_GPU
+#define RPT_RUN_MIN_BATCHES JDG_RUN_MIN_BATCHES
 
-/* The numbers of one run the verdict reads. */
-struct rpt_run_numbers {
-	bool measured;                  /* a result with a window or samples */
-	double samples_per_s;           /* at the GPU side */
-	double au;                      /* with gpu_count emulated GPUs */
-	uint64_t batches;               /* in the window */
-	unsigned batch;                 /* samples per batch */
-	double measured_s;
-	bool warmup_incomplete;         /* the window ended in the warm-up */
-	unsigned gpu_count;             /* emulated; 0 = raw feed */
-	double demand_per_gpu;
-	double au_threshold;            /* <= 0: the default */
-};
+/* The numbers of one run the verdict reads (judge.h). */
+#define rpt_run_numbers jdg_run_in
 
 /* What the verdict says of one run. */
 struct rpt_run_judgement {
@@ -174,8 +167,8 @@ struct rpt_point {
 double rpt_point_cpu_s_per_sample(const struct rpt_point *p);
 
 /* A measured point shorter than this (window, or batches) is too short. */
-#define RPT_POINT_MIN_WINDOW_S 1.0
-#define RPT_POINT_MIN_BATCHES 4
+#define RPT_POINT_MIN_WINDOW_S JDG_POINT_MIN_WINDOW_S
+#define RPT_POINT_MIN_BATCHES JDG_POINT_MIN_BATCHES
 
 /*
  * Was measured point P too short to judge: a window under
@@ -197,7 +190,7 @@ bool rpt_point_sampled(const struct rpt_point *p, uint64_t files);
 unsigned rpt_point_feed_vcpus(const struct rpt_point *p);
 
 /* A cold point whose measured hit ratio is above this was not cold. */
-#define RPT_COLD_HIT_MAX 0.05
+#define RPT_COLD_HIT_MAX JDG_COLD_HIT_MAX
 
 /*
  * May the verdict use P: measured, not too short, (ram) its page cache
@@ -220,7 +213,7 @@ int rpt_verdict_top(const struct rpt_point *pts, size_t n,
 
 /* Most check runs of one cache state: G, G + 1, then the counts below
  * G (when G was not fed) or above G + 1 (when G + 1 was fed). */
-#define RPT_CHECKS_MAX 6
+#define RPT_CHECKS_MAX JDG_CHECKS_MAX
 
 /* A run with some emulated GPUs that checks the computed gpus_fed. */
 struct rpt_confirm {
@@ -232,12 +225,10 @@ struct rpt_confirm {
 };
 
 enum {
-	RPT_CONF_NONE = 0,      /* no usable check run */
-	RPT_CONF_CONFIRMED,     /* G fed, G+1 not */
-	RPT_CONF_LOWERED,       /* G not fed: the largest lower count
-	                           fed (tested unless lowered_untested) */
-	RPT_CONF_RAISED,        /* G+1 fed too: the largest count above
-	                           fed in an unbroken run of counts */
+	RPT_CONF_NONE = JDG_CONF_NONE,
+	RPT_CONF_CONFIRMED = JDG_CONF_CONFIRMED,
+	RPT_CONF_LOWERED = JDG_CONF_LOWERED,
+	RPT_CONF_RAISED = JDG_CONF_RAISED,
 };
 
 /* What the check runs of one cache state made of the computed count. */
@@ -304,68 +295,18 @@ double rpt_lru_fraction_for_hit(double hit);
  * (tests/test_ram_slow.c); over a sweep's two measured epochs after the
  * fill, this project's 2-vCPU test VM (6.x kernel, ext4) hit 3, 7 and
  * 12 points above the model at 31, 57 and 85 % cached. */
-#define RPT_RAM_MODEL_TOL 0.10
+#define RPT_RAM_MODEL_TOL JDG_RAM_MODEL_TOL
 
 /* A needed cached fraction above this counts as "the whole dataset":
  * the model runs steep there (its slope, -ln(1 - f), is 3 at 0.95, so
  * 1 % less page cache than planned loses 3 points of hit ratio), and a
  * page cache that must hold nearly all of the dataset is a warm one. */
-#define RPT_RAM_FRACTION_MAX 0.95
+#define RPT_RAM_FRACTION_MAX JDG_RAM_FRACTION_MAX
 
-/* The page cache the asked GPUs need, from plain numbers. */
-struct rpt_ram_need_in {
-	double need_samples_per_s;      /* the GPUs together at the AU
-	                                   threshold: T x demand x count */
-	double need_per_gpu;            /* one of them: T x demand */
-	double files_per_sample;        /* storage reads per sample (files/s
-	                                   / samples/s cold); <= 0 unknown */
-	double bytes_per_sample;        /* bytes read per sample; <= 0
-	                                   unknown */
-	double storage_files_per_s;     /* the cold ceiling; <= 0 unknown */
-	double storage_bytes_per_s;
-	bool storage_is_ceiling;        /* false: a lower bound (the cold
-	                                   point was CPU-bound) */
-	uint64_t dataset_bytes;
-	uint64_t reserved_bytes;        /* the training job's, all GPUs */
-	uint64_t own_bytes;             /* the pipeline's own memory */
-	uint64_t ram_limit;             /* this VM's RAM (or cgroup limit);
-	                                   0: no VM to judge */
-};
+/* The page cache the asked GPUs need, from plain numbers (judge.h). */
+#define rpt_ram_need_in jdg_ram_need_in
 
-struct rpt_ram_need {
-	bool known;                     /* a demand and a storage ceiling */
-	bool at_most;                   /* the ceiling is a lower bound: the
-	                                   page cache and RAM needed are at
-	                                   most these figures */
-	double storage_samples_per_s;   /* samples/s the storage serves cold:
-	                                   the lower of its files/s and
-	                                   bytes/s ceilings per sample */
-	double hit_needed;              /* 1 - storage / demand; <= 0: none */
-	bool no_cache_needed;           /* the storage alone keeps up */
-	double fraction_needed;         /* of the dataset, from the model's
-	                                   inverse; 0 when none is needed */
-	bool none_suffices;             /* fraction_needed >
-	                                   RPT_RAM_FRACTION_MAX: no page cache
-	                                   below the whole dataset does */
-	uint64_t page_cache_bytes;      /* fraction_needed x dataset; 0 when
-	                                   none is needed or none suffices */
-	uint64_t ram_bytes;             /* page cache + reserve + own; 0 when
-	                                   none suffices */
-	uint64_t vm_ram_bytes;          /* the RAM of a VM whose
-	                                   RPT_RAM_SHARE holds ram_bytes; 0
-	                                   when none suffices */
-	/* this VM (ram_limit > 0) */
-	uint64_t page_cache_here;       /* RPT_RAM_SHARE x RAM less the
-	                                   reserve and the pipeline, >= 0 */
-	double fraction_here;           /* of the dataset (> 1: it all fits) */
-	double hit_here;                /* the model's; < 0 unknown */
-	double gpus_here;               /* GPUs the storage keeps at the AU
-	                                   threshold through that page cache
-	                                   (at most RPT_VERDICT_GPUS_MAX);
-	                                   < 0 unknown */
-	bool enough_here;               /* page_cache_here reaches the need,
-	                                   or holds the whole dataset */
-};
+#define rpt_ram_need jdg_ram_need
 
 /*
  * The page cache that keeps the misses, (1 - hit) x demand, within the
@@ -406,31 +347,19 @@ struct rpt_ram_row {
 
 /* Per-vCPU rate x CPU per sample above this: the figures contradict
  * each other (more CPU than the vCPUs had) and nothing is projected. */
-#define RPT_CPU_PER_VCPU_MAX 1.05
+#define RPT_CPU_PER_VCPU_MAX JDG_CPU_PER_VCPU_MAX
 
 /* The one RAM rule, for this VM and for catalogued shapes alike: the
  * dataset plus the training job's reserve must fit in this share of the
  * RAM (this VM: of its RAM or memory cgroup limit, whichever is lower). */
-#define RPT_RAM_SHARE 0.80
+#define RPT_RAM_SHARE JDG_RAM_SHARE
 
-/*
- * The SMT yield (rate of one core's two hyperthreads / one thread alone)
- * assumed where it cannot be measured here: a stated range, never a
- * single figure. See verdict.c for its basis.
- */
-#define RPT_SMT_YIELD_LO 1.0
-#define RPT_SMT_YIELD_HI 1.3
-/* A measured yield is held within [1, RPT_SMT_YIELD_MAX]. */
-#define RPT_SMT_YIELD_MAX 2.0
-
-/* A guest that reports no SMT but whose 2-vCPU point scales at or below
- * this (feed(2) / (2 x feed(1))) while each of its vCPUs needs at least
- * RPT_HIDDEN_SMT_CPU x the CPU time per sample of the 1-vCPU point shares
- * cores with a sibling it cannot see: measured scaling outranks the
- * reported topology. Poor scaling at the same CPU per sample is CPU time
- * the point did not get (load, steal), not SMT. */
-#define RPT_HIDDEN_SMT_SCALING 0.70
-#define RPT_HIDDEN_SMT_CPU 1.25
+/* The SMT yield assumed, its clamp, and the hidden-SMT rule (judge.h). */
+#define RPT_SMT_YIELD_LO JDG_SMT_YIELD_LO
+#define RPT_SMT_YIELD_HI JDG_SMT_YIELD_HI
+#define RPT_SMT_YIELD_MAX JDG_SMT_YIELD_MAX
+#define RPT_HIDDEN_SMT_SCALING JDG_HIDDEN_SMT_SCALING
+#define RPT_HIDDEN_SMT_CPU JDG_HIDDEN_SMT_CPU
 
 /*
  * The default --reserve-ram-per-gpu: the pinned host copies of PREFETCH
@@ -461,7 +390,7 @@ struct rpt_gpu_decode {
 
 /* Host memory each GPU's training process is allowed besides its pinned
  * batches (the default of --reserve-ram-per-gpu adds the two). */
-#define RPT_RESERVE_PROCESS_BYTES (2ull << 30)
+#define RPT_RESERVE_PROCESS_BYTES JDG_RESERVE_PROCESS_BYTES
 
 /* One catalogued cloud shape (the command fills these from workloads/). */
 struct rpt_shape {
@@ -558,24 +487,19 @@ struct rpt_cache_verdict {
 };
 
 enum rpt_fit {
-	RPT_FIT_UNKNOWN = 0,            /* no vCPUs-per-GPU figure */
-	RPT_FIT_YES,                    /* spare_lo >= 0 */
-	RPT_FIT_MAYBE,                  /* spare_hi >= 0 > spare_lo: depends on
-	                                   the assumed SMT yield */
-	RPT_FIT_NO,                     /* spare_hi < 0 */
+	RPT_FIT_UNKNOWN = JDG_FIT_UNKNOWN, /* no vCPUs-per-GPU figure */
+	RPT_FIT_YES = JDG_FIT_YES,      /* spare_lo >= 0 */
+	RPT_FIT_MAYBE = JDG_FIT_MAYBE,  /* spare_hi >= 0 > spare_lo: depends
+	                                   on the assumed SMT yield */
+	RPT_FIT_NO = JDG_FIT_NO,        /* spare_hi < 0 */
 };
 
 /* Does a shape's RAM reach the page cache its GPUs need here? */
 enum rpt_ram_fit {
-	RPT_RAM_FIT_UNKNOWN = 0,        /* no storage ceiling measured, or
-	                                   only a lower bound (cold was
-	                                   CPU-bound) */
-	RPT_RAM_FIT_ENOUGH,             /* its page cache reaches the need
-	                                   (or holds the whole dataset) */
-	RPT_RAM_FIT_SHORT,              /* it does not */
-	RPT_RAM_FIT_NONE,               /* no page cache below the whole
-	                                   dataset suffices, and it cannot
-	                                   hold the whole dataset */
+	RPT_RAM_FIT_UNKNOWN = JDG_RAM_FIT_UNKNOWN,
+	RPT_RAM_FIT_ENOUGH = JDG_RAM_FIT_ENOUGH,
+	RPT_RAM_FIT_SHORT = JDG_RAM_FIT_SHORT,
+	RPT_RAM_FIT_NONE = JDG_RAM_FIT_NONE,    /* judge.h says when */
 };
 
 /* One catalogued shape judged against the measured pipeline. */
@@ -618,7 +542,10 @@ struct rpt_sweep_verdict {
 	double storage_bytes_per_s, storage_files_per_s;
 	bool storage_is_ceiling;        /* cold was storage-bound: this IS
 	                                   the ceiling; else a lower bound */
-	double storage_gpus;            /* files/s / (T x demand) */
+	double storage_gpus;            /* samples/s the cold storage serves /
+	                                   (T x demand): files/s, times the
+	                                   records per file of shards
+	                                   (jdg_storage_gpus) */
 	char storage_advice[640];       /* storage-bound: what helps on this
 	                                   storage, as measured; else "" */
 	/* RAM: the one rule (RPT_RAM_SHARE) */
