@@ -15,7 +15,6 @@
 #include "measure.h"
 #include "options.h"
 #include "report.h"
-#include "report_cluster.h"
 
 /* Exit codes, documented in README.md ("Exit status"). */
 enum fr_exit {
@@ -33,33 +32,6 @@ enum fr_exit {
 };
 
 #define FEEDRATE_VERSION "0.1.0"
-
-/*
- * Parse a byte size: a decimal number (fractions allowed) with an optional
- * IEC suffix K, M, G, T (powers of 1024; "KiB", "k", "KB" are the same).
- * Returns 0 and stores the size, or -EINVAL (malformed) / -ERANGE (too big).
- */
-int cli_parse_size(const char *s, uint64_t *out);
-
-/*
- * Parse a duration: seconds by default, or with a suffix ms, s, m, h.
- * Returns 0 and stores seconds (> 0 required), or -EINVAL.
- */
-int cli_parse_duration(const char *s, double *sec);
-
-/*
- * Parse an unsigned decimal integer within [lo, hi].
- * Returns 0, -EINVAL (malformed) or -ERANGE (outside the bounds).
- */
-int cli_parse_ulong(const char *s, unsigned long lo, unsigned long hi,
-		    unsigned long *out);
-
-/*
- * Print "feedrate CMD: <message>" and a hint to run --help on stderr.
- * Returns FR_EXIT_USAGE so callers can `return cli_usage_error(...)`.
- */
-int cli_usage_error(const char *cmd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 /* ---- what run, sweep and ckpt store the same way (cli/common_opts.c) ---- */
 
@@ -95,24 +67,6 @@ struct cli_common_opts {
 	unsigned shuffle_buffer;        /* 0: LDR_DEFAULT_SHUFFLE_BUFFER */
 	uint32_t read_size;             /* 0: STG_STREAM_BLOCK_DEFAULT */
 };
-
-/*
- * A comma-separated list of counts within [LO, HI] ("1,2,8"), at most MAX
- * of them, into OUT sorted and without repeats; *N gets how many.
- * Returns 0 or -EINVAL.
- */
-int cli_parse_count_list(const char *s, unsigned long lo, unsigned long hi,
-			 unsigned *out, unsigned max, unsigned *n);
-
-/* A decimal count with no sign into *OUT. Returns 0 or -EINVAL. */
-int cli_parse_u64(const char *s, uint64_t *out);
-
-/*
- * --warmup: a duration as cli_parse_duration takes it, or zero spelled
- * with any of its units ("0", "0s", "0.0m", "0h": no warm-up, *OUT = -1).
- * Signs are refused ("-0", "+1"). Returns 0 or -EINVAL.
- */
-int cli_parse_warmup(const char *s, double *out);
 
 /* *O zeroed, then the defaults (imagenet, tuned demand, GPUs in step,
  * 1 reader, LDR_DEFAULT_DEPTH, seed 1, 64M samples at most, a default
@@ -324,6 +278,9 @@ int cli_workload(const char *cmd, const char *name,
  * table), for the --help of run, sweep and gen. */
 void cli_workloads_usage(FILE *f);
 
+/* The path of the job file --workload loaded; NULL when none. */
+const char *cli_job_file(void);
+
 /*
  * What O did not set, taken from workload W: --batch (W->batch),
  * --demand (W->default_demand), --max-sample-bytes (W->max_sample_bytes).
@@ -341,19 +298,10 @@ int cmd_sweep(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_ckpt(int argc, char **argv);
 
-/*
- * A count of parameters or samples: a decimal number with an optional
- * decimal suffix K, M, B (or G), T ("7B" = 7e9, "1.5B", "350M"), at least
- * 1. Returns 0, -EINVAL (malformed) or -ERANGE.
- */
-int cli_parse_params(const char *s, double *out);
-
-
 /* ---- a command launched by mpirun (cli/cluster.c) ---- */
 
 struct ms_cluster;
 struct rpt_cluster_rank;
-struct rpt_run;
 
 /* The cluster this process is a rank of; NULL on one node. */
 extern struct ms_cluster *cli_cluster;
@@ -375,101 +323,5 @@ bool cli_cluster_rank0(void);
 /* CMD runs on one node only: under mpirun with several ranks say so (on
  * rank 0) and return FR_EXIT_USAGE; 0 otherwise. */
 int cli_cluster_refuse(const char *cmd);
-
-/* The gate of a cluster point (struct ms_point's gate; ARG a struct
- * cli_gate): the window starts MARGIN_S after every rank is ready. */
-struct cli_gate {
-	double margin_s;
-};
-int cli_cluster_gate(void *arg, bool ok, double *start_realtime);
-
-/* This rank's share of its node's usable CPUs into *SET (*SHARED: fewer
- * CPUs than ranks, they share). 0 or an exit code (printed). */
-int cli_cluster_cpus(const char *cmd, cpu_set_t *set, bool *shared);
-
-/*
- * Each rank in turn reads its share of DS's files (ids rank, rank +
- * world, ...) cold for SECONDS with RC on THREADS readers while the others
- * wait. On rank 0, SOLO (world doubles) gets each rank's bytes/s (-1:
- * none). Returns 0 or -errno.
- */
-int cli_cluster_solo(const struct stg_dataset *ds,
-		     const struct stg_reader_config *rc, unsigned threads,
-		     double seconds, double *solo);
-
-/* This rank's record, its identity only: reported, figures unknown (-1). */
-void cli_cluster_rank_init(struct rpt_cluster_rank *r);
-
-/* The record this rank sends rank 0, from its run's report RR, result RES
- * and point PO. */
-void cli_cluster_rank_fill(struct rpt_cluster_rank *r,
-			   const struct rpt_run *rr,
-			   const struct ldr_result *res,
-			   const struct ms_point_out *po, bool cpus_shared);
-
-/* What rank 0 needs besides the ranks' records. */
-struct cli_cluster_run {
-	struct rpt_cluster report;      /* its command, dataset, GPU fields
-	                                   filled by the command */
-	const char *json, *html;        /* --json, --html; NULL none */
-	const double *solo;             /* the ranks' reads alone; NULL */
-	double window_s;                /* each rank's window; 0: unknown
-	                                   (a number of epochs or samples) */
-	uint64_t samples_per_epoch;     /* for the exactly-once check */
-	uint64_t seed;
-	bool shards;
-};
-
-/*
- * Send MINE to rank 0; on rank 0 gather every rank's (a lost one is named
- * after the common window's end plus a grace), print the cluster report and
- * write RUN's JSON and HTML. Returns the exit code (rank 0: 5 when a rank
- * was lost or failed; other ranks: 0).
- */
-int cli_cluster_report(const char *cmd, struct cli_cluster_run *run,
-		       const struct rpt_cluster_rank *mine);
-
-/*
- * cli_cluster_report without the report: on rank 0, *OUT gets the ranks'
- * records (malloc'd; RUN->report.ranks points at them, its world and nodes
- * set to the active ranks'); elsewhere *OUT is NULL. Returns as
- * cli_cluster_report.
- */
-int cli_cluster_collect(const char *cmd, struct cli_cluster_run *run,
-			const struct rpt_cluster_rank *mine,
-			struct rpt_cluster_rank **out);
-
-
-/* What `sweep` under mpirun needs of the sweep's own state. */
-struct cli_sweep_cluster {
-	const struct cli_common_opts *o;
-	const struct wl_workload *w;
-	const struct ms_gpus *gs;
-	const struct ms_dataset *md;
-	struct wl_transform_state *ts;
-	char *pipeline;                 /* the transform in words (out) */
-	size_t pipeline_len;
-	const unsigned *vcpus;          /* --vcpus: counts per rank (those
-	                                   above rank 0's share are left out;
-	                                   none given: 1, 2, 4 ... its share) */
-	unsigned nvcpus;
-	const bool *cache;              /* STG_CACHE_STATES: cold and warm are
-	                                   measured */
-	double budget_s;                /* shared by the points' windows */
-	const char *html;
-	const char *dataset, *format, *fs_type, *fs_server;
-	uint64_t records;               /* samples per epoch */
-	const char *notes;
-	bool failed;                    /* this rank could not open the
-	                                   dataset: it walks the points'
-	                                   steps saying so */
-};
-
-/*
- * `sweep` under mpirun (cli/sweep_cluster.c): ranks 1, 2, 4 ... R x the
- * cache states x the vCPU counts, each a cluster point; rank 0 prints
- * and writes the sweep's report. Returns the exit code.
- */
-int cli_sweep_cluster(const struct cli_sweep_cluster *sc);
 
 #endif /* FEEDRATE_CLI_H */

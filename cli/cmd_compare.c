@@ -2,15 +2,12 @@
  * cmd_compare.c - `feedrate compare A.json B.json ...`: candidate VMs side
  * by side from their sweep reports, as a text table and (--html) a page.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -127,84 +124,6 @@ static bool price_names(const char *spec, const struct rpt_candidate *c)
 	       blen - 5 == n && !strncmp(base, spec, n);
 }
 
-/* The folder of report FILE into BUF. */
-static void folder_of(const char *file, char *buf, size_t len)
-{
-	char tmp[PATH_MAX];
-
-	snprintf(tmp, sizeof(tmp), "%s", file);
-	snprintf(buf, len, "%s", dirname(tmp));
-}
-
-/*
- * A ckpt report beside candidate I's sweep report (FILES[I]) into *X:
- * the only one in that folder when no other candidate's report shares
- * the folder, else the only one whose instance type is the candidate's
- * label. Nothing found is no error.
- */
-static void compare_find_ckpt(char **files, size_t n, size_t i,
-			      const struct rpt_candidate *c,
-			      struct rpt_cost *x)
-{
-	char dir[PATH_MAX], other[PATH_MAX], path[2 * PATH_MAX];
-	struct rpt_ckpt_brief b, found = { 0 }, match = { 0 };
-	char found_path[2 * PATH_MAX] = "", match_path[2 * PATH_MAX] = "";
-	unsigned nfound = 0, nmatch = 0;
-	bool shared = false;
-	struct dirent *e;
-	DIR *d;
-
-	folder_of(files[i], dir, sizeof(dir));
-	for (size_t j = 0; j < n; j++) {
-		folder_of(files[j], other, sizeof(other));
-		shared |= j != i && !strcmp(dir, other);
-	}
-	d = opendir(dir);
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		const size_t len = strlen(e->d_name);
-		char why[256];
-		json_t *root;
-
-		if (len < 6 || strcmp(e->d_name + len - 5, ".json"))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		/* reports are small: skip anything large */
-		if (rpt_report_load(path, 4 << 20, &root, why, sizeof(why)))
-			continue;
-		if (!rpt_ckpt_brief_from_json(root, &b)) {
-			nfound++;
-			found = b;
-			snprintf(found_path, sizeof(found_path), "%s", path);
-			if (*b.instance_type &&
-			    !strcmp(b.instance_type, c->label)) {
-				nmatch++;
-				match = b;
-				snprintf(match_path, sizeof(match_path), "%s",
-					 path);
-			}
-		}
-		json_decref(root);
-	}
-	closedir(d);
-	if (nmatch == 1) {
-		found = match;
-		snprintf(found_path, sizeof(found_path), "%s", match_path);
-	} else if (nfound != 1 || shared) {
-		return;
-	}
-	x->have_ckpt = true;
-	x->ckpt = found;
-	{
-		char *t = rpt_path_text(found_path, strlen(found_path));
-
-		snprintf(x->ckpt_file, sizeof(x->ckpt_file), "%s",
-			 t ? t : "?");
-		free(t);
-	}
-}
-
 /*
  * The cost of each of the N candidates C (report files FILES, dataset
  * files DS_FILES) into COSTS. Returns 0 or FR_EXIT_USAGE when a --price
@@ -239,7 +158,8 @@ static int compare_costs(const struct compare_opts *o,
 				usd = o->prices.usd[p];
 		rpt_cost_fill(&c[i], usd, o->cache, o->epoch_samples > 0 ?
 			      o->epoch_samples : ds_files[i], &costs[i]);
-		compare_find_ckpt(files, n, i, &c[i], &costs[i]);
+		rpt_cost_find_ckpt((const char *const *)files, n, i,
+				   c[i].label, &costs[i]);
 	}
 	return 0;
 }

@@ -16,13 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "fmt_write.h"
 #include "jobfile.h"
 #include "report.h"
+#include "gen.h"
 #include "tokens.h"
 #include "workloads.h"
 
@@ -94,29 +94,6 @@ static void gen_progress_cb(void *arg, const struct wl_gen_stats *st,
 		fputc('\n', stderr);
 }
 
-struct gen_opts {
-	const char *workload, *dir, *from;
-	const struct wl_workload *wl; /* WORKLOAD, once resolved */
-	struct wl_gen_opts o;
-	struct wl_shard_opts so;     /* format WL_FORMAT_FOLDER: files */
-	int compression;             /* --compression: 0 none, 1 zstd */
-	bool quiet, have_size, have_files, have_level, have_format;
-};
-
-/* A format gen writes as shards. */
-static bool shard_format(int f)
-{
-	return f == WL_FORMAT_WDS || f == WL_FORMAT_MDS ||
-	       f == WL_FORMAT_TFRECORD;
-}
-
-/* A token workload: its own files (.idx/.bin, or .bin.zst with
- * --compression zstd), not images. */
-static bool gen_tokens(const struct gen_opts *g)
-{
-	return g->wl && g->wl->format == WL_FORMAT_TOKENS;
-}
-
 /* Options that do not go together; 0 or FR_EXIT_USAGE. */
 static int gen_check(const struct gen_opts *g)
 {
@@ -183,164 +160,10 @@ static int gen_parse(int argc, char **argv, struct gen_opts *g)
 	return gen_check(g);
 }
 
-/* A failed generation, said; its exit code. SST: the shards complete
- * (NULL for the folder format). */
-static int gen_failed(const struct gen_opts *g, int rc,
-		      const struct wl_gen_stats *st,
-		      const struct wl_shard_stats *sst, const char *errpath)
-{
-	const uint64_t done = sst ? sst->shards : st->files;
-
-	fprintf(stderr, "feedrate gen: ");
-	if ((rc == -ENOTEMPTY || rc == -ENOTDIR || rc == -EEXIST) &&
-	    !strcmp(errpath, g->dir)) {
-		cli_print_path(stderr, g->dir);
-		fprintf(stderr, rc == -ENOTDIR ? ": not a folder\n" :
-			": folder is not empty; gen writes only into an empty "
-			"or new folder\n");
-		fprintf(stderr, "Try 'feedrate gen --help'.\n");
-		return FR_EXIT_USAGE;
-	}
-	if (rc == -EINTR) {
-		fprintf(stderr, "interrupted");
-	} else if (rc == -ENODATA && g->from) {
-		fprintf(stderr, "no image in a class folder of ");
-		cli_print_path(stderr, g->from);
-		fprintf(stderr, " (.jpg, .jpeg, .png, .webp in SRC/<class>/)");
-	} else {
-		fprintf(stderr, "%s", strerror(-rc));
-		if (errpath[0]) {
-			fprintf(stderr, done ? " writing " : ": ");
-			cli_print_path(stderr, errpath);
-		}
-	}
-	if (sst && (done || rc == -ENOSPC || rc == -EINTR))
-		fprintf(stderr, "; stopped after %llu complete shards (%llu "
-			"images, %.1f MB); no partial file was left",
-			(unsigned long long)sst->shards,
-			(unsigned long long)sst->samples, sst->bytes / 1e6);
-	else if (done || rc == -ENOSPC || rc == -EINTR)
-		fprintf(stderr, "; stopped after %llu complete files (%.1f MB); "
-			"no partial file was left",
-			(unsigned long long)st->files, st->bytes / 1e6);
-	fputc('\n', stderr);
-	return rc == -EINTR ? cli_exit_for_signal(cli_stop) : FR_EXIT_ENV;
-}
-
 static const char *gen_format_name(const struct gen_opts *g)
 {
 	return g->so.format == WL_FORMAT_WDS ? "wds" :
 	       g->so.format == WL_FORMAT_MDS ? "mds" : "tfrecord";
-}
-
-/* The summary of a sharded set: gen's line with the format, the shard
- * count and bytes in place of the folder. */
-static void gen_shards_print(FILE *f, const struct gen_opts *g,
-			     const struct wl_gen_stats *st,
-			     const struct wl_shard_stats *sst)
-{
-	const double mb_s = st->elapsed_s > 0 ? sst->bytes / 1e6 /
-			    st->elapsed_s : 0;
-
-	if (g->from) {
-		fprintf(f, "gen: converted %llu images in %u classes from ",
-			(unsigned long long)sst->samples, sst->classes);
-		cli_print_path(f, g->from);
-	} else {
-		fprintf(f, "gen: wrote %llu images in %u classes",
-			(unsigned long long)sst->samples, sst->classes);
-	}
-	fprintf(f, " into ");
-	cli_print_path(f, g->dir);
-	fprintf(f, " as %s%s: %llu shards, %.1f MB", gen_format_name(g),
-		g->so.zstd ? " (zstd)" : "",
-		(unsigned long long)sst->shards, sst->bytes / 1e6);
-	if (g->so.zstd)
-		fprintf(f, " (%.1f MB uncompressed, level %d)",
-			sst->raw_bytes / 1e6, g->so.zstd_level ?
-			g->so.zstd_level : WL_ZSTD_DEFAULT_LEVEL);
-	fprintf(f, ", images %.1f MB, mean %.1f KB", sst->image_bytes / 1e6,
-		sst->samples ? sst->image_bytes / 1e3 / sst->samples : 0.0);
-	if (!g->from)
-		fprintf(f, ", mean %.0f px; %llu grayscale, %llu CMYK, %llu "
-			"progressive, %llu 4:4:4, %llu 4:2:0; seed %llu",
-			st->files ? (double)st->pixels / st->files : 0.0,
-			(unsigned long long)st->gray,
-			(unsigned long long)st->cmyk,
-			(unsigned long long)st->progressive,
-			(unsigned long long)st->sub444,
-			(unsigned long long)st->sub420,
-			(unsigned long long)g->o.seed);
-	fprintf(f, "; %u %s; %.1f s (%.1f MB/s)\n", g->o.jobs,
-		g->from ? "readers" : "jobs", st->elapsed_s, mb_s);
-	if (g->from && (sst->skipped || sst->empty_classes ||
-			sst->list_errors))
-		fprintf(f, "gen: left out %llu files (outside a class folder, "
-			"or not .jpg/.jpeg/.png/.webp) and %llu entries the "
-			"listing could not follow; %u class folders hold no "
-			"image (their labels stay unused)\n",
-			(unsigned long long)sst->skipped,
-			(unsigned long long)sst->list_errors,
-			sst->empty_classes);
-}
-
-/* --from: SRC is a folder, and DIR is neither SRC nor inside it. 0, or
- * the exit code (printed). */
-static int gen_from_check(const struct gen_opts *g)
-{
-	struct stat st;
-	const int bad = stat(g->from, &st) ? errno :
-			S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
-	int in;
-
-	if (bad) {
-		fprintf(stderr, "feedrate gen: ");
-		cli_print_path(stderr, g->from);
-		fprintf(stderr, ": %s\n", strerror(bad));
-		return FR_EXIT_ENV;
-	}
-	in = wl_path_inside(g->dir, g->from);
-	if (in == 1) {
-		fprintf(stderr, "feedrate gen: ");
-		cli_print_path(stderr, g->dir);
-		fprintf(stderr, " is inside ");
-		cli_print_path(stderr, g->from);
-		fprintf(stderr, ", the folder it converts; gen never writes "
-			"into SRC\nTry 'feedrate gen --help'.\n");
-		return FR_EXIT_USAGE;
-	}
-	if (in < 0) {
-		fprintf(stderr, "feedrate gen: %s: ", strerror(-in));
-		cli_print_path(stderr, g->dir);
-		fputc('\n', stderr);
-		return FR_EXIT_ENV;
-	}
-	return 0;
-}
-
-/* The format G writes once its workload G->wl is known. 0 or
- * FR_EXIT_USAGE (printed). */
-static int gen_format(struct gen_opts *g)
-{
-	const struct wl_workload *w = g->wl;
-
-	if (g->so.format == WL_FORMAT_FOLDER && g->so.zstd && !gen_tokens(g))
-		return cli_usage_error("gen", "--compression is for --format "
-				       "wds, mds, tfrecord (and a token "
-				       "workload's .bin.zst)");
-	/* an image workload is written as its format says (resnet50:
-	 * TFRecord shards), else as its generator writes, unless --format
-	 * says otherwise; any other workload as its generator writes */
-	if (!g->have_format && !g->from && w->image_spec) {
-		const struct wl_gen_entry *ge = w->gen ?
-			wl_gen_find(w->gen->layout) : NULL;
-
-		g->so.format = shard_format(w->format) ?
-			       (enum wl_format)w->format :
-			       ge && shard_format(ge->format) ?
-			       (enum wl_format)ge->format : WL_FORMAT_FOLDER;
-	}
-	return 0;
 }
 
 int cmd_gen(int argc, char **argv)
@@ -361,7 +184,7 @@ int cmd_gen(int argc, char **argv)
 	if ((rc = cli_workload("gen", g.workload, &w)))
 		return rc;
 	g.wl = w;
-	if ((rc = gen_format(&g)))
+	if ((rc = cli_gen_format(&g)))
 		return rc;
 	shards = g.so.format != WL_FORMAT_FOLDER;
 	/* an image workload's folder is ImageFolder JPEGs, whatever layout
@@ -370,7 +193,7 @@ int cmd_gen(int argc, char **argv)
 	if (!g.from && !shards && !gen)
 		return cli_usage_error("gen", "workload '%s' has no generator",
 				       w->name);
-	if (g.from && (rc = gen_from_check(&g)))
+	if (g.from && (rc = cli_gen_from_check(&g)))
 		return rc;
 	if (!g.o.jobs && g.from)
 		g.o.jobs = CLI_GEN_FROM_JOBS;
@@ -407,9 +230,14 @@ int cmd_gen(int argc, char **argv)
 		return cli_usage_error("gen", "workload '%s' has no image "
 				       "generator to shard", w->name);
 	if (rc)
-		return gen_failed(&g, rc, &st, shards ? &sst : NULL, errpath);
+		return cli_gen_failed(&g, rc, &st, shards ? &sst : NULL, errpath);
 	if (shards) {
-		gen_shards_print(stdout, &g, &st, &sst);
+		rpt_gen_print_shards(stdout, &(struct rpt_gen_shards){
+			.from = g.from, .dir = g.dir,
+			.format = gen_format_name(&g), .zstd = g.so.zstd,
+			.zstd_level = g.so.zstd_level ? g.so.zstd_level :
+				      WL_ZSTD_DEFAULT_LEVEL,
+			.seed = g.o.seed, .jobs = g.o.jobs }, &st, &sst);
 	} else if (gen_tokens(&g)) {
 		rpt_gen_print_files(stdout, g.dir, g.so.zstd ?
 				    "uint16 .bin.zst" : gen->layout, &st,

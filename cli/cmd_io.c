@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "cli_cluster.h"
 #include "cluster.h"
 #include "measure.h"
 #include "report.h"
@@ -161,158 +162,59 @@ static int io_report(const struct io_opts *o, const struct ms_io_result *res)
 
 /* ---- under mpirun ---- */
 
-struct io_alone {
-	struct ms_io_config cfg;
-	struct ms_io_result *res;
-};
-
-/* This rank's files read alone: bytes/s, -1 when nothing was read. */
-static double io_alone_fn(void *arg)
+/* Rank 0's cluster report's fields of io. */
+static void io_cluster_fill(const struct io_opts *o,
+			    const struct ms_dataset *md, const char *cache,
+			    struct rpt_cluster *c)
 {
-	struct io_alone *a = arg;
+	static struct stg_fs_info fs;
+	static char dev[STG_TEXT_MAX + 80];
 
-	if (!a->cfg.ds || ms_io_run(&a->cfg, a->res) || a->res->seconds <= 0)
-		return -1;
-	return (double)a->res->st.bytes / a->res->seconds;
-}
-
-static double realtime_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Sleep until CLOCK_REALTIME reaches T (or a stop signal). */
-static void sleep_until(double t)
-{
-	struct timespec ts;
-
-	ts.tv_sec = (time_t)t;
-	ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
-	while (!cli_stop && clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME,
-					    &ts, NULL) == EINTR)
-		;
+	c->command = "io";
+	c->dataset = o->dataset;
+	c->format = NULL;
+	c->cache = cache;       /* as asked, before warm became "as found"
+				   for the reads */
+	c->files = md->ds ? stg_dataset_count(md->ds) : 0;
+	c->bytes = md->ds ? stg_dataset_total_bytes(md->ds) : 0;
+	c->records = c->files;
+	c->window_s = o->cfg.duration_s;
+	c->au_threshold = LDR_DEFAULT_AU_THRESHOLD;
+	c->signal = cli_stop;
+	c->notes = "";
+	ms_fs_describe(o->dataset, &fs, &c->fs_type, dev, sizeof(dev));
+	c->fs_server = fs.server;
 }
 
 /*
- * io under mpirun: rank r reads files r, r + world, ...; first each rank
- * alone in turn (the others idle), then all together from one start; rank
- * 0 reports the cluster's total against the sum of the ranks alone.
+ * io under mpirun (measure/cluster_io.c): rank r reads files r, r + world,
+ * ...; first each rank alone in turn (the others idle), then all together
+ * from one start; rank 0 reports the cluster's total against the sum of
+ * the ranks alone.
  */
 static int io_cluster(struct io_opts *o, struct ms_dataset *md,
 		      struct ms_io_result *res)
 {
-	struct ms_cluster *cl = cli_cluster;
-	struct stg_dataset *mine = NULL;
 	struct cli_cluster_run run;
 	struct rpt_cluster_rank r;
-	struct io_alone alone;
-	double *solo = calloc(cl->world, sizeof(*solo));
-	const char *cache;
-	double start = 0;
-	bool ok;
-	int files_err = md->ds ? ms_cluster_files(md->ds, cl->rank,
-						  cl->world, &mine) : -ENOENT;
+	double *solo = calloc(cli_cluster->world, sizeof(*solo));
+	const char *cache = o->cfg.cache == STG_CACHE_COLD ? "cold" :
+			    o->cfg.cache == STG_CACHE_WARM ? "warm" :
+			    o->cfg.rc.direct ? "as found, O_DIRECT" :
+			    "as found";
 	int err;
 
 	memset(&run, 0, sizeof(run));
-	memset(res, 0, sizeof(*res));
-	if (o->solo != 0) {             /* every rank: the same steps */
-		/* the same reads as together, cache state included */
-		memset(&alone, 0, sizeof(alone));
-		alone.cfg = o->cfg;
-		alone.cfg.ds = mine;
-		alone.cfg.stop = &cli_stop;
-		alone.cfg.progress = NULL;
-		if (o->solo > 0)
-			alone.cfg.duration_s = o->solo;
-		alone.res = res;
-		ms_cluster_each_alone(cl, io_alone_fn, &alone,
-				      alone.cfg.duration_s, solo);
-		run.solo = solo;
-	}
-	ok = mine != NULL && !cli_stop;
-	cache = o->cfg.cache == STG_CACHE_COLD ? "cold" :
-		o->cfg.cache == STG_CACHE_WARM ? "warm" :
-		o->cfg.rc.direct ? "as found, O_DIRECT" : "as found";
-	/* the page cache made before the gate, so that every rank's reads
-	 * start together: warm is read in now and then left as it is; cold
-	 * is evicted now, and ms_io_run's own eviction finds little left */
-	if (ok && o->cfg.cache == STG_CACHE_WARM) {
-		uint64_t errors = 0;
-
-		stg_cache_dataset_warm(mine, &errors);
-		o->cfg.cache = MS_IO_CACHE_ASIS;
-	} else if (ok && o->cfg.cache == STG_CACHE_COLD) {
-		uint64_t errors = 0;
-
-		stg_cache_dataset_evict(mine, &errors);
-	}
-	err = ms_cluster_gate(cl, ok, 2.0, &start);
-	memset(res, 0, sizeof(*res));
-	cli_cluster_rank_init(&r);
-	snprintf(r.bottleneck, sizeof(r.bottleneck), "storage");
-	if (!err && ok) {
-		o->cfg.ds = mine;
-		o->cfg.stop = &cli_stop;
-		sleep_until(start);
-		r.start_skew_s = realtime_now();        /* the reads' start */
-		if (ms_io_run(&o->cfg, res))
-			snprintf(r.fail_text, sizeof(r.fail_text), "%.*s",
-				 (int)sizeof(r.fail_text) - 1, res->err_text);
-	} else {
-		snprintf(r.fail_text, sizeof(r.fail_text), "%s",
-			 files_err == -ENODATA ? "no file for this rank "
-			 "(fewer files than ranks)" : files_err == -ENOENT ?
-			 "the dataset could not be listed on this node (this "
-			 "rank's error output says why)" : !mine ? "its files "
-			 "could not be listed (out of memory)" :
-			 err == -ECANCELED ? "rank 0 called the run off "
-			 "before the window" : "no word from rank 0 before "
-			 "the window");
-	}
-	if (!r.fail_text[0] && res->seconds > 0) {
-		r.measured_s = res->seconds;
-		r.samples = res->st.files_ok;
-		r.errors = res->st.errors;
-		r.read_bytes = res->st.bytes;
-		r.samples_per_s = (double)res->st.files_ok / res->seconds;
-		r.bytes_per_s = (double)res->st.bytes / res->seconds;
-	} else {
-		r.start_skew_s = 0;
-	}
-	r.signal = cli_stop;
-	if (cl->rank == 0) {
-		struct rpt_cluster *c = &run.report;
-
-		c->command = "io";
-		c->dataset = o->dataset;
-		c->format = NULL;
-		c->cache = cache;       /* as asked, before warm became
-					   "as found" for the reads */
-		c->files = md->ds ? stg_dataset_count(md->ds) : 0;
-		c->bytes = md->ds ? stg_dataset_total_bytes(md->ds) : 0;
-		c->records = c->files;
-		c->window_s = o->cfg.duration_s;
-		c->au_threshold = LDR_DEFAULT_AU_THRESHOLD;
-		c->signal = cli_stop;
-		c->notes = "";
-		{
-			static struct stg_fs_info fs;
-			static char dev[STG_TEXT_MAX + 80];
-
-			ms_fs_describe(o->dataset, &fs, &c->fs_type, dev,
-				       sizeof(dev));
-			c->fs_server = fs.server;
-		}
-	}
+	ms_cluster_io(cli_cluster, &o->cfg, md->ds, o->solo, o->solo != 0 ?
+		      solo : NULL, res, &r);
+	if (o->solo != 0)
+		run.check.solo = solo;
+	if (cli_cluster->rank == 0)
+		io_cluster_fill(o, md, cache, &run.report);
 	run.json = o->json;
 	run.html = o->html;
-	run.window_s = o->cfg.duration_s;      /* 0: each file once */
+	run.check.window_s = o->cfg.duration_s;        /* 0: each file once */
 	err = cli_cluster_report("io", &run, &r);
-	stg_dataset_destroy(mine);
 	free(solo);
 	return err;
 }

@@ -21,10 +21,6 @@
 
 volatile sig_atomic_t cli_stop;
 
-/* The job file --workload loaded (kept until exit: the run points into
- * it; cli_check_reports protects its path). */
-static const struct wl_workload *cli_job;
-
 /* ---- messages, exit codes, signals ---- */
 
 void cli_print_path(FILE *f, const char *p)
@@ -369,73 +365,11 @@ int cli_point_base(const char *cmd, const struct cli_common_opts *o,
 	return 0;
 }
 
-int cli_gpu_decode_resolve(const char *cmd, const struct wl_workload *w,
-			   struct cli_common_opts *o, const struct ms_gpus *gs)
-{
-	const struct wl_gpu_decoder *dec = wl_gpu_decoder_find(
-		gs->row ? gs->row->gpu : gs->type);
-
-	for (unsigned i = 0; i < o->npipes; i++) {
-		struct ms_pipeline_spec *sp = &o->pipes[i];
-
-		if (sp->kind != MS_PIPELINE_GPU_DECODE)
-			continue;
-		if (w->xform != WL_XFORM_IMAGE_TRAIN)
-			return cli_usage_error(cmd, "--pipeline gpu-decode "
-				"models GPU decoding of JPEG images; workload "
-				"%s is not an image workload (its transform is "
-				"%s)", w->name, wl_xform_name(w->xform));
-		if (sp->gpudec == MS_GPUDEC_AUTO)
-			sp->gpudec = dec && dec->hw ? MS_GPUDEC_HW :
-				     MS_GPUDEC_HYBRID;
-	}
-	return 0;
-}
-
-int cli_gpu_decode_point(const char *cmd, const struct cli_common_opts *o,
-			 const struct wl_workload *w,
-			 const struct ms_dataset *md, struct ms_point *p,
-			 struct wl_transform_state *ts, char *pipeline,
-			 size_t len)
-{
-	const uint64_t files = md->shards ? md->shards->ldr.total :
-			       stg_dataset_count(md->ds);
-	const unsigned batch = o->batch ? o->batch : LDR_DEFAULT_BATCH;
-	const bool hybrid = p->pipe.gpudec == MS_GPUDEC_HYBRID;
-	double mean, stage;
-	int err;
-
-	if (p->pipe.kind != MS_PIPELINE_GPU_DECODE)
-		return 0;
-	/* a batch's staging area starts at what a mean batch stages: the
-	 * compressed bytes (hw), or its coefficients (hybrid: about 6x a
-	 * photo's compressed size at ImageNet's quality); it grows past
-	 * that where a batch needs more */
-	mean = files ? (double)stg_dataset_total_bytes(md->ds) / files :
-	       w->mean_file_bytes;
-	stage = batch * mean * (hybrid ? 6.0 : 1.25);
-	if (stage < (1u << 20))
-		stage = 1u << 20;
-	if (stage > (1ull << 30))
-		stage = 1ull << 30;
-	err = wl_transform_gpu_decode(w, hybrid ? AUG_GD_MODE_HYBRID :
-				      AUG_GD_MODE_HW, (size_t)stage, ts,
-				      &p->transform, pipeline, len);
-	if (err)
-		return cli_fail(cmd, err, 0, "the gpu-decode transform cannot "
-				"start");
-	if (md->shards)     /* records are unwrapped before the decode */
-		wl_shardset_transform(md->shards, &p->transform,
-				      &p->transform);
-	return 0;
-}
-
 int cli_check_reports(const char *cmd, const char *const *paths, size_t n,
 		      const char *dataset, const char *list)
 {
 	/* a report never overwrites what the run reads, job file included */
-	const char *roots[3] = { dataset, list, cli_job ? cli_job->job_file :
-				 NULL };
+	const char *roots[3] = { dataset, list, cli_job_file() };
 	char why[1024];
 
 	for (size_t k = 0; k < n; k++) {
@@ -455,61 +389,4 @@ int cli_check_reports(const char *cmd, const char *const *paths, size_t n,
 					"('-')");
 	}
 	return 0;
-}
-
-/* NAME names a job file rather than a built-in: a path with a '/', a
- * name ending in .ini, or a file that exists. */
-static bool names_a_file(const char *name)
-{
-	const size_t n = strlen(name);
-
-	return strchr(name, '/') || (n > 4 && !strcmp(name + n - 4, ".ini")) ||
-	       !access(name, F_OK);
-}
-
-int cli_workload(const char *cmd, const char *name,
-		 const struct wl_workload **w)
-{
-	char names[256], why[1024];
-	int err;
-
-	if (!wl_find(name, w))
-		return 0;
-	if (!names_a_file(name)) {
-		wl_names(names, sizeof(names));
-		return cli_usage_error(cmd, "unknown workload '%s' (valid: %s)",
-				       name, names);
-	}
-	err = wl_job_load(name, w, why, sizeof(why));
-	if (err == -ENOMEM)
-		return cli_fail(cmd, err, 0, "out of memory");
-	if (err) {
-		fprintf(stderr, "feedrate %s: --workload: ", cmd);
-		cli_print_path(stderr, why);
-		fprintf(stderr, "\nTry 'feedrate %s --help'.\n", cmd);
-		return FR_EXIT_USAGE;
-	}
-	wl_job_free(cli_job);
-	cli_job = *w;
-	return 0;
-}
-
-void cli_workloads_usage(FILE *f)
-{
-	fprintf(f, "Workloads (-w NAME, or -w FILE.ini: a job file, see "
-		"docs/job-files.md):\n");
-	for (size_t i = 0; i < wl_count(); i++) {
-		const struct wl_workload *w = wl_at(i);
-
-		fprintf(f, "  %-12s %s\n", w->name, w->description);
-	}
-	fputc('\n', f);
-}
-
-FILE *cli_text_out(const char *const *paths, size_t n)
-{
-	for (size_t k = 0; k < n; k++)
-		if (paths[k] && !strcmp(paths[k], "-"))
-			return stderr;
-	return stdout;
 }

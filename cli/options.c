@@ -4,19 +4,12 @@
  * named constants the commands use; a value added to a values list is
  * accepted, listed by --help and by the error for a bad value at once.
  */
-#include <sched.h>
-#include <stdint.h>
-
 #include "cli.h"
 #include "cluster.h"
 #include "fmt_write.h"
-#include "loader.h"
-#include "options.h"
-#include "report.h"
 #include "report_ckpt.h"
 
 #define RSS (C_RUN | C_SWEEP)                   /* run and sweep */
-
 static const struct cli_value backend_values[] = {
 	{ "auto", STG_BACKEND_AUTO, RSS | C_IO | C_CKPT },
 	{ "uring", STG_BACKEND_URING, RSS | C_IO | C_CKPT },
@@ -26,16 +19,14 @@ static const struct cli_value backend_values[] = {
 static const struct cli_value cache_values[] = {
 	{ "cold", STG_CACHE_COLD, C_ALL },
 	{ "ram", STG_CACHE_RAM, C_SWEEP | C_COMPARE },  /* run: --ram SIZE */
-	{ "warm", STG_CACHE_WARM, C_ALL },
-	{ 0 } };
+	{ "warm", STG_CACHE_WARM, C_ALL }, { 0 } };
 static const struct cli_value compression_values[] = {
 	{ "none", 0, C_GEN }, { "zstd", 1, C_GEN }, { 0 } };
 static const struct cli_value demand_values[] = {
 	{ "train", WL_DEMAND_TRAIN, C_ALL },
 	{ "tuned", WL_DEMAND_TRAIN, C_ALL },    /* train's older name */
 	{ "mlperf", WL_DEMAND_MLPERF, C_ALL },
-	{ "ceiling", WL_DEMAND_CEILING, C_ALL },
-	{ 0 } };
+	{ "ceiling", WL_DEMAND_CEILING, C_ALL }, { 0 } };
 static const struct cli_value format_values[] = {
 	{ "auto", WL_FORMAT_AUTO, RSS },
 	{ "folder", WL_FORMAT_FOLDER, RSS | C_GEN },
@@ -48,8 +39,7 @@ static const struct cli_value pipeline_values[] = {
 	{ "native", MS_PIPELINE_NATIVE, RSS },
 	{ "torch", MS_PIPELINE_TORCH, RSS },
 	{ "python:FILE", MS_PIPELINE_FILE, RSS },
-	{ "gpu-decode[:hw|:hybrid]", MS_PIPELINE_GPU_DECODE, RSS },
-	{ 0 } };
+	{ "gpu-decode[:hw|:hybrid]", MS_PIPELINE_GPU_DECODE, RSS }, { 0 } };
 static const struct cli_value sync_values[] = {
 	{ "all", LDR_GPU_SYNC_ALL, RSS }, { "none", LDR_GPU_SYNC_NONE, RSS },
 	{ 0 } };
@@ -201,12 +191,11 @@ const struct cli_opt cli_options[] = {
   .defs = { { RSS, .text = "native" } }, .group = G_PIPELINE,
   .help = "native: feedrate's own, the class of DALI's CPU path; torch: a "
   "torchvision ImageFolder DataLoader with PIL; python:FILE: FILE's "
-  "make_loader(root, batch_size, num_workers, seed); gpu-decode: the "
-  "CPU's share of DALI's mixed JPEG decoder, hw (headers parsed, bytes "
-  "staged; the default where the GPU has a hardware decoder) or hybrid "
-  "(entropy decode to coefficients), the GPU's share modelled from a "
-  "cited source; sweep takes a list "
-  "(no repeats, e.g. native,torch) and gives a verdict for each",
+  "make_loader(root, batch_size, num_workers, seed); gpu-decode: the CPU's "
+  "share of DALI's mixed JPEG decoder, hw (headers parsed, bytes staged; the "
+  "default where the GPU has a hardware decoder) or hybrid (entropy decode to "
+  "coefficients), the GPU's share modelled from a cited source; sweep takes a "
+  "list (no repeats, e.g. native,torch) and gives a verdict for each",
   .parse = cli_val_pipeline },
 { "price", 0, CLI_CUSTOM, "USD_PER_HOUR", C_SWEEP | C_COMPARE, .gt = true,
   .hi = 1e6, .group = G_REPORT, .help = "the hourly price, on-demand or "

@@ -207,4 +207,58 @@ int cli_val_percent(const struct cli_opt *row, enum cli_cmd cmd, bool list,
 int cli_val_warmup(const struct cli_opt *row, enum cli_cmd cmd, bool list,
 		   const char *arg, void *dst);
 
+/* ---- value parsers (cli/opts.c) ---- */
+
+/*
+ * Parse a byte size: a decimal number (fractions allowed) with an optional
+ * IEC suffix K, M, G, T (powers of 1024; "KiB", "k", "KB" are the same).
+ * Returns 0 and stores the size, or -EINVAL (malformed) / -ERANGE (too big).
+ */
+int cli_parse_size(const char *s, uint64_t *out);
+
+/*
+ * Parse a duration: seconds by default, or with a suffix ms, s, m, h.
+ * Returns 0 and stores seconds (> 0 required), or -EINVAL.
+ */
+int cli_parse_duration(const char *s, double *sec);
+
+/*
+ * Parse an unsigned decimal integer within [lo, hi].
+ * Returns 0, -EINVAL (malformed) or -ERANGE (outside the bounds).
+ */
+int cli_parse_ulong(const char *s, unsigned long lo, unsigned long hi,
+		    unsigned long *out);
+
+/*
+ * Print "feedrate CMD: <message>" and a hint to run --help on stderr.
+ * Returns FR_EXIT_USAGE so callers can `return cli_usage_error(...)`.
+ */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * A count of parameters or samples: a decimal number with an optional
+ * decimal suffix K, M, B (or G), T ("7B" = 7e9, "1.5B", "350M"), at least
+ * 1. Returns 0, -EINVAL (malformed) or -ERANGE.
+ */
+int cli_parse_params(const char *s, double *out);
+
+/*
+ * A comma-separated list of counts within [LO, HI] ("1,2,8"), at most MAX
+ * of them, into OUT sorted and without repeats; *N gets how many.
+ * Returns 0 or -EINVAL.
+ */
+int cli_parse_count_list(const char *s, unsigned long lo, unsigned long hi,
+			 unsigned *out, unsigned max, unsigned *n);
+
+/* A decimal count with no sign into *OUT. Returns 0 or -EINVAL. */
+int cli_parse_u64(const char *s, uint64_t *out);
+
+/*
+ * --warmup: a duration as cli_parse_duration takes it, or zero spelled
+ * with any of its units ("0", "0s", "0.0m", "0h": no warm-up, *OUT = -1).
+ * Signs are refused ("-0", "+1"). Returns 0 or -EINVAL.
+ */
+int cli_parse_warmup(const char *s, double *out);
+
 #endif /* FEEDRATE_OPTIONS_H */

@@ -11,6 +11,7 @@
 #ifndef FEEDRATE_CLUSTER_H
 #define FEEDRATE_CLUSTER_H
 
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -25,6 +26,58 @@
 #define MS_CLUSTER_STOP_GRACE_S 0.3     /* ... once a stop signal came: mpirun
                                            kills 1 s after its SIGTERM
                                            (odls_base_sigkill_timeout) */
+
+/*
+ * The record one rank sends rank 0 (the protocol's, named as the cluster
+ * report reads it): no pointers, sent as raw bytes (the same binary on
+ * every node).
+ */
+/* A commutative digest of the sample ids one rank read in one epoch: the
+ * ranks' digests add up to the cluster's (count and sum add, xor xors). */
+struct rpt_cluster_digest {
+	uint64_t count, sum, xor_;
+};
+
+#define RPT_CLUSTER_EPOCHS 4            /* epochs whose digests are kept */
+
+/* One rank, as it reports itself to rank 0 (no pointers: sent as bytes). */
+struct rpt_cluster_rank {
+	unsigned rank;
+	char host[MS_CLUSTER_HOST_MAX]; /* its node's name (raw bytes) */
+	unsigned node;                  /* index of its host, in the order of
+	                                   the hosts' first ranks */
+	unsigned local_rank, local_size; /* among the ranks of its node */
+	bool reported;                  /* its result reached rank 0 */
+	char lost_why[200];             /* !reported: why, in words */
+	char fail_text[256];            /* reported, but nothing measured:
+	                                   why; "" when it measured */
+	unsigned vcpus;                 /* CPUs it ran on */
+	char cpus[64];                  /* their list, "0-1" */
+	bool cpus_shared;               /* its node has fewer CPUs than ranks:
+	                                   it shares them (oversubscribed) */
+	double measured_s;              /* its window */
+	double start_skew_s;            /* its window began this long after
+	                                   the common start rank 0 set (clock
+	                                   offsets removed) */
+	uint64_t samples, samples_failed, errors;
+	uint64_t read_bytes;            /* in the window */
+	double samples_per_s, bytes_per_s;
+	unsigned gpus;                  /* emulated on this rank (0: raw feed) */
+	double au;                      /* < 0: no GPU emulated */
+	unsigned gpus_fed;              /* of the run's GPU type, at the AU
+	                                   threshold, from its own feed */
+	char bottleneck[16];            /* "cpu", "storage", "gpu", "unknown" */
+	char bottleneck_why[384];
+	double hit_ratio;               /* < 0 unknown */
+	int signal;                     /* SIGINT/SIGTERM that stopped it */
+	bool too_short;                 /* its window was too short to judge
+	                                   its GPUs (bottleneck_why says why) */
+	double solo_bytes_per_s;        /* its storage read alone (cold, every
+	                                   other rank idle); < 0 not measured */
+	unsigned digest_epochs;         /* complete epochs digested (at most
+	                                   RPT_CLUSTER_EPOCHS) */
+	struct rpt_cluster_digest digest[RPT_CLUSTER_EPOCHS];
+};
 
 struct ms_comm;
 
@@ -190,5 +243,171 @@ struct ms_cluster_alone {
  * nothing could be read. For ms_cluster_each_alone.
  */
 double ms_cluster_read_alone(const struct ms_cluster_alone *a);
+
+/* ---- the commands' steps under mpirun (cluster_run.c, cluster_io.c,
+ * cluster_sweep.c) ---- */
+
+struct ms_point;
+struct ms_point_out;
+struct ms_io_config;
+struct ms_io_result;
+struct ldr_result;
+
+/*
+ * This rank's share of its node's usable CPUs (the sysroot's online CPUs
+ * this process may run on) into *SET; *SHARED: fewer CPUs than ranks,
+ * they share. Returns 0, or -errno with *WHY in words.
+ */
+int ms_cluster_cpus(const struct ms_cluster *cl, cpu_set_t *set,
+		    bool *shared, const char **why);
+
+/*
+ * Each rank in turn reads its share of DS's files (ids rank, rank +
+ * world, ...) cold for SECONDS with RC on THREADS readers while the others
+ * wait; DS NULL: this rank reads nothing but takes its turn. On rank 0,
+ * SOLO (world doubles) gets each rank's bytes/s (-1: none). 0 or -errno.
+ */
+int ms_cluster_solo(struct ms_cluster *cl, const struct stg_dataset *ds,
+		    const struct stg_reader_config *rc, unsigned threads,
+		    double seconds, double *solo);
+
+/* The gate of a cluster point (struct ms_point's gate, ARG one of these):
+ * the window starts MARGIN_S after every rank is ready. */
+struct ms_cluster_gate {
+	struct ms_cluster *cl;
+	double margin_s;
+};
+int ms_cluster_point_gate(void *arg, bool ok, double *start_realtime);
+
+/* This rank's record, its identity only: reported, figures unknown (-1). */
+void ms_cluster_rank_init(const struct ms_cluster *cl,
+			  struct rpt_cluster_rank *r);
+
+/* What rank 0 checks the ranks' records against. */
+struct ms_cluster_check {
+	const double *solo;             /* the ranks' reads alone; NULL */
+	double window_s;                /* each rank's window; 0: unknown
+	                                   (a number of epochs or samples) */
+	uint64_t samples_per_epoch;     /* for the exactly-once check; 0: no
+	                                   epochs (io) */
+	uint64_t seed;
+	bool shards;
+};
+
+/* Rank 0's view of the ranks after a point. */
+struct ms_cluster_result {
+	unsigned world;                 /* ranks that took part */
+	unsigned nodes;                 /* distinct hosts among them */
+	struct rpt_cluster_rank *ranks; /* WORLD of them (malloc'd) */
+	int every_sample_once;          /* 1 checked and true, 0 false, -1
+	                                   not checked */
+	unsigned epochs_checked;
+	char once_how[256];             /* the check, in words */
+};
+
+/*
+ * Send MINE to rank 0; on rank 0 gather every active rank's record into
+ * *OUT (a lost one is named after the common window's end plus a grace;
+ * its ranks malloc'd, the caller frees them), check that every sample was
+ * read once per epoch. Elsewhere OUT->ranks is NULL. Returns 0, 1 (rank
+ * 0: a rank was lost or failed) or -ENOMEM.
+ */
+int ms_cluster_collect(struct ms_cluster *cl,
+		       const struct ms_cluster_check *run,
+		       const struct rpt_cluster_rank *mine,
+		       struct ms_cluster_result *out);
+
+/* `run` under mpirun: one point on this rank's share. */
+struct ms_cluster_run_cfg {
+	struct ms_point *p;             /* set up by the caller (its rank,
+	                                   world, CPUs and gate are set here) */
+	bool failed;                    /* P could not be set up: this rank
+	                                   walks the steps, saying FAIL_TEXT */
+	const char *fail_text;
+	double margin_s;                /* the gate's margin */
+	const struct stg_dataset *ds;   /* read alone first (SOLO non-NULL) */
+	struct stg_reader_config rc;
+	unsigned readers;
+	double solo_s;
+	void (*say)(void *arg, int err, const char *why); /* a setup error */
+	void *say_arg;
+};
+
+/*
+ * This rank's point on its share of the node's CPUs, its window started
+ * with every other rank's (each rank's read alone before, into SOLO on
+ * rank 0, when SOLO is non-NULL). RES and PO get the point (PO->err_text
+ * when it could not run). *SHARED as ms_cluster_cpus. Returns 0, or
+ * -EINVAL when this rank did not measure.
+ */
+int ms_cluster_run(struct ms_cluster *cl, const struct ms_cluster_run_cfg *c,
+		   struct ldr_result *res, struct ms_point_out *po,
+		   double *solo, bool *shared);
+
+/*
+ * `io` under mpirun: rank r reads files r, r + world, ... of DS (NULL:
+ * its listing failed; it walks the steps saying so); first each rank alone
+ * in turn for SOLO_S (<= 0: CFG's duration) when SOLO is non-NULL (rank
+ * 0's gets the rates), then all together from one start, with CFG (its
+ * cache prepared before the gate). *R gets this rank's record. Returns 0
+ * or -EIO (R->fail_text says why).
+ */
+int ms_cluster_io(struct ms_cluster *cl, struct ms_io_config *cfg,
+		  const struct stg_dataset *ds, double solo_s, double *solo,
+		  struct ms_io_result *res, struct rpt_cluster_rank *r);
+
+#define MS_CLUSTER_SWEEP_MAX_RANKS 32   /* rank counts 1, 2, 4 ... R */
+
+/* What `sweep` under mpirun asks; the command's own parts as callbacks. */
+struct ms_cluster_sweep_cfg {
+	const unsigned *vcpus;          /* counts per rank (those above rank
+	                                   0's share are left out); none: 1, 2,
+	                                   4 ... its share */
+	unsigned nvcpus;
+	bool cold, warm;                /* the cache states measured */
+	double budget_s;                /* shared by the points' windows */
+	const struct stg_dataset *ds;   /* read alone (cold); NULL: failed */
+	struct stg_reader_config rc;
+	unsigned readers;
+	uint64_t samples_per_epoch, seed;
+	bool shards;
+	bool failed;                    /* this rank walks the steps saying so */
+	/* set up P from the command's options; 0 or an exit code (said) */
+	int (*point_base)(void *arg, struct ms_point *p);
+	/* this rank's record of a measured point */
+	void (*record)(void *arg, const struct ms_point_out *po,
+		       const struct ldr_result *res, bool shared,
+		       struct rpt_cluster_rank *mine);
+	/* rank 0, before each point */
+	void (*progress)(void *arg, enum stg_cache_state cache,
+			 unsigned vcpus, unsigned ranks);
+	void *arg;
+};
+
+/* One point of the sweep, as rank 0 gathered it. */
+struct ms_cluster_sweep_point {
+	unsigned ranks, vcpus;
+	enum stg_cache_state cache;
+	struct ms_cluster_result res;
+};
+
+struct ms_cluster_sweep_result {
+	struct ms_cluster_sweep_point *points;  /* rank 0: in plan order */
+	size_t npoints;
+	double window_s;                /* each point's window */
+	bool lost;                      /* a rank was lost or failed */
+};
+
+/*
+ * The ranks taking part (1, 2, 4 ... R, in rank order) x the cache states
+ * x each rank's vCPU counts, every point a cluster point (a common window,
+ * rank 0 gathers). Every rank walks the same plan (rank 0's, sent to all);
+ * a rank outside a point's ranks skips it. Returns 0 or -ENOMEM; free *OUT
+ * with ms_cluster_sweep_free.
+ */
+int ms_cluster_sweep(struct ms_cluster *cl,
+		     const struct ms_cluster_sweep_cfg *c,
+		     struct ms_cluster_sweep_result *out);
+void ms_cluster_sweep_free(struct ms_cluster_sweep_result *r);
 
 #endif

@@ -853,6 +853,34 @@ int ms_sweep_check(struct ms_sweep *sw, unsigned vcpus,
 		   enum stg_cache_state c, unsigned gpus, struct ms_check *out);
 
 /*
+ * The check runs of cache state C at VCPUS (sweep_walk.c): COMPUTED and
+ * COMPUTED + 1 GPUs, then further down while the fewest tried was not
+ * fed or further up while the most tried was (ms_check_next, fed at
+ * AU_THRESHOLD), as long as time is left (ms_sweep_check). CHECKS[k] and
+ * GPUS[k] get the k-th of *N runs (at most MAX, at most MS_CHECKS_MAX).
+ * Returns 0 or -ENOMEM.
+ */
+int ms_sweep_checks(struct ms_sweep *sw, unsigned vcpus,
+		    enum stg_cache_state c, unsigned computed,
+		    double au_threshold, struct ms_check *checks,
+		    unsigned *gpus, size_t max, size_t *n);
+
+/* Which of N pipelines a sweep measures first: native where it is in the
+ * list, else the first. */
+unsigned ms_pipeline_first(const struct ms_pipeline_spec *pipes, unsigned n);
+
+/*
+ * --pipeline LIST's N pipelines one after the other, sharing TOTAL_S
+ * equally: MEASURE(ARG, I, TOTAL_S / N) for FIRST, then for the others in
+ * list order while each returned 0 and *STOP is clear. *DONE gets how
+ * many returned 0. Returns the first non-zero return, else 0.
+ */
+int ms_sweep_pipelines(unsigned n, unsigned first, double total_s,
+		       volatile sig_atomic_t *stop,
+		       int (*measure)(void *arg, unsigned i, double budget_s),
+		       void *arg, unsigned *done);
+
+/*
  * Was cache C's point at the sweep's largest vCPU count (not a RAM-axis
  * size) dropped for the budget? The verdict then gives C no verdict, so
  * no check runs are due for it.

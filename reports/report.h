@@ -410,6 +410,24 @@ struct wl_gen_stats;
 void rpt_gen_print(FILE *f, const char *dir, const struct wl_gen_stats *st,
 		   uint64_t seed, unsigned jobs);
 
+/* What gen's summary of a sharded set names besides its figures. */
+struct rpt_gen_shards {
+	const char *from;               /* --from SRC; NULL: synthetic */
+	const char *dir;
+	const char *format;             /* "wds", "mds", "tfrecord" */
+	bool zstd;
+	int zstd_level;
+	uint64_t seed;
+	unsigned jobs;
+};
+
+/* The summary of a sharded set: gen's line with the format, the shard
+ * count and bytes in place of the folder (and what --from left out). */
+struct wl_shard_stats;
+void rpt_gen_print_shards(FILE *f, const struct rpt_gen_shards *g,
+			  const struct wl_gen_stats *st,
+			  const struct wl_shard_stats *sst);
+
 /*
  * The summary line of a generator that is not an image set (volumes,
  * token streams, cosmoflow records): files, LAYOUT, bytes, mean and

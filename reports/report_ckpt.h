@@ -255,4 +255,14 @@ int rpt_sweep_cost_json(json_t *root, const struct rpt_sweep *s);
  */
 void rpt_sweep_cost_html(struct rpt_buf *b, const struct rpt_sweep *s);
 
+/*
+ * A ckpt report beside candidate I's sweep report (FILES[I] of N) into
+ * X's ckpt fields: the only one in that folder when no other candidate's
+ * report shares the folder, else the only one whose instance type is the
+ * candidate's LABEL. Nothing found is no error (X left as it was).
+ * (report_ckpt_find.c)
+ */
+void rpt_cost_find_ckpt(const char *const *files, size_t n, size_t i,
+			const char *label, struct rpt_cost *x);
+
 #endif /* FEEDRATE_REPORT_CKPT_H */

@@ -14,56 +14,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cluster.h"      /* the rank record (struct rpt_cluster_rank) */
+
 struct json_t;
 
-#define RPT_CLUSTER_HOST_MAX 64
-
-/* A commutative digest of the sample ids one rank read in one epoch: the
- * ranks' digests add up to the cluster's (count and sum add, xor xors). */
-struct rpt_cluster_digest {
-	uint64_t count, sum, xor_;
-};
-
-#define RPT_CLUSTER_EPOCHS 4            /* epochs whose digests are kept */
-
-/* One rank, as it reports itself to rank 0 (no pointers: sent as bytes). */
-struct rpt_cluster_rank {
-	unsigned rank;
-	char host[RPT_CLUSTER_HOST_MAX]; /* its node's name (raw bytes) */
-	unsigned node;                  /* index of its host, in the order of
-	                                   the hosts' first ranks */
-	unsigned local_rank, local_size; /* among the ranks of its node */
-	bool reported;                  /* its result reached rank 0 */
-	char lost_why[200];             /* !reported: why, in words */
-	char fail_text[256];            /* reported, but nothing measured:
-	                                   why; "" when it measured */
-	unsigned vcpus;                 /* CPUs it ran on */
-	char cpus[64];                  /* their list, "0-1" */
-	bool cpus_shared;               /* its node has fewer CPUs than ranks:
-	                                   it shares them (oversubscribed) */
-	double measured_s;              /* its window */
-	double start_skew_s;            /* its window began this long after
-	                                   the common start rank 0 set (clock
-	                                   offsets removed) */
-	uint64_t samples, samples_failed, errors;
-	uint64_t read_bytes;            /* in the window */
-	double samples_per_s, bytes_per_s;
-	unsigned gpus;                  /* emulated on this rank (0: raw feed) */
-	double au;                      /* < 0: no GPU emulated */
-	unsigned gpus_fed;              /* of the run's GPU type, at the AU
-	                                   threshold, from its own feed */
-	char bottleneck[16];            /* "cpu", "storage", "gpu", "unknown" */
-	char bottleneck_why[384];
-	double hit_ratio;               /* < 0 unknown */
-	int signal;                     /* SIGINT/SIGTERM that stopped it */
-	bool too_short;                 /* its window was too short to judge
-	                                   its GPUs (bottleneck_why says why) */
-	double solo_bytes_per_s;        /* its storage read alone (cold, every
-	                                   other rank idle); < 0 not measured */
-	unsigned digest_epochs;         /* complete epochs digested (at most
-	                                   RPT_CLUSTER_EPOCHS) */
-	struct rpt_cluster_digest digest[RPT_CLUSTER_EPOCHS];
-};
+#define RPT_CLUSTER_HOST_MAX MS_CLUSTER_HOST_MAX
 
 /* The whole report, filled by the command on rank 0. */
 struct rpt_cluster {
@@ -345,5 +300,42 @@ struct json_t *rpt_cluster_sweep_json(const struct rpt_cluster_sweep *s);
  * of memory.
  */
 char *rpt_cluster_sweep_html(const struct rpt_cluster_sweep *s);
+
+/* ---- filled from measure/'s results (report_cluster_fill.c) ---- */
+
+struct rpt_run;
+struct ldr_result;
+struct ms_point_out;
+
+/*
+ * R's figures (R already holds this rank's identity, ms_cluster_rank_init)
+ * from its run's report RR, result RES and point PO.
+ */
+void rpt_cluster_rank_fill(struct rpt_cluster_rank *r,
+			   const struct rpt_run *rr,
+			   const struct ldr_result *res,
+			   const struct ms_point_out *po, bool cpus_shared);
+
+/* Rank 0's cluster report *C of `run` from its own run report RR
+ * (DATASET when RR names none; FS_SERVER, WINDOW_S, SIGNAL, NOTES as the
+ * report's). */
+void rpt_cluster_from_run(struct rpt_cluster *c, const struct rpt_run *rr,
+			  const char *dataset, const char *fs_server,
+			  double window_s, int signal, const char *notes);
+
+/* C's ranks, world, nodes and exactly-once check from rank 0's R (whose
+ * ranks C then borrows). */
+void rpt_cluster_take(struct rpt_cluster *c, const struct ms_cluster_result *r);
+
+/*
+ * The cluster sweep's report *S from its points R, each point's report
+ * BASE's fields (command, dataset, GPUs) with its own cache and ranks
+ * (borrowed from R); WORLD and NODES launched. S->points is malloc'd
+ * (free it). Returns 0, or -1 out of memory.
+ */
+int rpt_cluster_sweep_fill(struct rpt_cluster_sweep *s,
+			   const struct rpt_cluster *base, unsigned world,
+			   unsigned nodes,
+			   const struct ms_cluster_sweep_result *r);
 
 #endif

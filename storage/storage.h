@@ -826,6 +826,13 @@ int stg_cpulist_format(const cpu_set_t *set, char *buf, size_t cap);
  */
 int stg_cpu_siblings(unsigned cpu, cpu_set_t *out);
 
+/*
+ * The machine's online CPUs, from the sysroot's
+ * /sys/devices/system/cpu/online, into *OUT. Returns 0, -errno when the
+ * file cannot be read, -EINVAL when it does not parse (*OUT then empty).
+ */
+int stg_cpus_online(cpu_set_t *out);
+
 /* CPUs in this process's affinity mask (masks of any size), or -errno. */
 int stg_cpus_affinity(void);
 

@@ -594,6 +594,22 @@ int stg_cpu_siblings(unsigned cpu, cpu_set_t *out)
 	return err == -ERANGE ? -EINVAL : err;
 }
 
+int stg_cpus_online(cpu_set_t *out)
+{
+	char list[4096];
+	ssize_t r = stg_sysroot_read("/sys/devices/system/cpu/online", list,
+				     sizeof(list));
+	int err;
+
+	CPU_ZERO(out);
+	if (r < 0)
+		return (int)r;
+	err = stg_cpulist_parse(list, out);
+	if (err)
+		CPU_ZERO(out);
+	return err == -ERANGE ? -EINVAL : err;
+}
+
 int stg_cpus_affinity(void)
 {
 	/* a mask bigger than cpu_set_t: grow until the kernel takes it */

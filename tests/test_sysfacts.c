@@ -560,6 +560,28 @@ FR_TEST(sysfacts_siblings, missing_unparsable_or_foreign_lists_are_errors)
 	fr_test_rmtree(dir);
 }
 
+FR_TEST(sysfacts_online, online_cpus_come_from_the_sysroot)
+{
+	char *dir = fr_test_tmpdir();
+	cpu_set_t got, want = set_of("0-3");
+
+	use_fixture("sysroot/cgv2_aws");
+	cr_assert_eq(stg_cpus_online(&got), 0);
+	cr_assert(CPU_EQUAL(&got, &want));
+	use_fixture("sysroot/cgv1_smt");
+	cr_assert_eq(stg_cpus_online(&got), -ENOENT);
+	cr_assert_eq(CPU_COUNT(&got), 0);
+	put(dir, "sys/devices/system/cpu/online", "0-1,x\n");
+	cr_assert_eq(stg_sysroot_set(dir), 0);
+	cr_assert_eq(stg_cpus_online(&got), -EINVAL);
+	cr_assert_eq(CPU_COUNT(&got), 0);
+	put(dir, "sys/devices/system/cpu/online", "2,5-6\n");
+	want = set_of("2,5-6");
+	cr_assert_eq(stg_cpus_online(&got), 0);
+	cr_assert(CPU_EQUAL(&got, &want));
+	fr_test_rmtree(dir);
+}
+
 /* ---- usable CPUs ---- */
 
 FR_TEST(sysfacts_usable, affinity_lowered_to_whole_quota_cpus_at_least_one)

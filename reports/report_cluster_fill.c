@@ -1,0 +1,151 @@
+/*
+ * report_cluster_fill.c - the cluster reports filled from measure/'s
+ * results: a rank's record from its run's report, rank 0's ranks into the
+ * cluster report, and the cluster sweep's report from its points.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "judge.h"
+#include "measure.h"
+#include "report.h"
+#include "report_cluster.h"
+
+void rpt_cluster_rank_fill(struct rpt_cluster_rank *r,
+			   const struct rpt_run *rr,
+			   const struct ldr_result *res,
+			   const struct ms_point_out *po, bool cpus_shared)
+{
+	r->vcpus = po->cpus.count;
+	stg_cpulist_format(&po->cpus.set, r->cpus, sizeof(r->cpus));
+	r->cpus_shared = cpus_shared;
+	r->hit_ratio = po->hit_ratio;
+	r->signal = rr->signal;
+	r->gpus = rr->gpu_count;
+	snprintf(r->bottleneck, sizeof(r->bottleneck), "%s",
+		 rr->bottleneck ? rr->bottleneck : "unknown");
+	if (!po->measured && po->rep.stalled) {
+		/* lost to its storage, as a killed rank is lost */
+		char line[700];
+
+		rpt_stall_text(&po->rep.stall, line, sizeof(line));
+		snprintf(r->fail_text, sizeof(r->fail_text), "lost: %.*s",
+			 (int)sizeof(r->fail_text) - 7, line);
+		return;
+	}
+	if (!po->measured) {
+		snprintf(r->fail_text, sizeof(r->fail_text), "%.*s",
+			 (int)sizeof(r->fail_text) - 1, po->err_text[0] ?
+			 po->err_text : "nothing was measured");
+		return;
+	}
+	r->measured_s = res->measured_s;
+	r->samples = res->samples;
+	r->samples_failed = res->samples_failed;
+	r->errors = res->errors;
+	r->read_bytes = res->read_bytes;
+	r->samples_per_s = res->samples_per_s;
+	r->bytes_per_s = res->read_bytes_per_s;
+	if (rr->gpu_count)
+		r->au = res->au;
+	r->gpus_fed = rpt_run_gpus_fed(rr);
+	snprintf(r->bottleneck_why, sizeof(r->bottleneck_why), "%s",
+		 res->bottleneck_why);
+	if (rr->gpu_count && rpt_run_too_short(rr, r->bottleneck_why,
+					       sizeof(r->bottleneck_why)))
+		r->too_short = true;
+	/* sent in this rank's clock; rank 0 takes the offset out */
+	r->start_skew_s = res->window_start_realtime;
+	r->digest_epochs = res->digest_epochs < RPT_CLUSTER_EPOCHS ?
+			   res->digest_epochs : RPT_CLUSTER_EPOCHS;
+	for (unsigned e = 0; e < r->digest_epochs; e++) {
+		r->digest[e].count = res->epoch_digest[e].count;
+		r->digest[e].sum = res->epoch_digest[e].sum;
+		r->digest[e].xor_ = res->epoch_digest[e].xor_;
+	}
+}
+
+void rpt_cluster_from_run(struct rpt_cluster *c, const struct rpt_run *rr,
+			  const char *dataset, const char *fs_server,
+			  double window_s, int signal, const char *notes)
+{
+	memset(c, 0, sizeof(*c));
+	c->command = "run";
+	c->workload = rr->workload;
+	c->dataset = rr->dataset ? rr->dataset : dataset;
+	c->format = rr->format;
+	c->fs_type = rr->fs_type;
+	c->fs_server = fs_server;
+	c->cache = rr->cache;
+	c->files = rr->files;
+	c->bytes = rr->bytes;
+	c->records = rr->records;
+	c->window_s = window_s;
+	c->gpu_type = rr->gpu_count ? rr->gpu_type : NULL;
+	c->gpus_per_rank = rr->gpu_count;
+	c->demand_per_gpu = rr->demand_per_gpu;
+	c->au_threshold = jdg_threshold(rr->au_threshold);
+	c->demand_kind = rr->demand_kind;
+	c->demand_basis = rr->demand_basis;
+	c->demand_source = rr->demand_source;
+	c->bytes_per_sample = rpt_bytes_per_sample(rr->bytes, rr->records);
+	c->signal = signal;
+	c->notes = notes;
+}
+
+void rpt_cluster_take(struct rpt_cluster *c, const struct ms_cluster_result *r)
+{
+	c->world = r->world;
+	c->nodes = r->nodes;
+	c->ranks = r->ranks;
+	c->every_sample_once = r->every_sample_once;
+	c->epochs_checked = r->epochs_checked;
+	snprintf(c->once_how, sizeof(c->once_how), "%s", r->once_how);
+}
+
+int rpt_cluster_sweep_fill(struct rpt_cluster_sweep *s,
+			   const struct rpt_cluster *base, unsigned world,
+			   unsigned nodes,
+			   const struct ms_cluster_sweep_result *r)
+{
+	struct rpt_cluster_point *pts = calloc(r->npoints ? r->npoints : 1,
+					       sizeof(*pts));
+
+	memset(s, 0, sizeof(*s));
+	if (!pts)
+		return -1;
+	for (size_t i = 0; i < r->npoints; i++) {
+		const struct ms_cluster_sweep_point *p = &r->points[i];
+
+		pts[i].ranks = p->ranks;
+		pts[i].nodes = p->res.nodes;
+		pts[i].vcpus = p->vcpus;
+		pts[i].cache = stg_cache_state_name(p->cache);
+		pts[i].report = *base;
+		pts[i].report.cache = pts[i].cache;
+		rpt_cluster_take(&pts[i].report, &p->res);
+	}
+	s->workload = base->workload;
+	s->dataset = base->dataset;
+	s->format = base->format;
+	s->fs_type = base->fs_type;
+	s->fs_server = base->fs_server;
+	s->files = base->files;
+	s->bytes = base->bytes;
+	s->records = base->records;
+	s->world = world;
+	s->nodes = nodes;
+	s->window_s = r->window_s;
+	s->gpu_type = base->gpu_type;
+	s->gpus_per_rank = base->gpus_per_rank;
+	s->demand_per_gpu = base->demand_per_gpu;
+	s->au_threshold = base->au_threshold;
+	s->bytes_per_sample = base->bytes_per_sample;
+	s->demand_kind = base->demand_kind;
+	s->demand_basis = base->demand_basis;
+	s->demand_source = base->demand_source;
+	s->points = pts;
+	s->npoints = r->npoints;
+	return 0;
+}
