@@ -68,16 +68,20 @@ static _Atomic int residency_method;
 #define REOPEN_KEPT_MIN 0.5
 #define EVICTED_MAX 0.1
 
+/* Any thread (the preparation's workers check residency at once): the
+ * cached size is a relaxed atomic, every writer storing the same value. */
 static size_t page_size(void)
 {
-	static size_t pg;
+	static _Atomic size_t pg;
+	size_t v = atomic_load_explicit(&pg, memory_order_relaxed);
 
-	if (!pg) {
-		long v = sysconf(_SC_PAGESIZE);
+	if (!v) {
+		long sz = sysconf(_SC_PAGESIZE);
 
-		pg = v > 0 ? (size_t)v : 4096;
+		v = sz > 0 ? (size_t)sz : 4096;
+		atomic_store_explicit(&pg, v, memory_order_relaxed);
 	}
-	return pg;
+	return v;
 }
 
 /* mmap + mincore over the PAGES pages of FD, in windows. */
