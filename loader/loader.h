@@ -770,6 +770,18 @@ int ldr_run_pinned(const struct ldr_config *cfg, const cpu_set_t *cpus,
                                    command has not begun to */
 #define LDR_STALL_END_S 2.5     /* after a stall is seen, likewise */
 
+/*
+ * After a signal at SIG_NS, does the watchdog write the report itself at
+ * NOW_NS? Once LDR_SIGNAL_END_S has passed, unless S (the stall record
+ * then; NULL: no record) shows the storage still answering: reads or
+ * writes in flight and one completed within the last LDR_SIGNAL_END_S.
+ * The command is then draining (a checkpoint's last writes before it
+ * removes its shards), not stuck: it ends on its own, or the stall rule
+ * fires once nothing completes for --stall-timeout. Pure; any thread.
+ */
+bool ldr_signal_takeover(uint64_t now_ns, uint64_t sig_ns,
+			 const struct stg_watch_snap *s);
+
 struct ldr_watchdog_opts {
 	double stall_timeout_s;         /* 0: LDR_DEFAULT_STALL_TIMEOUT_S */
 	volatile sig_atomic_t *stop;    /* the command's signal flag, NULL

@@ -14,9 +14,10 @@
  * and writes the report after ldr_watchdog_claim. Where main cannot (its
  * thread is in uninterruptible sleep in a listing or an eviction, or in
  * a join of a stuck reader), the watchdog claims the report itself
- * LDR_STALL_END_S after the stall (LDR_SIGNAL_END_S after a signal),
- * calls the command's report function and _exits: the process leaves
- * the stuck thread to the kernel. OWNER (atomic) decides once who
+ * LDR_STALL_END_S after the stall (LDR_SIGNAL_END_S after a signal,
+ * unless the storage is still answering: ldr_signal_takeover), calls the
+ * command's report function and _exits: the process leaves the stuck
+ * thread to the kernel. OWNER (atomic) decides once who
  * writes: 0 nobody yet, 1 main, 2 the watchdog.
  * Signals: SIGINT/SIGTERM handed to a thread stuck in the kernel stay
  * pending; the watchdog takes them over (take_pending_signals), so the
@@ -130,12 +131,14 @@ static void *wd_main(void *arg)
 		const struct timespec tick = { 0, WD_TICK_NS };
 		struct stg_watch_snap snap;
 		uint64_t now;
+		bool have;
 		int sig;
 
 		nanosleep(&tick, NULL);
 		take_pending_signals();
 		now = stg_now_ns();
-		if (!atomic_load(&wd.fired) && stg_watch_snapshot(&snap) &&
+		have = stg_watch_snapshot(&snap);
+		if (!atomic_load(&wd.fired) && have &&
 		    stg_watch_assess(&snap, now, wd.timeout_ns, &stall)) {
 			pthread_mutex_lock(&wd.lock);
 			wd.stall = stall;
@@ -150,10 +153,22 @@ static void *wd_main(void *arg)
 			t_sig = now;
 		if (t_fired && now - t_fired >= (uint64_t)(LDR_STALL_END_S * 1e9))
 			take_over(&stall, 0);
-		if (t_sig && now - t_sig >= (uint64_t)(LDR_SIGNAL_END_S * 1e9))
+		if (t_sig && ldr_signal_takeover(now, t_sig, have && !t_fired ?
+						       &snap : NULL))
 			take_over(t_fired ? &stall : NULL, sig);
 	}
 	return NULL;
+}
+
+bool ldr_signal_takeover(uint64_t now_ns, uint64_t sig_ns,
+			 const struct stg_watch_snap *s)
+{
+	const uint64_t grace = (uint64_t)(LDR_SIGNAL_END_S * 1e9);
+
+	if (now_ns < sig_ns || now_ns - sig_ns < grace)
+		return false;
+	return !(s && s->inflight && s->last_done_ns &&
+		 now_ns >= s->last_done_ns && now_ns - s->last_done_ns < grace);
 }
 
 int ldr_watchdog_start(const struct ldr_watchdog_opts *o)

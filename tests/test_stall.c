@@ -240,3 +240,34 @@ FR_TEST(stall_watchdog, a_child_that_reads_nothing_is_not_a_stall)
 	cr_expect_eq(rep.fn_result, 5);
 	cr_expect(!rep.stalled);
 }
+
+/* A signal's take-over, on injected times: after the grace, unless the
+ * storage still answers (the command drains its last I/O, then ends). */
+FR_TEST(stall_watchdog, a_signal_is_taken_over_only_where_the_storage_no_longer_answers)
+{
+	const uint64_t s = 1000000000ull, sig = 100 * s;
+	const uint64_t grace = (uint64_t)(LDR_SIGNAL_END_S * 1e9);
+	struct stg_watch_snap snap;
+
+	memset(&snap, 0, sizeof(snap));
+	/* before the grace: never */
+	cr_expect_not(ldr_signal_takeover(sig + grace - 1, sig, NULL));
+	cr_expect_not(ldr_signal_takeover(sig, sig, &snap));
+	/* after it: no record, or nothing in flight */
+	cr_expect(ldr_signal_takeover(sig + grace, sig, NULL));
+	snap.last_done_ns = sig + grace - 1;
+	cr_expect(ldr_signal_takeover(sig + grace, sig, &snap));
+	/* I/O in flight, one completed just now: draining, not stuck */
+	snap.inflight = 4;
+	cr_expect_not(ldr_signal_takeover(sig + grace, sig, &snap));
+	cr_expect_not(ldr_signal_takeover(sig + 30 * s, sig,
+		&(struct stg_watch_snap){ .inflight = 1,
+					  .last_done_ns = sig + 30 * s - 1 }));
+	/* in flight, the last completion a grace ago or never: stuck */
+	snap.last_done_ns = sig + 2 * grace;
+	cr_expect(ldr_signal_takeover(sig + 3 * grace, sig, &snap));
+	snap.last_done_ns = 0;
+	cr_expect(ldr_signal_takeover(sig + grace, sig, &snap));
+	/* a clock read before the signal's never takes over */
+	cr_expect_not(ldr_signal_takeover(sig - 1, sig, &snap));
+}
