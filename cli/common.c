@@ -127,6 +127,7 @@ int cli_watch_start(const char *cmd, const char *json, const char *schema,
 		.stall_timeout_s = cli_stall_timeout,
 		.stop = &cli_stop,
 		.report = watch_report,
+		.no_signal_takeover = cli_cluster != NULL,
 	};
 	int err;
 

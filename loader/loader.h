@@ -795,6 +795,12 @@ struct ldr_watchdog_opts {
 	 */
 	int (*report)(void *arg, const struct stg_stall *stall, int sig);
 	void *arg;
+	/* No take-over after a signal, only after a stall: a rank under
+	 * mpirun, whose orderly end (its child stopped, the results
+	 * gathered, rank 0's cluster report) takes longer than
+	 * LDR_SIGNAL_END_S, and whose launcher SIGKILLs it after its own
+	 * kill delay all the same. */
+	bool no_signal_takeover;
 };
 
 /*

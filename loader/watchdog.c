@@ -153,8 +153,9 @@ static void *wd_main(void *arg)
 			t_sig = now;
 		if (t_fired && now - t_fired >= (uint64_t)(LDR_STALL_END_S * 1e9))
 			take_over(&stall, 0);
-		if (t_sig && ldr_signal_takeover(now, t_sig, have && !t_fired ?
-						       &snap : NULL))
+		if (t_sig && !wd.o.no_signal_takeover &&
+		    ldr_signal_takeover(now, t_sig, have && !t_fired ? &snap :
+					NULL))
 			take_over(t_fired ? &stall : NULL, sig);
 	}
 	return NULL;

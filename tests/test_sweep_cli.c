@@ -511,7 +511,7 @@ FR_TEST(sweep_cli_slow, lists_once_and_reuses_an_eviction_o_direct_kept)
 	char *gen[] = { (char *)fr_test_bin(), "gen", "-q", "--size", "8M", data,
 			NULL };
 	char *sweep[] = { (char *)fr_test_bin(), "sweep", "--vcpus", "1,2",
-			  "--cache", "cold", "--no-check", "--budget", "30s",
+			  "--cache", "cold", "--no-check", "--budget", "60s",
 			  "--json", json, data, NULL };
 	json_error_t je;
 	json_t *root, *prep, *pts;
@@ -523,7 +523,10 @@ FR_TEST(sweep_cli_slow, lists_once_and_reuses_an_eviction_o_direct_kept)
 	snprintf(data, sizeof(data), "%s/data", dir);
 	snprintf(json, sizeof(json), "%s/r.json", dir);
 	cr_assert_eq(fr_test_run(dir, gen, 120), 0);
-	rc = fr_test_run(dir, sweep, 30 + SWEEP_MARGIN_S + 30);
+	/* 60 s: on a loaded machine a 30 s budget dropped the 1-vCPU
+	 * point (its preparation's estimate grew), and one point alone
+	 * says nothing of listing once */
+	rc = fr_test_run(dir, sweep, 60 + SWEEP_MARGIN_S + 30);
 	snprintf(path, sizeof(path), "%s/stderr", dir);
 	{
 		char *text = slurp(path);
@@ -539,7 +542,13 @@ FR_TEST(sweep_cli_slow, lists_once_and_reuses_an_eviction_o_direct_kept)
 	for (size_t i = 0; i < json_array_size(pts); i++)
 		measured += !strcmp(json_string_value(json_object_get(
 			json_array_get(pts, i), "status")), "measured");
-	cr_assert_geq(measured, 2, "two cold points measured");
+	if (measured < 2) {
+		char *dropped = json_dumps(json_object_get(root, "dropped"), 0);
+
+		cr_assert_geq(measured, 2, "two cold points measured; dropped: "
+			      "%s", dropped ? dropped : "?");
+		free(dropped);
+	}
 	cr_expect_eq(json_integer_value(json_object_get(prep, "listings")), 1,
 		     "one listing for %zu points", measured);
 	files = (size_t)json_integer_value(json_object_get(json_object_get(
