@@ -47,6 +47,7 @@
 
 #include "reader_internal.h"
 #include "storage.h"
+#include "cache_internal.h"
 
 #define PREP_BATCH 32u                 /* files per ring submission */
 #define PREP_SLOT_BYTES (128u << 10)   /* a warming slot's buffer */
@@ -171,24 +172,6 @@ static void note_err(struct stg_prep_result *r, int err)
 		r->first_err = err;
 }
 
-/* Read FD from OFF to its end, discarding; bytes read into *BYTES. */
-static int read_rest(int fd, char *buf, size_t cap, off_t off,
-		     uint64_t *bytes)
-{
-	for (;;) {
-		ssize_t n = pread(fd, buf, cap, off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return 0;
-		off += n;
-		*bytes += (uint64_t)n;
-	}
-}
-
 static void file_sync(struct prep_ctx *c, size_t id, char *buf,
 		      struct stg_prep_result *r)
 {
@@ -207,7 +190,7 @@ static void file_sync(struct prep_ctx *c, size_t id, char *buf,
 		err = -posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 		break;
 	case STG_PREP_WARM:
-		err = read_rest(fd, buf, PREP_SLOT_BYTES, 0, &r->bytes);
+		err = stg_fd_read_rest(fd, buf, PREP_SLOT_BYTES, 0, &r->bytes);
 		break;
 	case STG_PREP_VERIFY: {
 		uint64_t res = 0, size = 0;
@@ -375,7 +358,7 @@ static int ring_batch(struct prep_ctx *c, struct prep_ring *pr,
 				stg_watch_begin(path);
 				fd = openat(c->dirfd, path, O_RDONLY |
 					    O_CLOEXEC | O_NOCTTY);
-				err = fd < 0 ? -errno : read_rest(fd, spill,
+				err = fd < 0 ? -errno : stg_fd_read_rest(fd, spill,
 					PREP_SLOT_BYTES, PREP_SLOT_BYTES,
 					&r->bytes);
 				if (fd >= 0)

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "storage.h"
+#include "cache_internal.h"
 
 #define WARM_BUF (1u << 20)
 #define MINCORE_WINDOW_PAGES 16384u   /* 64 MiB with 4 KiB pages */
@@ -215,11 +216,9 @@ static int fd_evict(int fd)
 	return -r;
 }
 
-static int fd_warm(int fd, char *buf, size_t cap)
+int stg_fd_read_rest(int fd, char *buf, size_t cap, off_t off,
+		     uint64_t *bytes)
 {
-	off_t off = 0;
-
-	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	for (;;) {
 		ssize_t n = pread(fd, buf, cap, off);
 
@@ -230,7 +229,15 @@ static int fd_warm(int fd, char *buf, size_t cap)
 		if (n == 0)
 			return 0;
 		off += n;
+		if (bytes)
+			*bytes += (uint64_t)n;
 	}
+}
+
+static int fd_warm(int fd, char *buf, size_t cap)
+{
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	return stg_fd_read_rest(fd, buf, cap, 0, NULL);
 }
 
 static int open_ro(int dirfd, const char *path)
