@@ -773,11 +773,13 @@ int ldr_run_pinned(const struct ldr_config *cfg, const cpu_set_t *cpus,
 /*
  * After a signal at SIG_NS, does the watchdog write the report itself at
  * NOW_NS? Once LDR_SIGNAL_END_S has passed, unless S (the stall record
- * then; NULL: no record) shows the storage still answering: reads or
- * writes in flight and one completed within the last LDR_SIGNAL_END_S.
- * The command is then draining (a checkpoint's last writes before it
- * removes its shards), not stuck: it ends on its own, or the stall rule
- * fires once nothing completes for --stall-timeout. Pure; any thread.
+ * then; NULL: no record) shows the storage still answering: a read or
+ * write completed within the last LDR_SIGNAL_END_S, whether or not more
+ * are in flight. The command is then draining (a checkpoint's last
+ * writes) or has just drained and cleans up (removes its shards), not
+ * stuck: it ends on its own, the take-over comes a grace after the last
+ * completion, or the stall rule fires once nothing completes for
+ * --stall-timeout. Pure; any thread.
  */
 bool ldr_signal_takeover(uint64_t now_ns, uint64_t sig_ns,
 			 const struct stg_watch_snap *s);

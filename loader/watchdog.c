@@ -168,8 +168,11 @@ bool ldr_signal_takeover(uint64_t now_ns, uint64_t sig_ns,
 
 	if (now_ns < sig_ns || now_ns - sig_ns < grace)
 		return false;
-	return !(s && s->inflight && s->last_done_ns &&
-		 now_ns >= s->last_done_ns && now_ns - s->last_done_ns < grace);
+	/* a completion within the grace: draining, or just drained and
+	 * cleaning up (a checkpoint removes its shards after its last write
+	 * completes, with nothing in flight); not stuck */
+	return !(s && s->last_done_ns && now_ns >= s->last_done_ns &&
+		 now_ns - s->last_done_ns < grace);
 }
 
 int ldr_watchdog_start(const struct ldr_watchdog_opts *o)
