@@ -254,18 +254,20 @@ FR_TEST(ckpt_slow, save_and_restore_run_at_the_throttles_rate)
 		cr_expect_eq(ck_num(json_object_get(j, "save"), "bytes"),
 			     (double)size);
 		/* storage-bound through a 20 MiB/s throttle both ways: a
-		 * loaded CPU cannot make it faster, and 20 MiB/s asks
-		 * little enough of any CPU not to make it slower. Buffered
+		 * loaded CPU cannot make it faster. It can make it slower:
+		 * under AddressSanitizer on a machine busy with builds,
+		 * 12.1-17.1 MiB/s were seen, so the lower bound is half the
+		 * throttle (a rate the throttle still explains). Buffered
 		 * saves get the lower bound only: cgroup v1 throttles direct
 		 * I/O, and the flusher threads may write a buffered save's
 		 * pages back outside the cgroup before its fsync (the OCI
 		 * runtime spec says so since opencontainers/runtime-spec
 		 * #1194); seen here at 62 MiB/s in full test runs */
-		cr_expect(save >= 0.9 * CK_BPS && (!*modes[m] ||
+		cr_expect(save >= 0.5 * CK_BPS && (!*modes[m] ||
 						   save <= 1.1 * CK_BPS),
 			  "%s save at %.2f MiB/s through %.2f MiB/s",
 			  modes[m], save / 1048576, CK_BPS / 1048576.0);
-		cr_expect(restore >= 0.9 * CK_BPS && restore <= 1.1 * CK_BPS,
+		cr_expect(restore >= 0.5 * CK_BPS && restore <= 1.1 * CK_BPS,
 			  "%s restore at %.2f MiB/s through %.2f MiB/s",
 			  modes[m], restore / 1048576, CK_BPS / 1048576.0);
 		cr_expect(json_is_true(json_object_get(j, "removed_all")));
