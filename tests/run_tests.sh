@@ -82,11 +82,15 @@ stop_fixtures() {
 	fixtures=
 }
 
-# One run of the unit suite with Criterion options "$@", shown as it
-# comes and counted.
+# One run of the unit suite (WHAT: its name in the time line) with
+# Criterion options "$@", shown as it comes and counted.
 run_unit() {
+	local what=$1 t0=$SECONDS
+
+	shift
 	"$unit" --color=never --timeout 300 "$@" 2>&1 | tee "$log"
 	count_unit "$log" "${PIPESTATUS[0]}"
+	echo "run_tests.sh: $((SECONDS - t0)) s for $what"
 }
 
 # Add the counts of the unit suite's output LOG, whose exit status was
@@ -141,13 +145,14 @@ count_unit() {
 if [ -n "$unit" ]; then
 	if [ -n "${FEEDRATE_FAST:-}" ]; then
 		# the fast subset leaves out suites whose name ends in _slow
-		run_unit --filter '!(*_slow/*)'
+		run_unit "the fast tests" --filter '!(*_slow/*)'
 	else
 		# unset, each runner would have a state folder of its own
 		# (feedrate-fixtures-run<its pid>, fixture_testlib.h)
 		fixtures=${FEEDRATE_FIXTURE_DIR:-/var/tmp/feedrate-fixtures-run$$}
 		export FEEDRATE_FIXTURE_DIR=$fixtures FEEDRATE_FIXTURE_OWNER=$$
-		run_unit -j1 --filter "@($MEASURE)"
+		run_unit "the rate tests" -j1 --filter "@($MEASURE)"
+		t2=$SECONDS
 		# the fixture suites' runner in the background, its output
 		# kept for after the other's
 		"$unit" --color=never --timeout 300 -j1 --filter "@($FIXTURE)" \
@@ -156,17 +161,19 @@ if [ -n "$unit" ]; then
 		# the other runner's fixture state folder apart (the fixture
 		# suites throttle theirs), owned by that runner
 		FEEDRATE_FIXTURE_DIR=$fixtures-side FEEDRATE_FIXTURE_OWNER= \
-			run_unit --filter "!($MEASURE|$FIXTURE|$MPI)"
+			run_unit "the other tests" \
+			--filter "!($MEASURE|$FIXTURE|$MPI)"
 		wait "$side"
 		src=$?
 		side=
 		echo "run_tests.sh: the storage fixture suites (run beside):"
 		cat "$side_log"
 		count_unit "$side_log" "$src"
+		echo "run_tests.sh: $((SECONDS - t2)) s for the fixture suites and the other tests"
 		# the mpirun tests start ranks that keep every CPU busy: they
 		# run last, alone, one at a time, so that they neither starve
 		# the tests that time a pipeline nor are starved
-		run_unit -j1 --filter "$MPI"
+		run_unit "the mpirun tests" -j1 --filter "$MPI"
 		stop_fixtures
 	fi
 fi
