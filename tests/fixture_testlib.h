@@ -43,6 +43,19 @@ static inline const char *fixture_state(void)
 	return buf;
 }
 
+/*
+ * The PID whose exit ends the fixtures a test starts: the test runner (the
+ * test process's parent), or $FEEDRATE_FIXTURE_OWNER, which
+ * tests/run_tests.sh sets to its own PID so that its runners one after
+ * the other share one fixture set (it stops it at its end).
+ */
+static inline int fixture_owner(void)
+{
+	const char *o = getenv("FEEDRATE_FIXTURE_OWNER");
+
+	return o && atoi(o) > 0 ? atoi(o) : (int)getppid();
+}
+
 /* A shell command's exit status (-1: it did not exit); its stdout and
  * stderr together into *OUT (malloc'd; may be NULL). */
 __attribute__((format(printf, 2, 3)))
@@ -132,7 +145,7 @@ static char *fixture_start_locked(const char *kind, int *lock_fd)
 				;
 	}
 	rc = fixture_sh(&out, "FEEDRATE_BIN='%s' %s start --owner %d %s",
-			bin ? bin : "", FIXTURE_SCRIPT, (int)getppid(), kind);
+			bin ? bin : "", FIXTURE_SCRIPT, fixture_owner(), kind);
 	fixture_skip_on_77(rc, out);
 	cr_assert_eq(rc, 0, "fixtures.sh start %s failed (%d):\n%s", kind, rc,
 		     out);

@@ -5,7 +5,32 @@
 # --stress BIN  the plain-C stress driver (its "N passed, N failed" line)
 # A sanitizer report anywhere in the output fails the run, whatever the
 # runners counted (Criterion counts a test whose process leaked as passing).
+#
+# The full run (FEEDRATE_FAST unset) goes in three steps:
+#   1. the tests that measure a rate (MEASURE), one at a time, alone;
+#   2. side by side: the suites that share the storage fixtures (FIXTURE,
+#      one test at a time under the fixtures' lock anyway) in one runner,
+#      and every other test in a second runner (Criterion's -j, its
+#      fixture state folder apart), whose output is shown as it comes;
+#      the first runner's output follows it;
+#   3. the mpirun tests, one at a time, alone.
+# The runners of steps 1, 2 (fixture suites) and 3 share one set of
+# storage fixtures (tests/storage_fixtures/fixtures.sh), owned by this
+# script ($FEEDRATE_FIXTURE_OWNER) and stopped at its end; the other
+# runner of step 2 has a set of its own.
 set -u
+
+# tests whose assertions hang on a rate (a lower bound on speed, or which
+# of storage and CPU bounds a run through the fixtures' throttle): one at
+# a time, nothing beside them
+RATE_STORAGE='run_throttled_disk_cold_storage_bound_warm_cpu_bound|sweep_throttled_disk_cold_storage_warm_cpu'
+MEASURE="engine_au_slow/*|ckpt_slow/save_and_restore_run_at_the_throttles_rate|storage_real_slow/@($RATE_STORAGE)|ram_axis_slow/*"
+# the other tests of the suites that take the storage fixtures' test lock
+# (fixture_testlib.h, test_storage_real_slow.c): in one runner, so that no
+# Criterion worker of the other one waits on the lock
+FIXTURE="storage_real_slow/!($RATE_STORAGE)|stall_slow/*|ckpt_slow/!(save_and_restore_run_at_the_throttles_rate)|storage_unfs_slow/*"
+# the tests that start mpirun ranks (they keep every CPU busy)
+MPI='cluster_mpi_slow/*'
 unit= stress=
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -37,17 +62,46 @@ criterion_only_leaks() {
 passed=0 failed=0
 why=""          # what failed, said again above the last line (CI shows
                 # only the tail of a long log)
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+log=$(mktemp) side_log=$(mktemp)
+side=           # the pid of the fixture suites' runner, while it runs
+fixtures=        # the fixture state folder this script owns, if any
+trap 'rm -f "$log" "$side_log"' EXIT
+trap '[ -n "$side" ] && kill "$side" 2>/dev/null; stop_fixtures; exit 130' INT
+trap '[ -n "$side" ] && kill "$side" 2>/dev/null; stop_fixtures; exit 143' TERM
 
-# One run of the unit suite with Criterion options "$@"; adds to the
-# counts and to WHY.
+# Stop the fixtures of the set this script owns (its watcher would, a
+# second after the script's exit; this makes it deterministic).
+stop_fixtures() {
+	[ -n "$fixtures" ] || return 0
+	if [ "$(cat "$fixtures/owner" 2>/dev/null)" = "$$" ]; then
+		FEEDRATE_FIXTURE_DIR=$fixtures \
+			"$(dirname "$0")/storage_fixtures/fixtures.sh" stop >/dev/null ||
+			echo "run_tests.sh: stopping the storage fixtures left something"
+		rm -f "$fixtures.testlock" "$fixtures.lock"
+	fi
+	fixtures=
+}
+
+# One run of the unit suite (WHAT: its name in the time line) with
+# Criterion options "$@", shown as it comes and counted.
 run_unit() {
+	local what=$1 t0=$SECONDS
+
+	shift
 	"$unit" --color=never --timeout 300 "$@" 2>&1 | tee "$log"
-	urc=${PIPESTATUS[0]}
+	count_unit "$log" "${PIPESTATUS[0]}"
+	echo "run_tests.sh: $((SECONDS - t0)) s for $what"
+}
+
+# Add the counts of the unit suite's output LOG, whose exit status was
+# URC, to the totals and to WHY.
+count_unit() {
+	local log=$1 urc=$2 line t p f criterion_leak
+
 	line=$(sed 's/\x1b\[[0-9;]*m//g' "$log" | grep 'Synthesis:' | tail -n 1)
 	if [ -z "$line" ]; then
 		echo "run_tests.sh: the unit suite printed no synthesis line"
+		why+=$'\n'"a unit runner printed no synthesis line (exit $urc)"
 		failed=$((failed + 1))
 	else
 		t=$(sed -E 's/.*Tested: ([0-9]+).*/\1/' <<<"$line")
@@ -58,7 +112,7 @@ run_unit() {
 		[ "$f" -lt $((t - p)) ] && f=$((t - p))
 		passed=$((passed + p))
 		failed=$((failed + f))
-		why+=$(sed 's/\x1b\[[0-9;]*m//g' "$log" |
+		why+=$'\n'$(sed 's/\x1b\[[0-9;]*m//g' "$log" |
 		       grep -E '^\[FAIL\]|^\[----\] [^ ]+:[0-9]+:' | head -n 30)
 	fi
 	# the exit status a Criterion-only leak report gives is not the
@@ -91,13 +145,36 @@ run_unit() {
 if [ -n "$unit" ]; then
 	if [ -n "${FEEDRATE_FAST:-}" ]; then
 		# the fast subset leaves out suites whose name ends in _slow
-		run_unit --filter '!(*_slow/*)'
+		run_unit "the fast tests" --filter '!(*_slow/*)'
 	else
+		# unset, each runner would have a state folder of its own
+		# (feedrate-fixtures-run<its pid>, fixture_testlib.h)
+		fixtures=${FEEDRATE_FIXTURE_DIR:-/var/tmp/feedrate-fixtures-run$$}
+		export FEEDRATE_FIXTURE_DIR=$fixtures FEEDRATE_FIXTURE_OWNER=$$
+		run_unit "the rate tests" -j1 --filter "@($MEASURE)"
+		t2=$SECONDS
+		# the fixture suites' runner in the background, its output
+		# kept for after the other's
+		"$unit" --color=never --timeout 300 -j1 --filter "@($FIXTURE)" \
+			>"$side_log" 2>&1 &
+		side=$!
+		# the other runner's fixture state folder apart (the fixture
+		# suites throttle theirs), owned by that runner
+		FEEDRATE_FIXTURE_DIR=$fixtures-side FEEDRATE_FIXTURE_OWNER= \
+			run_unit "the other tests" \
+			--filter "!($MEASURE|$FIXTURE|$MPI)"
+		wait "$side"
+		src=$?
+		side=
+		echo "run_tests.sh: the storage fixture suites (run beside):"
+		cat "$side_log"
+		count_unit "$side_log" "$src"
+		echo "run_tests.sh: $((SECONDS - t2)) s for the fixture suites and the other tests"
 		# the mpirun tests start ranks that keep every CPU busy: they
-		# run after the others, one at a time, so that they neither
-		# starve the tests that time a pipeline nor are starved
-		run_unit --filter '!(cluster_mpi_slow/*)'
-		run_unit -j1 --filter 'cluster_mpi_slow/*'
+		# run last, alone, one at a time, so that they neither starve
+		# the tests that time a pipeline nor are starved
+		run_unit "the mpirun tests" -j1 --filter "$MPI"
+		stop_fixtures
 	fi
 fi
 

@@ -67,7 +67,7 @@ static void ck_start(struct ck_fx *fx)
 			     FIXTURE_SCRIPT);
 	fixture_state();
 	rc = fixture_sh(&out, "FEEDRATE_BIN='%s' %s start --owner %d blk", bin,
-		   FIXTURE_SCRIPT, (int)getppid());
+		   FIXTURE_SCRIPT, fixture_owner());
 	if (rc == 77) {
 		const char *why = strstr(out, "skip: ");
 		char reason[512];

@@ -6,11 +6,12 @@
  *
  * The fixtures come from tests/storage_fixtures/fixtures.sh. The first test
  * that needs one starts it (the script reuses what is already up) with the
- * test runner as its owner: the script leaves a watcher that removes every
- * fixture when the runner exits, however it exits, and the POST_ALL hook
- * below removes them as soon as the run is over. A test whose facility is
- * missing (root, FUSE, loop devices, s3fs, node, the blkio controller)
- * skips with the script's reason.
+ * test runner as its owner (or $FEEDRATE_FIXTURE_OWNER: fixture_owner()):
+ * the script leaves a watcher that removes every fixture when the owner
+ * exits, however it exits, and the POST_ALL hook below removes them as
+ * soon as the run is over where the runner owns them. A test whose
+ * facility is missing (root, FUSE, loop devices, s3fs, node, the blkio
+ * controller) skips with the script's reason.
  *
  * DESIGN: Criterion runs tests in parallel processes. The suite's .init
  * takes an exclusive lock (flock on a file beside the state folder) that
@@ -44,6 +45,7 @@
 #include <criterion/hooks.h>
 #include <jansson.h>
 
+#include "fixture_testlib.h"
 #include "harness.h"
 #include "storage.h"
 
@@ -182,7 +184,7 @@ static void fx_start(const char *kinds, struct fx *fx)
 			     FX_SCRIPT);
 	memset(fx, 0, sizeof(*fx));
 	rc = fx_sh(&out, "FEEDRATE_BIN='%s' %s start --owner %d %s", fx_bin(),
-		   FX_SCRIPT, (int)getppid(), kinds);
+		   FX_SCRIPT, fixture_owner(), kinds);
 	if (rc == 77) {
 		const char *why = strstr(out, "skip: ");
 		char reason[512];
