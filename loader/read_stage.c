@@ -74,6 +74,22 @@ void ldr_probe_residency(struct ldr_reader_ctx *rc, const char *name,
 	ldr_ctr_add(&rc->probed_hit, hit);
 }
 
+/* Room in STAGE for a file of SIZE bytes read at ALIGN (1, or 4096 for
+ * O_DIRECT: whole blocks), or NULL. */
+static void *stage_read_mem(struct ldr_stage *stage, size_t size,
+			    size_t align)
+{
+	uint8_t *p;
+
+	if (align == 1)
+		return ldr_stage_alloc(stage, size);
+	p = ldr_stage_alloc(stage, ((size + align - 1) & ~(align - 1)) +
+			    align - 16);
+	if (!p)
+		return NULL;
+	return p + ((align - (uintptr_t)p % align) % align);
+}
+
 /* Reap up to the array's size, waiting up to TIMEOUT_NS; push to workers.
  * Returns the number reaped, or -errno. */
 static int reap_push(struct ldr_reader_ctx *rc, int64_t timeout_ns)
@@ -142,8 +158,9 @@ static int reader_loop(struct ldr_reader_ctx *rc)
 {
 	struct ldr_engine *e = rc->e;
 	const bool null_backend = stg_reader_backend(rc->r) == STG_BACKEND_NULL;
-	const bool stage_reads = e->tf.stage_reads && e->stages &&
-				 !e->cfg->reader.direct;
+	const bool stage_reads = e->tf.stage_reads && e->stages;
+	/* O_DIRECT: whole 4 KiB blocks at a 4 KiB boundary */
+	const size_t dalign = e->cfg->reader.direct ? 4096 : 1;
 	uint64_t cur_epoch = UINT64_MAX, p = 0, id = 0;
 	bool have = false, probed = false, exhausted = false;
 	void *dst = NULL;       /* position P's bytes in its staging area */
@@ -195,7 +212,8 @@ static int reader_loop(struct ldr_reader_ctx *rc)
 			 * area is not rewound before P's batch is consumed */
 			if (stage_reads && size >= 0 && !dst &&
 			    (uint64_t)size <= max_stage)
-				dst = ldr_stage_alloc(s->stage, (size_t)size);
+				dst = stage_read_mem(s->stage, (size_t)size,
+						     dalign);
 			req.dst = dst;
 			if (!probed && e->probe_threshold && !null_backend &&
 			    ldr_mix64(p ^ e->cfg->seed) < e->probe_threshold) {

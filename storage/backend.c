@@ -484,8 +484,9 @@ int stg_reader_submit(struct stg_reader *r, const struct stg_read_req *req)
 
 	if (!req || !req->name || !*req->name)
 		return -EINVAL;
-	/* the caller's memory: buffered reads of a known size */
-	if (req->dst && (r->cfg.direct || req->size == STG_SIZE_UNKNOWN))
+	/* the caller's memory: a known size; O_DIRECT: 4096-aligned */
+	if (req->dst && (req->size == STG_SIZE_UNKNOWN || (r->cfg.direct &&
+			 (uintptr_t)req->dst % STG_ALIGN)))
 		return -EINVAL;
 	io = r->free_ios;
 	if (!io)
@@ -519,7 +520,8 @@ int stg_reader_submit(struct stg_reader *r, const struct stg_read_req *req)
 		r->free_ios = io->next;
 		memset(io, 0, sizeof(*io));
 		io->ext.data = req->dst;
-		io->ext.cap = size;
+		io->ext.cap = r->cfg.direct ? (size + STG_ALIGN - 1) &
+			      ~(uint64_t)(STG_ALIGN - 1) : size;
 		io->buf = size <= r->cfg.max_sample_bytes ? &io->ext : NULL;
 	} else if (size <= r->cfg.max_sample_bytes) {
 		struct stg_buf *buf = stg_pool_get(&r->pool, r->cfg.direct ?

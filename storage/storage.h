@@ -992,11 +992,12 @@ struct stg_read_req {
 	uint64_t user_data;           /* returned in the completion */
 	void *dst;                    /* NULL: a buffer of the reader's pool.
 	                                 Else the caller's memory the file is
-	                                 read into (at least SIZE bytes, its
-	                                 own until the completion, whose buf
-	                                 is then NULL and data DST); buffered
-	                                 readers only, SIZE known (-EINVAL
-	                                 otherwise) */
+	                                 read into (SIZE bytes; a direct
+	                                 reader's: 4096-aligned, SIZE rounded
+	                                 up to 4096), the reader's until the
+	                                 completion, whose buf is then NULL
+	                                 and data DST. SIZE must be known
+	                                 (-EINVAL otherwise) */
 };
 
 /* A buffer from a reader's pool; hold it until stg_buf_release(). */

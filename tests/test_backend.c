@@ -303,51 +303,60 @@ FR_TEST(backend, reads_into_the_callers_memory_on_every_backend)
 		tb_make_file(dir, &files[i], i, sizes[i], (uint32_t)i + 7);
 	tb_make_file(dir, &files[grown], grown, 70000, 3);
 	files[grown].listed = 69990;
-	for (int b = 0; b < TB_NBACKENDS; b++) {
+	for (int b = 0; b < 2 * TB_NBACKENDS; b++) {
+		/* buffered, then O_DIRECT (buffered where refused): DST
+		 * 4096-aligned, its size rounded up to 4096 */
+		const bool direct = b >= TB_NBACKENDS;
 		struct stg_reader_config cfg = {
-			.backend = tb_backends[b],
+			.backend = tb_backends[b % TB_NBACKENDS],
 			.depth = 4,
 			.block_size = 64 * 1024,
 			.max_sample_bytes = 4 << 20,
+			.direct = direct,
 		};
-		const char *bn = stg_backend_name(tb_backends[b]);
+		const char *bn = stg_backend_name(tb_backends[b % TB_NBACKENDS]);
 		struct stg_reader *r;
 
-		if (!tb_backend_usable(tb_backends[b]))
+		if (!tb_backend_usable(tb_backends[b % TB_NBACKENDS]))
 			continue;
 		cr_assert_eq(stg_reader_create(&cfg, &r), 0);
 		for (size_t i = 0; i <= NSIZES; i++) {
 			struct stg_completion c;
 			size_t n = (size_t)files[i].listed;
-			/* 16-byte aligned, as a staging area gives it */
-			uint8_t *mem = malloc(n + 64), *dst = mem + 16;
+			size_t room = direct ? (n + 4095) & ~(size_t)4095 : n;
+			/* buffered: 16-byte aligned, as a staging area
+			 * gives it */
+			uint8_t *mem = aligned_alloc(4096, room + 8192);
+			uint8_t *dst = mem + (direct ? 4096 : 16);
 
 			cr_assert_not_null(mem);
-			if (i == grown && tb_backends[b] == STG_BACKEND_NULL) {
+			if (i == grown && tb_backends[b % TB_NBACKENDS] == STG_BACKEND_NULL) {
 				free(mem);      /* null reads no file */
 				continue;
 			}
-			memset(mem, 0xa5, n + 64);
+			memset(mem, 0xa5, room + 8192);
 			read_into(r, &files[i], dst, &c);
-			cr_expect(dst[n] == 0xa5 && mem[15] == 0xa5,
-				  "%s size %zu: written outside the memory",
-				  bn, n);
+			cr_expect(dst[room] == 0xa5 && dst[-1] == 0xa5,
+				  "%s direct=%d size %zu: written outside the "
+				  "memory", bn, direct, n);
 			if (i == grown) {
 				cr_expect_eq(c.result, -STG_EGREW, "%s: %s", bn,
 					     stg_strerror(c.result));
 			} else if (n > cfg.max_sample_bytes) {
 				cr_expect_eq(c.result, -STG_ETOOLARGE);
-				cr_expect_eq(mem[16], 0xa5, "read anyway");
+				cr_expect_eq(dst[0], 0xa5, "read anyway");
 			} else {
-				cr_expect_eq(c.result, 0, "%s size %zu: %s", bn,
-					     n, stg_strerror(c.result));
+				cr_expect_eq(c.result, 0, "%s direct=%d size "
+					     "%zu: %s", bn, direct, n,
+					     stg_strerror(c.result));
 				cr_expect_null(c.buf);
 				cr_expect_eq(c.data, (const void *)dst);
 				cr_expect_eq(c.len, n);
 				cr_expect_eq(tb_fnv(TB_FNV0, dst, n),
-					     tb_expected_sum(tb_backends[b],
+					     tb_expected_sum(tb_backends[b % TB_NBACKENDS],
 							     &files[i]),
-					     "%s size %zu: wrong bytes", bn, n);
+					     "%s direct=%d size %zu: wrong "
+					     "bytes", bn, direct, n);
 			}
 			stg_buf_release(c.buf);
 			free(mem);
@@ -358,17 +367,17 @@ FR_TEST(backend, reads_into_the_callers_memory_on_every_backend)
 	fr_test_rmtree(dir);
 }
 
-/* DST is for buffered reads of a listed size: anything else is refused
- * before it takes a place in the reader. */
-FR_TEST(backend, callers_memory_needs_a_buffered_read_of_a_known_size)
+/* DST needs a listed size, and a 4096-aligned DST for O_DIRECT:
+ * anything else is refused before it takes a place in the reader. */
+FR_TEST(backend, callers_memory_needs_a_known_size_and_direct_alignment)
 {
 	struct stg_reader_config cfg = { .direct = true };
 	struct stg_read_req req = { .dirfd = AT_FDCWD, .name = "x",
 				    .size = STG_SIZE_UNKNOWN };
-	char mem[64];
+	_Alignas(4096) static char mem[8192];
 	struct stg_reader *r;
 
-	req.dst = mem;
+	req.dst = mem + 16;
 	cr_assert_eq(stg_reader_create(NULL, &r), 0);
 	cr_expect_eq(stg_reader_submit(r, &req), -EINVAL);
 	cr_expect_eq(stg_reader_pending(r), 0);

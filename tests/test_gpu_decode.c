@@ -383,9 +383,8 @@ static void write_file(const char *dir, const char *name, const void *p,
 }
 
 /* A hw run over DIR (a_run_counts_...'s folder): what it counted, what
- * the batches held. DIRECT: O_DIRECT reads, which the readers cannot put
- * into the staging area (the workers copy from the readers' buffers);
- * buffered ones are read straight into it. */
+ * the batches held; the readers read straight into the staging area,
+ * buffered or with O_DIRECT (DIRECT: 4 KiB-aligned, whole blocks). */
 static void run_folder_hw(const char *dir, bool direct, uint64_t
 			  expect_staged, uint64_t expect_hw_sum)
 {
