@@ -12,9 +12,9 @@
  * and pushed to the workers in one lock; a read that fails goes to the
  * workers too (they count it and fill its place with zeros). Where the
  * transform asks it (stage_reads: the gpu-decode hw path, whose payload
- * is the file as it is), a buffered read of a listed size goes straight
- * into its batch's staging area, taken once the slot is free for the
- * batch; the bytes stay there until the batch is consumed, and no worker
+ * is the file as it is), a read of a listed size goes straight into its
+ * batch's staging area (O_DIRECT: 4 KiB-aligned, whole blocks), taken
+ * once the slot is free for the batch; the bytes stay there until the batch is consumed, and no worker
  * copies them.
  *
  * Waiting: with reads in flight the thread waits in stg_reader_reap (1 ms
