@@ -326,7 +326,8 @@ FR_TEST(backend, reads_into_the_callers_memory_on_every_backend)
 			size_t room = direct ? (n + 4095) & ~(size_t)4095 : n;
 			/* buffered: 16-byte aligned, as a staging area
 			 * gives it */
-			uint8_t *mem = aligned_alloc(4096, room + 8192);
+			size_t memsz = (room + 8192 + 4095) & ~(size_t)4095;
+			uint8_t *mem = aligned_alloc(4096, memsz);
 			uint8_t *dst = mem + (direct ? 4096 : 16);
 
 			cr_assert_not_null(mem);
@@ -334,7 +335,7 @@ FR_TEST(backend, reads_into_the_callers_memory_on_every_backend)
 				free(mem);      /* null reads no file */
 				continue;
 			}
-			memset(mem, 0xa5, room + 8192);
+			memset(mem, 0xa5, memsz);
 			read_into(r, &files[i], dst, &c);
 			cr_expect(dst[room] == 0xa5 && dst[-1] == 0xa5,
 				  "%s direct=%d size %zu: written outside the "
