@@ -63,7 +63,7 @@ static enum aug_gd_subsamp gd_subsamp(const struct aug_image_info *in)
 }
 
 int aug_gd_stage(struct aug_decoder *d, const void *buf, size_t len,
-		 enum aug_gd_mode mode, const struct aug_rrc_opts *rrc,
+		 bool in_place, enum aug_gd_mode mode, const struct aug_rrc_opts *rrc,
 		 double flip_p, uint64_t seed, uint64_t epoch, uint64_t id,
 		 aug_gd_alloc_fn alloc, void *alloc_arg,
 		 struct aug_gd_desc *desc, bool *png,
@@ -113,15 +113,19 @@ int aug_gd_stage(struct aug_decoder *d, const void *buf, size_t len,
 	t1 = aug_now_ns();
 	s.parse_ns = t1 - t0;
 	if (desc->path == AUG_GD_HW) {
-		uint8_t *p;
+		const uint8_t *p = buf;
 
 		aug_decoder_close(d);
-		p = alloc(alloc_arg, len);
-		if (!p) {
-			err = -ENOBUFS;
-			goto out;
+		if (!in_place) {
+			uint8_t *q = alloc(alloc_arg, len);
+
+			if (!q) {
+				err = -ENOBUFS;
+				goto out;
+			}
+			memcpy(q, buf, len);
+			p = q;
 		}
-		memcpy(p, buf, len);
 		desc->payload = p;
 		desc->payload_bytes = len;
 		s.stage_ns = aug_now_ns() - t1;

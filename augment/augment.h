@@ -508,13 +508,15 @@ struct aug_gd_stats {
  * limits apply): parse, draw the crop and flip of sample ID (SEED,
  * EPOCH) with RRC and FLIP_P as aug_train_sample does, then stage the
  * payload of MODE's path (see enum aug_gd_path) through ALLOC into
- * *DESC. A PNG is -AUG_EUNSUPPORTED (GPU decoders take JPEG; *PNG set
+ * *DESC. IN_PLACE: BUF already lies where the GPU takes it (read into
+ * the batch's staging area): the hw path's payload is BUF itself, not
+ * copied (the hybrid paths still stage through ALLOC). A PNG is -AUG_EUNSUPPORTED (GPU decoders take JPEG; *PNG set
  * true), other bytes -AUG_ENOTJPEG; a damaged stream as the decoder
  * says; -ENOBUFS when ALLOC gave nothing. ST may be NULL. One thread at
  * a time per D.
  */
 int aug_gd_stage(struct aug_decoder *d, const void *buf, size_t len,
-		 enum aug_gd_mode mode, const struct aug_rrc_opts *rrc,
+		 bool in_place, enum aug_gd_mode mode, const struct aug_rrc_opts *rrc,
 		 double flip_p, uint64_t seed, uint64_t epoch, uint64_t id,
 		 aug_gd_alloc_fn alloc, void *alloc_arg,
 		 struct aug_gd_desc *desc, bool *png,

@@ -55,6 +55,7 @@ struct ldr_item {
 	uint32_t shard;         /* shards: the file, and the record's */
 	uint64_t off;           /* offset in its (decompressed) stream */
 	uint64_t epoch;         /* shards: the epoch it was read for */
+	bool staged;            /* DATA lies in its batch's staging area */
 };
 
 /* A record buffer of a shard reader's pool (shard_stage.c). */

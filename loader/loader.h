@@ -74,6 +74,8 @@ struct ldr_step_times {
 	/* Transforms with a staging area (ldr_transform.stage_bytes): */
 	struct ldr_stage *stage; /* set by the worker before apply: the
 	                            sample's batch's staging area */
+	bool in_stage;          /* DATA already lies in STAGE (read there:
+	                           ldr_transform.stage_reads) */
 	uint64_t staged_bytes;  /* bytes the sample put there */
 	unsigned path;          /* which of the transform's paths the
 	                           sample took (index into its paths[]) */
@@ -109,7 +111,8 @@ void ldr_pinned_unmap(void *p, size_t len);
 /*
  * N bytes (16-byte aligned) of STAGE for the calling worker's sample, or
  * NULL when the area cannot grow (out of memory, or LDR_STAGE_CHUNKS
- * chunks). Any worker thread; serialized by the area's own lock.
+ * chunks). Any reader or worker thread; serialized by the area's own
+ * lock.
  */
 void *ldr_stage_alloc(struct ldr_stage *stage, size_t n);
 
@@ -143,6 +146,11 @@ struct ldr_transform {
 	/* A staging area per batch (see ldr_stage_alloc): its first chunk's
 	 * size; 0 for none (st->stage is then NULL). */
 	size_t stage_bytes;
+	/* The readers read each file straight into its batch's staging area
+	 * where they can (buffered reads of a listed size; else into their
+	 * own buffers as for any transform): for a transform whose payload
+	 * is the file's bytes as they are (st->in_stage says which). */
+	bool stage_reads;
 	/* Names of the paths a sample may take (st->path), e.g. "hw",
 	 * "hybrid"; NULL entries end the list. The result counts samples
 	 * per path when paths[0] is set. */

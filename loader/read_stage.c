@@ -10,7 +10,12 @@
  * budget (submit answers -EAGAIN) and the bounded work queue this bounds
  * the memory whatever the dataset size. Completions are reaped in groups
  * and pushed to the workers in one lock; a read that fails goes to the
- * workers too (they count it and fill its place with zeros).
+ * workers too (they count it and fill its place with zeros). Where the
+ * transform asks it (stage_reads: the gpu-decode hw path, whose payload
+ * is the file as it is), a read of a listed size goes straight into its
+ * batch's staging area (O_DIRECT: 4 KiB-aligned, whole blocks), taken
+ * once the slot is free for the batch; the bytes stay there until the batch is consumed, and no worker
+ * copies them.
  *
  * Waiting: with reads in flight the thread waits in stg_reader_reap (1 ms
  * when it is also waiting for a slot, since a slot freed meanwhile cannot
@@ -69,6 +74,22 @@ void ldr_probe_residency(struct ldr_reader_ctx *rc, const char *name,
 	ldr_ctr_add(&rc->probed_hit, hit);
 }
 
+/* Room in STAGE for a file of SIZE bytes read at ALIGN (1, or 4096 for
+ * O_DIRECT: whole blocks), or NULL. */
+static void *stage_read_mem(struct ldr_stage *stage, size_t size,
+			    size_t align)
+{
+	uint8_t *p;
+
+	if (align == 1)
+		return ldr_stage_alloc(stage, size);
+	p = ldr_stage_alloc(stage, ((size + align - 1) & ~(align - 1)) +
+			    align - 16);
+	if (!p)
+		return NULL;
+	return p + ((align - (uintptr_t)p % align) % align);
+}
+
 /* Reap up to the array's size, waiting up to TIMEOUT_NS; push to workers.
  * Returns the number reaped, or -errno. */
 static int reap_push(struct ldr_reader_ctx *rc, int64_t timeout_ns)
@@ -89,6 +110,8 @@ static int reap_push(struct ldr_reader_ctx *rc, int64_t timeout_ns)
 		it->len = c->len;
 		it->buf = c->buf;
 		it->result = c->result;
+		/* read into the caller's memory: the batch's staging area */
+		it->staged = !c->result && !c->buf;
 		/* the id this reader put at the position when it issued it
 		 * (the entry stays until the position's batch is consumed) */
 		ldr_reader_digest(rc, it->pos / e->per_epoch,
@@ -135,8 +158,14 @@ static int reader_loop(struct ldr_reader_ctx *rc)
 {
 	struct ldr_engine *e = rc->e;
 	const bool null_backend = stg_reader_backend(rc->r) == STG_BACKEND_NULL;
+	const bool stage_reads = e->tf.stage_reads && e->stages;
+	/* O_DIRECT: whole 4 KiB blocks at a 4 KiB boundary */
+	const size_t dalign = e->cfg->reader.direct ? 4096 : 1;
 	uint64_t cur_epoch = UINT64_MAX, p = 0, id = 0;
 	bool have = false, probed = false, exhausted = false;
+	void *dst = NULL;       /* position P's bytes in its staging area */
+	const uint64_t max_stage = e->cfg->reader.max_sample_bytes ?
+		e->cfg->reader.max_sample_bytes : STG_DEFAULT_MAX_SAMPLE_BYTES;
 
 	while (!ldr_stopping(e)) {
 		bool slot_blocked = false, full = false;
@@ -158,6 +187,7 @@ static int reader_loop(struct ldr_reader_ctx *rc)
 				}
 				have = true;
 				probed = false;
+				dst = NULL;
 				if (p / e->per_epoch != cur_epoch) {
 					cur_epoch = p / e->per_epoch;
 					ldr_sampler_set_epoch(rc->sampler,
@@ -178,6 +208,13 @@ static int reader_loop(struct ldr_reader_ctx *rc)
 			req.name = stg_dataset_relpath(e->ds, id, NULL);
 			req.size = size < 0 ? STG_SIZE_UNKNOWN : (uint64_t)size;
 			req.user_data = p;
+			/* kept while P waits for the reader (-EAGAIN); the
+			 * area is not rewound before P's batch is consumed */
+			if (stage_reads && size >= 0 && !dst &&
+			    (uint64_t)size <= max_stage)
+				dst = stage_read_mem(s->stage, (size_t)size,
+						     dalign);
+			req.dst = dst;
 			if (!probed && e->probe_threshold && !null_backend &&
 			    ldr_mix64(p ^ e->cfg->seed) < e->probe_threshold) {
 				ldr_probe_residency(rc, req.name,

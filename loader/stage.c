@@ -3,15 +3,19 @@
  * a GPU decoder is handed), in page-locked chunks that grow to the
  * largest batch seen and are then reused.
  *
- * DESIGN: one area per prefetched batch slot. The workers filling the
- * slot's batch take bytes under the area's mutex (a bump pointer; a new
- * chunk when the current one is full). The consumer that frees the slot
- * rewinds the area (ldr_stage_rewind) after every worker's sample of the
- * batch was placed (the slot's FILL acq_rel and READY_FOR release order
- * their writes before it) and before FREE_FOR lets the next batch's
- * readers in, so no worker allocates while it rewinds; it takes the
- * mutex all the same. Chunks are freed only by ldr_stage_fini, after
- * the join.
+ * DESIGN: one area per prefetched batch slot. The readers issuing the
+ * slot's batch (a file read straight into the area, where the transform
+ * asks it: ldr_transform.stage_reads) and the workers filling it take
+ * bytes under the area's mutex (a bump pointer; a new chunk when the
+ * current one is full). The consumer that frees the slot rewinds the
+ * area (ldr_stage_rewind) after every worker's sample of the batch was
+ * placed (the slot's FILL acq_rel and READY_FOR release order their
+ * writes, and the reads they waited for, before it) and before FREE_FOR
+ * (stored with release, loaded with acquire by a reader before it
+ * allocates) lets the next batch's readers in, so no thread allocates
+ * while it rewinds; it takes the mutex all the same. Chunks are freed
+ * only by ldr_stage_fini, after the join and after the readers' reads
+ * are reaped.
  */
 #include <errno.h>
 #include <string.h>

@@ -257,6 +257,7 @@ void *ldr_worker_main(void *arg)
 		      (size_t)(it.pos % e->batch) * e->out_bytes;
 		res = it.result;
 		st.stage = e->slots[b % e->prefetch].stage;
+		st.in_stage = it.staged;
 		if (!res)
 			res = tf->apply(w->tctx, it.data, it.len, e->cfg->seed,
 					e->cfg->shards ? it.epoch :

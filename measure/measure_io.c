@@ -118,7 +118,7 @@ static bool io_fill(struct io_thread *t)
 	struct io_run *run = t->run;
 
 	for (;;) {
-		struct stg_read_req req;
+		struct stg_read_req req = { 0 };
 		uint64_t tk;
 		size_t id;
 		int64_t size;

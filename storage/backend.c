@@ -362,7 +362,7 @@ static void config_defaults(struct stg_reader_config *c)
 		c->block_size = STG_DEFAULT_BLOCK_SIZE;
 	c->block_size = (c->block_size + STG_ALIGN - 1) & ~(STG_ALIGN - 1);
 	if (!c->max_sample_bytes)
-		c->max_sample_bytes = 64ull << 20;
+		c->max_sample_bytes = STG_DEFAULT_MAX_SAMPLE_BYTES;
 	if (!c->max_inflight_bytes)
 		c->max_inflight_bytes = 4ull * c->block_size * c->depth;
 	/* the pool must hold the largest readable file; the byte (block)
@@ -484,6 +484,10 @@ int stg_reader_submit(struct stg_reader *r, const struct stg_read_req *req)
 
 	if (!req || !req->name || !*req->name)
 		return -EINVAL;
+	/* the caller's memory: a known size; O_DIRECT: 4096-aligned */
+	if (req->dst && (req->size == STG_SIZE_UNKNOWN || (r->cfg.direct &&
+			 (uintptr_t)req->dst % STG_ALIGN)))
+		return -EINVAL;
 	io = r->free_ios;
 	if (!io)
 		return -EAGAIN;
@@ -512,7 +516,14 @@ int stg_reader_submit(struct stg_reader *r, const struct stg_read_req *req)
 	 * probe page (stg_io_iov), so a file of 64 KiB takes 64 KiB */
 	want = r->cfg.direct ? ((size + STG_ALIGN) & ~(uint64_t)(STG_ALIGN - 1))
 			     : size + 1;
-	if (size <= r->cfg.max_sample_bytes) {
+	if (req->dst) {
+		r->free_ios = io->next;
+		memset(io, 0, sizeof(*io));
+		io->ext.data = req->dst;
+		io->ext.cap = r->cfg.direct ? (size + STG_ALIGN - 1) &
+			      ~(uint64_t)(STG_ALIGN - 1) : size;
+		io->buf = size <= r->cfg.max_sample_bytes ? &io->ext : NULL;
+	} else if (size <= r->cfg.max_sample_bytes) {
 		struct stg_buf *buf = stg_pool_get(&r->pool, r->cfg.direct ?
 			(size + STG_ALIGN - 1) & ~(uint64_t)(STG_ALIGN - 1) :
 			size);
@@ -567,7 +578,7 @@ static void reap_one(struct stg_reader *r, struct stg_io *io,
 		if (io->result == -STG_ETOOLARGE)
 			r->st.too_large++;
 	} else {
-		c->buf = io->buf;
+		c->buf = io->buf == &io->ext ? NULL : io->buf;
 		c->data = io->buf->data;
 		c->len = io->size;
 		r->st.files_ok++;

@@ -136,7 +136,7 @@ void stg_buf_release(struct stg_buf *buf)
 	unsigned order;
 	int i;
 
-	if (!buf)
+	if (!buf || !buf->pool)     /* none, or a caller's memory */
 		return;
 	p = buf->pool;
 	i = (int)(buf - p->blk);

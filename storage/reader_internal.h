@@ -58,7 +58,8 @@ struct stg_io {
 	                             early; UINT64_MAX when none */
 	uint64_t max_end;         /* highest byte end received */
 	uint64_t t_submit, t_done;
-	struct stg_buf *buf;
+	struct stg_buf *buf;      /* a pool's, or EXT */
+	struct stg_buf ext;       /* the request's DST (pool NULL) */
 	int fd;
 	int result;               /* first error, 0 */
 	unsigned inflight;        /* chunks in the kernel */

@@ -939,6 +939,7 @@ const char *stg_errname(int err);
  * names none (loader.h's LDR_DEFAULT_DEPTH is this depth). */
 #define STG_DEFAULT_DEPTH 32u
 #define STG_DEFAULT_BLOCK_SIZE (128u * 1024)
+#define STG_DEFAULT_MAX_SAMPLE_BYTES (64ull << 20) /* max_sample_bytes 0 */
 
 /* The size to pass when the listing does not know it (read via fstat). */
 #define STG_SIZE_UNKNOWN UINT64_MAX
@@ -952,7 +953,8 @@ struct stg_reader_config {
 	                                 4096. 0 = STG_DEFAULT_BLOCK_SIZE
 	                                 (128 KiB) */
 	uint64_t max_sample_bytes;    /* larger files complete with
-	                                 -STG_ETOOLARGE unread. 0 = 64 MiB */
+	                                 -STG_ETOOLARGE unread. 0 = 64 MiB
+	                                 (STG_DEFAULT_MAX_SAMPLE_BYTES) */
 	uint64_t max_inflight_bytes;  /* buffer memory of the reader: buffers
 	                                 in flight plus those the caller still
 	                                 holds. Rounded up to a power of two,
@@ -988,6 +990,14 @@ struct stg_read_req {
 	uint64_t size;                /* size from the listing, or
 	                                 STG_SIZE_UNKNOWN */
 	uint64_t user_data;           /* returned in the completion */
+	void *dst;                    /* NULL: a buffer of the reader's pool.
+	                                 Else the caller's memory the file is
+	                                 read into (SIZE bytes; a direct
+	                                 reader's: 4096-aligned, SIZE rounded
+	                                 up to 4096), the reader's until the
+	                                 completion, whose buf is then NULL
+	                                 and data DST. SIZE must be known
+	                                 (-EINVAL otherwise) */
 };
 
 /* A buffer from a reader's pool; hold it until stg_buf_release(). */
@@ -997,7 +1007,7 @@ struct stg_completion {
 	uint64_t user_data;
 	int result;                   /* 0, -errno, or -STG_E* */
 	const void *data;             /* the file's bytes (NULL on error);
-	                                 4096-aligned */
+	                                 4096-aligned, or the request's DST */
 	uint64_t len;                 /* bytes read = the file's size */
 	struct stg_buf *buf;          /* owner of DATA; NULL on error */
 	uint64_t clat_ns;             /* submit -> completion */

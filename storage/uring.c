@@ -321,7 +321,7 @@ static void uring_prep_chunk(struct stg_reader *r, struct uring *u,
 	}
 	if (niov == 2)          /* past the buffer: the probe page too */
 		io_uring_prep_readv(sqe, io->fd, c->iov, 2, c->off);
-	else if (addr != (uint8_t *)io->buf->data + c->off)
+	else if (addr != (uint8_t *)io->buf->data + c->off || !io->buf->pool)
 		io_uring_prep_read(sqe, io->fd, addr, (unsigned)c->len, c->off);
 	else if (u->registered && rel / URING_REG_PIECE ==
 		 (rel + c->len - 1) / URING_REG_PIECE)

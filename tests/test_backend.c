@@ -276,6 +276,120 @@ FR_TEST(backend, depth_bounds_files_in_flight)
 	fr_test_rmtree(dir);
 }
 
+/* Read F into DST (F->listed bytes) through R; its completion in *C. */
+static void read_into(struct stg_reader *r, struct tb_file *f, void *dst,
+		      struct stg_completion *c)
+{
+	struct stg_read_req req = f->req;
+	int got;
+
+	req.size = f->listed;
+	req.dst = dst;
+	cr_assert_eq(stg_reader_submit(r, &req), 0);
+	got = stg_reader_reap(r, c, 1, 5000000000ll);
+	cr_assert_eq(got, 1, "no completion within 5 s (%d)", got);
+}
+
+/* A request with DST: the file's bytes land in the caller's memory, not
+ * a byte past them (a file that grew shows on the probe page), and the
+ * completion hands no pool buffer. */
+FR_TEST(backend, reads_into_the_callers_memory_on_every_backend)
+{
+	char *dir = fr_test_tmpdir();
+	struct tb_file files[NSIZES + 1];
+	const size_t grown = NSIZES;
+
+	for (size_t i = 0; i < NSIZES; i++)
+		tb_make_file(dir, &files[i], i, sizes[i], (uint32_t)i + 7);
+	tb_make_file(dir, &files[grown], grown, 70000, 3);
+	files[grown].listed = 69990;
+	for (int b = 0; b < 2 * TB_NBACKENDS; b++) {
+		/* buffered, then O_DIRECT (buffered where refused): DST
+		 * 4096-aligned, its size rounded up to 4096 */
+		const bool direct = b >= TB_NBACKENDS;
+		struct stg_reader_config cfg = {
+			.backend = tb_backends[b % TB_NBACKENDS],
+			.depth = 4,
+			.block_size = 64 * 1024,
+			.max_sample_bytes = 4 << 20,
+			.direct = direct,
+		};
+		const char *bn = stg_backend_name(tb_backends[b % TB_NBACKENDS]);
+		struct stg_reader *r;
+
+		if (!tb_backend_usable(tb_backends[b % TB_NBACKENDS]))
+			continue;
+		cr_assert_eq(stg_reader_create(&cfg, &r), 0);
+		for (size_t i = 0; i <= NSIZES; i++) {
+			struct stg_completion c;
+			size_t n = (size_t)files[i].listed;
+			size_t room = direct ? (n + 4095) & ~(size_t)4095 : n;
+			/* buffered: 16-byte aligned, as a staging area
+			 * gives it */
+			size_t memsz = (room + 8192 + 4095) & ~(size_t)4095;
+			uint8_t *mem = aligned_alloc(4096, memsz);
+			uint8_t *dst = mem + (direct ? 4096 : 16);
+
+			cr_assert_not_null(mem);
+			if (i == grown && tb_backends[b % TB_NBACKENDS] == STG_BACKEND_NULL) {
+				free(mem);      /* null reads no file */
+				continue;
+			}
+			memset(mem, 0xa5, memsz);
+			read_into(r, &files[i], dst, &c);
+			cr_expect(dst[room] == 0xa5 && dst[-1] == 0xa5,
+				  "%s direct=%d size %zu: written outside the "
+				  "memory", bn, direct, n);
+			if (i == grown) {
+				cr_expect_eq(c.result, -STG_EGREW, "%s: %s", bn,
+					     stg_strerror(c.result));
+			} else if (n > cfg.max_sample_bytes) {
+				cr_expect_eq(c.result, -STG_ETOOLARGE);
+				cr_expect_eq(dst[0], 0xa5, "read anyway");
+			} else {
+				cr_expect_eq(c.result, 0, "%s direct=%d size "
+					     "%zu: %s", bn, direct, n,
+					     stg_strerror(c.result));
+				cr_expect_null(c.buf);
+				cr_expect_eq(c.data, (const void *)dst);
+				cr_expect_eq(c.len, n);
+				cr_expect_eq(tb_fnv(TB_FNV0, dst, n),
+					     tb_expected_sum(tb_backends[b % TB_NBACKENDS],
+							     &files[i]),
+					     "%s direct=%d size %zu: wrong "
+					     "bytes", bn, direct, n);
+			}
+			stg_buf_release(c.buf);
+			free(mem);
+		}
+		cr_expect_eq(stg_reader_pending(r), 0);
+		stg_reader_destroy(r);
+	}
+	fr_test_rmtree(dir);
+}
+
+/* DST needs a listed size, and a 4096-aligned DST for O_DIRECT:
+ * anything else is refused before it takes a place in the reader. */
+FR_TEST(backend, callers_memory_needs_a_known_size_and_direct_alignment)
+{
+	struct stg_reader_config cfg = { .direct = true };
+	struct stg_read_req req = { .dirfd = AT_FDCWD, .name = "x",
+				    .size = STG_SIZE_UNKNOWN };
+	_Alignas(4096) static char mem[8192];
+	struct stg_reader *r;
+
+	req.dst = mem + 16;
+	cr_assert_eq(stg_reader_create(NULL, &r), 0);
+	cr_expect_eq(stg_reader_submit(r, &req), -EINVAL);
+	cr_expect_eq(stg_reader_pending(r), 0);
+	stg_reader_destroy(r);
+	req.size = 10;
+	cr_assert_eq(stg_reader_create(&cfg, &r), 0);
+	cr_expect_eq(stg_reader_submit(r, &req), -EINVAL);
+	cr_expect_eq(stg_reader_pending(r), 0);
+	stg_reader_destroy(r);
+}
+
 FR_TEST(backend, bad_requests_are_refused)
 {
 	struct stg_reader *r;

@@ -333,8 +333,19 @@ FR_TEST(gpu_decode, damaged_files_fail_with_the_native_kinds)
 
 struct seen {
 	uint64_t samples, bad, payload;
+	uint64_t hw_sum;        /* of the hw payloads' hashes */
 	unsigned batch;
 };
+
+/* FNV-1a of N bytes at P: a payload's identity, summed in any order. */
+static uint64_t fnv(const uint8_t *p, uint64_t n)
+{
+	uint64_t h = 14695981039346656037ull;
+
+	for (uint64_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	return h;
+}
 
 static void on_batch(void *arg, uint64_t b, const void *data, unsigned n)
 {
@@ -353,6 +364,8 @@ static void on_batch(void *arg, uint64_t b, const void *data, unsigned n)
 		if (d[i].path == AUG_GD_HW &&
 		    (d[i].payload[0] != 0xff || d[i].payload[1] != 0xd8))
 			s->bad += 1000;
+		if (d[i].path == AUG_GD_HW)
+			s->hw_sum += fnv(d[i].payload, d[i].payload_bytes);
 	}
 }
 
@@ -369,19 +382,69 @@ static void write_file(const char *dir, const char *name, const void *p,
 	close(fd);
 }
 
+/* A hw run over DIR (a_run_counts_...'s folder): what it counted, what
+ * the batches held; the readers read straight into the staging area,
+ * buffered or with O_DIRECT (DIRECT: 4 KiB-aligned, whole blocks). */
+static void run_folder_hw(const char *dir, bool direct, uint64_t
+			  expect_staged, uint64_t expect_hw_sum)
+{
+	struct ldr_result *res = calloc(1, sizeof(*res));
+	struct seen seen = { 0 };
+	struct ldr_config cfg;
+	struct gd g;
+
+	cr_assert_not_null(res);
+	gd_open(&g, AUG_GD_MODE_HW);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.seed = 5;
+	cfg.world = 1;
+	cfg.warmup_s = -1;
+	cfg.epochs = 1;
+	cfg.batch = 4;
+	cfg.workers = 2;
+	cfg.reader.depth = 8;
+	cfg.reader.max_sample_bytes = 1 << 22;
+	cfg.reader.direct = direct;
+	cfg.transform = g.t;
+	cfg.on_batch = on_batch;
+	cfg.on_batch_arg = &seen;
+	cr_assert_eq(stg_dataset_scan(dir, NULL, (struct stg_dataset **)
+				      &cfg.ds), 0);
+	cr_assert_eq(ldr_run(&cfg, res), 0);
+	cr_expect_eq(seen.samples, 14, "direct=%d", direct);
+	cr_expect_eq(seen.bad, 1, "only the PNG fails (%llu), direct=%d",
+		     (unsigned long long)seen.bad, direct);
+	cr_expect_str_eq(res->path_names[0], "hw");
+	cr_expect_str_eq(res->path_names[2], "hybrid_progressive");
+	cr_expect_eq(res->path_samples[AUG_GD_HW], 10);
+	cr_expect_eq(res->path_samples[AUG_GD_HYBRID], 0);
+	cr_expect_eq(res->path_samples[AUG_GD_HYBRID_PROGRESSIVE], 2);
+	cr_expect_eq(res->path_samples[AUG_GD_HYBRID_CMYK], 1);
+	cr_expect_eq(res->errors, 1);
+	cr_expect_eq(res->err_kinds, 1);
+	cr_expect_str_eq(res->err[0].kind, "png_not_gpu_decoded");
+	/* every payload byte staged, counted and seen in the batches */
+	cr_expect_eq(res->staged_bytes, expect_staged, "direct=%d", direct);
+	cr_expect_eq(seen.payload, expect_staged, "direct=%d", direct);
+	/* the hw payloads are the files' bytes, whole, when the batch is
+	 * consumed */
+	cr_expect_eq(seen.hw_sum, expect_hw_sum, "direct=%d", direct);
+	cr_expect_gt(res->stage_held_bytes, 0);
+	cr_expect_gt(res->stage_batch_max, 0);
+	stg_dataset_destroy((struct stg_dataset *)cfg.ds);
+	gd_close(&g);
+	free(res);
+}
+
 FR_TEST(gpu_decode, a_run_counts_each_path_and_stages_every_byte)
 {
 	char *dir = fr_test_tmpdir();
-	struct ldr_result *res = calloc(1, sizeof(*res));
-	struct ldr_config cfg;
-	struct seen seen = { 0 };
-	struct gd g, ref;
-	uint64_t expect_staged = 0;
+	struct gd ref;
+	uint64_t expect_staged = 0, expect_hw_sum = 0;
 	size_t plen, clen;
 	uint8_t *png = tl_read_file("tests/fixtures/png/gray.png", &plen);
 	uint8_t *cmyk = tl_fixture("cmyk.jpg", &clen);
 
-	cr_assert_not_null(res);
 	cr_assert_not_null(png);
 	cr_assert_not_null(cmyk);
 	gd_open(&ref, AUG_GD_MODE_HW);
@@ -395,6 +458,8 @@ FR_TEST(gpu_decode, a_run_counts_each_path_and_stages_every_byte)
 		write_file(dir, name, j, len);
 		cr_assert_eq(gd_apply(&ref, j, len, i), 0);
 		expect_staged += ref.desc.payload_bytes;
+		if (ref.desc.path == AUG_GD_HW)
+			expect_hw_sum += fnv(j, len);
 		free(j);
 	}
 	write_file(dir, "cmyk.jpg", cmyk, clen);
@@ -402,44 +467,9 @@ FR_TEST(gpu_decode, a_run_counts_each_path_and_stages_every_byte)
 	expect_staged += ref.desc.payload_bytes;
 	write_file(dir, "photo.png", png, plen);
 	gd_close(&ref);
-
-	gd_open(&g, AUG_GD_MODE_HW);
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.seed = 5;
-	cfg.world = 1;
-	cfg.warmup_s = -1;
-	cfg.epochs = 1;
-	cfg.batch = 4;
-	cfg.workers = 2;
-	cfg.reader.depth = 8;
-	cfg.reader.max_sample_bytes = 1 << 22;
-	cfg.transform = g.t;
-	cfg.on_batch = on_batch;
-	cfg.on_batch_arg = &seen;
-	cr_assert_eq(stg_dataset_scan(dir, NULL, (struct stg_dataset **)
-				      &cfg.ds), 0);
-	cr_assert_eq(ldr_run(&cfg, res), 0);
-	cr_expect_eq(seen.samples, 14);
-	cr_expect_eq(seen.bad, 1, "only the PNG fails (%llu)",
-		     (unsigned long long)seen.bad);
-	cr_expect_str_eq(res->path_names[0], "hw");
-	cr_expect_str_eq(res->path_names[2], "hybrid_progressive");
-	cr_expect_eq(res->path_samples[AUG_GD_HW], 10);
-	cr_expect_eq(res->path_samples[AUG_GD_HYBRID], 0);
-	cr_expect_eq(res->path_samples[AUG_GD_HYBRID_PROGRESSIVE], 2);
-	cr_expect_eq(res->path_samples[AUG_GD_HYBRID_CMYK], 1);
-	cr_expect_eq(res->errors, 1);
-	cr_expect_eq(res->err_kinds, 1);
-	cr_expect_str_eq(res->err[0].kind, "png_not_gpu_decoded");
-	/* every payload byte staged, counted and seen in the batches */
-	cr_expect_eq(res->staged_bytes, expect_staged);
-	cr_expect_eq(seen.payload, expect_staged);
-	cr_expect_gt(res->stage_held_bytes, 0);
-	cr_expect_gt(res->stage_batch_max, 0);
-	stg_dataset_destroy((struct stg_dataset *)cfg.ds);
-	gd_close(&g);
+	run_folder_hw(dir, false, expect_staged, expect_hw_sum);
+	run_folder_hw(dir, true, expect_staged, expect_hw_sum);
 	fr_test_rmtree(dir);
-	free(res);
 	free(png);
 	free(cmyk);
 }

@@ -5,8 +5,10 @@
  * much they decode, with the source of each figure.
  *
  * Where the payload goes follows nvJPEG: its hardware backend decodes a
- * batch at once, its bitstreams copied into one pinned buffer (hw: the
- * batch's staging area, ldr_stage_alloc); its hybrid backend decodes
+ * batch at once, its bitstreams in one pinned buffer (hw: the batch's
+ * staging area, ldr_stage_alloc; the engine's readers read the files
+ * straight into it, ldr_transform.stage_reads, so nothing is copied);
+ * its hybrid backend decodes
  * image by image, the Huffman decoder's output landing in the decode
  * state's own pinned buffer, sent to the GPU before the next image
  * (hybrid: a page-locked buffer of the worker's, reused per sample).
@@ -180,12 +182,12 @@ static int gd_apply(void *ctx, const void *data, size_t len, uint64_t seed,
 	/* hw: the batch's staging area; hybrid (and hw outside the engine):
 	 * the worker's pinned buffer */
 	if (st && st->stage && c->a->mode == AUG_GD_MODE_HW)
-		err = aug_gd_stage(c->dec, data, len, c->a->mode,
+		err = aug_gd_stage(c->dec, data, len, st->in_stage, c->a->mode,
 				   &c->a->aug.rrc, c->a->aug.flip_p, seed,
 				   epoch, id, gd_stage_alloc, st->stage, out,
 				   &png, &s);
 	else
-		err = aug_gd_stage(c->dec, data, len, c->a->mode,
+		err = aug_gd_stage(c->dec, data, len, false, c->a->mode,
 				   &c->a->aug.rrc, c->a->aug.flip_p, seed,
 				   epoch, id, gd_pinned_alloc, &c->pin, out,
 				   &png, &s);
@@ -244,6 +246,9 @@ int wl_transform_gpu_decode(const struct wl_workload *w,
 		.apply = gd_apply,
 		.stage_bytes = mode == AUG_GD_MODE_HYBRID ? 0 : stage_bytes ?
 			       stage_bytes : (1u << 20),
+		/* hw: the readers read into the staging area, as DALI's
+		 * readers fill the decoder's pinned input: no copy */
+		.stage_reads = mode == AUG_GD_MODE_HW,
 		.paths = { "hw", "hybrid", "hybrid_progressive",
 			   "hybrid_cmyk" },
 	};
