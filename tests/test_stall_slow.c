@@ -195,6 +195,10 @@ static void stall_case_sig(enum kind kind, const char *cmd,
 		argv[n++] = bin;
 		for (int i = 0; base[i]; i++)
 			argv[n++] = base[i];
+		if (!strncmp(phase, "window+", 7)) {
+			argv[n++] = "--batch";
+			argv[n++] = "32";
+		}
 		argv[n++] = "--stall-timeout";
 		argv[n++] = sig ? "10m" : STALL_TIMEOUT;
 		argv[n++] = "--json";
@@ -267,6 +271,23 @@ static void stall_case_sig(enum kind kind, const char *cmd,
 		"reads_in_flight")), 1);
 	cr_expect(json_is_true(json_object_get(root, "partial")) ||
 		  !strcmp(cmd, "sweep"), "a run/io report is partial");
+	if (!strncmp(phase, "window+", 7) && !strcmp(cmd, "run")) {
+		/* stopped inside the window: its numbers until then came
+		 * back from the killed child, said to be partial */
+		cr_expect(json_is_true(json_object_get(root, "window_partial")),
+			  "no window_partial: true:\n%s", text);
+		cr_expect_gt(json_integer_value(json_object_get(root,
+			"samples")), 0, "no window samples:\n%s", text);
+		cr_expect_gt(json_integer_value(json_object_get(root,
+			"read_bytes")), 0);
+		cr_expect(strstr(text, "results (PARTIAL") != NULL,
+			  "no partial results in:\n%s", text);
+		printf("[stall] %s: window totals %lld samples, %lld bytes in "
+		       "%.1f s (partial)\n", cmd, json_integer_value(
+		       json_object_get(root, "samples")), json_integer_value(
+		       json_object_get(root, "read_bytes")), json_number_value(
+		       json_object_get(root, "measured_s")));
+	}
 	words = strstr(text, "STALLED:");
 	printf("[stall] %s on %s, server stopped at the %s: reported in "
 	       "%.1f s (exit %d), stalled during the %s: %.*s\n", cmd,
@@ -341,6 +362,13 @@ FR_TEST(stall_slow, run_s3_server_stopped_in_the_probe, .fini = stall_teardown)
 FR_TEST(stall_slow, run_s3_server_stopped_in_the_window, .fini = stall_teardown)
 {
 	stall_case(K_S3, "run", "window");
+}
+
+FR_TEST(stall_slow, run_s3_server_stopped_2s_into_the_window_keeps_its_numbers, .fini = stall_teardown)
+{
+	/* at the 160th completion in the window: batches of 32 are made
+	 * of what was read by then */
+	stall_case(K_S3, "run", "window+160");
 }
 
 FR_TEST(stall_slow, sweep_s3_server_stopped_in_the_listing, .fini = stall_teardown)
