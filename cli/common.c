@@ -90,9 +90,11 @@ static int watch_report(void *arg, const struct stg_stall *stall, int sig)
 		"kernel" : "interrupted while a thread waits in the kernel "
 		"(storage not answering): the command ended without it";
 	char line[700];
+	struct ms_opened op;    /* what it opened before: dataset, machine */
 	int ret;
 
 	(void)arg;
+	ms_opened_get(&op);
 	if (stall)
 		rpt_stall_text(stall, line, sizeof(line));
 	fprintf(out, "feedrate %s (PARTIAL: %s)\n", cli_wd.cmd, stall ?
@@ -100,6 +102,7 @@ static int watch_report(void *arg, const struct stg_stall *stall, int sig)
 	if (stall)
 		fprintf(out, "  %s\n", line);
 	fprintf(out, "  %s\n", note);
+	rpt_stall_opened_print(out, &op);
 	fflush(out);
 	ret = stall ? cli_stall_exit(cli_wd.cmd, stall) :
 	      cli_exit_for_signal(sig);
@@ -107,6 +110,7 @@ static int watch_report(void *arg, const struct stg_stall *stall, int sig)
 		json_t *root = rpt_stall_partial_json(cli_wd.cmd,
 			cli_wd.schema, cli_wd.version, stall, sig, note);
 
+		rpt_stall_partial_opened(root, &op);
 		if (root)
 			json_object_set_new(root, "feedrate_version",
 					    json_string(FEEDRATE_VERSION));

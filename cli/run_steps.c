@@ -162,7 +162,7 @@ static void run_stalled(struct run_state *s, struct rpt_run *rr,
 	s->stall = *stall;
 	rpt_stall_text(stall, s->stall_text, sizeof(s->stall_text));
 	rr->stall = &s->stall;
-	rr->res = NULL;
+	rr->res = s->res->window_partial ? s->res : NULL; /* its totals */
 	rr->run_error = -ETIMEDOUT;
 	rr->run_error_text = s->stall_text;
 	if (s->po.rep.held_pid)
@@ -197,7 +197,7 @@ int cli_run_measure(struct run_state *s, struct rpt_run *rr)
 		rpt_gpu_decode_fill(&rr->gd, s->gs.type, p.pipe.gpudec ==
 				    MS_GPUDEC_HYBRID ? "hybrid" : "hw");
 	if (err == -ETIMEDOUT && s->po.rep.stalled) {
-		/* the child was killed: nothing of its window came back */
+		/* the child was killed: its running totals stand in */
 		run_stalled(s, rr, &s->po.rep.stall);
 		return 0;
 	}

@@ -1007,6 +1007,46 @@ static void tick_wait(struct ldr_engine *e, uint64_t until)
 	pthread_mutex_unlock(&e->ctl_lock);
 }
 
+/* The running totals since W0 (the window's start, or the run's while
+ * WINDOW is false), for a parent that may have to kill this process. */
+static void live_publish(struct ldr_engine *e, const struct ldr_result *res,
+			 const struct snap *w0, const struct snap *cur,
+			 bool window)
+{
+	struct ldr_live v;
+
+	memset(&v, 0, sizeof(v));
+	v.window = window;
+	v.readers = e->readers;
+	v.workers = e->workers;
+	v.batch = e->batch;
+	v.prefetch = e->prefetch;
+	v.gpus = e->gpus;
+	v.measured_s = ns_s(w0->t, cur->t);
+	v.warmup_s = res->warmup_s;
+	v.window_start_realtime = res->window_start_realtime;
+	v.published_realtime = realtime_s();
+	v.step_time_s = (double)e->step_ns / 1e9;
+	v.samples = cur->good - w0->good;
+	v.samples_failed = (cur->samples - w0->samples) - v.samples;
+	v.batches = cur->batches - w0->batches;
+	v.epochs_done = cur->samples / e->per_epoch;
+	v.read_bytes = cur->read_bytes - w0->read_bytes;
+	v.errors = atomic_load(&e->errors_total);
+	v.gpu_compute_s = ns_s(w0->compute, cur->compute);
+	v.gpu_wait_s = ns_s(w0->gwait, cur->gwait);
+	v.reader_cpu_s = ns_s(w0->reader_cpu, cur->reader_cpu);
+	v.worker_cpu_s = ns_s(w0->worker_cpu, cur->worker_cpu);
+	v.consumer_cpu_s = ns_s(w0->consumer_cpu, cur->consumer_cpu);
+	v.process_cpu_s = ns_s(w0->process_cpu, cur->process_cpu);
+	v.worker_busy_s = ns_s(w0->busy, cur->busy);
+	v.worker_wait_s = ns_s(w0->wait, cur->wait);
+	v.decode_s = ns_s(w0->decode, cur->decode);
+	v.resize_s = ns_s(w0->resize, cur->resize);
+	v.other_s = ns_s(w0->other, cur->other);
+	ldr_live_publish(e->cfg->live, &v);
+}
+
 /*
  * Run until a stop condition; fills the snapshots of the window's start (W0)
  * and end (END). Snapshot arrays are allocated by the caller.
@@ -1018,7 +1058,7 @@ static void engine_main_loop(struct ldr_engine *e, struct ldr_result *res,
 	const struct ldr_config *cfg = e->cfg;
 	struct occupancy total = { 0 }, second = { 0 };
 	const bool aligned = cfg->start_realtime > 0;
-	uint64_t t0, next_series = 0;
+	uint64_t t0, next_series = 0, next_live = 0;
 	double rt0;
 	bool window = false;
 
@@ -1059,7 +1099,17 @@ static void engine_main_loop(struct ldr_engine *e, struct ldr_result *res,
 			       (cfg->duration_s > 0 &&
 				ns_s(w0->t, now) >= cfg->duration_s)))
 			break;
-		snap_take(e, cur, false);
+		{
+			/* at a bounded rate, with the CPU clocks */
+			const bool live = cfg->live && now >= next_live;
+
+			snap_take(e, cur, live);
+			if (live) {
+				live_publish(e, res, w0, cur, window);
+				next_live = now + (uint64_t)(LDR_LIVE_PERIOD_S *
+							     1e9);
+			}
+		}
 		if (!window) {
 			if (!warmup_over(e, t0, now, cur))
 				continue;

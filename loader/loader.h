@@ -365,6 +365,11 @@ struct ldr_config {
 	void (*on_batch)(void *arg, uint64_t batch, const void *data,
 			 unsigned samples);
 	void *on_batch_arg;
+
+	/* Where the running totals are published while the pipeline runs
+	 * (ldr_live_publish, every LDR_LIVE_PERIOD_S), for a parent that
+	 * must report a child it had to kill; NULL = not published. */
+	struct ldr_live_rec *live;
 };
 
 #define LDR_SERIES_MAX 3600     /* 1-second points kept, at most */
@@ -426,6 +431,10 @@ int ldr_digest_expected(uint64_t n, uint64_t seed, uint64_t epoch,
 			struct ldr_digest *out);
 
 struct ldr_result {
+	bool window_partial;     /* the child was killed before it sent its
+	                            result: only its last published running
+	                            totals are here (ldr_live_to_result),
+	                            up to window_end_realtime */
 	bool stopped_by_signal;  /* *cfg->stop was set */
 	bool stopped_by_max_errors;
 	bool warmup_incomplete;  /* the run ended before the warm-up did:
@@ -733,6 +742,7 @@ struct ldr_child_report {
 	                           LDR_CHILD_END_S of its SIGKILL (a thread
 	                           in uninterruptible sleep): left to the
 	                           kernel, not reaped; 0 none */
+	bool got_out;           /* OUT came back whole from the child */
 };
 
 /*
@@ -765,6 +775,60 @@ int ldr_child_run(const struct ldr_child_opts *opts, ldr_child_fn fn,
 int ldr_run_pinned(const struct ldr_config *cfg, const cpu_set_t *cpus,
 		   const struct ldr_memcg *memcg, struct ldr_result *res,
 		   struct ldr_child_report *rep);
+
+/* ---- running totals that outlive a killed child (loader/live.c) ---- */
+
+#define LDR_LIVE_PERIOD_S 0.1   /* the engine publishes this often */
+
+/* What a killed measurement child leaves behind: its window so far (or
+ * the whole run, WINDOW false, while still in the warm-up), as the
+ * engine's result would count it. */
+struct ldr_live {
+	bool window;                    /* the measurement window had opened */
+	unsigned readers, workers, batch, prefetch, gpus;
+	double measured_s;              /* window start to publication */
+	double warmup_s;
+	double window_start_realtime;
+	double published_realtime;      /* CLOCK_REALTIME of publication */
+	double step_time_s;
+	uint64_t samples, samples_failed, batches, epochs_done;
+	uint64_t read_bytes, errors;
+	double gpu_compute_s, gpu_wait_s;
+	double reader_cpu_s, worker_cpu_s, consumer_cpu_s, process_cpu_s;
+	double worker_busy_s, worker_wait_s;
+	double decode_s, resize_s, other_s;
+};
+
+struct ldr_live_rec;    /* shared between a parent and its children */
+
+/*
+ * A record in shared anonymous memory, to be made before fork: the
+ * children write it, the parent reads it, also after a child was
+ * killed. Starts empty. NULL when it cannot be mapped. Destroy with
+ * ldr_live_destroy (NULL is fine). Any thread.
+ */
+struct ldr_live_rec *ldr_live_create(void);
+void ldr_live_destroy(struct ldr_live_rec *rec);
+
+/*
+ * Publish V (one writer at a time per record: the engine's main
+ * thread). A writer killed in the middle leaves the previous
+ * publication readable. REC NULL: nothing.
+ */
+void ldr_live_publish(struct ldr_live_rec *rec, const struct ldr_live *v);
+
+/*
+ * The last whole publication into *OUT; false when none was made.
+ * Any thread or process sharing REC, whether or not the writer lives.
+ */
+bool ldr_live_read(const struct ldr_live_rec *rec, struct ldr_live *out);
+
+/*
+ * *RES (cleared first) from V, with window_partial set: the counts,
+ * rates, AU and stage times; histograms, series, error kinds and the
+ * bottleneck's diagnosis are not carried (empty, bottleneck unknown).
+ */
+void ldr_live_to_result(const struct ldr_live *v, struct ldr_result *res);
 
 /* ---- the watchdog: stalls and signals end a command in bounded time
  *      (loader/watchdog.c) ---- */

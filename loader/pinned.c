@@ -27,6 +27,9 @@
  * child, and a child not ended LDR_CHILD_END_S later (a thread in
  * uninterruptible sleep holds it) is left to the kernel unreaped
  * (REP->held_pid); its reads are dropped from the stall record.
+ * Running totals: ldr_run_pinned maps a record (live.c) before the
+ * fork; the child's engine publishes into it, so a child killed before it
+ * sent its result still leaves its window's totals (marked partial).
  * Shared state: fwd_pid / fwd_sig / fwd_count, written by the parent's
  * handler and read by the parent only. fwd_pid is cleared, with the
  * signals blocked, after the child has exited (waitid WNOWAIT) and before
@@ -320,6 +323,8 @@ int ldr_child_run(const struct ldr_child_opts *opts, ldr_child_fn fn,
 		else if (read_full(fds[0], out, out_len, &w) !=
 			 (ssize_t)out_len)
 			err = -ECHILD;
+		else
+			rep->got_out = true;
 		rep->fn_result = h.fn_result;
 	} else if (got == (ssize_t)sizeof(h) && h.magic == MSG_MAGIC) {
 		err = h.err < 0 ? h.err : -EIO;
@@ -435,10 +440,22 @@ int ldr_run_pinned(const struct ldr_config *cfg, const cpu_set_t *cpus,
 		   struct ldr_child_report *rep)
 {
 	const struct ldr_child_opts opts = { .cpus = cpus, .memcg = memcg };
-	struct pinned_arg a = { .cfg = cfg };
+	struct ldr_config c = *cfg;
+	struct pinned_arg a = { .cfg = &c };
+	struct ldr_live live;
 	int err;
 
+	/* mapped before the fork: what the child's engine publishes
+	 * outlives a SIGKILL (a caller's own record is kept) */
+	if (!c.live)
+		c.live = ldr_live_create();
 	err = ldr_child_run(&opts, pinned_fn, &a, res, sizeof(*res), rep);
+	/* no result came back (killed on a stall, after a signal, or dead):
+	 * the running totals it published stand in, marked partial */
+	if (err < 0 && !rep->got_out && ldr_live_read(c.live, &live))
+		ldr_live_to_result(&live, res);
+	if (c.live != cfg->live)
+		ldr_live_destroy(c.live);
 	if (rep->signal && cfg->stop)
 		*cfg->stop = rep->signal;
 	return err < 0 ? err : rep->fn_result;

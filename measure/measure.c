@@ -320,11 +320,26 @@ int ms_dataset_open(const struct ms_dataset_opts *o, struct ms_dataset *md,
 	} else {
 		md->root = o->dataset;
 	}
+	ms_opened_dataset(md->root, NULL);     /* for the watchdog */
+	{
+		/* its filesystem too, watched: it may be what stalls */
+		struct stg_fs_info fs;
+		const char *type;
+		char dev[256];
+
+		stg_watch_phase(STG_PHASE_LISTING);
+		stg_watch_begin(".");
+		ms_fs_describe(md->root, &fs, &type, dev, sizeof(dev));
+		stg_watch_end();
+	}
 	t0 = stg_now();
 	md->format = o->list ? WL_FORMAT_FOLDER : o->format;
 	if (md->format == WL_FORMAT_AUTO) {
+		/* it looks into the folder: watched, as the listing is */
+		stg_watch_begin(".");
 		err = wl_format_detect(md->root, &md->format, md->format_why,
 				       sizeof(md->format_why));
+		stg_watch_end();
 		if (err) {
 			snprintf(why, why_len, "cannot list %s: %s", md->root,
 				 strerror(-err));
@@ -351,8 +366,10 @@ int ms_dataset_open(const struct ms_dataset_opts *o, struct ms_dataset *md,
 			snprintf(why, why_len, "cannot open %s as %s: %s",
 				 md->root, wl_format_name(md->format),
 				 err < -4096 ? "format error" : strerror(-err));
-		if (!err)
+		if (!err) {
 			md->ds = md->shards->ds;
+			ms_opened_dataset(NULL, md);
+		}
 		return err;
 	}
 	stg_watch_phase(STG_PHASE_LISTING);
@@ -371,6 +388,7 @@ int ms_dataset_open(const struct ms_dataset_opts *o, struct ms_dataset *md,
 		snprintf(why, why_len, "no files in %s", shown);
 		return -ENODATA;
 	}
+	ms_opened_dataset(NULL, md);
 	return 0;
 }
 
@@ -402,6 +420,7 @@ void ms_fs_describe(const char *root, struct stg_fs_info *fs,
 		snprintf(dev, dev_len, "%s%s%s", fs->blockdev.name,
 			 fs->blockdev.model[0] ? ": " : "",
 			 fs->blockdev.model);
+	ms_opened_fs(root, *fs_type, dev);
 }
 
 

@@ -148,6 +148,46 @@ int ms_dataset_open(const struct ms_dataset_opts *o, struct ms_dataset *md,
  */
 int ms_dataset_close(struct ms_dataset *md, bool keep);
 
+/* ---- what the command opened, for the watchdog's report
+ *      (measure/opened.c) ---- */
+
+struct ms_opened {
+	bool set;                       /* a folder was recorded */
+	char path[4096];                /* the dataset's folder (ckpt: DIR) */
+	bool listed;                    /* the listing ended: files, bytes
+	                                   and format are known */
+	bool generated;
+	uint64_t files, bytes;
+	char format[32];
+	char fs_type[64];               /* "" not described yet */
+	char device[256];
+	bool machine;                   /* CPU facts read */
+	struct stg_cpu_info cpu;
+	struct stg_mem_info mem;        /* total_bytes 0: unread */
+};
+
+/*
+ * Record the dataset ROOT (NULL: keep the one recorded) and, when MD
+ * (may be NULL) holds its listing, its files, bytes and format. A new
+ * ROOT forgets what was known of the previous one. ms_dataset_open calls
+ * it. Any thread; no I/O.
+ */
+void ms_opened_dataset(const char *root, const struct ms_dataset *md);
+
+/* Record the filesystem type and device under ROOT (ms_fs_describe calls
+ * it): kept when ROOT is the folder recorded, or none is. No I/O. */
+void ms_opened_fs(const char *root, const char *fs_type, const char *dev);
+
+/*
+ * A copy of the record into *OUT, with the machine's CPU and memory
+ * facts read now (from /proc and /sys only: safe while the dataset's
+ * storage is stalled). Any thread; for the watchdog's report.
+ */
+void ms_opened_get(struct ms_opened *out);
+
+/* Forget everything recorded (tests). */
+void ms_opened_reset(void);
+
 /*
  * The filesystem and device under ROOT into *FS; *FS_TYPE points into
  * FS ("" unknown), DEV (DEV_LEN bytes) gets "name: model" or "".

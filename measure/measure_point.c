@@ -421,9 +421,10 @@ static int point_child(const struct ms_point *p, const struct stg_dataset *ds,
 			 err == -ENODATA ? "no sample to read" :
 			 strerror(-err), why[0] ? ": " : "", 400, why);
 	}
-	/* did the run start at all? */
-	if (!res->backend[0] && !res->samples && !res->errors &&
-	    res->measured_s <= 0)
+	/* did the run start at all? A killed child's running totals
+	 * (partial) are no measurement */
+	if (res->window_partial || (!res->backend[0] && !res->samples &&
+				    !res->errors && res->measured_s <= 0))
 		return err;
 	return 0;
 }

@@ -622,4 +622,20 @@ json_t *rpt_stall_partial_json(const char *command, const char *schema,
 			       const struct stg_stall *stall, int sig,
 			       const char *note);
 
+/*
+ * What the command had opened before its thread got stuck (O, from
+ * ms_opened_get), into ROOT: `dataset` {path, listed, generated, files,
+ * format, bytes, fs_type, device: null where not known yet; null when
+ * no folder was recorded} and `machine` {cpu_model, vcpus,
+ * threads_per_core, vcpu_kind, ram_bytes, ram_available_bytes,
+ * cgroup_limit_bytes}, keyed as the commands' own reports key them (for
+ * "command": "io", `dataset` is the path and `files_listed` the count, as
+ * in io's report, the object above then being `dataset_detail`).
+ */
+struct ms_opened;       /* measure.h */
+void rpt_stall_partial_opened(json_t *root, const struct ms_opened *o);
+
+/* The same in words: a "dataset" and a "machine" line. */
+void rpt_stall_opened_print(FILE *f, const struct ms_opened *o);
+
 #endif /* FEEDRATE_REPORT_H */

@@ -111,6 +111,14 @@ void rpt_run_verdict(const struct rpt_run *r, char *buf, size_t len)
 			strncat(buf, ")", len - strlen(buf) - 1);
 		return;
 	}
+	if (r->res->window_partial) {
+		snprintf(buf, len, "no verdict: %s %.1f s into the %s; the "
+			 "running totals until then are given, partial",
+			 r->stall ? "the storage stalled" : "the measurement "
+			 "child was killed", r->res->measured_s,
+			 r->res->warmup_incomplete ? "warm-up" : "window");
+		return;
+	}
 	if (r->res->stopped_by_max_errors) {
 		snprintf(buf, len, "no verdict: stopped by --max-errors after "
 			 "%llu failed samples", (unsigned long long)
@@ -356,6 +364,42 @@ static void print_errors(FILE *f, const struct rpt_run *r)
 	}
 }
 
+/* The running totals of a killed child: counts, rates and stage times,
+ * said to be partial, never judged. */
+static void print_partial(FILE *f, const struct rpt_run *r)
+{
+	const struct ldr_result *res = r->res;
+	char a[32], b[32];
+
+	fprintf(f, "\nresults (PARTIAL: the running totals the measurement "
+		"child published before it was killed, up to %.1f s of its "
+		"%s; not judged)\n", res->measured_s,
+		res->warmup_incomplete ? "warm-up (no window opened)" :
+		"window");
+	rpt_fmt_count(a, sizeof(a), res->samples_per_s);
+	rpt_fmt_count(b, sizeof(b), (double)res->samples);
+	fprintf(f, "  samples/s  %s (%s samples, %llu batches in %.1f s, at "
+		"the GPU side)\n", a, b, (unsigned long long)res->batches,
+		res->measured_s);
+	if (r->gpu_count)
+		fprintf(f, "  AU         %.1f %%; compute %.1f s, waiting for "
+			"data %.1f s\n", res->au * 100, res->gpu_compute_s,
+			res->gpu_wait_s);
+	fprintf(f, "  CPU s      workers %.2f, readers %.2f, consumers %.2f, "
+		"whole process %.2f; workers busy %.0f %%, waiting for a "
+		"sample %.0f %%\n", res->worker_cpu_s, res->reader_cpu_s,
+		res->consumer_cpu_s, res->process_cpu_s,
+		pct(res->worker_busy_s, res->worker_busy_s +
+		    res->worker_wait_s),
+		pct(res->worker_wait_s, res->worker_busy_s +
+		    res->worker_wait_s));
+	rpt_fmt_bytes(a, sizeof(a), res->read_bytes_per_s);
+	rpt_fmt_bytes(b, sizeof(b), (double)res->read_bytes);
+	fprintf(f, "  reads      %s/s (%s)\n", a, b);
+	fprintf(f, "  errors     %llu sample%s failed\n",
+		(unsigned long long)res->errors, res->errors == 1 ? "" : "s");
+}
+
 void rpt_run_print(FILE *f, const struct rpt_run *r)
 {
 	const struct ldr_result *res = r->res;
@@ -380,6 +424,10 @@ void rpt_run_print(FILE *f, const struct rpt_run *r)
 	}
 	if (!res)
 		return;
+	if (res->window_partial) {
+		print_partial(f, r);
+		return;
+	}
 	fprintf(f, "\nresults\n");
 	rpt_fmt_count(a, sizeof(a), res->samples_per_s);
 	rpt_fmt_count(b, sizeof(b), (double)res->samples);
@@ -681,6 +729,9 @@ json_t *rpt_run_json(const struct rpt_run *r)
 		r->stall || (got && (res->stopped_by_signal ||
 				     res->stopped_by_max_errors))));
 	json_object_set_new(root, "stalled", rpt_stall_json(r->stall));
+	/* the numbers below are a killed child's running totals */
+	json_object_set_new(root, "window_partial",
+			    json_boolean(got && res->window_partial));
 	json_object_set_new(root, "stopped_by", json_string(
 		r->signal ? "signal" : r->stall ? "stalled" :
 		got && res->stopped_by_max_errors ?

@@ -22,7 +22,10 @@
  * (pthread_atfork), so the child takes lanes of its own.
  * A test hook (FEEDRATE_TEST_SIGSTOP_AT=PHASE:PID, tests only) sends
  * SIGSTOP to PID when PHASE begins: the stall tests stop a storage server
- * exactly at the phase they test.
+ * exactly at the phase they test. PHASE+N:PID stops it at the Nth
+ * completion in PHASE instead (HOOK_LEFT counts down, atomic: any
+ * completing thread may fire it, one does), so the phase has numbers of
+ * its own before the stall, whatever the machine's speed.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -56,6 +59,8 @@ static _Thread_local int tl_lane = -1;
 static pthread_key_t tl_key;
 static int hook_phase = -1;
 static pid_t hook_pid;
+static long hook_after;                 /* N of PHASE+N */
+static _Atomic long hook_left;          /* armed: completions to go */
 
 static const char *const phase_names[STG_PHASE_COUNT] = {
 	[STG_PHASE_NONE] = "start",
@@ -95,12 +100,20 @@ static void hook_parse(void)
 {
 	const char *v = getenv("FEEDRATE_TEST_SIGSTOP_AT");
 	const char *colon = v ? strchr(v, ':') : NULL;
+	const char *plus = v ? strchr(v, '+') : NULL;
+	size_t len;
 
 	if (!colon)
 		return;
+	if (plus && plus < colon) {
+		hook_after = atol(plus + 1);
+		len = (size_t)(plus - v);
+	} else {
+		len = (size_t)(colon - v);
+	}
 	for (int i = 0; i < STG_PHASE_COUNT; i++)
-		if (strlen(phase_names[i]) == (size_t)(colon - v) &&
-		    !strncmp(v, phase_names[i], (size_t)(colon - v))) {
+		if (strlen(phase_names[i]) == len &&
+		    !strncmp(v, phase_names[i], len)) {
 			hook_phase = i;
 			hook_pid = (pid_t)atoi(colon + 1);
 		}
@@ -132,7 +145,10 @@ void stg_watch_phase(enum stg_phase ph)
 		return;
 	atomic_store(&W->phase, (int)ph);
 	if ((int)ph == hook_phase && hook_pid > 0) {
-		kill(hook_pid, SIGSTOP);
+		if (hook_after > 0)
+			atomic_store(&hook_left, hook_after);
+		else
+			kill(hook_pid, SIGSTOP);
 		hook_phase = -1;        /* once */
 	}
 }
@@ -193,9 +209,18 @@ void stg_watch_lane_set(int lane, unsigned inflight, uint64_t oldest_ns,
 
 void stg_watch_beat(void)
 {
-	if (W)
-		atomic_store_explicit(&W->last_done_ns, stg_now_ns(),
-				      memory_order_relaxed);
+	long left;
+
+	if (!W)
+		return;
+	atomic_store_explicit(&W->last_done_ns, stg_now_ns(),
+			      memory_order_relaxed);
+	left = atomic_load_explicit(&hook_left, memory_order_relaxed);
+	while (left > 0 &&
+	       !atomic_compare_exchange_weak(&hook_left, &left, left - 1))
+		;
+	if (left == 1)
+		kill(hook_pid, SIGSTOP);
 }
 
 void stg_watch_begin(const char *name)

@@ -13,8 +13,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "harness.h"
 #include "loader.h"
+#include "measure.h"
+#include "report.h"
 
 #define S(x) ((uint64_t)((x) * 1e9))
 
@@ -276,4 +280,64 @@ FR_TEST(stall_watchdog, a_signal_is_taken_over_only_where_the_storage_no_longer_
 	cr_expect(ldr_signal_takeover(sig + grace, sig, &snap));
 	/* a clock read before the signal's never takes over */
 	cr_expect_not(ldr_signal_takeover(sig - 1, sig, &snap));
+}
+
+/* ---- the watchdog's report: what the command opened before ---- */
+
+FR_TEST(stall_report, the_watchdogs_report_names_the_dataset_and_machine)
+{
+	json_t *root = json_object(), *ds, *m;
+	struct ms_opened op;
+	struct stg_dataset *sds;
+	struct ms_dataset md;
+	static const char *const names[] = { "a.jpg", "b.jpg" };
+	static const uint64_t sizes[] = { 1000, 24 };
+
+	cr_assert_not_null(root);
+	ms_opened_reset();
+	ms_opened_get(&op);
+	rpt_stall_partial_opened(root, &op);
+	cr_expect(json_is_null(json_object_get(root, "dataset")),
+		  "nothing opened: null");
+	/* stuck in the listing: the folder and its filesystem only */
+	ms_opened_dataset("/data/train", NULL);
+	ms_opened_fs("/elsewhere", "nfs", "");
+	ms_opened_fs("/data/train", "fuse.s3fs", "");
+	ms_opened_get(&op);
+	rpt_stall_partial_opened(root, &op);
+	ds = json_object_get(root, "dataset");
+	cr_assert(json_is_object(ds));
+	cr_expect_str_eq(json_string_value(json_object_get(ds, "path")),
+			 "/data/train");
+	cr_expect(json_is_false(json_object_get(ds, "listed")));
+	cr_expect(json_is_null(json_object_get(ds, "files")));
+	cr_expect_str_eq(json_string_value(json_object_get(ds, "fs_type")),
+			 "fuse.s3fs", "another folder's filesystem is not it");
+	m = json_object_get(root, "machine");
+	cr_assert(json_is_object(m));
+	cr_expect(json_is_string(json_object_get(m, "vcpu_kind")));
+	cr_expect_geq(json_integer_value(json_object_get(m, "vcpus")), 1);
+	cr_expect_gt(json_integer_value(json_object_get(m, "ram_bytes")), 0);
+	/* listed: its files and bytes */
+	cr_assert_eq(stg_dataset_from_names("/", names, sizes, 2, &sds), 0);
+	memset(&md, 0, sizeof(md));
+	md.ds = sds;
+	md.format = WL_FORMAT_FOLDER;
+	ms_opened_dataset(NULL, &md);
+	ms_opened_get(&op);
+	rpt_stall_partial_opened(root, &op);
+	ds = json_object_get(root, "dataset");
+	cr_expect(json_is_true(json_object_get(ds, "listed")));
+	cr_expect_eq(json_integer_value(json_object_get(ds, "files")), 2);
+	cr_expect_eq(json_integer_value(json_object_get(ds, "bytes")), 1024);
+	cr_expect_str_eq(json_string_value(json_object_get(ds, "fs_type")),
+			 "fuse.s3fs");
+	/* another folder forgets what was known of the first */
+	ms_opened_dataset("/data/val", NULL);
+	ms_opened_get(&op);
+	cr_expect_not(op.listed);
+	cr_expect_str_eq(op.fs_type, "");
+	ms_opened_reset();
+	stg_dataset_destroy(sds);
+	json_decref(root);
 }

@@ -30,7 +30,19 @@
 static pid_t stopped_pid;       /* resumed in the teardown */
 static pid_t standin_pid;       /* the throttle's stand-in */
 static bool throttled;
+static char blk_dev[PATH_MAX], blk_cgroup[PATH_MAX];
 static int lock_fd = -1;
+
+/* The loop disk's read and write throttles (0: none). */
+static int blk_throttle(unsigned long long bps, unsigned long long iops)
+{
+	return fixture_sh(NULL, "%s throttle %llu %llu && d=$(lsblk -ndo "
+			  "MAJ:MIN %s | tr -d ' ') && echo \"$d %llu\" >"
+			  "'%s/blkio.throttle.write_bps_device' && echo "
+			  "\"$d %llu\" >'%s/blkio.throttle.write_iops_device'",
+			  FIXTURE_SCRIPT, bps, iops, blk_dev, bps, blk_cgroup,
+			  iops, blk_cgroup);
+}
 
 static double now_s(void)
 {
@@ -75,7 +87,7 @@ static void stall_teardown(void)
 		kill(stopped_pid, SIGCONT);
 	stopped_pid = 0;
 	if (throttled)
-		fixture_sh(NULL, "%s throttle 0 0", FIXTURE_SCRIPT);
+		blk_throttle(0, 0);
 	throttled = false;
 	if (standin_pid > 0) {
 		kill(standin_pid, SIGKILL);
@@ -142,6 +154,7 @@ static void stall_case_sig(enum kind kind, const char *cmd,
 	const char *bin = fr_test_bin();
 	char data[PATH_MAX], spid[32], js[PATH_MAX], txt[PATH_MAX];
 	char hook[128], *env, *tmp, *text = NULL, *words;
+	char out_dir[PATH_MAX + 16];
 	double t_start, t_stop = 0, t_end, t_sig = 0;
 	pid_t pid, target, left[16];
 	json_t *root, *st;
@@ -151,6 +164,8 @@ static void stall_case_sig(enum kind kind, const char *cmd,
 	env = fixture_start_locked(kinds[kind], &lock_fd);
 	fixture_env(env, dirs[kind], data, sizeof(data));
 	fixture_env(env, pids[kind], spid, sizeof(spid));
+	fixture_env(env, "FIXTURE_BLK_DEV", blk_dev, sizeof(blk_dev));
+	fixture_env(env, "FIXTURE_BLK_CGROUP", blk_cgroup, sizeof(blk_cgroup));
 	free(env);
 	cr_assert(data[0], "fixtures.sh gave no %s", dirs[kind]);
 	if (kind == K_BLK) {
@@ -170,6 +185,21 @@ static void stall_case_sig(enum kind kind, const char *cmd,
 	snprintf(js, sizeof(js), "%s/stall-%s-%s.json", tmp, cmd, phase);
 	snprintf(txt, sizeof(txt), "%s/stall-%s-%s.txt", tmp, cmd, phase);
 	snprintf(hook, sizeof(hook), "%s:%d", phase, (int)target);
+	/* ckpt writes into an empty folder on the disk, gen --from into one
+	 * of the test's */
+	out_dir[0] = '\0';
+	if (!strcmp(cmd, "ckpt"))
+		snprintf(out_dir, sizeof(out_dir), "%s/../stall-ckpt", data);
+	else if (!strcmp(cmd, "gen"))
+		snprintf(out_dir, sizeof(out_dir), "%s/gen-out", tmp);
+	if (out_dir[0])
+		fixture_sh(NULL, "rm -rf '%s' && mkdir '%s'", out_dir,
+			   out_dir);
+	if (!strcmp(cmd, "ckpt")) {
+		/* slow enough that the save is still writing at the stop */
+		cr_assert_eq(blk_throttle(1 << 20, 100), 0);
+		throttled = true;
+	}
 
 	t_start = now_s();
 	pid = fork();
@@ -182,9 +212,14 @@ static void stall_case_sig(enum kind kind, const char *cmd,
 			"--vcpus", "1,2", NULL };
 		const char *argv_io[] = { "io", "--cache", "cold",
 			"--duration", "20", NULL };
+		const char *argv_ckpt[] = { "ckpt", "--direct", "--size",
+			"48M", "--shards", "2", NULL };
+		const char *argv_gen[] = { "gen", "--format", "wds", "--from",
+			data, NULL };
 		const char **base = !strcmp(cmd, "run") ? argv_run :
 				    !strcmp(cmd, "sweep") ? argv_sweep :
-				    argv_io;
+				    !strcmp(cmd, "ckpt") ? argv_ckpt :
+				    !strcmp(cmd, "gen") ? argv_gen : argv_io;
 		const char *argv[24];
 		int n = 0;
 
@@ -195,11 +230,18 @@ static void stall_case_sig(enum kind kind, const char *cmd,
 		argv[n++] = bin;
 		for (int i = 0; base[i]; i++)
 			argv[n++] = base[i];
+		if (!strncmp(phase, "window+", 7)) {
+			argv[n++] = "--batch";
+			argv[n++] = "32";
+		}
 		argv[n++] = "--stall-timeout";
 		argv[n++] = sig ? "10m" : STALL_TIMEOUT;
-		argv[n++] = "--json";
-		argv[n++] = js;
-		argv[n++] = data;
+		if (strcmp(cmd, "gen")) {       /* gen writes no JSON */
+			argv[n++] = "--json";
+			argv[n++] = js;
+		}
+		argv[n++] = !strcmp(cmd, "ckpt") || !strcmp(cmd, "gen") ?
+			    out_dir : data;
 		argv[n] = NULL;
 		setenv("FEEDRATE_TEST_SIGSTOP_AT", hook, 1);
 		dup2(fd, STDOUT_FILENO);
@@ -216,8 +258,7 @@ static void stall_case_sig(enum kind kind, const char *cmd,
 			t_stop = now_s();
 			stopped_pid = kind == K_BLK ? 0 : target;
 			if (kind == K_BLK) {
-				cr_assert_eq(fixture_sh(NULL, "%s throttle 1 1",
-							FIXTURE_SCRIPT), 0);
+				cr_assert_eq(blk_throttle(1, 1), 0);
 				throttled = true;
 			}
 		}
@@ -258,6 +299,15 @@ static void stall_case_sig(enum kind kind, const char *cmd,
 		  cmd, kinds[kind], phase, status, text);
 	cr_expect(strstr(text, "STALLED") != NULL, "no STALLED in:\n%s",
 		  text);
+	if (!strcmp(cmd, "gen")) {
+		words = strstr(text, "STALLED:");
+		printf("[stall] gen --from on %s, server stopped at the %s: "
+		       "reported in %.1f s (exit %d): %.*s\n", kinds[kind],
+		       phase, t_end - t_stop, WEXITSTATUS(status),
+		       words ? (int)strcspn(words, "\n") : 0,
+		       words ? words : "");
+		goto leftovers;
+	}
 	root = json_load_file(js, 0, &jerr);
 	cr_assert_not_null(root, "%s: %s\n%s", js, jerr.text, text);
 	st = json_object_get(root, "stalled");
@@ -267,6 +317,39 @@ static void stall_case_sig(enum kind kind, const char *cmd,
 		"reads_in_flight")), 1);
 	cr_expect(json_is_true(json_object_get(root, "partial")) ||
 		  !strcmp(cmd, "sweep"), "a run/io report is partial");
+	/* the dataset and the machine, whoever wrote the report */
+	{
+		json_t *ds = json_object_get(root, "dataset");
+		json_t *m = json_object_get(root, "machine");
+
+		cr_expect(json_is_object(ds) || (!strcmp(cmd, "io") &&
+			  json_is_string(ds)), "no dataset in the report");
+		/* run's and the watchdog's name its filesystem there
+		 * (sweep's own report elsewhere) */
+		if (json_is_object(ds) && (!strcmp(cmd, "run") ||
+					   json_object_get(root, "note")))
+			cr_expect(json_is_string(json_object_get(ds,
+				  "fs_type")), "no fs_type: %s", data);
+		cr_expect(json_is_object(m) || !strcmp(cmd, "io") ||
+			  !strcmp(cmd, "ckpt"), "no machine in the report");
+	}
+	if (!strncmp(phase, "window+", 7) && !strcmp(cmd, "run")) {
+		/* stopped inside the window: its numbers until then came
+		 * back from the killed child, said to be partial */
+		cr_expect(json_is_true(json_object_get(root, "window_partial")),
+			  "no window_partial: true:\n%s", text);
+		cr_expect_gt(json_integer_value(json_object_get(root,
+			"samples")), 0, "no window samples:\n%s", text);
+		cr_expect_gt(json_integer_value(json_object_get(root,
+			"read_bytes")), 0);
+		cr_expect(strstr(text, "results (PARTIAL") != NULL,
+			  "no partial results in:\n%s", text);
+		printf("[stall] %s: window totals %lld samples, %lld bytes in "
+		       "%.1f s (partial)\n", cmd, json_integer_value(
+		       json_object_get(root, "samples")), json_integer_value(
+		       json_object_get(root, "read_bytes")), json_number_value(
+		       json_object_get(root, "measured_s")));
+	}
 	words = strstr(text, "STALLED:");
 	printf("[stall] %s on %s, server stopped at the %s: reported in "
 	       "%.1f s (exit %d), stalled during the %s: %.*s\n", cmd,
@@ -276,7 +359,7 @@ static void stall_case_sig(enum kind kind, const char *cmd,
 	json_decref(root);
 leftovers:
 	/* what is left of the command: only what the kernel holds */
-	nleft = procs_with(js, left, 16);
+	nleft = procs_with(strcmp(cmd, "gen") ? js : out_dir, left, 16);
 	for (int i = 0; i < nleft; i++) {
 		char wchan[128];
 		const char s = proc_state(left[i], wchan, sizeof(wchan));
@@ -292,14 +375,17 @@ leftovers:
 	free(text);
 	/* resume; the held process then ends */
 	stall_teardown();
-	for (int k = 0; k < 300 && procs_with(js, left, 16); k++) {
+	for (int k = 0; k < 300 && procs_with(strcmp(cmd, "gen") ? js :
+					      out_dir, left, 16); k++) {
 		const struct timespec ms100 = { 0, 100000000L };
 
 		nanosleep(&ms100, NULL);
 	}
-	nleft = procs_with(js, left, 16);
+	nleft = procs_with(strcmp(cmd, "gen") ? js : out_dir, left, 16);
 	for (int i = 0; i < nleft; i++)
 		kill(left[i], SIGKILL);
+	if (out_dir[0])
+		fixture_sh(NULL, "rm -rf '%s'", out_dir);
 	fr_test_rmtree(tmp);
 }
 
@@ -341,6 +427,24 @@ FR_TEST(stall_slow, run_s3_server_stopped_in_the_probe, .fini = stall_teardown)
 FR_TEST(stall_slow, run_s3_server_stopped_in_the_window, .fini = stall_teardown)
 {
 	stall_case(K_S3, "run", "window");
+}
+
+FR_TEST(stall_slow, run_s3_server_stopped_2s_into_the_window_keeps_its_numbers, .fini = stall_teardown)
+{
+	/* at the 160th completion in the window: batches of 32 are made
+	 * of what was read by then */
+	stall_case(K_S3, "run", "window+160");
+}
+
+FR_TEST(stall_slow, ckpt_throttled_disk_at_1_byte_per_s_in_the_save, .fini = stall_teardown)
+{
+	stall_case(K_BLK, "ckpt", "save");
+}
+
+FR_TEST(stall_slow, gen_from_s3_server_stopped_in_the_source, .fini = stall_teardown)
+{
+	/* at the 20th completion: the conversion has begun */
+	stall_case(K_S3, "gen", "source+20");
 }
 
 FR_TEST(stall_slow, sweep_s3_server_stopped_in_the_listing, .fini = stall_teardown)
