@@ -15,6 +15,7 @@
 #include "judge.h"
 #include "measure.h"
 #include "report.h"
+#include "rpt_html.h"
 #include "rpt_json.h"
 #include "report_ckpt.h"
 #include "rpt_text.h"
@@ -350,12 +351,14 @@ void rpt_ckpt_html(struct rpt_buf *b, const struct rpt_ckpt_brief *ck)
 	rpt_fmt_bytes(sz, sizeof(sz), (double)ck->bytes);
 	rpt_fmt_bytes(sr, sizeof(sr), ck->save_bps);
 	rpt_fmt_bytes(rr, sizeof(rr), ck->restore_bps);
-	rpt_buf_printf(b, "<h2>checkpoint</h2>\n<table class=\"ckpt\">"
-		       "<tr><td>size</td><td>%s in %u shards</td></tr>\n"
+	rpt_buf_printf(b, "<h2>checkpoint</h2>\n");
+	rpt_html_table(b, "ckpt", NULL, 0);
+	rpt_buf_printf(b, "<tr><td>size</td><td>%s in %u shards</td></tr>\n"
 		       "<tr><td>save</td><td data-ckpt=\"save\">%.2f s, "
 		       "%s/s</td></tr>\n<tr><td>restore</td><td data-ckpt="
-		       "\"restore\">%.2f s, %s/s</td></tr>\n</table>\n",
+		       "\"restore\">%.2f s, %s/s</td></tr>\n",
 		       sz, ck->shards, ck->save_s, sr, ck->restore_s, rr);
+	rpt_html_table_end(b);
 }
 
 /* ---- a sweep's checkpoint and cost ---- */
@@ -528,6 +531,10 @@ int rpt_sweep_cost_json(json_t *root, const struct rpt_sweep *s)
 
 void rpt_sweep_cost_html(struct rpt_buf *b, const struct rpt_sweep *s)
 {
+	static const char *const cost_heads[] = {
+		"cache", "feed (samples/s)", "USD per million samples",
+		"USD per epoch", "epoch",
+	};
 	char fd[32], ms[32], ep[32], et[32];
 	bool bound = false;
 
@@ -535,10 +542,9 @@ void rpt_sweep_cost_html(struct rpt_buf *b, const struct rpt_sweep *s)
 		rpt_ckpt_html(b, s->ckpt);
 	if (!(s->usd_per_hour > 0))
 		return;
-	rpt_buf_printf(b, "<h2>cost</h2>\n<table class=\"cost\"><tr><th>cache"
-		       "</th><th>feed (samples/s)</th><th>USD per million "
-		       "samples</th><th>USD per epoch</th><th>epoch</th></tr>"
-		       "\n");
+	rpt_buf_printf(b, "<h2>cost</h2>\n");
+	rpt_html_table(b, "cost", cost_heads,
+		       sizeof(cost_heads) / sizeof(cost_heads[0]));
 	for (int k = 0; k < STG_CACHE_STATES; k++) {
 		struct rpt_sweep_cost x;
 
@@ -558,7 +564,8 @@ void rpt_sweep_cost_html(struct rpt_buf *b, const struct rpt_sweep *s)
 			       fd, x.gpu_bound ? " (the GPUs' demand)" : "", ms,
 			       ep, et);
 	}
-	rpt_buf_printf(b, "</table>\n<p class=\"note\">At $%g per hour, as "
+	rpt_html_table_end(b);
+	rpt_buf_printf(b, "<p class=\"note\">At $%g per hour, as "
 		       "given with --price; the feed is the measured samples/s "
 		       "of each cache state, at most the demand of the asked "
 		       "GPUs; an epoch is the dataset's %llu files.%s</p>\n",

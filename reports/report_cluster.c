@@ -878,8 +878,9 @@ static void html_totals(struct rpt_buf *b, const struct rpt_cluster *c,
 {
 	char a[64];
 
-	rpt_buf_printf(b, "<h2>totals</h2>\n<table class=\"totals\">\n"
-		       "<tr><td>dataset</td><td>");
+	rpt_buf_printf(b, "<h2>totals</h2>\n");
+	rpt_html_table(b, "totals", NULL, 0);
+	rpt_buf_printf(b, "<tr><td>dataset</td><td>");
 	rpt_buf_html_path(b, c->dataset);
 	rpt_buf_printf(b, "</td></tr>\n<tr><td>storage</td><td>");
 	rpt_buf_html(b, c->fs_type && *c->fs_type ? c->fs_type : "unknown");
@@ -923,17 +924,20 @@ static void html_totals(struct rpt_buf *b, const struct rpt_cluster *c,
 		rpt_buf_printf(b, ": ");
 		HTML_FIXED(b, c->once_how);
 	}
-	rpt_buf_printf(b, "</td></tr>\n</table>\n");
+	rpt_buf_printf(b, "</td></tr>\n");
+	rpt_html_table_end(b);
 }
 
 static void html_nodes(struct rpt_buf *b, const struct rpt_cluster *c,
 		       const struct rpt_cluster_totals *t,
 		       const struct node_info *ni, unsigned n)
 {
-	rpt_buf_printf(b, "<h2>per node</h2>\n<table class=\"nodes\"><tr>"
-		       "<th>node</th><th>host</th><th>ranks</th>"
-		       "<th>samples/s</th><th>MB/s</th><th>fed</th>"
-		       "<th>limit</th></tr>\n");
+	static const char *const heads[] = {
+		"node", "host", "ranks", "samples/s", "MB/s", "fed", "limit",
+	};
+
+	rpt_buf_printf(b, "<h2>per node</h2>\n");
+	rpt_html_table(b, "nodes", heads, sizeof(heads) / sizeof(heads[0]));
 	for (unsigned k = 0; k < n; k++) {
 		const struct rpt_cluster_rank *fr = rank_at(c,
 			(unsigned)ni[k].first);
@@ -961,15 +965,18 @@ static void html_nodes(struct rpt_buf *b, const struct rpt_cluster *c,
 			HTML_FIXED(b, sr->bottleneck);
 		rpt_buf_printf(b, "</td></tr>\n");
 	}
-	rpt_buf_printf(b, "</table>\n");
+	rpt_html_table_end(b);
 }
 
 static void html_ranks(struct rpt_buf *b, const struct rpt_cluster *c)
 {
-	rpt_buf_printf(b, "<h2>per rank</h2>\n<table class=\"ranks\"><tr>"
-		       "<th>rank</th><th>host</th><th>cpus</th>"
-		       "<th>samples/s</th><th>MB/s</th><th>AU</th>"
-		       "<th>limit</th><th>skew</th></tr>\n");
+	static const char *const heads[] = {
+		"rank", "host", "cpus", "samples/s", "MB/s", "AU", "limit",
+		"skew",
+	};
+
+	rpt_buf_printf(b, "<h2>per rank</h2>\n");
+	rpt_html_table(b, "ranks", heads, sizeof(heads) / sizeof(heads[0]));
 	for (unsigned i = 0; i < c->world && c->ranks; i++) {
 		const struct rpt_cluster_rank *r = &c->ranks[i];
 
@@ -1002,7 +1009,7 @@ static void html_ranks(struct rpt_buf *b, const struct rpt_cluster *c)
 		rpt_buf_printf(b, "</td><td>%.3f s</td></tr>\n",
 			       r->start_skew_s);
 	}
-	rpt_buf_printf(b, "</table>\n");
+	rpt_html_table_end(b);
 }
 
 /* Samples/s per rank as bars; a lost or failed rank is a red mark at 0. */
@@ -1019,11 +1026,11 @@ static void html_bars(struct rpt_buf *b, const struct rpt_cluster *c)
 	ymax *= 1.05;
 	bw = c->world > 32 ? 12 : 28;
 	w = ml + c->world * (bw + 6) + 20;
-	rpt_buf_printf(b, "<h2>samples/s per rank</h2>\n<svg class=\"bars\" "
-		       "xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-		       "height=\"%.0f\">\n<line x1=\"%.1f\" y1=\"%.1f\" "
-		       "x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", w,
-		       h + top + 40, ml, top + h, w - 10, top + h);
+	rpt_buf_printf(b, "<h2>samples/s per rank</h2>\n");
+	rpt_svg_open(b, "bars", w, h + top + 40, NULL);
+	rpt_buf_printf(b, "\n");
+	rpt_svg_line(b, ml, top + h, w - 10, top + h, "#333");
+	rpt_buf_printf(b, "\n");
 	rpt_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">"
 		       "%.0f</text><text x=\"%.1f\" y=\"%.1f\" text-anchor="
 		       "\"end\">0</text>\n", ml - 6, top + 10, ymax, ml - 6,
@@ -1054,8 +1061,8 @@ static void html_bars(struct rpt_buf *b, const struct rpt_cluster *c)
 			       top + h + 16, r->rank);
 	}
 	rpt_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">"
-		       "rank</text>\n</svg>\n", ml + (w - ml) / 2,
-		       top + h + 34);
+		       "rank</text>\n", ml + (w - ml) / 2, top + h + 34);
+	rpt_svg_close(b);
 }
 
 char *rpt_cluster_html(const struct rpt_cluster *c)
