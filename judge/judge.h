@@ -55,6 +55,22 @@ bool jdg_fed(double au, double au_threshold);
 unsigned jdg_gpus_fed(double samples_per_s, double demand_per_gpu,
 		      double au_threshold);
 
+/* Are the ASKED GPUs (> 0) fed by a verdict of GPUS_FED (< 0 unknown)? */
+bool jdg_asked_fed(long gpus_fed, unsigned asked);
+
+/* What GPUS GPUs eat together: TOTAL (a source's own multi-GPU figure)
+ * when > 0, else GPUS x PER_GPU. */
+double jdg_demand_total(double total, double per_gpu, unsigned gpus);
+
+/* The share of its vCPUs a pipeline's processes kept busy at or above
+ * which its limit is the CPU (where nothing finer can be seen, as in a
+ * Python loader). */
+#define JDG_CPU_BUSY 0.8
+
+/* Did a pipeline keep BUSY (CPU-s / (wall s x vCPUs)) of its vCPUs busy
+ * enough to be CPU-bound? */
+bool jdg_cpu_busy(double busy);
+
 /* ==== one run (`feedrate run`) ==== */
 
 #define JDG_RUN_MIN_BATCHES_PER_GPU 2
@@ -690,6 +706,11 @@ int jdg_nodes_before_storage_bound(double ceiling, double needs);
  */
 int jdg_slowest(double *rates, size_t n, double *below);
 
+/* Is a node fed: some of its ranks COUNTED, none MISSING (lost or
+ * failed), none of them UNFED, and GPUs emulated (EMULATED)? */
+bool jdg_node_fed(bool emulated, unsigned counted, unsigned missing,
+		  unsigned unfed);
+
 /* Efficiency at or above this still "scales". */
 #define JDG_CLUSTER_SCALING 0.90
 
@@ -699,6 +720,15 @@ double jdg_efficiency(double rate, unsigned ranks, double base);
 
 /* Does an efficiency scale (>= JDG_CLUSTER_SCALING, 1e-9 of slack)? */
 bool jdg_scales(double efficiency);
+
+/*
+ * A series' scaling: RATES[0..N) at RANKS[0..N) (< 0 not measured); the
+ * base is the 1-rank rate (the last above 0); EFF[j] = jdg_efficiency of
+ * each (-1 unknown). Returns the most ranks whose efficiency scales (0
+ * none, or no 1-rank figure).
+ */
+unsigned jdg_cluster_scaling(const double *rates, const unsigned *ranks,
+			     size_t n, double *eff);
 
 /* The ranks from which a series is storage-bound: the least of the last
  * unbroken run of BOUND[i] among RANKS[0..N) (sorted by ranks); -1 none. */

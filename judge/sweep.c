@@ -220,7 +220,7 @@ void jdg_cache_judge(const struct jdg_point *pts, size_t n,
 	out->inconsistent = out->cpu_per_vcpu > JDG_CPU_PER_VCPU_MAX;
 	if (one >= 0 && pts[one].samples_per_s > 0 && top->vcpus > 1)
 		out->scaling = out->per_vcpu_rate / pts[one].samples_per_s;
-	out->gpu_limits = in->gpu_count && out->gpus_fed >= in->gpu_count;
+	out->gpu_limits = jdg_asked_fed(out->gpus_fed, in->gpu_count);
 	out->cpu_limits = !out->gpu_limits && top->bound == JDG_BOUND_CPU;
 	/* from the point itself: a storage-bound feed that happens to feed
 	 * the asked GPUs is still one more vCPUs would not raise */
@@ -293,8 +293,8 @@ void jdg_shape_fit(const struct jdg_shape_in *in, const struct jdg_cache *cv,
 	double lo, hi;
 
 	memset(out, 0, sizeof(*out));
-	out->demand_total = in->demand_total > 0 ? in->demand_total :
-			    in->demand_per_gpu * in->gpus;
+	out->demand_total = jdg_demand_total(in->demand_total,
+					     in->demand_per_gpu, in->gpus);
 	out->vcpus_reserved = in->reserve_vcpus_per_gpu * in->gpus;
 	out->vcpus_needed = out->vcpus_needed_lo = -1;
 	if (!cv || !(cv->vcpus_per_gpu > 0) || !(need > 0))

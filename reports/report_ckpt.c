@@ -367,8 +367,8 @@ void rpt_sweep_cost_fill(const struct rpt_sweep *s, enum stg_cache_state k,
 			 struct rpt_sweep_cost *out)
 {
 	const struct rpt_cache_verdict *cv = &s->v.cache[k];
-	const double demand = s->demand_total > 0 ? s->demand_total :
-			      s->gpu_count * s->demand_per_gpu;
+	const double demand = jdg_demand_total(s->demand_total,
+					       s->demand_per_gpu, s->gpu_count);
 
 	memset(out, 0, sizeof(*out));
 	out->epoch_samples = (double)s->files;
@@ -376,12 +376,9 @@ void rpt_sweep_cost_fill(const struct rpt_sweep *s, enum stg_cache_state k,
 	if (!cv->measured || !(cv->samples_per_s > 0))
 		return;
 	out->judged = true;
-	out->measured_per_s = out->feed_per_s = cv->samples_per_s;
-	if (demand > 0 && demand < out->feed_per_s) {
-		/* the GPUs eat no faster than their demand */
-		out->feed_per_s = demand;
-		out->gpu_bound = true;
-	}
+	out->measured_per_s = cv->samples_per_s;
+	out->feed_per_s = jdg_cost_feed(cv->samples_per_s, demand,
+					&out->gpu_bound);
 	if (out->epoch_samples > 0)
 		out->epoch_s = out->epoch_samples / out->feed_per_s;
 	if (!(s->usd_per_hour > 0))
@@ -440,8 +437,8 @@ void rpt_sweep_cost_print(FILE *f, const struct rpt_sweep *s)
 	}
 	if (!(s->usd_per_hour > 0))
 		return;
-	rpt_fmt_count(a, sizeof(a), s->demand_total > 0 ? s->demand_total :
-		      s->gpu_count * s->demand_per_gpu);
+	rpt_fmt_count(a, sizeof(a), jdg_demand_total(s->demand_total,
+		      s->demand_per_gpu, s->gpu_count));
 	rpt_fmt_count(b, sizeof(b), (double)s->files);
 	fprintf(f, "  cost     $%g per hour (as given), at the feed the GPUs "
 		"get:\n           the measured samples/s, at most the demand "

@@ -78,7 +78,8 @@ static unsigned node_slots(const struct rpt_cluster *c)
 struct node_info {
 	int first;                      /* its first rank, -1 none */
 	unsigned ranks, counted, missing; /* missing: lost or failed */
-	bool fed;                       /* every rank counted, at AU >= T */
+	unsigned unfed;                 /* counted ranks below T */
+	bool fed;                       /* jdg_node_fed */
 	int slow;                       /* its counted rank with the least
 	                                   samples/s, -1 none */
 };
@@ -89,8 +90,7 @@ static void nodes_fill(const struct rpt_cluster *c, struct node_info *ni,
 	const double thr = jdg_threshold(c->au_threshold);
 
 	for (unsigned k = 0; k < n; k++)
-		ni[k] = (struct node_info){ .first = -1, .fed = emulated(c),
-					    .slow = -1 };
+		ni[k] = (struct node_info){ .first = -1, .slow = -1 };
 	for (unsigned i = 0; i < c->world && c->ranks; i++) {
 		const struct rpt_cluster_rank *r = &c->ranks[i];
 		struct node_info *x;
@@ -103,19 +103,17 @@ static void nodes_fill(const struct rpt_cluster *c, struct node_info *ni,
 		x->ranks++;
 		if (!counts(r)) {
 			x->missing++;
-			x->fed = false;
 			continue;
 		}
 		x->counted++;
-		if (!jdg_rank_fed(r->au, thr))
-			x->fed = false;
+		x->unfed += !jdg_rank_fed(r->au, thr);
 		if (x->slow < 0 ||
 		    r->samples_per_s < c->ranks[x->slow].samples_per_s)
 			x->slow = (int)i;
 	}
 	for (unsigned k = 0; k < n; k++)
-		if (!ni[k].counted)
-			ni[k].fed = false;
+		ni[k].fed = jdg_node_fed(emulated(c), ni[k].counted,
+					 ni[k].missing, ni[k].unfed);
 }
 
 void rpt_cluster_totals(const struct rpt_cluster *c,

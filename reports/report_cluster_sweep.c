@@ -124,10 +124,7 @@ static void series_finish(const struct rpt_cluster_sweep *s,
 {
 	bool bound[RPT_CLUSTER_SERIES_MAX];
 	unsigned ranks[RPT_CLUSTER_SERIES_MAX];
-	double base = -1;
 
-	x->scales_to = 0;
-	x->storage_bound_from = -1;
 	for (size_t j = 0; j < x->n; j++) {
 		const struct rpt_cluster_point *p = &s->points[x->point[j]];
 		struct pt_fig f;
@@ -137,16 +134,9 @@ static void series_finish(const struct rpt_cluster_sweep *s,
 		ranks[j] = p->ranks;
 		x->samples_per_s[j] = f.measured ? f.t.samples_per_s : -1;
 		x->bytes_per_s[j] = f.measured ? f.t.bytes_per_s : -1;
-		if (p->ranks == 1 && f.measured && f.t.samples_per_s > 0)
-			base = f.t.samples_per_s;
 	}
-	for (size_t j = 0; j < x->n; j++) {
-		const unsigned r = s->points[x->point[j]].ranks;
-
-		x->efficiency[j] = jdg_efficiency(x->samples_per_s[j], r, base);
-		if (jdg_scales(x->efficiency[j]) && r > x->scales_to)
-			x->scales_to = r;
-	}
+	x->scales_to = jdg_cluster_scaling(x->samples_per_s, ranks, x->n,
+					   x->efficiency);
 	x->storage_bound_from = jdg_storage_bound_from(bound, ranks, x->n);
 }
 

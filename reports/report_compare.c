@@ -401,8 +401,7 @@ void rpt_cost_fill(const struct rpt_candidate *c, double usd_per_hour,
 	out->measured_per_s = c->samples_per_s[k];
 	out->feed_per_s = jdg_cost_feed(out->measured_per_s,
 		(double)c->gpu_count * c->demand_per_gpu, &out->gpu_bound);
-	out->feeds = c->gpu_count > 0 && c->gpus_fed[k] >= 0 &&
-		     (unsigned)c->gpus_fed[k] >= c->gpu_count;
+	out->feeds = jdg_asked_fed(c->gpus_fed[k], c->gpu_count);
 	if (epoch_samples > 0 && out->feed_per_s > 0)
 		out->epoch_s = epoch_samples / out->feed_per_s;
 	if (!out->priced)

@@ -429,3 +429,46 @@ FR_TEST(judge_sweep, ram_rows_sorted_counted_and_worst)
 	n = jdg_ram_rows(pts, 0, &in, rows, &checked, &disagree);
 	cr_assert_eq(n, 13);
 }
+
+FR_TEST(judge_rules, asked_fed_demand_total_and_busy)
+{
+	cr_assert(jdg_asked_fed(4, 4));
+	cr_assert(jdg_asked_fed(5, 4));
+	cr_assert_not(jdg_asked_fed(3, 4));
+	cr_assert_not(jdg_asked_fed(-1, 1));    /* unknown */
+	cr_assert_not(jdg_asked_fed(3, 0));     /* none asked */
+	cr_assert_float_eq(jdg_demand_total(700, 100, 8), 700, 1e-12);
+	cr_assert_float_eq(jdg_demand_total(0, 100, 8), 800, 1e-12);
+	cr_assert_float_eq(jdg_demand_total(-1, 100, 0), 0, 1e-12);
+	cr_assert(jdg_cpu_busy(JDG_CPU_BUSY));
+	cr_assert_not(jdg_cpu_busy(nextafter(JDG_CPU_BUSY, 0)));
+	cr_assert_not(jdg_cpu_busy(NAN));
+}
+
+FR_TEST(judge_rules, node_fed)
+{
+	cr_assert(jdg_node_fed(true, 2, 0, 0));
+	cr_assert_not(jdg_node_fed(false, 2, 0, 0));    /* raw feed */
+	cr_assert_not(jdg_node_fed(true, 0, 0, 0));     /* nothing counted */
+	cr_assert_not(jdg_node_fed(true, 2, 1, 0));     /* a rank lost */
+	cr_assert_not(jdg_node_fed(true, 2, 0, 1));     /* a rank below T */
+}
+
+FR_TEST(judge_rules, cluster_scaling_base_and_edge)
+{
+	/* 1 rank 100; 2 ranks exactly 90 % (180); 4 ranks 89 % (356);
+	 * 8 ranks not measured */
+	const double rates[] = { 100, 180, 356, -1 };
+	const unsigned ranks[] = { 1, 2, 4, 8 };
+	double eff[4];
+
+	cr_assert_eq(jdg_cluster_scaling(rates, ranks, 4, eff), 2);
+	cr_assert_float_eq(eff[0], 1, 1e-12);
+	cr_assert_float_eq(eff[1], 0.9, 1e-12);
+	cr_assert_float_eq(eff[2], 0.89, 1e-12);
+	cr_assert_lt(eff[3], 0);
+	/* no 1-rank figure: nothing scales, every efficiency unknown */
+	cr_assert_eq(jdg_cluster_scaling(rates + 1, ranks + 1, 3, eff), 0);
+	cr_assert_lt(eff[0], 0);
+	cr_assert_eq(jdg_cluster_scaling(rates, ranks, 0, eff), 0);
+}
