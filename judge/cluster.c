@@ -68,6 +68,25 @@ unsigned jdg_cluster_scaling(const double *rates, const unsigned *ranks,
 	return to;
 }
 
+unsigned jdg_cluster_nodes(unsigned nodes, unsigned seen)
+{
+	return nodes > seen ? nodes : seen;
+}
+
+int jdg_slowest_unfed(const bool *fed, const unsigned *counted,
+		      const unsigned *missing, const double *rates, size_t n)
+{
+	int pick = -1;
+
+	for (size_t k = 0; k < n; k++) {
+		if (fed[k] || !counted[k] || missing[k])
+			continue;
+		if (pick < 0 || rates[k] < rates[pick])
+			pick = (int)k;
+	}
+	return pick;
+}
+
 bool jdg_node_fed(bool emulated, unsigned counted, unsigned missing,
 		  unsigned unfed)
 {

@@ -711,6 +711,17 @@ int jdg_slowest(double *rates, size_t n, double *below);
 bool jdg_node_fed(bool emulated, unsigned counted, unsigned missing,
 		  unsigned unfed);
 
+/* The nodes a cluster is judged on: those launched (NODES) or, when
+ * more reported, those seen (SEEN). */
+unsigned jdg_cluster_nodes(unsigned nodes, unsigned seen);
+
+/* The node whose shortfall the verdict names: of the N nodes not FED
+ * whose every rank was COUNTED (none MISSING: a node short of ranks is
+ * named as partial), the one with the fewest samples/s (RATES; the first
+ * on a tie); -1 none. */
+int jdg_slowest_unfed(const bool *fed, const unsigned *counted,
+		      const unsigned *missing, const double *rates, size_t n);
+
 /* Efficiency at or above this still "scales". */
 #define JDG_CLUSTER_SCALING 0.90
 

@@ -313,8 +313,8 @@ void rpt_cluster_verdict(const struct rpt_cluster *c, char *buf, size_t len)
 		snprintf(buf, len, "the cluster reads %s samples/s (%s); no "
 			 "GPU emulated", a, b);
 	} else {
-		const unsigned total = c->nodes > t.nodes_seen ? c->nodes :
-				       t.nodes_seen;
+		const unsigned total = jdg_cluster_nodes(c->nodes,
+							 t.nodes_seen);
 
 		if (t.nodes_fed == total) {
 			snprintf(buf, len, "this storage feeds %u node%s x %u x "
@@ -322,20 +322,21 @@ void rpt_cluster_verdict(const struct rpt_cluster *c, char *buf, size_t len)
 				 "" : "s", node_gpus(c), c->gpu_type,
 				 thr * 100);
 		} else {
+			bool fed[RPT_CLUSTER_NODES_MAX];
+			unsigned counted[RPT_CLUSTER_NODES_MAX];
+			unsigned missing[RPT_CLUSTER_NODES_MAX];
 			char why[400] = "";
-			int pick = -1;
+			int pick;
 
-			/* the slowest node that measured every rank and fell
-			 * short; a node short of ranks is named by the
-			 * "partial:" words below */
 			for (unsigned k = 0; k < n; k++) {
-				if (ni[k].fed || !ni[k].counted ||
-				    ni[k].missing)
-					continue;
-				if (pick < 0 || t.per_node_samples_per_s[k] <
-				    t.per_node_samples_per_s[pick])
-					pick = (int)k;
+				fed[k] = ni[k].fed;
+				counted[k] = ni[k].counted;
+				missing[k] = ni[k].missing;
 			}
+			/* a node short of ranks is named by the "partial:"
+			 * words below */
+			pick = jdg_slowest_unfed(fed, counted, missing,
+						 t.per_node_samples_per_s, n);
 			if (pick >= 0)
 				unfed_words(c, &ni[pick], why, sizeof(why));
 			snprintf(buf, len, "this storage feeds %u of %u node%s "

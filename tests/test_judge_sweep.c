@@ -472,3 +472,26 @@ FR_TEST(judge_rules, cluster_scaling_base_and_edge)
 	cr_assert_lt(eff[0], 0);
 	cr_assert_eq(jdg_cluster_scaling(rates, ranks, 0, eff), 0);
 }
+
+FR_TEST(judge_rules, cluster_nodes_and_the_slowest_unfed)
+{
+	const bool fed[] = { false, true, false, false, false };
+	const unsigned counted[] = { 2, 2, 2, 0, 1 };
+	const unsigned missing[] = { 0, 0, 0, 0, 1 };
+	const double rates[] = { 300, 10, 200, 0, 5 };
+
+	cr_assert_eq(jdg_cluster_nodes(4, 3), 4);
+	cr_assert_eq(jdg_cluster_nodes(2, 3), 3);
+	/* node 1 is fed, 3 counted nothing, 4 lost a rank: node 2 */
+	cr_assert_eq(jdg_slowest_unfed(fed, counted, missing, rates, 5), 2);
+	cr_assert_eq(jdg_slowest_unfed(fed, counted, missing, rates, 2), 0);
+	cr_assert_eq(jdg_slowest_unfed(fed + 1, counted + 1, missing + 1,
+				       rates + 1, 1), -1);
+	/* a tie: the first */
+	{
+		const double same[] = { 200, 10, 200, 0, 5 };
+
+		cr_assert_eq(jdg_slowest_unfed(fed, counted, missing, same, 5),
+			     0);
+	}
+}
