@@ -604,6 +604,10 @@ struct jdg_storage {
 void jdg_storage(const struct jdg_point *pts, size_t n, double need_per_gpu,
 		 struct jdg_storage *out);
 
+/* Does a storage that feeds STORAGE_GPUS (jdg_storage_gpus) keep the
+ * ASKED GPUs fed: storage is then not their limit. */
+bool jdg_storage_feeds(double storage_gpus, unsigned asked);
+
 /* A reader that kept this share of its depth in flight kept it full. */
 #define JDG_DEPTH_BUSY 0.8
 

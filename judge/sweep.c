@@ -342,6 +342,11 @@ void jdg_storage(const struct jdg_point *pts, size_t n, double need_per_gpu,
 					     need_per_gpu);
 }
 
+bool jdg_storage_feeds(double storage_gpus, unsigned asked)
+{
+	return storage_gpus >= asked;
+}
+
 enum jdg_advice jdg_storage_advice(const struct jdg_point *p,
 				   bool storage_bound, double *inflight)
 {

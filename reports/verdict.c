@@ -819,6 +819,8 @@ static void storage_seen(struct vd *d, struct rpt_sweep_verdict *v)
 	v->storage_files_per_s = d->st.files_per_s;
 	v->storage_is_ceiling = d->st.is_ceiling;
 	v->storage_gpus = d->st.gpus;
+	v->storage_feeds_asked = jdg_storage_feeds(d->st.gpus,
+						   d->in->gpu_count);
 }
 
 void rpt_verdict_draw(const struct rpt_verdict_in *in,

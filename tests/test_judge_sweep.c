@@ -495,3 +495,12 @@ FR_TEST(judge_rules, cluster_nodes_and_the_slowest_unfed)
 			     0);
 	}
 }
+
+FR_TEST(judge_rules, storage_feeds_the_asked_gpus)
+{
+	cr_assert(jdg_storage_feeds(4, 4));
+	cr_assert(jdg_storage_feeds(4.5, 4));
+	cr_assert_not(jdg_storage_feeds(3.999, 4));
+	cr_assert(jdg_storage_feeds(0, 0));
+	cr_assert_not(jdg_storage_feeds(NAN, 1));
+}
