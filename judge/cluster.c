@@ -73,6 +73,11 @@ unsigned jdg_cluster_nodes(unsigned nodes, unsigned seen)
 	return nodes > seen ? nodes : seen;
 }
 
+bool jdg_cluster_fed(bool emulated, unsigned nodes_fed, unsigned nodes)
+{
+	return emulated && nodes > 0 && nodes_fed >= nodes;
+}
+
 int jdg_slowest_unfed(const bool *fed, const unsigned *counted,
 		      const unsigned *missing, const double *rates, size_t n)
 {

@@ -719,6 +719,10 @@ bool jdg_node_fed(bool emulated, unsigned counted, unsigned missing,
  * more reported, those seen (SEEN). */
 unsigned jdg_cluster_nodes(unsigned nodes, unsigned seen);
 
+/* Does the cluster feed its GPUs: emulated, NODES > 0 judged, and every
+ * one of them fed (NODES_FED, jdg_node_fed)? */
+bool jdg_cluster_fed(bool emulated, unsigned nodes_fed, unsigned nodes);
+
 /* The node whose shortfall the verdict names: of the N nodes not FED
  * whose every rank was COUNTED (none MISSING: a node short of ranks is
  * named as partial), the one with the fewest samples/s (RATES; the first

@@ -316,7 +316,7 @@ void rpt_cluster_verdict(const struct rpt_cluster *c, char *buf, size_t len)
 		const unsigned total = jdg_cluster_nodes(c->nodes,
 							 t.nodes_seen);
 
-		if (t.nodes_fed == total) {
+		if (jdg_cluster_fed(true, t.nodes_fed, total)) {
 			snprintf(buf, len, "this storage feeds %u node%s x %u x "
 				 "%s at >= %.0f %% AU", total, total == 1 ?
 				 "" : "s", node_gpus(c), c->gpu_type,

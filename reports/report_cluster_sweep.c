@@ -64,7 +64,7 @@ static void point_figures(const struct rpt_cluster_sweep *s,
 	f->per_rank = f->measured ? f->t.samples_per_s / f->t.reported : 0;
 	f->storage_bound = jdg_storage_bound(f->t.reported,
 					     f->t.storage_bound_ranks);
-	f->fed = emulated(s) && p->nodes > 0 && f->t.nodes_fed == p->nodes;
+	f->fed = jdg_cluster_fed(emulated(s), f->t.nodes_fed, p->nodes);
 	f->missing = f->t.lost + f->t.failed;
 	/* the bottleneck most counted ranks name; ties go to the lower
 	 * rank (quadratic, but a point has a few hundred ranks at most) */
@@ -308,7 +308,7 @@ static void verdict_series(struct rpt_buf *b, const struct rpt_cluster_sweep *s,
 		struct rpt_cluster_totals t;
 
 		rpt_cluster_totals(&p->report, &t);
-		if (p->nodes && t.nodes_fed == p->nodes &&
+		if (jdg_cluster_fed(true, t.nodes_fed, p->nodes) &&
 		    (big < 0 || p->nodes >= s->points[big].nodes))
 			big = (int)x->point[j];
 	}

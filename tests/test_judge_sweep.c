@@ -504,3 +504,11 @@ FR_TEST(judge_rules, storage_feeds_the_asked_gpus)
 	cr_assert(jdg_storage_feeds(0, 0));
 	cr_assert_not(jdg_storage_feeds(NAN, 1));
 }
+
+FR_TEST(judge_rules, cluster_fed_every_node)
+{
+	cr_assert(jdg_cluster_fed(true, 3, 3));
+	cr_assert_not(jdg_cluster_fed(true, 2, 3));
+	cr_assert_not(jdg_cluster_fed(false, 3, 3));    /* raw feed */
+	cr_assert_not(jdg_cluster_fed(true, 0, 0));     /* no node judged */
+}
