@@ -678,6 +678,12 @@ size_t jdg_ram_rows(const struct jdg_point *pts, size_t n,
 		    const struct jdg_ram_rows_in *in, struct jdg_ram_row *rows,
 		    unsigned *checked, unsigned *disagree);
 
+/* The feed the model predicts at hit ratio HIT: the lower of the CPU's
+ * rate (CPU_SAMPLES_PER_S, warm) and the storage's (STORAGE samples/s
+ * cold) through the misses, STORAGE / (1 - HIT); < 0 unknown. */
+double jdg_ram_model_feed(double storage, double cpu_samples_per_s,
+			  double hit);
+
 /* The measured ram row furthest from the model (the first on a tie); -1
  * none. */
 int jdg_ram_worst_row(const struct jdg_ram_row *rows, size_t n);

@@ -411,18 +411,22 @@ static void row_add(struct jdg_ram_row *rows, size_t *n,
 	(*n)++;
 }
 
-/* The feed the model predicts at hit ratio H: the lower of the CPU's
- * rate and the storage's through the misses; < 0 unknown. */
-static double model_feed(const struct jdg_ram_rows_in *in, double h)
+double jdg_ram_model_feed(double storage, double cpu_samples_per_s,
+			  double hit)
 {
-	const double st = in->need ? in->need->storage_samples_per_s : 0;
 	double r = INFINITY;
 
-	if (st > 0 && h < 1)
-		r = st / (1 - h);
-	if (in->cpu_samples_per_s > 0)
-		r = fmin(r, in->cpu_samples_per_s);
+	if (storage > 0 && hit < 1)
+		r = storage / (1 - hit);
+	if (cpu_samples_per_s > 0)
+		r = fmin(r, cpu_samples_per_s);
 	return isinf(r) ? -1 : r;
+}
+
+static double model_feed(const struct jdg_ram_rows_in *in, double h)
+{
+	return jdg_ram_model_feed(in->need ? in->need->storage_samples_per_s :
+				  0, in->cpu_samples_per_s, h);
 }
 
 static void model_row(const struct jdg_ram_rows_in *in, double fraction,

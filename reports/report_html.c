@@ -980,20 +980,6 @@ static void ram_frame(struct rpt_buf *b, const struct panel *p, bool percent,
 		       "hit ratio" : "samples/s");
 }
 
-/* The feed the verdict's model predicts at hit ratio H (as verdict.c
- * does for its model rows); < 0 unknown. */
-static double ram_plot_predict(const struct rpt_sweep_verdict *v, double h)
-{
-	const double st = v->ram_need.storage_samples_per_s;
-	double r = INFINITY;
-
-	if (st > 0 && h < 1)
-		r = st / (1 - h);
-	if (v->ram_cpu_samples_per_s > 0)
-		r = fmin(r, v->ram_cpu_samples_per_s);
-	return isinf(r) ? -1 : r;
-}
-
 /* A horizontal line at Y in P with a label in the right margin. */
 static void ram_hline(struct rpt_buf *b, const struct panel *p, double y,
 		      const char *cls, const char *stroke, const char *dash,
@@ -1169,7 +1155,9 @@ static void plot_ram(struct rpt_buf *b, const struct rpt_sweep *s)
 	rpt_svg_poly_open(&poly, b, MODEL_LINE);
 	for (int k = 0; k <= RAM_MODEL_STEPS; k++) {
 		const double f = (double)k / RAM_MODEL_STEPS;
-		const double y = ram_plot_predict(v, jdg_lru_hit(f));
+		const double y = jdg_ram_model_feed(
+			v->ram_need.storage_samples_per_s,
+			v->ram_cpu_samples_per_s, jdg_lru_hit(f));
 
 		if (y >= 0)
 			rpt_svg_poly_point(&poly, panel_x(&r, f),

@@ -512,3 +512,14 @@ FR_TEST(judge_rules, cluster_fed_every_node)
 	cr_assert_not(jdg_cluster_fed(false, 3, 3));    /* raw feed */
 	cr_assert_not(jdg_cluster_fed(true, 0, 0));     /* no node judged */
 }
+
+FR_TEST(judge_rules, ram_model_feed)
+{
+	/* storage 100 cold: 200 at half the reads hit, capped by the CPU */
+	cr_assert_float_eq(jdg_ram_model_feed(100, 400, 0.5), 200, 1e-9);
+	cr_assert_float_eq(jdg_ram_model_feed(100, 150, 0.5), 150, 1e-9);
+	cr_assert_float_eq(jdg_ram_model_feed(100, 400, 1), 400, 1e-9);
+	cr_assert_float_eq(jdg_ram_model_feed(100, -1, 0), 100, 1e-9);
+	cr_assert_lt(jdg_ram_model_feed(100, -1, 1), 0);  /* all hit, no CPU */
+	cr_assert_lt(jdg_ram_model_feed(0, -1, 0.5), 0);
+}
