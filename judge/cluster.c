@@ -51,6 +51,53 @@ bool jdg_scales(double efficiency)
 	return efficiency >= JDG_CLUSTER_SCALING - 1e-9;
 }
 
+unsigned jdg_cluster_scaling(const double *rates, const unsigned *ranks,
+			     size_t n, double *eff)
+{
+	unsigned to = 0;
+	double base = -1;
+
+	for (size_t j = 0; j < n; j++)
+		if (ranks[j] == 1 && rates[j] > 0)
+			base = rates[j];
+	for (size_t j = 0; j < n; j++) {
+		eff[j] = jdg_efficiency(rates[j], ranks[j], base);
+		if (jdg_scales(eff[j]) && ranks[j] > to)
+			to = ranks[j];
+	}
+	return to;
+}
+
+unsigned jdg_cluster_nodes(unsigned nodes, unsigned seen)
+{
+	return nodes > seen ? nodes : seen;
+}
+
+bool jdg_cluster_fed(bool emulated, unsigned nodes_fed, unsigned nodes)
+{
+	return emulated && nodes > 0 && nodes_fed >= nodes;
+}
+
+int jdg_slowest_unfed(const bool *fed, const unsigned *counted,
+		      const unsigned *missing, const double *rates, size_t n)
+{
+	int pick = -1;
+
+	for (size_t k = 0; k < n; k++) {
+		if (fed[k] || !counted[k] || missing[k])
+			continue;
+		if (pick < 0 || rates[k] < rates[pick])
+			pick = (int)k;
+	}
+	return pick;
+}
+
+bool jdg_node_fed(bool emulated, unsigned counted, unsigned missing,
+		  unsigned unfed)
+{
+	return emulated && counted > 0 && !missing && !unfed;
+}
+
 int jdg_storage_bound_from(const bool *bound, const unsigned *ranks,
 			   size_t n)
 {

@@ -53,6 +53,21 @@ void jdg_run_judge(const struct jdg_run_in *in, struct jdg_run *out)
 					     out->au_threshold);
 }
 
+bool jdg_asked_fed(long gpus_fed, unsigned asked)
+{
+	return asked > 0 && gpus_fed >= 0 && (unsigned long)gpus_fed >= asked;
+}
+
+double jdg_demand_total(double total, double per_gpu, unsigned gpus)
+{
+	return total > 0 ? total : gpus * per_gpu;
+}
+
+bool jdg_cpu_busy(double busy)
+{
+	return busy >= JDG_CPU_BUSY;
+}
+
 bool jdg_window_too_short(double measured_s, uint64_t batches)
 {
 	return measured_s < JDG_POINT_MIN_WINDOW_S ||

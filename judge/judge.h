@@ -16,7 +16,10 @@
  * the storage ceiling, the catalogue fit with the reserve), cluster.c
  * (nodes fed, storage-bound from K nodes, scaling, the slowest node, every
  * sample once), ckpt.c (checkpoint interval, spot loss), cost.c (compare's
- * cost and the cheapest that feeds).
+ * cost and the cheapest that feeds), sweep.c (a sweep's points: which
+ * judges each cache state, the SMT yield, a state's verdict and what limits
+ * it, the catalogue's state and a shape's vCPUs, the storage seen cold and
+ * its advice, the pipeline's own memory, the RAM curve's rows).
  */
 #ifndef FEEDRATE_JUDGE_H
 #define FEEDRATE_JUDGE_H
@@ -51,6 +54,22 @@ bool jdg_fed(double au, double au_threshold);
  */
 unsigned jdg_gpus_fed(double samples_per_s, double demand_per_gpu,
 		      double au_threshold);
+
+/* Are the ASKED GPUs (> 0) fed by a verdict of GPUS_FED (< 0 unknown)? */
+bool jdg_asked_fed(long gpus_fed, unsigned asked);
+
+/* What GPUS GPUs eat together: TOTAL (a source's own multi-GPU figure)
+ * when > 0, else GPUS x PER_GPU. */
+double jdg_demand_total(double total, double per_gpu, unsigned gpus);
+
+/* The share of its vCPUs a pipeline's processes kept busy at or above
+ * which its limit is the CPU (where nothing finer can be seen, as in a
+ * Python loader). */
+#define JDG_CPU_BUSY 0.8
+
+/* Did a pipeline keep BUSY (CPU-s / (wall s x vCPUs)) of its vCPUs busy
+ * enough to be CPU-bound? */
+bool jdg_cpu_busy(double busy);
 
 /* ==== one run (`feedrate run`) ==== */
 
@@ -396,6 +415,279 @@ enum jdg_fit {
  * (vCPUs - needed at the high end - reserved), SPARE_HI the best. */
 enum jdg_fit jdg_fit(double spare, double spare_hi);
 
+/* ==== a sweep's points: which judges each cache state ==== */
+
+/* What limited a point, as its bottleneck classification said. */
+enum jdg_bound {
+	JDG_BOUND_OTHER = 0,            /* unknown, or none given */
+	JDG_BOUND_CPU,
+	JDG_BOUND_STORAGE,
+};
+
+/* One sweep point, as plain figures (reports/ fills it from its own). */
+struct jdg_point {
+	enum stg_cache_state cache;
+	bool measured;                  /* it ran and measured */
+	bool dropped;                   /* planned, dropped for the budget */
+	bool ram_axis;                  /* ram: another size of the RAM axis */
+	bool ram_not_limited;           /* ram: its page cache held more than
+	                                   asked: it ran warm */
+	unsigned vcpus;
+	unsigned feed_vcpus;            /* 0: vcpus */
+	double measured_s;
+	uint64_t batches;
+	double samples_per_s;
+	double cpu_s_per_sample;        /* 0 unknown */
+	double hit_ratio;               /* < 0 unknown */
+	bool hit_ratio_estimated;
+	enum jdg_bound bound;
+	double files_per_s, read_bytes_per_s;
+	double read_latency_s;          /* < 0 unknown */
+	unsigned reads_in_flight_max;   /* the reader's depth; 0 unknown */
+	uint64_t ram_bytes;             /* ram: the page cache asked */
+	uint64_t cgroup_bytes;          /* ram: the cgroup limit; 0 none */
+	uint64_t cache_seen_bytes;      /* ram: page cache held; 0 unknown */
+	uint64_t sample_bytes;          /* the part of the dataset read; 0
+	                                   unknown */
+};
+
+/* Why a point does not judge (the first that applies, in this order). */
+enum jdg_unusable {
+	JDG_USABLE = 0,
+	JDG_UNUSABLE_NOT_MEASURED,      /* dropped or failed */
+	JDG_UNUSABLE_RAM_NOT_LIMITED,   /* a ram point that ran warm */
+	JDG_UNUSABLE_NOT_COLD,          /* a cold point that hit the cache */
+	JDG_UNUSABLE_TOO_SHORT,         /* jdg_window_too_short */
+};
+
+enum jdg_unusable jdg_point_unusable(const struct jdg_point *p);
+bool jdg_point_usable(const struct jdg_point *p);
+/* The vCPUs P's feed is counted on: feed_vcpus where set and fewer than
+ * vcpus, else vcpus. */
+unsigned jdg_point_feed_vcpus(const struct jdg_point *p);
+
+/* The point that judges cache C: the usable one with the most vCPUs; at
+ * equal counts the state's own size before a RAM-axis size; the first on
+ * a full tie. -1 none. */
+int jdg_top(const struct jdg_point *pts, size_t n, enum stg_cache_state c);
+
+/* The first usable K-vCPU point of cache C; -1 none. */
+int jdg_point_at(const struct jdg_point *pts, size_t n,
+		 enum stg_cache_state c, unsigned k);
+
+/* Was the point of cache C at VCPUS_TOTAL vCPUs planned and dropped for
+ * the budget (not a RAM-axis size), with no usable point at that count? */
+bool jdg_top_dropped(const struct jdg_point *pts, size_t n,
+		     enum stg_cache_state c, unsigned vcpus_total);
+
+/* The measured, unusable point of cache C with the most vCPUs (the first
+ * on a tie), whose reason says why C is not judged; -1 none. */
+int jdg_not_judged(const struct jdg_point *pts, size_t n,
+		   enum stg_cache_state c);
+
+/* What one vCPU is here and the SMT yield the conversions use. */
+struct jdg_smt {
+	enum stg_vcpu_kind kind;        /* as used */
+	bool kind_measured;             /* hidden SMT: from scaling, not the
+	                                   reported topology */
+	double yield;                   /* measured; < 0 not measured */
+	double yield_lo, yield_hi;      /* measured (clamped, lo == hi) or
+	                                   JDG_SMT_YIELD_LO..HI */
+};
+
+/*
+ * From the first state (warm, ram, cold) with usable 1- and 2-vCPU points,
+ * the 2-vCPU one not storage-bound and its feed on at least 2 vCPUs:
+ * feed(2) / feed(1) is the yield when KIND is threads, or when a guest of
+ * cores shows hidden SMT (jdg_hidden_smt); else the stated range.
+ */
+void jdg_smt(const struct jdg_point *pts, size_t n, enum stg_vcpu_kind kind,
+	     struct jdg_smt *out);
+
+/* What one cache state's verdict is drawn from. */
+struct jdg_cache_in {
+	enum stg_cache_state cache;
+	double demand_per_gpu;
+	double au_threshold;            /* the one used (jdg_threshold) */
+	unsigned gpu_count;             /* asked */
+	unsigned vcpus_total;           /* this VM's */
+	double reserve_vcpus_per_gpu;
+	const struct jdg_smt *smt;
+	const struct jdg_check_run *checks;  /* its check runs; may be NULL */
+	size_t nchecks;
+};
+
+struct jdg_cache {
+	bool measured;                  /* a usable point judges it */
+	bool top_dropped;               /* its point at all vCPUs dropped: no
+	                                   verdict from fewer */
+	int top;                        /* jdg_top; -1 none */
+	int not_judged;                 /* jdg_not_judged when not measured
+	                                   and not dropped; else -1 */
+	unsigned vcpus_top, feed_vcpus;
+	bool top_is_all;                /* vcpus_top == vcpus_total */
+	unsigned gpus_fed_computed;     /* from the top point's rate */
+	struct jdg_check check;         /* the check-run walk on it */
+	unsigned gpus_fed;              /* after the checks */
+	unsigned gpus_fed_reserved;     /* CPU-bound: once the training job
+	                                   takes its reserve */
+	bool gpu_limits;                /* the asked GPUs are fed */
+	bool cpu_limits;                /* not gpu_limits, the top CPU-bound */
+	bool storage_bound;             /* the top storage-bound */
+	double per_vcpu_rate;           /* per feed vCPU */
+	double scaling;                 /* per-vCPU rate / 1-vCPU rate; < 0 */
+	double cpu_s_per_sample, cpu_per_vcpu;
+	bool inconsistent;              /* cpu_per_vcpu > JDG_CPU_PER_VCPU_MAX */
+	double vcpus_per_gpu;           /* < 0 unknown or storage-bound */
+	double thread_per_gpu_lo, thread_per_gpu_hi;
+	double core_per_gpu_lo, core_per_gpu_hi;
+	unsigned vcpus_needed, vcpus_reserved;
+	int vcpus_spare;
+	bool projected;                 /* CPU-bound, consistent, needing more
+	                                   vCPUs than its feed had */
+	double projected_lo, projected_hi;
+	bool more_vcpus_may_help;       /* measured below all this VM's vCPUs
+	                                   and not storage-bound */
+};
+
+/* The verdict of one cache state from the sweep's points. */
+void jdg_cache_judge(const struct jdg_point *pts, size_t n,
+		     const struct jdg_cache_in *in, struct jdg_cache *out);
+
+/* The state the headline leads with: the measured one feeding the most
+ * GPUs (the coldest on a tie); -1 none. */
+int jdg_best_state(const struct jdg_cache c[STG_CACHE_STATES]);
+/* The warmest measured state, whose limit the headline names; -1 none. */
+int jdg_warmest_state(const struct jdg_cache c[STG_CACHE_STATES]);
+
+/* The state whose vCPUs per GPU the catalogue uses: the first of warm,
+ * ram, cold that is measured, consistent, not storage-bound and has a
+ * figure; -1 none. */
+int jdg_catalog_state(const struct jdg_cache c[STG_CACHE_STATES]);
+
+/* A catalogued shape's vCPUs against the pipeline of CV (NULL: none). */
+struct jdg_shape_in {
+	double vcpus;
+	unsigned gpus;
+	bool threads;                   /* its vCPUs are hyperthreads */
+	double demand_total;            /* <= 0: demand_per_gpu x gpus */
+	double demand_per_gpu;
+	double au_threshold, need_per_gpu;
+	double reserve_vcpus_per_gpu;
+};
+
+struct jdg_shape {
+	double demand_total;            /* the one used */
+	double vcpus_reserved;
+	double vcpus_needed_lo, vcpus_needed;  /* -1 unknown */
+	double vcpus_spare, vcpus_spare_hi;    /* 0 when unknown */
+	enum jdg_fit fits;
+};
+
+void jdg_shape_fit(const struct jdg_shape_in *in, const struct jdg_cache *cv,
+		   struct jdg_shape *out);
+
+/* The storage as seen cold: the usable cold points' best rates. */
+struct jdg_storage {
+	bool known;                     /* a usable cold point */
+	double bytes_per_s, files_per_s;
+	bool is_ceiling;                /* one of them storage-bound; else a
+	                                   lower bound */
+	int point;                      /* the one with the best files/s
+	                                   (the first on a tie); -1 none */
+	double files_per_sample;        /* at that point; 0 unknown */
+	double bytes_per_sample;        /* 0 unknown */
+	double gpus;                    /* jdg_storage_gpus at NEED_PER_GPU;
+	                                   0 unknown */
+};
+
+void jdg_storage(const struct jdg_point *pts, size_t n, double need_per_gpu,
+		 struct jdg_storage *out);
+
+/* Does a storage that feeds STORAGE_GPUS (jdg_storage_gpus) keep the
+ * ASKED GPUs fed: storage is then not their limit. */
+bool jdg_storage_feeds(double storage_gpus, unsigned asked);
+
+/* A reader that kept this share of its depth in flight kept it full. */
+#define JDG_DEPTH_BUSY 0.8
+
+/* What helps a storage-bound cold state (Little's law: in flight =
+ * files/s x latency). */
+enum jdg_advice {
+	JDG_ADVICE_NONE = 0,            /* not storage-bound */
+	JDG_ADVICE_DEPTH_FULL,          /* in flight >= JDG_DEPTH_BUSY x depth:
+	                                   latency or a throughput cap; a
+	                                   second depth tells */
+	JDG_ADVICE_THROUGHPUT,          /* its depth was not kept busy */
+	JDG_ADVICE_UNKNOWN,             /* no latency measured */
+};
+
+/* The advice for a cold state judged by P (NULL: none) that is
+ * STORAGE_BOUND; *INFLIGHT: the reads in flight, < 0 unknown. */
+enum jdg_advice jdg_storage_advice(const struct jdg_point *p,
+				   bool storage_bound, double *inflight);
+
+/* The pipeline's own memory: the most a measured ram point's cgroup held
+ * beside its page cache; 0 none measured. */
+uint64_t jdg_own_memory(const struct jdg_point *pts, size_t n);
+
+/* The RAM a VM is judged by: its total (else available) RAM, or its
+ * cgroup limit (>= 0) when lower. */
+uint64_t jdg_ram_limit(uint64_t total, uint64_t available,
+		       int64_t cgroup_limit);
+
+/* Most rows of the RAM curve. */
+#define JDG_RAM_ROWS_MAX 32
+
+enum jdg_row_kind {
+	JDG_ROW_MODEL = 0,
+	JDG_ROW_MEASURED,
+	JDG_ROW_ESTIMATED,              /* a ram point's LRU estimate */
+};
+
+struct jdg_ram_row {
+	double fraction;                /* of the dataset */
+	uint64_t page_cache_bytes;
+	double hit_ratio;               /* measured, or the model's */
+	double model_hit;
+	double samples_per_s;           /* < 0 unknown */
+	int point;                      /* -1: a model row */
+	enum stg_cache_state cache;     /* the point's */
+	enum jdg_row_kind kind;
+	bool disagrees;                 /* a measured ram row off the model
+	                                   by more than JDG_RAM_MODEL_TOL */
+};
+
+struct jdg_ram_rows_in {
+	uint64_t dataset_bytes;
+	double cpu_samples_per_s;       /* warm's rate; < 0 unknown */
+	const struct jdg_ram_need *need;
+};
+
+/*
+ * The RAM curve into ROWS (at most JDG_RAM_ROWS_MAX), sorted by cached
+ * fraction, a measured row before a model row: the usable points at the
+ * most vCPUs any usable point has (cold 0, warm 1, ram the page cache it
+ * held over the part it read), the model's rows at every tenth, at the
+ * fraction needed (when not a tenth) and at this VM's (when within (0, 1));
+ * a model row's feed is the lower of the CPU's and the storage's through
+ * the misses. Returns the rows; *CHECKED / *DISAGREE: measured ram rows
+ * held against the model, and those off it.
+ */
+size_t jdg_ram_rows(const struct jdg_point *pts, size_t n,
+		    const struct jdg_ram_rows_in *in, struct jdg_ram_row *rows,
+		    unsigned *checked, unsigned *disagree);
+
+/* The feed the model predicts at hit ratio HIT: the lower of the CPU's
+ * rate (CPU_SAMPLES_PER_S, warm) and the storage's (STORAGE samples/s
+ * cold) through the misses, STORAGE / (1 - HIT); < 0 unknown. */
+double jdg_ram_model_feed(double storage, double cpu_samples_per_s,
+			  double hit);
+
+/* The measured ram row furthest from the model (the first on a tie); -1
+ * none. */
+int jdg_ram_worst_row(const struct jdg_ram_row *rows, size_t n);
+
 /* ==== cluster ==== */
 
 /* A rank's AU fed (an AU < 0 is unknown: not fed). */
@@ -424,6 +716,26 @@ int jdg_nodes_before_storage_bound(double ceiling, double needs);
  */
 int jdg_slowest(double *rates, size_t n, double *below);
 
+/* Is a node fed: some of its ranks COUNTED, none MISSING (lost or
+ * failed), none of them UNFED, and GPUs emulated (EMULATED)? */
+bool jdg_node_fed(bool emulated, unsigned counted, unsigned missing,
+		  unsigned unfed);
+
+/* The nodes a cluster is judged on: those launched (NODES) or, when
+ * more reported, those seen (SEEN). */
+unsigned jdg_cluster_nodes(unsigned nodes, unsigned seen);
+
+/* Does the cluster feed its GPUs: emulated, NODES > 0 judged, and every
+ * one of them fed (NODES_FED, jdg_node_fed)? */
+bool jdg_cluster_fed(bool emulated, unsigned nodes_fed, unsigned nodes);
+
+/* The node whose shortfall the verdict names: of the N nodes not FED
+ * whose every rank was COUNTED (none MISSING: a node short of ranks is
+ * named as partial), the one with the fewest samples/s (RATES; the first
+ * on a tie); -1 none. */
+int jdg_slowest_unfed(const bool *fed, const unsigned *counted,
+		      const unsigned *missing, const double *rates, size_t n);
+
 /* Efficiency at or above this still "scales". */
 #define JDG_CLUSTER_SCALING 0.90
 
@@ -433,6 +745,15 @@ double jdg_efficiency(double rate, unsigned ranks, double base);
 
 /* Does an efficiency scale (>= JDG_CLUSTER_SCALING, 1e-9 of slack)? */
 bool jdg_scales(double efficiency);
+
+/*
+ * A series' scaling: RATES[0..N) at RANKS[0..N) (< 0 not measured); the
+ * base is the 1-rank rate (the last above 0); EFF[j] = jdg_efficiency of
+ * each (-1 unknown). Returns the most ranks whose efficiency scales (0
+ * none, or no 1-rank figure).
+ */
+unsigned jdg_cluster_scaling(const double *rates, const unsigned *ranks,
+			     size_t n, double *eff);
 
 /* The ranks from which a series is storage-bound: the least of the last
  * unbroken run of BOUND[i] among RANKS[0..N) (sorted by ranks); -1 none. */

@@ -305,7 +305,7 @@ void ms_python_finish(struct ldr_result *res, const struct ms_python_info *info,
 		res->bottleneck = LDR_BOTTLENECK_GPU;
 		snprintf(res->bottleneck_why, sizeof(res->bottleneck_why),
 			 "AU %.1f %% >= %.0f %%", res->au * 100, thr * 100);
-	} else if (busy >= 0.8) {
+	} else if (jdg_cpu_busy(busy)) {
 		res->bottleneck = LDR_BOTTLENECK_CPU;
 		snprintf(res->bottleneck_why, sizeof(res->bottleneck_why),
 			 "the loader's processes kept the %u vCPU%s %.0f %% "

@@ -15,6 +15,7 @@
 #include "judge.h"
 #include "measure.h"
 #include "report.h"
+#include "rpt_html.h"
 #include "rpt_json.h"
 #include "report_ckpt.h"
 #include "rpt_text.h"
@@ -350,12 +351,14 @@ void rpt_ckpt_html(struct rpt_buf *b, const struct rpt_ckpt_brief *ck)
 	rpt_fmt_bytes(sz, sizeof(sz), (double)ck->bytes);
 	rpt_fmt_bytes(sr, sizeof(sr), ck->save_bps);
 	rpt_fmt_bytes(rr, sizeof(rr), ck->restore_bps);
-	rpt_buf_printf(b, "<h2>checkpoint</h2>\n<table class=\"ckpt\">"
-		       "<tr><td>size</td><td>%s in %u shards</td></tr>\n"
+	rpt_buf_printf(b, "<h2>checkpoint</h2>\n");
+	rpt_html_table(b, "ckpt", NULL, 0);
+	rpt_buf_printf(b, "<tr><td>size</td><td>%s in %u shards</td></tr>\n"
 		       "<tr><td>save</td><td data-ckpt=\"save\">%.2f s, "
 		       "%s/s</td></tr>\n<tr><td>restore</td><td data-ckpt="
-		       "\"restore\">%.2f s, %s/s</td></tr>\n</table>\n",
+		       "\"restore\">%.2f s, %s/s</td></tr>\n",
 		       sz, ck->shards, ck->save_s, sr, ck->restore_s, rr);
+	rpt_html_table_end(b);
 }
 
 /* ---- a sweep's checkpoint and cost ---- */
@@ -364,8 +367,8 @@ void rpt_sweep_cost_fill(const struct rpt_sweep *s, enum stg_cache_state k,
 			 struct rpt_sweep_cost *out)
 {
 	const struct rpt_cache_verdict *cv = &s->v.cache[k];
-	const double demand = s->demand_total > 0 ? s->demand_total :
-			      s->gpu_count * s->demand_per_gpu;
+	const double demand = jdg_demand_total(s->demand_total,
+					       s->demand_per_gpu, s->gpu_count);
 
 	memset(out, 0, sizeof(*out));
 	out->epoch_samples = (double)s->files;
@@ -373,12 +376,9 @@ void rpt_sweep_cost_fill(const struct rpt_sweep *s, enum stg_cache_state k,
 	if (!cv->measured || !(cv->samples_per_s > 0))
 		return;
 	out->judged = true;
-	out->measured_per_s = out->feed_per_s = cv->samples_per_s;
-	if (demand > 0 && demand < out->feed_per_s) {
-		/* the GPUs eat no faster than their demand */
-		out->feed_per_s = demand;
-		out->gpu_bound = true;
-	}
+	out->measured_per_s = cv->samples_per_s;
+	out->feed_per_s = jdg_cost_feed(cv->samples_per_s, demand,
+					&out->gpu_bound);
 	if (out->epoch_samples > 0)
 		out->epoch_s = out->epoch_samples / out->feed_per_s;
 	if (!(s->usd_per_hour > 0))
@@ -437,8 +437,8 @@ void rpt_sweep_cost_print(FILE *f, const struct rpt_sweep *s)
 	}
 	if (!(s->usd_per_hour > 0))
 		return;
-	rpt_fmt_count(a, sizeof(a), s->demand_total > 0 ? s->demand_total :
-		      s->gpu_count * s->demand_per_gpu);
+	rpt_fmt_count(a, sizeof(a), jdg_demand_total(s->demand_total,
+		      s->demand_per_gpu, s->gpu_count));
 	rpt_fmt_count(b, sizeof(b), (double)s->files);
 	fprintf(f, "  cost     $%g per hour (as given), at the feed the GPUs "
 		"get:\n           the measured samples/s, at most the demand "
@@ -528,6 +528,10 @@ int rpt_sweep_cost_json(json_t *root, const struct rpt_sweep *s)
 
 void rpt_sweep_cost_html(struct rpt_buf *b, const struct rpt_sweep *s)
 {
+	static const char *const cost_heads[] = {
+		"cache", "feed (samples/s)", "USD per million samples",
+		"USD per epoch", "epoch",
+	};
 	char fd[32], ms[32], ep[32], et[32];
 	bool bound = false;
 
@@ -535,10 +539,9 @@ void rpt_sweep_cost_html(struct rpt_buf *b, const struct rpt_sweep *s)
 		rpt_ckpt_html(b, s->ckpt);
 	if (!(s->usd_per_hour > 0))
 		return;
-	rpt_buf_printf(b, "<h2>cost</h2>\n<table class=\"cost\"><tr><th>cache"
-		       "</th><th>feed (samples/s)</th><th>USD per million "
-		       "samples</th><th>USD per epoch</th><th>epoch</th></tr>"
-		       "\n");
+	rpt_buf_printf(b, "<h2>cost</h2>\n");
+	rpt_html_table(b, "cost", cost_heads,
+		       sizeof(cost_heads) / sizeof(cost_heads[0]));
 	for (int k = 0; k < STG_CACHE_STATES; k++) {
 		struct rpt_sweep_cost x;
 
@@ -558,7 +561,8 @@ void rpt_sweep_cost_html(struct rpt_buf *b, const struct rpt_sweep *s)
 			       fd, x.gpu_bound ? " (the GPUs' demand)" : "", ms,
 			       ep, et);
 	}
-	rpt_buf_printf(b, "</table>\n<p class=\"note\">At $%g per hour, as "
+	rpt_html_table_end(b);
+	rpt_buf_printf(b, "<p class=\"note\">At $%g per hour, as "
 		       "given with --price; the feed is the measured samples/s "
 		       "of each cache state, at most the demand of the asked "
 		       "GPUs; an epoch is the dataset's %llu files.%s</p>\n",

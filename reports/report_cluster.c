@@ -78,7 +78,8 @@ static unsigned node_slots(const struct rpt_cluster *c)
 struct node_info {
 	int first;                      /* its first rank, -1 none */
 	unsigned ranks, counted, missing; /* missing: lost or failed */
-	bool fed;                       /* every rank counted, at AU >= T */
+	unsigned unfed;                 /* counted ranks below T */
+	bool fed;                       /* jdg_node_fed */
 	int slow;                       /* its counted rank with the least
 	                                   samples/s, -1 none */
 };
@@ -89,8 +90,7 @@ static void nodes_fill(const struct rpt_cluster *c, struct node_info *ni,
 	const double thr = jdg_threshold(c->au_threshold);
 
 	for (unsigned k = 0; k < n; k++)
-		ni[k] = (struct node_info){ .first = -1, .fed = emulated(c),
-					    .slow = -1 };
+		ni[k] = (struct node_info){ .first = -1, .slow = -1 };
 	for (unsigned i = 0; i < c->world && c->ranks; i++) {
 		const struct rpt_cluster_rank *r = &c->ranks[i];
 		struct node_info *x;
@@ -103,19 +103,17 @@ static void nodes_fill(const struct rpt_cluster *c, struct node_info *ni,
 		x->ranks++;
 		if (!counts(r)) {
 			x->missing++;
-			x->fed = false;
 			continue;
 		}
 		x->counted++;
-		if (!jdg_rank_fed(r->au, thr))
-			x->fed = false;
+		x->unfed += !jdg_rank_fed(r->au, thr);
 		if (x->slow < 0 ||
 		    r->samples_per_s < c->ranks[x->slow].samples_per_s)
 			x->slow = (int)i;
 	}
 	for (unsigned k = 0; k < n; k++)
-		if (!ni[k].counted)
-			ni[k].fed = false;
+		ni[k].fed = jdg_node_fed(emulated(c), ni[k].counted,
+					 ni[k].missing, ni[k].unfed);
 }
 
 void rpt_cluster_totals(const struct rpt_cluster *c,
@@ -315,29 +313,30 @@ void rpt_cluster_verdict(const struct rpt_cluster *c, char *buf, size_t len)
 		snprintf(buf, len, "the cluster reads %s samples/s (%s); no "
 			 "GPU emulated", a, b);
 	} else {
-		const unsigned total = c->nodes > t.nodes_seen ? c->nodes :
-				       t.nodes_seen;
+		const unsigned total = jdg_cluster_nodes(c->nodes,
+							 t.nodes_seen);
 
-		if (t.nodes_fed == total) {
+		if (jdg_cluster_fed(true, t.nodes_fed, total)) {
 			snprintf(buf, len, "this storage feeds %u node%s x %u x "
 				 "%s at >= %.0f %% AU", total, total == 1 ?
 				 "" : "s", node_gpus(c), c->gpu_type,
 				 thr * 100);
 		} else {
+			bool fed[RPT_CLUSTER_NODES_MAX];
+			unsigned counted[RPT_CLUSTER_NODES_MAX];
+			unsigned missing[RPT_CLUSTER_NODES_MAX];
 			char why[400] = "";
-			int pick = -1;
+			int pick;
 
-			/* the slowest node that measured every rank and fell
-			 * short; a node short of ranks is named by the
-			 * "partial:" words below */
 			for (unsigned k = 0; k < n; k++) {
-				if (ni[k].fed || !ni[k].counted ||
-				    ni[k].missing)
-					continue;
-				if (pick < 0 || t.per_node_samples_per_s[k] <
-				    t.per_node_samples_per_s[pick])
-					pick = (int)k;
+				fed[k] = ni[k].fed;
+				counted[k] = ni[k].counted;
+				missing[k] = ni[k].missing;
 			}
+			/* a node short of ranks is named by the "partial:"
+			 * words below */
+			pick = jdg_slowest_unfed(fed, counted, missing,
+						 t.per_node_samples_per_s, n);
 			if (pick >= 0)
 				unfed_words(c, &ni[pick], why, sizeof(why));
 			snprintf(buf, len, "this storage feeds %u of %u node%s "
@@ -878,8 +877,9 @@ static void html_totals(struct rpt_buf *b, const struct rpt_cluster *c,
 {
 	char a[64];
 
-	rpt_buf_printf(b, "<h2>totals</h2>\n<table class=\"totals\">\n"
-		       "<tr><td>dataset</td><td>");
+	rpt_buf_printf(b, "<h2>totals</h2>\n");
+	rpt_html_table(b, "totals", NULL, 0);
+	rpt_buf_printf(b, "<tr><td>dataset</td><td>");
 	rpt_buf_html_path(b, c->dataset);
 	rpt_buf_printf(b, "</td></tr>\n<tr><td>storage</td><td>");
 	rpt_buf_html(b, c->fs_type && *c->fs_type ? c->fs_type : "unknown");
@@ -923,17 +923,20 @@ static void html_totals(struct rpt_buf *b, const struct rpt_cluster *c,
 		rpt_buf_printf(b, ": ");
 		HTML_FIXED(b, c->once_how);
 	}
-	rpt_buf_printf(b, "</td></tr>\n</table>\n");
+	rpt_buf_printf(b, "</td></tr>\n");
+	rpt_html_table_end(b);
 }
 
 static void html_nodes(struct rpt_buf *b, const struct rpt_cluster *c,
 		       const struct rpt_cluster_totals *t,
 		       const struct node_info *ni, unsigned n)
 {
-	rpt_buf_printf(b, "<h2>per node</h2>\n<table class=\"nodes\"><tr>"
-		       "<th>node</th><th>host</th><th>ranks</th>"
-		       "<th>samples/s</th><th>MB/s</th><th>fed</th>"
-		       "<th>limit</th></tr>\n");
+	static const char *const heads[] = {
+		"node", "host", "ranks", "samples/s", "MB/s", "fed", "limit",
+	};
+
+	rpt_buf_printf(b, "<h2>per node</h2>\n");
+	rpt_html_table(b, "nodes", heads, sizeof(heads) / sizeof(heads[0]));
 	for (unsigned k = 0; k < n; k++) {
 		const struct rpt_cluster_rank *fr = rank_at(c,
 			(unsigned)ni[k].first);
@@ -961,15 +964,18 @@ static void html_nodes(struct rpt_buf *b, const struct rpt_cluster *c,
 			HTML_FIXED(b, sr->bottleneck);
 		rpt_buf_printf(b, "</td></tr>\n");
 	}
-	rpt_buf_printf(b, "</table>\n");
+	rpt_html_table_end(b);
 }
 
 static void html_ranks(struct rpt_buf *b, const struct rpt_cluster *c)
 {
-	rpt_buf_printf(b, "<h2>per rank</h2>\n<table class=\"ranks\"><tr>"
-		       "<th>rank</th><th>host</th><th>cpus</th>"
-		       "<th>samples/s</th><th>MB/s</th><th>AU</th>"
-		       "<th>limit</th><th>skew</th></tr>\n");
+	static const char *const heads[] = {
+		"rank", "host", "cpus", "samples/s", "MB/s", "AU", "limit",
+		"skew",
+	};
+
+	rpt_buf_printf(b, "<h2>per rank</h2>\n");
+	rpt_html_table(b, "ranks", heads, sizeof(heads) / sizeof(heads[0]));
 	for (unsigned i = 0; i < c->world && c->ranks; i++) {
 		const struct rpt_cluster_rank *r = &c->ranks[i];
 
@@ -1002,7 +1008,7 @@ static void html_ranks(struct rpt_buf *b, const struct rpt_cluster *c)
 		rpt_buf_printf(b, "</td><td>%.3f s</td></tr>\n",
 			       r->start_skew_s);
 	}
-	rpt_buf_printf(b, "</table>\n");
+	rpt_html_table_end(b);
 }
 
 /* Samples/s per rank as bars; a lost or failed rank is a red mark at 0. */
@@ -1019,11 +1025,11 @@ static void html_bars(struct rpt_buf *b, const struct rpt_cluster *c)
 	ymax *= 1.05;
 	bw = c->world > 32 ? 12 : 28;
 	w = ml + c->world * (bw + 6) + 20;
-	rpt_buf_printf(b, "<h2>samples/s per rank</h2>\n<svg class=\"bars\" "
-		       "xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-		       "height=\"%.0f\">\n<line x1=\"%.1f\" y1=\"%.1f\" "
-		       "x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", w,
-		       h + top + 40, ml, top + h, w - 10, top + h);
+	rpt_buf_printf(b, "<h2>samples/s per rank</h2>\n");
+	rpt_svg_open(b, "bars", w, h + top + 40, NULL);
+	rpt_buf_printf(b, "\n");
+	rpt_svg_line(b, ml, top + h, w - 10, top + h, "#333");
+	rpt_buf_printf(b, "\n");
 	rpt_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">"
 		       "%.0f</text><text x=\"%.1f\" y=\"%.1f\" text-anchor="
 		       "\"end\">0</text>\n", ml - 6, top + 10, ymax, ml - 6,
@@ -1054,8 +1060,8 @@ static void html_bars(struct rpt_buf *b, const struct rpt_cluster *c)
 			       top + h + 16, r->rank);
 	}
 	rpt_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">"
-		       "rank</text>\n</svg>\n", ml + (w - ml) / 2,
-		       top + h + 34);
+		       "rank</text>\n", ml + (w - ml) / 2, top + h + 34);
+	rpt_svg_close(b);
 }
 
 char *rpt_cluster_html(const struct rpt_cluster *c)

@@ -64,7 +64,7 @@ static void point_figures(const struct rpt_cluster_sweep *s,
 	f->per_rank = f->measured ? f->t.samples_per_s / f->t.reported : 0;
 	f->storage_bound = jdg_storage_bound(f->t.reported,
 					     f->t.storage_bound_ranks);
-	f->fed = emulated(s) && p->nodes > 0 && f->t.nodes_fed == p->nodes;
+	f->fed = jdg_cluster_fed(emulated(s), f->t.nodes_fed, p->nodes);
 	f->missing = f->t.lost + f->t.failed;
 	/* the bottleneck most counted ranks name; ties go to the lower
 	 * rank (quadratic, but a point has a few hundred ranks at most) */
@@ -124,10 +124,7 @@ static void series_finish(const struct rpt_cluster_sweep *s,
 {
 	bool bound[RPT_CLUSTER_SERIES_MAX];
 	unsigned ranks[RPT_CLUSTER_SERIES_MAX];
-	double base = -1;
 
-	x->scales_to = 0;
-	x->storage_bound_from = -1;
 	for (size_t j = 0; j < x->n; j++) {
 		const struct rpt_cluster_point *p = &s->points[x->point[j]];
 		struct pt_fig f;
@@ -137,16 +134,9 @@ static void series_finish(const struct rpt_cluster_sweep *s,
 		ranks[j] = p->ranks;
 		x->samples_per_s[j] = f.measured ? f.t.samples_per_s : -1;
 		x->bytes_per_s[j] = f.measured ? f.t.bytes_per_s : -1;
-		if (p->ranks == 1 && f.measured && f.t.samples_per_s > 0)
-			base = f.t.samples_per_s;
 	}
-	for (size_t j = 0; j < x->n; j++) {
-		const unsigned r = s->points[x->point[j]].ranks;
-
-		x->efficiency[j] = jdg_efficiency(x->samples_per_s[j], r, base);
-		if (jdg_scales(x->efficiency[j]) && r > x->scales_to)
-			x->scales_to = r;
-	}
+	x->scales_to = jdg_cluster_scaling(x->samples_per_s, ranks, x->n,
+					   x->efficiency);
 	x->storage_bound_from = jdg_storage_bound_from(bound, ranks, x->n);
 }
 
@@ -318,7 +308,7 @@ static void verdict_series(struct rpt_buf *b, const struct rpt_cluster_sweep *s,
 		struct rpt_cluster_totals t;
 
 		rpt_cluster_totals(&p->report, &t);
-		if (p->nodes && t.nodes_fed == p->nodes &&
+		if (jdg_cluster_fed(true, t.nodes_fed, p->nodes) &&
 		    (big < 0 || p->nodes >= s->points[big].nodes))
 			big = (int)x->point[j];
 	}
@@ -713,8 +703,9 @@ static const char *const colours[] = {
 
 static void html_head(struct rpt_buf *b, const struct rpt_cluster_sweep *s)
 {
-	rpt_buf_printf(b, "<h2>what was swept</h2>\n<table class=\"swept\">\n"
-		       "<tr><td>dataset</td><td>");
+	rpt_buf_printf(b, "<h2>what was swept</h2>\n");
+	rpt_html_table(b, "swept", NULL, 0);
+	rpt_buf_printf(b, "<tr><td>dataset</td><td>");
 	rpt_buf_html_path(b, s->dataset);
 	rpt_buf_printf(b, "</td></tr>\n<tr><td>storage</td><td>");
 	rpt_buf_html(b, s->fs_type && *s->fs_type ? s->fs_type : "unknown");
@@ -738,7 +729,8 @@ static void html_head(struct rpt_buf *b, const struct rpt_cluster_sweep *s)
 	} else {
 		rpt_buf_printf(b, "none emulated (raw feed rate)");
 	}
-	rpt_buf_printf(b, "</td></tr>\n</table>\n");
+	rpt_buf_printf(b, "</td></tr>\n");
+	rpt_html_table_end(b);
 }
 
 /* The ranks point P is missing, by name and why. */
@@ -767,17 +759,21 @@ static void html_missing(struct rpt_buf *b, const struct rpt_cluster_point *p)
 static void html_series(struct rpt_buf *b, const struct rpt_cluster_sweep *s,
 			const struct rpt_cluster_series *x)
 {
+	static const char *const series_heads[] = {
+		"ranks", "nodes", "samples/s", "MB/s", "per rank",
+		"efficiency", "AU", "limit", "lost",
+	};
 	char name[64];
 
 	series_name(name, sizeof(name), x);
 	rpt_buf_printf(b, "<h2>");
 	rpt_buf_html(b, name);
-	rpt_buf_printf(b, "</h2>\n<table class=\"series\" data-cache=\"");
-	rpt_buf_html(b, nz(x->cache));
-	rpt_buf_printf(b, "\" data-vcpus=\"%u\"><tr><th>ranks</th><th>nodes"
-		       "</th><th>samples/s</th><th>MB/s</th><th>per rank</th>"
-		       "<th>efficiency</th><th>AU</th><th>limit</th>"
-		       "<th>lost</th></tr>\n", x->vcpus);
+	rpt_buf_printf(b, "</h2>\n");
+	rpt_html_table_start(b, "series");
+	rpt_html_attr(b, "data-cache", nz(x->cache));
+	rpt_buf_printf(b, " data-vcpus=\"%u\"", x->vcpus);
+	rpt_html_table_heads(b, series_heads, sizeof(series_heads) /
+			     sizeof(series_heads[0]));
 	for (size_t j = 0; j < x->n; j++) {
 		const struct rpt_cluster_point *p = &s->points[x->point[j]];
 		struct pt_fig fg;
@@ -808,7 +804,7 @@ static void html_series(struct rpt_buf *b, const struct rpt_cluster_sweep *s,
 		free(lim);
 		rpt_buf_printf(b, "</td><td>%u</td></tr>\n", fg.missing);
 	}
-	rpt_buf_printf(b, "</table>\n");
+	rpt_html_table_end(b);
 	for (size_t j = 0; j < x->n; j++)
 		html_missing(b, &s->points[x->point[j]]);
 }
@@ -835,13 +831,10 @@ static void html_plot(struct rpt_buf *b, const struct rpt_cluster_sweep *s,
 	ymax *= 1.05;
 #define PX(r) (ml + (rmax > 1 ? ((double)(r) - 1) / (rmax - 1) * pw : pw / 2))
 #define PY(v) (top + ph - ph * (v) / ymax)
-	rpt_buf_printf(b, "<h2>samples/s against ranks</h2>\n<svg class=\""
-		       "scaling\" xmlns=\"http://www.w3.org/2000/svg\" width="
-		       "\"%.0f\" height=\"%.0f\">\n<line x1=\"%.1f\" y1=\"%.1f\" "
-		       "x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n<line x1=\""
-		       "%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\""
-		       "#333\"/>\n", w, h + 20.0 * (double)ns, ml, top + ph,
-		       ml + pw, top + ph, ml, top, ml, top + ph);
+	rpt_buf_printf(b, "<h2>samples/s against ranks</h2>\n");
+	rpt_svg_open(b, "scaling", w, h + 20.0 * (double)ns, NULL);
+	rpt_buf_printf(b, "\n");
+	rpt_svg_axes(b, ml, top, pw, ph);
 	rpt_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">"
 		       "%.0f</text><text x=\"%.1f\" y=\"%.1f\" text-anchor="
 		       "\"end\">0</text>\n", ml - 6, top + 10, ymax, ml - 6,
@@ -857,20 +850,23 @@ static void html_plot(struct rpt_buf *b, const struct rpt_cluster_sweep *s,
 		const struct rpt_cluster_series *x = &sr[k];
 		const char *col = colours[k % (sizeof(colours) /
 					       sizeof(colours[0]))];
+		struct rpt_svg_poly poly;
 		char name[64];
 
 		series_name(name, sizeof(name), x);
-		rpt_buf_printf(b, "<polyline class=\"series\" data-cache=\"");
-		rpt_buf_html(b, nz(x->cache));
-		rpt_buf_printf(b, "\" data-vcpus=\"%u\" fill=\"none\" stroke="
-			       "\"%s\" stroke-width=\"2\" points=\"", x->vcpus,
-			       col);
-		for (size_t j = 0, o = 0; j < x->n; j++)
+		rpt_svg_poly_start(&poly, b);
+		rpt_buf_printf(b, " class=\"series\"");
+		rpt_html_attr(b, "data-cache", nz(x->cache));
+		rpt_buf_printf(b, " data-vcpus=\"%u\" fill=\"none\" stroke="
+			       "\"%s\" stroke-width=\"2\"", x->vcpus, col);
+		rpt_svg_poly_points(&poly);
+		for (size_t j = 0; j < x->n; j++)
 			if (x->samples_per_s[j] >= 0)
-				rpt_buf_printf(b, "%s%.1f,%.1f", o++ ? " " : "",
-					       PX(s->points[x->point[j]].ranks),
-					       PY(x->samples_per_s[j]));
-		rpt_buf_printf(b, "\"/>\n");
+				rpt_svg_poly_point(&poly,
+					PX(s->points[x->point[j]].ranks),
+					PY(x->samples_per_s[j]));
+		rpt_svg_poly_close(&poly);
+		rpt_buf_printf(b, "\n");
 		for (size_t j = 0; j < x->n; j++) {
 			const unsigned r = s->points[x->point[j]].ranks;
 
@@ -891,7 +887,7 @@ static void html_plot(struct rpt_buf *b, const struct rpt_cluster_sweep *s,
 	}
 #undef PX
 #undef PY
-	rpt_buf_printf(b, "</svg>\n");
+	rpt_svg_close(b);
 }
 
 char *rpt_cluster_sweep_html(const struct rpt_cluster_sweep *s)

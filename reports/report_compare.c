@@ -401,8 +401,7 @@ void rpt_cost_fill(const struct rpt_candidate *c, double usd_per_hour,
 	out->measured_per_s = c->samples_per_s[k];
 	out->feed_per_s = jdg_cost_feed(out->measured_per_s,
 		(double)c->gpu_count * c->demand_per_gpu, &out->gpu_bound);
-	out->feeds = c->gpu_count > 0 && c->gpus_fed[k] >= 0 &&
-		     (unsigned)c->gpus_fed[k] >= c->gpu_count;
+	out->feeds = jdg_asked_fed(c->gpus_fed[k], c->gpu_count);
 	if (epoch_samples > 0 && out->feed_per_s > 0)
 		out->epoch_s = epoch_samples / out->feed_per_s;
 	if (!out->priced)
@@ -554,6 +553,24 @@ void rpt_cost_print(FILE *f, const struct rpt_candidate *c,
 
 /* ---- the page ---- */
 
+/* A table of class CLS whose header row names the N candidates C, after
+ * an empty corner. */
+static void candidates_table(struct rpt_buf *b, const char *cls,
+			     const struct rpt_candidate *c, size_t n)
+{
+	const char **heads = calloc(n + 1, sizeof(*heads));
+
+	if (!heads) {
+		b->ok = false;
+		return;
+	}
+	heads[0] = "";
+	for (size_t i = 0; i < n; i++)
+		heads[i + 1] = c[i].label;
+	rpt_html_table(b, cls, heads, n + 1);
+	free(heads);
+}
+
 void rpt_compare_html_body(struct rpt_buf *b, const struct rpt_candidate *c,
 			   size_t n)
 {
@@ -561,15 +578,10 @@ void rpt_compare_html_body(struct rpt_buf *b, const struct rpt_candidate *c,
 	const double bw = 22, gap = 30, h = 240;
 	double w;
 
-	rpt_buf_printf(b, "<h1>feedrate compare: %zu candidate%s</h1>\n"
-		       "<table class=\"compare\"><tr><th></th>", n,
+	rpt_buf_printf(b, "<h1>feedrate compare: %zu candidate%s</h1>\n", n,
 		       n == 1 ? "" : "s");
-	for (size_t i = 0; i < n; i++) {
-		rpt_buf_printf(b, "<th>");
-		rpt_buf_html(b, c[i].label);
-		rpt_buf_printf(b, "</th>");
-	}
-	rpt_buf_printf(b, "</tr>\n<tr><td>verdict</td>");
+	candidates_table(b, "compare", c, n);
+	rpt_buf_printf(b, "<tr><td>verdict</td>");
 	for (size_t i = 0; i < n; i++) {
 		rpt_buf_printf(b, "<td>");
 		rpt_buf_html(b, c[i].headline);
@@ -614,7 +626,7 @@ void rpt_compare_html_body(struct rpt_buf *b, const struct rpt_candidate *c,
 		}
 		rpt_buf_printf(b, "</tr>\n");
 	}
-	rpt_buf_printf(b, "</table>\n");
+	rpt_html_table_end(b);
 	for (size_t i = 0; i < n; i++)
 		for (int k = 0; k < STG_CACHE_STATES; k++) {
 			char note[256];
@@ -629,9 +641,11 @@ void rpt_compare_html_body(struct rpt_buf *b, const struct rpt_candidate *c,
 	/* a grouped bar chart: samples/s per cache state per candidate */
 	ymax = rpt_svg_nice_max(ymax * 1.05);
 	w = RPT_SVG_MARGIN_LEFT + n * (STG_CACHE_STATES * bw + gap) + 20;
-	rpt_buf_printf(b, "<h2>samples/s</h2>\n<svg class=\"bars\" xmlns="
-		       "\"http://www.w3.org/2000/svg\" width=\"%.0f\" height="
-		       "\"%.0f\">\n", w, h + 60);
+	rpt_buf_printf(b, "<h2>samples/s</h2>\n");
+	rpt_svg_open(b, "bars", w, h + 60, NULL);
+	rpt_buf_printf(b, "\n");
+	rpt_svg_axes(b, RPT_SVG_MARGIN_LEFT - 2, 10, w - RPT_SVG_MARGIN_LEFT,
+		     h);
 	for (size_t i = 0; i < n; i++) {
 		const double x0 = RPT_SVG_MARGIN_LEFT + i * (STG_CACHE_STATES * bw + gap);
 
@@ -662,7 +676,7 @@ void rpt_compare_html_body(struct rpt_buf *b, const struct rpt_candidate *c,
 		rpt_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">%s"
 			       "</text>\n", RPT_SVG_MARGIN_LEFT + 60.0 * k, h + 50, rpt_html_cache_colour[k],
 			       stg_cache_state_name((enum stg_cache_state)k));
-	rpt_buf_printf(b, "</svg>\n");
+	rpt_svg_close(b);
 }
 
 char *rpt_compare_html(const struct rpt_candidate *c, size_t n)
@@ -688,14 +702,8 @@ static void cost_html(struct rpt_buf *b, const struct rpt_candidate *c,
 	};
 	const int best = rpt_cost_cheapest(costs, n);
 
-	rpt_buf_printf(b, "<h2>cost and checkpoints</h2>\n<table class=\""
-		       "compare cost\"><tr><th></th>");
-	for (size_t i = 0; i < n; i++) {
-		rpt_buf_printf(b, "<th>");
-		rpt_buf_html(b, c[i].label);
-		rpt_buf_printf(b, "</th>");
-	}
-	rpt_buf_printf(b, "</tr>\n");
+	rpt_buf_printf(b, "<h2>cost and checkpoints</h2>\n");
+	candidates_table(b, "compare cost", c, n);
 	for (int w = 0; w < 7; w++) {
 		rpt_buf_printf(b, "<tr><td>%s</td>", label[w]);
 		for (size_t i = 0; i < n; i++) {
@@ -710,7 +718,8 @@ static void cost_html(struct rpt_buf *b, const struct rpt_candidate *c,
 		}
 		rpt_buf_printf(b, "</tr>\n");
 	}
-	rpt_buf_printf(b, "</table>\n<p class=\"note\">");
+	rpt_html_table_end(b);
+	rpt_buf_printf(b, "<p class=\"note\">");
 	if (best >= 0) {
 		rpt_buf_printf(b, "cheapest that feeds the asked GPUs: <b>");
 		rpt_buf_html(b, c[best].label);

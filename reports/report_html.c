@@ -230,11 +230,7 @@ static void panel_frame(struct rpt_buf *b, const struct panel *p,
 	const double st = tick_step(p->ymax, 5);
 	char n[32];
 
-	rpt_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-		       "y2=\"%.1f\" stroke=\"#333\"/><line x1=\"%.1f\" "
-		       "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n",
-		       p->left, p->top, p->left, p->top + p->h, p->left,
-		       p->top + p->h, p->left + p->w, p->top + p->h);
+	rpt_svg_axes(b, p->left, p->top, p->w, p->h);
 	for (int k = 0; k * st <= p->ymax * (1 + 1e-9); k++) {
 		const double y = panel_y(p, k * st);
 
@@ -514,10 +510,12 @@ static void draw_states(struct rpt_buf *b, const struct rpt_sweep *s,
 			       primary ? "series" : "series-overview", name);
 		if (d[c].line) {
 			unsigned v = 0;
-			bool first = true;
+			struct rpt_svg_poly poly;
+			char attrs[80];
 
-			rpt_buf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" "
-				       "stroke-width=\"2\" points=\"", colour[c]);
+			snprintf(attrs, sizeof(attrs), " fill=\"none\" stroke="
+				 "\"%s\" stroke-width=\"2\"", colour[c]);
+			rpt_svg_poly_open(&poly, b, attrs);
 			for (;;) {
 				const struct rpt_point *next = NULL;
 
@@ -531,13 +529,12 @@ static void draw_states(struct rpt_buf *b, const struct rpt_sweep *s,
 				}
 				if (!next)
 					break;
-				rpt_buf_printf(b, "%s%.1f,%.1f", first ? "" : " ",
-					       panel_x(p, next->vcpus),
-					       panel_y(p, next->samples_per_s));
-				first = false;
+				rpt_svg_poly_point(&poly, panel_x(p, next->vcpus),
+						   panel_y(p, next->samples_per_s));
 				v = next->vcpus;
 			}
-			rpt_buf_printf(b, "\"/>\n");
+			rpt_svg_poly_close(&poly);
+			rpt_buf_printf(b, "\n");
 		}
 		for (size_t i = 0; i < s->npoints; i++) {
 			const struct rpt_point *q = &s->points[i];
@@ -591,7 +588,7 @@ static void plot_main(struct rpt_buf *b, const struct rpt_sweep *s)
 	unsigned meas_x = s->vcpus_total, ax;
 	struct panel a, z;
 	size_t nleg = 0, row = 0;
-	char xtitle[128], text[512];
+	char xtitle[128], text[512], extra[160];
 	bool zoom;
 
 	for (size_t i = 0; i < s->npoints; i++)
@@ -634,10 +631,11 @@ static void plot_main(struct rpt_buf *b, const struct rpt_sweep *s)
 	else
 		snprintf(xtitle, sizeof(xtitle), "vCPUs");
 
-	rpt_buf_printf(b, "<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/"
-		       "svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f "
-		       "%.0f\" role=\"img\" aria-label=\"samples per second "
-		       "against vCPUs\">\n", PW, height, PW, height);
+	snprintf(extra, sizeof(extra), " viewBox=\"0 0 %.0f %.0f\" role=\"img\""
+		 " aria-label=\"samples per second against vCPUs\"", PW,
+		 height);
+	rpt_svg_open(b, "plot", PW, height, extra);
+	rpt_buf_printf(b, "\n");
 	rpt_buf_printf(b, "<g class=\"panel\" data-panel=\"answer\" data-xmax="
 		       "\"%.0f\" data-ymax=\"%.0f\">\n<text class=\"panel-title\" "
 		       "x=\"%.1f\" y=\"16\" font-weight=\"bold\">", a.xmax,
@@ -704,7 +702,7 @@ static void plot_main(struct rpt_buf *b, const struct rpt_sweep *s)
 		draw_states(b, s, &z, d, true, z.top + 14);
 		rpt_buf_printf(b, "</g>\n");
 	}
-	rpt_buf_printf(b, "</svg>\n");
+	rpt_svg_close(b);
 }
 
 /* A point's 1 s series as a small line chart. */
@@ -712,6 +710,8 @@ static void plot_series(struct rpt_buf *b, const struct rpt_point *p,
 			int c)
 {
 	const double w = 320, h = 90;
+	struct rpt_svg_poly poly;
+	char extra[96];
 	double tmax = 0, ymax = 0;
 
 	for (unsigned i = 0; i < p->series_len; i++) {
@@ -721,20 +721,22 @@ static void plot_series(struct rpt_buf *b, const struct rpt_point *p,
 	ymax = nice_max(ymax * 1.05);
 	if (tmax <= 0)
 		tmax = 1;
-	rpt_buf_printf(b, "<svg class=\"tseries\" data-vcpus=\"%u\" data-cache="
-		       "\"%s\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-		       "height=\"%.0f\"><rect x=\"0\" y=\"0\" width=\"%.0f\" "
-		       "height=\"%.0f\" fill=\"#fafafa\" stroke=\"#ddd\"/>"
-		       "<polyline fill=\"none\" stroke=\"%s\" points=\"",
-		       p->vcpus, stg_cache_state_name(p->cache), w, h + 16, w, h,
-		       colour[c]);
+	snprintf(extra, sizeof(extra), " data-vcpus=\"%u\" data-cache=\"%s\"",
+		 p->vcpus, stg_cache_state_name(p->cache));
+	rpt_svg_open(b, "tseries", w, h + 16, extra);
+	rpt_buf_printf(b, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" "
+		       "fill=\"#fafafa\" stroke=\"#ddd\"/>", w, h);
+	snprintf(extra, sizeof(extra), " fill=\"none\" stroke=\"%s\"",
+		 colour[c]);
+	rpt_svg_poly_open(&poly, b, extra);
 	for (unsigned i = 0; i < p->series_len; i++)
-		rpt_buf_printf(b, "%s%.1f,%.1f", i ? " " : "",
-			       w * p->series[i].t_s / tmax,
-			       h - h * p->series[i].samples_per_s / ymax);
-	rpt_buf_printf(b, "\"/><text x=\"4\" y=\"12\">%.0f</text><text x=\"4\" "
-		       "y=\"%.0f\">%u vCPUs, %s, %.0f s</text></svg>\n", ymax,
-		       h + 13, p->vcpus, stg_cache_state_name(p->cache), tmax);
+		rpt_svg_poly_point(&poly, w * p->series[i].t_s / tmax,
+				   h - h * p->series[i].samples_per_s / ymax);
+	rpt_svg_poly_close(&poly);
+	rpt_buf_printf(b, "<text x=\"4\" y=\"12\">%.0f</text><text x=\"4\" "
+		       "y=\"%.0f\">%u vCPUs, %s, %.0f s</text>", ymax, h + 13,
+		       p->vcpus, stg_cache_state_name(p->cache), tmax);
+	rpt_svg_close(b);
 }
 
 static const char *conf_word(int c)
@@ -749,10 +751,13 @@ static const char *conf_word(int c)
 
 static void verdict_table(struct rpt_buf *b, const struct rpt_sweep *s)
 {
-	rpt_buf_printf(b, "<table class=\"verdict-table\"><tr><th>cache</th>"
-		       "<th>vCPUs</th><th>samples/s</th><th>GPUs fed</th>"
-		       "<th>check</th><th>limit</th><th>vCPUs/GPU</th>"
-		       "<th>hit ratio</th></tr>\n");
+	static const char *const heads[] = {
+		"cache", "vCPUs", "samples/s", "GPUs fed", "check", "limit",
+		"vCPUs/GPU", "hit ratio",
+	};
+
+	rpt_html_table(b, "verdict-table", heads,
+		       sizeof(heads) / sizeof(heads[0]));
 	for (int c = 0; c < STG_CACHE_STATES; c++) {
 		const struct rpt_cache_verdict *cv = &s->v.cache[c];
 
@@ -831,12 +836,13 @@ static void verdict_table(struct rpt_buf *b, const struct rpt_sweep *s)
 				       "storage-bound: more vCPUs do not help, "
 				       "nothing projected</td></tr>\n");
 	}
-	rpt_buf_printf(b, "</table>\n");
+	rpt_html_table_end(b);
 }
 
 static void facts_table(struct rpt_buf *b, const struct rpt_sweep *s)
 {
-	rpt_buf_printf(b, "<table class=\"facts\"><tr><td>CPU</td><td>");
+	rpt_html_table(b, "facts", NULL, 0);
+	rpt_buf_printf(b, "<tr><td>CPU</td><td>");
 	rpt_buf_html(b, s->cpu_model);
 	rpt_buf_printf(b, " (%u usable vCPUs)</td></tr><tr><td>RAM</td><td>"
 		       "%.2f GB (%.2f GB available)", s->vcpus_total,
@@ -877,15 +883,17 @@ static void facts_table(struct rpt_buf *b, const struct rpt_sweep *s)
 		rpt_buf_html(b, s->notes);
 		rpt_buf_printf(b, "</td></tr>");
 	}
-	rpt_buf_printf(b, "</table>\n");
+	rpt_html_table_end(b);
 }
 
 static void points_table(struct rpt_buf *b, const struct rpt_sweep *s)
 {
-	rpt_buf_printf(b, "<table class=\"points\"><tr><th>vCPUs</th><th>cache"
-		       "</th><th>status</th><th>samples/s</th><th>AU</th>"
-		       "<th>hit ratio</th><th>MB/s</th><th>bottleneck</th>"
-		       "</tr>\n");
+	static const char *const heads[] = {
+		"vCPUs", "cache", "status", "samples/s", "AU", "hit ratio",
+		"MB/s", "bottleneck",
+	};
+
+	rpt_html_table(b, "points", heads, sizeof(heads) / sizeof(heads[0]));
 	for (size_t i = 0; i < s->npoints; i++) {
 		const struct rpt_point *p = &s->points[i];
 
@@ -920,7 +928,7 @@ static void points_table(struct rpt_buf *b, const struct rpt_sweep *s)
 		rpt_buf_html(b, p->bottleneck);
 		rpt_buf_printf(b, "</td></tr>\n");
 	}
-	rpt_buf_printf(b, "</table>\n");
+	rpt_html_table_end(b);
 }
 
 /* ---- the RAM axis: samples/s and hit ratio against page-cache size ---- */
@@ -938,11 +946,7 @@ static void ram_frame(struct rpt_buf *b, const struct panel *p, bool percent,
 	const double st = percent ? 0.25 : tick_step(p->ymax, 4);
 	char n[32];
 
-	rpt_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-		       "y2=\"%.1f\" stroke=\"#333\"/><line x1=\"%.1f\" "
-		       "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n",
-		       p->left, p->top, p->left, p->top + p->h, p->left,
-		       p->top + p->h, p->left + p->w, p->top + p->h);
+	rpt_svg_axes(b, p->left, p->top, p->w, p->h);
 	for (int k = 0; k * st <= p->ymax * (1 + 1e-9); k++) {
 		const double y = panel_y(p, k * st);
 
@@ -974,20 +978,6 @@ static void ram_frame(struct rpt_buf *b, const struct panel *p, bool percent,
 		       "14 %.1f)\" text-anchor=\"middle\">%s</text>\n",
 		       p->top + p->h / 2, p->top + p->h / 2, percent ?
 		       "hit ratio" : "samples/s");
-}
-
-/* The feed the verdict's model predicts at hit ratio H (as verdict.c
- * does for its model rows); < 0 unknown. */
-static double ram_plot_predict(const struct rpt_sweep_verdict *v, double h)
-{
-	const double st = v->ram_need.storage_samples_per_s;
-	double r = INFINITY;
-
-	if (st > 0 && h < 1)
-		r = st / (1 - h);
-	if (v->ram_cpu_samples_per_s > 0)
-		r = fmin(r, v->ram_cpu_samples_per_s);
-	return isinf(r) ? -1 : r;
 }
 
 /* A horizontal line at Y in P with a label in the right margin. */
@@ -1069,6 +1059,10 @@ static void ram_dots(struct rpt_buf *b, const struct rpt_sweep *s,
  * or ceiling is said above the panel instead of stretching its axis. */
 #define RAM_DEMAND_ZOOM 3.0
 
+/* The model's dashed line. */
+#define MODEL_LINE " class=\"model\" fill=\"none\" stroke=\"#555\" " \
+	"stroke-width=\"1.5\" stroke-dasharray=\"6 3\""
+
 static void plot_ram(struct rpt_buf *b, const struct rpt_sweep *s)
 {
 	const struct rpt_sweep_verdict *v = &s->v;
@@ -1080,7 +1074,8 @@ static void plot_ram(struct rpt_buf *b, const struct rpt_sweep *s)
 	struct panel r = h;
 	double ytop = 0, height;
 	bool demand_above = false;
-	char text[160], num[32];
+	struct rpt_svg_poly poly;
+	char text[160], num[32], extra[160];
 
 	if (!v->nram_curve || !s->bytes)
 		return;
@@ -1098,27 +1093,26 @@ static void plot_ram(struct rpt_buf *b, const struct rpt_sweep *s)
 	r.h = RAM_SPS_H;
 	r.ymax = axis_top(ytop * 1.08);
 	height = r.top + r.h + AXIS_B;
-	rpt_buf_printf(b, "<svg class=\"ram-plot\" xmlns=\"http://www.w3.org/"
-		       "2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 "
-		       "%.0f %.0f\" role=\"img\" aria-label=\"hit ratio and "
-		       "samples per second against page-cache size\">\n", PW,
-		       height, PW, height);
+	snprintf(extra, sizeof(extra), " viewBox=\"0 0 %.0f %.0f\" role=\"img\""
+		 " aria-label=\"hit ratio and samples per second against "
+		 "page-cache size\"", PW, height);
+	rpt_svg_open(b, "ram-plot", PW, height, extra);
+	rpt_buf_printf(b, "\n");
 	/* the hit ratio */
 	rpt_buf_printf(b, "<g class=\"panel\" data-panel=\"hit\"><text class=\""
 		       "panel-title\" x=\"%.1f\" y=\"16\" font-weight=\"bold\">"
 		       "Hit ratio against the page cache (share of the dataset)"
 		       "</text>\n", ML);
 	ram_frame(b, &h, true, s->bytes);
-	rpt_buf_printf(b, "<polyline class=\"model\" fill=\"none\" stroke=\""
-		       "#555\" stroke-width=\"1.5\" stroke-dasharray=\"6 3\" "
-		       "points=\"");
+	rpt_svg_poly_open(&poly, b, MODEL_LINE);
 	for (int k = 0; k <= RAM_MODEL_STEPS; k++) {
 		const double f = (double)k / RAM_MODEL_STEPS;
 
-		rpt_buf_printf(b, "%s%.1f,%.1f", k ? " " : "", panel_x(&h, f),
-			       panel_y(&h, jdg_lru_hit(f)));
+		rpt_svg_poly_point(&poly, panel_x(&h, f),
+				   panel_y(&h, jdg_lru_hit(f)));
 	}
-	rpt_buf_printf(b, "\"/>\n");
+	rpt_svg_poly_close(&poly);
+	rpt_buf_printf(b, "\n");
 	rpt_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">model: "
 		       "LRU, shuffled epochs</text>\n", h.left + h.w + 6,
 		       panel_y(&h, jdg_lru_hit(0.9)) + 4);
@@ -1158,26 +1152,19 @@ static void plot_ram(struct rpt_buf *b, const struct rpt_sweep *s)
 		ram_hline(b, &r, n->storage_samples_per_s, "ceiling",
 			  colour[STG_CACHE_COLD], "1 3", text);
 	}
-	{
-		bool first = true;
+	rpt_svg_poly_open(&poly, b, MODEL_LINE);
+	for (int k = 0; k <= RAM_MODEL_STEPS; k++) {
+		const double f = (double)k / RAM_MODEL_STEPS;
+		const double y = jdg_ram_model_feed(
+			v->ram_need.storage_samples_per_s,
+			v->ram_cpu_samples_per_s, jdg_lru_hit(f));
 
-		rpt_buf_printf(b, "<polyline class=\"model\" fill=\"none\" "
-			       "stroke=\"#555\" stroke-width=\"1.5\" stroke-"
-			       "dasharray=\"6 3\" points=\"");
-		for (int k = 0; k <= RAM_MODEL_STEPS; k++) {
-			const double f = (double)k / RAM_MODEL_STEPS;
-			const double y = ram_plot_predict(v,
-						jdg_lru_hit(f));
-
-			if (y < 0)
-				continue;
-			rpt_buf_printf(b, "%s%.1f,%.1f", first ? "" : " ",
-				       panel_x(&r, f), panel_y(&r, fmin(y,
-				       r.ymax)));
-			first = false;
-		}
-		rpt_buf_printf(b, "\"/>\n");
+		if (y >= 0)
+			rpt_svg_poly_point(&poly, panel_x(&r, f),
+					   panel_y(&r, fmin(y, r.ymax)));
 	}
+	rpt_svg_poly_close(&poly);
+	rpt_buf_printf(b, "\n");
 	ram_dots(b, s, &r, false);
 	rpt_buf_printf(b, "</g>\n");
 	/* the page cache needed, and this VM's, across both panels */
@@ -1200,7 +1187,7 @@ static void plot_ram(struct rpt_buf *b, const struct rpt_sweep *s)
 				  text);
 		}
 	}
-	rpt_buf_printf(b, "</svg>\n");
+	rpt_svg_close(b);
 }
 
 /* Cell: shape F's vCPUs needed (a range where the SMT yield is assumed),
@@ -1254,6 +1241,11 @@ static void catalog_demand(struct rpt_buf *b, const struct rpt_shape_fit *f)
  * the training job's reserve, spare, the judgement and the demand row. */
 static void catalog_table(struct rpt_buf *b, const struct rpt_sweep *s)
 {
+	static const char *const catalog_heads[] = {
+		"shape", "GPUs", "vCPUs", "vCPU", "needed", "spare", "reserved",
+		"fit", "demand", "RAM GiB", "dataset in RAM",
+		"page cache for its GPUs here",
+	};
 	const struct rpt_sweep_verdict *v = &s->v;
 	char text[640], yield[160], rsv[32];
 
@@ -1273,11 +1265,8 @@ static void catalog_table(struct rpt_buf *b, const struct rpt_sweep *s)
 			       "this GPU type.</p>\n");
 		return;
 	}
-	rpt_buf_printf(b, "<table class=\"catalog\"><tr><th>shape</th>"
-		       "<th>GPUs</th><th>vCPUs</th><th>vCPU</th><th>needed"
-		       "</th><th>spare</th><th>reserved</th><th>fit</th>"
-		       "<th>demand</th><th>RAM GiB</th><th>dataset in RAM"
-		       "</th><th>page cache for its GPUs here</th></tr>\n");
+	rpt_html_table(b, "catalog", catalog_heads,
+		       sizeof(catalog_heads) / sizeof(catalog_heads[0]));
 	for (size_t i = 0; i < v->nfits; i++) {
 		const struct rpt_shape_fit *f = &v->fits[i];
 		const struct rpt_shape *sh = f->shape;
@@ -1308,7 +1297,7 @@ static void catalog_table(struct rpt_buf *b, const struct rpt_sweep *s)
 			       f->ram_fit == RPT_RAM_FIT_NONE ? "no size "
 			       "below the whole dataset" : "?");
 	}
-	rpt_buf_printf(b, "</table>\n");
+	rpt_html_table_end(b);
 	rpt_fmt_bytes(rsv, sizeof(rsv), (double)v->reserve_ram_per_gpu);
 	snprintf(text, sizeof(text), "vCPU: what one of its vCPUs is (the "
 		 "source in its tooltip). needed: for the pipeline, in its kind "

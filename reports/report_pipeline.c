@@ -446,16 +446,12 @@ void rpt_pipelines_html(struct rpt_buf *b, const struct rpt_sweep *s)
 	rpt_buf_printf(b, "</p>\n");
 	if (v[0].cache < 0 || ymax <= 0)
 		return;
-	rpt_buf_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
-		       "width=\"%.0f\" height=\"%.0f\" role=\"img\">\n"
-		       "<text x=\"%.0f\" y=\"14\" font-size=\"12\">samples/s "
-		       "against vCPUs, %s, one line per pipeline</text>\n",
-		       w, h, l, stg_cache_state_name(
+	rpt_svg_open(b, "pipelines", w, h, " role=\"img\"");
+	rpt_buf_printf(b, "\n<text x=\"%.0f\" y=\"14\" font-size=\"12\">"
+		       "samples/s against vCPUs, %s, one line per pipeline"
+		       "</text>\n", l, stg_cache_state_name(
 		       (enum stg_cache_state)v[0].cache));
-	rpt_buf_printf(b, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" "
-		       "y2=\"%.0f\" stroke=\"#444\"/>\n<line x1=\"%.0f\" "
-		       "y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#444\"/>\n",
-		       l, h - bo, w - r, h - bo, l, t, l, h - bo);
+	rpt_svg_axes(b, l, t, w - r - l, h - bo - t);
 	rpt_buf_printf(b, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">%.0f"
 		       "</text>\n<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">"
 		       "%u vCPUs</text>\n", 4.0, t + 10, ymax, w - r - 40,
@@ -463,10 +459,12 @@ void rpt_pipelines_html(struct rpt_buf *b, const struct rpt_sweep *s)
 	for (size_t i = 0; i < n; i++) {
 		const struct rpt_sweep *p = pipe_at(s, i);
 		const char *col = colour[i % 5];
-		bool first = true;
+		struct rpt_svg_poly poly;
+		char attrs[80];
 
-		rpt_buf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" "
-			       "stroke-width=\"2\" points=\"", col);
+		snprintf(attrs, sizeof(attrs), " fill=\"none\" stroke=\"%s\" "
+			 "stroke-width=\"2\"", col);
+		rpt_svg_poly_open(&poly, b, attrs);
 		for (size_t k = 0; k < p->npoints; k++) {
 			const struct rpt_point *pt = &p->points[k];
 			double x, y;
@@ -476,16 +474,16 @@ void rpt_pipelines_html(struct rpt_buf *b, const struct rpt_sweep *s)
 				continue;
 			x = l + (w - r - l) * pt->vcpus / xmax;
 			y = (h - bo) - (h - bo - t) * pt->samples_per_s / ymax;
-			rpt_buf_printf(b, "%s%.1f,%.1f", first ? "" : " ", x, y);
-			first = false;
+			rpt_svg_poly_point(&poly, x, y);
 		}
-		rpt_buf_printf(b, "\"/>\n<text x=\"%.0f\" y=\"%.0f\" "
+		rpt_svg_poly_close(&poly);
+		rpt_buf_printf(b, "\n<text x=\"%.0f\" y=\"%.0f\" "
 			       "font-size=\"11\" fill=\"%s\">", w - r + 6,
 			       t + 16 + 14.0 * (double)i, col);
 		rpt_buf_html(b, v[i].name);
 		rpt_buf_printf(b, "</text>\n");
 	}
-	rpt_buf_printf(b, "</svg>\n");
+	rpt_svg_close(b);
 }
 
 char *rpt_pipelines_line_json(const json_t *root)

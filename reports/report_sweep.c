@@ -324,9 +324,9 @@ static void print_storage_ram(FILE *f, const struct rpt_sweep *s)
 			 "a lower bound: the CPU was the limit",
 			 v->storage_is_ceiling ? "" : "at least ",
 			 v->storage_gpus, nz(s->gpu_type),
-			 v->storage_gpus >= s->gpu_count ? "Storage is not "
+			 v->storage_feeds_asked ? "Storage is not "
 			 "the limit for the asked GPUs." : "");
-		if (v->storage_is_ceiling && v->storage_gpus < s->gpu_count) {
+		if (v->storage_is_ceiling && !v->storage_feeds_asked) {
 			size_t u = strlen(line);
 
 			snprintf(line + u, sizeof(line) - u, "For %u x %s "

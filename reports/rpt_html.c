@@ -3,6 +3,7 @@
  * sheet, the page's end, escaped text and names.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,4 +87,146 @@ double rpt_svg_nice_max(double v)
 	p = pow(10, floor(log10(v)));
 	m = v / p;
 	return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+}
+
+void rpt_html_attr(struct rpt_buf *b, const char *name, const char *value)
+{
+	rpt_buf_printf(b, " %s=\"", name);
+	rpt_buf_html(b, value);
+	rpt_buf_printf(b, "\"");
+}
+
+/* ---- tables ---- */
+
+void rpt_html_table_start(struct rpt_buf *b, const char *cls)
+{
+	rpt_buf_printf(b, "<table");
+	if (cls)
+		rpt_html_attr(b, "class", cls);
+}
+
+void rpt_html_table(struct rpt_buf *b, const char *cls,
+		    const char *const *heads, size_t n)
+{
+	rpt_html_table_start(b, cls);
+	rpt_html_table_heads(b, heads, n);
+}
+
+void rpt_html_table_heads(struct rpt_buf *b, const char *const *heads,
+			  size_t n)
+{
+	rpt_buf_printf(b, ">");
+	if (n) {
+		rpt_buf_printf(b, "<tr>");
+		for (size_t i = 0; i < n; i++) {
+			rpt_buf_printf(b, "<th>");
+			rpt_buf_html(b, heads[i]);
+			rpt_buf_printf(b, "</th>");
+		}
+		rpt_buf_printf(b, "</tr>");
+	}
+	rpt_buf_printf(b, "\n");
+}
+
+void rpt_html_table_end(struct rpt_buf *b)
+{
+	rpt_buf_printf(b, "</table>\n");
+}
+
+void rpt_html_td(struct rpt_buf *b, const char *text)
+{
+	rpt_buf_printf(b, "<td>");
+	rpt_buf_html(b, text);
+	rpt_buf_printf(b, "</td>");
+}
+
+void rpt_html_td_num(struct rpt_buf *b, int decimals, double v)
+{
+	if (!isfinite(v))
+		rpt_buf_printf(b, "<td>n/a</td>");
+	else
+		rpt_buf_printf(b, "<td>%.*f</td>", decimals, v);
+}
+
+/* ---- SVG ---- */
+
+static double svg_size(double v)
+{
+	return isfinite(v) && v > 0 ? v : 0;
+}
+
+void rpt_svg_open(struct rpt_buf *b, const char *cls, double w, double h,
+		  const char *extra)
+{
+	rpt_buf_printf(b, "<svg class=\"");
+	rpt_buf_html(b, cls);
+	rpt_buf_printf(b, "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+		       "height=\"%.0f\"%s>", svg_size(w), svg_size(h),
+		       extra ? extra : "");
+}
+
+void rpt_svg_close(struct rpt_buf *b)
+{
+	rpt_buf_printf(b, "</svg>\n");
+}
+
+void rpt_svg_line(struct rpt_buf *b, double x1, double y1, double x2,
+		  double y2, const char *stroke)
+{
+	if (!isfinite(x1) || !isfinite(y1) || !isfinite(x2) || !isfinite(y2))
+		return;
+	rpt_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+		       "y2=\"%.1f\" stroke=\"%s\"/>", x1, y1, x2, y2, stroke);
+}
+
+void rpt_svg_axes(struct rpt_buf *b, double left, double top, double w,
+		  double h)
+{
+	rpt_svg_line(b, left, top, left, top + h, "#333");
+	rpt_svg_line(b, left, top + h, left + w, top + h, "#333");
+	rpt_buf_printf(b, "\n");
+}
+
+void rpt_svg_poly_start(struct rpt_svg_poly *p, struct rpt_buf *b)
+{
+	p->b = b;
+	p->n = 0;
+	rpt_buf_printf(b, "<polyline");
+}
+
+void rpt_svg_poly_points(struct rpt_svg_poly *p)
+{
+	rpt_buf_printf(p->b, " points=\"");
+}
+
+void rpt_svg_poly_open(struct rpt_svg_poly *p, struct rpt_buf *b,
+		       const char *attrs)
+{
+	rpt_svg_poly_start(p, b);
+	rpt_buf_printf(b, "%s", attrs ? attrs : "");
+	rpt_svg_poly_points(p);
+}
+
+void rpt_svg_poly_point(struct rpt_svg_poly *p, double x, double y)
+{
+	if (!isfinite(x) || !isfinite(y))
+		return;
+	rpt_buf_printf(p->b, "%s%.1f,%.1f", p->n ? " " : "", x, y);
+	p->n++;
+}
+
+void rpt_svg_poly_close(struct rpt_svg_poly *p)
+{
+	rpt_buf_printf(p->b, "\"/>");
+}
+
+void rpt_svg_polyline(struct rpt_buf *b, const char *attrs,
+		      const double *xs, const double *ys, size_t n)
+{
+	struct rpt_svg_poly p;
+
+	rpt_svg_poly_open(&p, b, attrs);
+	for (size_t i = 0; i < n; i++)
+		rpt_svg_poly_point(&p, xs[i], ys[i]);
+	rpt_svg_poly_close(&p);
 }

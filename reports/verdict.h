@@ -546,6 +546,8 @@ struct rpt_sweep_verdict {
 	                                   (T x demand): files/s, times the
 	                                   records per file of shards
 	                                   (jdg_storage_gpus) */
+	bool storage_feeds_asked;       /* storage_gpus reach the asked
+	                                   count (jdg_storage_feeds) */
 	char storage_advice[640];       /* storage-bound: what helps on this
 	                                   storage, as measured; else "" */
 	/* RAM: the one rule (RPT_RAM_SHARE) */
