@@ -1,7 +1,7 @@
 /*
- * opthelp.c - what the option table says in words: the accepted values of
- * an option (for --help and for the error about a bad value alike), each
- * command's --help options, and the README's option list.
+ * opthelp.c - what the option table says in words: each command's --help
+ * options and the README's option list, with the accepted values and
+ * defaults in the key engine's words (the same as a bad value's error).
  */
 #include <stdio.h>
 #include <string.h>
@@ -22,120 +22,11 @@ static const char *const group_titles[G_COUNT] = {
 	[G_OTHER] = "Other",
 };
 
-/* V as ROW's type writes it: 64M, 30s, 1.5. */
-static const char *num_text(const struct cli_opt *row, double v, char *buf,
-			    size_t len)
-{
-	static const char units[] = "KMGT";
-	const unsigned long long u = (unsigned long long)v;
-	int k = 3;
-
-	if (row->type == CLI_TIME) {
-		snprintf(buf, len, "%gs", v);
-		return buf;
-	}
-	while (row->type == CLI_SIZE && u && k >= 0 &&
-	       u % (1ull << (10 * (k + 1))))
-		k--;
-	if (row->type != CLI_SIZE || !u || k < 0)
-		snprintf(buf, len, "%.10g", v);
-	else
-		snprintf(buf, len, "%llu%c", u >> (10 * (k + 1)), units[k]);
-	return buf;
-}
-
-/* ROW's accepted values for CMD: "a, b or c" (LIST: "a, b, c"). */
-static void values_text(const struct cli_opt *row, enum cli_cmd cmd,
-			bool list, char *buf, size_t len)
-{
-	size_t n = 0, k = 0, used = 0;
-
-	for (const struct cli_value *x = row->values; x->name; x++)
-		n += (x->cmds >> cmd) & 1;
-	buf[0] = '\0';
-	for (const struct cli_value *x = row->values; x->name; x++) {
-		if (!((x->cmds >> cmd) & 1))
-			continue;
-		used += (size_t)snprintf(buf + used, used < len ? len - used : 0,
-					 "%s%s", k ? (k + 1 == n && !list ?
-					 " or " : ", ") : "", x->name);
-		k++;
-	}
-}
-
-/* ROW's range: "1..4096", "> 0", ">= 1". */
-static void range_text(const struct cli_opt *row, char *buf, size_t len)
-{
-	char lo[32], hi[32];
-
-	num_text(row, row->lo, lo, sizeof(lo));
-	num_text(row, row->hi, hi, sizeof(hi));
-	if (row->hi > 0 && !row->gt)
-		snprintf(buf, len, "%s..%s", lo, hi);
-	else if (row->hi > 0)
-		snprintf(buf, len, "> %s, at most %s", lo, hi);
-	else
-		snprintf(buf, len, "%s %s", row->gt ? ">" : ">=", lo);
-}
-
-const char *cli_opt_want(const struct cli_opt *row, enum cli_cmd cmd,
-			 char *buf, size_t len)
-{
-	const bool list = (row->lists >> cmd) & 1;
-	char r[96], v[256];
-
-	range_text(row, r, sizeof(r));
-	if (row->values) {
-		values_text(row, cmd, list, v, sizeof(v));
-		snprintf(buf, len, "%s%s", list ? "a comma-separated list of "
-			 : "", v);
-	} else if (row->want) {
-		snprintf(buf, len, "%s", row->want);
-	} else if (row->type == CLI_SIZE) {
-		snprintf(buf, len, "a size (e.g. 4K, 64M, 1.5G), %s%s", r,
-			 row->step ? ", a multiple of 4K" : "");
-	} else if (row->type == CLI_TIME) {
-		snprintf(buf, len, "a duration (e.g. 30s, 5m), %s", r);
-	} else if (row->type == CLI_COUNT) {
-		snprintf(buf, len, "a count such as 7B, 350M or 1281167");
-	} else if (row->type == CLI_TEXT) {
-		snprintf(buf, len, "a value");
-	} else {
-		snprintf(buf, len, "%s%s", list ? "a comma-separated list of "
-			 "counts " : "", r);
-	}
-	return buf;
-}
-
-/* ROW's default for CMD in words into BUF; false when it has none. */
-static bool default_text(const struct cli_opt *row, enum cli_cmd cmd,
-			 char *buf, size_t len)
-{
-	for (size_t i = 0; i < 3 && row->defs[i].cmds; i++) {
-		const struct cli_default *d = &row->defs[i];
-		char num[32];
-
-		if (!((d->cmds >> cmd) & 1))
-			continue;
-		num_text(row, d->def, num, sizeof(num));
-		if (!d->text)
-			snprintf(buf, len, "%s", num);
-		else if (strstr(d->text, "%s"))   /* the number in the text */
-			snprintf(buf, len, "%.*s%s%s",
-				 (int)(strstr(d->text, "%s") - d->text),
-				 d->text, num, strstr(d->text, "%s") + 2);
-		else
-			snprintf(buf, len, "%s", d->text);
-		return true;
-	}
-	return false;
-}
-
 /* One row of CMD's --help. */
-static void help_row(FILE *f, const struct cli_opt *row, enum cli_cmd cmd)
+static void help_row(FILE *f, const struct wl_key *row, enum cli_cmd cmd)
 {
 	char left[64], text[2048], want[512], def[256];
-	const bool has_def = default_text(row, cmd, def, sizeof(def));
+	const bool has_def = wl_key_default_text(row, cmd, def, sizeof(def));
 	int n;
 
 	if (row->shortopt)
@@ -152,10 +43,10 @@ static void help_row(FILE *f, const struct cli_opt *row, enum cli_cmd cmd)
 		fprintf(f, "%*s", HELP_COL - n, "");
 		n = HELP_COL - 2;
 	}
-	if (row->type == CLI_FLAG || row->type == CLI_TEXT)
+	if (row->type == WL_K_FLAG || row->type == WL_K_TEXT)
 		want[0] = '\0';
 	else
-		cli_opt_want(row, cmd, want, sizeof(want));
+		wl_key_want(row, cmd, want, sizeof(want));
 	snprintf(text, sizeof(text), "%s%s%s%s%s%s", row->help,
 		 want[0] || has_def ? " (" : "", want,
 		 want[0] && has_def ? "; " : "", has_def ? "default " : "",
@@ -171,10 +62,10 @@ void cli_opts_help(FILE *f, enum cli_cmd cmd)
 		bool title = false;
 
 		for (size_t i = 0; i < cli_noptions; i++) {
-			const struct cli_opt *row = &cli_options[i];
+			const struct wl_key *row = &cli_options[i];
 
-			if (row->group != (enum cli_group)g ||
-			    !((row->cmds >> cmd) & 1))
+			if (row->group != g ||
+			    !((row->uses >> cmd) & 1))
 				continue;
 			if (!title)
 				fprintf(f, "%s:\n", group_titles[g]);
@@ -188,15 +79,15 @@ void cli_opts_help(FILE *f, enum cli_cmd cmd)
 
 /* ---- the README's list ---- */
 
-typedef bool (*text_fn)(const struct cli_opt *row, enum cli_cmd cmd,
-			char *buf, size_t len);
+typedef bool (*text_fn)(const struct wl_key *row, unsigned cmd, char *buf,
+			size_t len);
 
-static bool want_md(const struct cli_opt *row, enum cli_cmd cmd, char *buf,
+static bool want_md(const struct wl_key *row, unsigned cmd, char *buf,
 		    size_t len)
 {
-	if (row->type == CLI_FLAG || row->type == CLI_TEXT)
+	if (row->type == WL_K_FLAG || row->type == WL_K_TEXT)
 		return false;
-	cli_opt_want(row, cmd, buf, len);
+	wl_key_want(row, cmd, buf, len);
 	return true;
 }
 
@@ -212,7 +103,7 @@ static void md_text(FILE *f, const char *s)
 
 /* FN's text for each command of ROW, commands with the same text
  * together: "run, sweep: 32; ckpt: 4" ("-" when none has one). */
-static void md_per_cmd(FILE *f, const struct cli_opt *row, text_fn fn)
+static void md_per_cmd(FILE *f, const struct wl_key *row, text_fn fn)
 {
 	unsigned done = 0;
 	bool any = false;
@@ -221,13 +112,13 @@ static void md_per_cmd(FILE *f, const struct cli_opt *row, text_fn fn)
 		char t[512], u[512];
 		bool first = true;
 
-		if (!((row->cmds >> c) & 1) || ((done >> c) & 1) ||
-		    !fn(row, (enum cli_cmd)c, t, sizeof(t)))
+		if (!((row->uses >> c) & 1) || ((done >> c) & 1) ||
+		    !fn(row, (unsigned)c, t, sizeof(t)))
 			continue;
 		fputs(any ? "; " : "", f);
 		for (int d = c; d < CLI_NCMDS; d++) {
-			if (!((row->cmds >> d) & 1) || ((done >> d) & 1) ||
-			    !fn(row, (enum cli_cmd)d, u, sizeof(u)) ||
+			if (!((row->uses >> d) & 1) || ((done >> d) & 1) ||
+			    !fn(row, (unsigned)d, u, sizeof(u)) ||
 			    strcmp(t, u))
 				continue;
 			done |= 1u << d;
@@ -247,7 +138,7 @@ void cli_opts_markdown(FILE *f)
 	fputs("| Option | Commands | Accepts | Default | What it does |\n"
 	      "| --- | --- | --- | --- | --- |\n", f);
 	for (size_t i = 0; i < cli_noptions; i++) {
-		const struct cli_opt *row = &cli_options[i];
+		const struct wl_key *row = &cli_options[i];
 		bool first = true;
 
 		fputs("| ", f);
@@ -259,7 +150,7 @@ void cli_opts_markdown(FILE *f)
 		md_text(f, row->arg ? row->arg : "");
 		fputs("` | ", f);
 		for (int c = 0; c < CLI_NCMDS; c++)
-			if ((row->cmds >> c) & 1) {
+			if ((row->uses >> c) & 1) {
 				fprintf(f, "%s%s", first ? "" : ", ",
 					cli_cmd_name((enum cli_cmd)c));
 				first = false;
@@ -267,7 +158,7 @@ void cli_opts_markdown(FILE *f)
 		fputs(" | ", f);
 		md_per_cmd(f, row, want_md);
 		fputc(' ', f);
-		md_per_cmd(f, row, default_text);
+		md_per_cmd(f, row, wl_key_default_text);
 		fputc(' ', f);
 		md_text(f, row->help);
 		fputs(" |\n", f);

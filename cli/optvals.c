@@ -1,6 +1,7 @@
 /*
  * optvals.c - the parsers of the option rows whose value is more than a
- * number or a word (CLI_CUSTOM in cli/options.c): lists, shares, prices.
+ * number, a word or a list of them (WL_K_CUSTOM in cli/options.c): page
+ * cache sizes and shares, pipelines, prices, percentages, warm-up.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -9,51 +10,6 @@
 
 #include "cli.h"
 #include "options.h"
-
-int cli_val_vcpus(const struct cli_opt *row, enum cli_cmd cmd, bool list,
-		  const char *arg, void *dst)
-{
-	struct cli_counts *c = dst;
-	unsigned long ul;
-
-	(void)cmd;
-	if (list)
-		return cli_parse_count_list(arg, (unsigned long)row->lo,
-					    (unsigned long)row->hi, c->v,
-					    MS_SWEEP_MAX_VCPUS, &c->n);
-	if (cli_parse_ulong(arg, (unsigned long)row->lo,
-			    (unsigned long)row->hi, &ul))
-		return -EINVAL;
-	*(unsigned *)dst = (unsigned)ul;
-	return 0;
-}
-
-int cli_val_cache(const struct cli_opt *row, enum cli_cmd cmd, bool list,
-		  const char *arg, void *dst)
-{
-	char buf[128], *save = NULL, *tok;
-	bool *on = dst;
-	int v;
-
-	if (!list) {
-		if (!cli_value_find(row, cmd, arg, &v))
-			return -EINVAL;
-		*(int *)dst = v;
-		return 0;
-	}
-	if (strlen(arg) >= sizeof(buf))
-		return -EINVAL;
-	strcpy(buf, arg);
-	memset(on, 0, STG_CACHE_STATES * sizeof(on[0]));
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (!cli_value_find(row, cmd, tok, &v))
-			return -EINVAL;
-		on[v] = true;
-	}
-	return on[STG_CACHE_COLD] || on[STG_CACHE_RAM] ||
-	       on[STG_CACHE_WARM] ? 0 : -EINVAL;
-}
 
 /* "25%": a share of the dataset, more than 0 and at most 1, into *F. */
 static int parse_share(char *item, double *f)
@@ -91,7 +47,7 @@ static int parse_ram_list(const char *arg, struct cli_ram_list *l)
 		if (item[len - 1] == '%') {
 			if (parse_share(item, &r->fraction))
 				return -EINVAL;
-		} else if (cli_parse_size(item, &r->bytes) ||
+		} else if (wl_parse_size(item, &r->bytes) ||
 			   r->bytes < MS_RAM_MIN_BYTES) {
 			return -EINVAL;
 		}
@@ -101,7 +57,7 @@ static int parse_ram_list(const char *arg, struct cli_ram_list *l)
 	return 0;
 }
 
-int cli_val_ram(const struct cli_opt *row, enum cli_cmd cmd, bool list,
+int cli_val_ram(const struct wl_key *row, unsigned cmd, bool list,
 		const char *arg, void *dst)
 {
 	uint64_t *bytes = dst;
@@ -110,11 +66,11 @@ int cli_val_ram(const struct cli_opt *row, enum cli_cmd cmd, bool list,
 	(void)cmd;
 	if (list)
 		return parse_ram_list(arg, dst);
-	return cli_parse_size(arg, bytes) || *bytes < MS_RAM_MIN_BYTES ?
+	return wl_parse_size(arg, bytes) || *bytes < MS_RAM_MIN_BYTES ?
 	       -EINVAL : 0;
 }
 
-int cli_val_pipeline(const struct cli_opt *row, enum cli_cmd cmd,
+int cli_val_pipeline(const struct wl_key *row, unsigned cmd,
 		     bool list, const char *arg, void *dst)
 {
 	struct cli_common_opts *o = dst;
@@ -127,22 +83,18 @@ int cli_val_pipeline(const struct cli_opt *row, enum cli_cmd cmd,
 }
 
 /* A decimal number in ROW's range into *V. */
-static int parse_real_in(const struct cli_opt *row, const char *s,
+static int parse_real_in(const struct wl_key *row, const char *s,
 			 double *v)
 {
-	char *end;
+	const char *end;
 
-	if (!s || !isdigit((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	*v = strtod(s, &end);
-	if (errno || *end || !(row->gt ? *v > row->lo : *v >= row->lo) ||
-	    *v > row->hi)
+	if (wl_parse_number(s, v, &end) || *end ||
+	    !(row->gt ? *v > row->lo : *v >= row->lo) || *v > row->hi)
 		return -EINVAL;
 	return 0;
 }
 
-int cli_val_price(const struct cli_opt *row, enum cli_cmd cmd, bool list,
+int cli_val_price(const struct wl_key *row, unsigned cmd, bool list,
 		  const char *arg, void *dst)
 {
 	struct cli_prices *p = dst;
@@ -160,7 +112,7 @@ int cli_val_price(const struct cli_opt *row, enum cli_cmd cmd, bool list,
 	return 0;
 }
 
-int cli_val_percent(const struct cli_opt *row, enum cli_cmd cmd, bool list,
+int cli_val_percent(const struct wl_key *row, unsigned cmd, bool list,
 		    const char *arg, void *dst)
 {
 	char num[64];
@@ -181,11 +133,11 @@ int cli_val_percent(const struct cli_opt *row, enum cli_cmd cmd, bool list,
 	return 0;
 }
 
-int cli_val_warmup(const struct cli_opt *row, enum cli_cmd cmd, bool list,
+int cli_val_warmup(const struct wl_key *row, unsigned cmd, bool list,
 		   const char *arg, void *dst)
 {
 	(void)row;
 	(void)cmd;
 	(void)list;
-	return cli_parse_warmup(arg, dst);
+	return wl_parse_warmup(arg, dst);
 }
