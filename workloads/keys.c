@@ -61,6 +61,9 @@ static int take_real(const struct wl_key *k, const char *s, double *v)
 				return -EINVAL;
 			*v = 0;         /* wl_parse_warmup's zero */
 		}
+	} else if (k->type == WL_K_BYTES) {
+		if (wl_parse_bytes(s, v))
+			return -EINVAL;
 	} else if (k->type == WL_K_REAL) {
 		if (wl_parse_number(s, v, &end) || *end)
 			return -EINVAL;
@@ -111,7 +114,8 @@ static int take_many(const struct wl_key *k, const char *s, void *dst)
 		if (k->type == WL_K_DIMS)
 			d[i] = (double)u[i];
 		if (!in_range(k, d[i]) ||
-		    (k->exact && i && d[i] < d[i - 1]))
+		    (k->type == WL_K_REALS && k->exact && i &&
+		     d[i] < d[i - 1]))
 			return -ERANGE;
 	}
 	for (unsigned i = 0; i < k->n; i++) {
@@ -156,6 +160,7 @@ int wl_key_take(const struct wl_key *k, unsigned ctx, const char *arg,
 		if (!in_range(k, (double)u) || (k->step && u % k->step))
 			return -ERANGE;
 		return store_uint(dst, size, u);
+	case WL_K_BYTES:
 	case WL_K_TIME:
 	case WL_K_REAL:
 	case WL_K_COUNT:
@@ -187,16 +192,16 @@ static const char *num_text(const struct wl_key *k, double v, char *buf,
 {
 	static const char units[] = "KMGT";
 	const unsigned long long u = (unsigned long long)v;
+	const bool size = k->type == WL_K_SIZE || k->type == WL_K_BYTES;
 	int i = 3;
 
 	if (k->type == WL_K_TIME) {
 		snprintf(buf, len, "%gs", v);
 		return buf;
 	}
-	while (k->type == WL_K_SIZE && u && i >= 0 &&
-	       u % (1ull << (10 * (i + 1))))
+	while (size && u && i >= 0 && u % (1ull << (10 * (i + 1))))
 		i--;
-	if (k->type != WL_K_SIZE || !u || i < 0)
+	if (!size || !u || i < 0 || v != (double)u)
 		snprintf(buf, len, "%.10g", v);
 	else
 		snprintf(buf, len, "%llu%c", u >> (10 * (i + 1)), units[i]);
@@ -248,9 +253,12 @@ const char *wl_key_want(const struct wl_key *k, unsigned ctx, char *buf,
 	if (k->values) {
 		values_text(k, ctx, list, v, sizeof(v));
 		snprintf(buf, len, "%s%s", lst, v);
+	} else if (k->names) {
+		k->names(v, sizeof(v));
+		snprintf(buf, len, "one of %s", v);
 	} else if (k->want) {
 		snprintf(buf, len, "%s", k->want);
-	} else if (k->type == WL_K_SIZE) {
+	} else if (k->type == WL_K_SIZE || k->type == WL_K_BYTES) {
 		snprintf(buf, len, "a size (e.g. 4K, 64M, 1.5G), %s%s", r,
 			 k->step ? ", a multiple of 4K" : "");
 	} else if (k->type == WL_K_TIME) {

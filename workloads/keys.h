@@ -28,6 +28,8 @@ enum wl_key_type {
 	                   list context, struct wl_key_counts */
 	WL_K_SIZE,      /* uint64_t or uint32_t: bytes, 4K, 1.5G (IEC), a
 	                   multiple of step when step is set */
+	WL_K_BYTES,     /* double: a size as WL_K_SIZE takes it, fractions
+	                   kept (a mean: 114660.07) */
 	WL_K_TIME,      /* double seconds: 30, 250ms, 5m, 1h; 0 ("0", "0s")
 	                   only where lo is 0 and not gt */
 	WL_K_REAL,      /* double: a decimal number or a fraction (3/4) */
@@ -81,6 +83,8 @@ struct wl_key {
 	const char *help;
 	const char *want;       /* what it wants, where the type cannot say */
 	wl_key_parse_fn parse;  /* WL_K_CUSTOM */
+	size_t (*names)(char *buf, size_t len);  /* WL_K_CUSTOM: the names it
+	                           takes, ", " apart (as snprintf returns) */
 	size_t off;             /* a job file's: the field's offset */
 };
 
@@ -126,6 +130,9 @@ extern const struct wl_key_value wl_demand_values[];
 /* A byte size: a decimal number (fractions allowed) with an optional IEC
  * suffix K, M, G, T ("KiB", "k", "KB" alike). 0, -EINVAL or -ERANGE. */
 int wl_parse_size(const char *s, uint64_t *out);
+
+/* The same, unrounded, into a double. 0 or -EINVAL. */
+int wl_parse_bytes(const char *s, double *out);
 
 /* A duration: seconds, or with a suffix ms, s, m, min, h; more than 0.
  * 0 or -EINVAL. */

@@ -30,7 +30,7 @@ static int split_number(const char *s, double *val, const char **suffix)
 	return 0;
 }
 
-int wl_parse_size(const char *s, uint64_t *out)
+int wl_parse_bytes(const char *s, double *out)
 {
 	static const struct { const char *name; int shift; } units[] = {
 		{ "", 0 }, { "b", 0 },
@@ -48,13 +48,23 @@ int wl_parse_size(const char *s, uint64_t *out)
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		if (strcasecmp(suffix, units[i].name))
 			continue;
-		v = ldexp(v, units[i].shift);
-		if (v >= 18446744073709551616.0)
-			return -ERANGE;
-		*out = (uint64_t)(v + 0.5);
+		*out = ldexp(v, units[i].shift);
 		return 0;
 	}
 	return -EINVAL;
+}
+
+int wl_parse_size(const char *s, uint64_t *out)
+{
+	double v;
+	int ret = wl_parse_bytes(s, &v);
+
+	if (ret)
+		return ret;
+	if (v >= 18446744073709551616.0)
+		return -ERANGE;
+	*out = (uint64_t)(v + 0.5);
+	return 0;
 }
 
 static const struct { const char *name; double mult; } time_units[] = {
