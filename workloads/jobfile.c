@@ -478,6 +478,22 @@ static const struct wl_key rkeys[] = {
 #define NR (sizeof(rkeys) / sizeof(rkeys[0]))
 #define MAX_GPU_NAME 32
 
+const struct wl_key *wl_job_keys(const char *name, size_t *n)
+{
+	static const struct { const char *name; const struct wl_key *t;
+			      size_t n; } secs[] = {
+		{ "workload", wkeys, NW }, { "transform", tkeys, NT },
+		{ "demand", rkeys, NR },
+	};
+
+	for (size_t i = 0; i < sizeof(secs) / sizeof(secs[0]); i++)
+		if (!strcmp(secs[i].name, name)) {
+			*n = secs[i].n;
+			return secs[i].t;
+		}
+	return NULL;
+}
+
 struct row {
 	int sec;                        /* its section */
 	enum wl_demand_kind kind;
