@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "options.h"
+#include "rpt_keys.h"
 
 #define LONG_BASE 256           /* getopt_long's value of row i: i + this */
 
@@ -22,9 +23,32 @@ static const char *const cmd_names[CLI_NCMDS] = {
 	[CLI_CKPT] = "ckpt",
 };
 
+static const char *const group_titles[G_COUNT] = {
+	[G_WORKLOAD] = "Workload and GPUs", [G_MEASURE] = "What to measure",
+	[G_ENGINE] = "Engine and I/O", [G_DATASET] = "Dataset",
+	[G_PIPELINE] = "Pipeline (whose CPU cost the verdict speaks of)",
+	[G_REPORT] = "Reports and cost",
+	[G_MPI] = "Under mpirun (a build with `make MPI=1`)",
+	[G_OTHER] = "Other",
+};
+
+/* The option table as reports/rpt_keys.c writes it. */
+#define TABLE (&(const struct rpt_keys){ cli_options, cli_noptions, \
+		cmd_names, CLI_NCMDS, group_titles, G_COUNT })
+
 const char *cli_cmd_name(enum cli_cmd cmd)
 {
 	return cmd_names[cmd];
+}
+
+void cli_opts_help(FILE *f, enum cli_cmd cmd)
+{
+	rpt_keys_help(f, TABLE, cmd);
+}
+
+void cli_opts_markdown(FILE *f)
+{
+	rpt_keys_markdown(f, TABLE);
 }
 
 const struct wl_key *cli_opt_find(const char *name)

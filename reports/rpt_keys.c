@@ -1,29 +1,20 @@
 /*
- * opthelp.c - what the option table says in words: each command's --help
- * options and the README's option list, with the accepted values and
- * defaults in the key engine's words (the same as a bad value's error).
+ * rpt_keys.c - what a table of keys says in words (rpt_keys.h): a
+ * context's --help options, and the table as markdown, with the accepted
+ * values and defaults in the key engine's words (a bad value's error has
+ * the same).
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "options.h"
+#include "rpt_keys.h"
 #include "rpt_text.h"
 
 #define HELP_COL 25             /* where an option's text starts */
 #define HELP_WIDTH 78
 
-static const char *const group_titles[G_COUNT] = {
-	[G_WORKLOAD] = "Workload and GPUs", [G_MEASURE] = "What to measure",
-	[G_ENGINE] = "Engine and I/O", [G_DATASET] = "Dataset",
-	[G_PIPELINE] = "Pipeline (whose CPU cost the verdict speaks of)",
-	[G_REPORT] = "Reports and cost",
-	[G_MPI] = "Under mpirun (a build with `make MPI=1`)",
-	[G_OTHER] = "Other",
-};
-
 /* One row of CMD's --help. */
-static void help_row(FILE *f, const struct wl_key *row, enum cli_cmd cmd)
+static void help_row(FILE *f, const struct wl_key *row, unsigned cmd)
 {
 	char left[64], text[2048], want[512], def[256];
 	const bool has_def = wl_key_default_text(row, cmd, def, sizeof(def));
@@ -56,19 +47,18 @@ static void help_row(FILE *f, const struct wl_key *row, enum cli_cmd cmd)
 	rpt_wrap(f, text, (size_t)n + 2, HELP_WIDTH, HELP_COL);
 }
 
-void cli_opts_help(FILE *f, enum cli_cmd cmd)
+void rpt_keys_help(FILE *f, const struct rpt_keys *t, unsigned cmd)
 {
-	for (int g = 0; g < G_COUNT; g++) {
+	for (int g = 0; g < t->ngroups; g++) {
 		bool title = false;
 
-		for (size_t i = 0; i < cli_noptions; i++) {
-			const struct wl_key *row = &cli_options[i];
+		for (size_t i = 0; i < t->n; i++) {
+			const struct wl_key *row = &t->rows[i];
 
-			if (row->group != g ||
-			    !((row->uses >> cmd) & 1))
+			if (row->group != g || !((row->uses >> cmd) & 1))
 				continue;
 			if (!title)
-				fprintf(f, "%s:\n", group_titles[g]);
+				fprintf(f, "%s:\n", t->groups[g]);
 			title = true;
 			help_row(f, row, cmd);
 		}
@@ -103,27 +93,27 @@ static void md_text(FILE *f, const char *s)
 
 /* FN's text for each command of ROW, commands with the same text
  * together: "run, sweep: 32; ckpt: 4" ("-" when none has one). */
-static void md_per_cmd(FILE *f, const struct wl_key *row, text_fn fn)
+static void md_per_cmd(FILE *f, const struct rpt_keys *tb,
+		       const struct wl_key *row, text_fn fn)
 {
 	unsigned done = 0;
 	bool any = false;
 
-	for (int c = 0; c < CLI_NCMDS; c++) {
+	for (unsigned c = 0; c < tb->nctx; c++) {
 		char t[512], u[512];
 		bool first = true;
 
 		if (!((row->uses >> c) & 1) || ((done >> c) & 1) ||
-		    !fn(row, (unsigned)c, t, sizeof(t)))
+		    !fn(row, c, t, sizeof(t)))
 			continue;
 		fputs(any ? "; " : "", f);
-		for (int d = c; d < CLI_NCMDS; d++) {
+		for (unsigned d = c; d < tb->nctx; d++) {
 			if (!((row->uses >> d) & 1) || ((done >> d) & 1) ||
-			    !fn(row, (unsigned)d, u, sizeof(u)) ||
+			    !fn(row, d, u, sizeof(u)) ||
 			    strcmp(t, u))
 				continue;
 			done |= 1u << d;
-			fprintf(f, "%s%s", first ? "" : ", ",
-				cli_cmd_name((enum cli_cmd)d));
+			fprintf(f, "%s%s", first ? "" : ", ", tb->ctx_names[d]);
 			first = false;
 		}
 		fputs(": ", f);
@@ -133,12 +123,12 @@ static void md_per_cmd(FILE *f, const struct wl_key *row, text_fn fn)
 	fputs(any ? " |" : "- |", f);
 }
 
-void cli_opts_markdown(FILE *f)
+void rpt_keys_markdown(FILE *f, const struct rpt_keys *t)
 {
 	fputs("| Option | Commands | Accepts | Default | What it does |\n"
 	      "| --- | --- | --- | --- | --- |\n", f);
-	for (size_t i = 0; i < cli_noptions; i++) {
-		const struct wl_key *row = &cli_options[i];
+	for (size_t i = 0; i < t->n; i++) {
+		const struct wl_key *row = &t->rows[i];
 		bool first = true;
 
 		fputs("| ", f);
@@ -149,16 +139,16 @@ void cli_opts_markdown(FILE *f)
 			fputc(*p, f);
 		md_text(f, row->arg ? row->arg : "");
 		fputs("` | ", f);
-		for (int c = 0; c < CLI_NCMDS; c++)
+		for (unsigned c = 0; c < t->nctx; c++)
 			if ((row->uses >> c) & 1) {
 				fprintf(f, "%s%s", first ? "" : ", ",
-					cli_cmd_name((enum cli_cmd)c));
+					t->ctx_names[c]);
 				first = false;
 			}
 		fputs(" | ", f);
-		md_per_cmd(f, row, want_md);
+		md_per_cmd(f, t, row, want_md);
 		fputc(' ', f);
-		md_per_cmd(f, row, wl_key_default_text);
+		md_per_cmd(f, t, row, wl_key_default_text);
 		fputc(' ', f);
 		md_text(f, row->help);
 		fputs(" |\n", f);
