@@ -1,16 +1,12 @@
 /*
  * common_opts.c - what run, sweep and ckpt store the same way (workload
  * and GPUs, the engine's knobs, the dataset, the pipelines): their
- * defaults and bindings to the option table, and the small list and count
- * parsers behind some of its rows.
+ * defaults, bindings to the option table and checks.
  */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -39,36 +35,6 @@ void cli_common_from_workload(struct cli_common_opts *o,
 		o->demand = w->default_demand;
 	if (!o->max_sample_bytes_given && w->max_sample_bytes)
 		o->max_sample_bytes = w->max_sample_bytes;
-}
-
-int cli_parse_pipelines(const char *s, char *buf, size_t buf_len,
-			struct ms_pipeline_spec *out, unsigned max,
-			unsigned *n)
-{
-	char *save = NULL, *tok;
-	unsigned k = 0;
-
-	if (!s || strlen(s) >= buf_len)
-		return -EINVAL;
-	strcpy(buf, s);
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		struct ms_pipeline_spec sp;
-
-		memset(&sp, 0, sizeof(sp));
-		if (k >= max || ms_pipeline_parse(tok, &sp))
-			return -EINVAL;
-		for (unsigned j = 0; j < k; j++)
-			if (out[j].kind == sp.kind &&
-			    (sp.kind != MS_PIPELINE_FILE ||
-			     !strcmp(out[j].file, sp.file)))
-				return -EINVAL;
-		out[k++] = sp;
-	}
-	if (!k)
-		return -EINVAL;
-	*n = k;
-	return 0;
 }
 
 int cli_pipelines_check(const char *cmd, const struct cli_common_opts *o,
@@ -103,41 +69,6 @@ int cli_pipelines_check(const char *cmd, const struct cli_common_opts *o,
 		}
 	}
 	return 0;
-}
-
-const char *cli_pipeline_text(const struct ms_pipeline_spec *ps,
-			      const struct ms_python_info *py,
-			      const char *native_desc, unsigned workers,
-			      char *buf, size_t len)
-{
-	char ver[256] = "", w[64];
-
-	if (!ms_pipeline_is_python(ps)) {
-		/* the engine's transform in words (gpu-decode's too) */
-		snprintf(buf, len, "%s", native_desc ? native_desc : "native");
-		return buf;
-	}
-	if (py && py->python[0])
-		snprintf(ver, sizeof(ver), " (Python %s%s%s%s%s%s%s%s%s)",
-			 py->python, py->torch[0] ? ", PyTorch " : "",
-			 py->torch, py->torchvision[0] ? ", torchvision " : "",
-			 py->torchvision, py->pillow[0] ? ", Pillow " : "",
-			 py->pillow, py->libjpeg[0] ? " with " : "",
-			 py->libjpeg);
-	if (workers)
-		snprintf(w, sizeof(w), "%u worker process%s", workers,
-			 workers == 1 ? "" : "es");
-	else
-		snprintf(w, sizeof(w), "the point's vCPUs - 1 worker "
-			 "processes (at least 1)");
-	if (ps->kind == MS_PIPELINE_TORCH)
-		snprintf(buf, len, "torch: torchvision ImageFolder + PIL "
-			 "RandomResizedCrop(224), RandomHorizontalFlip, "
-			 "ToTensor, Normalize; DataLoader%s, %s", ver, w);
-	else
-		snprintf(buf, len, "python:%s: its make_loader()%s, %s asked",
-			 ps->file, ver, w);
-	return buf;
 }
 
 int cli_parse_dataset(const char *cmd, int argc, char **argv,

@@ -11,52 +11,6 @@
 #include "cli.h"
 #include "options.h"
 
-/* "25%": a share of the dataset, more than 0 and at most 1, into *F. */
-static int parse_share(char *item, double *f)
-{
-	const size_t len = strlen(item);
-	char *end;
-
-	item[len - 1] = '\0';
-	for (const char *q = item; *q; q++)
-		if (!isdigit((unsigned char)*q) && *q != '.')
-			return -EINVAL;
-	errno = 0;
-	*f = strtod(item, &end) / 100;
-	return errno || end == item || *end || !(*f > 0) || *f > 1 ?
-	       -EINVAL : 0;
-}
-
-/* --ram LIST: sizes (at least MS_RAM_MIN_BYTES) or shares ("25%"), at
- * most MS_RAM_SIZES_MAX. */
-static int parse_ram_list(const char *arg, struct cli_ram_list *l)
-{
-	const char *p = arg;
-
-	l->n = 0;
-	do {
-		const size_t len = strcspn(p, ",");
-		struct ms_ram_size *r = &l->v[l->n];
-		char item[64];
-
-		if (!len || len >= sizeof(item) || l->n >= MS_RAM_SIZES_MAX)
-			return -EINVAL;
-		memcpy(item, p, len);
-		item[len] = '\0';
-		memset(r, 0, sizeof(*r));
-		if (item[len - 1] == '%') {
-			if (parse_share(item, &r->fraction))
-				return -EINVAL;
-		} else if (wl_parse_size(item, &r->bytes) ||
-			   r->bytes < MS_RAM_MIN_BYTES) {
-			return -EINVAL;
-		}
-		l->n++;
-		p += len;
-	} while (*p++ == ',');
-	return 0;
-}
-
 int cli_val_ram(const struct wl_key *row, unsigned cmd, bool list,
 		const char *arg, void *dst)
 {
@@ -65,7 +19,8 @@ int cli_val_ram(const struct wl_key *row, unsigned cmd, bool list,
 	(void)row;
 	(void)cmd;
 	if (list)
-		return parse_ram_list(arg, dst);
+		return ms_ram_sizes_parse(arg, ((struct cli_ram_list *)dst)->v,
+					  &((struct cli_ram_list *)dst)->n);
 	return wl_parse_size(arg, bytes) || *bytes < MS_RAM_MIN_BYTES ?
 	       -EINVAL : 0;
 }
@@ -77,7 +32,7 @@ int cli_val_pipeline(const struct wl_key *row, unsigned cmd,
 
 	(void)row;
 	(void)cmd;
-	return cli_parse_pipelines(arg, o->pipe_buf, sizeof(o->pipe_buf),
+	return ms_pipelines_parse(arg, o->pipe_buf, sizeof(o->pipe_buf),
 				   o->pipes, list ? CLI_PIPELINES_MAX : 1,
 				   &o->npipes);
 }
