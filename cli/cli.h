@@ -79,13 +79,6 @@ void cli_common_defaults(struct cli_common_opts *o);
 size_t cli_common_binds(struct cli_common_opts *o, struct cli_bind *b);
 
 /*
- * getopt_long's ':' (a value missing) or '?' (an unknown option) for CMD,
- * the option being ARGV[optind - 1]: prints the message, returns
- * FR_EXIT_USAGE.
- */
-int cli_parse_bad(const char *cmd, int c, char **argv);
-
-/*
  * After the options: at most one DATASET (ARGV[optind]) into O->dataset;
  * --list needs it. Returns 0 or FR_EXIT_USAGE after printing the message
  * for CMD.

@@ -1,8 +1,8 @@
 /*
  * options.c - every option of every command, one row each, sorted by name
- * (a row of the key engine, workloads/keys.h). Ranges and defaults come from the
- * named constants the commands use; a value added to a values list is
- * accepted, listed by --help and by the error for a bad value at once.
+ * (rows of the key engine, workloads/keys.h). Ranges and defaults come
+ * from the named constants the commands use; a value added to a values
+ * list is accepted, listed by --help and by a bad value's error at once.
  */
 #include "cli.h"
 #include "cluster.h"

@@ -1,14 +1,9 @@
 /*
  * options.h - the one option table of every command (cli/options.c): rows
- * of the key engine (workloads/keys.h) that job files use too, each
- * option one row (name, argument type, range, defaults from the named
- * constants, help, accepted values, the commands that take it: its uses).
- * cli/optparse.c makes getopt_long's arrays from the rows and stores each
- * value through the engine; cli/opthelp.c writes --help and the README's
- * option list from them, so an option means the same and is checked the
- * same in every command that takes it.
- *
- * A command binds the options it stores (struct cli_bind: the row's name
+ * of the key engine that job files use too (workloads/keys.h; a row's
+ * uses are the commands that take it). cli/optparse.c parses argv with
+ * it; reports/rpt_keys.c writes --help and the README's list from it. A
+ * command binds the options it stores (struct cli_bind: the row's name
  * and where its value goes) and hands its argv to cli_opts_parse.
  */
 #ifndef FEEDRATE_OPTIONS_H
@@ -30,11 +25,9 @@
                                            workload's */
 #define CLI_IO_MAX_SAMPLE_BYTES (1ull << 30)  /* io reads files whole */
 #define CLI_STEAL_INTERVAL_S 0.2        /* info --steal-interval */
-#define CLI_GEN_FROM_JOBS 8u            /* gen --jobs with --from: readers,
-                                           for storage that wants requests
-                                           in flight (a network disk, an
-                                           object-store mount) more than
-                                           CPUs */
+#define CLI_GEN_FROM_JOBS 8u            /* gen --jobs with --from: readers
+                                           (a network disk wants requests
+                                           in flight more than CPUs) */
 
 /* The commands, in the order `feedrate --help` lists them. */
 enum cli_cmd {
@@ -64,9 +57,6 @@ enum cli_group {
  * cli_cmd. */
 extern const struct wl_key cli_options[];
 extern const size_t cli_noptions;
-
-/* The row named NAME, or NULL. */
-const struct wl_key *cli_opt_find(const char *name);
 
 /* Where a command stores an option: the row's name, the field, its size;
  * GIVEN (may be NULL) is set true when the option is given. */
@@ -104,10 +94,8 @@ void cli_opts_help(FILE *f, enum cli_cmd cmd);
 /* Every option as a markdown table (the README's list), on F. */
 void cli_opts_markdown(FILE *f);
 
-/*
- * Print "feedrate CMD: <message>" and a hint to run --help on stderr.
- * Returns FR_EXIT_USAGE so callers can `return cli_usage_error(...)`.
- */
+/* "feedrate CMD: <message>" and a hint to run --help, on stderr.
+ * Returns FR_EXIT_USAGE: `return cli_usage_error(...)`. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -128,15 +116,7 @@ struct cli_prices {
 };
 
 /* The WL_K_CUSTOM parsers (cli/optvals.c). */
-int cli_val_ram(const struct wl_key *k, unsigned cmd, bool list,
-		const char *arg, void *dst);
-int cli_val_pipeline(const struct wl_key *k, unsigned cmd, bool list,
-		     const char *arg, void *dst);
-int cli_val_price(const struct wl_key *k, unsigned cmd, bool list,
-		  const char *arg, void *dst);
-int cli_val_percent(const struct wl_key *k, unsigned cmd, bool list,
-		    const char *arg, void *dst);
-int cli_val_warmup(const struct wl_key *k, unsigned cmd, bool list,
-		   const char *arg, void *dst);
+wl_key_parse cli_val_ram, cli_val_pipeline, cli_val_price,
+	cli_val_percent, cli_val_warmup;
 
 #endif /* FEEDRATE_OPTIONS_H */

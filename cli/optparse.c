@@ -1,8 +1,7 @@
 /*
- * optparse.c - getopt_long's arrays made from the option table
- * (cli/options.c) for one command; each value checked and stored by the
- * key engine (workloads/keys.c) where the command binds it, and refused
- * in the engine's words, which name what the option accepts.
+ * optparse.c - getopt_long's arrays made from the option table for one
+ * command; each value checked and stored by the key engine where the
+ * command binds it, or refused in its words (what the option accepts).
  */
 #include <assert.h>
 #include <errno.h>
@@ -49,14 +48,6 @@ void cli_opts_help(FILE *f, enum cli_cmd cmd)
 void cli_opts_markdown(FILE *f)
 {
 	rpt_keys_markdown(f, TABLE);
-}
-
-const struct wl_key *cli_opt_find(const char *name)
-{
-	for (size_t i = 0; i < cli_noptions; i++)
-		if (!strcmp(cli_options[i].name, name))
-			return &cli_options[i];
-	return NULL;
 }
 
 static const struct cli_bind *bind_find(const struct cli_bind *b, size_t nb,
@@ -134,6 +125,15 @@ static int opt_one(enum cli_cmd cmd, const struct wl_key *row,
 	return 0;
 }
 
+/* An unknown option, or one without its value. */
+static int cli_parse_bad(const char *cmd, int c, char **argv)
+{
+	if (c == ':')
+		return cli_usage_error(cmd, "option '%s' needs a value",
+				       argv[optind - 1]);
+	return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+}
+
 int cli_opts_parse(enum cli_cmd cmd, int argc, char **argv,
 		   const struct cli_bind *b, size_t nb,
 		   const struct cli_usage *u)
@@ -158,14 +158,6 @@ int cli_opts_parse(enum cli_cmd cmd, int argc, char **argv,
 	}
 	free(lo);
 	return ret;
-}
-
-int cli_parse_bad(const char *cmd, int c, char **argv)
-{
-	if (c == ':')
-		return cli_usage_error(cmd, "option '%s' needs a value",
-				       argv[optind - 1]);
-	return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)

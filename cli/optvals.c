@@ -3,9 +3,7 @@
  * number, a word or a list of them (WL_K_CUSTOM in cli/options.c): page
  * cache sizes and shares, pipelines, prices, percentages, warm-up.
  */
-#include <ctype.h>
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -16,8 +14,7 @@ int cli_val_ram(const struct wl_key *row, unsigned cmd, bool list,
 {
 	uint64_t *bytes = dst;
 
-	(void)row;
-	(void)cmd;
+	(void)row, (void)cmd;
 	if (list)
 		return ms_ram_sizes_parse(arg, ((struct cli_ram_list *)dst)->v,
 					  &((struct cli_ram_list *)dst)->n);
@@ -30,8 +27,7 @@ int cli_val_pipeline(const struct wl_key *row, unsigned cmd,
 {
 	struct cli_common_opts *o = dst;
 
-	(void)row;
-	(void)cmd;
+	(void)row, (void)cmd;
 	return ms_pipelines_parse(arg, o->pipe_buf, sizeof(o->pipe_buf),
 				   o->pipes, list ? CLI_PIPELINES_MAX : 1,
 				   &o->npipes);
@@ -70,19 +66,12 @@ int cli_val_price(const struct wl_key *row, unsigned cmd, bool list,
 int cli_val_percent(const struct wl_key *row, unsigned cmd, bool list,
 		    const char *arg, void *dst)
 {
-	char num[64];
-	size_t len = strlen(arg);
+	const char *end;
 	double v;
 
-	(void)cmd;
-	(void)list;
-	if (len && arg[len - 1] == '%')
-		len--;
-	if (len >= sizeof(num))
-		return -EINVAL;
-	memcpy(num, arg, len);
-	num[len] = '\0';
-	if (parse_real_in(row, num, &v) || !(v < row->hi))
+	(void)cmd, (void)list;
+	if (wl_parse_number(arg, &v, &end) || (*end && strcmp(end, "%")) ||
+	    !(row->gt ? v > row->lo : v >= row->lo) || !(v < row->hi))
 		return -EINVAL;
 	*(double *)dst = v / 100;
 	return 0;
@@ -91,8 +80,6 @@ int cli_val_percent(const struct wl_key *row, unsigned cmd, bool list,
 int cli_val_warmup(const struct wl_key *row, unsigned cmd, bool list,
 		   const char *arg, void *dst)
 {
-	(void)row;
-	(void)cmd;
-	(void)list;
+	(void)row, (void)cmd, (void)list;
 	return wl_parse_warmup(arg, dst);
 }

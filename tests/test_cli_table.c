@@ -15,6 +15,9 @@
 #include "harness.h"
 #include "options.h"
 
+/* The option row named N. */
+#define OPT(n) wl_key_find(cli_options, cli_noptions, (n))
+
 static char *slurp(const char *path)
 {
 	size_t len;
@@ -264,7 +267,7 @@ FR_TEST(cli_table, numeric_defaults_lie_in_their_range)
 
 FR_TEST(cli_table, a_bad_enum_value_names_every_accepted_one)
 {
-	const struct wl_key *row = cli_opt_find("format");
+	const struct wl_key *row = OPT("format");
 	char want[256];
 
 	cr_assert_not_null(row);
@@ -273,7 +276,7 @@ FR_TEST(cli_table, a_bad_enum_value_names_every_accepted_one)
 	wl_key_want(row, CLI_GEN, want, sizeof(want));
 	cr_expect_null(strstr(want, "tokens"), "%s", want);
 	cr_expect_null(strstr(want, "auto"), "%s", want);
-	row = cli_opt_find("backend");
+	row = OPT("backend");
 	wl_key_want(row, CLI_IO, want, sizeof(want));
 	cr_expect_not_null(strstr(want, "null"), "%s", want);
 	wl_key_want(row, CLI_RUN, want, sizeof(want));

@@ -16,6 +16,9 @@
 #include "keys.h"
 #include "options.h"
 
+/* The option row named N. */
+#define OPT(n) wl_key_find(cli_options, cli_noptions, (n))
+
 #define WBASE_NAME "name = x\n"
 #define WBASE_STATS "stats_source = s\n"
 #define WBASE_MEAN "mean_file_bytes = 100\n"
@@ -198,7 +201,7 @@ FR_TEST(wl_keys, a_job_file_key_and_its_option_refuse_alike)
 	};
 
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
-		const struct wl_key *o = cli_opt_find(pairs[i].opt);
+		const struct wl_key *o = OPT(pairs[i].opt);
 		const struct wl_key *k = job_key("workload", pairs[i].key);
 		uint64_t u1, u2;
 
@@ -251,7 +254,7 @@ FR_TEST(wl_keys, every_builtin_job_file_parses_to_its_values)
 
 FR_TEST(wl_keys, lists_store_sorted_counts_and_the_states_given)
 {
-	const struct wl_key *v = cli_opt_find("vcpus"), *c = cli_opt_find("cache");
+	const struct wl_key *v = OPT("vcpus"), *c = OPT("cache");
 	struct wl_key_counts n;
 	bool on[STG_CACHE_STATES] = { false };
 	unsigned one = 0;

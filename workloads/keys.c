@@ -16,6 +16,15 @@ const struct wl_key_value wl_demand_values[] = {
 	{ "mlperf", WL_DEMAND_MLPERF, ~0u },
 	{ "ceiling", WL_DEMAND_CEILING, ~0u }, { 0 } };
 
+const struct wl_key *wl_key_find(const struct wl_key *t, size_t n,
+				 const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(t[i].name, name))
+			return &t[i];
+	return NULL;
+}
+
 bool wl_key_value_find(const struct wl_key *k, unsigned ctx,
 		       const char *name, int *v)
 {

@@ -61,8 +61,9 @@ struct wl_key_default {
 struct wl_key;
 /* A WL_K_CUSTOM row's parser: ARG into DST for context CTX, LIST when CTX
  * takes a comma-separated list. 0 or -EINVAL. */
-typedef int (*wl_key_parse_fn)(const struct wl_key *k, unsigned ctx,
-			       bool list, const char *arg, void *dst);
+typedef int wl_key_parse(const struct wl_key *k, unsigned ctx, bool list,
+			 const char *arg, void *dst);
+typedef wl_key_parse *wl_key_parse_fn;
 
 struct wl_key {
 	const char *name;
@@ -116,6 +117,10 @@ const char *wl_key_refusal(const struct wl_key *k, unsigned ctx,
 /* K's default for CTX in words into BUF; false when it has none. */
 bool wl_key_default_text(const struct wl_key *k, unsigned ctx, char *buf,
 			 size_t len);
+
+/* The row named NAME of table T (N rows), or NULL. */
+const struct wl_key *wl_key_find(const struct wl_key *t, size_t n,
+				 const char *name);
 
 /* Is NAME a value of K in CTX? Its v into *V. */
 bool wl_key_value_find(const struct wl_key *k, unsigned ctx,
