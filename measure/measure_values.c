@@ -10,6 +10,9 @@
 #include "keys.h"
 #include "measure.h"
 
+_Static_assert(WL_KEY_COUNTS_MAX == MS_SWEEP_MAX_VCPUS,
+	       "--vcpus LIST (struct wl_key_counts) fills a sweep's counts");
+
 int ms_pipelines_parse(const char *s, char *buf, size_t buf_len,
 		       struct ms_pipeline_spec *out, unsigned max, unsigned *n)
 {
