@@ -79,29 +79,12 @@ void cli_common_defaults(struct cli_common_opts *o);
 size_t cli_common_binds(struct cli_common_opts *o, struct cli_bind *b);
 
 /*
- * getopt_long's ':' (a value missing) or '?' (an unknown option) for CMD,
- * the option being ARGV[optind - 1]: prints the message, returns
- * FR_EXIT_USAGE.
- */
-int cli_parse_bad(const char *cmd, int c, char **argv);
-
-/*
  * After the options: at most one DATASET (ARGV[optind]) into O->dataset;
  * --list needs it. Returns 0 or FR_EXIT_USAGE after printing the message
  * for CMD.
  */
 int cli_parse_dataset(const char *cmd, int argc, char **argv,
 		      struct cli_common_opts *o);
-
-/*
- * "native", "torch", "python:FILE" or a comma-separated list of them
- * (MAX at most, no repeats) into OUT (kinds and files pointing into BUF,
- * BUF_LEN bytes, which gets a copy of S); *N gets how many. Returns 0 or
- * -EINVAL.
- */
-int cli_parse_pipelines(const char *s, char *buf, size_t buf_len,
-			struct ms_pipeline_spec *out, unsigned max,
-			unsigned *n);
 
 /*
  * Before anything is read: for each Python pipeline of O, the FILE can
@@ -112,18 +95,6 @@ int cli_parse_pipelines(const char *s, char *buf, size_t buf_len,
  */
 int cli_pipelines_check(const char *cmd, const struct cli_common_opts *o,
 			struct ms_python_info *info);
-
-/*
- * The pipeline PS as reports name it, in words, into BUF (LEN bytes):
- * native: NATIVE_DESC (the transform's line); torch: "torch: torchvision
- * ImageFolder + DataLoader (PyTorch V, torchvision V, Pillow V, libjpeg
- * V), W workers"; python:FILE likewise with FILE's make_loader. PY may be
- * NULL (versions unknown). Returns BUF.
- */
-const char *cli_pipeline_text(const struct ms_pipeline_spec *ps,
-			      const struct ms_python_info *py,
-			      const char *native_desc, unsigned workers,
-			      char *buf, size_t len);
 
 /* ---- messages, signals, datasets, report files (cli/common.c) ---- */
 

@@ -1,19 +1,18 @@
 /*
- * optparse.c - the option engine: getopt_long's arrays made from the
- * table (cli/options.c) for one command, each value checked as its row
- * says and stored where the command binds it, and one message for a bad
- * value that names what the option accepts.
+ * optparse.c - getopt_long's arrays made from the option table for one
+ * command; each value checked and stored by the key engine where the
+ * command binds it, or refused in its words (what the option accepts).
  */
 #include <assert.h>
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "options.h"
+#include "rpt_keys.h"
 
 #define LONG_BASE 256           /* getopt_long's value of row i: i + this */
 
@@ -23,126 +22,32 @@ static const char *const cmd_names[CLI_NCMDS] = {
 	[CLI_CKPT] = "ckpt",
 };
 
+static const char *const group_titles[G_COUNT] = {
+	[G_WORKLOAD] = "Workload and GPUs", [G_MEASURE] = "What to measure",
+	[G_ENGINE] = "Engine and I/O", [G_DATASET] = "Dataset",
+	[G_PIPELINE] = "Pipeline (whose CPU cost the verdict speaks of)",
+	[G_REPORT] = "Reports and cost",
+	[G_MPI] = "Under mpirun (a build with `make MPI=1`)",
+	[G_OTHER] = "Other",
+};
+
+/* The option table as reports/rpt_keys.c writes it. */
+#define TABLE (&(const struct rpt_keys){ cli_options, cli_noptions, \
+		cmd_names, CLI_NCMDS, group_titles, G_COUNT })
+
 const char *cli_cmd_name(enum cli_cmd cmd)
 {
 	return cmd_names[cmd];
 }
 
-const struct cli_opt *cli_opt_find(const char *name)
+void cli_opts_help(FILE *f, enum cli_cmd cmd)
 {
-	for (size_t i = 0; i < cli_noptions; i++)
-		if (!strcmp(cli_options[i].name, name))
-			return &cli_options[i];
-	return NULL;
+	rpt_keys_help(f, TABLE, cmd);
 }
 
-bool cli_value_find(const struct cli_opt *row, enum cli_cmd cmd,
-		    const char *name, int *v)
+void cli_opts_markdown(FILE *f)
 {
-	for (const struct cli_value *x = row->values; x && x->name; x++)
-		if ((x->cmds & (1u << cmd)) && !strcmp(x->name, name)) {
-			*v = x->v;
-			return true;
-		}
-	return false;
-}
-
-static bool in_range(const struct cli_opt *row, double v)
-{
-	if (row->gt ? !(v > row->lo) : !(v >= row->lo))
-		return false;
-	return !(row->hi > 0) || v <= row->hi;
-}
-
-/* An unsigned whole number of SIZE bytes into DST. */
-static int store_uint(void *dst, size_t size, uint64_t v)
-{
-	if (size == sizeof(uint64_t)) {
-		*(uint64_t *)dst = v;
-		return 0;
-	}
-	assert(size == sizeof(uint32_t));
-	if (v > UINT32_MAX)
-		return -ERANGE;
-	*(uint32_t *)dst = (uint32_t)v;
-	return 0;
-}
-
-/* A duration; 0 spelled with any unit where the row allows it. */
-static int parse_time(const struct cli_opt *row, const char *s, double *v)
-{
-	if (!cli_parse_duration(s, v))
-		return in_range(row, *v) ? 0 : -ERANGE;
-	if (row->gt || row->lo > 0 || cli_parse_warmup(s, v))
-		return -EINVAL;
-	*v = 0;                 /* cli_parse_warmup's zero */
-	return 0;
-}
-
-static int parse_real(const struct cli_opt *row, const char *s, double *v)
-{
-	char *end;
-
-	/* a plain decimal (exponent allowed): no sign, hex, inf or nan */
-	if (!s || !isdigit((unsigned char)*s) || strpbrk(s, "xX"))
-		return -EINVAL;
-	errno = 0;
-	*v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(*v))
-		return -EINVAL;
-	return in_range(row, *v) ? 0 : -ERANGE;
-}
-
-/* ARG for ROW in CMD into B's field. 0, -EINVAL or -ERANGE. */
-static int opt_take(const struct cli_opt *row, enum cli_cmd cmd,
-		    const char *arg, const struct cli_bind *b)
-{
-	uint64_t u;
-	double d;
-	int v, err;
-
-	switch (row->type) {
-	case CLI_FLAG:
-		*(bool *)b->dst = true;
-		return 0;
-	case CLI_TEXT:
-		if (!*arg)
-			return -EINVAL;
-		*(const char **)b->dst = arg;
-		return 0;
-	case CLI_UINT:
-		if (cli_parse_u64(arg, &u))
-			return -EINVAL;
-		if (!in_range(row, (double)u))
-			return -ERANGE;
-		return store_uint(b->dst, b->size, u);
-	case CLI_SIZE:
-		if ((err = cli_parse_size(arg, &u)))
-			return err;
-		if (!in_range(row, (double)u) || (row->step && u % row->step))
-			return -ERANGE;
-		return store_uint(b->dst, b->size, u);
-	case CLI_TIME:
-	case CLI_REAL:
-	case CLI_COUNT:
-		err = row->type == CLI_TIME ? parse_time(row, arg, &d) :
-		      row->type == CLI_REAL ? parse_real(row, arg, &d) :
-		      cli_parse_params(arg, &d);
-		if (!err && !in_range(row, d))
-			err = -ERANGE;
-		if (!err)
-			*(double *)b->dst = d;
-		return err;
-	case CLI_ENUM:
-		if (!cli_value_find(row, cmd, arg, &v))
-			return -EINVAL;
-		*(int *)b->dst = v;
-		return 0;
-	case CLI_CUSTOM:
-		return row->parse(row, cmd, (row->lists >> cmd) & 1, arg,
-				  b->dst);
-	}
-	return -EINVAL;
+	rpt_keys_markdown(f, TABLE);
 }
 
 static const struct cli_bind *bind_find(const struct cli_bind *b, size_t nb,
@@ -162,18 +67,18 @@ static void opts_build(enum cli_cmd cmd, struct option *lo, char *shorts)
 
 	shorts[k++] = ':';
 	for (size_t i = 0; i < cli_noptions; i++) {
-		const struct cli_opt *r = &cli_options[i];
+		const struct wl_key *r = &cli_options[i];
 
-		if (!(r->cmds & (1u << cmd)))
+		if (!(r->uses & (1u << cmd)))
 			continue;
 		lo[n].name = r->name;
-		lo[n].has_arg = r->type == CLI_FLAG ? no_argument :
+		lo[n].has_arg = r->type == WL_K_FLAG ? no_argument :
 				required_argument;
 		lo[n].flag = NULL;
 		lo[n++].val = (int)i + LONG_BASE;
 		if (r->shortopt) {
 			shorts[k++] = r->shortopt;
-			if (r->type != CLI_FLAG)
+			if (r->type != WL_K_FLAG)
 				shorts[k++] = ':';
 		}
 	}
@@ -182,15 +87,51 @@ static void opts_build(enum cli_cmd cmd, struct option *lo, char *shorts)
 }
 
 /* The row of getopt_long's answer C for CMD; NULL for none. */
-static const struct cli_opt *row_of(int c, enum cli_cmd cmd)
+static const struct wl_key *row_of(int c, enum cli_cmd cmd)
 {
 	if (c >= LONG_BASE)
 		return &cli_options[c - LONG_BASE];
 	for (size_t i = 0; i < cli_noptions; i++)
 		if (cli_options[i].shortopt == c &&
-		    (cli_options[i].cmds & (1u << cmd)))
+		    (cli_options[i].uses & (1u << cmd)))
 			return &cli_options[i];
 	return NULL;
+}
+
+/* One option ROW of CMD with its value: stored through B's binding, or
+ * refused (FR_EXIT_USAGE); -1 after --help. */
+static int opt_one(enum cli_cmd cmd, const struct wl_key *row,
+		   const struct cli_bind *b, size_t nb,
+		   const struct cli_usage *u)
+{
+	const struct cli_bind *bd = bind_find(b, nb, row->name);
+	char why[640];
+
+	if (!strcmp(row->name, "help")) {
+		u->head(stdout);
+		cli_opts_help(stdout, cmd);
+		if (u->tail)
+			u->tail(stdout);
+		return -1;
+	}
+	assert(bd && "an option of the command without a binding");
+	if (wl_key_take(row, cmd, row->type == WL_K_FLAG ? "" : optarg,
+			bd->dst, bd->size))
+		return cli_usage_error(cli_cmd_name(cmd), "--%s %s", row->name,
+				       wl_key_refusal(row, cmd, optarg, why,
+						      sizeof(why)));
+	if (bd->given)
+		*bd->given = true;
+	return 0;
+}
+
+/* An unknown option, or one without its value. */
+static int cli_parse_bad(const char *cmd, int c, char **argv)
+{
+	if (c == ':')
+		return cli_usage_error(cmd, "option '%s' needs a value",
+				       argv[optind - 1]);
+	return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
 }
 
 int cli_opts_parse(enum cli_cmd cmd, int argc, char **argv,
@@ -199,7 +140,7 @@ int cli_opts_parse(enum cli_cmd cmd, int argc, char **argv,
 {
 	struct option *lo = calloc(cli_noptions + 1, sizeof(*lo));
 	const char *name = cli_cmd_name(cmd);
-	char shorts[128], want[512];
+	char shorts[128];
 	int c, ret = 0;
 
 	if (!lo)
@@ -208,39 +149,25 @@ int cli_opts_parse(enum cli_cmd cmd, int argc, char **argv,
 	optind = 1;
 	opterr = 0;
 	while (!ret && (c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
-		const struct cli_opt *row = row_of(c, cmd);
-		const struct cli_bind *bd;
+		const struct wl_key *row = row_of(c, cmd);
 
-		if (c == ':' || c == '?' || !row) {
+		if (c == ':' || c == '?' || !row)
 			ret = cli_parse_bad(name, c, argv);
-			break;
-		}
-		if (!strcmp(row->name, "help")) {
-			u->head(stdout);
-			cli_opts_help(stdout, cmd);
-			if (u->tail)
-				u->tail(stdout);
-			ret = -1;
-			break;
-		}
-		bd = bind_find(b, nb, row->name);
-		assert(bd && "an option of the command without a binding");
-		if (opt_take(row, cmd, row->type == CLI_FLAG ? "" : optarg,
-			     bd))
-			ret = cli_usage_error(name, "--%s wants %s, not '%s'",
-					      row->name, cli_opt_want(row, cmd,
-					      want, sizeof(want)), optarg);
-		else if (bd->given)
-			*bd->given = true;
+		else
+			ret = opt_one(cmd, row, b, nb, u);
 	}
 	free(lo);
 	return ret;
 }
 
-int cli_parse_bad(const char *cmd, int c, char **argv)
+int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
-	if (c == ':')
-		return cli_usage_error(cmd, "option '%s' needs a value",
-				       argv[optind - 1]);
-	return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+	va_list ap;
+
+	fprintf(stderr, "feedrate %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'feedrate %s --help'.\n", cmd);
+	return FR_EXIT_USAGE;
 }

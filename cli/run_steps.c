@@ -115,7 +115,7 @@ static void run_fill_python(struct run_state *s, const struct ms_point *p,
 		py = &s->po.py;
 	}
 	rr->py = py;
-	rr->pipeline = cli_pipeline_text(&p->pipe, py, s->pipeline,
+	rr->pipeline = rpt_pipeline_text(&p->pipe, py, s->pipeline,
 		py->workers ? py->workers : s->res->workers, s->pipe_text,
 		sizeof(s->pipe_text));
 }

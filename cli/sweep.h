@@ -17,7 +17,7 @@ struct sweep_opts {
 	uint64_t ram;                   /* the ram state's page cache (the
 	                                   first of the axis, once planned) */
 	struct cli_ram_list ram_list;   /* --ram LIST */
-	struct cli_counts vcpus;        /* --vcpus LIST */
+	struct wl_key_counts vcpus;      /* --vcpus LIST */
 	bool cache[STG_CACHE_STATES];
 	bool cache_given;
 	double budget_s;

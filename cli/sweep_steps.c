@@ -139,7 +139,7 @@ static int sweep_measure(struct sweep_state *s)
 				   &s->ts, s->pipeline, sizeof(s->pipeline));
 	if (ret)
 		return ret;
-	cli_pipeline_text(&s->pipe, &s->probe[0], s->pipeline,
+	rpt_pipeline_text(&s->pipe, &s->probe[0], s->pipeline,
 			  s->o.c.workers, s->pipe_text, sizeof(s->pipe_text));
 	memcpy(cfg.vcpus, s->o.vcpus.v, sizeof(cfg.vcpus));
 	cfg.nvcpus = s->o.vcpus.n;

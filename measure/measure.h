@@ -358,6 +358,15 @@ unsigned ms_pipeline_workers(unsigned asked, unsigned vcpus);
  */
 int ms_pipeline_parse(const char *s, struct ms_pipeline_spec *out);
 
+/*
+ * "native", "torch", "python:FILE" or a comma-separated list of them
+ * (MAX at most, no repeats) into OUT (kinds and files pointing into BUF,
+ * BUF_LEN bytes, which gets a copy of S); *N gets how many. Returns 0 or
+ * -EINVAL. (measure/measure_values.c)
+ */
+int ms_pipelines_parse(const char *s, char *buf, size_t buf_len,
+		       struct ms_pipeline_spec *out, unsigned max, unsigned *n);
+
 /* The pipeline's name in reports: "native", "torch", "python:FILE"
  * (FILE as given), "gpu-decode:hw", "gpu-decode:hybrid" ("gpu-decode"
  * before its path is resolved), into BUF (LEN bytes). Returns BUF. */
@@ -730,6 +739,11 @@ struct ms_ram_size {
 	uint64_t bytes;
 	double fraction;
 };
+
+/* --ram's list: sizes (at least MS_RAM_MIN_BYTES) or shares of the
+ * dataset ("25%"), at most MS_RAM_SIZES_MAX, into V; *N how many. 0 or
+ * -EINVAL. (measure/measure_values.c) */
+int ms_ram_sizes_parse(const char *arg, struct ms_ram_size *v, unsigned *n);
 
 /* The default RAM axis without --ram: half the dataset (the ram state's
  * size at every vCPU count), then a quarter and three quarters (at all

@@ -79,6 +79,19 @@ json_t *rpt_pipeline_json(const char *name, const char *desc,
  */
 void rpt_pipeline_print(FILE *f, const struct ms_python_info *py);
 
+struct ms_pipeline_spec;
+/*
+ * The pipeline PS as reports name it, in words, into BUF (LEN bytes):
+ * native: NATIVE_DESC (the transform's line); torch: "torch: torchvision
+ * ImageFolder + DataLoader (PyTorch V, torchvision V, Pillow V, libjpeg
+ * V), W workers"; python:FILE likewise with FILE's make_loader. PY may be
+ * NULL (versions unknown). Returns BUF.
+ */
+const char *rpt_pipeline_text(const struct ms_pipeline_spec *ps,
+			      const struct ms_python_info *py,
+			      const char *native_desc, unsigned workers,
+			      char *buf, size_t len);
+
 /*
  * Preparation's phases as a report shows them (run: the point's; sweep:
  * every point's and check run's added up), the listing included. SET

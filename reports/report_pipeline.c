@@ -114,6 +114,41 @@ void rpt_pipeline_print(FILE *f, const struct ms_python_info *py)
 
 /* ---- one verdict per pipeline (sweep, compare) ---- */
 
+const char *rpt_pipeline_text(const struct ms_pipeline_spec *ps,
+			      const struct ms_python_info *py,
+			      const char *native_desc, unsigned workers,
+			      char *buf, size_t len)
+{
+	char ver[256] = "", w[64];
+
+	if (!ms_pipeline_is_python(ps)) {
+		/* the engine's transform in words (gpu-decode's too) */
+		snprintf(buf, len, "%s", native_desc ? native_desc : "native");
+		return buf;
+	}
+	if (py && py->python[0])
+		snprintf(ver, sizeof(ver), " (Python %s%s%s%s%s%s%s%s%s)",
+			 py->python, py->torch[0] ? ", PyTorch " : "",
+			 py->torch, py->torchvision[0] ? ", torchvision " : "",
+			 py->torchvision, py->pillow[0] ? ", Pillow " : "",
+			 py->pillow, py->libjpeg[0] ? " with " : "",
+			 py->libjpeg);
+	if (workers)
+		snprintf(w, sizeof(w), "%u worker process%s", workers,
+			 workers == 1 ? "" : "es");
+	else
+		snprintf(w, sizeof(w), "the point's vCPUs - 1 worker "
+			 "processes (at least 1)");
+	if (ps->kind == MS_PIPELINE_TORCH)
+		snprintf(buf, len, "torch: torchvision ImageFolder + PIL "
+			 "RandomResizedCrop(224), RandomHorizontalFlip, "
+			 "ToTensor, Normalize; DataLoader%s, %s", ver, w);
+	else
+		snprintf(buf, len, "python:%s: its make_loader()%s, %s asked",
+			 ps->file, ver, w);
+	return buf;
+}
+
 static const struct rpt_sweep *pipe_at(const struct rpt_sweep *s, size_t i)
 {
 	if (i == 0)

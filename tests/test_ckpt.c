@@ -174,7 +174,7 @@ FR_TEST(ckpt_opts, parameter_counts)
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		double v = -1;
-		int err = cli_parse_params(t[i].s, &v);
+		int err = wl_parse_params(t[i].s, &v);
 
 		cr_expect_eq(err, t[i].err, "'%s': %d", t[i].s, err);
 		if (!t[i].err)

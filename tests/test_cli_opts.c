@@ -18,7 +18,7 @@ FR_TEST(cli_size, accepts_iec_suffixes_in_any_case)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint64_t v = 12345;
 
-		cr_assert_eq(cli_parse_size(cases[i].in, &v), 0, "%s", cases[i].in);
+		cr_assert_eq(wl_parse_size(cases[i].in, &v), 0, "%s", cases[i].in);
 		cr_assert_eq(v, cases[i].want, "%s -> %llu", cases[i].in,
 			     (unsigned long long)v);
 	}
@@ -33,8 +33,8 @@ FR_TEST(cli_size, rejects_malformed_and_huge_values)
 	uint64_t v = 99;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		cr_assert_eq(cli_parse_size(bad[i], &v), -EINVAL, "'%s'", bad[i]);
-	cr_assert_eq(cli_parse_size("16777216T", &v), -ERANGE);
+		cr_assert_eq(wl_parse_size(bad[i], &v), -EINVAL, "'%s'", bad[i]);
+	cr_assert_eq(wl_parse_size("16777216T", &v), -ERANGE);
 	cr_assert_eq(v, 99, "a refused value must not be stored");
 }
 
@@ -47,7 +47,7 @@ FR_TEST(cli_duration, converts_units_to_seconds)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		double v = -1;
 
-		cr_assert_eq(cli_parse_duration(cases[i].in, &v), 0, "%s",
+		cr_assert_eq(wl_parse_duration(cases[i].in, &v), 0, "%s",
 			     cases[i].in);
 		cr_assert_float_eq(v, cases[i].want, 1e-9, "%s", cases[i].in);
 	}
@@ -59,7 +59,7 @@ FR_TEST(cli_duration, rejects_zero_negative_and_unknown_units)
 	double v;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		cr_assert_eq(cli_parse_duration(bad[i], &v), -EINVAL, "'%s'",
+		cr_assert_eq(wl_parse_duration(bad[i], &v), -EINVAL, "'%s'",
 			     bad[i]);
 }
 
@@ -67,14 +67,14 @@ FR_TEST(cli_ulong, enforces_bounds_and_digits)
 {
 	unsigned long v = 0;
 
-	cr_assert_eq(cli_parse_ulong("8", 1, 64, &v), 0);
+	cr_assert_eq(wl_parse_ulong("8", 1, 64, &v), 0);
 	cr_assert_eq(v, 8);
-	cr_assert_eq(cli_parse_ulong("0", 1, 64, &v), -ERANGE);
-	cr_assert_eq(cli_parse_ulong("65", 1, 64, &v), -ERANGE);
-	cr_assert_eq(cli_parse_ulong("99999999999999999999999", 0, ~0ul, &v),
+	cr_assert_eq(wl_parse_ulong("0", 1, 64, &v), -ERANGE);
+	cr_assert_eq(wl_parse_ulong("65", 1, 64, &v), -ERANGE);
+	cr_assert_eq(wl_parse_ulong("99999999999999999999999", 0, ~0ul, &v),
 		     -ERANGE);
-	cr_assert_eq(cli_parse_ulong("-1", 0, 64, &v), -EINVAL);
-	cr_assert_eq(cli_parse_ulong("8x", 0, 64, &v), -EINVAL);
-	cr_assert_eq(cli_parse_ulong("", 0, 64, &v), -EINVAL);
+	cr_assert_eq(wl_parse_ulong("-1", 0, 64, &v), -EINVAL);
+	cr_assert_eq(wl_parse_ulong("8x", 0, 64, &v), -EINVAL);
+	cr_assert_eq(wl_parse_ulong("", 0, 64, &v), -EINVAL);
 	cr_assert_eq(v, 8);
 }

@@ -15,6 +15,9 @@
 #include "harness.h"
 #include "options.h"
 
+/* The option row named N. */
+#define OPT(n) wl_key_find(cli_options, cli_noptions, (n))
+
 static char *slurp(const char *path)
 {
 	size_t len;
@@ -35,7 +38,7 @@ static char *out_of(const char *dir, const char *name)
 
 /* `feedrate CMD --OPT [VALUE] --help`: its exit code. */
 static int run_opt(const char *dir, enum cli_cmd cmd,
-		   const struct cli_opt *row, const char *value)
+		   const struct wl_key *row, const char *value)
 {
 	char opt[96];
 	char *argv[6];
@@ -53,7 +56,7 @@ static int run_opt(const char *dir, enum cli_cmd cmd,
 }
 
 /* Values a custom row takes in CMD, and one it refuses. */
-static const char *custom_ok(const struct cli_opt *row, enum cli_cmd cmd)
+static const char *custom_ok(const struct wl_key *row, enum cli_cmd cmd)
 {
 	const bool list = (row->lists >> cmd) & 1;
 	static const struct { const char *name, *one, *list; } t[] = {
@@ -76,47 +79,49 @@ static const char *custom_ok(const struct cli_opt *row, enum cli_cmd cmd)
 }
 
 /* A value ROW takes in CMD (NULL: a flag). */
-static const char *ok_value(const struct cli_opt *row, enum cli_cmd cmd,
+static const char *ok_value(const struct wl_key *row, enum cli_cmd cmd,
 			    char *buf, size_t len)
 {
 	switch (row->type) {
-	case CLI_FLAG:
+	case WL_K_FLAG:
 		return NULL;
-	case CLI_TEXT:
+	case WL_K_TEXT:
 		return "x";
-	case CLI_UINT:
-	case CLI_SIZE:
+	case WL_K_UINT:
+	case WL_K_SIZE:
 		snprintf(buf, len, "%.0f", row->step ? (double)row->step :
 			 row->lo > 0 ? row->lo : 1);
 		return buf;
-	case CLI_TIME:
+	case WL_K_TIME:
 		return "1s";
-	case CLI_REAL:
+	case WL_K_REAL:
 		snprintf(buf, len, "%g", row->hi > 0 ? row->hi : row->lo + 1);
 		return buf;
-	case CLI_COUNT:
+	case WL_K_COUNT:
 		return "7B";
-	case CLI_ENUM:
-		for (const struct cli_value *v = row->values; v->name; v++)
-			if ((v->cmds >> cmd) & 1)
+	case WL_K_ENUM:
+		for (const struct wl_key_value *v = row->values; v->name; v++)
+			if ((v->uses >> cmd) & 1)
 				return v->name;
 		return NULL;
-	case CLI_CUSTOM:
+	case WL_K_CUSTOM:
 		return custom_ok(row, cmd);
+	default:        /* job-file types: no option has them */
+		cr_assert_fail("--%s: a type no option has", row->name);
 	}
 	return NULL;
 }
 
 /* A value ROW refuses in CMD: out of its range where it has one. */
-static const char *bad_value(const struct cli_opt *row, char *buf,
+static const char *bad_value(const struct wl_key *row, char *buf,
 			     size_t len)
 {
 	switch (row->type) {
-	case CLI_TEXT:
+	case WL_K_TEXT:
 		return "";
-	case CLI_UINT:
-	case CLI_SIZE:
-	case CLI_REAL:
+	case WL_K_UINT:
+	case WL_K_SIZE:
+	case WL_K_REAL:
 		if (row->hi > 0) {
 			snprintf(buf, len, "%.0f", row->hi + (row->step ?
 				 row->step : 1));
@@ -125,13 +130,13 @@ static const char *bad_value(const struct cli_opt *row, char *buf,
 		if (row->lo > 0)
 			return "0";
 		return "-1";
-	case CLI_TIME:
+	case WL_K_TIME:
 		if (row->hi > 0) {
 			snprintf(buf, len, "%.0fs", row->hi + 1);
 			return buf;
 		}
 		return "-1s";
-	case CLI_COUNT:
+	case WL_K_COUNT:
 		return "0";
 	default:
 		return "bogus";
@@ -148,12 +153,12 @@ static void check_command(enum cli_cmd cmd)
 	cr_assert_eq(fr_test_run(dir, argv, 60), 0);
 	help = out_of(dir, "stdout");
 	for (size_t i = 0; i < cli_noptions; i++) {
-		const struct cli_opt *row = &cli_options[i];
+		const struct wl_key *row = &cli_options[i];
 		char opt[96], *err;
 		const char *bad;
 		int rc;
 
-		if (!((row->cmds >> cmd) & 1))
+		if (!((row->uses >> cmd) & 1))
 			continue;
 		snprintf(opt, sizeof(opt), "--%s", row->name);
 		cr_expect_not_null(strstr(help, opt), "%s --help lacks %s",
@@ -162,7 +167,7 @@ static void check_command(enum cli_cmd cmd)
 						     sizeof(buf)));
 		cr_expect_eq(rc, 0, "%s %s %s: exit %d", cli_cmd_name(cmd),
 			     opt, ok_value(row, cmd, buf, sizeof(buf)), rc);
-		if (row->type == CLI_FLAG)
+		if (row->type == WL_K_FLAG)
 			continue;
 		bad = bad_value(row, buf, sizeof(buf));
 		rc = run_opt(dir, cmd, row, bad);
@@ -170,8 +175,8 @@ static void check_command(enum cli_cmd cmd)
 			     opt, bad, rc);
 		err = out_of(dir, "stderr");
 		cr_expect_not_null(strstr(err, opt), "%s", err);
-		for (const struct cli_value *v = row->values; v && v->name; v++)
-			if ((v->cmds >> cmd) & 1) {
+		for (const struct wl_key_value *v = row->values; v && v->name; v++)
+			if ((v->uses >> cmd) & 1) {
 				cr_expect_not_null(strstr(err, v->name),
 					"%s %s: the error lacks %s: %s",
 					cli_cmd_name(cmd), opt, v->name, err);
@@ -228,12 +233,12 @@ FR_TEST(cli_table, rows_are_sorted_and_short_options_unique_per_command)
 	for (int c = 0; c < CLI_NCMDS; c++)
 		for (size_t i = 0; i < cli_noptions; i++)
 			for (size_t j = i + 1; j < cli_noptions; j++) {
-				const struct cli_opt *a = &cli_options[i];
-				const struct cli_opt *b = &cli_options[j];
+				const struct wl_key *a = &cli_options[i];
+				const struct wl_key *b = &cli_options[j];
 
 				cr_expect(!a->shortopt ||
 					  a->shortopt != b->shortopt ||
-					  !((a->cmds & b->cmds) >> c & 1),
+					  !((a->uses & b->uses) >> c & 1),
 					  "-%c twice in %s", a->shortopt,
 					  cli_cmd_name((enum cli_cmd)c));
 			}
@@ -242,12 +247,12 @@ FR_TEST(cli_table, rows_are_sorted_and_short_options_unique_per_command)
 FR_TEST(cli_table, numeric_defaults_lie_in_their_range)
 {
 	for (size_t i = 0; i < cli_noptions; i++) {
-		const struct cli_opt *r = &cli_options[i];
+		const struct wl_key *r = &cli_options[i];
 
-		if (r->type != CLI_UINT && r->type != CLI_SIZE &&
-		    r->type != CLI_TIME && r->type != CLI_REAL)
+		if (r->type != WL_K_UINT && r->type != WL_K_SIZE &&
+		    r->type != WL_K_TIME && r->type != WL_K_REAL)
 			continue;
-		for (size_t k = 0; k < 3 && r->defs[k].cmds; k++) {
+		for (size_t k = 0; k < 3 && r->defs[k].uses; k++) {
 			const double d = r->defs[k].def;
 
 			if (r->defs[k].text && !strstr(r->defs[k].text, "%s"))
@@ -262,19 +267,19 @@ FR_TEST(cli_table, numeric_defaults_lie_in_their_range)
 
 FR_TEST(cli_table, a_bad_enum_value_names_every_accepted_one)
 {
-	const struct cli_opt *row = cli_opt_find("format");
+	const struct wl_key *row = OPT("format");
 	char want[256];
 
 	cr_assert_not_null(row);
-	cli_opt_want(row, CLI_RUN, want, sizeof(want));
+	wl_key_want(row, CLI_RUN, want, sizeof(want));
 	cr_expect_not_null(strstr(want, "tokens"), "%s", want);
-	cli_opt_want(row, CLI_GEN, want, sizeof(want));
+	wl_key_want(row, CLI_GEN, want, sizeof(want));
 	cr_expect_null(strstr(want, "tokens"), "%s", want);
 	cr_expect_null(strstr(want, "auto"), "%s", want);
-	row = cli_opt_find("backend");
-	cli_opt_want(row, CLI_IO, want, sizeof(want));
+	row = OPT("backend");
+	wl_key_want(row, CLI_IO, want, sizeof(want));
 	cr_expect_not_null(strstr(want, "null"), "%s", want);
-	cli_opt_want(row, CLI_RUN, want, sizeof(want));
+	wl_key_want(row, CLI_RUN, want, sizeof(want));
 	cr_expect_null(strstr(want, "null"), "%s", want);
 }
 

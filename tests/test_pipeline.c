@@ -62,27 +62,27 @@ FR_TEST(pipeline, list_keeps_the_order_and_refuses_repeats)
 	char buf[256], name[64];
 	unsigned n = 0;
 
-	cr_assert_eq(cli_parse_pipelines("torch,native,python:x.py", buf,
-					 sizeof(buf), sp, CLI_PIPELINES_MAX,
-					 &n), 0);
+	cr_assert_eq(ms_pipelines_parse("torch,native,python:x.py", buf,
+					sizeof(buf), sp, CLI_PIPELINES_MAX,
+					&n), 0);
 	cr_assert_eq(n, 3);
 	cr_expect_eq(sp[0].kind, MS_PIPELINE_TORCH);
 	cr_expect_eq(sp[1].kind, MS_PIPELINE_NATIVE);
 	cr_expect_str_eq(ms_pipeline_name(&sp[2], name, sizeof(name)),
 			 "python:x.py");
-	cr_expect_eq(cli_parse_pipelines("native,native", buf, sizeof(buf),
-					 sp, CLI_PIPELINES_MAX, &n), -EINVAL);
-	cr_expect_eq(cli_parse_pipelines("python:a.py,python:a.py", buf,
-					 sizeof(buf), sp, CLI_PIPELINES_MAX,
-					 &n), -EINVAL);
-	cr_expect_eq(cli_parse_pipelines("python:a.py,python:b.py", buf,
-					 sizeof(buf), sp, CLI_PIPELINES_MAX,
-					 &n), 0);
-	cr_expect_eq(cli_parse_pipelines("native,torch,python:a,python:b,"
-					 "python:c", buf, sizeof(buf), sp,
-					 CLI_PIPELINES_MAX, &n), -EINVAL);
-	cr_expect_eq(cli_parse_pipelines(",", buf, sizeof(buf), sp,
-					 CLI_PIPELINES_MAX, &n), -EINVAL);
+	cr_expect_eq(ms_pipelines_parse("native,native", buf, sizeof(buf),
+					sp, CLI_PIPELINES_MAX, &n), -EINVAL);
+	cr_expect_eq(ms_pipelines_parse("python:a.py,python:a.py", buf,
+					sizeof(buf), sp, CLI_PIPELINES_MAX,
+					&n), -EINVAL);
+	cr_expect_eq(ms_pipelines_parse("python:a.py,python:b.py", buf,
+					sizeof(buf), sp, CLI_PIPELINES_MAX,
+					&n), 0);
+	cr_expect_eq(ms_pipelines_parse("native,torch,python:a,python:b,"
+					"python:c", buf, sizeof(buf), sp,
+					CLI_PIPELINES_MAX, &n), -EINVAL);
+	cr_expect_eq(ms_pipelines_parse(",", buf, sizeof(buf), sp,
+					CLI_PIPELINES_MAX, &n), -EINVAL);
 }
 
 static struct ldr_result *res_new(void)

@@ -35,6 +35,7 @@
 
 #include "formats.h"
 #include "jobfile.h"
+#include "keys.h"
 #include "loader.h"
 
 /* ---- pass 1: collecting sections and entries ---- */
@@ -271,208 +272,95 @@ static void ps_release(struct ps *p)
 	free(p->ents);
 }
 
-/* ---- values ---- */
+/* ---- the schema: rows of the key engine (keys.h) ---- */
 
-/* A plain decimal number at S (no hex, inf or nan); its end in *END. */
-static int num_plain(const char *s, double *out, const char **end)
+/* What a [workload] name or a payload key may be. */
+#define NAME_CHARS "abcdefghijklmnopqrstuvwxyz0123456789._-"
+#define WORD_MAX 63
+
+static int parse_name(const struct wl_key *k, unsigned ctx, bool list,
+		      const char *arg, void *dst)
 {
-	const char *t = s;
-	char *e;
-
-	while (*t && strchr("0123456789.eE+-", *t))
-		t++;
-	if (t == s)
+	(void)k, (void)ctx, (void)list;
+	if (strlen(arg) > WORD_MAX || strspn(arg, NAME_CHARS) != strlen(arg))
 		return -EINVAL;
-	errno = 0;
-	*out = strtod(s, &e);
-	if (errno || e != t || !isfinite(*out))
-		return -EINVAL;
-	*end = e;
+	*(const char **)dst = arg;
 	return 0;
 }
 
-/* A number, or a fraction "A/B" (3/4). */
-static int num_at(const char *s, double *out, const char **end)
+static int parse_word(const struct wl_key *k, unsigned ctx, bool list,
+		      const char *arg, void *dst)
 {
-	double d;
-
-	if (num_plain(s, out, end))
+	(void)k, (void)ctx, (void)list;
+	for (const char *t = arg; *t; t++)
+		if ((unsigned char)*t <= ' ' || (unsigned char)*t >= 0x7f)
+			return -EINVAL;
+	if (strlen(arg) > WORD_MAX)
 		return -EINVAL;
-	if (**end != '/')
-		return 0;
-	if (num_plain(*end + 1, &d, end) || d == 0)
-		return -EINVAL;
-	*out /= d;
-	return isfinite(*out) ? 0 : -EINVAL;
+	*(const char **)dst = arg;
+	return 0;
 }
 
-static int parse_real(const char *s, double *out)
+/* The AU threshold: a share (0.9) or a percentage (90%) in the row's
+ * range. */
+static int parse_au(const struct wl_key *k, unsigned ctx, bool list,
+		    const char *arg, void *dst)
 {
 	const char *end;
+	double d;
 
-	return num_at(s, out, &end) || *end ? -EINVAL : 0;
-}
-
-/* N numbers separated by blanks and/or one comma. */
-static int parse_reals(const char *s, double *out, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++) {
-		const char *end;
-
-		while (isspace((unsigned char)*s))
-			s++;
-		if (num_at(s, &out[i], &end))
-			return -EINVAL;
-		s = end;
-		while (isspace((unsigned char)*s))
-			s++;
-		if (i + 1 < n && *s == ',')
-			s++;
-	}
-	return *s ? -EINVAL : 0;
-}
-
-static int parse_uint(const char *s, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (!*s)
+	(void)ctx, (void)list;
+	if (wl_parse_number(arg, &d, &end))
 		return -EINVAL;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10)
-			return -EINVAL;
-		v = v * 10 + (uint64_t)(*s - '0');
-	}
-	*out = v;
-	return 0;
-}
-
-/* A byte size: a number with an optional IEC unit K, M, G, T (1024^n;
- * "K", "KB", "KiB" alike). */
-static int parse_size(const char *s, double *out)
-{
-	static const char units[] = "KMGT";
-	const char *end, *u;
-	double v, mul = 1;
-
-	if (num_at(s, &v, &end) || v < 0)
-		return -EINVAL;
-	if (*end && (u = strchr(units, toupper((unsigned char)*end)))) {
-		mul = pow(1024, (double)(u - units + 1));
-		end++;
-		if (*end == 'i' || *end == 'I')
-			end++;
-		if (*end == 'B' || *end == 'b')
-			end++;
-	} else if (*end == 'B' || *end == 'b') {
+	if (end[0] == '%' && !end[1] && end > arg) {
+		d /= 100;
 		end++;
 	}
 	if (*end)
 		return -EINVAL;
-	*out = v * mul;
+	if (!(d > k->lo && d <= k->hi))
+		return -ERANGE;
+	*(double *)dst = d;
 	return 0;
 }
 
-/* "224", "224x160" or "128x128x128": 1 to MAX sizes joined by 'x'. */
-static int parse_dims(const char *s, uint64_t *out, unsigned max,
-		      unsigned *n)
+static int parse_gen(const struct wl_key *k, unsigned ctx, bool list,
+		     const char *arg, void *dst)
 {
-	*n = 0;
-	for (;;) {
-		uint64_t v = 0;
-		const char *d = s;
-
-		for (; *s >= '0' && *s <= '9'; s++) {
-			if (v > UINT32_MAX)
-				return -EINVAL;
-			v = v * 10 + (uint64_t)(*s - '0');
-		}
-		if (s == d || *n >= max)
-			return -EINVAL;
-		out[(*n)++] = v;
-		if (!*s)
-			return 0;
-		if (*s != 'x' && *s != 'X')
-			return -EINVAL;
-		s++;
-	}
+	(void)k, (void)ctx, (void)list;
+	if (!wl_gen_find(arg))
+		return -EINVAL;
+	*(const char **)dst = arg;
+	return 0;
 }
 
-static int parse_bool(const char *s, bool *out)
-{
-	static const char *const yes[] = { "yes", "true", "on", "1" };
-	static const char *const no[] = { "no", "false", "off", "0" };
-
-	for (size_t i = 0; i < 4; i++) {
-		if (!strcasecmp(s, yes[i])) {
-			*out = true;
-			return 0;
-		}
-		if (!strcasecmp(s, no[i])) {
-			*out = false;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-/* ---- the schema ---- */
-
-enum ktype {
-	K_TEXT,         /* any text */
-	K_NAME,         /* a workload name: [a-z0-9._-], 1..63 */
-	K_WORD,         /* a payload key: printable, no blank, 1..63 */
-	K_UINT,         /* whole number in [lo, hi] */
-	K_REAL,         /* number in [lo, hi] (> lo with gt) */
-	K_SIZE,         /* byte size in [lo, hi] */
-	K_AU,           /* 0.9 or 90%: (0, 1] */
-	K_PAIR,         /* two numbers, lo <= first <= second <= hi */
-	K_TRIPLE,       /* three numbers in [lo, hi] (> lo with gt) */
-	K_DIMS,         /* 1 or n sizes "AxBxC" in [lo, hi]; exactly n with
-	                   exact */
-	K_ENUM,         /* one of words (index stored) */
-	K_BOOL,
-	K_FORMAT,       /* wl_format_parse */
-	K_GEN,          /* wl_gen_find */
-};
-
-struct key {
-	const char *name;
-	enum ktype type;
-	size_t off;             /* into struct wv or struct rv */
-	double lo, hi;
-	bool gt;                /* lower bound excluded */
-	unsigned n;             /* K_DIMS: how many */
-	bool exact;             /* K_DIMS: exactly n (else 1 or n) */
-	const char *const *words; /* K_ENUM, NULL-terminated */
-	unsigned kinds;         /* [transform]: bit (1 << enum wl_xform) of
-	                           each transform it belongs to */
-	const char *help;       /* what it wants, for messages */
-};
-
+#define ANY (~0u)
 /* enum wl_xform's order, as wl_xform_name spells them */
-static const char *const xform_words[] = {
-	"none", "image-train", "volume-crop", "tokens", "cosmoflow", NULL
-};
-_Static_assert(sizeof(xform_words) / sizeof(xform_words[0]) ==
+static const struct wl_key_value xform_values[] = {
+	{ "none", WL_XFORM_NONE, ANY },
+	{ "image-train", WL_XFORM_IMAGE_TRAIN, ANY },
+	{ "volume-crop", WL_XFORM_VOLUME, ANY },
+	{ "tokens", WL_XFORM_TOKENS, ANY },
+	{ "cosmoflow", WL_XFORM_COSMOFLOW, ANY }, { 0 } };
+_Static_assert(sizeof(xform_values) / sizeof(xform_values[0]) ==
 	       WL_XFORM_COUNT + 1, "a transform kind without its word");
-/* enum wl_demand_kind's order, then "tuned" (train's older name) */
-static const char *const demand_words[] = {
-	"train", "mlperf", "ceiling", "tuned", NULL
-};
-#define DEMAND_WORD_TUNED 3
-_Static_assert(DEMAND_WORD_TUNED == WL_DEMAND_CEILING + 1,
-	       "a demand kind without its word");
-static const char *const basis_words[] = {
-	"measured", "derived", "estimate", NULL
-};
-static const char *const img_dtype_words[] = {
-	"f32", "f16", "bf16", "u8", NULL        /* enum aug_dtype's order */
-};
-static const char *const img_layout_words[] = {
-	"chw", "hwc", NULL                      /* enum aug_layout's order */
-};
-static const char *const tok_dtype_words[] = { "int64", "int32", NULL };
+static const struct wl_key_value format_values[] = {
+	{ "auto", WL_FORMAT_AUTO, ANY }, { "folder", WL_FORMAT_FOLDER, ANY },
+	{ "wds", WL_FORMAT_WDS, ANY }, { "mds", WL_FORMAT_MDS, ANY },
+	{ "tfrecord", WL_FORMAT_TFRECORD, ANY },
+	{ "tokens", WL_FORMAT_TOKENS, ANY }, { 0 } };
+static const struct wl_key_value basis_values[] = {
+	{ "measured", WL_BASIS_MEASURED, ANY },
+	{ "derived", WL_BASIS_DERIVED, ANY },
+	{ "estimate", WL_BASIS_ESTIMATE, ANY }, { 0 } };
+static const struct wl_key_value img_dtype_values[] = {
+	{ "f32", AUG_DT_F32, ANY }, { "f16", AUG_DT_F16, ANY },
+	{ "bf16", AUG_DT_BF16, ANY }, { "u8", AUG_DT_U8, ANY }, { 0 } };
+static const struct wl_key_value img_layout_values[] = {
+	{ "chw", AUG_LAYOUT_CHW, ANY }, { "hwc", AUG_LAYOUT_HWC, ANY },
+	{ 0 } };
+static const struct wl_key_value tok_dtype_values[] = {
+	{ "int64", 0, ANY }, { "int32", 1, ANY }, { 0 } };
 
 /* [workload] and [transform] values. */
 struct wv {
@@ -480,8 +368,8 @@ struct wv {
 	const char *stats_source, *gen;
 	int format, demand;
 	uint64_t batch, dataset_files;
-	double au, max_sample_bytes, mean_file_bytes, sd_file_bytes;
-	double mean_width, mean_height;
+	uint64_t max_sample_bytes;
+	double mean_file_bytes, sd_file_bytes, au, mean_width, mean_height;
 	int kind;
 	const char *t_desc, *key;
 	uint64_t img_crop[2], vol_crop[3], shape[4], tries, seq_len;
@@ -499,91 +387,90 @@ struct rv {
 	int basis;
 };
 
-#define W(f) offsetof(struct wv, f)
-#define R(f) offsetof(struct rv, f)
+/* A row: NAME of TYPE into the field F of struct wv (W) or rv (R); the
+ * rest of the row (range, values) follows. A [transform] row's uses are
+ * the transform kinds (1 << enum wl_xform) it belongs to; 0: every one. */
+#define W(nm, t, f) .name = nm, .type = t, .off = offsetof(struct wv, f)
+#define R(nm, t, f) .name = nm, .type = t, .off = offsetof(struct rv, f)
 #define IMG (1u << WL_XFORM_IMAGE_TRAIN)
 #define VOL (1u << WL_XFORM_VOLUME)
 #define TOK (1u << WL_XFORM_TOKENS)
 #define COS (1u << WL_XFORM_COSMOFLOW)
-#define ALLX (~0u)
+#define PAIR .n = 2, .exact = true, .arg = "LO HI (LO <= HI)"
 
-static const struct key wkeys[] = {
-	{ "name", K_NAME, W(name), .help = "a-z, 0-9, '.', '_', '-'" },
-	{ "description", K_TEXT, W(description) },
-	{ "layout", K_TEXT, W(layout) },
-	{ "file_ext", K_TEXT, W(file_ext) },
-	{ "format", K_FORMAT, W(format),
-	  .help = "auto, folder, wds, mds, tfrecord or tokens" },
-	{ "gen", K_GEN, W(gen) },
-	{ "batch", K_UINT, W(batch), 1, WL_BATCH_MAX, .help = "1..65536" },
-	{ "au_threshold", K_AU, W(au), .help = "0 < AU <= 1 (0.9 or 90%)" },
-	{ "au_source", K_TEXT, W(au_source) },
-	{ "default_demand", K_ENUM, W(demand), .words = demand_words },
-	{ "max_sample_bytes", K_SIZE, W(max_sample_bytes),
-	  WL_SAMPLE_BYTES_MIN, WL_SAMPLE_BYTES_MAX, .help = "4K..16G" },
-	{ "dataset_files", K_UINT, W(dataset_files), 1, 1e12,
-	  .help = "1..10^12" },
-	{ "mean_file_bytes", K_SIZE, W(mean_file_bytes), 0, 1e12, true,
-	  .help = "> 0" },
-	{ "sd_file_bytes", K_SIZE, W(sd_file_bytes), 0, 1e12,
-	  .help = ">= 0" },
-	{ "mean_width", K_REAL, W(mean_width), 0, 1e6, true, .help = "> 0" },
-	{ "mean_height", K_REAL, W(mean_height), 0, 1e6, true,
-	  .help = "> 0" },
-	{ "stats_source", K_TEXT, W(stats_source) },
+static const struct wl_key wkeys[] = {
+	{ W("name", WL_K_CUSTOM, name), .parse = parse_name,
+	  .want = "a workload name: a-z, 0-9, '.', '_', '-', at most 63" },
+	{ W("description", WL_K_TEXT, description) },
+	{ W("layout", WL_K_TEXT, layout) },
+	{ W("file_ext", WL_K_TEXT, file_ext) },
+	{ W("format", WL_K_ENUM, format), .values = format_values },
+	{ W("gen", WL_K_CUSTOM, gen), .parse = parse_gen,
+	  .names = wl_gen_names },
+	{ W("batch", WL_K_UINT, batch), .lo = 1, .hi = WL_BATCH_MAX },
+	{ W("au_threshold", WL_K_CUSTOM, au), .hi = 1, .gt = true,
+	  .parse = parse_au, .want = "a share > 0, at most 1 (0.9 or 90%)" },
+	{ W("au_source", WL_K_TEXT, au_source) },
+	{ W("default_demand", WL_K_ENUM, demand), .values = wl_demand_values },
+	{ W("max_sample_bytes", WL_K_SIZE, max_sample_bytes),
+	  .lo = WL_SAMPLE_BYTES_MIN, .hi = WL_SAMPLE_BYTES_MAX },
+	{ W("dataset_files", WL_K_UINT, dataset_files), .lo = 1, .hi = 1e12 },
+	{ W("mean_file_bytes", WL_K_BYTES, mean_file_bytes), .hi = 1e12,
+	  .gt = true },
+	{ W("sd_file_bytes", WL_K_BYTES, sd_file_bytes), .hi = 1e12 },
+	{ W("mean_width", WL_K_REAL, mean_width), .hi = 1e6, .gt = true },
+	{ W("mean_height", WL_K_REAL, mean_height), .hi = 1e6, .gt = true },
+	{ W("stats_source", WL_K_TEXT, stats_source) },
 };
 
-static const struct key tkeys[] = {
-	{ "kind", K_ENUM, W(kind), .words = xform_words, .kinds = ALLX },
-	{ "description", K_TEXT, W(t_desc), .kinds = ALLX },
-	{ "crop", K_DIMS, W(img_crop), 1, 16384, .n = 2, .kinds = IMG,
-	  .help = "SIZE or WxH, 1..16384" },
-	{ "scale", K_PAIR, W(scale), 0, 1, true, .kinds = IMG,
-	  .help = "LO HI, 0 < LO <= HI <= 1" },
-	{ "ratio", K_PAIR, W(ratio), 0, 100, true, .kinds = IMG,
-	  .help = "LO HI, 0 < LO <= HI (e.g. 3/4 4/3)" },
-	{ "tries", K_UINT, W(tries), 1, 1000, .kinds = IMG,
-	  .help = "1..1000" },
-	{ "flip", K_REAL, W(img_flip), 0, 1, .kinds = IMG,
-	  .help = "a probability, 0..1" },
-	{ "mean", K_TRIPLE, W(mean), 0, 1, .kinds = IMG,
-	  .help = "R G B, each 0..1" },
-	{ "std", K_TRIPLE, W(std), 0, 10, true, .kinds = IMG,
-	  .help = "R G B, each > 0" },
-	{ "dtype", K_ENUM, W(img_dtype), .words = img_dtype_words,
-	  .kinds = IMG },
-	{ "layout", K_ENUM, W(img_layout), .words = img_layout_words,
-	  .kinds = IMG },
-	{ "roi_decode", K_BOOL, W(roi), .kinds = IMG },
-	{ "dct_scale", K_BOOL, W(dct), .kinds = IMG },
-	{ "crop", K_DIMS, W(vol_crop), 1, 4096, .n = 3, .kinds = VOL,
-	  .help = "SIZE or DxHxW, 1..4096" },
-	{ "flip", K_BOOL, W(vol_flip), .kinds = VOL },
-	{ "key", K_WORD, W(key), .kinds = VOL | TOK | COS },
-	{ "seq_len", K_UINT, W(seq_len), 1, 1 << 22, .kinds = TOK,
-	  .help = "1..4194304" },
-	{ "dtype", K_ENUM, W(tok_dtype), .words = tok_dtype_words,
-	  .kinds = TOK },
-	{ "shape", K_DIMS, W(shape), 1, 65536, .n = 4, .exact = true,
-	  .kinds = COS, .help = "DxHxWxC, each 1..65536" },
+static const struct wl_key tkeys[] = {
+	{ W("kind", WL_K_ENUM, kind), .values = xform_values },
+	{ W("description", WL_K_TEXT, t_desc) },
+	{ W("crop", WL_K_DIMS, img_crop), .uses = IMG, .lo = 1, .hi = 16384,
+	  .n = 2, .arg = "WxH" },
+	{ W("scale", WL_K_REALS, scale), .uses = IMG, .hi = 1, .gt = true,
+	  PAIR },
+	{ W("ratio", WL_K_REALS, ratio), .uses = IMG, .hi = 100, .gt = true,
+	  PAIR },
+	{ W("tries", WL_K_UINT, tries), .uses = IMG, .lo = 1, .hi = 1000 },
+	{ W("flip", WL_K_REAL, img_flip), .uses = IMG, .hi = 1 },
+	{ W("mean", WL_K_REALS, mean), .uses = IMG, .hi = 1, .n = 3,
+	  .arg = "R G B" },
+	{ W("std", WL_K_REALS, std), .uses = IMG, .hi = 10, .gt = true,
+	  .n = 3, .arg = "R G B" },
+	{ W("dtype", WL_K_ENUM, img_dtype), .uses = IMG,
+	  .values = img_dtype_values },
+	{ W("layout", WL_K_ENUM, img_layout), .uses = IMG,
+	  .values = img_layout_values },
+	{ W("roi_decode", WL_K_BOOL, roi), .uses = IMG },
+	{ W("dct_scale", WL_K_BOOL, dct), .uses = IMG },
+	{ W("crop", WL_K_DIMS, vol_crop), .uses = VOL, .lo = 1, .hi = 4096,
+	  .n = 3, .arg = "DxHxW" },
+	{ W("flip", WL_K_BOOL, vol_flip), .uses = VOL },
+	{ W("key", WL_K_CUSTOM, key), .uses = VOL | TOK | COS,
+	  .parse = parse_word, .want = "printable ASCII without blanks, at "
+	  "most 63 bytes" },
+	{ W("seq_len", WL_K_UINT, seq_len), .uses = TOK, .lo = 1,
+	  .hi = 1 << 22 },
+	{ W("dtype", WL_K_ENUM, tok_dtype), .uses = TOK,
+	  .values = tok_dtype_values },
+	{ W("shape", WL_K_DIMS, shape), .uses = COS, .lo = 1, .hi = 65536,
+	  .n = 4, .exact = true, .arg = "DxHxWxC" },
 };
 
-static const struct key rkeys[] = {
-	{ "gpu_detail", K_TEXT, R(gpu_detail) },
-	{ "samples_per_s", K_REAL, R(samples_per_s), 0, 1e9, true,
-	  .help = "> 0" },
-	{ "tokens_per_s", K_REAL, R(tokens_per_s), 0, 1e12, true,
-	  .help = "> 0" },
-	{ "batch", K_UINT, R(batch), 1, WL_BATCH_MAX, .help = "1..65536" },
-	{ "compute_s", K_REAL, R(compute_s), 0, 1e6, true, .help = "> 0" },
-	{ "basis", K_ENUM, R(basis), .words = basis_words },
-	{ "range", K_PAIR, R(range), 0, 1e12, true,
-	  .help = "LO HI, 0 < LO <= HI" },
-	{ "multi_gpus", K_UINT, R(multi_gpus), 2, WL_GPUS_MAX,
-	  .help = "2..1024" },
-	{ "multi_samples_per_s", K_REAL, R(multi_samples_per_s), 0, 1e12,
-	  true, .help = "> 0" },
-	{ "source", K_TEXT, R(source) },
+static const struct wl_key rkeys[] = {
+	{ R("gpu_detail", WL_K_TEXT, gpu_detail) },
+	{ R("samples_per_s", WL_K_REAL, samples_per_s), .hi = 1e9,
+	  .gt = true },
+	{ R("tokens_per_s", WL_K_REAL, tokens_per_s), .hi = 1e12, .gt = true },
+	{ R("batch", WL_K_UINT, batch), .lo = 1, .hi = WL_BATCH_MAX },
+	{ R("compute_s", WL_K_REAL, compute_s), .hi = 1e6, .gt = true },
+	{ R("basis", WL_K_ENUM, basis), .values = basis_values },
+	{ R("range", WL_K_REALS, range), .hi = 1e12, .gt = true, PAIR },
+	{ R("multi_gpus", WL_K_UINT, multi_gpus), .lo = 2, .hi = WL_GPUS_MAX },
+	{ R("multi_samples_per_s", WL_K_REAL, multi_samples_per_s),
+	  .hi = 1e12, .gt = true },
+	{ R("source", WL_K_TEXT, source) },
 };
 
 #define NW (sizeof(wkeys) / sizeof(wkeys[0]))
@@ -591,7 +478,21 @@ static const struct key rkeys[] = {
 #define NR (sizeof(rkeys) / sizeof(rkeys[0]))
 #define MAX_GPU_NAME 32
 
-enum sec_kind { SEC_WORKLOAD, SEC_TRANSFORM, SEC_DEMAND };
+const struct wl_key *wl_job_keys(const char *name, size_t *n)
+{
+	static const struct { const char *name; const struct wl_key *t;
+			      size_t n; } secs[] = {
+		{ "workload", wkeys, NW }, { "transform", tkeys, NT },
+		{ "demand", rkeys, NR },
+	};
+
+	for (size_t i = 0; i < sizeof(secs) / sizeof(secs[0]); i++)
+		if (!strcmp(secs[i].name, name)) {
+			*n = secs[i].n;
+			return secs[i].t;
+		}
+	return NULL;
+}
 
 struct row {
 	int sec;                        /* its section */
@@ -610,13 +511,6 @@ struct chk {
 	size_t nrows;
 	int *sec_row;                   /* section -> row index, -1 */
 };
-
-/* A value for a message: at most 40 bytes. */
-static const char *shown(const char *v, char buf[48])
-{
-	snprintf(buf, 48, "%.40s%s", v, strlen(v) > 40 ? "..." : "");
-	return buf;
-}
 
 static int key_fail(struct chk *c, const struct ent *e, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -638,166 +532,23 @@ static int need(struct chk *c, const char *sec, const char *key,
 		    why ? " " : "", why ? why : "");
 }
 
-static void words_list(const char *const *w, char *buf, size_t len)
+/* E's value as K says into the struct at BASE, for transform KIND; a
+ * refusal in the engine's words, as the command line's: "key 'batch'
+ * wants 1..65536, not '0'". 0 or -EINVAL. */
+static int key_set(struct chk *c, const struct wl_key *k, unsigned kind,
+		   const struct ent *e, void *base)
 {
-	size_t used = 0;
+	char why[640];
 
-	buf[0] = '\0';
-	for (size_t i = 0; w[i] && used < len; i++) {
-		int n = snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
-				 w[i]);
-
-		if (n < 0)
-			break;
-		used += (size_t)n;
-	}
-}
-
-static bool in_range(const struct key *k, double v)
-{
-	return (k->gt ? v > k->lo : v >= k->lo) && v <= k->hi;
-}
-
-/* Parse E's value as K says into the struct at BASE. 0 or -EINVAL. */
-static int key_set(struct chk *c, const struct key *k, const struct ent *e,
-		   void *base)
-{
-	void *f = (char *)base + k->off;
-	const char *s = e->val;
-	char b[48], list[256];
-	uint64_t u[4];
-	unsigned n;
-	double d[3];
-	bool bo;
-
-	if (!*s)
+	if (!*e->val)
 		return key_fail(c, e, "has no value");
-	switch (k->type) {
-	case K_TEXT:
-		*(const char **)f = s;
+	if (!wl_key_take(k, kind, e->val, (char *)base + k->off, 8))
 		return 0;
-	case K_NAME:
-		if (strlen(s) > 63 ||
-		    strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789._-") !=
-		    strlen(s))
-			return key_fail(c, e, "'%s' is not a workload name "
-					"(%s, at most 63)", shown(s, b),
-					k->help);
-		*(const char **)f = s;
-		return 0;
-	case K_WORD:
-		for (const char *t = s; *t; t++)
-			if ((unsigned char)*t <= ' ' || (unsigned char)*t >= 0x7f)
-				return key_fail(c, e, "'%s': printable ASCII "
-						"without blanks", shown(s, b));
-		if (strlen(s) > 63)
-			return key_fail(c, e, "longer than 63 bytes");
-		*(const char **)f = s;
-		return 0;
-	case K_UINT:
-		if (parse_uint(s, &u[0]))
-			return key_fail(c, e, "'%s' is not a whole number",
-					shown(s, b));
-		if (!in_range(k, (double)u[0]))
-			return key_fail(c, e, "%s is out of range (%s)",
-					shown(s, b), k->help);
-		*(uint64_t *)f = u[0];
-		return 0;
-	case K_REAL:
-	case K_SIZE:
-		if (k->type == K_REAL ? parse_real(s, &d[0]) :
-		    parse_size(s, &d[0]))
-			return key_fail(c, e, "'%s' is not a %s", shown(s, b),
-					k->type == K_REAL ? "number" :
-					"size (e.g. 64M, 1G)");
-		if (!in_range(k, d[0]))
-			return key_fail(c, e, "%s is out of range (%s)",
-					shown(s, b), k->help);
-		*(double *)f = d[0];
-		return 0;
-	case K_AU: {
-		const size_t l = strlen(s);
-		char num[64];
-
-		if (l < sizeof(num) && l > 1 && s[l - 1] == '%') {
-			memcpy(num, s, l - 1);
-			num[l - 1] = '\0';
-			if (parse_real(num, &d[0]))
-				return key_fail(c, e, "'%s' is not a number "
-						"or a percentage", shown(s, b));
-			d[0] /= 100;
-		} else if (parse_real(s, &d[0])) {
-			return key_fail(c, e, "'%s' is not a number or a "
-					"percentage", shown(s, b));
-		}
-		if (!(d[0] > 0 && d[0] <= 1))
-			return key_fail(c, e, "%s is out of range (%s)",
-					shown(s, b), k->help);
-		*(double *)f = d[0];
-		return 0;
-	}
-	case K_PAIR:
-	case K_TRIPLE:
-		n = k->type == K_PAIR ? 2 : 3;
-		if (parse_reals(s, d, n))
-			return key_fail(c, e, "'%s' is not %u numbers (%s)",
-					shown(s, b), n, k->help);
-		for (unsigned i = 0; i < n; i++)
-			if (!in_range(k, d[i]) ||
-			    (k->type == K_PAIR && d[0] > d[1]))
-				return key_fail(c, e, "%s is out of range "
-						"(%s)", shown(s, b), k->help);
-		memcpy(f, d, n * sizeof(double));
-		return 0;
-	case K_DIMS:
-		if (parse_dims(s, u, k->n, &n) ||
-		    (k->exact ? n != k->n : n != 1 && n != k->n))
-			return key_fail(c, e, "'%s' is not %s", shown(s, b),
-					k->help);
-		for (unsigned i = 0; i < n; i++)
-			if (!in_range(k, (double)u[i]))
-				return key_fail(c, e, "%s is out of range "
-						"(%s)", shown(s, b), k->help);
-		for (unsigned i = 0; i < k->n; i++)
-			((uint64_t *)f)[i] = u[n == 1 ? 0 : i];
-		return 0;
-	case K_ENUM:
-		for (int i = 0; k->words[i]; i++)
-			if (!strcmp(s, k->words[i])) {
-				*(int *)f = i;
-				return 0;
-			}
-		words_list(k->words, list, sizeof(list));
-		return key_fail(c, e, "'%s' is not one of %s", shown(s, b),
-				list);
-	case K_BOOL:
-		if (parse_bool(s, &bo))
-			return key_fail(c, e, "'%s' is not yes or no",
-					shown(s, b));
-		*(bool *)f = bo;
-		return 0;
-	case K_FORMAT: {
-		enum wl_format fm;
-
-		if (wl_format_parse(s, &fm))
-			return key_fail(c, e, "'%s' is not a format (%s)",
-					shown(s, b), k->help);
-		*(int *)f = (int)fm;
-		return 0;
-	}
-	case K_GEN:
-		if (!wl_gen_find(s)) {
-			wl_gen_names(list, sizeof(list));
-			return key_fail(c, e, "no generator '%s' (known: %s)",
-					shown(s, b), list);
-		}
-		*(const char **)f = s;
-		return 0;
-	}
-	return -EINVAL;
+	return fail(c->p, -EINVAL, e->line, "key '%s' %s", e->key,
+		    wl_key_refusal(k, kind, e->val, why, sizeof(why)));
 }
 
-static void keys_list(const struct key *t, size_t n, unsigned kind,
+static void keys_list(const struct wl_key *t, size_t n, unsigned kind,
 		      char *buf, size_t len)
 {
 	size_t used = 0;
@@ -806,7 +557,7 @@ static void keys_list(const struct key *t, size_t n, unsigned kind,
 	for (size_t i = 0; i < n && used < len; i++) {
 		int m;
 
-		if (!(t[i].kinds & (1u << kind)) && t[i].kinds)
+		if (!(t[i].uses & (1u << kind)) && t[i].uses)
 			continue;
 		m = snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
 			     t[i].name);
@@ -818,7 +569,7 @@ static void keys_list(const struct key *t, size_t n, unsigned kind,
 
 /* Find E's key in table T (N keys) for transform KIND (0 outside
  * [transform]) and set it; refuses unknown and repeated keys. */
-static int key_take(struct chk *c, const struct key *t, size_t n,
+static int key_take(struct chk *c, const struct wl_key *t, size_t n,
 		    const struct ent **given, unsigned kind, const char *sec,
 		    const struct ent *e, void *base)
 {
@@ -828,7 +579,7 @@ static int key_take(struct chk *c, const struct key *t, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(t[i].name, e->key))
 			continue;
-		if (t[i].kinds && !(t[i].kinds & (1u << kind))) {
+		if (t[i].uses && !(t[i].uses & (1u << kind))) {
 			other = true;
 			continue;
 		}
@@ -836,12 +587,12 @@ static int key_take(struct chk *c, const struct key *t, size_t n,
 			return key_fail(c, e, "given twice (first at line %d)",
 					given[i]->line);
 		given[i] = e;
-		return key_set(c, &t[i], e, base);
+		return key_set(c, &t[i], kind, e, base);
 	}
 	keys_list(t, n, kind, list, sizeof(list));
 	if (other)
 		return key_fail(c, e, "not a parameter of transform %s (its "
-				"parameters: %s)", xform_words[kind], list);
+				"parameters: %s)", xform_values[kind].name, list);
 	return key_fail(c, e, "unknown key in [%s] (known: %s)", sec, list);
 }
 
@@ -967,9 +718,9 @@ static int kind_peek(const struct chk *c, const struct ent **ke)
 		if (e->sec != tsec || strcmp(e->key, "kind"))
 			continue;
 		*ke = e;
-		for (int k = 0; xform_words[k]; k++)
-			if (!strcmp(e->val, xform_words[k]))
-				return k;
+		for (int k = 0; xform_values[k].name; k++)
+			if (!strcmp(e->val, xform_values[k].name))
+				return xform_values[k].v;
 		return -1;
 	}
 	return -1;
@@ -1177,8 +928,6 @@ static int whole_check(struct chk *c)
 
 	if (!c->v.name)
 		return need(c, "workload", "name", NULL);
-	if (c->v.demand == DEMAND_WORD_TUNED)
-		c->v.demand = WL_DEMAND_TRAIN;
 	if (c->v.kind == WL_XFORM_TOKENS && !c->v.seq_len)
 		return need(c, "transform", "seq_len", "(tokens per sample "
 			    "window: seq_len + 1)");
@@ -1305,8 +1054,8 @@ static void xform_build(const struct wv *v, struct wl_workload *w,
 			 "%s", xp->aug.out_w, xp->aug.out_h,
 			 xp->aug.rrc.scale_min, xp->aug.rrc.scale_max,
 			 xp->aug.rrc.ratio_min, xp->aug.rrc.ratio_max,
-			 xp->aug.flip_p, img_layout_words[xp->aug.layout],
-			 img_dtype_words[xp->aug.dtype]);
+			 xp->aug.flip_p, img_layout_values[xp->aug.layout].name,
+			 img_dtype_values[xp->aug.dtype].name);
 		break;
 	case WL_XFORM_VOLUME:
 		for (int i = 0; i < 3; i++)
@@ -1327,7 +1076,7 @@ static void xform_build(const struct wv *v, struct wl_workload *w,
 		w->out_height = 1;
 		w->out_width = xp->seq_len + 1;
 		snprintf(desc, len, "a window of %u + 1 tokens -> %s",
-			 xp->seq_len, tok_dtype_words[v->tok_dtype]);
+			 xp->seq_len, tok_dtype_values[v->tok_dtype].name);
 		break;
 	case WL_XFORM_COSMOFLOW:
 		for (int i = 0; i < 4; i++)

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 
+#include "keys.h"
 #include "workloads.h"
 
 /* Largest job file read, in bytes (a workload needs a few KB). */
@@ -43,6 +44,13 @@ int wl_job_load(const char *path, const struct wl_workload **out, char *why,
 /* Frees a workload wl_job_parse or wl_job_load made; accepts NULL. Never
  * call it on an entry of the built-in table (wl_at, wl_find). */
 void wl_job_free(const struct wl_workload *w);
+
+/* The key table of a job file's section NAME ("workload", "transform" or
+ * "demand": every [demand KIND GPU] row): rows of the key engine
+ * (keys.h), whose uses are the transform kinds (1 << enum wl_xform) that
+ * take the key, 0 for every one; *N gets how many. NULL for another
+ * NAME. */
+const struct wl_key *wl_job_keys(const char *name, size_t *n);
 
 /* A generator a job file can name with `gen = NAME`. */
 struct wl_gen_entry {

@@ -27,11 +27,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(s, data, size);
 	s[size] = '\0';
 
-	err = cli_parse_size(s, &bytes);
+	err = wl_parse_size(s, &bytes);
 	if (err && err != -EINVAL && err != -ERANGE)
 		abort();
 
-	err = cli_parse_duration(s, &sec);
+	err = wl_parse_duration(s, &sec);
 	if (err && err != -EINVAL && err != -ERANGE)
 		abort();
 	if (!err && !(isfinite(sec) && sec > 0)) {
@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* bounds from the input's length, so both ends get exercised */
 	lo = size % 7;
 	hi = size % 2 ? 1000 : ~0ul;
-	err = cli_parse_ulong(s, lo, hi, &ul);
+	err = wl_parse_ulong(s, lo, hi, &ul);
 	if (err && err != -EINVAL && err != -ERANGE)
 		abort();
 	if (!err && (ul < lo || ul > hi))
