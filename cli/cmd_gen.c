@@ -59,7 +59,7 @@ static void gen_head(FILE *f)
 
 static void gen_tail(FILE *f)
 {
-	cli_workloads_usage(f);
+	rpt_workloads_usage(f);
 }
 
 struct gen_progress {
