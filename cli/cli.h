@@ -127,34 +127,32 @@ extern double cli_stall_timeout;
  * cli_signals_catch: a stall, or a signal the command cannot act on
  * within LDR_SIGNAL_END_S, ends it with rpt_partial_write's report (JSON
  * to JSON when given, keyed SCHEMA / VERSION). 0, or FR_EXIT_ENV
- * (printed). cli_watch_claim: the command's own thread is about to write
- * its report; where the watchdog already writes it, it never returns.
+ * (printed). ldr_watchdog_stop stops it. cli_watch_claim: the command's
+ * own thread is about to write its report; where the watchdog already
+ * writes it, it never returns.
  */
 int cli_watch_start(const char *cmd, const char *json, const char *schema,
 		    int version);
-void cli_watch_stop(void);
 void cli_watch_claim(void);
 
 /*
  * What run and sweep open from O for CMD and workload W, each returning 0
  * or an exit code (printed): the dataset (generated without DATASET, a
  * progress line on a terminal) and its close (KEEP: --keep-dataset); the
- * GPUs (--gpus, --gpu-rate, --demand); the point P on MD judged against
- * GS (TS holds the transform's state and must outlive P, PIPELINE gets
- * it in words); gpu-decode's path resolved (ms_gpu_decode_resolve), and
- * P's gpu-decode transform when P->pipe is gpu-decode.
+ * GPUs (--gpus, --gpu-rate, --demand), and gpu-decode's path in O's
+ * pipelines (ms_gpu_decode_resolve); the point P on MD judged against GS
+ * (TS holds the transform's state and must outlive P, PIPELINE gets it
+ * in words), and P's gpu-decode transform when P->pipe is gpu-decode.
  */
 int cli_dataset_open(const char *cmd, const struct wl_workload *w,
 		     const struct cli_common_opts *o, struct ms_dataset *md);
 void cli_dataset_close(const char *cmd, struct ms_dataset *md, bool keep);
 int cli_gpus(const char *cmd, const struct wl_workload *w,
-	     const struct cli_common_opts *o, struct ms_gpus *gs);
+	     struct cli_common_opts *o, struct ms_gpus *gs);
 int cli_point_base(const char *cmd, const struct cli_common_opts *o,
 		   const struct wl_workload *w, const struct ms_gpus *gs,
 		   const struct ms_dataset *md, struct ms_point *p,
 		   struct wl_transform_state *ts, char *pipeline, size_t len);
-int cli_gpu_decode_resolve(const char *cmd, const struct wl_workload *w,
-			   struct cli_common_opts *o, const struct ms_gpus *gs);
 int cli_gpu_decode_point(const char *cmd, const struct cli_common_opts *o,
 			 const struct wl_workload *w,
 			 const struct ms_dataset *md, struct ms_point *p,

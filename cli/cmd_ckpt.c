@@ -297,7 +297,7 @@ int cmd_ckpt(int argc, char **argv)
 	}
 	err = ms_ckpt_run(&cfg, res);
 	cli_watch_claim();
-	cli_watch_stop();
+	ldr_watchdog_stop();
 	cli_signals_restore(old);
 	ckpt_fill(&o, &gs, bytes, res, &r);
 	r.signal = cli_stop;

@@ -217,7 +217,7 @@ int cmd_gen(int argc, char **argv)
 		rc = wl_shards_from_folder(g.from, g.dir, &g.o, &g.so, &st,
 					   &sst);
 		cli_watch_claim();
-		cli_watch_stop();
+		ldr_watchdog_stop();
 	} else if (shards)
 		rc = wl_gen_shards(w, g.dir, &g.o, &g.so, &st, &sst);
 	else if (gen_tokens(&g))

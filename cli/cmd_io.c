@@ -260,7 +260,7 @@ int cmd_io(int argc, char **argv)
 	else if ((ret = io_report(&o, res)) >= 0 && cli_stop)
 		ret = rpt_exit_for_signal(cli_stop);    /* after the report */
 out:
-	cli_watch_stop();
+	ldr_watchdog_stop();
 	cli_signals_restore(old);
 	free(res);
 	ms_dataset_close(&md, true);

@@ -124,9 +124,6 @@ static int run_setup(struct run_state *s)
 	if (!err) {
 		cli_common_from_workload(&s->o.c, s->w);
 		err = cli_gpus("run", s->w, &s->o.c, &s->gs);
-		if (!err)
-			err = cli_gpu_decode_resolve("run", s->w, &s->o.c,
-						     &s->gs);
 	}
 	if (!err)
 		err = cli_check_reports("run", &s->o.c.json, 1, s->o.c.dataset,
@@ -232,7 +229,7 @@ int cmd_run(int argc, char **argv)
 		if (!ret)
 			ret = run_report(s, &rr);
 	}
-	cli_watch_stop();
+	ldr_watchdog_stop();
 	cli_signals_restore(old);
 out_free:
 	/* the listing; the generated folder unless --keep-dataset */

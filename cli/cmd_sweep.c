@@ -153,9 +153,6 @@ static int sweep_setup(struct sweep_state *s)
 	if (!ret) {
 		cli_common_from_workload(&o->c, s->w);
 		ret = cli_gpus("sweep", s->w, &o->c, &s->gs);
-		if (!ret)
-			ret = cli_gpu_decode_resolve("sweep", s->w, &o->c,
-						     &s->gs);
 	}
 	if (ret)
 		return ret;
@@ -237,7 +234,7 @@ int cmd_sweep(int argc, char **argv)
 		if (!ret)
 			ret = cli_sweep_report(s);
 	}
-	cli_watch_stop();
+	ldr_watchdog_stop();
 	cli_signals_restore(old);
 out_free:
 	cli_dataset_close("sweep", &s->md, s->o.c.keep);

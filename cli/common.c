@@ -38,7 +38,6 @@ void cli_signals_restore(const struct sigaction old[2])
 
 /* What the watchdog's report names; set before the watchdog starts. */
 static struct rpt_partial cli_wd;
-static bool cli_wd_running;
 
 /* The watchdog's report (its thread; the command's waits in the
  * kernel): the process ends with its status. */
@@ -66,22 +65,14 @@ int cli_watch_start(const char *cmd, const char *json, const char *schema,
 	err = stg_watch_init();
 	if (!err)
 		err = ldr_watchdog_start(&o);
-	if (err)
-		return rpt_fail(cmd, err, 0, "cannot start the stall watchdog");
-	cli_wd_running = true;
-	return 0;
-}
-
-void cli_watch_stop(void)
-{
-	if (cli_wd_running)
-		ldr_watchdog_stop();
-	cli_wd_running = false;
+	return err ? rpt_fail(cmd, err, 0, "cannot start the stall watchdog") :
+	       0;
 }
 
 void cli_watch_claim(void)
 {
-	if (cli_wd_running && !ldr_watchdog_claim())
+	/* true where no watchdog runs: it may only be writing */
+	if (!ldr_watchdog_claim())
 		ldr_watchdog_park();
 }
 
@@ -121,7 +112,7 @@ void cli_dataset_close(const char *cmd, struct ms_dataset *md, bool keep)
 }
 
 int cli_gpus(const char *cmd, const struct wl_workload *w,
-	     const struct cli_common_opts *o, struct ms_gpus *gs)
+	     struct cli_common_opts *o, struct ms_gpus *gs)
 {
 	char why[768];
 	int err;
@@ -132,6 +123,9 @@ int cli_gpus(const char *cmd, const struct wl_workload *w,
 				       "measure", w->name);
 	err = ms_gpus_resolve(w, o->gpus, o->demand, o->gpu_rate, gs, why,
 			      sizeof(why));
+	if (!err)
+		err = ms_gpu_decode_resolve(w, o->pipes, o->npipes, gs, why,
+					    sizeof(why));
 	if (err == -EINVAL)
 		return rpt_usage(cmd, why);
 	return err ? rpt_fail(cmd, err, 0, "out of memory") : 0;
@@ -164,17 +158,6 @@ int cli_point_base(const char *cmd, const struct cli_common_opts *o,
 		return FR_EXIT_USAGE;
 	}
 	return err ? rpt_fail(cmd, err, 0, "the transform cannot start") : 0;
-}
-
-int cli_gpu_decode_resolve(const char *cmd, const struct wl_workload *w,
-			   struct cli_common_opts *o, const struct ms_gpus *gs)
-{
-	char why[512];
-
-	if (ms_gpu_decode_resolve(w, o->pipes, o->npipes, gs, why,
-				  sizeof(why)))
-		return rpt_usage(cmd, why);
-	return 0;
 }
 
 int cli_gpu_decode_point(const char *cmd, const struct cli_common_opts *o,

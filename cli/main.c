@@ -11,9 +11,7 @@
 struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
-	bool own_process;       /* supervised: the exit status comes once the
-	                           report is written, even while a thread
-	                           waits in the kernel on stalled storage */
+	bool own_process;       /* supervised (ldr_supervise) */
 	bool cluster;           /* runs under mpirun on several ranks */
 	const char *summary;
 };
@@ -54,9 +52,11 @@ static const struct command *command_find(const char *name)
 	return NULL;
 }
 
-/* Run command C with ARGV[1..]: its own process (not for a rank of
- * mpirun: its launcher knows the pid it started), MPI first when
- * launched by mpirun, before any thread. */
+/* Run command C with ARGV[1..]: in a process of its own, so that the
+ * shell gets the exit status once the report is written even while a
+ * thread waits in the kernel on stalled storage (not for a rank of
+ * mpirun: its launcher knows the pid it started); launched by mpirun,
+ * MPI first, before any thread. */
 static int command_run(const struct command *c, int argc, char **argv)
 {
 	unsigned world;
@@ -80,13 +80,9 @@ static int command_run(const struct command *c, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	const char *name = argc < 2 ? NULL : argv[1];
-	const struct command *c = name ? command_find(name) : NULL;
+	const char *name = argc < 2 ? "" : argv[1];
+	const struct command *c = command_find(name);
 
-	if (!name) {
-		usage(stderr);
-		return FR_EXIT_USAGE;
-	}
 	if (c)
 		return command_run(c, argc, argv);
 	if (!strcmp(name, "help") && argc > 2 && (c = command_find(argv[2]))) {
@@ -96,24 +92,23 @@ int main(int argc, char **argv)
 		return c->fn(2, hargv);
 	}
 	if (!strcmp(name, "-h") || !strcmp(name, "--help") ||
-	    !strcmp(name, "help")) {
-		usage(stdout);
-		return FR_EXIT_OK;
-	}
-	if (!strcmp(name, "help-options")) {
-		/* hidden: the README's option list (make readme-options) */
-		if (argc != 3 || strcmp(argv[2], "--markdown")) {
-			fprintf(stderr, "Usage: feedrate help-options "
-				"--markdown\n");
-			return FR_EXIT_USAGE;
-		}
-		cli_opts_markdown(stdout);
-		return FR_EXIT_OK;
+	    !strcmp(name, "help") || argc < 2) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? FR_EXIT_USAGE : FR_EXIT_OK;
 	}
 	if (!strcmp(name, "-V") || !strcmp(name, "--version") ||
 	    !strcmp(name, "version")) {
 		printf("feedrate %s\n", FEEDRATE_VERSION);
 		return FR_EXIT_OK;
+	}
+	if (!strcmp(name, "help-options")) {
+		/* hidden: the README's option list (make readme-options) */
+		if (argc == 3 && !strcmp(argv[2], "--markdown")) {
+			cli_opts_markdown(stdout);
+			return FR_EXIT_OK;
+		}
+		fprintf(stderr, "Usage: feedrate help-options --markdown\n");
+		return FR_EXIT_USAGE;
 	}
 	fprintf(stderr, "feedrate: unknown command '%s'\n"
 		"Run 'feedrate --help' for the list of commands.\n", name);
