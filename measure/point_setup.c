@@ -51,19 +51,24 @@ int ms_gpu_decode_resolve(const struct wl_workload *w,
 	return 0;
 }
 
+/* P's transform ready after ERR from making it: records are unwrapped
+ * before the decode when MD holds shards. */
+static int point_unwrap(const struct ms_dataset *md, struct ms_point *p,
+			int err)
+{
+	if (!err && md->shards)
+		wl_shardset_transform(md->shards, &p->transform,
+				      &p->transform);
+	return err;
+}
+
 int ms_point_transform(const struct wl_workload *w,
 		       const struct ms_dataset *md, struct ms_point *p,
 		       struct wl_transform_state *ts, char *pipeline,
 		       size_t len)
 {
-	const int err = wl_transform_make(w, ts, &p->transform, pipeline, len);
-
-	if (err)
-		return err;
-	if (md->shards)     /* records are unwrapped before the decode */
-		wl_shardset_transform(md->shards, &p->transform,
-				      &p->transform);
-	return 0;
+	return point_unwrap(md, p, wl_transform_make(w, ts, &p->transform,
+						     pipeline, len));
 }
 
 int ms_point_gpu_decode(const struct wl_workload *w,
@@ -75,7 +80,6 @@ int ms_point_gpu_decode(const struct wl_workload *w,
 			       stg_dataset_count(md->ds);
 	const bool hybrid = p->pipe.gpudec == MS_GPUDEC_HYBRID;
 	double mean, stage;
-	int err;
 
 	if (p->pipe.kind != MS_PIPELINE_GPU_DECODE)
 		return 0;
@@ -91,13 +95,7 @@ int ms_point_gpu_decode(const struct wl_workload *w,
 		stage = 1u << 20;
 	if (stage > (1ull << 30))
 		stage = 1ull << 30;
-	err = wl_transform_gpu_decode(w, hybrid ? AUG_GD_MODE_HYBRID :
-				      AUG_GD_MODE_HW, (size_t)stage, ts,
-				      &p->transform, pipeline, len);
-	if (err)
-		return err;
-	if (md->shards)     /* records are unwrapped before the decode */
-		wl_shardset_transform(md->shards, &p->transform,
-				      &p->transform);
-	return 0;
+	return point_unwrap(md, p, wl_transform_gpu_decode(w, hybrid ?
+		AUG_GD_MODE_HYBRID : AUG_GD_MODE_HW, (size_t)stage, ts,
+		&p->transform, pipeline, len));
 }
