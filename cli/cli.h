@@ -1,8 +1,8 @@
 /*
- * cli.h - the command line: the command table, exit codes and the option
- * parsers every command shares. Each command is `cmd_<name>` in
- * cli/cmd_<name>.c; argv[0] is the command's name, and `-h/--help` prints its
- * usage on stdout and returns FR_EXIT_OK.
+ * cli.h - the command line: the options and the wiring every command
+ * shares (exit codes and a command's words are reports/rpt_cmd.h's). Each
+ * command is `cmd_<name>` in cli/cmd_<name>.c; argv[0] is the command's
+ * name, and `-h/--help` prints its usage on stdout and returns FR_EXIT_OK.
  */
 #ifndef FEEDRATE_CLI_H
 #define FEEDRATE_CLI_H

@@ -71,7 +71,7 @@ int cli_watch_start(const char *cmd, const char *json, const char *schema,
 
 void cli_watch_claim(void)
 {
-	/* true where no watchdog runs: it may only be writing */
+	/* always granted where no watchdog runs */
 	if (!ldr_watchdog_claim())
 		ldr_watchdog_park();
 }
