@@ -28,7 +28,7 @@ struct cli_cluster_run {
 int cli_cluster_report(const char *cmd, struct cli_cluster_run *run,
 		       const struct rpt_cluster_rank *mine);
 
-/* Say an error of a cluster step as cli_fail does (ARG the command's
+/* Say an error of a cluster step as rpt_fail does (ARG the command's
  * name): the `say` of measure/'s cluster configs. */
 void cli_cluster_say(void *arg, int err, const char *why);
 

@@ -101,7 +101,7 @@ int cli_cluster_refuse(const char *cmd)
 
 void cli_cluster_say(void *arg, int err, const char *why)
 {
-	cli_fail(arg, err, 0, why);
+	rpt_fail(arg, err, 0, why);
 }
 
 /* ---- rank 0: the ranks' records into the report ---- */
@@ -114,20 +114,20 @@ int cli_cluster_report(const char *cmd, struct cli_cluster_run *run,
 	int ret = ms_cluster_collect(cli_cluster, &run->check, mine, &res);
 
 	if (ret < 0)
-		return cli_fail(cmd, ret, 0, "out of memory");
+		return rpt_fail(cmd, ret, 0, "out of memory");
 	ret = ret ? FR_EXIT_ENV : FR_EXIT_OK;
 	if (!res.ranks)
 		return FR_EXIT_OK;      /* rank 0 reports */
 	rpt_cluster_take(c, &res);
 	{
-		FILE *out = cli_text_out(&run->json, 1);
+		FILE *out = rpt_text_out(&run->json, 1);
 
 		rpt_cluster_print(out, c);
 		fflush(out);
 	}
 	if (run->json) {
 		json_t *root = rpt_cluster_json(c);
-		int r = root ? cli_write_report(cmd, run->json, root, NULL,
+		int r = root ? rpt_write_report(cmd, run->json, root, NULL,
 						"JSON") : FR_EXIT_ENV;
 
 		json_decref(root);
@@ -135,7 +135,7 @@ int cli_cluster_report(const char *cmd, struct cli_cluster_run *run,
 			ret = r;
 	}
 	if (run->html) {
-		int r = cli_write_report(cmd, run->html, NULL,
+		int r = rpt_write_report(cmd, run->html, NULL,
 					 rpt_cluster_html(c), "HTML");
 
 		if (r)

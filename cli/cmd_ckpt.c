@@ -168,7 +168,7 @@ static int ckpt_check(const char *dir, uint64_t bytes)
 	if (!err)
 		return 0;
 	fprintf(stderr, "feedrate ckpt: ");
-	cli_print_path(stderr, why);
+	rpt_put_path(stderr, why);
 	fputc('\n', stderr);
 	return err == -ENOTEMPTY || err == -ENOSPC || err == -ENOTDIR ||
 	       err == -ENOENT ? FR_EXIT_USAGE : FR_EXIT_ENV;
@@ -178,7 +178,7 @@ static int ckpt_check(const char *dir, uint64_t bytes)
 static int ckpt_report(const struct ckpt_opts *o, struct rpt_ckpt *r,
 		       int err)
 {
-	FILE *f = cli_text_out(&o->c.json, 1);
+	FILE *f = rpt_text_out(&o->c.json, 1);
 	int ret = 0;
 
 	rpt_ckpt_print(f, r);
@@ -187,16 +187,16 @@ static int ckpt_report(const struct ckpt_opts *o, struct rpt_ckpt *r,
 		json_t *j = rpt_ckpt_json(r);
 
 		/* NULL JSON and text: the writer says out of memory */
-		ret = cli_write_report("ckpt", o->c.json, j, NULL, "JSON");
+		ret = rpt_write_report("ckpt", o->c.json, j, NULL, "JSON");
 		json_decref(j);
 	}
 	if (cli_stop || err == -EINTR)
-		return cli_exit_for_signal(cli_stop ? cli_stop : SIGINT);
+		return rpt_exit_for_signal(cli_stop ? cli_stop : SIGINT);
 	{
 		struct stg_stall stall;
 
-		if (cli_watch_stalled(&stall))
-			return cli_stall_exit("ckpt", &stall);
+		if (ldr_watchdog_stall(&stall))
+			return rpt_stall_exit("ckpt", &stall);
 	}
 	if (ret)
 		return ret;
@@ -257,7 +257,7 @@ int cmd_ckpt(int argc, char **argv)
 	err = ms_gpus_resolve(w, o.c.gpus, o.c.demand, o.c.gpu_rate, &gs, why,
 			      sizeof(why));
 	if (err || !gs.count) {
-		cli_fail("ckpt", -EINVAL, 0, err ? why : "--gpus 0 leaves no "
+		rpt_fail("ckpt", -EINVAL, 0, err ? why : "--gpus 0 leaves no "
 			 "rank to write a shard");
 		fprintf(stderr, "Try 'feedrate ckpt --help'.\n");
 		return FR_EXIT_USAGE;
@@ -267,7 +267,7 @@ int cmd_ckpt(int argc, char **argv)
 		return ret;
 	res = malloc(sizeof(*res));
 	if (!res)
-		return cli_fail("ckpt", -ENOMEM, 0, "out of memory");
+		return rpt_fail("ckpt", -ENOMEM, 0, "out of memory");
 	memset(&r, 0, sizeof(r));
 	ckpt_describe(o.dir, &r, &fs, &dmi, &cpu, dev, sizeof(dev));
 	memset(&cfg, 0, sizeof(cfg));
@@ -297,17 +297,17 @@ int cmd_ckpt(int argc, char **argv)
 	}
 	err = ms_ckpt_run(&cfg, res);
 	cli_watch_claim();
-	cli_watch_stop();
+	ldr_watchdog_stop();
 	cli_signals_restore(old);
 	ckpt_fill(&o, &gs, bytes, res, &r);
 	r.signal = cli_stop;
 	r.error = err ? res->err_text : "";
 	if (err == -ENOTEMPTY || err == -ENOTDIR) {
 		/* the folder changed between the check and the run */
-		ret = cli_fail("ckpt", -EINVAL, 0, res->err_text);
+		ret = rpt_fail("ckpt", -EINVAL, 0, res->err_text);
 	} else {
 		if (err && err != -EINTR)
-			cli_fail("ckpt", err, 0, res->err_text);
+			rpt_fail("ckpt", err, 0, res->err_text);
 		ret = ckpt_report(&o, &r, err);
 	}
 	free(res);

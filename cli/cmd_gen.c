@@ -59,7 +59,7 @@ static void gen_head(FILE *f)
 
 static void gen_tail(FILE *f)
 {
-	cli_workloads_usage(f);
+	rpt_workloads_usage(f);
 }
 
 struct gen_progress {
@@ -217,7 +217,7 @@ int cmd_gen(int argc, char **argv)
 		rc = wl_shards_from_folder(g.from, g.dir, &g.o, &g.so, &st,
 					   &sst);
 		cli_watch_claim();
-		cli_watch_stop();
+		ldr_watchdog_stop();
 	} else if (shards)
 		rc = wl_gen_shards(w, g.dir, &g.o, &g.so, &st, &sst);
 	else if (gen_tokens(&g))

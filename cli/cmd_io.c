@@ -114,7 +114,7 @@ static int io_list(const struct io_opts *o, struct ms_dataset *md)
 	char why[1024];
 	int err = ms_dataset_open(&d, md, why, sizeof(why));
 
-	return err ? cli_fail("io", err, 0, why) : 0;
+	return err ? rpt_fail("io", err, 0, why) : 0;
 }
 
 /* ms_io_run's progress: a page-cache problem is said before the run. */
@@ -146,12 +146,12 @@ static int io_report(const struct io_opts *o, const struct ms_io_result *res)
 			ret = FR_EXIT_ENV;
 		}
 	}
-	if (cli_watch_stalled(&stall)) {
+	if (ldr_watchdog_stall(&stall)) {
 		char line[700];
 
 		rpt_stall_text(&stall, line, sizeof(line));
 		fprintf(f, "  stalled    %s\n", line);
-		return cli_stall_exit("io", &stall);
+		return rpt_stall_exit("io", &stall);
 	}
 	/* files the listing dropped count as errors, as in the report */
 	if (ret == FR_EXIT_OK && (res->st.errors ||
@@ -240,7 +240,7 @@ int cmd_io(int argc, char **argv)
 		ret = io_list(&o, &md);
 	}
 	if (!ret && !res)
-		ret = cli_fail("io", -ENOMEM, 0, "out of memory");
+		ret = rpt_fail("io", -ENOMEM, 0, "out of memory");
 	if (ret && cli_cluster && res) {
 		/* a node whose listing failed still walks the cluster's
 		 * steps, saying so (md.ds NULL) */
@@ -254,13 +254,13 @@ int cmd_io(int argc, char **argv)
 	if (cli_cluster) {
 		ret = io_cluster(&o, &md, res);
 		if (cli_stop)
-			ret = cli_exit_for_signal(cli_stop);
+			ret = rpt_exit_for_signal(cli_stop);
 	} else if (ms_io_run(&o.cfg, res))
-		ret = cli_fail("io", -EIO, 0, res->err_text);
+		ret = rpt_fail("io", -EIO, 0, res->err_text);
 	else if ((ret = io_report(&o, res)) >= 0 && cli_stop)
-		ret = cli_exit_for_signal(cli_stop);    /* after the report */
+		ret = rpt_exit_for_signal(cli_stop);    /* after the report */
 out:
-	cli_watch_stop();
+	ldr_watchdog_stop();
 	cli_signals_restore(old);
 	free(res);
 	ms_dataset_close(&md, true);

@@ -41,7 +41,7 @@ static void run_head(FILE *f)
 
 static void run_tail(FILE *f)
 {
-	cli_workloads_usage(f);
+	rpt_workloads_usage(f);
 	fprintf(f,
 "Exit status: 0 ok, 2 usage error, 3 completed but some samples failed,\n"
 "4 stopped by --max-errors, 5 environment failure (no dataset, no disk\n"
@@ -124,9 +124,6 @@ static int run_setup(struct run_state *s)
 	if (!err) {
 		cli_common_from_workload(&s->o.c, s->w);
 		err = cli_gpus("run", s->w, &s->o.c, &s->gs);
-		if (!err)
-			err = cli_gpu_decode_resolve("run", s->w, &s->o.c,
-						     &s->gs);
 	}
 	if (!err)
 		err = cli_check_reports("run", &s->o.c.json, 1, s->o.c.dataset,
@@ -146,7 +143,7 @@ static int run_setup(struct run_state *s)
 		return err;
 	s->res = calloc(1, sizeof(*s->res));
 	if (!s->res)
-		return cli_fail("run", -ENOMEM, 0, "out of memory");
+		return rpt_fail("run", -ENOMEM, 0, "out of memory");
 	if (s->o.c.keep && s->o.c.dataset)
 		note_add(s, "--keep-dataset has no effect with a DATASET");
 	return 0;
@@ -156,7 +153,7 @@ static int run_setup(struct run_state *s)
 /* Print, write the JSON, and choose the exit status. */
 static int run_report(struct run_state *s, struct rpt_run *rr)
 {
-	FILE *out = cli_text_out(&s->o.c.json, 1);
+	FILE *out = rpt_text_out(&s->o.c.json, 1);
 	int ret = FR_EXIT_OK;
 
 	cli_watch_claim();
@@ -166,15 +163,15 @@ static int run_report(struct run_state *s, struct rpt_run *rr)
 	if (s->o.c.json) {
 		json_t *root = rpt_run_json(rr);
 
-		ret = cli_write_report("run", s->o.c.json, root, NULL, "JSON");
+		ret = rpt_write_report("run", s->o.c.json, root, NULL, "JSON");
 		json_decref(root);
 	}
 	/* a signal's code first; then an environment failure (the JSON
 	 * report not written) over --max-errors and sample errors */
 	if (rr->signal)
-		return cli_exit_for_signal(rr->signal);
+		return rpt_exit_for_signal(rr->signal);
 	if (rr->stall)
-		return cli_stall_exit("run", rr->stall);
+		return rpt_stall_exit("run", rr->stall);
 	if (s->res->stopped_by_max_errors) {
 		fprintf(stderr, "feedrate run: stopped after %llu failed "
 			"sample%s (--max-errors %llu); see the errors in the "
@@ -203,7 +200,7 @@ int cmd_run(int argc, char **argv)
 
 	s = calloc(1, sizeof(*s));
 	if (!s)
-		return cli_fail("run", -ENOMEM, 0, "out of memory");
+		return rpt_fail("run", -ENOMEM, 0, "out of memory");
 	memset(&rr, 0, sizeof(rr));
 	rr.cpu_outside_mask_s = -1;
 	rr.fraction_resident = -1;
@@ -222,7 +219,7 @@ int cmd_run(int argc, char **argv)
 	if (!ret)
 		ret = cli_dataset_open("run", s->w, &s->o.c, &s->md);
 	if (!ret && cli_stop)
-		ret = cli_fail("run", -EINTR, cli_stop, "interrupted before "
+		ret = rpt_fail("run", -EINTR, cli_stop, "interrupted before "
 			       "the measurement; nothing was measured");
 	if (cli_cluster) {
 		ret = cli_run_cluster(s, &rr, ret);
@@ -232,7 +229,7 @@ int cmd_run(int argc, char **argv)
 		if (!ret)
 			ret = run_report(s, &rr);
 	}
-	cli_watch_stop();
+	ldr_watchdog_stop();
 	cli_signals_restore(old);
 out_free:
 	/* the listing; the generated folder unless --keep-dataset */

@@ -50,7 +50,7 @@ static void sweep_tail(FILE *f)
 {
 	char rule[2048];
 
-	cli_workloads_usage(f);
+	rpt_workloads_usage(f);
 	fprintf(f,
 "Under mpirun (a build with `make MPI=1`, a DATASET every node sees): the\n"
 "points are 1, 2, 4 ... R ranks (one rank per node: as many nodes) x the\n"
@@ -125,7 +125,7 @@ static int sweep_load_ckpt(struct sweep_state *s)
 	if (err) {
 		fprintf(stderr, err == -EINVAL ? "feedrate sweep: --ckpt " :
 			"feedrate sweep: cannot read --ckpt ");
-		cli_print_path(stderr, s->o.ckpt);
+		rpt_put_path(stderr, s->o.ckpt);
 		fprintf(stderr, ": %s\n", why);
 		return err == -EINVAL ? FR_EXIT_USAGE : FR_EXIT_ENV;
 	}
@@ -133,7 +133,7 @@ static int sweep_load_ckpt(struct sweep_state *s)
 	json_decref(root);
 	if (err) {
 		fprintf(stderr, "feedrate sweep: --ckpt ");
-		cli_print_path(stderr, s->o.ckpt);
+		rpt_put_path(stderr, s->o.ckpt);
 		fprintf(stderr, ": not a report of 'feedrate ckpt --json' "
 			"(schema %s version %d with save and restore)\n",
 			RPT_CKPT_SCHEMA_NAME, RPT_CKPT_SCHEMA_VERSION);
@@ -153,9 +153,6 @@ static int sweep_setup(struct sweep_state *s)
 	if (!ret) {
 		cli_common_from_workload(&o->c, s->w);
 		ret = cli_gpus("sweep", s->w, &o->c, &s->gs);
-		if (!ret)
-			ret = cli_gpu_decode_resolve("sweep", s->w, &o->c,
-						     &s->gs);
 	}
 	if (ret)
 		return ret;
@@ -199,7 +196,7 @@ int cmd_sweep(int argc, char **argv)
 	int ret;
 
 	if (!s)
-		return cli_fail("sweep", -ENOMEM, 0, "out of memory");
+		return rpt_fail("sweep", -ENOMEM, 0, "out of memory");
 	ret = sweep_parse(argc, argv, &s->o);
 	if (ret) {
 		free(s);
@@ -237,7 +234,7 @@ int cmd_sweep(int argc, char **argv)
 		if (!ret)
 			ret = cli_sweep_report(s);
 	}
-	cli_watch_stop();
+	ldr_watchdog_stop();
 	cli_signals_restore(old);
 out_free:
 	cli_dataset_close("sweep", &s->md, s->o.c.keep);

@@ -50,7 +50,7 @@ int cli_pipelines_check(const char *cmd, const struct cli_common_opts *o,
 			continue;
 		if (sp.kind == MS_PIPELINE_FILE && access(sp.file, R_OK)) {
 			fprintf(stderr, "feedrate %s: --pipeline python:", cmd);
-			cli_print_path(stderr, sp.file);
+			rpt_put_path(stderr, sp.file);
 			fprintf(stderr, ": %s\n", strerror(errno));
 			return FR_EXIT_USAGE;
 		}
@@ -58,12 +58,12 @@ int cli_pipelines_check(const char *cmd, const struct cli_common_opts *o,
 		sp.timeout_s = o->runner_timeout;
 		err = ms_python_probe(&sp, &info[i], why, sizeof(why));
 		if (err == -ENOMEM)
-			return cli_fail(cmd, err, 0, "out of memory");
+			return rpt_fail(cmd, err, 0, "out of memory");
 		if (err) {
 			fprintf(stderr, "feedrate %s: --pipeline %s: ", cmd,
 				sp.kind == MS_PIPELINE_TORCH ? "torch" :
 				"python:FILE");
-			cli_print_path(stderr, why);
+			rpt_put_path(stderr, why);
 			fputc('\n', stderr);
 			return FR_EXIT_ENV;
 		}

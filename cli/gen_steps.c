@@ -31,7 +31,7 @@ int cli_gen_failed(const struct gen_opts *g, int rc,
 	fprintf(stderr, "feedrate gen: ");
 	if ((rc == -ENOTEMPTY || rc == -ENOTDIR || rc == -EEXIST) &&
 	    !strcmp(errpath, g->dir)) {
-		cli_print_path(stderr, g->dir);
+		rpt_put_path(stderr, g->dir);
 		fprintf(stderr, rc == -ENOTDIR ? ": not a folder\n" :
 			": folder is not empty; gen writes only into an empty "
 			"or new folder\n");
@@ -42,13 +42,13 @@ int cli_gen_failed(const struct gen_opts *g, int rc,
 		fprintf(stderr, "interrupted");
 	} else if (rc == -ENODATA && g->from) {
 		fprintf(stderr, "no image in a class folder of ");
-		cli_print_path(stderr, g->from);
+		rpt_put_path(stderr, g->from);
 		fprintf(stderr, " (.jpg, .jpeg, .png, .webp in SRC/<class>/)");
 	} else {
 		fprintf(stderr, "%s", strerror(-rc));
 		if (errpath[0]) {
 			fprintf(stderr, done ? " writing " : ": ");
-			cli_print_path(stderr, errpath);
+			rpt_put_path(stderr, errpath);
 		}
 	}
 	if (sst && (done || rc == -ENOSPC || rc == -EINTR))
@@ -61,7 +61,7 @@ int cli_gen_failed(const struct gen_opts *g, int rc,
 			"no partial file was left",
 			(unsigned long long)st->files, st->bytes / 1e6);
 	fputc('\n', stderr);
-	return rc == -EINTR ? cli_exit_for_signal(cli_stop) : FR_EXIT_ENV;
+	return rc == -EINTR ? rpt_exit_for_signal(cli_stop) : FR_EXIT_ENV;
 }
 
 /* --from: SRC is a folder, and DIR is neither SRC nor inside it. 0, or
@@ -75,23 +75,23 @@ int cli_gen_from_check(const struct gen_opts *g)
 
 	if (bad) {
 		fprintf(stderr, "feedrate gen: ");
-		cli_print_path(stderr, g->from);
+		rpt_put_path(stderr, g->from);
 		fprintf(stderr, ": %s\n", strerror(bad));
 		return FR_EXIT_ENV;
 	}
 	in = wl_path_inside(g->dir, g->from);
 	if (in == 1) {
 		fprintf(stderr, "feedrate gen: ");
-		cli_print_path(stderr, g->dir);
+		rpt_put_path(stderr, g->dir);
 		fprintf(stderr, " is inside ");
-		cli_print_path(stderr, g->from);
+		rpt_put_path(stderr, g->from);
 		fprintf(stderr, ", the folder it converts; gen never writes "
 			"into SRC\nTry 'feedrate gen --help'.\n");
 		return FR_EXIT_USAGE;
 	}
 	if (in < 0) {
 		fprintf(stderr, "feedrate gen: %s: ", strerror(-in));
-		cli_print_path(stderr, g->dir);
+		rpt_put_path(stderr, g->dir);
 		fputc('\n', stderr);
 		return FR_EXIT_ENV;
 	}

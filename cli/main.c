@@ -11,18 +11,20 @@
 struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
+	bool own_process;       /* supervised (ldr_supervise) */
+	bool cluster;           /* runs under mpirun on several ranks */
 	const char *summary;
 };
 
 /* One line per command, in the order `feedrate --help` lists them. */
 static const struct command commands[] = {
-	{ "run", cmd_run, "measure how many GPUs this VM keeps fed" },
-	{ "sweep", cmd_sweep, "vCPUs x cache states, then the verdict and reports" },
-	{ "compare", cmd_compare, "candidate VMs side by side from sweep reports" },
-	{ "io", cmd_io, "storage only: read a dataset, fio-comparable" },
-	{ "info", cmd_info, "what this machine and the storage under PATH are" },
-	{ "gen", cmd_gen, "write a synthetic dataset with a workload's statistics" },
-	{ "ckpt", cmd_ckpt, "save and restore a sharded checkpoint on DIR's storage" },
+	{ "run", cmd_run, true, true, "measure how many GPUs this VM keeps fed" },
+	{ "sweep", cmd_sweep, true, true, "vCPUs x cache states, then the verdict and reports" },
+	{ "compare", cmd_compare, false, false, "candidate VMs side by side from sweep reports" },
+	{ "io", cmd_io, true, true, "storage only: read a dataset, fio-comparable" },
+	{ "info", cmd_info, false, false, "what this machine and the storage under PATH are" },
+	{ "gen", cmd_gen, true, false, "write a synthetic dataset with a workload's statistics" },
+	{ "ckpt", cmd_ckpt, true, false, "save and restore a sharded checkpoint on DIR's storage" },
 };
 
 static const size_t ncommands = sizeof(commands) / sizeof(commands[0]);
@@ -42,70 +44,71 @@ static void usage(FILE *f)
 		"failure, 6 storage stalled, 130/143 interrupted.\n");
 }
 
+static const struct command *command_find(const char *name)
+{
+	for (size_t i = 0; i < ncommands; i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+/* Run command C with ARGV[1..]: in a process of its own, so that the
+ * shell gets the exit status once the report is written even while a
+ * thread waits in the kernel on stalled storage (not for a rank of
+ * mpirun: its launcher knows the pid it started); launched by mpirun,
+ * MPI first, before any thread. */
+static int command_run(const struct command *c, int argc, char **argv)
+{
+	unsigned world;
+	int ret;
+
+	if (c->own_process && !ms_comm_mpi_launched(&world))
+		ldr_supervise();
+	ret = cli_cluster_start(&argc, &argv);
+	if (ret)
+		return ret;
+	if (!c->cluster)
+		ret = cli_cluster_refuse(c->name);
+	if (!ret)
+		ret = c->fn(argc - 1, argv + 1);
+	cli_cluster_end();
+	fflush(stdout);
+	fflush(stderr);
+	ldr_supervised_done(ret);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
-	const char *name;
+	const char *name = argc < 2 ? "" : argv[1];
+	const struct command *c = command_find(name);
 
-	if (argc < 2) {
-		usage(stderr);
-		return FR_EXIT_USAGE;
+	if (c)
+		return command_run(c, argc, argv);
+	if (!strcmp(name, "help") && argc > 2 && (c = command_find(argv[2]))) {
+		/* "feedrate help io" is "feedrate io --help" */
+		char *hargv[] = { argv[2], "--help", NULL };
+
+		return c->fn(2, hargv);
 	}
-	name = argv[1];
 	if (!strcmp(name, "-h") || !strcmp(name, "--help") ||
-	    !strcmp(name, "help")) {
-		if (argc > 2 && strcmp(name, "help") == 0) {
-			/* "feedrate help io" is "feedrate io --help" */
-			for (size_t i = 0; i < ncommands; i++)
-				if (!strcmp(argv[2], commands[i].name)) {
-					char *hargv[] = { argv[2], "--help", NULL };
-					return commands[i].fn(2, hargv);
-				}
-		}
-		usage(stdout);
-		return FR_EXIT_OK;
-	}
-	if (!strcmp(name, "help-options")) {
-		/* hidden: the README's option list (make readme-options) */
-		if (argc != 3 || strcmp(argv[2], "--markdown")) {
-			fprintf(stderr, "Usage: feedrate help-options "
-				"--markdown\n");
-			return FR_EXIT_USAGE;
-		}
-		cli_opts_markdown(stdout);
-		return FR_EXIT_OK;
+	    !strcmp(name, "help") || argc < 2) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? FR_EXIT_USAGE : FR_EXIT_OK;
 	}
 	if (!strcmp(name, "-V") || !strcmp(name, "--version") ||
 	    !strcmp(name, "version")) {
 		printf("feedrate %s\n", FEEDRATE_VERSION);
 		return FR_EXIT_OK;
 	}
-	for (size_t i = 0; i < ncommands; i++) {
-		unsigned world;
-		int ret;
-
-		if (strcmp(name, commands[i].name))
-			continue;
-		/* a process of its own, so that the shell gets the exit
-		 * status once the report is written, even while a thread
-		 * waits in the kernel on stalled storage; not for a rank of
-		 * mpirun (its launcher knows the pid it started) */
-		if (commands[i].fn != cmd_compare &&
-		    commands[i].fn != cmd_info && !ms_comm_mpi_launched(&world))
-			ldr_supervise();
-		/* launched by mpirun: MPI first, before any thread */
-		ret = cli_cluster_start(&argc, &argv);
-		if (ret)
-			return ret;
-		if (commands[i].fn != cmd_run && commands[i].fn != cmd_io &&
-		    commands[i].fn != cmd_sweep)
-			ret = cli_cluster_refuse(name);
-		if (!ret)
-			ret = commands[i].fn(argc - 1, argv + 1);
-		cli_cluster_end();
-		fflush(stdout);
-		fflush(stderr);
-		ldr_supervised_done(ret);
-		return ret;
+	if (!strcmp(name, "help-options")) {
+		/* hidden: the README's option list (make readme-options) */
+		if (argc == 3 && !strcmp(argv[2], "--markdown")) {
+			cli_opts_markdown(stdout);
+			return FR_EXIT_OK;
+		}
+		fprintf(stderr, "Usage: feedrate help-options --markdown\n");
+		return FR_EXIT_USAGE;
 	}
 	fprintf(stderr, "feedrate: unknown command '%s'\n"
 		"Run 'feedrate --help' for the list of commands.\n", name);

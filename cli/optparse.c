@@ -144,7 +144,7 @@ int cli_opts_parse(enum cli_cmd cmd, int argc, char **argv,
 	int c, ret = 0;
 
 	if (!lo)
-		return cli_fail(name, -ENOMEM, 0, "out of memory");
+		return rpt_fail(name, -ENOMEM, 0, "out of memory");
 	opts_build(cmd, lo, shorts);
 	optind = 1;
 	opterr = 0;

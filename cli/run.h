@@ -45,7 +45,7 @@ struct run_state {
 };
 
 #define note_add(s, ...) \
-	cli_note_add((s)->notes, sizeof((s)->notes), __VA_ARGS__)
+	rpt_note_add((s)->notes, sizeof((s)->notes), __VA_ARGS__)
 /* The report's dataset, listing and machine fields. */
 void cli_run_fill_dataset(struct run_state *s, struct rpt_run *rr);
 

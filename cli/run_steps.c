@@ -124,7 +124,7 @@ static void run_fill_python(struct run_state *s, const struct ms_point *p,
  * in it) and exit 1, or 5 when a module is missing. */
 static int run_python_failed(struct run_state *s, struct rpt_run *rr)
 {
-	FILE *out = cli_text_out(&s->o.c.json, 1);
+	FILE *out = rpt_text_out(&s->o.c.json, 1);
 
 	rr->run_error = s->po.err ? s->po.err : -ECHILD;
 	rr->run_error_text = s->po.err_text;
@@ -135,7 +135,7 @@ static int run_python_failed(struct run_state *s, struct rpt_run *rr)
 	if (s->o.c.json) {
 		json_t *root = rpt_run_json(rr);
 
-		cli_write_report("run", s->o.c.json, root, NULL, "JSON");
+		rpt_write_report("run", s->o.c.json, root, NULL, "JSON");
 		json_decref(root);
 	}
 	{
@@ -145,7 +145,7 @@ static int run_python_failed(struct run_state *s, struct rpt_run *rr)
 		const char *last = strrchr(t, '\n');
 
 		fprintf(stderr, "feedrate run: --pipeline ");
-		cli_print_path(stderr, rr->pipeline_name);
+		rpt_put_path(stderr, rr->pipeline_name);
 		fprintf(stderr, ": %.*s%s%s%s\n", nl ? (int)(nl - t) :
 			(int)strlen(t), t, last ? " " : "", last ? last + 1 :
 			"", last ? " (its traceback is in the report)" : "");
@@ -296,6 +296,6 @@ int cli_run_cluster(struct run_state *s, struct rpt_run *rr,
 	err = cli_cluster_report("run", &run, &mine);
 	free(solo);
 	if (cli_stop)
-		return cli_exit_for_signal(cli_stop);
+		return rpt_exit_for_signal(cli_stop);
 	return err;
 }

@@ -110,22 +110,22 @@ static int sweep_report(const struct ctx *x,
 	point_fill(x, &base, r->window_s);
 	if (rpt_cluster_sweep_fill(&rs, &base, cli_cluster->world,
 				   cli_cluster->nodes, r))
-		return cli_fail("sweep", -ENOMEM, 0, "out of memory");
+		return rpt_fail("sweep", -ENOMEM, 0, "out of memory");
 	rs.signal = cli_stop;
 	rs.notes = s->notes;
-	out = cli_text_out(outs, 2);
+	out = rpt_text_out(outs, 2);
 	rpt_cluster_sweep_print(out, &rs);
 	fflush(out);
 	if (s->o.c.json) {
 		json_t *root = rpt_cluster_sweep_json(&rs);
-		int e = root ? cli_write_report("sweep", s->o.c.json, root,
+		int e = root ? rpt_write_report("sweep", s->o.c.json, root,
 						NULL, "JSON") : FR_EXIT_ENV;
 
 		json_decref(root);
 		ret = e ? e : ret;
 	}
 	if (s->o.html) {
-		int e = cli_write_report("sweep", s->o.html, NULL,
+		int e = rpt_write_report("sweep", s->o.html, NULL,
 					 rpt_cluster_sweep_html(&rs), "HTML");
 
 		ret = e ? e : ret;
@@ -172,6 +172,6 @@ int cli_sweep_cluster_run(struct sweep_state *s, bool failed)
 		ret = sweep_report(&x, &r, ret);
 	ms_cluster_sweep_free(&r);
 	if (cli_stop)
-		return cli_exit_for_signal(cli_stop);
+		return rpt_exit_for_signal(cli_stop);
 	return ret;
 }

@@ -60,7 +60,7 @@ static int sweep_checks(struct sweep_state *s)
 				.why = s->checks[c][k].why,
 				.vcpus = s->rpts[top].vcpus };
 		if (err)
-			return cli_fail("sweep", err, 0, "out of memory");
+			return rpt_fail("sweep", err, 0, "out of memory");
 	}
 	return 0;
 }
@@ -177,10 +177,10 @@ static int sweep_measure(struct sweep_state *s)
 	s->rpts = calloc(s->sw.npts ? s->sw.npts : 1, sizeof(*s->rpts));
 	s->how = calloc(s->sw.npts ? s->sw.npts : 1, sizeof(*s->how));
 	if (err || !s->rpts || !s->how)
-		return cli_fail("sweep", -ENOMEM, 0, "out of memory");
+		return rpt_fail("sweep", -ENOMEM, 0, "out of memory");
 	err = ms_sweep_run_points(&s->sw);
 	if (err == -ENOMEM)
-		return cli_fail("sweep", err, 0, "out of memory");
+		return rpt_fail("sweep", err, 0, "out of memory");
 	rpt_sweep_fill_points(&s->rs, s->rpts, s->how, &s->sw,
 			      s->gs.demand * s->gs.count,
 			      stg_dataset_count(s->md.ds));
@@ -194,7 +194,7 @@ static int sweep_measure(struct sweep_state *s)
 int cli_sweep_report(struct sweep_state *s)
 {
 	const char *outs[3] = { s->o.c.json, s->o.csv, s->o.html };
-	FILE *out = cli_text_out(outs, 3);
+	FILE *out = rpt_text_out(outs, 3);
 	int ret = FR_EXIT_OK;
 	bool errors = false;
 
@@ -205,12 +205,12 @@ int cli_sweep_report(struct sweep_state *s)
 	rpt_prepare_fill(&s->rs.prepare, &s->sw.ph, s->md.list_s,
 			 s->sw.prep_method);
 	if (s->sw.notes[0])
-		cli_note_add(s->notes, sizeof(s->notes), "%s", s->sw.notes);
+		rpt_note_add(s->notes, sizeof(s->notes), "%s", s->sw.notes);
 	if (s->m.fs.page_cache_volatile)
-		cli_note_add(s->notes, sizeof(s->notes), "the dataset is on a "
+		rpt_note_add(s->notes, sizeof(s->notes), "the dataset is on a "
 			     "memory-backed filesystem: it cannot be cold");
 	if (cli_stop)
-		cli_note_add(s->notes, sizeof(s->notes), "PARTIAL: interrupted; "
+		rpt_note_add(s->notes, sizeof(s->notes), "PARTIAL: interrupted; "
 			     "points not run are missing");
 	rpt_sweep_verdict(&s->rs);
 	rpt_sweep_print(out, &s->rs);
@@ -218,13 +218,13 @@ int cli_sweep_report(struct sweep_state *s)
 	if (s->o.c.json) {
 		json_t *root = rpt_sweep_json(&s->rs, true);
 
-		ret |= cli_write_report("sweep", s->o.c.json, root, NULL,
+		ret |= rpt_write_report("sweep", s->o.c.json, root, NULL,
 					"JSON");
 		json_decref(root);
 	}
-	ret |= s->o.csv ? cli_write_report("sweep", s->o.csv, NULL,
+	ret |= s->o.csv ? rpt_write_report("sweep", s->o.csv, NULL,
 					   rpt_sweep_csv(&s->rs), "CSV") : 0;
-	ret |= s->o.html ? cli_write_report("sweep", s->o.html, NULL,
+	ret |= s->o.html ? rpt_write_report("sweep", s->o.html, NULL,
 					    rpt_sweep_html(&s->rs), "HTML") : 0;
 	/* files the listing dropped count as errors of the run */
 	errors = stg_dataset_errors_sum(s->md.ds) > 0;
@@ -232,9 +232,9 @@ int cli_sweep_report(struct sweep_state *s)
 		errors |= s->rpts[i].status == RPT_POINT_MEASURED &&
 			  s->rpts[i].errors;
 	if (cli_stop)
-		return cli_exit_for_signal(cli_stop);
+		return rpt_exit_for_signal(cli_stop);
 	if (s->sw.stalled)
-		return cli_stall_exit("sweep", &s->sw.stall);
+		return rpt_stall_exit("sweep", &s->sw.stall);
 	return ret ? FR_EXIT_ENV : errors ? FR_EXIT_SAMPLE_ERRORS : FR_EXIT_OK;
 }
 
@@ -254,7 +254,7 @@ static int sweep_pipeline(void *arg, unsigned i, double budget_s)
 		return 0;       /* the storage stalled: no other pipeline */
 	sub = calloc(1, sizeof(*sub));
 	if (!sub)
-		return cli_fail("sweep", -ENOMEM, 0, "out of memory");
+		return rpt_fail("sweep", -ENOMEM, 0, "out of memory");
 	sub->o = s->o;
 	sub->o.budget_s = budget_s;
 	sub->w = s->w;
@@ -296,11 +296,11 @@ int cli_sweep_run(struct sweep_state *s)
 				 sweep_pipeline, s, &done);
 	s->o.budget_s = total;
 	if (n > 1)
-		cli_note_add(s->notes, sizeof(s->notes), "%u pipelines shared "
+		rpt_note_add(s->notes, sizeof(s->notes), "%u pipelines shared "
 			     "the budget: %.0f s each, one after the other",
 			     n, total / n);
 	if (!ret && cli_stop && s->nsubs + 1 < n)
-		cli_note_add(s->notes, sizeof(s->notes), "interrupted before "
+		rpt_note_add(s->notes, sizeof(s->notes), "interrupted before "
 			     "every pipeline was measured");
 	return ret;
 }

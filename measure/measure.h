@@ -1160,4 +1160,49 @@ int ms_ckpt_run(const struct ms_ckpt_config *cfg, struct ms_ckpt_result *out);
 
 /* ==== end ckpt ==== */
 
+/* ==== a command's point set up (measure/point_setup.c) ==== */
+
+/*
+ * Can the dataset MD take each of the N pipelines PIPES? A Python
+ * pipeline reads an image folder, not shards. 0, or -EINVAL with the
+ * user's words in WHY.
+ */
+int ms_pipelines_fit(const struct ms_dataset *md,
+		     const struct ms_pipeline_spec *pipes, unsigned n,
+		     char *why, size_t why_len);
+
+/*
+ * For each gpu-decode pipeline of the N PIPES: -EINVAL (WHY says it)
+ * for workload W that is not an image one; an unresolved path becomes hw
+ * where GS's GPU has a hardware JPEG decoder (wl_gpu_decoder_find), else
+ * hybrid. 0 otherwise.
+ */
+int ms_gpu_decode_resolve(const struct wl_workload *w,
+			  struct ms_pipeline_spec *pipes, unsigned n,
+			  const struct ms_gpus *gs, char *why, size_t why_len);
+
+/*
+ * P's transform: workload W's (wl_transform_make: its state in TS, which
+ * must outlive P; its words in PIPELINE, LEN bytes), records unwrapped
+ * first when MD holds shards. 0, -ENOTSUP (W has no pipeline) or the
+ * transform's error.
+ */
+int ms_point_transform(const struct wl_workload *w,
+		       const struct ms_dataset *md, struct ms_point *p,
+		       struct wl_transform_state *ts, char *pipeline,
+		       size_t len);
+
+/*
+ * When P->pipe is gpu-decode: P's transform becomes W's gpu-decode one
+ * on MD, its staging area sized for BATCH (0: LDR_DEFAULT_BATCH) mean
+ * samples of MD; state and words as ms_point_transform. Nothing for
+ * other pipelines. 0 or the transform's -errno.
+ */
+int ms_point_gpu_decode(const struct wl_workload *w,
+			const struct ms_dataset *md, unsigned batch,
+			struct ms_point *p, struct wl_transform_state *ts,
+			char *pipeline, size_t len);
+
+/* ==== end point set up ==== */
+
 #endif /* FEEDRATE_MEASURE_H */

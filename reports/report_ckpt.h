@@ -265,4 +265,26 @@ void rpt_sweep_cost_html(struct rpt_buf *b, const struct rpt_sweep *s);
 void rpt_cost_find_ckpt(const char *const *files, size_t n, size_t i,
 			const char *label, struct rpt_cost *x);
 
+/* What compare was asked (cli/cmd_compare.c): --html, --price NAME=USD
+ * (NPRICES of them), --cost-cache, --epoch-samples. */
+struct rpt_compare_opts {
+	const char *html;               /* the page's path; NULL none */
+	const char *const *price_name;  /* "NAME=USD" as given */
+	const double *price_usd;
+	unsigned nprices;
+	int cache;                      /* -1: each report's slowest */
+	double epoch_samples;           /* <= 0: each report's files */
+};
+
+/*
+ * compare on the sweep reports FILES (N of them): each loaded and judged
+ * again, priced, put side by side on stdout and, with O->html, on a page
+ * written atomically. Returns the exit status (printed when not 0): 2 a
+ * report of the wrong kind or version, or a --price naming no candidate;
+ * 5 a report that cannot be read, no memory or an unwritable page.
+ * (report_compare_run.c)
+ */
+int rpt_compare_run(const struct rpt_compare_opts *o,
+		    const char *const *files, size_t n);
+
 #endif /* FEEDRATE_REPORT_CKPT_H */

@@ -493,4 +493,20 @@ const struct wl_instance *wl_instance_at(size_t i);
 /* The shape named NAME (case-insensitive), or NULL. */
 const struct wl_instance *wl_instance_find(const char *name);
 
+/* ---- what --workload names (wl_resolve.c) ---- */
+
+/*
+ * NAME into *W: a built-in by name, else a job file when NAME has a '/',
+ * ends in .ini or names an existing file (loaded and kept until exit; a
+ * later call frees the earlier one). 0, -EINVAL with the user's words in
+ * WHY (an unknown name with the valid ones; a job file's error with its
+ * file, line and key, or a file that cannot be read), or -ENOMEM. One
+ * thread.
+ */
+int wl_workload_resolve(const char *name, const struct wl_workload **w,
+			char *why, size_t why_len);
+
+/* The path of the job file wl_workload_resolve loaded; NULL when none. */
+const char *wl_job_loaded(void);
+
 #endif /* FEEDRATE_WORKLOADS_H */
