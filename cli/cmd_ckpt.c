@@ -127,10 +127,10 @@ static void ckpt_on_progress(enum ms_ckpt_event ev,
 			r->save.bytes_per_s / 1e9);
 }
 
-/* The storage and machine words of the report, into R. */
-static void ckpt_describe(const char *dir, struct rpt_ckpt *r,
-			  struct stg_fs_info *fs, struct stg_dmi_info *dmi,
-			  struct stg_cpu_info *cpu, char *dev, size_t dev_len)
+/* The report's setup: DIR (or its parent while it does not exist yet)
+ * and the storage under it, the machine, the GPUs GS. */
+static void ckpt_describe(const char *dir, const struct ms_gpus *gs,
+			  struct rpt_ckpt *r, struct ms_machine *m)
 {
 	char parent[4096];
 	struct stat st;
@@ -147,15 +147,10 @@ static void ckpt_describe(const char *dir, struct rpt_ckpt *r,
 			snprintf(parent, sizeof(parent), slash ? "/" : ".");
 		where = parent;
 	}
-	ms_fs_describe(where, fs, &r->fs_type, dev, dev_len);
-	r->fs_device = dev;
-	r->fs_network = fs->network;
-	stg_detect_dmi(dmi);
-	stg_detect_cpu(0, cpu);
-	r->instance_type = dmi->product_name;
-	r->vendor = dmi->sys_vendor;
-	r->cpu_model = cpu->model;
-	r->vcpus = stg_cpus_usable();
+	ms_machine_detect(where, m);
+	rpt_setup_fill(&r->setup, &(struct rpt_setup_src){
+		.version = FEEDRATE_VERSION, .m = m, .dataset = dir, .gs = gs,
+		.backend = -1, .cache = -1 });
 }
 
 /* Refuse DIR before anything is written: exit 2 with the numbers. */
@@ -211,15 +206,9 @@ static void ckpt_fill(const struct ckpt_opts *o, const struct ms_gpus *gs,
 		      uint64_t bytes, const struct ms_ckpt_result *res,
 		      struct rpt_ckpt *r)
 {
-	r->version = FEEDRATE_VERSION;
-	r->dir = o->dir;
 	r->params = o->params;
 	r->bytes_per_param = o->params ? o->bytes_per_param : 0;
 	r->bytes_asked = bytes;
-	r->gpu_type = gs->type;
-	r->gpu_count = gs->count;
-	r->demand_per_gpu = gs->demand;
-	r->demand_source = gs->demand_source;
 	r->direct = o->direct;
 	r->res = res;
 	r->tin.save_s = res->save.seconds;
@@ -240,11 +229,9 @@ int cmd_ckpt(int argc, char **argv)
 	struct ms_ckpt_config cfg;
 	struct ms_ckpt_result *res = NULL;
 	struct rpt_ckpt r;
-	struct stg_fs_info fs;
-	struct stg_dmi_info dmi;
-	struct stg_cpu_info cpu;
+	struct ms_machine *m;
 	struct sigaction old[2];
-	char dev[STG_TEXT_MAX + 80], why[768];
+	char why[768];
 	uint64_t bytes = 0;
 	int ret = ckpt_parse(argc, argv, &o), err;
 
@@ -266,16 +253,21 @@ int cmd_ckpt(int argc, char **argv)
 	    (ret = ckpt_check(o.dir, bytes)))
 		return ret;
 	res = malloc(sizeof(*res));
-	if (!res)
+	m = malloc(sizeof(*m));
+	if (!res || !m) {
+		free(res);
+		free(m);
 		return cli_fail("ckpt", -ENOMEM, 0, "out of memory");
+	}
 	memset(&r, 0, sizeof(r));
-	ckpt_describe(o.dir, &r, &fs, &dmi, &cpu, dev, sizeof(dev));
+	ckpt_describe(o.dir, &gs, &r, m);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.dir = o.dir;
 	cfg.bytes = bytes;
 	cfg.shards = o.shards ? o.shards : gs.count;
 	if (cfg.shards > MS_CKPT_MAX_SHARDS) {
 		free(res);
+		free(m);
 		return cli_usage_error("ckpt", "%u ranks: at most %u shards on "
 				       "one VM (--shards)", cfg.shards,
 				       MS_CKPT_MAX_SHARDS);
@@ -293,6 +285,7 @@ int cmd_ckpt(int argc, char **argv)
 			    RPT_CKPT_SCHEMA_VERSION)) {
 		cli_signals_restore(old);
 		free(res);
+		free(m);
 		return FR_EXIT_ENV;
 	}
 	err = ms_ckpt_run(&cfg, res);
@@ -311,5 +304,6 @@ int cmd_ckpt(int argc, char **argv)
 		ret = ckpt_report(&o, &r, err);
 	}
 	free(res);
+	free(m);
 	return ret;
 }

@@ -28,6 +28,7 @@ struct io_opts {
 	const char *list;
 	const char *json;
 	const char *dataset;
+	struct rpt_setup setup;     /* what the report says was read */
 	/* under mpirun */
 	const char *html;
 	double solo;                /* each rank alone: < 0 as --duration,
@@ -134,9 +135,9 @@ static int io_report(const struct io_opts *o, const struct ms_io_result *res)
 	int ret = FR_EXIT_OK;
 
 	cli_watch_claim();
-	rpt_iorun_print(f, o->dataset, &o->cfg, res);
+	rpt_iorun_print(f, &o->setup, &o->cfg, res);
 	if (o->json) {
-		json_t *root = rpt_iorun_json(o->dataset, &o->cfg, res);
+		json_t *root = rpt_iorun_json(&o->setup, &o->cfg, res);
 		int err = root ? rpt_json_write(root, o->json) : -ENOMEM;
 
 		json_decref(root);
@@ -167,23 +168,21 @@ static void io_cluster_fill(const struct io_opts *o,
 			    const struct ms_dataset *md, const char *cache,
 			    struct rpt_cluster *c)
 {
-	static struct stg_fs_info fs;
-	static char dev[STG_TEXT_MAX + 80];
+	static struct ms_machine m;     /* the storage under the dataset */
 
+	ms_machine_detect(o->dataset, &m);
 	c->command = "io";
-	c->dataset = o->dataset;
-	c->format = NULL;
-	c->cache = cache;       /* as asked, before warm became "as found"
-				   for the reads */
-	c->files = md->ds ? stg_dataset_count(md->ds) : 0;
-	c->bytes = md->ds ? stg_dataset_total_bytes(md->ds) : 0;
-	c->records = c->files;
+	rpt_setup_fill(&c->setup, &(struct rpt_setup_src){
+		.m = &m, .md = md, .dataset = o->dataset, .backend = -1,
+		.cache = -1 });
+	c->setup.format = NULL;         /* io reads files, not samples */
+	c->setup.cache = cache;         /* as asked, before warm became "as
+					   found" for the reads */
+	c->setup.au_threshold = LDR_DEFAULT_AU_THRESHOLD;
+	c->setup.bytes_per_sample = 0;  /* no GPU emulated */
 	c->window_s = o->cfg.duration_s;
-	c->au_threshold = LDR_DEFAULT_AU_THRESHOLD;
 	c->signal = cli_stop;
 	c->notes = "";
-	ms_fs_describe(o->dataset, &fs, &c->fs_type, dev, sizeof(dev));
-	c->fs_server = fs.server;
 }
 
 /*
@@ -249,6 +248,8 @@ int cmd_io(int argc, char **argv)
 	if (ret)
 		goto out;
 	o.cfg.ds = md.ds;
+	rpt_setup_fill(&o.setup, &(struct rpt_setup_src){ .md = &md,
+		.dataset = o.dataset, .backend = -1, .cache = -1 });
 	o.cfg.stop = &cli_stop;
 	o.cfg.progress = io_on_progress;
 	if (cli_cluster) {

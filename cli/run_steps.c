@@ -18,28 +18,19 @@
 #include "report.h"
 #include "run.h"
 
-/* The report's dataset, listing and machine fields. */
+/* The report's setup and listing. */
 void cli_run_fill_dataset(struct run_state *s, struct rpt_run *rr)
 {
-	struct stg_cpu_info cpu;
+	const struct cli_common_opts *c = &s->o.c;
 
-	stg_detect_cpu(0, &cpu);        /* what one vCPU is here */
-	rpt_run_fill_machine(rr, &cpu);
-	rr->workload = s->w->name;
-	rr->workload_file = s->w->job_file;
-	rr->list = s->o.c.list;
-	rpt_run_fill_dataset(rr, &s->md, s->o.c.keep);
-	ms_fs_describe(s->md.root, &s->fs, &rr->fs_type, s->devtext,
-		       sizeof(s->devtext));
-	rr->fs_device = s->devtext;
-	rr->backend_asked = stg_backend_name(s->o.c.backend);
-	rr->depth = s->o.c.depth;
-	rr->cache = stg_cache_state_name(s->o.cache);
-	rr->ram_bytes = s->o.cache == STG_CACHE_RAM ? s->o.ram : 0;
-	rr->gpu_sync_all = s->o.c.sync == LDR_GPU_SYNC_ALL;
-	rr->au_threshold = s->w->au_threshold;
-	rr->max_errors = s->o.c.max_errors;
-	rpt_run_fill_gpus(rr, &s->gs);
+	ms_machine_detect(s->md.root, &s->m);
+	rpt_setup_fill(&rr->setup, &(struct rpt_setup_src){
+		.m = &s->m, .md = &s->md, .w = s->w, .gs = &s->gs,
+		.list = c->list, .keep = c->keep, .backend = c->backend,
+		.depth = c->depth, .cache = s->o.cache, .ram_bytes = s->o.ram,
+		.gpu_sync_all = c->sync == LDR_GPU_SYNC_ALL,
+		.max_errors = c->max_errors, .seed = c->seed });
+	rpt_run_fill_listing(rr, &s->md);
 }
 
 /* The point the options ask for. 0 or an exit code. */
@@ -115,7 +106,7 @@ static void run_fill_python(struct run_state *s, const struct ms_point *p,
 		py = &s->po.py;
 	}
 	rr->py = py;
-	rr->pipeline = cli_pipeline_text(&p->pipe, py, s->pipeline,
+	rr->setup.pipeline = cli_pipeline_text(&p->pipe, py, s->pipeline,
 		py->workers ? py->workers : s->res->workers, s->pipe_text,
 		sizeof(s->pipe_text));
 }
@@ -179,10 +170,10 @@ int cli_run_measure(struct run_state *s, struct rpt_run *rr)
 
 	if (err)
 		return err;
-	rr->pipeline = s->pipeline;
+	rr->setup.pipeline = s->pipeline;
 	rr->pipeline_name = ms_pipeline_name(&p.pipe, s->pipe_name,
 					     sizeof(s->pipe_name));
-	if (s->fs.page_cache_volatile && s->o.cache != STG_CACHE_WARM)
+	if (s->m.fs.page_cache_volatile && s->o.cache != STG_CACHE_WARM)
 		note_add(s, "the dataset is on a memory-backed filesystem: it "
 			 "cannot be cold");
 	if (isatty(STDERR_FILENO))
@@ -270,7 +261,7 @@ int cli_run_cluster(struct run_state *s, struct rpt_run *rr,
 	c.solo_s = s->o.solo > 0 ? s->o.solo : CLI_RUN_SOLO_S;
 	c.say = cli_cluster_say;
 	c.say_arg = "run";
-	rr->pipeline = s->pipeline;
+	rr->setup.pipeline = s->pipeline;
 	rr->pipeline_name = "native";
 	if (!ms_cluster_run(cli_cluster, &c, s->res, &s->po, solo, &shared))
 		run_fill_result(s, rr);
@@ -285,7 +276,7 @@ int cli_run_cluster(struct run_state *s, struct rpt_run *rr,
 		LDR_DEFAULT_DURATION_S;
 	if (cli_cluster->rank == 0)
 		rpt_cluster_from_run(&run.report, rr, s->o.c.dataset,
-				     s->fs.server, run.check.window_s,
+				     s->m.fs.server, run.check.window_s,
 				     cli_stop, s->notes);
 	if (!opened) {
 		run.check.samples_per_epoch = s->md.shards ?

@@ -71,11 +71,11 @@ static void sweep_fill_report(struct sweep_state *s)
 	struct rpt_sweep *r = &s->rs;
 	const bool ram = s->o.cache[STG_CACHE_RAM];
 
-	rpt_sweep_fill_setup(r, &s->m, &s->md, s->w->name, &s->gs,
-			     s->w->au_threshold,
-			     !ms_pipeline_is_python(&s->pipe) ? s->pipeline :
-			     s->pipe_text);
-	r->workload_file = s->w->job_file;
+	rpt_sweep_fill_setup(r, &(struct rpt_setup_src){
+		.version = FEEDRATE_VERSION, .m = &s->m, .md = &s->md,
+		.w = s->w, .gs = &s->gs, .backend = -1, .cache = -1, .seed = s->o.c.seed,
+		.pipeline = !ms_pipeline_is_python(&s->pipe) ? s->pipeline :
+			    s->pipe_text });
 	r->pipeline_name = s->pipe_name;
 	r->py = !ms_pipeline_is_python(&s->pipe) ? NULL : &s->probe[0];
 	if (s->pipe.kind == MS_PIPELINE_GPU_DECODE)
@@ -84,7 +84,6 @@ static void sweep_fill_report(struct sweep_state *s)
 	r->pipeline_workers = s->o.c.workers;
 	r->others = s->others;
 	r->nothers = s->nsubs;
-	r->version = FEEDRATE_VERSION;
 	r->budget_s = s->o.budget_s;
 	ms_budget_rule_text(&s->sw, s->rule, sizeof(s->rule));
 	r->budget_rule = s->rule;

@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "judge.h"
+#include "rpt_setup.h"
 #include "storage.h"
 
 #define RPT_CKPT_SCHEMA_NAME "feedrate.ckpt"
@@ -85,19 +86,12 @@ void rpt_ckpt_training(const struct rpt_ckpt_training_in *in,
 struct ms_ckpt_result;
 
 struct rpt_ckpt {
-	const char *version;            /* feedrate's */
-	const char *dir;                /* raw bytes */
-	const char *fs_type, *fs_device;
-	bool fs_network;
-	const char *instance_type, *vendor, *cpu_model;   /* "" unknown */
-	unsigned vcpus;
+	struct rpt_setup setup;         /* the folder (dataset: DIR, raw
+	                                   bytes), its storage, the machine,
+	                                   the GPUs (rpt_setup.h) */
 	double params;                  /* <= 0: --size was given */
 	double bytes_per_param;
 	uint64_t bytes_asked;
-	const char *gpu_type;           /* "A100"; NULL none */
-	unsigned gpu_count;             /* the shards' ranks */
-	double demand_per_gpu;          /* samples/s, <= 0 unknown */
-	const char *demand_source;
 	bool direct;
 	const struct ms_ckpt_result *res;
 	struct rpt_ckpt_training_in tin;

@@ -22,7 +22,7 @@ void rpt_cluster_rank_fill(struct rpt_cluster_rank *r,
 	r->cpus_shared = cpus_shared;
 	r->hit_ratio = po->hit_ratio;
 	r->signal = rr->signal;
-	r->gpus = rr->gpu_count;
+	r->gpus = rr->setup.gpu_count;
 	snprintf(r->bottleneck, sizeof(r->bottleneck), "%s",
 		 rr->bottleneck ? rr->bottleneck : "unknown");
 	if (!po->measured && po->rep.stalled) {
@@ -47,12 +47,12 @@ void rpt_cluster_rank_fill(struct rpt_cluster_rank *r,
 	r->read_bytes = res->read_bytes;
 	r->samples_per_s = res->samples_per_s;
 	r->bytes_per_s = res->read_bytes_per_s;
-	if (rr->gpu_count)
+	if (rr->setup.gpu_count)
 		r->au = res->au;
 	r->gpus_fed = rpt_run_gpus_fed(rr);
 	snprintf(r->bottleneck_why, sizeof(r->bottleneck_why), "%s",
 		 res->bottleneck_why);
-	if (rr->gpu_count && rpt_run_too_short(rr, r->bottleneck_why,
+	if (rr->setup.gpu_count && rpt_run_too_short(rr, r->bottleneck_why,
 					       sizeof(r->bottleneck_why)))
 		r->too_short = true;
 	/* sent in this rank's clock; rank 0 takes the offset out */
@@ -72,24 +72,17 @@ void rpt_cluster_from_run(struct rpt_cluster *c, const struct rpt_run *rr,
 {
 	memset(c, 0, sizeof(*c));
 	c->command = "run";
-	c->workload = rr->workload;
-	c->dataset = rr->dataset ? rr->dataset : dataset;
-	c->format = rr->format;
-	c->fs_type = rr->fs_type;
-	c->fs_server = fs_server;
-	c->cache = rr->cache;
-	c->files = rr->files;
-	c->bytes = rr->bytes;
-	c->records = rr->records;
+	c->setup = rr->setup;
+	if (!c->setup.dataset)
+		c->setup.dataset = dataset;
+	c->setup.fs_server = fs_server;
 	c->window_s = window_s;
-	c->gpu_type = rr->gpu_count ? rr->gpu_type : NULL;
-	c->gpus_per_rank = rr->gpu_count;
-	c->demand_per_gpu = rr->demand_per_gpu;
-	c->au_threshold = jdg_threshold(rr->au_threshold);
-	c->demand_kind = rr->demand_kind;
-	c->demand_basis = rr->demand_basis;
-	c->demand_source = rr->demand_source;
-	c->bytes_per_sample = rpt_bytes_per_sample(rr->bytes, rr->records);
+	/* GPUs emulated, else a raw feed */
+	if (!c->setup.gpu_count)
+		c->setup.gpu_type = NULL;
+	c->setup.au_threshold = jdg_threshold(rr->setup.au_threshold);
+	c->setup.bytes_per_sample = rpt_bytes_per_sample(rr->setup.bytes,
+							 rr->setup.records);
 	c->signal = signal;
 	c->notes = notes;
 }
@@ -123,28 +116,14 @@ int rpt_cluster_sweep_fill(struct rpt_cluster_sweep *s,
 		pts[i].vcpus = p->vcpus;
 		pts[i].cache = stg_cache_state_name(p->cache);
 		pts[i].report = *base;
-		pts[i].report.cache = pts[i].cache;
+		pts[i].report.setup.cache = pts[i].cache;
 		rpt_cluster_take(&pts[i].report, &p->res);
 	}
-	s->workload = base->workload;
-	s->dataset = base->dataset;
-	s->format = base->format;
-	s->fs_type = base->fs_type;
-	s->fs_server = base->fs_server;
-	s->files = base->files;
-	s->bytes = base->bytes;
-	s->records = base->records;
+	s->setup = base->setup;
+	s->setup.cache = NULL;
 	s->world = world;
 	s->nodes = nodes;
 	s->window_s = r->window_s;
-	s->gpu_type = base->gpu_type;
-	s->gpus_per_rank = base->gpus_per_rank;
-	s->demand_per_gpu = base->demand_per_gpu;
-	s->au_threshold = base->au_threshold;
-	s->bytes_per_sample = base->bytes_per_sample;
-	s->demand_kind = base->demand_kind;
-	s->demand_basis = base->demand_basis;
-	s->demand_source = base->demand_source;
 	s->points = pts;
 	s->npoints = r->npoints;
 	return 0;
