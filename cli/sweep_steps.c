@@ -73,7 +73,8 @@ static void sweep_fill_report(struct sweep_state *s)
 
 	rpt_sweep_fill_setup(r, &(struct rpt_setup_src){
 		.version = FEEDRATE_VERSION, .m = &s->m, .md = &s->md,
-		.w = s->w, .gs = &s->gs, .backend = -1, .cache = -1, .seed = s->o.c.seed,
+		.w = s->w, .gs = &s->gs, .backend = -1, .cache = -1,
+		.seed = s->o.c.seed,
 		.pipeline = !ms_pipeline_is_python(&s->pipe) ? s->pipeline :
 			    s->pipe_text });
 	r->pipeline_name = s->pipe_name;

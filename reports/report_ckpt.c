@@ -161,7 +161,8 @@ void rpt_ckpt_print(FILE *f, const struct rpt_ckpt *r)
 	if (r->setup.gpu_type && r->setup.gpu_count)
 		fprintf(f, " (the ranks of %ux%s)", r->setup.gpu_count,
 			r->setup.gpu_type);
-	fprintf(f, "\n  storage  %s%s%s%s\n", *r->setup.fs_type ? r->setup.fs_type :
+	fprintf(f, "\n  storage  %s%s%s%s\n", *r->setup.fs_type ?
+		r->setup.fs_type :
 		"unknown filesystem", *r->setup.fs_device ? " on " : "",
 		r->setup.fs_device, r->setup.fs_network ? " (network)" : "");
 	fprintf(f, "  I/O      %s (%s)\n  %-8s %u KiB blocks, %u in flight per "
@@ -354,7 +355,8 @@ void rpt_sweep_cost_fill(const struct rpt_sweep *s, enum stg_cache_state k,
 			 struct rpt_sweep_cost *out)
 {
 	const struct rpt_cache_verdict *cv = &s->v.cache[k];
-	const double demand = s->setup.demand_total > 0 ? s->setup.demand_total :
+	const double demand = s->setup.demand_total > 0 ?
+		s->setup.demand_total :
 			      s->setup.gpu_count * s->setup.demand_per_gpu;
 
 	memset(out, 0, sizeof(*out));
@@ -427,7 +429,8 @@ void rpt_sweep_cost_print(FILE *f, const struct rpt_sweep *s)
 	}
 	if (!(s->usd_per_hour > 0))
 		return;
-	rpt_fmt_count(a, sizeof(a), s->setup.demand_total > 0 ? s->setup.demand_total :
+	rpt_fmt_count(a, sizeof(a), s->setup.demand_total > 0 ?
+		      s->setup.demand_total :
 		      s->setup.gpu_count * s->setup.demand_per_gpu);
 	rpt_fmt_count(b, sizeof(b), (double)s->setup.files);
 	fprintf(f, "  cost     $%g per hour (as given), at the feed the GPUs "

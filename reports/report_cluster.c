@@ -53,7 +53,8 @@ static bool failed(const struct rpt_cluster_rank *r)
 /* GPUs were emulated: a type and a count per rank. */
 static bool emulated(const struct rpt_cluster *c)
 {
-	return c->setup.gpu_type && *c->setup.gpu_type && c->setup.gpu_count > 0;
+	return c->setup.gpu_type && *c->setup.gpu_type &&
+	       c->setup.gpu_count > 0;
 }
 
 static const struct rpt_cluster_rank *rank_at(const struct rpt_cluster *c,
@@ -189,7 +190,8 @@ void rpt_cluster_totals(const struct rpt_cluster *c,
 
 	/* cold and storage-bound on at least half the ranks: what the
 	 * cluster read is what the storage gives */
-	if (jdg_cluster_storage_ceiling(c->setup.cache && !strcmp(c->setup.cache, "cold"),
+	if (jdg_cluster_storage_ceiling(c->setup.cache &&
+					!strcmp(c->setup.cache, "cold"),
 					t->reported, t->storage_bound_ranks))
 		t->storage_ceiling_bytes_per_s = t->bytes_per_s;
 	if (emulated(c))
@@ -343,7 +345,8 @@ void rpt_cluster_verdict(const struct rpt_cluster *c, char *buf, size_t len)
 			snprintf(buf, len, "this storage feeds %u of %u node%s "
 				 "x %u x %s at >= %.0f %% AU%s%s%s", t.nodes_fed,
 				 total, total == 1 ? "" : "s", node_gpus(c),
-				 c->setup.gpu_type, thr * 100, why[0] ? " (" : "",
+				 c->setup.gpu_type, thr * 100, why[0] ? " (" :
+				 "",
 				 why, why[0] ? ")" : "");
 		}
 		if (t.nodes_before_storage_bound == 0) {
@@ -369,7 +372,8 @@ void rpt_cluster_verdict(const struct rpt_cluster *c, char *buf, size_t len)
 			    t.nodes_seen == 1 ? "" : "s", b);
 		} else {
 			rpt_cat(buf, len, "; the storage ceiling is not known "
-			    "(the cache was %s: measure cold)", nz(c->setup.cache));
+			    "(the cache was %s: measure cold)",
+			    nz(c->setup.cache));
 		}
 	}
 	if (missing_words(c, miss, sizeof(miss)))
@@ -590,7 +594,8 @@ void rpt_cluster_print(FILE *f, const struct rpt_cluster *c)
 		fprintf(f, ", %s %s records", a, c->setup.format);
 	}
 	fputc('\n', f);
-	fprintf(f, "  storage    %s", c->setup.fs_type && *c->setup.fs_type ? c->setup.fs_type :
+	fprintf(f, "  storage    %s", c->setup.fs_type && *c->setup.fs_type ?
+		c->setup.fs_type :
 		"unknown fs");
 	if (c->setup.fs_server && *c->setup.fs_server) {
 		fprintf(f, " from ");
@@ -605,7 +610,8 @@ void rpt_cluster_print(FILE *f, const struct rpt_cluster *c)
 		rpt_fmt_count(a, sizeof(a), c->setup.demand_per_gpu);
 		fprintf(f, "  GPUs       %u x %s emulated per rank, %s "
 			"samples/s each (%s, %s; source: %s)\n",
-			c->setup.gpu_count, c->setup.gpu_type, a, nz(c->setup.demand_kind),
+			c->setup.gpu_count, c->setup.gpu_type, a,
+			nz(c->setup.demand_kind),
 			nz(c->setup.demand_basis), nz(c->setup.demand_source));
 	} else {
 		fprintf(f, "  GPUs       none emulated (raw feed rate)\n");
@@ -863,7 +869,8 @@ static void html_totals(struct rpt_buf *b, const struct rpt_cluster *c,
 		       "<tr><td>dataset</td><td>");
 	rpt_buf_html_path(b, c->setup.dataset);
 	rpt_buf_printf(b, "</td></tr>\n<tr><td>storage</td><td>");
-	rpt_buf_html(b, c->setup.fs_type && *c->setup.fs_type ? c->setup.fs_type : "unknown");
+	rpt_buf_html(b, c->setup.fs_type && *c->setup.fs_type ?
+		     c->setup.fs_type : "unknown");
 	if (c->setup.fs_server && *c->setup.fs_server) {
 		rpt_buf_printf(b, " from ");
 		rpt_buf_html_path(b, c->setup.fs_server);

@@ -32,7 +32,8 @@ static const char *nz(const char *s)
 /* GPUs were emulated: a type and a count per rank. */
 static bool emulated(const struct rpt_cluster_sweep *s)
 {
-	return s->setup.gpu_type && *s->setup.gpu_type && s->setup.gpu_count > 0;
+	return s->setup.gpu_type && *s->setup.gpu_type &&
+	       s->setup.gpu_count > 0;
 }
 
 static bool same_cache(const char *a, const char *b)
@@ -469,7 +470,8 @@ static void print_head(FILE *f, const struct rpt_cluster_sweep *s)
 		rpt_fmt_count(a, sizeof(a), s->setup.demand_per_gpu);
 		fprintf(f, "  GPUs       %u x %s emulated per rank, %s "
 			"samples/s each (%s, %s; source: %s)\n",
-			s->setup.gpu_count, s->setup.gpu_type, a, nz(s->setup.demand_kind),
+			s->setup.gpu_count, s->setup.gpu_type, a,
+			nz(s->setup.demand_kind),
 			nz(s->setup.demand_basis), nz(s->setup.demand_source));
 	} else {
 		fprintf(f, "  GPUs       none emulated (raw feed rate)\n");
@@ -696,7 +698,8 @@ static void html_head(struct rpt_buf *b, const struct rpt_cluster_sweep *s)
 		       "<tr><td>dataset</td><td>");
 	rpt_buf_html_path(b, s->setup.dataset);
 	rpt_buf_printf(b, "</td></tr>\n<tr><td>storage</td><td>");
-	rpt_buf_html(b, s->setup.fs_type && *s->setup.fs_type ? s->setup.fs_type : "unknown");
+	rpt_buf_html(b, s->setup.fs_type && *s->setup.fs_type ?
+		     s->setup.fs_type : "unknown");
 	if (s->setup.fs_server && *s->setup.fs_server) {
 		rpt_buf_printf(b, " from ");
 		rpt_buf_html_path(b, s->setup.fs_server);

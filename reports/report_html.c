@@ -349,7 +349,8 @@ static void zoom_x_ticks(struct rpt_buf *b, const struct rpt_sweep *s,
 			if (s->points[i].vcpus > v &&
 			    (!next || s->points[i].vcpus < next))
 				next = s->points[i].vcpus;
-		if (s->setup.vcpus_total > v && (!next || s->setup.vcpus_total < next))
+		if (s->setup.vcpus_total > v && (!next ||
+						 s->setup.vcpus_total < next))
 			next = s->setup.vcpus_total;
 		if (!next)
 			break;
@@ -365,7 +366,8 @@ static void zoom_x_ticks(struct rpt_buf *b, const struct rpt_sweep *s,
 /* Where the asked count's demand line lies in P; NAN when it has none. */
 static double asked_y(const struct rpt_sweep *s, const struct panel *p)
 {
-	const double v = (s->setup.gpu_count ? s->setup.gpu_count : 1) * s->v.need_per_gpu;
+	const double v = (s->setup.gpu_count ? s->setup.gpu_count :
+			  1) * s->v.need_per_gpu;
 
 	return v > 0 && v <= p->ymax ? panel_y(p, v) : NAN;
 }
@@ -851,12 +853,14 @@ static void facts_table(struct rpt_buf *b, const struct rpt_sweep *s)
 	rpt_buf_printf(b, "</td></tr><tr><td>dataset</td><td>");
 	rpt_buf_html_path(b, s->setup.dataset);
 	rpt_buf_printf(b, " (%llu files, %.1f MB%s)</td></tr><tr><td>storage"
-		       "</td><td>", (unsigned long long)s->setup.files, s->setup.bytes / 1e6,
+		       "</td><td>", (unsigned long long)s->setup.files,
+		       s->setup.bytes / 1e6,
 		       s->setup.generated ? ", generated" : "");
 	rpt_buf_html(b, s->setup.fs_type);
 	rpt_buf_printf(b, " on ");
 	rpt_buf_html(b, s->setup.fs_device);
-	rpt_buf_printf(b, "%s, backend ", s->setup.fs_network ? " (network)" : "");
+	rpt_buf_printf(b, "%s, backend ", s->setup.fs_network ? " (network)" :
+		       "");
 	rpt_buf_html(b, s->backend);
 	rpt_buf_printf(b, "</td></tr><tr><td>pipeline</td><td>");
 	rpt_buf_html(b, s->setup.pipeline);
@@ -864,9 +868,11 @@ static void facts_table(struct rpt_buf *b, const struct rpt_sweep *s)
 	rpt_buf_html(b, s->setup.gpu_type);
 	rpt_buf_printf(b, " (");
 	rpt_buf_html(b, s->setup.gpu_detail);
-	rpt_buf_printf(b, "): %.0f samples/s per GPU, ", s->setup.demand_per_gpu);
+	rpt_buf_printf(b, "): %.0f samples/s per GPU, ",
+		       s->setup.demand_per_gpu);
 	rpt_buf_html(b, s->setup.demand_kind);
-	rpt_buf_printf(b, "%s; source: ", s->setup.demand_est ? " (estimate)" : "");
+	rpt_buf_printf(b, "%s; source: ", s->setup.demand_est ? " (estimate)" :
+		       "");
 	rpt_buf_html(b, s->setup.demand_source);
 	rpt_buf_printf(b, "</td></tr><tr><td>budget</td><td>%.0f s of %.0f s; ",
 		       s->elapsed_s, s->budget_s);
@@ -1138,7 +1144,8 @@ static void plot_ram(struct rpt_buf *b, const struct rpt_sweep *s)
 	ram_frame(b, &r, false, s->setup.bytes);
 	if (demand > 0 && demand <= r.ymax) {
 		snprintf(text, sizeof(text), "%u x %s at %.0f %% AU",
-			 s->setup.gpu_count ? s->setup.gpu_count : 1, s->setup.gpu_type ?
+			 s->setup.gpu_count ? s->setup.gpu_count : 1,
+			 s->setup.gpu_type ?
 			 s->setup.gpu_type : "GPU", v->au_threshold * 100);
 		ram_hline(b, &r, demand, "demand", "#333", "7 3", text);
 	} else if (demand_above) {

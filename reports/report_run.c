@@ -51,13 +51,17 @@ static void judge(const struct rpt_run *r, struct rpt_run_judgement *j)
 static struct rpt_demand_words demand_words(const struct rpt_run *r)
 {
 	return (struct rpt_demand_words){
-		.gpu_type = r->setup.gpu_type, .gpu_detail = r->setup.gpu_detail,
+		.gpu_type = r->setup.gpu_type,
+		.gpu_detail = r->setup.gpu_detail,
 		.count = r->setup.gpu_count, .single = r->setup.demand_single,
 		.total = r->setup.demand_total,
 		.multi_measured = r->setup.demand_multi_measured,
-		.basis = r->setup.demand_basis, .range_lo = r->setup.demand_range_lo,
-		.range_hi = r->setup.demand_range_hi, .kind = r->setup.demand_kind,
-		.source = r->setup.demand_source, .default_type = r->setup.gpu_default,
+		.basis = r->setup.demand_basis,
+		.range_lo = r->setup.demand_range_lo,
+		.range_hi = r->setup.demand_range_hi,
+		.kind = r->setup.demand_kind,
+		.source = r->setup.demand_source,
+		.default_type = r->setup.gpu_default,
 		.tokens_per_sample = r->setup.tokens_per_sample,
 		.bytes_per_sample = rpt_bytes_per_sample(r->setup.bytes,
 			r->setup.format ? r->setup.records : r->setup.files),
@@ -101,7 +105,8 @@ void rpt_run_verdict(const struct rpt_run *r, char *buf, size_t len)
 	const double thr = thr_of(r) * 100;
 	const char *type = nz(r->setup.gpu_type);
 	/* which rows judged: train, mlperf, ceiling or gpu-rate */
-	const char *kind = r->setup.demand_kind ? r->setup.demand_kind : "unknown";
+	const char *kind = r->setup.demand_kind ? r->setup.demand_kind :
+		"unknown";
 
 	if (!have_result(r)) {
 		snprintf(buf, len, "no verdict: the run measured nothing%s%s",
@@ -150,11 +155,13 @@ void rpt_run_verdict(const struct rpt_run *r, char *buf, size_t len)
 	}
 	if (gpus_were_fed(r))
 		snprintf(buf, len, "this VM feeds %ux%s at >= %.0f %% AU "
-			 "(AU %.1f %%, %s demand)", r->setup.gpu_count, type, thr,
+			 "(AU %.1f %%, %s demand)", r->setup.gpu_count, type,
+			 thr,
 			 r->res->au * 100, kind);
 	else
 		snprintf(buf, len, "falls short: %ux%s at AU %.0f %% (< %.0f "
-			 "%%, %s demand), limited by %s", r->setup.gpu_count, type,
+			 "%%, %s demand), limited by %s", r->setup.gpu_count,
+			 type,
 			 r->res->au * 100, thr, kind, nz(r->bottleneck));
 	if (r->ram_not_limited && strlen(buf) + 1 < len)
 		snprintf(buf + strlen(buf), len - strlen(buf), "; the page "
@@ -200,8 +207,10 @@ static void print_measured(FILE *f, const struct rpt_run *r)
 	fprintf(f, "%s: %s, %s on %s%s%s%s\n",
 		r->setup.generated ? (r->setup.kept ? " (generated, kept)" :
 				" (generated, removed after the run)") : "",
-		a, b, r->setup.fs_type && *r->setup.fs_type ? r->setup.fs_type : "unknown fs",
-		r->setup.fs_device && *r->setup.fs_device ? " (" : "", nz(r->setup.fs_device),
+		a, b, r->setup.fs_type && *r->setup.fs_type ? r->setup.fs_type :
+		"unknown fs",
+		r->setup.fs_device && *r->setup.fs_device ? " (" : "",
+		nz(r->setup.fs_device),
 		r->setup.fs_device && *r->setup.fs_device ? ")" : "");
 	if (r->setup.list) {
 		fprintf(f, "  listed by  ");
@@ -280,15 +289,18 @@ static void print_measured(FILE *f, const struct rpt_run *r)
 			r->hit_ratio_source);
 	if (r->setup.gpu_count)
 		fprintf(f, "  GPUs       %ux%s (%s) emulated, %s samples/s "
-			"each, %s steps\n", r->setup.gpu_count, nz(r->setup.gpu_type),
+			"each, %s steps\n", r->setup.gpu_count,
+			nz(r->setup.gpu_type),
 			nz(r->setup.gpu_detail),
-			(rpt_fmt_count(a, sizeof(a), r->setup.demand_per_gpu), a),
+			(rpt_fmt_count(a, sizeof(a), r->setup.demand_per_gpu),
+			 a),
 			r->setup.gpu_sync_all ? "synchronous" : "independent");
 	else
 		fprintf(f, "  GPUs       none emulated (raw feed rate); judged "
 			"against %s (%s), %s samples/s each\n",
 			nz(r->setup.gpu_type), nz(r->setup.gpu_detail),
-			(rpt_fmt_count(a, sizeof(a), r->setup.demand_per_gpu), a));
+			(rpt_fmt_count(a, sizeof(a), r->setup.demand_per_gpu),
+			 a));
 	{
 		const struct rpt_demand_words d = demand_words(r);
 		char line[1024];
@@ -396,7 +408,8 @@ void rpt_run_print(FILE *f, const struct rpt_run *r)
 		if (r->setup.gpu_count > 1) {
 			double lo = 1, hi = 0;
 
-			for (unsigned i = 0; i < r->setup.gpu_count && i < 64; i++) {
+			for (unsigned i = 0; i < r->setup.gpu_count &&
+			     i < 64; i++) {
 				lo = fmin(lo, res->au_per_gpu[i]);
 				hi = fmax(hi, res->au_per_gpu[i]);
 			}
@@ -424,7 +437,8 @@ void rpt_run_print(FILE *f, const struct rpt_run *r)
 			"G = floor(%.0f / %s)%s\n", rpt_run_gpus_fed(r),
 			nz(r->setup.gpu_type), thr * 100, thr * 100, a,
 			res->samples_per_s, a,
-			r->setup.gpu_sync_all && r->setup.gpu_count ? ". Synchronous steps make uneven "
+			r->setup.gpu_sync_all && r->setup.gpu_count ?
+			". Synchronous steps make uneven "
 			"arrivals cost more: confirm with --gpus NxTYPE" : "");
 	}
 	fprintf(f, "  bottleneck %s: %s\n", nz(r->bottleneck),
@@ -519,8 +533,10 @@ void rpt_prepare_print(FILE *f, const struct rpt_prepare *pr)
 static json_t *reads_json(const struct rpt_run *r,
 			  const struct ldr_result *res)
 {
-	const double per = rpt_bytes_per_sample(r->setup.bytes, r->setup.format ?
-						r->setup.records : r->setup.files);
+	const double per = rpt_bytes_per_sample(r->setup.bytes,
+						r->setup.format ?
+						r->setup.records :
+						r->setup.files);
 	const double eaten = r->setup.gpu_count ? r->setup.demand_total :
 			     r->setup.demand_single;
 	json_t *o = json_object();
@@ -672,7 +688,8 @@ json_t *rpt_run_json(const struct rpt_run *r)
 	json_object_set_new(root, "cache_how", json_string(nz(r->cache_how)));
 	if (r->setup.ram_bytes) {
 		json_object_set_new(root, "ram_bytes",
-				    json_integer((json_int_t)r->setup.ram_bytes));
+				    json_integer((json_int_t)
+						 r->setup.ram_bytes));
 		json_object_set_new(root, "page_cache_seen_bytes",
 				    r->cache_seen_bytes ? json_integer(
 				    (json_int_t)r->cache_seen_bytes) :

@@ -170,7 +170,8 @@ static void print_verdict(FILE *f, const struct rpt_sweep *s)
 
 	rpt_fmt_count(a, sizeof(a), s->setup.demand_per_gpu);
 	fprintf(f, "\nverdict by cache state (%s at %s samples/s, AU >= %.0f "
-		"%%: %.0f each)\n", nz(s->setup.gpu_type), a, thr_of(s) * 100, need);
+		"%%: %.0f each)\n", nz(s->setup.gpu_type), a, thr_of(s) * 100,
+		need);
 	fprintf(f, "  %-13s %5s %10s %5s %-9s %-8s %9s\n", "cache", "vCPUs",
 		"samples/s", "GPUs", "check", "limit", "vCPU/GPU");
 	for (int c = 0; c < STG_CACHE_STATES; c++) {
@@ -234,10 +235,12 @@ static void print_verdict(FILE *f, const struct rpt_sweep *s)
 				 "vCPU is a hyperthread (AWS, GCP), %s where it "
 				 "is a core (Azure ND); for %u: %u needed + %u "
 				 "reserved for the training job (%.1f per GPU) "
-				 "of this VM's %u: %s %d", nz(s->setup.gpu_type), r1,
+				 "of this VM's %u: %s %d",
+				 nz(s->setup.gpu_type), r1,
 				 r2, s->setup.gpu_count, cv->vcpus_needed,
 				 cv->vcpus_reserved, v->reserve_vcpus_per_gpu,
-				 s->setup.vcpus_total, cv->vcpus_spare >= 0 ? "spare" :
+				 s->setup.vcpus_total, cv->vcpus_spare >= 0 ?
+				 "spare" :
 				 "short by", abs(cv->vcpus_spare));
 			print_wrapped(f, "         ", 9, line);
 		}
@@ -281,7 +284,8 @@ static void print_verdict(FILE *f, const struct rpt_sweep *s)
 				 "samples/s, %.2f ms CPU per sample) holds, the "
 				 "low end if added vCPUs scale as measured from 1 "
 				 "vCPU; same CPU model only, no projection across "
-				 "CPU models", s->setup.gpu_count, nz(s->setup.gpu_type),
+				 "CPU models", s->setup.gpu_count,
+				 nz(s->setup.gpu_type),
 				 cv->vcpus_needed, cv->vcpus_per_gpu,
 				 cv->vcpus_reserved, s->setup.vcpus_total,
 				 cv->vcpus_needed, lo, a, cv->vcpus_top,
@@ -324,14 +328,17 @@ static void print_storage_ram(FILE *f, const struct rpt_sweep *s)
 			 "a lower bound: the CPU was the limit",
 			 v->storage_is_ceiling ? "" : "at least ",
 			 v->storage_gpus, nz(s->setup.gpu_type),
-			 v->storage_gpus >= s->setup.gpu_count ? "Storage is not "
+			 v->storage_gpus >= s->setup.gpu_count ?
+			 "Storage is not "
 			 "the limit for the asked GPUs." : "");
-		if (v->storage_is_ceiling && v->storage_gpus < s->setup.gpu_count) {
+		if (v->storage_is_ceiling &&
+		    v->storage_gpus < s->setup.gpu_count) {
 			size_t u = strlen(line);
 
 			snprintf(line + u, sizeof(line) - u, "For %u x %s "
 				 "more of the dataset (%s) must sit in RAM, or "
-				 "the storage must serve more.", s->setup.gpu_count,
+				 "the storage must serve more.",
+				 s->setup.gpu_count,
 				 nz(s->setup.gpu_type), c);
 		}
 		print_wrapped(f, "  storage  ", 11, line);
@@ -488,15 +495,18 @@ static void print_ram_axis(FILE *f, const struct rpt_sweep *s)
 static void print_demand(FILE *f, const struct rpt_sweep *s)
 {
 	const struct rpt_demand_words d = {
-		.gpu_type = s->setup.gpu_type, .gpu_detail = s->setup.gpu_detail,
+		.gpu_type = s->setup.gpu_type,
+		.gpu_detail = s->setup.gpu_detail,
 		.count = s->setup.gpu_count,
 		.single = s->setup.demand_single > 0 ? s->setup.demand_single :
 			  s->setup.demand_per_gpu,
 		.total = s->setup.demand_total > 0 ? s->setup.demand_total :
 			 s->setup.demand_per_gpu * s->setup.gpu_count,
 		.multi_measured = s->setup.demand_multi_measured,
-		.basis = s->setup.demand_basis, .range_lo = s->setup.demand_range_lo,
-		.range_hi = s->setup.demand_range_hi, .kind = s->setup.demand_kind,
+		.basis = s->setup.demand_basis,
+		.range_lo = s->setup.demand_range_lo,
+		.range_hi = s->setup.demand_range_hi,
+		.kind = s->setup.demand_kind,
 		.source = s->setup.demand_source,
 		.tokens_per_sample = s->setup.tokens_per_sample,
 		.bytes_per_sample = rpt_bytes_per_sample(s->setup.bytes,
@@ -517,7 +527,8 @@ static void print_demand(FILE *f, const struct rpt_sweep *s)
 
 		rpt_gpu_decode_limit(&s->gd, s->setup.demand_per_gpu, limit,
 				     sizeof(limit));
-		snprintf(line, sizeof(line), "%s; %s%s%s", nz(s->setup.pipeline),
+		snprintf(line, sizeof(line), "%s; %s%s%s",
+			 nz(s->setup.pipeline),
 			 rpt_gpu_decode_modelled(&s->gd, modelled,
 						 sizeof(modelled)),
 			 limit[0] ? "; LIMIT: " : "", limit);
@@ -579,7 +590,8 @@ const char *rpt_catalog_basis_text(const struct rpt_sweep *s, char *buf,
 		 "the same CPU generation only; converted to each shape's kind "
 		 "of vCPU; each shape judged by its own GPU model's demand",
 		 c >= 0 ? stg_cache_state_name((enum stg_cache_state)c) : "?",
-		 s->setup.cpu_model && *s->setup.cpu_model ? s->setup.cpu_model :
+		 s->setup.cpu_model && *s->setup.cpu_model ?
+		 s->setup.cpu_model :
 		 "this CPU model");
 	return buf;
 }
@@ -784,7 +796,8 @@ static void print_points(FILE *f, const struct rpt_sweep *s)
 			p->ram_not_limited ? "w" : "",
 			rpt_point_too_short(p) ? "!" :
 			p->cache == STG_CACHE_COLD && !rpt_point_usable(p) ?
-			"c" : "", rpt_point_sampled(p, s->setup.files) ? "p" : "");
+			"c" : "", rpt_point_sampled(p,
+						    s->setup.files) ? "p" : "");
 		if (rpt_point_sampled(p, s->setup.files))
 			marks |= 8;
 		if (p->cache == STG_CACHE_COLD && p->hit_ratio > RPT_COLD_HIT_MAX)
@@ -833,7 +846,8 @@ static void print_facts(FILE *f, const struct rpt_sweep *s)
 	snprintf(line, sizeof(line), "%s; %u usable vCPUs; a vCPU here is a "
 		 "%s (%s%s)", *nz(s->setup.cpu_model) ? s->setup.cpu_model :
 		 "unknown CPU model", s->setup.vcpus_total,
-		 stg_vcpu_kind_name(s->v.vcpu_kind), s->setup.threads_per_core > 1 ?
+		 stg_vcpu_kind_name(s->v.vcpu_kind),
+		 s->setup.threads_per_core > 1 ?
 		 "SMT siblings present" : s->setup.threads_per_core == 1 ?
 		 "no SMT siblings" : "topology unknown",
 		 strcmp(nz(s->v.vcpu_kind_basis), "measured scaling") ? "" :
@@ -846,14 +860,16 @@ static void print_facts(FILE *f, const struct rpt_sweep *s)
 		fprintf(f, "  instance %s%s%s\n", nz(s->setup.instance_type),
 			*nz(s->setup.vendor) ? " / " : "", nz(s->setup.vendor));
 	fprintf(f, "  GPUs     %d NVIDIA GPU%s present (the GPUs above are "
-		"emulated)\n", s->setup.gpus_present, s->setup.gpus_present == 1 ? "" :
+		"emulated)\n", s->setup.gpus_present,
+		s->setup.gpus_present == 1 ? "" :
 		"s");
 	rpt_fmt_bytes(a, sizeof(a), (double)s->setup.bytes);
 	rpt_fmt_count(b, sizeof(b), (double)s->setup.files);
 	fprintf(f, "  dataset  ");
 	rpt_put_path(f, s->setup.dataset);
 	fprintf(f, "%s\n           %s files, %s, workload %s\n",
-		s->setup.generated ? " (generated, removed after the sweep)" : "",
+		s->setup.generated ? " (generated, removed after the sweep)" :
+		"",
 		b, a, nz(s->setup.workload));
 	fprintf(f, "  storage  %s%s%s%s%s, backend %s\n",
 		*nz(s->setup.fs_type) ? s->setup.fs_type : "unknown fs",
@@ -1359,7 +1375,8 @@ static int pipelines_json(json_t *root, const struct rpt_sweep *s,
 				    json_string_value(key) : "?",
 				    rpt_pipeline_by_json(s, i, &v));
 		json_decref(key);
-		pj = rpt_pipeline_json(v.name, p->setup.pipeline, p->pipeline_workers,
+		pj = rpt_pipeline_json(v.name, p->setup.pipeline,
+				       p->pipeline_workers,
 				       p->py);
 		if (!pj)
 			continue;

@@ -352,7 +352,7 @@ FR_TEST(report_run, a_token_run_gives_tokens_per_s_and_the_reads_demand_needs,
 	r.setup.workload = "tokens";
 	r.setup.format = "tokens";
 	r.setup.records = 1000;               /* windows per epoch */
-	r.setup.bytes = 4096000;              /* 4,096 bytes stored per window */
+	r.setup.bytes = 4096000;        /* 4,096 bytes stored per window */
 	r.setup.tokens_per_sample = 2048;
 	r.setup.demand_single = 2.0;
 	r.setup.demand_total = 16.0;          /* 8 x 2 samples/s */
