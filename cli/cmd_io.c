@@ -21,6 +21,7 @@
 #include "cluster.h"
 #include "measure.h"
 #include "report.h"
+#include "rpt_usage.h"
 #include "storage.h"
 
 struct io_opts {
@@ -38,24 +39,12 @@ struct io_opts {
 
 static void io_head(FILE *f)
 {
-	fprintf(f,
-"Usage: feedrate io [options] DATASET\n"
-"\n"
-"Read every file of DATASET (a folder, or the root of --list) whole, with no\n"
-"decoding, and report bandwidth, files/s and completion latency percentiles,\n"
-"comparable with fio. Under mpirun (a build with `make MPI=1`): rank r reads\n"
-"files r, r + R, ...; first each rank alone while the others idle, then all\n"
-"together from one start; rank 0 reports the total against the sum of the\n"
-"ranks alone.\n"
-"\n");
+	rpt_usage_head(f, "io");
 }
 
 static void io_tail(FILE *f)
 {
-	fprintf(f,
-"Exit status: 0 ok, 2 usage error, 3 some files could not be read,\n"
-"5 dataset or backend unusable, 6 storage stalled (--stall-timeout),\n"
-"130/143 interrupted.\n");
+	rpt_usage_tail(f, "io");
 }
 
 static int io_parse(int argc, char **argv, struct io_opts *o)

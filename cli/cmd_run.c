@@ -19,35 +19,19 @@
 #include "cluster.h"
 #include "measure.h"
 #include "report.h"
+#include "rpt_usage.h"
 #include "run.h"
 
 
 static void run_head(FILE *f)
 {
-	fprintf(f,
-"Usage: feedrate run [options] [DATASET]\n"
-"\n"
-"Measure how fast this VM feeds a training input pipeline from DATASET (a\n"
-"folder of JPEGs in ImageFolder layout, or WebDataset, MDS or TFRecord\n"
-"shards: see --format) and say how many GPUs of a type it\n"
-"keeps at >= %.0f %% utilisation (AU), and what limits it. Without DATASET a\n"
-"small synthetic dataset (%lluM) is generated in a temporary folder on a\n"
-"disk-backed filesystem and removed afterwards. Under mpirun (a build with\n"
-"`make MPI=1`) every rank runs the same point on its share of DATASET and\n"
-"rank 0 reports the cluster.\n"
-"\n", LDR_DEFAULT_AU_THRESHOLD * 100,
-		(unsigned long long)(MS_DEFAULT_GEN >> 20));
+	rpt_usage_head(f, "run");
 }
 
 static void run_tail(FILE *f)
 {
 	cli_workloads_usage(f);
-	fprintf(f,
-"Exit status: 0 ok, 2 usage error, 3 completed but some samples failed,\n"
-"4 stopped by --max-errors, 5 environment failure (no dataset, no disk\n"
-"space, backend refused; under mpirun: a rank lost or failed), 6 the\n"
-"storage stalled (--stall-timeout; the report says where), 130/143\n"
-"interrupted (a partial report is printed).\n");
+	rpt_usage_tail(f, "run");
 }
 
 /* Under mpirun: what only a cluster run takes. 0 or FR_EXIT_USAGE. */

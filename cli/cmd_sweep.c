@@ -25,46 +25,19 @@
 #include "report_ckpt.h"
 #include "report_sweep.h"
 #include "rpt_load.h"
-#include "rpt_text.h"
+#include "rpt_usage.h"
 #include "sweep.h"
 
 
 static void sweep_head(FILE *f)
 {
-	fprintf(f,
-"Usage: feedrate sweep [options] [DATASET]\n"
-"\n"
-"Measure the raw feed rate of a training input pipeline from DATASET over\n"
-"vCPU counts and cache states, each point in its own pinned child after its\n"
-"own warm-up; check the GPU count with emulated GPUs; then say how many GPUs\n"
-"of a type this VM keeps at >= %.0f %% AU per cache state, what limits it,\n"
-"how many vCPUs each GPU needs, and which catalogued cloud shapes fit.\n"
-"Without DATASET a %lluM synthetic dataset is generated on a disk-backed\n"
-"filesystem and removed afterwards. Reports are checked before the sweep\n"
-"starts.\n"
-"\n", LDR_DEFAULT_AU_THRESHOLD * 100,
-		(unsigned long long)(MS_DEFAULT_GEN >> 20));
+	rpt_usage_head(f, "sweep");
 }
 
 static void sweep_tail(FILE *f)
 {
-	char rule[2048];
-
 	cli_workloads_usage(f);
-	fprintf(f,
-"Under mpirun (a build with `make MPI=1`, a DATASET every node sees): the\n"
-"points are 1, 2, 4 ... R ranks (one rank per node: as many nodes) x the\n"
-"cache states (cold, warm) x --vcpus per rank, each one window on every\n"
-"rank taking part; cold adds each rank's reads alone; the budget is shared\n"
-"by the points; rank 0 reports how the total scales with nodes.\n"
-"\n");
-	ms_budget_rule_text(NULL, rule, sizeof(rule));
-	rpt_wrap(f, rule, 0, 78, 0);
-	fprintf(f,
-"\n"
-"Exit status: 0 ok, 2 usage error, 3 completed but some samples failed,\n"
-"5 environment failure, 6 the storage stalled (--stall-timeout), 130/143\n"
-"interrupted (a partial report is printed).\n");
+	rpt_usage_tail(f, "sweep");
 }
 
 static int sweep_parse(int argc, char **argv, struct sweep_opts *o)

@@ -65,26 +65,9 @@ static int run_point(struct run_state *s, struct ms_point *p)
 /* The report's page-cache and result fields from the point's. */
 static void run_fill_result(struct run_state *s, struct rpt_run *rr)
 {
-	const struct ms_point_out *po = &s->po;
-
-	rpt_run_fill_point(rr, po, s->res, s->o.cache == STG_CACHE_RAM,
-			   stg_dataset_count(s->md.ds), s->cache_how,
-			   sizeof(s->cache_how));
-	rr->signal = po->rep.signal ? po->rep.signal : cli_stop;
-	rpt_prepare_fill(&rr->prepare, &po->prep.ph, s->md.list_s,
-			 po->prep.method);
-	if (po->prep.note[0])
-		note_add(s, "%s", po->prep.note);
-	if (po->odirect_refused)
-		note_add(s, "cold: %s, so this run may not have been cold "
-			 "(the hit ratio says)", po->odirect_why);
-	if (po->measured && s->o.cache == STG_CACHE_RAM &&
-	    s->res->epochs_done < 2 && !rr->signal &&
-	    !s->res->stopped_by_max_errors)
-		note_add(s, "only %llu epoch%s completed: the hit ratio of a "
-			 "RAM-limited page cache settles from the second epoch "
-			 "on", (unsigned long long)s->res->epochs_done,
-			 s->res->epochs_done == 1 ? "" : "s");
+	rpt_run_fill_result(rr, &s->po, s->res, s->o.cache == STG_CACHE_RAM,
+			    &s->md, cli_stop, s->cache_how,
+			    sizeof(s->cache_how), s->notes, sizeof(s->notes));
 }
 
 /* A Python pipeline's fields of the report: its words, versions (the
@@ -146,22 +129,6 @@ static int run_python_failed(struct run_state *s, struct rpt_run *rr)
 	       FR_EXIT_FAILURE;
 }
 
-/* The report says the storage stalled (STALL) and has no results. */
-static void run_stalled(struct run_state *s, struct rpt_run *rr,
-			const struct stg_stall *stall)
-{
-	s->stall = *stall;
-	rpt_stall_text(stall, s->stall_text, sizeof(s->stall_text));
-	rr->stall = &s->stall;
-	rr->res = NULL;
-	rr->run_error = -ETIMEDOUT;
-	rr->run_error_text = s->stall_text;
-	if (s->po.rep.held_pid)
-		note_add(s, "the measurement child (pid %d) waits in the "
-			 "kernel on the stalled storage: it was killed and "
-			 "is left to the kernel", s->po.rep.held_pid);
-}
-
 /* The transform, the point, the measurement. 0 or an exit code. */
 int cli_run_measure(struct run_state *s, struct rpt_run *rr)
 {
@@ -189,7 +156,10 @@ int cli_run_measure(struct run_state *s, struct rpt_run *rr)
 				    MS_GPUDEC_HYBRID ? "hybrid" : "hw");
 	if (err == -ETIMEDOUT && s->po.rep.stalled) {
 		/* the child was killed: nothing of its window came back */
-		run_stalled(s, rr, &s->po.rep.stall);
+		s->stall = s->po.rep.stall;
+		rpt_run_fill_stalled(rr, &s->stall, s->po.rep.held_pid,
+				     s->stall_text, sizeof(s->stall_text),
+				     s->notes, sizeof(s->notes));
 		return 0;
 	}
 	if (s->po.measured)

@@ -88,24 +88,9 @@ static void sweep_fill_report(struct sweep_state *s)
 	r->budget_s = s->o.budget_s;
 	ms_budget_rule_text(&s->sw, s->rule, sizeof(s->rule));
 	r->budget_rule = s->rule;
-	r->reserve_vcpus_per_gpu = s->o.reserve_vcpus;
-	if (s->o.reserve_ram_given) {
-		r->reserve_ram_per_gpu = s->o.reserve_ram;
-		r->reserve_ram_how = "";
-	} else {
-		const unsigned batch = s->o.c.batch ? s->o.c.batch :
-				       LDR_DEFAULT_BATCH;
-		const uint64_t sample = (uint64_t)s->w->out_channels *
-			s->w->out_height * s->w->out_width * sizeof(float);
-
-		r->reserve_ram_per_gpu = jdg_reserve_ram(batch,
-			SWEEP_PINNED_BATCHES, sample);
-		snprintf(s->reserve_how, sizeof(s->reserve_how), "%u pinned "
-			 "batches of %u x %llu B + %llu GiB for the process",
-			 SWEEP_PINNED_BATCHES, batch, (unsigned long long)sample,
-			 (unsigned long long)(RPT_RESERVE_PROCESS_BYTES >> 30));
-		r->reserve_ram_how = s->reserve_how;
-	}
+	rpt_sweep_fill_reserve(r, s->w, s->o.c.batch, s->o.reserve_vcpus,
+			       s->o.reserve_ram_given ? &s->o.reserve_ram :
+			       NULL, s->reserve_how, sizeof(s->reserve_how));
 	r->notes = s->notes;
 	r->ckpt = s->o.ckpt ? &s->ckpt : NULL;
 	r->usd_per_hour = s->o.price;

@@ -314,6 +314,28 @@ void rpt_run_fill_point(struct rpt_run *r, const struct ms_point_out *po,
 			size_t files_total, char *how, size_t how_len);
 
 /*
+ * R's result after the point PO (as rpt_run_fill_point, RAM: a --ram
+ * point, MD the dataset listed in MD->list_s), the signal that stopped it
+ * (the point's, else STOP), the preparation's phases, and what R's NOTES
+ * (NOTES_LEN bytes) must say of it: preparation's remark, a cold state
+ * O_DIRECT could not make, a --ram run too short to settle. Everything
+ * pointed to must outlive R.
+ */
+void rpt_run_fill_result(struct rpt_run *rr, const struct ms_point_out *po,
+			 const struct ldr_result *res, bool ram,
+			 const struct ms_dataset *md, int stop, char *how,
+			 size_t how_len, char *notes, size_t notes_len);
+
+/*
+ * R says the storage stalled (STALL, which must outlive R) and has no
+ * results; TEXT (TEXT_LEN bytes) gets the stall in words, NOTES the
+ * measurement child HELD_PID (0 none) left in the kernel.
+ */
+void rpt_run_fill_stalled(struct rpt_run *rr, const struct stg_stall *stall,
+			  int held_pid, char *text, size_t text_len,
+			  char *notes, size_t notes_len);
+
+/*
  * A sweep's point P from SP (which must outlive P), judged against
  * DEMAND_TOTAL samples/s (the asked GPUs' demand); the cache's
  * description is written into HOW.

@@ -559,3 +559,21 @@ void rpt_sweep_cost_html(struct rpt_buf *b, const struct rpt_sweep *s)
 		       bound ? " The GPUs eat no faster than their demand." :
 		       "");
 }
+
+void rpt_ckpt_fill(struct rpt_ckpt *r, const struct rpt_ckpt_ask *a,
+		   uint64_t bytes, const struct ms_ckpt_result *res)
+{
+	r->params = a->params;
+	r->bytes_per_param = a->params ? a->bytes_per_param : 0;
+	r->bytes_asked = bytes;
+	r->direct = a->direct;
+	r->res = res;
+	r->tin.save_s = res->save.seconds;
+	r->tin.restore_s = res->restore.seconds;
+	r->tin.budget = a->budget;
+	r->tin.interval_s = a->interval_s;
+	r->tin.step_s = a->step_s;
+	r->tin.demand_total = r->setup.gpu_count * r->setup.demand_per_gpu;
+	r->tin.epoch_samples = a->epoch_samples;
+	jdg_ckpt_judge(&r->tin, &r->t);
+}

@@ -100,6 +100,23 @@ struct rpt_ckpt {
 	const char *error;              /* "" none */
 };
 
+/* What `feedrate ckpt` was asked: the size and the training figures. */
+struct rpt_ckpt_ask {
+	double params;                  /* 0: --size */
+	double bytes_per_param;
+	uint64_t size;                  /* 0: --params */
+	bool direct;
+	double step_s, interval_s, budget, epoch_samples;
+};
+
+/*
+ * R's request (A; BYTES the checkpoint's size), result RES (borrowed) and
+ * what the times mean for training (jdg_ckpt_judge at R's GPUs' demand,
+ * R->setup filled before). Pure.
+ */
+void rpt_ckpt_fill(struct rpt_ckpt *r, const struct rpt_ckpt_ask *a,
+		   uint64_t bytes, const struct ms_ckpt_result *res);
+
 /* The human report of R on F. */
 void rpt_ckpt_print(FILE *f, const struct rpt_ckpt *r);
 

@@ -3,6 +3,7 @@
  * run's dataset, GPUs and point, a sweep's points. Plain copies and
  * words; nothing here measures, prints or decides a verdict.
  */
+#include <errno.h>
 #include <math.h>
 
 #include <jansson.h>
@@ -62,6 +63,45 @@ void rpt_run_fill_listing(struct rpt_run *rr, const struct ms_dataset *md)
 		lk->count = oe->count;
 		lk->example = oe->example;
 	}
+}
+
+void rpt_run_fill_result(struct rpt_run *rr, const struct ms_point_out *po,
+			 const struct ldr_result *res, bool ram,
+			 const struct ms_dataset *md, int stop, char *how,
+			 size_t how_len, char *notes, size_t notes_len)
+{
+	rpt_run_fill_point(rr, po, res, ram, stg_dataset_count(md->ds), how,
+			   how_len);
+	rr->signal = po->rep.signal ? po->rep.signal : stop;
+	rpt_prepare_fill(&rr->prepare, &po->prep.ph, md->list_s,
+			 po->prep.method);
+	if (po->prep.note[0])
+		rpt_note(notes, notes_len, "%s", po->prep.note);
+	if (po->odirect_refused)
+		rpt_note(notes, notes_len, "cold: %s, so this run may not have "
+			 "been cold (the hit ratio says)", po->odirect_why);
+	if (po->measured && ram && res->epochs_done < 2 && !rr->signal &&
+	    !res->stopped_by_max_errors)
+		rpt_note(notes, notes_len, "only %llu epoch%s completed: the "
+			 "hit ratio of a RAM-limited page cache settles from "
+			 "the second epoch on",
+			 (unsigned long long)res->epochs_done,
+			 res->epochs_done == 1 ? "" : "s");
+}
+
+void rpt_run_fill_stalled(struct rpt_run *rr, const struct stg_stall *stall,
+			  int held_pid, char *text, size_t text_len,
+			  char *notes, size_t notes_len)
+{
+	rpt_stall_text(stall, text, text_len);
+	rr->stall = stall;
+	rr->res = NULL;
+	rr->run_error = -ETIMEDOUT;
+	rr->run_error_text = text;
+	if (held_pid)
+		rpt_note(notes, notes_len, "the measurement child (pid %d) "
+			 "waits in the kernel on the stalled storage: it was "
+			 "killed and is left to the kernel", held_pid);
 }
 
 static const char *nz(const char *s)
@@ -334,6 +374,30 @@ void rpt_sweep_fill_setup(struct rpt_sweep *r,
 	/* a sweep counts one thread per core where none is known */
 	if (r->setup.threads_per_core <= 0)
 		r->setup.threads_per_core = 1;
+}
+
+void rpt_sweep_fill_reserve(struct rpt_sweep *s, const struct wl_workload *w,
+			    unsigned batch, double vcpus,
+			    const uint64_t *ram_given, char *how,
+			    size_t how_len)
+{
+	const uint64_t sample = (uint64_t)w->out_channels * w->out_height *
+				w->out_width * sizeof(float);
+
+	s->reserve_vcpus_per_gpu = vcpus;
+	if (ram_given) {
+		s->reserve_ram_per_gpu = *ram_given;
+		s->reserve_ram_how = "";
+		return;
+	}
+	batch = batch ? batch : LDR_DEFAULT_BATCH;
+	s->reserve_ram_per_gpu = jdg_reserve_ram(batch, RPT_PINNED_BATCHES,
+						 sample);
+	snprintf(how, how_len, "%u pinned batches of %u x %llu B + %llu GiB "
+		 "for the process", RPT_PINNED_BATCHES, batch,
+		 (unsigned long long)sample,
+		 (unsigned long long)(RPT_RESERVE_PROCESS_BYTES >> 30));
+	s->reserve_ram_how = how;
 }
 
 size_t rpt_shapes_fill(struct rpt_shape *out, size_t max,

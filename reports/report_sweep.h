@@ -78,6 +78,23 @@ struct rpt_sweep {
 	struct rpt_sweep_verdict v;
 };
 
+/* Batches each GPU's training process keeps pinned in host memory: the
+ * one being copied and the next (the loader's default prefetch per GPU). */
+#define RPT_PINNED_BATCHES 2u
+
+struct wl_workload;
+/*
+ * S's reserve per GPU for the training job's own share: VCPUS (< 0: the
+ * default) and RAM_GIVEN (NULL: not given, then RPT_PINNED_BATCHES
+ * pinned batches of BATCH (0: the default) of W's output samples plus the
+ * process's own, jdg_reserve_ram, said in HOW, HOW_LEN bytes, which S
+ * then points to).
+ */
+void rpt_sweep_fill_reserve(struct rpt_sweep *s, const struct wl_workload *w,
+			    unsigned batch, double vcpus,
+			    const uint64_t *ram_given, char *how,
+			    size_t how_len);
+
 /*
  * Draw the verdict from S's points and check runs into S->v: fills a
  * struct rpt_verdict_in from S and calls rpt_verdict_draw() (verdict.h
