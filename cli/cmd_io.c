@@ -152,28 +152,6 @@ static int io_report(const struct io_opts *o, const struct ms_io_result *res)
 
 /* ---- under mpirun ---- */
 
-/* Rank 0's cluster report's fields of io. */
-static void io_cluster_fill(const struct io_opts *o,
-			    const struct ms_dataset *md, const char *cache,
-			    struct rpt_cluster *c)
-{
-	static struct ms_machine m;     /* the storage under the dataset */
-
-	ms_machine_detect(o->dataset, &m);
-	c->command = "io";
-	rpt_setup_fill(&c->setup, &(struct rpt_setup_src){
-		.m = &m, .md = md, .dataset = o->dataset, .backend = -1,
-		.cache = -1 });
-	c->setup.format = NULL;         /* io reads files, not samples */
-	c->setup.cache = cache;         /* as asked, before warm became "as
-					   found" for the reads */
-	c->setup.au_threshold = LDR_DEFAULT_AU_THRESHOLD;
-	c->setup.bytes_per_sample = 0;  /* no GPU emulated */
-	c->window_s = o->cfg.duration_s;
-	c->signal = cli_stop;
-	c->notes = "";
-}
-
 /*
  * io under mpirun (measure/cluster_io.c): rank r reads files r, r + world,
  * ...; first each rank alone in turn (the others idle), then all together
@@ -186,10 +164,7 @@ static int io_cluster(struct io_opts *o, struct ms_dataset *md,
 	struct cli_cluster_run run;
 	struct rpt_cluster_rank r;
 	double *solo = calloc(cli_cluster->world, sizeof(*solo));
-	const char *cache = o->cfg.cache == STG_CACHE_COLD ? "cold" :
-			    o->cfg.cache == STG_CACHE_WARM ? "warm" :
-			    o->cfg.rc.direct ? "as found, O_DIRECT" :
-			    "as found";
+	static struct ms_machine m;     /* the storage under the dataset */
 	int err;
 
 	memset(&run, 0, sizeof(run));
@@ -197,8 +172,11 @@ static int io_cluster(struct io_opts *o, struct ms_dataset *md,
 		      solo : NULL, res, &r);
 	if (o->solo != 0)
 		run.check.solo = solo;
-	if (cli_cluster->rank == 0)
-		io_cluster_fill(o, md, cache, &run.report);
+	if (cli_cluster->rank == 0) {
+		ms_machine_detect(o->dataset, &m);
+		rpt_cluster_from_io(&run.report, &o->cfg, &m, md, o->dataset,
+				    cli_stop);
+	}
 	run.json = o->json;
 	run.html = o->html;
 	run.check.window_s = o->cfg.duration_s;        /* 0: each file once */

@@ -28,22 +28,6 @@ struct ctx {
 	struct ms_machine m;
 };
 
-static void point_fill(const struct ctx *x, struct rpt_cluster *c,
-		       double window)
-{
-	const struct sweep_state *s = x->s;
-
-	memset(c, 0, sizeof(*c));
-	c->command = "sweep";
-	rpt_setup_fill(&c->setup, &(struct rpt_setup_src){
-		.m = &x->m, .md = &s->md, .dataset = s->o.c.dataset,
-		.w = s->w, .gs = &s->gs, .backend = -1, .cache = -1 });
-	if (!s->gs.count)
-		c->setup.gpu_type = NULL;
-	c->window_s = window;
-	c->notes = "";
-}
-
 static int on_point_base(void *arg, struct ms_point *p)
 {
 	struct sweep_state *s = ((struct ctx *)arg)->s;
@@ -58,20 +42,11 @@ static void on_record(void *arg, const struct ms_point_out *po,
 		      struct rpt_cluster_rank *mine)
 {
 	const struct sweep_state *s = ((struct ctx *)arg)->s;
-	struct rpt_run rr;
-	char how[1024];
 
-	memset(&rr, 0, sizeof(rr));
-	rr.cpu_outside_mask_s = -1;
-	rr.fraction_resident = -1;
-	rr.hit_ratio = -1;
-	rpt_setup_fill(&rr.setup, &(struct rpt_setup_src){
-		.w = s->w, .gs = &s->gs, .backend = -1, .cache = -1 });
-	rpt_run_fill_point(&rr, po, res, false, stg_dataset_count(s->md.ds),
-			   how, sizeof(how));
-	rr.signal = po->rep.signal ? po->rep.signal : cli_stop;
 	ms_cluster_rank_init(cli_cluster, mine);
-	rpt_cluster_rank_fill(mine, &rr, res, po, shared);
+	rpt_cluster_rank_from_point(mine, &(struct rpt_setup_src){
+		.w = s->w, .gs = &s->gs, .backend = -1, .cache = -1 }, po, res,
+		stg_dataset_count(s->md.ds), cli_stop, shared);
 }
 
 static void on_progress(void *arg, enum stg_cache_state cache,
@@ -94,7 +69,10 @@ static int sweep_report(const struct ctx *x,
 	struct rpt_cluster base;
 	FILE *out;
 
-	point_fill(x, &base, r->window_s);
+	rpt_cluster_fill(&base, "sweep", &(struct rpt_setup_src){
+		.m = &x->m, .md = &s->md, .dataset = s->o.c.dataset,
+		.w = s->w, .gs = &s->gs, .backend = -1, .cache = -1 },
+		r->window_s);
 	if (rpt_cluster_sweep_fill(&rs, &base, cli_cluster->world,
 				   cli_cluster->nodes, r))
 		return cli_fail("sweep", -ENOMEM, 0, "out of memory");

@@ -309,6 +309,34 @@ void rpt_cluster_from_run(struct rpt_cluster *c, const struct rpt_run *rr,
 			  const char *dataset, const char *fs_server,
 			  double window_s, int signal, const char *notes);
 
+/* *C (zeroed first) of COMMAND over a window of WINDOW_S: its setup
+ * from IN (rpt_setup_fill; no GPU type in a raw feed). */
+struct rpt_setup_src;
+void rpt_cluster_fill(struct rpt_cluster *c, const char *command,
+		      const struct rpt_setup_src *in, double window_s);
+
+/* This rank's record R (its identity already in, ms_cluster_rank_init) of
+ * a point PO with result RES, judged as a run of IN's workload and GPUs
+ * on a dataset of FILES_TOTAL files; STOP the command's signal, SHARED
+ * whether its CPUs were shared. */
+void rpt_cluster_rank_from_point(struct rpt_cluster_rank *r,
+				 const struct rpt_setup_src *in,
+				 const struct ms_point_out *po,
+				 const struct ldr_result *res,
+				 size_t files_total, int stop, bool shared);
+
+/* Rank 0's cluster report *C of `io` reading DATASET (MD's listing, M's
+ * machine and storage under it) as CFG asked (its cache state, as asked;
+ * its window), stopped by SIGNAL (0 none). Everything pointed to must
+ * outlive C. */
+struct ms_io_config;
+struct ms_machine;
+struct ms_dataset;
+void rpt_cluster_from_io(struct rpt_cluster *c, const struct ms_io_config *cfg,
+			 const struct ms_machine *m,
+			 const struct ms_dataset *md, const char *dataset,
+			 int signal);
+
 /* C's ranks, world, nodes and exactly-once check from rank 0's R (whose
  * ranks C then borrows). */
 void rpt_cluster_take(struct rpt_cluster *c, const struct ms_cluster_result *r);

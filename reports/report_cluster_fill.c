@@ -87,6 +87,55 @@ void rpt_cluster_from_run(struct rpt_cluster *c, const struct rpt_run *rr,
 	c->notes = notes;
 }
 
+void rpt_cluster_fill(struct rpt_cluster *c, const char *command,
+		      const struct rpt_setup_src *in, double window_s)
+{
+	memset(c, 0, sizeof(*c));
+	c->command = command;
+	rpt_setup_fill(&c->setup, in);
+	if (!c->setup.gpu_count)
+		c->setup.gpu_type = NULL;       /* a raw feed */
+	c->window_s = window_s;
+	c->notes = "";
+}
+
+void rpt_cluster_rank_from_point(struct rpt_cluster_rank *r,
+				 const struct rpt_setup_src *in,
+				 const struct ms_point_out *po,
+				 const struct ldr_result *res,
+				 size_t files_total, int stop, bool shared)
+{
+	struct rpt_run rr;
+	char how[RPT_HOW_LEN];
+
+	memset(&rr, 0, sizeof(rr));
+	rr.cpu_outside_mask_s = -1;
+	rr.fraction_resident = -1;
+	rr.hit_ratio = -1;
+	rpt_setup_fill(&rr.setup, in);
+	rpt_run_fill_point(&rr, po, res, false, files_total, how, sizeof(how));
+	rr.signal = po->rep.signal ? po->rep.signal : stop;
+	rpt_cluster_rank_fill(r, &rr, res, po, shared);
+}
+
+void rpt_cluster_from_io(struct rpt_cluster *c, const struct ms_io_config *cfg,
+			 const struct ms_machine *m,
+			 const struct ms_dataset *md, const char *dataset,
+			 int signal)
+{
+	rpt_cluster_fill(c, "io", &(struct rpt_setup_src){
+		.m = m, .md = md, .dataset = dataset, .backend = -1,
+		.cache = -1 }, cfg->duration_s);
+	c->setup.format = NULL;         /* io reads files, not samples */
+	/* as asked, before warm became "as found" for the reads */
+	c->setup.cache = cfg->cache == STG_CACHE_COLD ? "cold" :
+			 cfg->cache == STG_CACHE_WARM ? "warm" :
+			 cfg->rc.direct ? "as found, O_DIRECT" : "as found";
+	c->setup.au_threshold = LDR_DEFAULT_AU_THRESHOLD;
+	c->setup.bytes_per_sample = 0;  /* no GPU emulated */
+	c->signal = signal;
+}
+
 void rpt_cluster_take(struct rpt_cluster *c, const struct ms_cluster_result *r)
 {
 	c->world = r->world;
