@@ -140,19 +140,10 @@ static int run_setup(struct run_state *s)
 /* Print, write the JSON, and choose the exit status. */
 static int run_report(struct run_state *s, struct rpt_run *rr)
 {
-	FILE *out = cli_text_out(&s->o.c.json, 1);
-	int ret = FR_EXIT_OK;
+	int ret;
 
 	cli_watch_claim();
-	rr->notes = s->notes;
-	rpt_run_print(out, rr);
-	fflush(out);
-	if (s->o.c.json) {
-		json_t *root = rpt_run_json(rr);
-
-		ret = cli_write_report("run", s->o.c.json, root, NULL, "JSON");
-		json_decref(root);
-	}
+	ret = cli_run_write(s, rr);
 	/* a signal's code first; then an environment failure (the JSON
 	 * report not written) over --max-errors and sample errors */
 	if (rr->signal)

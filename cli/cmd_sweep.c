@@ -24,7 +24,6 @@
 #include "report.h"
 #include "report_ckpt.h"
 #include "report_sweep.h"
-#include "rpt_load.h"
 #include "rpt_usage.h"
 #include "sweep.h"
 
@@ -85,7 +84,6 @@ static int sweep_load_ckpt(struct sweep_state *s)
 {
 	const char *outs[3] = { s->o.c.json, s->o.csv, s->o.html };
 	char why[768];
-	json_t *root;
 	int err;
 
 	if (!s->o.ckpt)
@@ -94,23 +92,13 @@ static int sweep_load_ckpt(struct sweep_state *s)
 		if (outs[k] && rpt_out_path_same(outs[k], s->o.ckpt))
 			return cli_usage_error("sweep", "a report would "
 					       "overwrite the --ckpt report");
-	err = rpt_report_load(s->o.ckpt, 0, &root, why, sizeof(why));
+	err = rpt_ckpt_brief_load(s->o.ckpt, &s->ckpt, why, sizeof(why));
 	if (err) {
 		fprintf(stderr, err == -EINVAL ? "feedrate sweep: --ckpt " :
 			"feedrate sweep: cannot read --ckpt ");
 		cli_print_path(stderr, s->o.ckpt);
 		fprintf(stderr, ": %s\n", why);
 		return err == -EINVAL ? FR_EXIT_USAGE : FR_EXIT_ENV;
-	}
-	err = rpt_ckpt_brief_from_json(root, &s->ckpt);
-	json_decref(root);
-	if (err) {
-		fprintf(stderr, "feedrate sweep: --ckpt ");
-		cli_print_path(stderr, s->o.ckpt);
-		fprintf(stderr, ": not a report of 'feedrate ckpt --json' "
-			"(schema %s version %d with save and restore)\n",
-			RPT_CKPT_SCHEMA_NAME, RPT_CKPT_SCHEMA_VERSION);
-		return FR_EXIT_USAGE;
 	}
 	return 0;
 }

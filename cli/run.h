@@ -49,6 +49,10 @@ struct run_state {
 /* The report's setup and listing. */
 void cli_run_fill_dataset(struct run_state *s, struct rpt_run *rr);
 
+/* Print RR (its notes S's), write its JSON (--json). 0, or the exit code
+ * of a report that could not be written. */
+int cli_run_write(struct run_state *s, struct rpt_run *rr);
+
 /* The transform, the point, the measurement. 0 or an exit code. */
 int cli_run_measure(struct run_state *s, struct rpt_run *rr);
 

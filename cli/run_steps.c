@@ -33,6 +33,23 @@ void cli_run_fill_dataset(struct run_state *s, struct rpt_run *rr)
 	rpt_run_fill_listing(rr, &s->md);
 }
 
+int cli_run_write(struct run_state *s, struct rpt_run *rr)
+{
+	FILE *out = cli_text_out(&s->o.c.json, 1);
+	int ret = FR_EXIT_OK;
+
+	rr->notes = s->notes;
+	rpt_run_print(out, rr);
+	fflush(out);
+	if (s->o.c.json) {
+		json_t *root = rpt_run_json(rr);
+
+		ret = cli_write_report("run", s->o.c.json, root, NULL, "JSON");
+		json_decref(root);
+	}
+	return ret;
+}
+
 /* The point the options ask for. 0 or an exit code. */
 static int run_point(struct run_state *s, struct ms_point *p)
 {
@@ -98,20 +115,10 @@ static void run_fill_python(struct run_state *s, const struct ms_point *p,
  * in it) and exit 1, or 5 when a module is missing. */
 static int run_python_failed(struct run_state *s, struct rpt_run *rr)
 {
-	FILE *out = cli_text_out(&s->o.c.json, 1);
-
 	rr->run_error = s->po.err ? s->po.err : -ECHILD;
 	rr->run_error_text = s->po.err_text;
 	rr->res = NULL;
-	rr->notes = s->notes;
-	rpt_run_print(out, rr);
-	fflush(out);
-	if (s->o.c.json) {
-		json_t *root = rpt_run_json(rr);
-
-		cli_write_report("run", s->o.c.json, root, NULL, "JSON");
-		json_decref(root);
-	}
+	cli_run_write(s, rr);
 	{
 		/* one line: the first of the words and the exception */
 		const char *t = s->po.err_text;

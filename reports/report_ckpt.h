@@ -143,6 +143,15 @@ struct rpt_ckpt_brief {
 int rpt_ckpt_brief_from_json(const json_t *root, struct rpt_ckpt_brief *out);
 
 /*
+ * Read the ckpt report at PATH into *OUT (rpt_report_load, then
+ * rpt_ckpt_brief_from_json). Returns 0; -errno when it cannot be read;
+ * -EINVAL when it is not JSON or not a ckpt report. WHY (WHY_LEN bytes)
+ * says why, without the path.
+ */
+int rpt_ckpt_brief_load(const char *path, struct rpt_ckpt_brief *out,
+			char *why, size_t why_len);
+
+/*
  * A "checkpoint" section for an HTML report, appended to B (the page
  * being built; report_sweep.h's struct rpt_buf): a heading and a table of
  * CK's size, shards, save and restore times and rates. For the sweep
