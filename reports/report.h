@@ -249,6 +249,9 @@ struct rpt_demand_words {
 	                                   needs; 0 unknown */
 };
 
+/* S's GPUs and demand as a demand line takes them (rpt_demand_text). */
+struct rpt_demand_words rpt_setup_demand_words(const struct rpt_setup *s);
+
 /*
  * What a row's multi-GPU figure is, by the row's BASIS: "the source's
  * measured multi-GPU figure" ("measured"), else "a multi-GPU figure

@@ -50,22 +50,7 @@ static void judge(const struct rpt_run *r, struct rpt_run_judgement *j)
 /* R's demand, as the demand line (shared with sweep) takes it. */
 static struct rpt_demand_words demand_words(const struct rpt_run *r)
 {
-	return (struct rpt_demand_words){
-		.gpu_type = r->setup.gpu_type,
-		.gpu_detail = r->setup.gpu_detail,
-		.count = r->setup.gpu_count, .single = r->setup.demand_single,
-		.total = r->setup.demand_total,
-		.multi_measured = r->setup.demand_multi_measured,
-		.basis = r->setup.demand_basis,
-		.range_lo = r->setup.demand_range_lo,
-		.range_hi = r->setup.demand_range_hi,
-		.kind = r->setup.demand_kind,
-		.source = r->setup.demand_source,
-		.default_type = r->setup.gpu_default,
-		.tokens_per_sample = r->setup.tokens_per_sample,
-		.bytes_per_sample = rpt_bytes_per_sample(r->setup.bytes,
-			r->setup.format ? r->setup.records : r->setup.files),
-	};
+	return rpt_setup_demand_words(&r->setup);
 }
 
 static double thr_of(const struct rpt_run *r)

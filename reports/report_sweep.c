@@ -494,26 +494,15 @@ static void print_ram_axis(FILE *f, const struct rpt_sweep *s)
 
 static void print_demand(FILE *f, const struct rpt_sweep *s)
 {
-	const struct rpt_demand_words d = {
-		.gpu_type = s->setup.gpu_type,
-		.gpu_detail = s->setup.gpu_detail,
-		.count = s->setup.gpu_count,
-		.single = s->setup.demand_single > 0 ? s->setup.demand_single :
-			  s->setup.demand_per_gpu,
-		.total = s->setup.demand_total > 0 ? s->setup.demand_total :
-			 s->setup.demand_per_gpu * s->setup.gpu_count,
-		.multi_measured = s->setup.demand_multi_measured,
-		.basis = s->setup.demand_basis,
-		.range_lo = s->setup.demand_range_lo,
-		.range_hi = s->setup.demand_range_hi,
-		.kind = s->setup.demand_kind,
-		.source = s->setup.demand_source,
-		.tokens_per_sample = s->setup.tokens_per_sample,
-		.bytes_per_sample = rpt_bytes_per_sample(s->setup.bytes,
-			s->setup.format ? s->setup.records : s->setup.files),
-	};
+	struct rpt_demand_words d = rpt_setup_demand_words(&s->setup);
 	char line[1600];
 
+	/* a sweep's report may lack the row's figures: per GPU x count */
+	d.single = s->setup.demand_single > 0 ? s->setup.demand_single :
+		   s->setup.demand_per_gpu;
+	d.total = s->setup.demand_total > 0 ? s->setup.demand_total :
+		  s->setup.demand_per_gpu * s->setup.gpu_count;
+	d.default_type = false;
 	rpt_demand_text(line, sizeof(line), &d);
 	print_wrapped(f, "  demand   ", 11, line);
 	if (!s->pipeline_name || !strcmp(s->pipeline_name, "native"))

@@ -104,6 +104,22 @@ void rpt_setup_fill(struct rpt_setup *s, const struct rpt_setup_src *in)
 	s->pipeline = in->pipeline;
 }
 
+struct rpt_demand_words rpt_setup_demand_words(const struct rpt_setup *s)
+{
+	return (struct rpt_demand_words){
+		.gpu_type = s->gpu_type, .gpu_detail = s->gpu_detail,
+		.count = s->gpu_count, .single = s->demand_single,
+		.total = s->demand_total,
+		.multi_measured = s->demand_multi_measured,
+		.basis = s->demand_basis, .range_lo = s->demand_range_lo,
+		.range_hi = s->demand_range_hi, .kind = s->demand_kind,
+		.source = s->demand_source, .default_type = s->gpu_default,
+		.tokens_per_sample = s->tokens_per_sample,
+		.bytes_per_sample = rpt_bytes_per_sample(s->bytes, s->format ?
+							 s->records : s->files),
+	};
+}
+
 /* ---- the keys of each report ---- */
 
 /* Our own words: as they are when valid UTF-8, else escaped as a path. */
