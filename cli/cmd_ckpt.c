@@ -157,6 +157,19 @@ static int ckpt_report(const struct ckpt_opts *o, struct rpt_ckpt *r,
 	return FR_EXIT_OK;
 }
 
+/* R (zeroed) with its setup: DIR's machine and storage, the GPUs GS. */
+static void ckpt_setup(const char *dir, const struct ms_gpus *gs,
+		       struct rpt_ckpt *r)
+{
+	static struct ms_machine m;     /* large; the report borrows it */
+
+	memset(r, 0, sizeof(*r));
+	ms_ckpt_machine(dir, &m);
+	rpt_setup_fill(&r->setup, &(struct rpt_setup_src){
+		.version = FEEDRATE_VERSION, .m = &m, .dataset = dir,
+		.gs = gs, .backend = -1, .cache = -1 });
+}
+
 int cmd_ckpt(int argc, char **argv)
 {
 	struct ckpt_opts o;
@@ -165,7 +178,6 @@ int cmd_ckpt(int argc, char **argv)
 	struct ms_ckpt_config cfg;
 	struct ms_ckpt_result *res = NULL;
 	struct rpt_ckpt r;
-	static struct ms_machine m;     /* large; the report borrows it */
 	struct sigaction old[2];
 	char why[768];
 	uint64_t bytes = 0;
@@ -191,11 +203,7 @@ int cmd_ckpt(int argc, char **argv)
 	res = malloc(sizeof(*res));
 	if (!res)
 		return cli_fail("ckpt", -ENOMEM, 0, "out of memory");
-	memset(&r, 0, sizeof(r));
-	ms_ckpt_machine(o.dir, &m);
-	rpt_setup_fill(&r.setup, &(struct rpt_setup_src){
-		.version = FEEDRATE_VERSION, .m = &m, .dataset = o.dir,
-		.gs = &gs, .backend = -1, .cache = -1 });
+	ckpt_setup(o.dir, &gs, &r);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.dir = o.dir;
 	cfg.bytes = bytes;
