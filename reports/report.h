@@ -347,11 +347,6 @@ void rpt_point_fill(struct rpt_point *p, const struct ms_sweep_point *sp,
 		    double demand_total, size_t files_total, char *how,
 		    size_t how_len);
 
-/*
- * A sweep's setup R->setup from what the command opened (IN, as
- * rpt_setup_fill reads it); an unknown SMT group counts as one thread per
- * core. Everything pointed to must outlive R.
- */
 struct rpt_sweep;
 struct ms_machine;
 struct ms_dataset;
@@ -372,6 +367,11 @@ void rpt_prepare_fill(struct rpt_prepare *out, const struct ms_prep_phases *ph,
 void rpt_prep_progress_line(char *buf, size_t len, const char *phase,
 			    uint64_t done, uint64_t total, double elapsed_s);
 
+/*
+ * A sweep's setup R->setup from what the command opened (IN, as
+ * rpt_setup_fill reads it); an unknown SMT group counts as one thread per
+ * core. Everything pointed to must outlive R.
+ */
 void rpt_sweep_fill_setup(struct rpt_sweep *r,
 			  const struct rpt_setup_src *in);
 
