@@ -22,57 +22,19 @@
 static struct ms_cluster cluster;
 struct ms_cluster *cli_cluster;
 
-/* The launch's rank from the launcher's environment (no MPI needed). */
-static const char *env_rank(void)
-{
-	const char *v = getenv("OMPI_COMM_WORLD_RANK");
-
-	if (!v)
-		v = getenv("PMIX_RANK");
-	if (!v)
-		v = getenv("PMI_RANK");
-	return v;
-}
-
 int cli_cluster_start(int *argc, char ***argv)
 {
-	struct ms_comm *comm;
-	char why[320];
-	unsigned world;
-	int err;
+	char why[400];
+	int err = ms_cluster_launch(argc, argv, &cluster, &cli_stop, why,
+				    sizeof(why));
 
-	if (!ms_comm_mpi_launched(&world))
+	if (err == 1)
+		cli_cluster = &cluster;
+	if (err >= 0)
 		return 0;
-	if (!ms_comm_mpi_built()) {
-		const char *r = env_rank();
-
-		if (world <= 1)
-			return 0;       /* one rank: as on one node */
-		ms_comm_mpi_open(argc, argv, &comm, why, sizeof(why));
-		/* every rank would say it: rank 0 does */
-		if (!r || !strcmp(r, "0"))
-			fprintf(stderr, "feedrate: launched as %u ranks, but "
-				"%s\n", world, why);
-		return FR_EXIT_USAGE;
-	}
-	err = ms_comm_mpi_open(argc, argv, &comm, why, sizeof(why));
-	if (err) {
-		fprintf(stderr, "feedrate: %s\n", why[0] ? why :
-			strerror(-err));
-		return FR_EXIT_ENV;
-	}
-	err = ms_cluster_open(&cluster, comm, 0, &cli_stop, why,
-			      sizeof(why));
-	if (err) {
-		fprintf(stderr, "feedrate: %s\n", why[0] ? why :
-			strerror(-err));
-		cluster.comm = comm;
-		cluster.lost_any = true;
-		ms_cluster_close(&cluster);
-		return FR_EXIT_ENV;
-	}
-	cli_cluster = &cluster;
-	return 0;
+	if (why[0])
+		fprintf(stderr, "feedrate: %s\n", why);
+	return err == -ENOTSUP ? FR_EXIT_USAGE : FR_EXIT_ENV;
 }
 
 void cli_cluster_end(void)

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -22,43 +21,26 @@
 #include "measure.h"
 #include "report.h"
 #include "report_ckpt.h"
+#include "rpt_usage.h"
 
 struct ckpt_opts {
 	struct cli_common_opts c;       /* workload, GPUs, json, seed... */
-	double params;                  /* 0: --size */
-	double bytes_per_param;
-	uint64_t size;                  /* 0: --params */
+	struct rpt_ckpt_ask a;          /* the size, the training figures */
 	unsigned shards;                /* 0: the GPU count */
 	uint32_t block_size;
 	unsigned depth;
-	bool direct, keep;
-	double step_s, interval_s, budget, epoch_samples;
+	bool keep;
 	const char *dir;
 };
 
 static void ckpt_head(FILE *f)
 {
-	fprintf(f,
-"Usage: feedrate ckpt [options] DIR\n"
-"\n"
-"Save a model's checkpoint into the empty folder DIR the way sharded\n"
-"checkpointing does (one file per GPU rank, every rank writing at once, large\n"
-"sequential writes, each file fsync'ed, then the folder), then read it back\n"
-"cold as a restore. Reports save and restore GB/s and times, the spread over\n"
-"shards, the filesystem and device, and what the times mean for training.\n"
-"DIR must be empty (or not exist yet) and have room; only the files ckpt\n"
-"writes are removed, and they are unless --keep. The size is --params x\n"
-"--bytes-per-param, or --size.\n"
-"\n");
+	rpt_usage_head(f, "ckpt");
 }
 
 static void ckpt_tail(FILE *f)
 {
-	fprintf(f,
-"Exit status: 0 ok, 2 usage error or a refused DIR (not empty, too little\n"
-"free space), 5 environment failure (the disk filled up, a write failed),\n"
-"6 storage stalled (--stall-timeout), 130/143 interrupted (what was\n"
-"written is removed).\n");
+	rpt_usage_tail(f, "ckpt");
 }
 
 /* Returns 0, -1 after --help, or FR_EXIT_USAGE. */
@@ -66,23 +48,23 @@ static int ckpt_parse(int argc, char **argv, struct ckpt_opts *o)
 {
 	static const struct cli_usage usage = { ckpt_head, ckpt_tail };
 	struct cli_bind b[CLI_COMMON_BINDS + 12] = {
-		CLI_BIND("params", o->params),
-		CLI_BIND("bytes-per-param", o->bytes_per_param),
-		CLI_BIND("size", o->size),
+		CLI_BIND("params", o->a.params),
+		CLI_BIND("bytes-per-param", o->a.bytes_per_param),
+		CLI_BIND("size", o->a.size),
 		CLI_BIND("shards", o->shards), CLI_BIND("depth", o->depth),
 		CLI_BIND("block-size", o->block_size),
-		CLI_BIND("direct", o->direct), CLI_BIND("keep", o->keep),
-		CLI_BIND("step-time", o->step_s),
-		CLI_BIND("interval", o->interval_s),
-		CLI_BIND("ckpt-budget", o->budget),
-		CLI_BIND("epoch-samples", o->epoch_samples),
+		CLI_BIND("direct", o->a.direct), CLI_BIND("keep", o->keep),
+		CLI_BIND("step-time", o->a.step_s),
+		CLI_BIND("interval", o->a.interval_s),
+		CLI_BIND("ckpt-budget", o->a.budget),
+		CLI_BIND("epoch-samples", o->a.epoch_samples),
 	};
 	int ret;
 
 	memset(o, 0, sizeof(*o));
 	cli_common_defaults(&o->c);
-	o->bytes_per_param = RPT_CKPT_BYTES_PER_PARAM;
-	o->budget = RPT_CKPT_DEFAULT_BUDGET;
+	o->a.bytes_per_param = RPT_CKPT_BYTES_PER_PARAM;
+	o->a.budget = RPT_CKPT_DEFAULT_BUDGET;
 	ret = cli_opts_parse(CLI_CKPT, argc, argv, b, 12 +
 			     cli_common_binds(&o->c, b + 12), &usage);
 	if (ret)
@@ -91,8 +73,8 @@ static int ckpt_parse(int argc, char **argv, struct ckpt_opts *o)
 		return cli_usage_error("ckpt", optind >= argc ? "missing DIR" :
 				       "one DIR only");
 	o->dir = argv[optind];
-	if (!o->params == !o->size)
-		return cli_usage_error("ckpt", o->size ? "--params or --size, "
+	if (!o->a.params == !o->a.size)
+		return cli_usage_error("ckpt", o->a.size ? "--params or --size, "
 				       "not both" : "give --params N (e.g. 7B) "
 				       "or --size SIZE");
 	return 0;
@@ -101,8 +83,8 @@ static int ckpt_parse(int argc, char **argv, struct ckpt_opts *o)
 /* The bytes O asks for; FR_EXIT_USAGE (printed) when out of range. */
 static int ckpt_bytes(const struct ckpt_opts *o, uint64_t *bytes)
 {
-	const double b = o->params ? o->params * o->bytes_per_param :
-			 (double)o->size;
+	const double b = o->a.params ? o->a.params * o->a.bytes_per_param :
+			 (double)o->a.size;
 
 	if (!(b >= 1) || b >= 1.8e19)
 		return cli_usage_error("ckpt", "a checkpoint of %.3g bytes is "
@@ -125,37 +107,6 @@ static void ckpt_on_progress(enum ms_ckpt_event ev,
 		fprintf(stderr, "feedrate ckpt: saved %s in %.2f s (%.2f GB/s), "
 			"synced; restoring\n", b, r->save.seconds,
 			r->save.bytes_per_s / 1e9);
-}
-
-/* The storage and machine words of the report, into R. */
-static void ckpt_describe(const char *dir, struct rpt_ckpt *r,
-			  struct stg_fs_info *fs, struct stg_dmi_info *dmi,
-			  struct stg_cpu_info *cpu, char *dev, size_t dev_len)
-{
-	char parent[4096];
-	struct stat st;
-	const char *where = dir;
-
-	if (stat(dir, &st)) {
-		char *slash;
-
-		snprintf(parent, sizeof(parent), "%s", dir);
-		slash = strrchr(parent, '/');
-		if (slash && slash != parent)
-			*slash = '\0';
-		else
-			snprintf(parent, sizeof(parent), slash ? "/" : ".");
-		where = parent;
-	}
-	ms_fs_describe(where, fs, &r->fs_type, dev, dev_len);
-	r->fs_device = dev;
-	r->fs_network = fs->network;
-	stg_detect_dmi(dmi);
-	stg_detect_cpu(0, cpu);
-	r->instance_type = dmi->product_name;
-	r->vendor = dmi->sys_vendor;
-	r->cpu_model = cpu->model;
-	r->vcpus = stg_cpus_usable();
 }
 
 /* Refuse DIR before anything is written: exit 2 with the numbers. */
@@ -206,30 +157,17 @@ static int ckpt_report(const struct ckpt_opts *o, struct rpt_ckpt *r,
 	return FR_EXIT_OK;
 }
 
-/* The report's request and training fields, from O, GS and RES. */
-static void ckpt_fill(const struct ckpt_opts *o, const struct ms_gpus *gs,
-		      uint64_t bytes, const struct ms_ckpt_result *res,
-		      struct rpt_ckpt *r)
+/* R (zeroed) with its setup: DIR's machine and storage, the GPUs GS. */
+static void ckpt_setup(const char *dir, const struct ms_gpus *gs,
+		       struct rpt_ckpt *r)
 {
-	r->version = FEEDRATE_VERSION;
-	r->dir = o->dir;
-	r->params = o->params;
-	r->bytes_per_param = o->params ? o->bytes_per_param : 0;
-	r->bytes_asked = bytes;
-	r->gpu_type = gs->type;
-	r->gpu_count = gs->count;
-	r->demand_per_gpu = gs->demand;
-	r->demand_source = gs->demand_source;
-	r->direct = o->direct;
-	r->res = res;
-	r->tin.save_s = res->save.seconds;
-	r->tin.restore_s = res->restore.seconds;
-	r->tin.budget = o->budget;
-	r->tin.interval_s = o->interval_s;
-	r->tin.step_s = o->step_s;
-	r->tin.demand_total = gs->count * gs->demand;
-	r->tin.epoch_samples = o->epoch_samples;
-	jdg_ckpt_judge(&r->tin, &r->t);
+	static struct ms_machine m;     /* large; the report borrows it */
+
+	memset(r, 0, sizeof(*r));
+	ms_ckpt_machine(dir, &m);
+	rpt_setup_fill(&r->setup, &(struct rpt_setup_src){
+		.version = FEEDRATE_VERSION, .m = &m, .dataset = dir,
+		.gs = gs, .backend = -1, .cache = -1 });
 }
 
 int cmd_ckpt(int argc, char **argv)
@@ -240,11 +178,8 @@ int cmd_ckpt(int argc, char **argv)
 	struct ms_ckpt_config cfg;
 	struct ms_ckpt_result *res = NULL;
 	struct rpt_ckpt r;
-	struct stg_fs_info fs;
-	struct stg_dmi_info dmi;
-	struct stg_cpu_info cpu;
 	struct sigaction old[2];
-	char dev[STG_TEXT_MAX + 80], why[768];
+	char why[768];
 	uint64_t bytes = 0;
 	int ret = ckpt_parse(argc, argv, &o), err;
 
@@ -268,8 +203,7 @@ int cmd_ckpt(int argc, char **argv)
 	res = malloc(sizeof(*res));
 	if (!res)
 		return rpt_fail("ckpt", -ENOMEM, 0, "out of memory");
-	memset(&r, 0, sizeof(r));
-	ckpt_describe(o.dir, &r, &fs, &dmi, &cpu, dev, sizeof(dev));
+	ckpt_setup(o.dir, &gs, &r);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.dir = o.dir;
 	cfg.bytes = bytes;
@@ -283,7 +217,7 @@ int cmd_ckpt(int argc, char **argv)
 	cfg.io.backend = o.c.backend;
 	cfg.io.block_size = o.block_size;
 	cfg.io.depth = o.depth;
-	cfg.io.direct = o.direct;
+	cfg.io.direct = o.a.direct;
 	cfg.seed = o.c.seed;
 	cfg.keep = o.keep;
 	cfg.stop = &cli_stop;
@@ -299,7 +233,7 @@ int cmd_ckpt(int argc, char **argv)
 	cli_watch_claim();
 	ldr_watchdog_stop();
 	cli_signals_restore(old);
-	ckpt_fill(&o, &gs, bytes, res, &r);
+	rpt_ckpt_fill(&r, &o.a, bytes, res);
 	r.signal = cli_stop;
 	r.error = err ? res->err_text : "";
 	if (err == -ENOTEMPTY || err == -ENOTDIR) {

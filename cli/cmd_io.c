@@ -21,6 +21,7 @@
 #include "cluster.h"
 #include "measure.h"
 #include "report.h"
+#include "rpt_usage.h"
 #include "storage.h"
 
 struct io_opts {
@@ -28,6 +29,7 @@ struct io_opts {
 	const char *list;
 	const char *json;
 	const char *dataset;
+	struct rpt_setup setup;     /* what the report says was read */
 	/* under mpirun */
 	const char *html;
 	double solo;                /* each rank alone: < 0 as --duration,
@@ -37,24 +39,12 @@ struct io_opts {
 
 static void io_head(FILE *f)
 {
-	fprintf(f,
-"Usage: feedrate io [options] DATASET\n"
-"\n"
-"Read every file of DATASET (a folder, or the root of --list) whole, with no\n"
-"decoding, and report bandwidth, files/s and completion latency percentiles,\n"
-"comparable with fio. Under mpirun (a build with `make MPI=1`): rank r reads\n"
-"files r, r + R, ...; first each rank alone while the others idle, then all\n"
-"together from one start; rank 0 reports the total against the sum of the\n"
-"ranks alone.\n"
-"\n");
+	rpt_usage_head(f, "io");
 }
 
 static void io_tail(FILE *f)
 {
-	fprintf(f,
-"Exit status: 0 ok, 2 usage error, 3 some files could not be read,\n"
-"5 dataset or backend unusable, 6 storage stalled (--stall-timeout),\n"
-"130/143 interrupted.\n");
+	rpt_usage_tail(f, "io");
 }
 
 static int io_parse(int argc, char **argv, struct io_opts *o)
@@ -134,9 +124,9 @@ static int io_report(const struct io_opts *o, const struct ms_io_result *res)
 	int ret = FR_EXIT_OK;
 
 	cli_watch_claim();
-	rpt_iorun_print(f, o->dataset, &o->cfg, res);
+	rpt_iorun_print(f, &o->setup, &o->cfg, res);
 	if (o->json) {
-		json_t *root = rpt_iorun_json(o->dataset, &o->cfg, res);
+		json_t *root = rpt_iorun_json(&o->setup, &o->cfg, res);
 		int err = root ? rpt_json_write(root, o->json) : -ENOMEM;
 
 		json_decref(root);
@@ -162,30 +152,6 @@ static int io_report(const struct io_opts *o, const struct ms_io_result *res)
 
 /* ---- under mpirun ---- */
 
-/* Rank 0's cluster report's fields of io. */
-static void io_cluster_fill(const struct io_opts *o,
-			    const struct ms_dataset *md, const char *cache,
-			    struct rpt_cluster *c)
-{
-	static struct stg_fs_info fs;
-	static char dev[STG_TEXT_MAX + 80];
-
-	c->command = "io";
-	c->dataset = o->dataset;
-	c->format = NULL;
-	c->cache = cache;       /* as asked, before warm became "as found"
-				   for the reads */
-	c->files = md->ds ? stg_dataset_count(md->ds) : 0;
-	c->bytes = md->ds ? stg_dataset_total_bytes(md->ds) : 0;
-	c->records = c->files;
-	c->window_s = o->cfg.duration_s;
-	c->au_threshold = LDR_DEFAULT_AU_THRESHOLD;
-	c->signal = cli_stop;
-	c->notes = "";
-	ms_fs_describe(o->dataset, &fs, &c->fs_type, dev, sizeof(dev));
-	c->fs_server = fs.server;
-}
-
 /*
  * io under mpirun (measure/cluster_io.c): rank r reads files r, r + world,
  * ...; first each rank alone in turn (the others idle), then all together
@@ -198,10 +164,7 @@ static int io_cluster(struct io_opts *o, struct ms_dataset *md,
 	struct cli_cluster_run run;
 	struct rpt_cluster_rank r;
 	double *solo = calloc(cli_cluster->world, sizeof(*solo));
-	const char *cache = o->cfg.cache == STG_CACHE_COLD ? "cold" :
-			    o->cfg.cache == STG_CACHE_WARM ? "warm" :
-			    o->cfg.rc.direct ? "as found, O_DIRECT" :
-			    "as found";
+	static struct ms_machine m;     /* the storage under the dataset */
 	int err;
 
 	memset(&run, 0, sizeof(run));
@@ -209,8 +172,11 @@ static int io_cluster(struct io_opts *o, struct ms_dataset *md,
 		      solo : NULL, res, &r);
 	if (o->solo != 0)
 		run.check.solo = solo;
-	if (cli_cluster->rank == 0)
-		io_cluster_fill(o, md, cache, &run.report);
+	if (cli_cluster->rank == 0) {
+		ms_machine_detect(o->dataset, &m);
+		rpt_cluster_from_io(&run.report, &o->cfg, &m, md, o->dataset,
+				    cli_stop);
+	}
 	run.json = o->json;
 	run.html = o->html;
 	run.check.window_s = o->cfg.duration_s;        /* 0: each file once */
@@ -249,6 +215,8 @@ int cmd_io(int argc, char **argv)
 	if (ret)
 		goto out;
 	o.cfg.ds = md.ds;
+	rpt_setup_fill(&o.setup, &(struct rpt_setup_src){ .md = &md,
+		.dataset = o.dataset, .backend = -1, .cache = -1 });
 	o.cfg.stop = &cli_stop;
 	o.cfg.progress = io_on_progress;
 	if (cli_cluster) {

@@ -19,35 +19,19 @@
 #include "cluster.h"
 #include "measure.h"
 #include "report.h"
+#include "rpt_usage.h"
 #include "run.h"
 
 
 static void run_head(FILE *f)
 {
-	fprintf(f,
-"Usage: feedrate run [options] [DATASET]\n"
-"\n"
-"Measure how fast this VM feeds a training input pipeline from DATASET (a\n"
-"folder of JPEGs in ImageFolder layout, or WebDataset, MDS or TFRecord\n"
-"shards: see --format) and say how many GPUs of a type it\n"
-"keeps at >= %.0f %% utilisation (AU), and what limits it. Without DATASET a\n"
-"small synthetic dataset (%lluM) is generated in a temporary folder on a\n"
-"disk-backed filesystem and removed afterwards. Under mpirun (a build with\n"
-"`make MPI=1`) every rank runs the same point on its share of DATASET and\n"
-"rank 0 reports the cluster.\n"
-"\n", LDR_DEFAULT_AU_THRESHOLD * 100,
-		(unsigned long long)(MS_DEFAULT_GEN >> 20));
+	rpt_usage_head(f, "run");
 }
 
 static void run_tail(FILE *f)
 {
 	rpt_workloads_usage(f);
-	fprintf(f,
-"Exit status: 0 ok, 2 usage error, 3 completed but some samples failed,\n"
-"4 stopped by --max-errors, 5 environment failure (no dataset, no disk\n"
-"space, backend refused; under mpirun: a rank lost or failed), 6 the\n"
-"storage stalled (--stall-timeout; the report says where), 130/143\n"
-"interrupted (a partial report is printed).\n");
+	rpt_usage_tail(f, "run");
 }
 
 /* Under mpirun: what only a cluster run takes. 0 or FR_EXIT_USAGE. */
@@ -153,19 +137,10 @@ static int run_setup(struct run_state *s)
 /* Print, write the JSON, and choose the exit status. */
 static int run_report(struct run_state *s, struct rpt_run *rr)
 {
-	FILE *out = rpt_text_out(&s->o.c.json, 1);
-	int ret = FR_EXIT_OK;
+	int ret;
 
 	cli_watch_claim();
-	rr->notes = s->notes;
-	rpt_run_print(out, rr);
-	fflush(out);
-	if (s->o.c.json) {
-		json_t *root = rpt_run_json(rr);
-
-		ret = rpt_write_report("run", s->o.c.json, root, NULL, "JSON");
-		json_decref(root);
-	}
+	ret = cli_run_write(s, rr);
 	/* a signal's code first; then an environment failure (the JSON
 	 * report not written) over --max-errors and sample errors */
 	if (rr->signal)

@@ -24,47 +24,19 @@
 #include "report.h"
 #include "report_ckpt.h"
 #include "report_sweep.h"
-#include "rpt_load.h"
-#include "rpt_text.h"
+#include "rpt_usage.h"
 #include "sweep.h"
 
 
 static void sweep_head(FILE *f)
 {
-	fprintf(f,
-"Usage: feedrate sweep [options] [DATASET]\n"
-"\n"
-"Measure the raw feed rate of a training input pipeline from DATASET over\n"
-"vCPU counts and cache states, each point in its own pinned child after its\n"
-"own warm-up; check the GPU count with emulated GPUs; then say how many GPUs\n"
-"of a type this VM keeps at >= %.0f %% AU per cache state, what limits it,\n"
-"how many vCPUs each GPU needs, and which catalogued cloud shapes fit.\n"
-"Without DATASET a %lluM synthetic dataset is generated on a disk-backed\n"
-"filesystem and removed afterwards. Reports are checked before the sweep\n"
-"starts.\n"
-"\n", LDR_DEFAULT_AU_THRESHOLD * 100,
-		(unsigned long long)(MS_DEFAULT_GEN >> 20));
+	rpt_usage_head(f, "sweep");
 }
 
 static void sweep_tail(FILE *f)
 {
-	char rule[2048];
-
 	rpt_workloads_usage(f);
-	fprintf(f,
-"Under mpirun (a build with `make MPI=1`, a DATASET every node sees): the\n"
-"points are 1, 2, 4 ... R ranks (one rank per node: as many nodes) x the\n"
-"cache states (cold, warm) x --vcpus per rank, each one window on every\n"
-"rank taking part; cold adds each rank's reads alone; the budget is shared\n"
-"by the points; rank 0 reports how the total scales with nodes.\n"
-"\n");
-	ms_budget_rule_text(NULL, rule, sizeof(rule));
-	rpt_wrap(f, rule, 0, 78, 0);
-	fprintf(f,
-"\n"
-"Exit status: 0 ok, 2 usage error, 3 completed but some samples failed,\n"
-"5 environment failure, 6 the storage stalled (--stall-timeout), 130/143\n"
-"interrupted (a partial report is printed).\n");
+	rpt_usage_tail(f, "sweep");
 }
 
 static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
@@ -112,7 +84,6 @@ static int sweep_load_ckpt(struct sweep_state *s)
 {
 	const char *outs[3] = { s->o.c.json, s->o.csv, s->o.html };
 	char why[768];
-	json_t *root;
 	int err;
 
 	if (!s->o.ckpt)
@@ -121,23 +92,13 @@ static int sweep_load_ckpt(struct sweep_state *s)
 		if (outs[k] && rpt_out_path_same(outs[k], s->o.ckpt))
 			return cli_usage_error("sweep", "a report would "
 					       "overwrite the --ckpt report");
-	err = rpt_report_load(s->o.ckpt, 0, &root, why, sizeof(why));
+	err = rpt_ckpt_brief_load(s->o.ckpt, &s->ckpt, why, sizeof(why));
 	if (err) {
 		fprintf(stderr, err == -EINVAL ? "feedrate sweep: --ckpt " :
 			"feedrate sweep: cannot read --ckpt ");
 		rpt_put_path(stderr, s->o.ckpt);
 		fprintf(stderr, ": %s\n", why);
 		return err == -EINVAL ? FR_EXIT_USAGE : FR_EXIT_ENV;
-	}
-	err = rpt_ckpt_brief_from_json(root, &s->ckpt);
-	json_decref(root);
-	if (err) {
-		fprintf(stderr, "feedrate sweep: --ckpt ");
-		rpt_put_path(stderr, s->o.ckpt);
-		fprintf(stderr, ": not a report of 'feedrate ckpt --json' "
-			"(schema %s version %d with save and restore)\n",
-			RPT_CKPT_SCHEMA_NAME, RPT_CKPT_SCHEMA_VERSION);
-		return FR_EXIT_USAGE;
 	}
 	return 0;
 }

@@ -33,8 +33,8 @@ struct run_state {
 	struct ldr_result *res;
 	struct ms_python_info probe;    /* the interpreter's, before the run */
 	struct wl_transform_state ts;
-	struct stg_fs_info fs;
-	char devtext[STG_TEXT_MAX + 80];
+	struct ms_machine m;            /* the machine, the storage under
+	                                   the dataset */
 	char pipeline[320];
 	char pipe_text[1024];           /* the pipeline in the report's words */
 	char pipe_name[600];
@@ -46,8 +46,12 @@ struct run_state {
 
 #define note_add(s, ...) \
 	rpt_note_add((s)->notes, sizeof((s)->notes), __VA_ARGS__)
-/* The report's dataset, listing and machine fields. */
+/* The report's setup and listing. */
 void cli_run_fill_dataset(struct run_state *s, struct rpt_run *rr);
+
+/* Print RR (its notes S's), write its JSON (--json). 0, or the exit code
+ * of a report that could not be written. */
+int cli_run_write(struct run_state *s, struct rpt_run *rr);
 
 /* The transform, the point, the measurement. 0 or an exit code. */
 int cli_run_measure(struct run_state *s, struct rpt_run *rr);

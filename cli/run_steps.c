@@ -18,28 +18,36 @@
 #include "report.h"
 #include "run.h"
 
-/* The report's dataset, listing and machine fields. */
+/* The report's setup and listing. */
 void cli_run_fill_dataset(struct run_state *s, struct rpt_run *rr)
 {
-	struct stg_cpu_info cpu;
+	const struct cli_common_opts *c = &s->o.c;
 
-	stg_detect_cpu(0, &cpu);        /* what one vCPU is here */
-	rpt_run_fill_machine(rr, &cpu);
-	rr->workload = s->w->name;
-	rr->workload_file = s->w->job_file;
-	rr->list = s->o.c.list;
-	rpt_run_fill_dataset(rr, &s->md, s->o.c.keep);
-	ms_fs_describe(s->md.root, &s->fs, &rr->fs_type, s->devtext,
-		       sizeof(s->devtext));
-	rr->fs_device = s->devtext;
-	rr->backend_asked = stg_backend_name(s->o.c.backend);
-	rr->depth = s->o.c.depth;
-	rr->cache = stg_cache_state_name(s->o.cache);
-	rr->ram_bytes = s->o.cache == STG_CACHE_RAM ? s->o.ram : 0;
-	rr->gpu_sync_all = s->o.c.sync == LDR_GPU_SYNC_ALL;
-	rr->au_threshold = s->w->au_threshold;
-	rr->max_errors = s->o.c.max_errors;
-	rpt_run_fill_gpus(rr, &s->gs);
+	ms_machine_detect(s->md.root, &s->m);
+	rpt_setup_fill(&rr->setup, &(struct rpt_setup_src){
+		.m = &s->m, .md = &s->md, .w = s->w, .gs = &s->gs,
+		.list = c->list, .keep = c->keep, .backend = c->backend,
+		.depth = c->depth, .cache = s->o.cache, .ram_bytes = s->o.ram,
+		.gpu_sync_all = c->sync == LDR_GPU_SYNC_ALL,
+		.max_errors = c->max_errors, .seed = c->seed });
+	rpt_run_fill_listing(rr, &s->md);
+}
+
+int cli_run_write(struct run_state *s, struct rpt_run *rr)
+{
+	FILE *out = rpt_text_out(&s->o.c.json, 1);
+	int ret = FR_EXIT_OK;
+
+	rr->notes = s->notes;
+	rpt_run_print(out, rr);
+	fflush(out);
+	if (s->o.c.json) {
+		json_t *root = rpt_run_json(rr);
+
+		ret = rpt_write_report("run", s->o.c.json, root, NULL, "JSON");
+		json_decref(root);
+	}
+	return ret;
 }
 
 /* The point the options ask for. 0 or an exit code. */
@@ -74,26 +82,9 @@ static int run_point(struct run_state *s, struct ms_point *p)
 /* The report's page-cache and result fields from the point's. */
 static void run_fill_result(struct run_state *s, struct rpt_run *rr)
 {
-	const struct ms_point_out *po = &s->po;
-
-	rpt_run_fill_point(rr, po, s->res, s->o.cache == STG_CACHE_RAM,
-			   stg_dataset_count(s->md.ds), s->cache_how,
-			   sizeof(s->cache_how));
-	rr->signal = po->rep.signal ? po->rep.signal : cli_stop;
-	rpt_prepare_fill(&rr->prepare, &po->prep.ph, s->md.list_s,
-			 po->prep.method);
-	if (po->prep.note[0])
-		note_add(s, "%s", po->prep.note);
-	if (po->odirect_refused)
-		note_add(s, "cold: %s, so this run may not have been cold "
-			 "(the hit ratio says)", po->odirect_why);
-	if (po->measured && s->o.cache == STG_CACHE_RAM &&
-	    s->res->epochs_done < 2 && !rr->signal &&
-	    !s->res->stopped_by_max_errors)
-		note_add(s, "only %llu epoch%s completed: the hit ratio of a "
-			 "RAM-limited page cache settles from the second epoch "
-			 "on", (unsigned long long)s->res->epochs_done,
-			 s->res->epochs_done == 1 ? "" : "s");
+	rpt_run_fill_result(rr, &s->po, s->res, s->o.cache == STG_CACHE_RAM,
+			    &s->md, cli_stop, s->cache_how,
+			    sizeof(s->cache_how), s->notes, sizeof(s->notes));
 }
 
 /* A Python pipeline's fields of the report: its words, versions (the
@@ -115,7 +106,7 @@ static void run_fill_python(struct run_state *s, const struct ms_point *p,
 		py = &s->po.py;
 	}
 	rr->py = py;
-	rr->pipeline = rpt_pipeline_text(&p->pipe, py, s->pipeline,
+	rr->setup.pipeline = rpt_pipeline_text(&p->pipe, py, s->pipeline,
 		py->workers ? py->workers : s->res->workers, s->pipe_text,
 		sizeof(s->pipe_text));
 }
@@ -124,20 +115,10 @@ static void run_fill_python(struct run_state *s, const struct ms_point *p,
  * in it) and exit 1, or 5 when a module is missing. */
 static int run_python_failed(struct run_state *s, struct rpt_run *rr)
 {
-	FILE *out = rpt_text_out(&s->o.c.json, 1);
-
 	rr->run_error = s->po.err ? s->po.err : -ECHILD;
 	rr->run_error_text = s->po.err_text;
 	rr->res = NULL;
-	rr->notes = s->notes;
-	rpt_run_print(out, rr);
-	fflush(out);
-	if (s->o.c.json) {
-		json_t *root = rpt_run_json(rr);
-
-		rpt_write_report("run", s->o.c.json, root, NULL, "JSON");
-		json_decref(root);
-	}
+	cli_run_write(s, rr);
 	{
 		/* one line: the first of the words and the exception */
 		const char *t = s->po.err_text;
@@ -155,22 +136,6 @@ static int run_python_failed(struct run_state *s, struct rpt_run *rr)
 	       FR_EXIT_FAILURE;
 }
 
-/* The report says the storage stalled (STALL) and has no results. */
-static void run_stalled(struct run_state *s, struct rpt_run *rr,
-			const struct stg_stall *stall)
-{
-	s->stall = *stall;
-	rpt_stall_text(stall, s->stall_text, sizeof(s->stall_text));
-	rr->stall = &s->stall;
-	rr->res = s->res->window_partial ? s->res : NULL; /* its totals */
-	rr->run_error = -ETIMEDOUT;
-	rr->run_error_text = s->stall_text;
-	if (s->po.rep.held_pid)
-		note_add(s, "the measurement child (pid %d) waits in the "
-			 "kernel on the stalled storage: it was killed and "
-			 "is left to the kernel", s->po.rep.held_pid);
-}
-
 /* The transform, the point, the measurement. 0 or an exit code. */
 int cli_run_measure(struct run_state *s, struct rpt_run *rr)
 {
@@ -179,10 +144,10 @@ int cli_run_measure(struct run_state *s, struct rpt_run *rr)
 
 	if (err)
 		return err;
-	rr->pipeline = s->pipeline;
+	rr->setup.pipeline = s->pipeline;
 	rr->pipeline_name = ms_pipeline_name(&p.pipe, s->pipe_name,
 					     sizeof(s->pipe_name));
-	if (s->fs.page_cache_volatile && s->o.cache != STG_CACHE_WARM)
+	if (s->m.fs.page_cache_volatile && s->o.cache != STG_CACHE_WARM)
 		note_add(s, "the dataset is on a memory-backed filesystem: it "
 			 "cannot be cold");
 	if (isatty(STDERR_FILENO))
@@ -198,7 +163,11 @@ int cli_run_measure(struct run_state *s, struct rpt_run *rr)
 				    MS_GPUDEC_HYBRID ? "hybrid" : "hw");
 	if (err == -ETIMEDOUT && s->po.rep.stalled) {
 		/* the child was killed: its running totals stand in */
-		run_stalled(s, rr, &s->po.rep.stall);
+		s->stall = s->po.rep.stall;
+		rpt_run_fill_stalled(rr, &s->stall, s->res->window_partial ?
+				     s->res : NULL, s->po.rep.held_pid,
+				     s->stall_text, sizeof(s->stall_text),
+				     s->notes, sizeof(s->notes));
 		return 0;
 	}
 	if (s->po.measured)
@@ -270,7 +239,7 @@ int cli_run_cluster(struct run_state *s, struct rpt_run *rr,
 	c.solo_s = s->o.solo > 0 ? s->o.solo : CLI_RUN_SOLO_S;
 	c.say = cli_cluster_say;
 	c.say_arg = "run";
-	rr->pipeline = s->pipeline;
+	rr->setup.pipeline = s->pipeline;
 	rr->pipeline_name = "native";
 	if (!ms_cluster_run(cli_cluster, &c, s->res, &s->po, solo, &shared))
 		run_fill_result(s, rr);
@@ -285,7 +254,7 @@ int cli_run_cluster(struct run_state *s, struct rpt_run *rr,
 		LDR_DEFAULT_DURATION_S;
 	if (cli_cluster->rank == 0)
 		rpt_cluster_from_run(&run.report, rr, s->o.c.dataset,
-				     s->fs.server, run.check.window_s,
+				     s->m.fs.server, run.check.window_s,
 				     cli_stop, s->notes);
 	if (!opened) {
 		run.check.samples_per_epoch = s->md.shards ?

@@ -63,10 +63,6 @@ struct sweep_state {
 	unsigned nsubs;
 };
 
-/* Batches each GPU's training process keeps pinned in host memory: the
- * one being copied and the next (the loader's default prefetch per GPU). */
-#define SWEEP_PINNED_BATCHES 2u
-
 /* Each pipeline of --pipeline in turn, sharing the budget equally, each
  * planned, measured, checked and judged (sweep_steps.c). 0 or an exit
  * code (printed). */

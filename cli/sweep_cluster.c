@@ -22,40 +22,11 @@
 #include "report_cluster.h"
 #include "sweep.h"
 
-/* The sweep's state and what its cluster report names of the storage. */
+/* The sweep's state and the machine and storage its report names. */
 struct ctx {
 	struct sweep_state *s;
-	const char *fs_type, *fs_server;
-	uint64_t records;               /* samples per epoch */
+	struct ms_machine m;
 };
-
-static void point_fill(const struct ctx *x, struct rpt_cluster *c,
-		       double window)
-{
-	const struct sweep_state *s = x->s;
-
-	memset(c, 0, sizeof(*c));
-	c->command = "sweep";
-	c->workload = s->w->name;
-	c->dataset = s->o.c.dataset;
-	c->format = wl_format_name(s->md.format);
-	c->fs_type = x->fs_type;
-	c->fs_server = x->fs_server;
-	c->cache = "";
-	c->files = s->md.ds ? stg_dataset_count(s->md.ds) : 0;
-	c->bytes = s->md.ds ? stg_dataset_total_bytes(s->md.ds) : 0;
-	c->records = x->records;
-	c->window_s = window;
-	c->gpu_type = s->gs.count ? s->gs.type : NULL;
-	c->gpus_per_rank = s->gs.count;
-	c->demand_per_gpu = s->gs.demand;
-	c->au_threshold = s->w->au_threshold;
-	c->demand_kind = s->gs.demand_kind;
-	c->demand_basis = s->gs.demand_basis;
-	c->demand_source = s->gs.demand_source;
-	c->bytes_per_sample = rpt_bytes_per_sample(c->bytes, c->records);
-	c->notes = "";
-}
 
 static int on_point_base(void *arg, struct ms_point *p)
 {
@@ -71,20 +42,11 @@ static void on_record(void *arg, const struct ms_point_out *po,
 		      struct rpt_cluster_rank *mine)
 {
 	const struct sweep_state *s = ((struct ctx *)arg)->s;
-	struct rpt_run rr;
-	char how[1024];
 
-	memset(&rr, 0, sizeof(rr));
-	rr.cpu_outside_mask_s = -1;
-	rr.fraction_resident = -1;
-	rr.hit_ratio = -1;
-	rpt_run_fill_gpus(&rr, &s->gs);
-	rr.au_threshold = s->w->au_threshold;
-	rpt_run_fill_point(&rr, po, res, false, stg_dataset_count(s->md.ds),
-			   how, sizeof(how));
-	rr.signal = po->rep.signal ? po->rep.signal : cli_stop;
 	ms_cluster_rank_init(cli_cluster, mine);
-	rpt_cluster_rank_fill(mine, &rr, res, po, shared);
+	rpt_cluster_rank_from_point(mine, &(struct rpt_setup_src){
+		.w = s->w, .gs = &s->gs, .backend = -1, .cache = -1 }, po, res,
+		stg_dataset_count(s->md.ds), cli_stop, shared);
 }
 
 static void on_progress(void *arg, enum stg_cache_state cache,
@@ -107,7 +69,10 @@ static int sweep_report(const struct ctx *x,
 	struct rpt_cluster base;
 	FILE *out;
 
-	point_fill(x, &base, r->window_s);
+	rpt_cluster_fill(&base, "sweep", &(struct rpt_setup_src){
+		.m = &x->m, .md = &s->md, .dataset = s->o.c.dataset,
+		.w = s->w, .gs = &s->gs, .backend = -1, .cache = -1 },
+		r->window_s);
 	if (rpt_cluster_sweep_fill(&rs, &base, cli_cluster->world,
 				   cli_cluster->nodes, r))
 		return rpt_fail("sweep", -ENOMEM, 0, "out of memory");
@@ -136,17 +101,17 @@ static int sweep_report(const struct ctx *x,
 
 int cli_sweep_cluster_run(struct sweep_state *s, bool failed)
 {
-	static char dev[STG_TEXT_MAX + 80];
-	static struct stg_fs_info fs;
 	struct ms_cluster_sweep_cfg c;
 	struct ms_cluster_sweep_result r;
-	struct ctx x = { .s = s, .fs_type = "" };
+	static struct ctx ctx;          /* the machine facts are large */
+	struct ctx *x = &ctx;
+	uint64_t records;
 	int ret;
 
-	ms_fs_describe(s->o.c.dataset, &fs, &x.fs_type, dev, sizeof(dev));
-	x.fs_server = fs.server;
-	x.records = s->md.shards ? s->md.shards->ldr.total :
-		    s->md.ds ? stg_dataset_count(s->md.ds) : 0;
+	x->s = s;
+	ms_machine_detect(s->o.c.dataset, &x->m);
+	records = s->md.shards ? s->md.shards->ldr.total :
+		  s->md.ds ? stg_dataset_count(s->md.ds) : 0;
 	memset(&c, 0, sizeof(c));
 	c.vcpus = s->o.vcpus.v;
 	c.nvcpus = s->vcpus_default ? 0 : s->o.vcpus.n;
@@ -157,19 +122,19 @@ int cli_sweep_cluster_run(struct sweep_state *s, bool failed)
 	c.rc.backend = s->o.c.backend;
 	c.rc.depth = s->o.c.depth;
 	c.readers = s->o.c.readers;
-	c.samples_per_epoch = x.records;
+	c.samples_per_epoch = records;
 	c.seed = s->o.c.seed;
 	c.shards = s->md.shards != NULL;
 	c.failed = failed;
 	c.point_base = on_point_base;
 	c.record = on_record;
 	c.progress = on_progress;
-	c.arg = &x;
+	c.arg = x;
 	ret = ms_cluster_sweep(cli_cluster, &c, &r) || r.lost ? FR_EXIT_ENV : 0;
 	if (cli_cluster->rank == 0 && isatty(STDERR_FILENO))
 		fprintf(stderr, "\r\033[K");
 	if (cli_cluster->rank == 0 && r.points)
-		ret = sweep_report(&x, &r, ret);
+		ret = sweep_report(x, &r, ret);
 	ms_cluster_sweep_free(&r);
 	if (cli_stop)
 		return rpt_exit_for_signal(cli_stop);

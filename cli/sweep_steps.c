@@ -71,11 +71,12 @@ static void sweep_fill_report(struct sweep_state *s)
 	struct rpt_sweep *r = &s->rs;
 	const bool ram = s->o.cache[STG_CACHE_RAM];
 
-	rpt_sweep_fill_setup(r, &s->m, &s->md, s->w->name, &s->gs,
-			     s->w->au_threshold,
-			     !ms_pipeline_is_python(&s->pipe) ? s->pipeline :
-			     s->pipe_text);
-	r->workload_file = s->w->job_file;
+	rpt_sweep_fill_setup(r, &(struct rpt_setup_src){
+		.version = FEEDRATE_VERSION, .m = &s->m, .md = &s->md,
+		.w = s->w, .gs = &s->gs, .backend = -1, .cache = -1,
+		.seed = s->o.c.seed,
+		.pipeline = !ms_pipeline_is_python(&s->pipe) ? s->pipeline :
+			    s->pipe_text });
 	r->pipeline_name = s->pipe_name;
 	r->py = !ms_pipeline_is_python(&s->pipe) ? NULL : &s->probe[0];
 	if (s->pipe.kind == MS_PIPELINE_GPU_DECODE)
@@ -84,28 +85,12 @@ static void sweep_fill_report(struct sweep_state *s)
 	r->pipeline_workers = s->o.c.workers;
 	r->others = s->others;
 	r->nothers = s->nsubs;
-	r->version = FEEDRATE_VERSION;
 	r->budget_s = s->o.budget_s;
 	ms_budget_rule_text(&s->sw, s->rule, sizeof(s->rule));
 	r->budget_rule = s->rule;
-	r->reserve_vcpus_per_gpu = s->o.reserve_vcpus;
-	if (s->o.reserve_ram_given) {
-		r->reserve_ram_per_gpu = s->o.reserve_ram;
-		r->reserve_ram_how = "";
-	} else {
-		const unsigned batch = s->o.c.batch ? s->o.c.batch :
-				       LDR_DEFAULT_BATCH;
-		const uint64_t sample = (uint64_t)s->w->out_channels *
-			s->w->out_height * s->w->out_width * sizeof(float);
-
-		r->reserve_ram_per_gpu = jdg_reserve_ram(batch,
-			SWEEP_PINNED_BATCHES, sample);
-		snprintf(s->reserve_how, sizeof(s->reserve_how), "%u pinned "
-			 "batches of %u x %llu B + %llu GiB for the process",
-			 SWEEP_PINNED_BATCHES, batch, (unsigned long long)sample,
-			 (unsigned long long)(RPT_RESERVE_PROCESS_BYTES >> 30));
-		r->reserve_ram_how = s->reserve_how;
-	}
+	rpt_sweep_fill_reserve(r, s->w, s->o.c.batch, s->o.reserve_vcpus,
+			       s->o.reserve_ram_given ? &s->o.reserve_ram :
+			       NULL, s->reserve_how, sizeof(s->reserve_how));
 	r->notes = s->notes;
 	r->ckpt = s->o.ckpt ? &s->ckpt : NULL;
 	r->usd_per_hour = s->o.price;

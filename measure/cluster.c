@@ -462,3 +462,56 @@ int ms_cluster_bcast(struct ms_cluster *cl, void *buf, size_t len)
 	}
 	return 0;
 }
+
+/* The launch's rank from the launcher's environment (no MPI needed). */
+static const char *env_rank(void)
+{
+	const char *v = getenv("OMPI_COMM_WORLD_RANK");
+
+	if (!v)
+		v = getenv("PMIX_RANK");
+	if (!v)
+		v = getenv("PMI_RANK");
+	return v;
+}
+
+int ms_cluster_launch(int *argc, char ***argv, struct ms_cluster *cl,
+		      volatile sig_atomic_t *stop, char *why, size_t why_len)
+{
+	struct ms_comm *comm;
+	char line[320];
+	unsigned world;
+	int err;
+
+	why[0] = '\0';
+	if (!ms_comm_mpi_launched(&world))
+		return 0;
+	if (!ms_comm_mpi_built()) {
+		const char *r = env_rank();
+
+		if (world <= 1)
+			return 0;       /* one rank: as on one node */
+		ms_comm_mpi_open(argc, argv, &comm, line, sizeof(line));
+		/* every rank would say it: rank 0 does */
+		if (!r || !strcmp(r, "0"))
+			snprintf(why, why_len, "launched as %u ranks, but %s",
+				 world, line);
+		return -ENOTSUP;
+	}
+	err = ms_comm_mpi_open(argc, argv, &comm, why, why_len);
+	if (err) {
+		if (!why[0])
+			snprintf(why, why_len, "%s", strerror(-err));
+		return err;
+	}
+	err = ms_cluster_open(cl, comm, 0, stop, why, why_len);
+	if (err) {
+		if (!why[0])
+			snprintf(why, why_len, "%s", strerror(-err));
+		cl->comm = comm;
+		cl->lost_any = true;
+		ms_cluster_close(cl);
+		return err;
+	}
+	return 1;
+}

@@ -175,6 +175,18 @@ int ms_cluster_open(struct ms_cluster *cl, struct ms_comm *comm,
 		    double timeout_s, volatile sig_atomic_t *stop,
 		    char *why, size_t why_len);
 
+/*
+ * At start: when this process is one rank of an MPI launch, initialise MPI
+ * and open the cluster into *CL (ms_comm_mpi_open, then ms_cluster_open
+ * with the default step timeout and STOP). Returns 1 when CL is open, 0
+ * when there is no cluster (no launch, or one rank in a build without
+ * MPI: as on one node), -ENOTSUP when several ranks were launched and
+ * this build has no MPI, or the -errno of opening; WHY then says what
+ * failed (only rank 0 says -ENOTSUP's: "" on the others).
+ */
+int ms_cluster_launch(int *argc, char ***argv, struct ms_cluster *cl,
+		      volatile sig_atomic_t *stop, char *why, size_t why_len);
+
 /* Say goodbye (rank 0 tells every rank whether MPI_Finalize is safe: no
  * rank lost), free what ms_cluster_open allocated, close the transport. */
 void ms_cluster_close(struct ms_cluster *cl);

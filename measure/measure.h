@@ -1143,6 +1143,12 @@ int ms_ckpt_check_dir(const char *dir, uint64_t bytes, uint64_t *free_bytes,
 		      char *why, size_t why_len);
 
 /*
+ * The machine and the storage DIR is on into *M (ms_machine_detect): DIR's
+ * own, or its parent's while DIR does not exist yet.
+ */
+void ms_ckpt_machine(const char *dir, struct ms_machine *m);
+
+/*
  * Save and restore a sharded checkpoint: check DIR (ms_ckpt_check_dir),
  * make it when missing; write CFG->shards files of CFG->bytes together,
  * one thread each, all at once, each fsync'ed, then fsync the folder

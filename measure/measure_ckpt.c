@@ -434,3 +434,23 @@ out:
 	free(s);
 	return err;
 }
+
+void ms_ckpt_machine(const char *dir, struct ms_machine *m)
+{
+	char parent[4096];
+	struct stat st;
+	const char *where = dir;
+
+	if (stat(dir, &st)) {
+		char *slash;
+
+		snprintf(parent, sizeof(parent), "%s", dir);
+		slash = strrchr(parent, '/');
+		if (slash && slash != parent)
+			*slash = '\0';
+		else
+			snprintf(parent, sizeof(parent), slash ? "/" : ".");
+		where = parent;
+	}
+	ms_machine_detect(where, m);
+}

@@ -48,6 +48,7 @@ int rpt_file_write(const char *path, const void *data, size_t len);
 #include <stdint.h>
 #include <stdio.h>
 
+#include "rpt_setup.h"
 #include "storage.h"
 #include "verdict.h"    /* the verdict's arithmetic */
 
@@ -153,19 +154,9 @@ void rpt_gpu_decode_print(FILE *f, const struct rpt_gpu_decode *g,
 			  const struct ldr_result *res, double demand);
 
 struct rpt_run {
-	/* what was measured */
-	const char *workload;           /* "imagenet" */
-	const char *workload_file;      /* its job file: "builtin:NAME.ini"
-	                                   or a path (raw bytes) */
-	const char *dataset;            /* the folder read (raw bytes) */
-	const char *list;               /* --list file, or NULL */
-	bool generated;                 /* a temporary synthetic dataset */
-	bool kept;                      /* ... and it was kept */
-	uint64_t files, bytes;          /* the listing */
-	const char *format;             /* "folder", "wds", "mds", ... */
-	uint64_t records;               /* samples per epoch (folder: files;
-	                                   shards: their records) */
-	uint64_t compressed_shards;
+	struct rpt_setup setup;         /* workload, dataset, storage, machine,
+	                                   GPUs, knobs (rpt_setup.h) */
+	/* what was measured, besides the setup */
 	uint64_t listing_errors;        /* entries the listing skipped */
 	struct rpt_listing_kind {       /* ... by kind, one example each */
 		const char *kind;       /* "dangling_link", "opendir", ... */
@@ -173,30 +164,19 @@ struct rpt_run {
 		const char *example;    /* raw bytes, may be NULL */
 	} listing_kinds[16];
 	unsigned nlisting_kinds;
-	const char *fs_type;            /* "ext4", "fuse.s3fs" */
-	const char *fs_device;          /* block device model, "" unknown */
-	const char *pipeline;           /* wl_transform_describe()'s line, or
-	                                   the Python pipeline's words */
 	const char *pipeline_name;      /* "native" (NULL too), "torch",
 	                                   "python:FILE" */
 	const struct ms_python_info *py; /* a Python pipeline's runner (its
 	                                   versions, workers, processes);
 	                                   NULL for native */
 	struct rpt_gpu_decode gd;       /* gpu-decode's modelled side */
-	const char *backend_asked;      /* --backend as given */
-	unsigned depth;                 /* reads in flight per reader */
 
 	/* where it ran */
 	unsigned vcpus;
-	enum stg_vcpu_kind vcpu_kind;   /* what one vCPU is on this machine */
-	int threads_per_core;           /* largest SMT sibling group; <= 0
-	                                   unknown */
 	const char *cpus_how;           /* ldr_cpu_choice.how */
 	double cpu_outside_mask_s;      /* < 0: unknown */
 
 	/* page cache */
-	const char *cache;              /* "cold", "warm", "ram" */
-	uint64_t ram_bytes;             /* --ram SIZE, 0 otherwise */
 	const char *cache_how;          /* how the state was made, in words */
 	double fraction_resident;       /* verified before the run; < 0
 	                                   unknown */
@@ -214,30 +194,6 @@ struct rpt_run {
 	uint64_t cgroup_limit_bytes;    /* --ram: the cgroup limit (page cache
 	                                   + the run's own memory), 0 none */
 
-	/* the emulated GPUs */
-	const char *gpu_type;           /* "A100" */
-	const char *gpu_detail;         /* "A100 80GB" */
-	unsigned gpu_count;             /* 0 = raw feed, no consumer */
-	double demand_per_gpu;          /* samples/s one GPU eats at the
-	                                   asked count (demand_total /
-	                                   gpu_count; demand_single at 0) */
-	double demand_single;           /* one GPU alone (the row's figure) */
-	double demand_total;            /* gpu_count GPUs together; 0 none */
-	bool demand_multi_measured;     /* demand_total is the source's
-	                                   measured multi-GPU figure */
-	const char *demand_basis;       /* "measured", "derived", "estimate",
-	                                   "gpu-rate" */
-	double demand_range_lo, demand_range_hi; /* per GPU; 0 none */
-	const char *demand_kind;        /* "train", "mlperf", "ceiling",
-	                                   "gpu-rate" */
-	const char *demand_source;
-	unsigned tokens_per_sample;     /* token workloads: seq_len (a
-	                                   sample's new tokens); 0 others */
-	bool demand_est;                /* the row is an estimate */
-	bool gpu_default;               /* type not given: the default */
-	bool gpu_sync_all;
-	double au_threshold;            /* <= 0: LDR_DEFAULT_AU_THRESHOLD */
-
 	/* the result */
 	const struct ldr_result *res;   /* NULL when the run never started */
 	const char *bottleneck;         /* ldr_bottleneck_name() */
@@ -245,7 +201,6 @@ struct rpt_run {
 	const char *run_error_text;     /* words for it */
 	int signal;                     /* SIGINT/SIGTERM that stopped it */
 	const struct stg_stall *stall;  /* the storage stalled; NULL not */
-	uint64_t max_errors;            /* --max-errors, 0 = none */
 	const char *notes;              /* other remarks, "" none */
 };
 
@@ -307,6 +262,9 @@ struct rpt_demand_words {
 	                                   needs; 0 unknown */
 };
 
+/* S's GPUs and demand as a demand line takes them (rpt_demand_text). */
+struct rpt_demand_words rpt_setup_demand_words(const struct rpt_setup *s);
+
 /*
  * What a row's multi-GPU figure is, by the row's BASIS: "the source's
  * measured multi-GPU figure" ("measured"), else "a multi-GPU figure
@@ -356,18 +314,10 @@ struct ms_sweep_point;
 struct ms_gpus;
 struct rpt_point;
 
-/* R's dataset fields (the folder, generated or not, KEPT with
- * --keep-dataset, files, bytes, listing problems by kind) from MD. */
+/* R's listing problems by kind, one example each, from MD (the rest of
+ * the dataset is R's setup: rpt_setup_fill). */
 struct ms_dataset;
-void rpt_run_fill_dataset(struct rpt_run *r, const struct ms_dataset *md,
-			  bool kept);
-
-/* R's GPU and demand fields from GS (GS must outlive R). */
-void rpt_run_fill_gpus(struct rpt_run *r, const struct ms_gpus *gs);
-
-/* R's machine fields (what one vCPU is) from CPU, as stg_detect_cpu
- * fills it. */
-void rpt_run_fill_machine(struct rpt_run *r, const struct stg_cpu_info *cpu);
+void rpt_run_fill_listing(struct rpt_run *rr, const struct ms_dataset *md);
 
 /*
  * R's vCPU, page-cache, hit-ratio and result fields from a point's
@@ -380,6 +330,29 @@ void rpt_run_fill_point(struct rpt_run *r, const struct ms_point_out *po,
 			size_t files_total, char *how, size_t how_len);
 
 /*
+ * R's result after the point PO (as rpt_run_fill_point, RAM: a --ram
+ * point, MD the dataset listed in MD->list_s), the signal that stopped it
+ * (the point's, else STOP), the preparation's phases, and what R's NOTES
+ * (NOTES_LEN bytes) must say of it: preparation's remark, a cold state
+ * O_DIRECT could not make, a --ram run too short to settle. Everything
+ * pointed to must outlive R.
+ */
+void rpt_run_fill_result(struct rpt_run *rr, const struct ms_point_out *po,
+			 const struct ldr_result *res, bool ram,
+			 const struct ms_dataset *md, int stop, char *how,
+			 size_t how_len, char *notes, size_t notes_len);
+
+/*
+ * R says the storage stalled (STALL, which must outlive R); its results
+ * are PARTIAL, the window's running totals when it had opened (NULL: no
+ * results). TEXT (TEXT_LEN bytes) gets the stall in words, NOTES the
+ * measurement child HELD_PID (0 none) left in the kernel.
+ */
+void rpt_run_fill_stalled(struct rpt_run *rr, const struct stg_stall *stall,
+			  const struct ldr_result *partial, int held_pid, char *text, size_t text_len,
+			  char *notes, size_t notes_len);
+
+/*
  * A sweep's point P from SP (which must outlive P), judged against
  * DEMAND_TOTAL samples/s (the asked GPUs' demand); the cache's
  * description is written into HOW.
@@ -388,11 +361,6 @@ void rpt_point_fill(struct rpt_point *p, const struct ms_sweep_point *sp,
 		    double demand_total, size_t files_total, char *how,
 		    size_t how_len);
 
-/*
- * A sweep's setup fields: what was measured (WORKLOAD, MD's dataset, its
- * filesystem, PIPELINE), the machine M, the GPUs GS judged against at
- * AU_THRESHOLD. Everything pointed to must outlive R.
- */
 struct rpt_sweep;
 struct ms_machine;
 struct ms_dataset;
@@ -413,10 +381,13 @@ void rpt_prepare_fill(struct rpt_prepare *out, const struct ms_prep_phases *ph,
 void rpt_prep_progress_line(char *buf, size_t len, const char *phase,
 			    uint64_t done, uint64_t total, double elapsed_s);
 
-void rpt_sweep_fill_setup(struct rpt_sweep *r, const struct ms_machine *m,
-			  const struct ms_dataset *md, const char *workload,
-			  const struct ms_gpus *gs, double au_threshold,
-			  const char *pipeline);
+/*
+ * A sweep's setup R->setup from what the command opened (IN, as
+ * rpt_setup_fill reads it); an unknown SMT group counts as one thread per
+ * core. Everything pointed to must outlive R.
+ */
+void rpt_sweep_fill_setup(struct rpt_sweep *r,
+			  const struct rpt_setup_src *in);
 
 /* `feedrate gen`'s summary line for the dataset written in DIR. */
 struct wl_gen_stats;
@@ -535,13 +506,13 @@ struct ms_io_config;
 struct ms_io_result;
 
 /*
- * The text report of `feedrate io` on F: DATASET (as given, raw bytes;
- * escaped here), the setup CFG asked for, and what RES measured (speed,
+ * The text report of `feedrate io` on F: SETUP's dataset (as given, raw
+ * bytes; escaped here), the setup CFG asked for, and what RES measured (speed,
  * completion latency percentiles, read errors by kind with one example
  * each, listing errors, files that could not be evicted). Reads CFG and
  * RES only.
  */
-void rpt_iorun_print(FILE *f, const char *dataset,
+void rpt_iorun_print(FILE *f, const struct rpt_setup *setup,
 		     const struct ms_io_config *cfg,
 		     const struct ms_io_result *res);
 
@@ -552,7 +523,8 @@ void rpt_iorun_print(FILE *f, const char *dataset,
  * clat_ns{min,max,mean,percentile}, errors{total,kinds},
  * listing_errors, listing_error_examples). NULL when out of memory.
  */
-json_t *rpt_iorun_json(const char *dataset, const struct ms_io_config *cfg,
+json_t *rpt_iorun_json(const struct rpt_setup *setup,
+		       const struct ms_io_config *cfg,
 		       const struct ms_io_result *res);
 
 /*

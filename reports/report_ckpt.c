@@ -138,7 +138,7 @@ const char *rpt_ckpt_bpp_meaning(double bytes_per_param,
 void rpt_ckpt_print(FILE *f, const struct rpt_ckpt *r)
 {
 	const struct ms_ckpt_result *res = r->res;
-	char *dir = rpt_path_text(r->dir, strlen(r->dir));
+	char *dir = rpt_path_text(r->setup.dataset, strlen(r->setup.dataset));
 	char b[32], sb[32];
 
 	rpt_fmt_bytes(b, sizeof(b), (double)res->bytes);
@@ -159,12 +159,13 @@ void rpt_ckpt_print(FILE *f, const struct rpt_ckpt *r)
 	}
 	fprintf(f, "  shards   %u x %s, one writer each at once", res->shards,
 		sb);
-	if (r->gpu_type && r->gpu_count)
-		fprintf(f, " (the ranks of %ux%s)", r->gpu_count,
-			r->gpu_type);
-	fprintf(f, "\n  storage  %s%s%s%s\n", *r->fs_type ? r->fs_type :
-		"unknown filesystem", *r->fs_device ? " on " : "",
-		r->fs_device, r->fs_network ? " (network)" : "");
+	if (r->setup.gpu_type && r->setup.gpu_count)
+		fprintf(f, " (the ranks of %ux%s)", r->setup.gpu_count,
+			r->setup.gpu_type);
+	fprintf(f, "\n  storage  %s%s%s%s\n", *r->setup.fs_type ?
+		r->setup.fs_type :
+		"unknown filesystem", *r->setup.fs_device ? " on " : "",
+		r->setup.fs_device, r->setup.fs_network ? " (network)" : "");
 	fprintf(f, "  I/O      %s (%s)\n  %-8s %u KiB blocks, %u in flight per "
 		"shard, %s\n", stg_backend_name(res->backend),
 		res->backend_reason, "", res->block_size / 1024, res->depth,
@@ -238,17 +239,7 @@ json_t *rpt_ckpt_json(const struct rpt_ckpt *r)
 	json_object_set_new(root, "schema_version",
 			    json_integer(RPT_CKPT_SCHEMA_VERSION));
 	json_object_set_new(root, "command", json_string("ckpt"));
-	json_object_set_new(root, "feedrate_version", str_json(r->version));
-	json_object_set_new(root, "dir", rpt_json_path(r->dir));
-	json_object_set_new(root, "machine", json_pack(
-		"{s:o, s:o, s:o, s:i}",
-		"instance_type", str_json(r->instance_type),
-		"vendor", str_json(r->vendor),
-		"cpu_model", str_json(r->cpu_model),
-		"vcpus", (int)r->vcpus));
-	json_object_set_new(root, "storage", json_pack(
-		"{s:o, s:o, s:b}", "fs_type", str_json(r->fs_type),
-		"device", str_json(r->fs_device), "network", r->fs_network));
+	rpt_setup_json(root, &r->setup, RPT_SETUP_CKPT);
 	json_object_set_new(root, "checkpoint", json_pack(
 		"{s:o, s:o, s:o, s:I, s:I, s:i, s:I, s:o, s:i}",
 		"params", rpt_jnum_pos(r->params),
@@ -260,8 +251,8 @@ json_t *rpt_ckpt_json(const struct rpt_ckpt *r)
 		"bytes", (json_int_t)res->bytes,
 		"shards", (int)res->shards,
 		"shard_bytes", (json_int_t)res->shard_bytes,
-		"gpu_type", r->gpu_type ? json_string(r->gpu_type) :
-		json_null(), "gpu_count", (int)r->gpu_count));
+		"gpu_type", r->setup.gpu_type ? json_string(r->setup.gpu_type) :
+		json_null(), "gpu_count", (int)r->setup.gpu_count));
 	json_object_set_new(root, "io", json_pack(
 		"{s:s, s:o, s:i, s:i, s:b}",
 		"backend", stg_backend_name(res->backend),
@@ -367,11 +358,11 @@ void rpt_sweep_cost_fill(const struct rpt_sweep *s, enum stg_cache_state k,
 			 struct rpt_sweep_cost *out)
 {
 	const struct rpt_cache_verdict *cv = &s->v.cache[k];
-	const double demand = jdg_demand_total(s->demand_total,
-					       s->demand_per_gpu, s->gpu_count);
+	const double demand = jdg_demand_total(s->setup.demand_total,
+			s->setup.demand_per_gpu, s->setup.gpu_count);
 
 	memset(out, 0, sizeof(*out));
-	out->epoch_samples = (double)s->files;
+	out->epoch_samples = (double)s->setup.files;
 	out->epoch_s = out->usd_per_msample = out->usd_per_epoch = -1;
 	if (!cv->measured || !(cv->samples_per_s > 0))
 		return;
@@ -437,14 +428,14 @@ void rpt_sweep_cost_print(FILE *f, const struct rpt_sweep *s)
 	}
 	if (!(s->usd_per_hour > 0))
 		return;
-	rpt_fmt_count(a, sizeof(a), jdg_demand_total(s->demand_total,
-		      s->demand_per_gpu, s->gpu_count));
-	rpt_fmt_count(b, sizeof(b), (double)s->files);
+	rpt_fmt_count(a, sizeof(a), jdg_demand_total(s->setup.demand_total,
+		      s->setup.demand_per_gpu, s->setup.gpu_count));
+	rpt_fmt_count(b, sizeof(b), (double)s->setup.files);
 	fprintf(f, "  cost     $%g per hour (as given), at the feed the GPUs "
 		"get:\n           the measured samples/s, at most the demand "
 		"of %u x %.12s\n           (%s/s); an epoch is the dataset's "
-		"%s files\n", s->usd_per_hour, s->gpu_count,
-		s->gpu_type ? s->gpu_type : "?", a, b);
+		"%s files\n", s->usd_per_hour, s->setup.gpu_count,
+		s->setup.gpu_type ? s->setup.gpu_type : "?", a, b);
 	for (int k = 0; k < STG_CACHE_STATES; k++) {
 		struct rpt_sweep_cost x;
 
@@ -510,7 +501,7 @@ int rpt_sweep_cost_json(json_t *root, const struct rpt_sweep *s)
 		}
 		cost = per ? json_pack("{s:o, s:o, s:o}", "usd_per_hour",
 				       rpt_jnum(s->usd_per_hour), "epoch_samples",
-				       rpt_jnum_pos((double)s->files),
+				       rpt_jnum_pos((double)s->setup.files),
 				       "per_cache", per) : NULL;
 	}
 	if (!ckj || !cost) {
@@ -566,7 +557,25 @@ void rpt_sweep_cost_html(struct rpt_buf *b, const struct rpt_sweep *s)
 		       "given with --price; the feed is the measured samples/s "
 		       "of each cache state, at most the demand of the asked "
 		       "GPUs; an epoch is the dataset's %llu files.%s</p>\n",
-		       s->usd_per_hour, (unsigned long long)s->files,
+		       s->usd_per_hour, (unsigned long long)s->setup.files,
 		       bound ? " The GPUs eat no faster than their demand." :
 		       "");
+}
+
+void rpt_ckpt_fill(struct rpt_ckpt *r, const struct rpt_ckpt_ask *a,
+		   uint64_t bytes, const struct ms_ckpt_result *res)
+{
+	r->params = a->params;
+	r->bytes_per_param = a->params ? a->bytes_per_param : 0;
+	r->bytes_asked = bytes;
+	r->direct = a->direct;
+	r->res = res;
+	r->tin.save_s = res->save.seconds;
+	r->tin.restore_s = res->restore.seconds;
+	r->tin.budget = a->budget;
+	r->tin.interval_s = a->interval_s;
+	r->tin.step_s = a->step_s;
+	r->tin.demand_total = r->setup.gpu_count * r->setup.demand_per_gpu;
+	r->tin.epoch_samples = a->epoch_samples;
+	jdg_ckpt_judge(&r->tin, &r->t);
 }

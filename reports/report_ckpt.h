@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "judge.h"
+#include "rpt_setup.h"
 #include "storage.h"
 
 #define RPT_CKPT_SCHEMA_NAME "feedrate.ckpt"
@@ -85,19 +86,12 @@ void rpt_ckpt_training(const struct rpt_ckpt_training_in *in,
 struct ms_ckpt_result;
 
 struct rpt_ckpt {
-	const char *version;            /* feedrate's */
-	const char *dir;                /* raw bytes */
-	const char *fs_type, *fs_device;
-	bool fs_network;
-	const char *instance_type, *vendor, *cpu_model;   /* "" unknown */
-	unsigned vcpus;
+	struct rpt_setup setup;         /* the folder (dataset: DIR, raw
+	                                   bytes), its storage, the machine,
+	                                   the GPUs (rpt_setup.h) */
 	double params;                  /* <= 0: --size was given */
 	double bytes_per_param;
 	uint64_t bytes_asked;
-	const char *gpu_type;           /* "A100"; NULL none */
-	unsigned gpu_count;             /* the shards' ranks */
-	double demand_per_gpu;          /* samples/s, <= 0 unknown */
-	const char *demand_source;
 	bool direct;
 	const struct ms_ckpt_result *res;
 	struct rpt_ckpt_training_in tin;
@@ -105,6 +99,23 @@ struct rpt_ckpt {
 	int signal;                     /* stopped by it, 0 none */
 	const char *error;              /* "" none */
 };
+
+/* What `feedrate ckpt` was asked: the size and the training figures. */
+struct rpt_ckpt_ask {
+	double params;                  /* 0: --size */
+	double bytes_per_param;
+	uint64_t size;                  /* 0: --params */
+	bool direct;
+	double step_s, interval_s, budget, epoch_samples;
+};
+
+/*
+ * R's request (A; BYTES the checkpoint's size), result RES (borrowed) and
+ * what the times mean for training (jdg_ckpt_judge at R's GPUs' demand,
+ * R->setup filled before). Pure.
+ */
+void rpt_ckpt_fill(struct rpt_ckpt *r, const struct rpt_ckpt_ask *a,
+		   uint64_t bytes, const struct ms_ckpt_result *res);
 
 /* The human report of R on F. */
 void rpt_ckpt_print(FILE *f, const struct rpt_ckpt *r);
@@ -130,6 +141,15 @@ struct rpt_ckpt_brief {
  * not one (another schema, another version, no save or restore).
  */
 int rpt_ckpt_brief_from_json(const json_t *root, struct rpt_ckpt_brief *out);
+
+/*
+ * Read the ckpt report at PATH into *OUT (rpt_report_load, then
+ * rpt_ckpt_brief_from_json). Returns 0; -errno when it cannot be read;
+ * -EINVAL when it is not JSON or not a ckpt report. WHY (WHY_LEN bytes)
+ * says why, without the path.
+ */
+int rpt_ckpt_brief_load(const char *path, struct rpt_ckpt_brief *out,
+			char *why, size_t why_len);
 
 /*
  * A "checkpoint" section for an HTML report, appended to B (the page

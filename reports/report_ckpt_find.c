@@ -92,3 +92,20 @@ void rpt_cost_find_ckpt(const char *const *files, size_t n, size_t i,
 		free(t);
 	}
 }
+
+int rpt_ckpt_brief_load(const char *path, struct rpt_ckpt_brief *out,
+			char *why, size_t why_len)
+{
+	json_t *root;
+	int err = rpt_report_load(path, 0, &root, why, why_len);
+
+	if (err)
+		return err;
+	err = rpt_ckpt_brief_from_json(root, out);
+	json_decref(root);
+	if (err)
+		snprintf(why, why_len, "not a report of 'feedrate ckpt --json' "
+			 "(schema %s version %d with save and restore)",
+			 RPT_CKPT_SCHEMA_NAME, RPT_CKPT_SCHEMA_VERSION);
+	return err;
+}

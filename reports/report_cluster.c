@@ -53,7 +53,8 @@ static bool failed(const struct rpt_cluster_rank *r)
 /* GPUs were emulated: a type and a count per rank. */
 static bool emulated(const struct rpt_cluster *c)
 {
-	return c->gpu_type && *c->gpu_type && c->gpus_per_rank > 0;
+	return c->setup.gpu_type && *c->setup.gpu_type &&
+	       c->setup.gpu_count > 0;
 }
 
 static const struct rpt_cluster_rank *rank_at(const struct rpt_cluster *c,
@@ -87,7 +88,7 @@ struct node_info {
 static void nodes_fill(const struct rpt_cluster *c, struct node_info *ni,
 		       unsigned n)
 {
-	const double thr = jdg_threshold(c->au_threshold);
+	const double thr = jdg_threshold(c->setup.au_threshold);
 
 	for (unsigned k = 0; k < n; k++)
 		ni[k] = (struct node_info){ .first = -1, .slow = -1 };
@@ -187,13 +188,14 @@ void rpt_cluster_totals(const struct rpt_cluster *c,
 
 	/* cold and storage-bound on at least half the ranks: what the
 	 * cluster read is what the storage gives */
-	if (jdg_cluster_storage_ceiling(c->cache && !strcmp(c->cache, "cold"),
+	if (jdg_cluster_storage_ceiling(c->setup.cache &&
+					!strcmp(c->setup.cache, "cold"),
 					t->reported, t->storage_bound_ranks))
 		t->storage_ceiling_bytes_per_s = t->bytes_per_s;
 	if (emulated(c))
 		t->node_needs_bytes_per_s = jdg_node_needs_bytes(
-			c->gpus_per_rank, local, c->demand_per_gpu,
-			c->bytes_per_sample);
+			c->setup.gpu_count, local, c->setup.demand_per_gpu,
+			c->setup.bytes_per_sample);
 	t->nodes_before_storage_bound = jdg_nodes_before_storage_bound(
 		t->storage_ceiling_bytes_per_s, t->node_needs_bytes_per_s);
 }
@@ -215,7 +217,7 @@ static unsigned node_gpus(const struct rpt_cluster *c)
 	for (unsigned i = 0; i < c->world && c->ranks; i++)
 		if (c->ranks[i].local_size > local)
 			local = c->ranks[i].local_size;
-	return c->gpus_per_rank * local;
+	return c->setup.gpu_count * local;
 }
 
 static void mb(char *buf, size_t len, double bytes_per_s)
@@ -278,7 +280,7 @@ void rpt_cluster_verdict(const struct rpt_cluster *c, char *buf, size_t len)
 	struct rpt_cluster_totals t;
 	struct node_info ni[RPT_CLUSTER_NODES_MAX];
 	const unsigned n = node_slots(c);
-	const double thr = jdg_threshold(c->au_threshold);
+	const double thr = jdg_threshold(c->setup.au_threshold);
 	char a[32], b[32], miss[512];
 
 	if (!len)
@@ -319,7 +321,7 @@ void rpt_cluster_verdict(const struct rpt_cluster *c, char *buf, size_t len)
 		if (jdg_cluster_fed(true, t.nodes_fed, total)) {
 			snprintf(buf, len, "this storage feeds %u node%s x %u x "
 				 "%s at >= %.0f %% AU", total, total == 1 ?
-				 "" : "s", node_gpus(c), c->gpu_type,
+				 "" : "s", node_gpus(c), c->setup.gpu_type,
 				 thr * 100);
 		} else {
 			bool fed[RPT_CLUSTER_NODES_MAX];
@@ -342,7 +344,8 @@ void rpt_cluster_verdict(const struct rpt_cluster *c, char *buf, size_t len)
 			snprintf(buf, len, "this storage feeds %u of %u node%s "
 				 "x %u x %s at >= %.0f %% AU%s%s%s", t.nodes_fed,
 				 total, total == 1 ? "" : "s", node_gpus(c),
-				 c->gpu_type, thr * 100, why[0] ? " (" : "",
+				 c->setup.gpu_type, thr * 100, why[0] ? " (" :
+				 "",
 				 why, why[0] ? ")" : "");
 		}
 		if (t.nodes_before_storage_bound == 0) {
@@ -361,14 +364,15 @@ void rpt_cluster_verdict(const struct rpt_cluster *c, char *buf, size_t len)
 			mb(b, sizeof(b), t.storage_ceiling_bytes_per_s);
 			rpt_cat(buf, len, "; the storage ceiling is %s (the reads "
 			    "a node needs are unknown)", b);
-		} else if (c->cache && !strcmp(c->cache, "cold")) {
+		} else if (c->setup.cache && !strcmp(c->setup.cache, "cold")) {
 			mb(b, sizeof(b), t.bytes_per_s);
 			rpt_cat(buf, len, "; not storage-bound at %u node%s: the "
 			    "storage ceiling is above %s", t.nodes_seen,
 			    t.nodes_seen == 1 ? "" : "s", b);
 		} else {
 			rpt_cat(buf, len, "; the storage ceiling is not known "
-			    "(the cache was %s: measure cold)", nz(c->cache));
+			    "(the cache was %s: measure cold)",
+			    nz(c->setup.cache));
 		}
 	}
 	if (missing_words(c, miss, sizeof(miss)))
@@ -469,7 +473,7 @@ static void print_nodes(FILE *f, const struct rpt_cluster *c,
 static void print_storage(FILE *f, const struct rpt_cluster *c,
 			  const struct rpt_cluster_totals *t)
 {
-	const bool cold = c->cache && !strcmp(c->cache, "cold");
+	const bool cold = c->setup.cache && !strcmp(c->setup.cache, "cold");
 	char a[32], b[32];
 
 	mb(a, sizeof(a), t->bytes_per_s);
@@ -483,7 +487,7 @@ static void print_storage(FILE *f, const struct rpt_cluster *c,
 			"the limit\n", a, t->storage_bound_ranks, t->reported);
 	else
 		fprintf(f, "  storage    ceiling not measured: the cache was %s "
-			"(run cold for it)\n", nz(c->cache));
+			"(run cold for it)\n", nz(c->setup.cache));
 	if (t->solo_sum_bytes_per_s >= 0) {
 		fprintf(f, "  alone      together %.0f MB/s; alone ",
 			t->bytes_per_s / 1e6);
@@ -511,11 +515,11 @@ static void print_storage(FILE *f, const struct rpt_cluster *c,
 			"measured\n");
 	}
 	if (t->node_needs_bytes_per_s > 0) {
-		rpt_fmt_count(b, sizeof(b), c->demand_per_gpu);
+		rpt_fmt_count(b, sizeof(b), c->setup.demand_per_gpu);
 		mb(a, sizeof(a), t->node_needs_bytes_per_s);
 		fprintf(f, "  node needs %s: %u x %s at %s samples/s each, "
 			"%.0f KB stored per sample\n", a, node_gpus(c),
-			c->gpu_type, b, c->bytes_per_sample / 1e3);
+			c->setup.gpu_type, b, c->setup.bytes_per_sample / 1e3);
 		if (t->nodes_before_storage_bound >= 0)
 			fprintf(f, "  K          %d node%s before the storage "
 				"is the limit (floor(ceiling / node needs))\n",
@@ -578,34 +582,36 @@ void rpt_cluster_print(FILE *f, const struct rpt_cluster *c)
 		c->signal ? " (PARTIAL: interrupted)" : partial(c, &t) ?
 		" (PARTIAL: ranks missing)" : "");
 	fprintf(f, "  command    %s%s%s\n", nz(c->command),
-		c->workload ? ", workload " : "", nz(c->workload));
+		c->setup.workload ? ", workload " : "", nz(c->setup.workload));
 	fprintf(f, "  dataset    ");
-	rpt_put_path(f, c->dataset);
-	rpt_fmt_count(a, sizeof(a), (double)c->files);
-	rpt_fmt_bytes(b, sizeof(b), (double)c->bytes);
+	rpt_put_path(f, c->setup.dataset);
+	rpt_fmt_count(a, sizeof(a), (double)c->setup.files);
+	rpt_fmt_bytes(b, sizeof(b), (double)c->setup.bytes);
 	fprintf(f, ": %s files, %s", a, b);
-	if (c->format && *c->format) {
-		rpt_fmt_count(a, sizeof(a), (double)c->records);
-		fprintf(f, ", %s %s records", a, c->format);
+	if (c->setup.format && *c->setup.format) {
+		rpt_fmt_count(a, sizeof(a), (double)c->setup.records);
+		fprintf(f, ", %s %s records", a, c->setup.format);
 	}
 	fputc('\n', f);
-	fprintf(f, "  storage    %s", c->fs_type && *c->fs_type ? c->fs_type :
+	fprintf(f, "  storage    %s", c->setup.fs_type && *c->setup.fs_type ?
+		c->setup.fs_type :
 		"unknown fs");
-	if (c->fs_server && *c->fs_server) {
+	if (c->setup.fs_server && *c->setup.fs_server) {
 		fprintf(f, " from ");
-		rpt_put_path(f, c->fs_server);
+		rpt_put_path(f, c->setup.fs_server);
 	}
-	fprintf(f, "\n  cache      %s\n", nz(c->cache));
+	fprintf(f, "\n  cache      %s\n", nz(c->setup.cache));
 	fprintf(f, "  window     %.1f s on every rank, started together "
 		"(largest start skew %.3f s)\n", c->window_s, t.max_skew_s);
 	fprintf(f, "  world      %u rank%s on %u node%s\n", c->world,
 		c->world == 1 ? "" : "s", c->nodes, c->nodes == 1 ? "" : "s");
 	if (emulated(c)) {
-		rpt_fmt_count(a, sizeof(a), c->demand_per_gpu);
+		rpt_fmt_count(a, sizeof(a), c->setup.demand_per_gpu);
 		fprintf(f, "  GPUs       %u x %s emulated per rank, %s "
 			"samples/s each (%s, %s; source: %s)\n",
-			c->gpus_per_rank, c->gpu_type, a, nz(c->demand_kind),
-			nz(c->demand_basis), nz(c->demand_source));
+			c->setup.gpu_count, c->setup.gpu_type, a,
+			nz(c->setup.demand_kind),
+			nz(c->setup.demand_basis), nz(c->setup.demand_source));
 	} else {
 		fprintf(f, "  GPUs       none emulated (raw feed rate)\n");
 	}
@@ -620,7 +626,7 @@ void rpt_cluster_print(FILE *f, const struct rpt_cluster *c)
 		fprintf(f, "  AU         %.1f %% over every emulated GPU; %u of "
 			"%u node%s fed at >= %.0f %%\n", t.au * 100,
 			t.nodes_fed, c->nodes, c->nodes == 1 ? "" : "s",
-			jdg_threshold(c->au_threshold) * 100);
+			jdg_threshold(c->setup.au_threshold) * 100);
 	if (t.slowest_node >= 0) {
 		const struct rpt_cluster_rank *r = rank_at(c,
 			(unsigned)ni[t.slowest_node].first);
@@ -772,17 +778,7 @@ json_t *rpt_cluster_json(const struct rpt_cluster *c)
 	json_object_set_new(root, "schema_version",
 			    json_integer(RPT_RUN_SCHEMA_VERSION));
 	json_object_set_new(root, "command", json_string(nz(c->command)));
-	json_object_set_new(root, "workload", c->workload ?
-			    jtext(c->workload) : json_null());
-	json_object_set_new(root, "dataset", rpt_json_path(nz(c->dataset)));
-	json_object_set_new(root, "format", jstr_or_null(c->format));
-	json_object_set_new(root, "files", json_integer((json_int_t)c->files));
-	json_object_set_new(root, "bytes", json_integer((json_int_t)c->bytes));
-	json_object_set_new(root, "records",
-			    json_integer((json_int_t)c->records));
-	json_object_set_new(root, "fs", json_pack("{s:o,s:o}", "type",
-		jstr_or_null(c->fs_type), "server", jstr_or_null(c->fs_server)));
-	json_object_set_new(root, "cache", jstr_or_null(c->cache));
+	rpt_setup_json(root, &c->setup, RPT_SETUP_CLUSTER);
 	json_object_set_new(root, "window_s", rpt_jnum(c->window_s));
 	json_object_set_new(root, "world", json_integer(c->world));
 	json_object_set_new(root, "node_count", json_integer(c->nodes));
@@ -829,17 +825,8 @@ json_t *rpt_cluster_json(const struct rpt_cluster *c)
 		c->every_sample_once >= 0 ? json_boolean(c->every_sample_once > 0)
 		: json_null(), "epochs", (int)c->epochs_checked, "how",
 		JFIXED(c->once_how)));
-	json_object_set_new(root, "gpus", json_pack("{s:o,s:i,s:i,s:o,s:o,"
-		"s:o,s:o,s:o,s:o}", "type", emulated(c) ?
-		jtext(c->gpu_type) : json_null(), "per_rank",
-		(int)c->gpus_per_rank, "per_node", (int)(emulated(c) ?
-		node_gpus(c) : 0), "demand_per_gpu", rpt_jnum_if(c->demand_per_gpu,
-		c->demand_per_gpu > 0), "au_threshold",
-		rpt_jnum(rpt_verdict_threshold(c->au_threshold)), "kind",
-		jstr_or_null(c->demand_kind), "basis",
-		jstr_or_null(c->demand_basis), "source",
-		jstr_or_null(c->demand_source), "bytes_per_sample",
-		rpt_jnum_if(c->bytes_per_sample, c->bytes_per_sample > 0)));
+	json_object_set_new(json_object_get(root, "gpus"), "per_node",
+			    json_integer(emulated(c) ? node_gpus(c) : 0));
 	json_object_set_new(root, "partial", json_boolean(partial(c, &t)));
 	json_object_set_new(root, "signal", c->signal ?
 			    json_string(sig_name(c->signal)) : json_null());
@@ -880,15 +867,16 @@ static void html_totals(struct rpt_buf *b, const struct rpt_cluster *c,
 	rpt_buf_printf(b, "<h2>totals</h2>\n");
 	rpt_html_table(b, "totals", NULL, 0);
 	rpt_buf_printf(b, "<tr><td>dataset</td><td>");
-	rpt_buf_html_path(b, c->dataset);
+	rpt_buf_html_path(b, c->setup.dataset);
 	rpt_buf_printf(b, "</td></tr>\n<tr><td>storage</td><td>");
-	rpt_buf_html(b, c->fs_type && *c->fs_type ? c->fs_type : "unknown");
-	if (c->fs_server && *c->fs_server) {
+	rpt_buf_html(b, c->setup.fs_type && *c->setup.fs_type ?
+		     c->setup.fs_type : "unknown");
+	if (c->setup.fs_server && *c->setup.fs_server) {
 		rpt_buf_printf(b, " from ");
-		rpt_buf_html_path(b, c->fs_server);
+		rpt_buf_html_path(b, c->setup.fs_server);
 	}
 	rpt_buf_printf(b, "</td></tr>\n");
-	html_row(b, "cache", nz(c->cache));
+	html_row(b, "cache", nz(c->setup.cache));
 	rpt_buf_printf(b, "<tr><td>window</td><td>%.1f s</td></tr>\n"
 		       "<tr><td>ranks</td><td>%u of %u measured, on %u "
 		       "node%s</td></tr>\n", c->window_s, t->reported, c->world,
@@ -1079,9 +1067,9 @@ char *rpt_cluster_html(const struct rpt_cluster *c)
 	rpt_html_head(&b, "feedrate cluster");
 	rpt_buf_printf(&b, "<h1>feedrate ");
 	rpt_buf_html(&b, c->command ? c->command : "cluster");
-	if (c->workload) {
+	if (c->setup.workload) {
 		rpt_buf_printf(&b, ": ");
-		rpt_buf_html(&b, c->workload);
+		rpt_buf_html(&b, c->setup.workload);
 	}
 	rpt_buf_printf(&b, " on %u node%s, %u rank%s%s</h1>\n", c->nodes,
 		       c->nodes == 1 ? "" : "s", c->world,

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "cluster.h"      /* the rank record (struct rpt_cluster_rank) */
+#include "rpt_setup.h"
 
 struct json_t;
 
@@ -23,25 +24,15 @@ struct json_t;
 /* The whole report, filled by the command on rank 0. */
 struct rpt_cluster {
 	const char *command;            /* "run", "io" */
-	const char *workload;           /* NULL for io */
-	const char *dataset;            /* raw bytes */
-	const char *format;
-	const char *fs_type;            /* "nfs4", "fuse.s3fs" */
-	const char *fs_server;          /* "127.0.0.1:/export", "" unknown */
-	const char *cache;              /* "cold", "warm", "ram" */
-	uint64_t files, bytes, records;
+	struct rpt_setup setup;         /* workload (NULL for io), dataset,
+	                                   format, listing, fs_type and
+	                                   fs_server, cache, the GPUs each
+	                                   rank emulated (gpu_count per rank;
+	                                   gpu_type NULL: raw feed) */
 	double window_s;                /* the window asked of every rank */
 	unsigned world;                 /* ranks launched */
 	unsigned nodes;                 /* distinct hosts among them */
 	const struct rpt_cluster_rank *ranks; /* WORLD of them, by rank */
-
-	/* the GPUs each rank emulated (as --gpus on one VM) */
-	const char *gpu_type;           /* "A100"; NULL: raw feed */
-	unsigned gpus_per_rank;
-	double demand_per_gpu;          /* samples/s one GPU eats */
-	double au_threshold;
-	const char *demand_kind, *demand_basis, *demand_source;
-	double bytes_per_sample;        /* stored bytes a sample needs read */
 
 	/* exactly once per epoch, across ranks */
 	int every_sample_once;          /* 1 checked and true, 0 false, -1
@@ -196,14 +187,9 @@ struct rpt_cluster_point {
 /* The whole sweep, filled by the command on rank 0. Points are in plan
  * order: for each cache state, for each vCPU count, ranks 1, 2, 4 ... R. */
 struct rpt_cluster_sweep {
-	const char *workload, *dataset, *format, *fs_type, *fs_server;
-	uint64_t files, bytes, records;
+	struct rpt_setup setup;         /* as a point's (rpt_cluster) */
 	unsigned world, nodes;          /* launched */
 	double window_s;                /* each point's */
-	const char *gpu_type;           /* NULL: raw feed */
-	unsigned gpus_per_rank;
-	double demand_per_gpu, au_threshold, bytes_per_sample;
-	const char *demand_kind, *demand_basis, *demand_source;
 	const struct rpt_cluster_point *points;
 	size_t npoints;
 	int signal;                     /* stopped by this: partial */
@@ -322,6 +308,34 @@ void rpt_cluster_rank_fill(struct rpt_cluster_rank *r,
 void rpt_cluster_from_run(struct rpt_cluster *c, const struct rpt_run *rr,
 			  const char *dataset, const char *fs_server,
 			  double window_s, int signal, const char *notes);
+
+/* *C (zeroed first) of COMMAND over a window of WINDOW_S: its setup
+ * from IN (rpt_setup_fill; no GPU type in a raw feed). */
+struct rpt_setup_src;
+void rpt_cluster_fill(struct rpt_cluster *c, const char *command,
+		      const struct rpt_setup_src *in, double window_s);
+
+/* This rank's record R (its identity already in, ms_cluster_rank_init) of
+ * a point PO with result RES, judged as a run of IN's workload and GPUs
+ * on a dataset of FILES_TOTAL files; STOP the command's signal, SHARED
+ * whether its CPUs were shared. */
+void rpt_cluster_rank_from_point(struct rpt_cluster_rank *r,
+				 const struct rpt_setup_src *in,
+				 const struct ms_point_out *po,
+				 const struct ldr_result *res,
+				 size_t files_total, int stop, bool shared);
+
+/* Rank 0's cluster report *C of `io` reading DATASET (MD's listing, M's
+ * machine and storage under it) as CFG asked (its cache state, as asked;
+ * its window), stopped by SIGNAL (0 none). Everything pointed to must
+ * outlive C. */
+struct ms_io_config;
+struct ms_machine;
+struct ms_dataset;
+void rpt_cluster_from_io(struct rpt_cluster *c, const struct ms_io_config *cfg,
+			 const struct ms_machine *m,
+			 const struct ms_dataset *md, const char *dataset,
+			 int signal);
 
 /* C's ranks, world, nodes and exactly-once check from rank 0's R (whose
  * ranks C then borrows). */

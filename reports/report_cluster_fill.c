@@ -22,7 +22,7 @@ void rpt_cluster_rank_fill(struct rpt_cluster_rank *r,
 	r->cpus_shared = cpus_shared;
 	r->hit_ratio = po->hit_ratio;
 	r->signal = rr->signal;
-	r->gpus = rr->gpu_count;
+	r->gpus = rr->setup.gpu_count;
 	snprintf(r->bottleneck, sizeof(r->bottleneck), "%s",
 		 rr->bottleneck ? rr->bottleneck : "unknown");
 	if (!po->measured && po->rep.stalled) {
@@ -47,12 +47,12 @@ void rpt_cluster_rank_fill(struct rpt_cluster_rank *r,
 	r->read_bytes = res->read_bytes;
 	r->samples_per_s = res->samples_per_s;
 	r->bytes_per_s = res->read_bytes_per_s;
-	if (rr->gpu_count)
+	if (rr->setup.gpu_count)
 		r->au = res->au;
 	r->gpus_fed = rpt_run_gpus_fed(rr);
 	snprintf(r->bottleneck_why, sizeof(r->bottleneck_why), "%s",
 		 res->bottleneck_why);
-	if (rr->gpu_count && rpt_run_too_short(rr, r->bottleneck_why,
+	if (rr->setup.gpu_count && rpt_run_too_short(rr, r->bottleneck_why,
 					       sizeof(r->bottleneck_why)))
 		r->too_short = true;
 	/* sent in this rank's clock; rank 0 takes the offset out */
@@ -72,26 +72,68 @@ void rpt_cluster_from_run(struct rpt_cluster *c, const struct rpt_run *rr,
 {
 	memset(c, 0, sizeof(*c));
 	c->command = "run";
-	c->workload = rr->workload;
-	c->dataset = rr->dataset ? rr->dataset : dataset;
-	c->format = rr->format;
-	c->fs_type = rr->fs_type;
-	c->fs_server = fs_server;
-	c->cache = rr->cache;
-	c->files = rr->files;
-	c->bytes = rr->bytes;
-	c->records = rr->records;
+	c->setup = rr->setup;
+	if (!c->setup.dataset)
+		c->setup.dataset = dataset;
+	c->setup.fs_server = fs_server;
 	c->window_s = window_s;
-	c->gpu_type = rr->gpu_count ? rr->gpu_type : NULL;
-	c->gpus_per_rank = rr->gpu_count;
-	c->demand_per_gpu = rr->demand_per_gpu;
-	c->au_threshold = jdg_threshold(rr->au_threshold);
-	c->demand_kind = rr->demand_kind;
-	c->demand_basis = rr->demand_basis;
-	c->demand_source = rr->demand_source;
-	c->bytes_per_sample = rpt_bytes_per_sample(rr->bytes, rr->records);
+	/* GPUs emulated, else a raw feed */
+	if (!c->setup.gpu_count)
+		c->setup.gpu_type = NULL;
+	c->setup.au_threshold = jdg_threshold(rr->setup.au_threshold);
+	c->setup.bytes_per_sample = rpt_bytes_per_sample(rr->setup.bytes,
+							 rr->setup.records);
 	c->signal = signal;
 	c->notes = notes;
+}
+
+void rpt_cluster_fill(struct rpt_cluster *c, const char *command,
+		      const struct rpt_setup_src *in, double window_s)
+{
+	memset(c, 0, sizeof(*c));
+	c->command = command;
+	rpt_setup_fill(&c->setup, in);
+	if (!c->setup.gpu_count)
+		c->setup.gpu_type = NULL;       /* a raw feed */
+	c->window_s = window_s;
+	c->notes = "";
+}
+
+void rpt_cluster_rank_from_point(struct rpt_cluster_rank *r,
+				 const struct rpt_setup_src *in,
+				 const struct ms_point_out *po,
+				 const struct ldr_result *res,
+				 size_t files_total, int stop, bool shared)
+{
+	struct rpt_run rr;
+	char how[RPT_HOW_LEN];
+
+	memset(&rr, 0, sizeof(rr));
+	rr.cpu_outside_mask_s = -1;
+	rr.fraction_resident = -1;
+	rr.hit_ratio = -1;
+	rpt_setup_fill(&rr.setup, in);
+	rpt_run_fill_point(&rr, po, res, false, files_total, how, sizeof(how));
+	rr.signal = po->rep.signal ? po->rep.signal : stop;
+	rpt_cluster_rank_fill(r, &rr, res, po, shared);
+}
+
+void rpt_cluster_from_io(struct rpt_cluster *c, const struct ms_io_config *cfg,
+			 const struct ms_machine *m,
+			 const struct ms_dataset *md, const char *dataset,
+			 int signal)
+{
+	rpt_cluster_fill(c, "io", &(struct rpt_setup_src){
+		.m = m, .md = md, .dataset = dataset, .backend = -1,
+		.cache = -1 }, cfg->duration_s);
+	c->setup.format = NULL;         /* io reads files, not samples */
+	/* as asked, before warm became "as found" for the reads */
+	c->setup.cache = cfg->cache == STG_CACHE_COLD ? "cold" :
+			 cfg->cache == STG_CACHE_WARM ? "warm" :
+			 cfg->rc.direct ? "as found, O_DIRECT" : "as found";
+	c->setup.au_threshold = LDR_DEFAULT_AU_THRESHOLD;
+	c->setup.bytes_per_sample = 0;  /* no GPU emulated */
+	c->signal = signal;
 }
 
 void rpt_cluster_take(struct rpt_cluster *c, const struct ms_cluster_result *r)
@@ -123,28 +165,14 @@ int rpt_cluster_sweep_fill(struct rpt_cluster_sweep *s,
 		pts[i].vcpus = p->vcpus;
 		pts[i].cache = stg_cache_state_name(p->cache);
 		pts[i].report = *base;
-		pts[i].report.cache = pts[i].cache;
+		pts[i].report.setup.cache = pts[i].cache;
 		rpt_cluster_take(&pts[i].report, &p->res);
 	}
-	s->workload = base->workload;
-	s->dataset = base->dataset;
-	s->format = base->format;
-	s->fs_type = base->fs_type;
-	s->fs_server = base->fs_server;
-	s->files = base->files;
-	s->bytes = base->bytes;
-	s->records = base->records;
+	s->setup = base->setup;
+	s->setup.cache = NULL;
 	s->world = world;
 	s->nodes = nodes;
 	s->window_s = r->window_s;
-	s->gpu_type = base->gpu_type;
-	s->gpus_per_rank = base->gpus_per_rank;
-	s->demand_per_gpu = base->demand_per_gpu;
-	s->au_threshold = base->au_threshold;
-	s->bytes_per_sample = base->bytes_per_sample;
-	s->demand_kind = base->demand_kind;
-	s->demand_basis = base->demand_basis;
-	s->demand_source = base->demand_source;
 	s->points = pts;
 	s->npoints = r->npoints;
 	return 0;

@@ -32,7 +32,8 @@ static const char *nz(const char *s)
 /* GPUs were emulated: a type and a count per rank. */
 static bool emulated(const struct rpt_cluster_sweep *s)
 {
-	return s->gpu_type && *s->gpu_type && s->gpus_per_rank > 0;
+	return s->setup.gpu_type && *s->setup.gpu_type &&
+	       s->setup.gpu_count > 0;
 }
 
 static bool same_cache(const char *a, const char *b)
@@ -259,7 +260,7 @@ static void verdict_series(struct rpt_buf *b, const struct rpt_cluster_sweep *s,
 			   const struct rpt_cluster_series *x, bool first)
 {
 	const struct rpt_cluster_point *last = &s->points[x->point[x->n - 1]];
-	const double thr = jdg_threshold(s->au_threshold);
+	const double thr = jdg_threshold(s->setup.au_threshold);
 	char m[32];
 	int big = -1;
 
@@ -316,11 +317,11 @@ static void verdict_series(struct rpt_buf *b, const struct rpt_cluster_sweep *s,
 		rpt_buf_printf(b, ", feeds %u node%s x %u x %s at >= %.0f %% AU",
 			       s->points[big].nodes, plural(s->points[big].nodes),
 			       rpt_cluster_node_gpus(&s->points[big].report),
-			       s->gpu_type, thr * 100);
+			       s->setup.gpu_type, thr * 100);
 	else
 		rpt_buf_printf(b, ", feeds 0 nodes x %u x %s at >= %.0f %% AU",
 			       rpt_cluster_node_gpus(&last->report),
-			       s->gpu_type, thr * 100);
+			       s->setup.gpu_type, thr * 100);
 }
 
 /* "; partial: stopped by SIGINT, ranks missing at cold 3 ranks" */
@@ -433,22 +434,22 @@ static void print_head(FILE *f, const struct rpt_cluster_sweep *s)
 	fprintf(f, "feedrate sweep on a cluster%s\n", sweep_signal(s) ?
 		" (PARTIAL: interrupted)" : sweep_partial(s) ?
 		" (PARTIAL: ranks missing)" : "");
-	if (s->workload)
-		fprintf(f, "  workload   %s\n", s->workload);
+	if (s->setup.workload)
+		fprintf(f, "  workload   %s\n", s->setup.workload);
 	fprintf(f, "  dataset    ");
-	rpt_put_path(f, s->dataset);
-	rpt_fmt_count(a, sizeof(a), (double)s->files);
-	rpt_fmt_bytes(b, sizeof(b), (double)s->bytes);
+	rpt_put_path(f, s->setup.dataset);
+	rpt_fmt_count(a, sizeof(a), (double)s->setup.files);
+	rpt_fmt_bytes(b, sizeof(b), (double)s->setup.bytes);
 	fprintf(f, ": %s files, %s", a, b);
-	if (s->format && *s->format) {
-		rpt_fmt_count(a, sizeof(a), (double)s->records);
-		fprintf(f, ", %s %s records", a, s->format);
+	if (s->setup.format && *s->setup.format) {
+		rpt_fmt_count(a, sizeof(a), (double)s->setup.records);
+		fprintf(f, ", %s %s records", a, s->setup.format);
 	}
-	fprintf(f, "\n  storage    %s", s->fs_type && *s->fs_type ?
-		s->fs_type : "unknown fs");
-	if (s->fs_server && *s->fs_server) {
+	fprintf(f, "\n  storage    %s", s->setup.fs_type && *s->setup.fs_type ?
+		s->setup.fs_type : "unknown fs");
+	if (s->setup.fs_server && *s->setup.fs_server) {
 		fprintf(f, " from ");
-		rpt_put_path(f, s->fs_server);
+		rpt_put_path(f, s->setup.fs_server);
 	}
 	fprintf(f, "\n  window     %.1f s a point, the ranks of a point "
 		"started together\n", s->window_s);
@@ -456,11 +457,12 @@ static void print_head(FILE *f, const struct rpt_cluster_sweep *s)
 		"R ranks runs ranks 0 .. R-1, the others idle\n", s->world,
 		plural(s->world), s->nodes, plural(s->nodes));
 	if (emulated(s)) {
-		rpt_fmt_count(a, sizeof(a), s->demand_per_gpu);
+		rpt_fmt_count(a, sizeof(a), s->setup.demand_per_gpu);
 		fprintf(f, "  GPUs       %u x %s emulated per rank, %s "
 			"samples/s each (%s, %s; source: %s)\n",
-			s->gpus_per_rank, s->gpu_type, a, nz(s->demand_kind),
-			nz(s->demand_basis), nz(s->demand_source));
+			s->setup.gpu_count, s->setup.gpu_type, a,
+			nz(s->setup.demand_kind),
+			nz(s->setup.demand_basis), nz(s->setup.demand_source));
 	} else {
 		fprintf(f, "  GPUs       none emulated (raw feed rate)\n");
 	}
@@ -655,31 +657,10 @@ json_t *rpt_cluster_sweep_json(const struct rpt_cluster_sweep *s)
 	json_object_set_new(root, "schema_version",
 			    json_integer(RPT_RUN_SCHEMA_VERSION));
 	json_object_set_new(root, "command", json_string("sweep"));
-	json_object_set_new(root, "workload", s->workload ?
-			    rpt_cluster_json_text(s->workload) : json_null());
-	json_object_set_new(root, "dataset", rpt_json_path(nz(s->dataset)));
-	json_object_set_new(root, "format", rpt_cluster_json_str(s->format));
-	json_object_set_new(root, "files", json_integer((json_int_t)s->files));
-	json_object_set_new(root, "bytes", json_integer((json_int_t)s->bytes));
-	json_object_set_new(root, "records",
-			    json_integer((json_int_t)s->records));
-	json_object_set_new(root, "fs", json_pack("{s:o,s:o}", "type",
-		rpt_cluster_json_str(s->fs_type), "server",
-		rpt_cluster_json_str(s->fs_server)));
+	rpt_setup_json(root, &s->setup, RPT_SETUP_CLUSTER_SWEEP);
 	json_object_set_new(root, "world", json_integer(s->world));
 	json_object_set_new(root, "node_count", json_integer(s->nodes));
 	json_object_set_new(root, "window_s", rpt_jnum(s->window_s));
-	json_object_set_new(root, "gpus", json_pack("{s:o,s:i,s:o,s:o,s:o,"
-		"s:o,s:o,s:o}", "type", emulated(s) ?
-		rpt_cluster_json_text(s->gpu_type) : json_null(), "per_rank",
-		(int)s->gpus_per_rank, "demand_per_gpu", rpt_jnum_if(
-		s->demand_per_gpu, s->demand_per_gpu > 0), "au_threshold",
-		rpt_jnum(rpt_verdict_threshold(s->au_threshold)), "kind",
-		rpt_cluster_json_str(s->demand_kind), "basis",
-		rpt_cluster_json_str(s->demand_basis), "source",
-		rpt_cluster_json_str(s->demand_source), "bytes_per_sample",
-		rpt_jnum_if(s->bytes_per_sample,
-		s->bytes_per_sample > 0)));
 	for (size_t i = 0; s->points && i < s->npoints; i++)
 		json_array_append_new(pts, point_json(s, i, sr, ns));
 	json_object_set_new(root, "points", pts);
@@ -706,25 +687,26 @@ static void html_head(struct rpt_buf *b, const struct rpt_cluster_sweep *s)
 	rpt_buf_printf(b, "<h2>what was swept</h2>\n");
 	rpt_html_table(b, "swept", NULL, 0);
 	rpt_buf_printf(b, "<tr><td>dataset</td><td>");
-	rpt_buf_html_path(b, s->dataset);
+	rpt_buf_html_path(b, s->setup.dataset);
 	rpt_buf_printf(b, "</td></tr>\n<tr><td>storage</td><td>");
-	rpt_buf_html(b, s->fs_type && *s->fs_type ? s->fs_type : "unknown");
-	if (s->fs_server && *s->fs_server) {
+	rpt_buf_html(b, s->setup.fs_type && *s->setup.fs_type ?
+		     s->setup.fs_type : "unknown");
+	if (s->setup.fs_server && *s->setup.fs_server) {
 		rpt_buf_printf(b, " from ");
-		rpt_buf_html_path(b, s->fs_server);
+		rpt_buf_html_path(b, s->setup.fs_server);
 	}
 	rpt_buf_printf(b, "</td></tr>\n<tr><td>window</td><td>%.1f s a point"
 		       "</td></tr>\n<tr><td>launched</td><td>%u rank%s on %u "
 		       "node%s</td></tr>\n<tr><td>GPUs</td><td>", s->window_s,
 		       s->world, plural(s->world), s->nodes, plural(s->nodes));
 	if (emulated(s)) {
-		rpt_buf_printf(b, "%u x ", s->gpus_per_rank);
-		rpt_buf_html(b, s->gpu_type);
+		rpt_buf_printf(b, "%u x ", s->setup.gpu_count);
+		rpt_buf_html(b, s->setup.gpu_type);
 		rpt_buf_printf(b, " per rank, %.0f samples/s each (",
-			       s->demand_per_gpu);
-		rpt_buf_html(b, nz(s->demand_kind));
+			       s->setup.demand_per_gpu);
+		rpt_buf_html(b, nz(s->setup.demand_kind));
 		rpt_buf_printf(b, "; source: ");
-		rpt_buf_html(b, nz(s->demand_source));
+		rpt_buf_html(b, nz(s->setup.demand_source));
 		rpt_buf_printf(b, ")");
 	} else {
 		rpt_buf_printf(b, "none emulated (raw feed rate)");
@@ -904,9 +886,9 @@ char *rpt_cluster_sweep_html(const struct rpt_cluster_sweep *s)
 	rpt_buf_init(&b);
 	rpt_html_head(&b, "feedrate cluster sweep");
 	rpt_buf_printf(&b, "<h1>feedrate sweep");
-	if (s->workload) {
+	if (s->setup.workload) {
 		rpt_buf_printf(&b, ": ");
-		rpt_buf_html(&b, s->workload);
+		rpt_buf_html(&b, s->setup.workload);
 	}
 	rpt_buf_printf(&b, " on %u node%s, %u rank%s%s</h1>\n", s->nodes,
 		       plural(s->nodes), s->world, plural(s->world),

@@ -3,6 +3,7 @@
  * run's dataset, GPUs and point, a sweep's points. Plain copies and
  * words; nothing here measures, prints or decides a verdict.
  */
+#include <errno.h>
 #include <math.h>
 
 #include <jansson.h>
@@ -27,20 +28,10 @@ static bool fmt_kind(const char *kind)
 	return false;
 }
 
-void rpt_run_fill_dataset(struct rpt_run *rr, const struct ms_dataset *md,
-			  bool kept)
+void rpt_run_fill_listing(struct rpt_run *rr, const struct ms_dataset *md)
 {
 	const struct stg_dataset *ds = md->ds;
 
-	rr->dataset = md->root;
-	rr->generated = md->gen_dir[0] != '\0';
-	rr->kept = rr->generated && kept;
-	rr->files = stg_dataset_count(ds);
-	rr->bytes = stg_dataset_total_bytes(ds);
-	rr->format = wl_format_name(md->shards ? md->format :
-				    WL_FORMAT_FOLDER);
-	rr->records = md->shards ? md->shards->total : rr->files;
-	rr->compressed_shards = md->shards ? md->shards->compressed_shards : 0;
 	for (int k = 0; k < STG_DS_ERR_COUNT; k++) {
 		const enum stg_ds_err e = (enum stg_ds_err)k;
 		const uint64_t n = stg_dataset_errors(ds, e);
@@ -74,29 +65,44 @@ void rpt_run_fill_dataset(struct rpt_run *rr, const struct ms_dataset *md,
 	}
 }
 
-void rpt_run_fill_gpus(struct rpt_run *rr, const struct ms_gpus *gs)
+void rpt_run_fill_result(struct rpt_run *rr, const struct ms_point_out *po,
+			 const struct ldr_result *res, bool ram,
+			 const struct ms_dataset *md, int stop, char *how,
+			 size_t how_len, char *notes, size_t notes_len)
 {
-	rr->gpu_count = gs->count;
-	rr->gpu_default = gs->default_type;
-	rr->gpu_type = gs->type;
-	rr->gpu_detail = gs->detail;
-	rr->demand_per_gpu = gs->demand;
-	rr->demand_single = gs->demand_single;
-	rr->demand_total = gs->demand_total;
-	rr->demand_multi_measured = gs->demand_multi_measured;
-	rr->demand_basis = gs->demand_basis;
-	rr->demand_range_lo = gs->demand_range_lo;
-	rr->demand_range_hi = gs->demand_range_hi;
-	rr->demand_kind = gs->demand_kind;
-	rr->demand_source = gs->demand_source;
-	rr->demand_est = gs->demand_est;
-	rr->tokens_per_sample = gs->tokens_per_sample;
+	rpt_run_fill_point(rr, po, res, ram, stg_dataset_count(md->ds), how,
+			   how_len);
+	rr->signal = po->rep.signal ? po->rep.signal : stop;
+	rpt_prepare_fill(&rr->prepare, &po->prep.ph, md->list_s,
+			 po->prep.method);
+	if (po->prep.note[0])
+		rpt_note(notes, notes_len, "%s", po->prep.note);
+	if (po->odirect_refused)
+		rpt_note(notes, notes_len, "cold: %s, so this run may not have "
+			 "been cold (the hit ratio says)", po->odirect_why);
+	if (po->measured && ram && res->epochs_done < 2 && !rr->signal &&
+	    !res->stopped_by_max_errors)
+		rpt_note(notes, notes_len, "only %llu epoch%s completed: the "
+			 "hit ratio of a RAM-limited page cache settles from "
+			 "the second epoch on",
+			 (unsigned long long)res->epochs_done,
+			 res->epochs_done == 1 ? "" : "s");
 }
 
-void rpt_run_fill_machine(struct rpt_run *rr, const struct stg_cpu_info *cpu)
+void rpt_run_fill_stalled(struct rpt_run *rr, const struct stg_stall *stall,
+			  const struct ldr_result *partial, int held_pid,
+			  char *text, size_t text_len, char *notes,
+			  size_t notes_len)
 {
-	rr->vcpu_kind = cpu->vcpu_kind;
-	rr->threads_per_core = cpu->threads_per_core;
+	rpt_stall_text(stall, text, text_len);
+	rr->stall = stall;
+	rr->res = partial;
+	rr->run_error = -ETIMEDOUT;
+	rr->run_error_text = text;
+	if (held_pid)
+		rpt_note(notes, notes_len, "the measurement child (pid %d) "
+			 "waits in the kernel on the stalled storage: it was "
+			 "killed and is left to the kernel", held_pid);
 }
 
 static const char *nz(const char *s)
@@ -362,51 +368,37 @@ void rpt_prep_progress_line(char *buf, size_t len, const char *phase,
 	snprintf(buf, len, "%s %s of %s files, %s files/s", phase, d, t, r);
 }
 
-void rpt_sweep_fill_setup(struct rpt_sweep *r, const struct ms_machine *m,
-			  const struct ms_dataset *md, const char *workload,
-			  const struct ms_gpus *gs, double au_threshold,
-			  const char *pipeline)
+void rpt_sweep_fill_setup(struct rpt_sweep *r,
+			  const struct rpt_setup_src *in)
 {
-	r->workload = workload;
-	r->dataset = md->root;
-	r->generated = md->gen_dir[0] != '\0';
-	r->files = stg_dataset_count(md->ds);
-	r->bytes = stg_dataset_total_bytes(md->ds);
-	r->format = wl_format_name(md->shards ? md->format :
-				   WL_FORMAT_FOLDER);
-	r->records = md->shards ? md->shards->total : r->files;
-	r->fs_type = m->fs_type;
-	r->fs_device = m->fs_device;
-	r->fs_network = m->fs.network;
-	r->pipeline = pipeline;
-	r->vcpus_total = m->vcpus_usable;
-	r->gpu_count = gs->count;
-	r->gpu_type = gs->type;
-	r->gpu_detail = gs->detail;
-	r->demand_per_gpu = gs->demand;
-	r->demand_kind = gs->demand_kind;
-	r->demand_source = gs->demand_source;
-	r->demand_est = gs->demand_est;
-	r->tokens_per_sample = gs->tokens_per_sample;
-	r->demand_single = gs->demand_single;
-	r->demand_total = gs->demand_total;
-	r->demand_multi_measured = gs->demand_multi_measured;
-	r->demand_basis = gs->demand_basis;
-	r->demand_range_lo = gs->demand_range_lo;
-	r->demand_range_hi = gs->demand_range_hi;
-	r->au_threshold = au_threshold;
-	r->cpu_model = m->cpu.model;
-	r->threads_per_core = m->cpu.threads_per_core > 0 ?
-		(unsigned)m->cpu.threads_per_core : 1;
-	r->vcpu_kind = m->cpu.vcpu_kind;
-	r->ram_total = m->mem.total_bytes > 0 ? (uint64_t)m->mem.total_bytes :
-		       0;
-	r->ram_available = m->mem.available_bytes > 0 ?
-		(uint64_t)m->mem.available_bytes : 0;
-	r->cgroup_limit = m->mem.cgroup_limit_bytes;
-	r->instance_type = m->dmi.product_name;
-	r->vendor = m->dmi.sys_vendor;
-	r->gpus_present = m->gpus.count;
+	rpt_setup_fill(&r->setup, in);
+	/* a sweep counts one thread per core where none is known */
+	if (r->setup.threads_per_core <= 0)
+		r->setup.threads_per_core = 1;
+}
+
+void rpt_sweep_fill_reserve(struct rpt_sweep *s, const struct wl_workload *w,
+			    unsigned batch, double vcpus,
+			    const uint64_t *ram_given, char *how,
+			    size_t how_len)
+{
+	const uint64_t sample = (uint64_t)w->out_channels * w->out_height *
+				w->out_width * sizeof(float);
+
+	s->reserve_vcpus_per_gpu = vcpus;
+	if (ram_given) {
+		s->reserve_ram_per_gpu = *ram_given;
+		s->reserve_ram_how = "";
+		return;
+	}
+	batch = batch ? batch : LDR_DEFAULT_BATCH;
+	s->reserve_ram_per_gpu = jdg_reserve_ram(batch, RPT_PINNED_BATCHES,
+						 sample);
+	snprintf(how, how_len, "%u pinned batches of %u x %llu B + %llu GiB "
+		 "for the process", RPT_PINNED_BATCHES, batch,
+		 (unsigned long long)sample,
+		 (unsigned long long)(RPT_RESERVE_PROCESS_BYTES >> 30));
+	s->reserve_ram_how = how;
 }
 
 size_t rpt_shapes_fill(struct rpt_shape *out, size_t max,

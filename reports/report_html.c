@@ -190,7 +190,7 @@ static void state_legend(const struct rpt_sweep *s, int c,
 	if (cv->top_dropped) {
 		snprintf(buf, len, "%s: not measured within the budget at %u "
 			 "vCPUs: no verdict from fewer, nothing projected",
-			 name, s->vcpus_total);
+			 name, s->setup.vcpus_total);
 		return;
 	}
 	if (!cv->measured) {
@@ -219,7 +219,7 @@ static void state_legend(const struct rpt_sweep *s, int c,
 	} else {
 		snprintf(buf, len, "%s: %s samples/s at %u vCPUs, feeds %u x "
 			 "%s", name, top, cv->vcpus_top, cv->gpus_fed,
-			 s->gpu_type ? s->gpu_type : "GPU");
+			 s->setup.gpu_type ? s->setup.gpu_type : "GPU");
 	}
 }
 
@@ -300,7 +300,7 @@ static void answer_x_ticks(struct rpt_buf *b, const struct rpt_sweep *s,
 	for (int c = 0; c < STG_CACHE_STATES; c++)
 		if (d[c].proj)
 			sp[n++] = (struct xmark){ d[c].to, c };
-	sp[n++] = (struct xmark){ s->vcpus_total, -1 };
+	sp[n++] = (struct xmark){ s->setup.vcpus_total, -1 };
 	sp[n++] = (struct xmark){ (unsigned)p->xmax, -2 };
 	for (size_t i = 1; i < n; i++)          /* largest first */
 		for (size_t j = i; j > 0 && sp[j].v > sp[j - 1].v; j--) {
@@ -345,15 +345,16 @@ static void zoom_x_ticks(struct rpt_buf *b, const struct rpt_sweep *s,
 			if (s->points[i].vcpus > v &&
 			    (!next || s->points[i].vcpus < next))
 				next = s->points[i].vcpus;
-		if (s->vcpus_total > v && (!next || s->vcpus_total < next))
-			next = s->vcpus_total;
+		if (s->setup.vcpus_total > v && (!next ||
+						 s->setup.vcpus_total < next))
+			next = s->setup.vcpus_total;
 		if (!next)
 			break;
 		v = next;
-		if (panel_x(p, v) - last_x < 14 && v != s->vcpus_total)
+		if (panel_x(p, v) - last_x < 14 && v != s->setup.vcpus_total)
 			continue;
-		x_tick(b, p, v, v == s->vcpus_total ? "vm" : NULL,
-		       v == s->vcpus_total ? "this VM" : NULL, "#333");
+		x_tick(b, p, v, v == s->setup.vcpus_total ? "vm" : NULL,
+		       v == s->setup.vcpus_total ? "this VM" : NULL, "#333");
 		last_x = panel_x(p, v);
 	}
 }
@@ -361,7 +362,8 @@ static void zoom_x_ticks(struct rpt_buf *b, const struct rpt_sweep *s,
 /* Where the asked count's demand line lies in P; NAN when it has none. */
 static double asked_y(const struct rpt_sweep *s, const struct panel *p)
 {
-	const double v = (s->gpu_count ? s->gpu_count : 1) * s->v.need_per_gpu;
+	const double v = (s->setup.gpu_count ? s->setup.gpu_count :
+			  1) * s->v.need_per_gpu;
 
 	return v > 0 && v <= p->ymax ? panel_y(p, v) : NAN;
 }
@@ -415,7 +417,7 @@ static void draw_demand(struct rpt_buf *b, const struct rpt_sweep *s,
 			const struct panel *p, const char *cls, double avoid)
 {
 	const double need = s->v.need_per_gpu;
-	const unsigned g = s->gpu_count ? s->gpu_count : 1;
+	const unsigned g = s->setup.gpu_count ? s->setup.gpu_count : 1;
 	double last_y = -1e9;
 	unsigned st = 1;
 
@@ -445,7 +447,7 @@ static void draw_demand(struct rpt_buf *b, const struct rpt_sweep *s,
 				       " y=\"%.1f\"%s>%u x ", p->left + p->w + 6,
 				       y + 4, k == g ? " font-weight=\"bold\"" :
 				       "", k);
-			rpt_buf_html(b, s->gpu_type);
+			rpt_buf_html(b, s->setup.gpu_type);
 			if (k == g)
 				rpt_buf_printf(b, " at %.0f %% AU",
 					       s->v.au_threshold * 100);
@@ -565,7 +567,7 @@ static void draw_states(struct rpt_buf *b, const struct rpt_sweep *s,
 				       "not measured within the budget at %u "
 				       "vCPUs</text>\n", p->left + 8,
 				       text_top + LINE_H * nm++, colour[c], name,
-				       s->vcpus_total);
+				       s->setup.vcpus_total);
 		rpt_buf_printf(b, "</g>\n");
 	}
 }
@@ -583,9 +585,9 @@ static bool state_shown(const struct rpt_sweep *s, const struct state_plot *d,
 static void plot_main(struct rpt_buf *b, const struct rpt_sweep *s)
 {
 	struct state_plot d[STG_CACHE_STATES];
-	const unsigned g = s->gpu_count ? s->gpu_count : 1;
+	const unsigned g = s->setup.gpu_count ? s->setup.gpu_count : 1;
 	double meas_y = 0, base_y = 0, height;
-	unsigned meas_x = s->vcpus_total, ax;
+	unsigned meas_x = s->setup.vcpus_total, ax;
 	struct panel a, z;
 	size_t nleg = 0, row = 0;
 	char xtitle[128], text[512], extra[160];
@@ -640,14 +642,14 @@ static void plot_main(struct rpt_buf *b, const struct rpt_sweep *s)
 		       "\"%.0f\" data-ymax=\"%.0f\">\n<text class=\"panel-title\" "
 		       "x=\"%.1f\" y=\"16\" font-weight=\"bold\">", a.xmax,
 		       a.ymax, ML);
-	if (a.xmax > s->vcpus_total)
+	if (a.xmax > s->setup.vcpus_total)
 		snprintf(text, sizeof(text), "To the vCPUs %u x %s need "
-			 "(dashed: projected)", g, s->gpu_type ?
-			 s->gpu_type : "GPU");
+			 "(dashed: projected)", g, s->setup.gpu_type ?
+			 s->setup.gpu_type : "GPU");
 	else
 		snprintf(text, sizeof(text), "This VM's %u vCPUs against "
-			 "%u x %s", s->vcpus_total, g, s->gpu_type ?
-			 s->gpu_type : "GPU");
+			 "%u x %s", s->setup.vcpus_total, g, s->setup.gpu_type ?
+			 s->setup.gpu_type : "GPU");
 	rpt_buf_html(b, text);
 	rpt_buf_printf(b, "</text>\n");
 	for (int c = 0; c < STG_CACHE_STATES; c++) {
@@ -767,7 +769,7 @@ static void verdict_table(struct rpt_buf *b, const struct rpt_sweep *s)
 				       "budget at %u vCPUs: no verdict from "
 				       "fewer</td></tr>\n",
 				       stg_cache_state_name((enum stg_cache_state)c),
-				       s->vcpus_total);
+				       s->setup.vcpus_total);
 			continue;
 		}
 		if (!cv->measured && cv->not_judged) {
@@ -819,8 +821,8 @@ static void verdict_table(struct rpt_buf *b, const struct rpt_sweep *s)
 			rpt_fmt_count(h, sizeof(h), hi);
 			rpt_buf_printf(b, "<tr><td colspan=\"8\" class=\"note\">"
 				       "PROJECTED: %u vCPUs needed for %u GPU%s",
-				       cv->vcpus_needed, s->gpu_count,
-				       s->gpu_count == 1 ? "" : "s");
+				       cv->vcpus_needed, s->setup.gpu_count,
+				       s->setup.gpu_count == 1 ? "" : "s");
 			if (cv->vcpus_reserved)
 				rpt_buf_printf(b, " (and %u for the training "
 					       "job)", cv->vcpus_reserved);
@@ -843,37 +845,41 @@ static void facts_table(struct rpt_buf *b, const struct rpt_sweep *s)
 {
 	rpt_html_table(b, "facts", NULL, 0);
 	rpt_buf_printf(b, "<tr><td>CPU</td><td>");
-	rpt_buf_html(b, s->cpu_model);
+	rpt_buf_html(b, s->setup.cpu_model);
 	rpt_buf_printf(b, " (%u usable vCPUs)</td></tr><tr><td>RAM</td><td>"
-		       "%.2f GB (%.2f GB available)", s->vcpus_total,
-		       s->ram_total / 1e9, s->ram_available / 1e9);
-	if (s->cgroup_limit >= 0)
+		       "%.2f GB (%.2f GB available)", s->setup.vcpus_total,
+		       s->setup.ram_total / 1e9, s->setup.ram_available / 1e9);
+	if (s->setup.cgroup_limit >= 0)
 		rpt_buf_printf(b, ", cgroup limit %.2f GB",
-			       s->cgroup_limit / 1e9);
+			       s->setup.cgroup_limit / 1e9);
 	rpt_buf_printf(b, "</td></tr><tr><td>instance</td><td>");
-	rpt_buf_html(b, s->instance_type);
+	rpt_buf_html(b, s->setup.instance_type);
 	rpt_buf_printf(b, " ");
-	rpt_buf_html(b, s->vendor);
+	rpt_buf_html(b, s->setup.vendor);
 	rpt_buf_printf(b, "</td></tr><tr><td>dataset</td><td>");
-	rpt_buf_html_path(b, s->dataset);
+	rpt_buf_html_path(b, s->setup.dataset);
 	rpt_buf_printf(b, " (%llu files, %.1f MB%s)</td></tr><tr><td>storage"
-		       "</td><td>", (unsigned long long)s->files, s->bytes / 1e6,
-		       s->generated ? ", generated" : "");
-	rpt_buf_html(b, s->fs_type);
+		       "</td><td>", (unsigned long long)s->setup.files,
+		       s->setup.bytes / 1e6,
+		       s->setup.generated ? ", generated" : "");
+	rpt_buf_html(b, s->setup.fs_type);
 	rpt_buf_printf(b, " on ");
-	rpt_buf_html(b, s->fs_device);
-	rpt_buf_printf(b, "%s, backend ", s->fs_network ? " (network)" : "");
+	rpt_buf_html(b, s->setup.fs_device);
+	rpt_buf_printf(b, "%s, backend ", s->setup.fs_network ? " (network)" :
+		       "");
 	rpt_buf_html(b, s->backend);
 	rpt_buf_printf(b, "</td></tr><tr><td>pipeline</td><td>");
-	rpt_buf_html(b, s->pipeline);
+	rpt_buf_html(b, s->setup.pipeline);
 	rpt_buf_printf(b, "</td></tr><tr><td>demand</td><td>");
-	rpt_buf_html(b, s->gpu_type);
+	rpt_buf_html(b, s->setup.gpu_type);
 	rpt_buf_printf(b, " (");
-	rpt_buf_html(b, s->gpu_detail);
-	rpt_buf_printf(b, "): %.0f samples/s per GPU, ", s->demand_per_gpu);
-	rpt_buf_html(b, s->demand_kind);
-	rpt_buf_printf(b, "%s; source: ", s->demand_est ? " (estimate)" : "");
-	rpt_buf_html(b, s->demand_source);
+	rpt_buf_html(b, s->setup.gpu_detail);
+	rpt_buf_printf(b, "): %.0f samples/s per GPU, ",
+		       s->setup.demand_per_gpu);
+	rpt_buf_html(b, s->setup.demand_kind);
+	rpt_buf_printf(b, "%s; source: ", s->setup.demand_est ? " (estimate)" :
+		       "");
+	rpt_buf_html(b, s->setup.demand_source);
 	rpt_buf_printf(b, "</td></tr><tr><td>budget</td><td>%.0f s of %.0f s; ",
 		       s->elapsed_s, s->budget_s);
 	rpt_buf_html(b, s->budget_rule);
@@ -911,11 +917,11 @@ static void points_table(struct rpt_buf *b, const struct rpt_sweep *s)
 			       p->cache == STG_CACHE_RAM && p->ram_not_limited ?
 			       " (page cache not limited: ran warm)" : "",
 			       rpt_point_too_short(p) ? " (too short)" : "");
-		if (rpt_point_sampled(p, s->files))
+		if (rpt_point_sampled(p, s->setup.files))
 			rpt_buf_printf(b, " (on a sample of %llu of %llu files, "
 				       "the page cache scaled alike)",
 				       (unsigned long long)p->sample_files,
-				       (unsigned long long)s->files);
+				       (unsigned long long)s->setup.files);
 		rpt_buf_printf(b, "</td><td>%.0f</td><td>", p->samples_per_s);
 		if (p->au >= 0)
 			rpt_buf_printf(b, "%.0f %%", p->au * 100);
@@ -1028,12 +1034,12 @@ static void ram_dots(struct rpt_buf *b, const struct rpt_sweep *s,
 		c = !strcmp(r->cache, "cold") ? STG_CACHE_COLD :
 		    !strcmp(r->cache, "warm") ? STG_CACHE_WARM : STG_CACHE_RAM;
 		if ((size_t)r->point < s->npoints &&
-		    rpt_point_sampled(&s->points[r->point], s->files))
+		    rpt_point_sampled(&s->points[r->point], s->setup.files))
 			snprintf(smp, sizeof(smp), "; on a sample of %llu of "
 				 "%llu files, the page cache scaled alike",
 				 (unsigned long long)
 				 s->points[r->point].sample_files,
-				 (unsigned long long)s->files);
+				 (unsigned long long)s->setup.files);
 		rpt_buf_printf(b, "<circle class=\"ram-pt\" data-cache=\"%s\" "
 			       "data-fraction=\"%.4f\" data-%s=\"%.4f\"%s cx=\""
 			       "%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\" stroke="
@@ -1067,8 +1073,8 @@ static void plot_ram(struct rpt_buf *b, const struct rpt_sweep *s)
 {
 	const struct rpt_sweep_verdict *v = &s->v;
 	const struct rpt_ram_need *n = &v->ram_need;
-	const double demand = v->need_per_gpu * (s->gpu_count ?
-						 s->gpu_count : 1);
+	const double demand = v->need_per_gpu * (s->setup.gpu_count ?
+						 s->setup.gpu_count : 1);
 	struct panel h = { .left = ML, .top = 30, .w = PW - ML - PMR,
 			   .h = RAM_HIT_H, .xmax = 1, .ymax = 1 };
 	struct panel r = h;
@@ -1077,7 +1083,7 @@ static void plot_ram(struct rpt_buf *b, const struct rpt_sweep *s)
 	struct rpt_svg_poly poly;
 	char text[160], num[32], extra[160];
 
-	if (!v->nram_curve || !s->bytes)
+	if (!v->nram_curve || !s->setup.bytes)
 		return;
 	for (size_t i = 0; i < v->nram_curve; i++)
 		ytop = fmax(ytop, v->ram_curve[i].samples_per_s);
@@ -1103,7 +1109,7 @@ static void plot_ram(struct rpt_buf *b, const struct rpt_sweep *s)
 		       "panel-title\" x=\"%.1f\" y=\"16\" font-weight=\"bold\">"
 		       "Hit ratio against the page cache (share of the dataset)"
 		       "</text>\n", ML);
-	ram_frame(b, &h, true, s->bytes);
+	ram_frame(b, &h, true, s->setup.bytes);
 	rpt_svg_poly_open(&poly, b, MODEL_LINE);
 	for (int k = 0; k <= RAM_MODEL_STEPS; k++) {
 		const double f = (double)k / RAM_MODEL_STEPS;
@@ -1128,20 +1134,21 @@ static void plot_ram(struct rpt_buf *b, const struct rpt_sweep *s)
 	rpt_buf_printf(b, "<g class=\"panel\" data-panel=\"samples\"><text "
 		       "class=\"panel-title\" x=\"%.1f\" y=\"%.1f\" font-weight"
 		       "=\"bold\">Samples/s against the page cache (%u vCPUs)"
-		       "</text>\n", ML, r.top - 12, s->vcpus_total);
-	ram_frame(b, &r, false, s->bytes);
+		       "</text>\n", ML, r.top - 12, s->setup.vcpus_total);
+	ram_frame(b, &r, false, s->setup.bytes);
 	if (demand > 0 && demand <= r.ymax) {
 		snprintf(text, sizeof(text), "%u x %s at %.0f %% AU",
-			 s->gpu_count ? s->gpu_count : 1, s->gpu_type ?
-			 s->gpu_type : "GPU", v->au_threshold * 100);
+			 s->setup.gpu_count ? s->setup.gpu_count : 1,
+			 s->setup.gpu_type ?
+			 s->setup.gpu_type : "GPU", v->au_threshold * 100);
 		ram_hline(b, &r, demand, "demand", "#333", "7 3", text);
 	} else if (demand_above) {
 		rpt_fmt_count(num, sizeof(num), demand);
 		rpt_buf_printf(b, "<text class=\"demand-above\" x=\"%.1f\" "
 			       "y=\"%.1f\" text-anchor=\"end\" fill=\"#333\">"
 			       "&#8593; %u x ", r.left + r.w, r.top - 12,
-			       s->gpu_count ? s->gpu_count : 1);
-		rpt_buf_html(b, s->gpu_type ? s->gpu_type : "GPU");
+			       s->setup.gpu_count ? s->setup.gpu_count : 1);
+		rpt_buf_html(b, s->setup.gpu_type ? s->setup.gpu_type : "GPU");
 		rpt_buf_printf(b, " at %.0f %% AU need %s/s, above this panel"
 			       "</text>\n", v->au_threshold * 100, num);
 	}
@@ -1340,7 +1347,7 @@ static void ram_section(struct rpt_buf *b, const struct rpt_sweep *s)
 		const int k = s->v.ram_curve[i].point;
 
 		sampled += k >= 0 && (size_t)k < s->npoints &&
-			   rpt_point_sampled(&s->points[k], s->files);
+			   rpt_point_sampled(&s->points[k], s->setup.files);
 	}
 	/* the hit ratio of a sample stands for the dataset: say so */
 	if (sampled)
@@ -1364,9 +1371,9 @@ char *rpt_sweep_html(const struct rpt_sweep *s)
 	rpt_buf_init(&b);
 	rpt_html_head(&b, "feedrate sweep");
 	rpt_buf_printf(&b, "<h1>feedrate sweep: ");
-	rpt_buf_html(&b, s->workload);
+	rpt_buf_html(&b, s->setup.workload);
 	rpt_buf_printf(&b, " against ");
-	rpt_buf_html(&b, s->gpu_type);
+	rpt_buf_html(&b, s->setup.gpu_type);
 	rpt_buf_printf(&b, "</h1>\n<p class=\"verdict\">");
 	rpt_buf_html(&b, s->v.headline);
 	rpt_buf_printf(&b, "</p>\n");
@@ -1401,7 +1408,7 @@ char *rpt_sweep_html(const struct rpt_sweep *s)
 	points_table(&b, s);
 	for (size_t i = 0; i < s->nothers; i++) {
 		rpt_buf_printf(&b, "<h2>points: ");
-		rpt_buf_html(&b, s->others[i]->pipeline);
+		rpt_buf_html(&b, s->others[i]->setup.pipeline);
 		rpt_buf_printf(&b, "</h2>\n<p class=\"verdict\">");
 		rpt_buf_html(&b, s->others[i]->v.headline);
 		rpt_buf_printf(&b, "</p>\n");
@@ -1421,7 +1428,7 @@ char *rpt_sweep_html(const struct rpt_sweep *s)
 	rpt_buf_printf(&b, "<h2>machine and storage</h2>\n");
 	facts_table(&b, s);
 	rpt_buf_printf(&b, "<p class=\"note\">feedrate ");
-	rpt_buf_html(&b, s->version);
+	rpt_buf_html(&b, s->setup.version);
 	rpt_buf_printf(&b, ", report schema %s v%d</p>\n",
 		       RPT_SWEEP_SCHEMA_NAME, RPT_SWEEP_SCHEMA_VERSION);
 	rpt_html_end(&b);

@@ -76,12 +76,12 @@ static void io_print_errors(FILE *f, const struct ms_io_result *res)
 	}
 }
 
-void rpt_iorun_print(FILE *f, const char *dataset,
+void rpt_iorun_print(FILE *f, const struct rpt_setup *su,
 		     const struct ms_io_config *cfg,
 		     const struct ms_io_result *res)
 {
 	const struct stg_reader_config *rc = &cfg->rc;
-	char *ds = io_text(dataset);
+	char *ds = io_text(su->dataset ? su->dataset : "");
 	double mb = (double)res->st.bytes / 1e6, secs = res->seconds;
 	char p[IO_NPCTS][32];
 
@@ -186,7 +186,8 @@ static void io_json_listing(json_t *root, const struct ms_io_result *res)
 	json_object_set_new(root, "listing_error_examples", lex);
 }
 
-json_t *rpt_iorun_json(const char *dataset, const struct ms_io_config *cfg,
+json_t *rpt_iorun_json(const struct rpt_setup *su,
+		       const struct ms_io_config *cfg,
 		       const struct ms_io_result *res)
 {
 	const double secs = res->seconds;
@@ -195,7 +196,7 @@ json_t *rpt_iorun_json(const char *dataset, const struct ms_io_config *cfg,
 	if (!root)
 		return NULL;
 	json_object_set_new(root, "command", json_string("io"));
-	json_object_set_new(root, "dataset", rpt_json_path(dataset));
+	rpt_setup_json(root, su, RPT_SETUP_IO);
 	json_object_set_new(root, "backend",
 			    json_string(stg_backend_name(res->backend)));
 	json_object_set_new(root, "backend_reason", json_string(res->reason));

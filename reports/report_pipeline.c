@@ -342,7 +342,7 @@ void rpt_pipelines_print(FILE *f, const struct rpt_sweep *s)
 	while (n < sizeof(v) / sizeof(v[0]) && rpt_pipeline_verdict_get(s, n,
 								&v[n]))
 		n++;
-	rpt_pipelines_line(v, n, s->gpu_type, line, sizeof(line));
+	rpt_pipelines_line(v, n, s->setup.gpu_type, line, sizeof(line));
 	fprintf(f, "  by pipeline (%s, at each one's largest vCPU count): "
 		"%s\n", v[0].cache >= 0 ? stg_cache_state_name(
 		(enum stg_cache_state)v[0].cache) : "no state judged", line);
@@ -351,7 +351,7 @@ void rpt_pipelines_print(FILE *f, const struct rpt_sweep *s)
 			continue;
 		fprintf(f, "    %-7.60s %u vCPU%s: %u x %s", v[i].name,
 			v[i].vcpus, v[i].vcpus == 1 ? "" : "s", v[i].gpus_fed,
-			s->gpu_type ? s->gpu_type : "GPU");
+			s->setup.gpu_type ? s->setup.gpu_type : "GPU");
 		if (v[i].cpu_s_per_sample > 0)
 			fprintf(f, ", %.2f ms CPU per sample",
 				v[i].cpu_s_per_sample * 1e3);
@@ -372,7 +372,7 @@ void rpt_pipelines_print(FILE *f, const struct rpt_sweep *s)
 			STG_CACHE_COLD ? ", cold: " : "", v[i].cold_limiting &&
 			v[i].cache != STG_CACHE_COLD ? v[i].cold_limiting : "");
 		if (v[i].gd)
-			gpu_decode_lines(f, v, n, i, s->demand_per_gpu);
+			gpu_decode_lines(f, v, n, i, s->setup.demand_per_gpu);
 	}
 }
 
@@ -405,7 +405,7 @@ static void pipe_json_more(json_t *entry, const struct rpt_sweep *s,
 	json_object_set_new(entry, "modelled", json_string(
 		rpt_gpu_decode_modelled(v->gd, text, sizeof(text))));
 	json_object_set_new(entry, "gpu_decode", rpt_gpu_decode_json(v->gd,
-			    NULL, s->demand_per_gpu));
+			    NULL, s->setup.demand_per_gpu));
 	if (i < n && gpu_decode_saved(all, n, i, &ms, &pct)) {
 		json_object_set_new(entry, "cpu_saved_s_per_sample",
 				    rpt_jnum(ms / 1e3));
@@ -475,7 +475,7 @@ void rpt_pipelines_html(struct rpt_buf *b, const struct rpt_sweep *s)
 				xmax = pt->vcpus;
 		}
 	}
-	rpt_pipelines_line(v, n, s->gpu_type, line, sizeof(line));
+	rpt_pipelines_line(v, n, s->setup.gpu_type, line, sizeof(line));
 	rpt_buf_printf(b, "<h2>By pipeline</h2>\n<p>");
 	rpt_buf_html(b, line);
 	rpt_buf_printf(b, "</p>\n");

@@ -31,9 +31,9 @@ static void judge(const struct rpt_run *r, struct rpt_run_judgement *j)
 	const struct ldr_result *res = r->res;
 	struct rpt_run_numbers n = {
 		.measured = have_result(r),
-		.gpu_count = r->gpu_count,
-		.demand_per_gpu = r->demand_per_gpu,
-		.au_threshold = r->au_threshold,
+		.gpu_count = r->setup.gpu_count,
+		.demand_per_gpu = r->setup.demand_per_gpu,
+		.au_threshold = r->setup.au_threshold,
 	};
 
 	if (res) {
@@ -50,23 +50,12 @@ static void judge(const struct rpt_run *r, struct rpt_run_judgement *j)
 /* R's demand, as the demand line (shared with sweep) takes it. */
 static struct rpt_demand_words demand_words(const struct rpt_run *r)
 {
-	return (struct rpt_demand_words){
-		.gpu_type = r->gpu_type, .gpu_detail = r->gpu_detail,
-		.count = r->gpu_count, .single = r->demand_single,
-		.total = r->demand_total,
-		.multi_measured = r->demand_multi_measured,
-		.basis = r->demand_basis, .range_lo = r->demand_range_lo,
-		.range_hi = r->demand_range_hi, .kind = r->demand_kind,
-		.source = r->demand_source, .default_type = r->gpu_default,
-		.tokens_per_sample = r->tokens_per_sample,
-		.bytes_per_sample = rpt_bytes_per_sample(r->bytes,
-			r->format ? r->records : r->files),
-	};
+	return rpt_setup_demand_words(&r->setup);
 }
 
 static double thr_of(const struct rpt_run *r)
 {
-	return jdg_threshold(r->au_threshold);
+	return jdg_threshold(r->setup.au_threshold);
 }
 
 bool rpt_run_too_short(const struct rpt_run *r, char *why, size_t len)
@@ -99,9 +88,10 @@ static bool gpus_were_fed(const struct rpt_run *r)
 void rpt_run_verdict(const struct rpt_run *r, char *buf, size_t len)
 {
 	const double thr = thr_of(r) * 100;
-	const char *type = nz(r->gpu_type);
+	const char *type = nz(r->setup.gpu_type);
 	/* which rows judged: train, mlperf, ceiling or gpu-rate */
-	const char *kind = r->demand_kind ? r->demand_kind : "unknown";
+	const char *kind = r->setup.demand_kind ? r->setup.demand_kind :
+		"unknown";
 
 	if (!have_result(r)) {
 		snprintf(buf, len, "no verdict: the run measured nothing%s%s",
@@ -141,7 +131,7 @@ void rpt_run_verdict(const struct rpt_run *r, char *buf, size_t len)
 			return;
 		}
 	}
-	if (r->gpu_count == 0) {
+	if (r->setup.gpu_count == 0) {
 		const unsigned g = rpt_run_gpus_fed(r);
 
 		if (g)
@@ -152,17 +142,19 @@ void rpt_run_verdict(const struct rpt_run *r, char *buf, size_t len)
 			snprintf(buf, len, "falls short of even 1x%s at >= %.0f "
 				 "%% AU (%s demand): it needs %.0f samples/s, "
 				 "the feed is %.0f (limited by %s)", type, thr,
-				 kind, thr_of(r) * r->demand_per_gpu,
+				 kind, thr_of(r) * r->setup.demand_per_gpu,
 				 r->res->samples_per_s, nz(r->bottleneck));
 		return;
 	}
 	if (gpus_were_fed(r))
 		snprintf(buf, len, "this VM feeds %ux%s at >= %.0f %% AU "
-			 "(AU %.1f %%, %s demand)", r->gpu_count, type, thr,
+			 "(AU %.1f %%, %s demand)", r->setup.gpu_count, type,
+			 thr,
 			 r->res->au * 100, kind);
 	else
 		snprintf(buf, len, "falls short: %ux%s at AU %.0f %% (< %.0f "
-			 "%%, %s demand), limited by %s", r->gpu_count, type,
+			 "%%, %s demand), limited by %s", r->setup.gpu_count,
+			 type,
 			 r->res->au * 100, thr, kind, nz(r->bottleneck));
 	if (r->ram_not_limited && strlen(buf) + 1 < len)
 		snprintf(buf + strlen(buf), len - strlen(buf), "; the page "
@@ -190,30 +182,32 @@ static void print_measured(FILE *f, const struct rpt_run *r)
 	const struct ldr_result *res = r->res;
 	char a[96], b[32];
 
-	rpt_fmt_count(a, sizeof(a), (double)r->files);
-	rpt_fmt_bytes(b, sizeof(b), (double)r->bytes);
+	rpt_fmt_count(a, sizeof(a), (double)r->setup.files);
+	rpt_fmt_bytes(b, sizeof(b), (double)r->setup.bytes);
 	fprintf(f, "what was measured\n  dataset    ");
-	rpt_put_path(f, r->dataset ? r->dataset : "?");
-	if (r->format && strcmp(r->format, "folder")) {
+	rpt_put_path(f, r->setup.dataset ? r->setup.dataset : "?");
+	if (r->setup.format && strcmp(r->setup.format, "folder")) {
 		char c[32];
 
-		rpt_fmt_count(c, sizeof(c), (double)r->records);
+		rpt_fmt_count(c, sizeof(c), (double)r->setup.records);
 		snprintf(a, sizeof(a), "%s records in ", c);
-		rpt_fmt_count(c, sizeof(c), (double)r->files);
+		rpt_fmt_count(c, sizeof(c), (double)r->setup.files);
 		snprintf(a + strlen(a), sizeof(a) - strlen(a), "%s %s shards",
-			 c, r->format);
+			 c, r->setup.format);
 	} else {
 		snprintf(a + strlen(a), sizeof(a) - strlen(a), " files");
 	}
 	fprintf(f, "%s: %s, %s on %s%s%s%s\n",
-		r->generated ? (r->kept ? " (generated, kept)" :
+		r->setup.generated ? (r->setup.kept ? " (generated, kept)" :
 				" (generated, removed after the run)") : "",
-		a, b, r->fs_type && *r->fs_type ? r->fs_type : "unknown fs",
-		r->fs_device && *r->fs_device ? " (" : "", nz(r->fs_device),
-		r->fs_device && *r->fs_device ? ")" : "");
-	if (r->list) {
+		a, b, r->setup.fs_type && *r->setup.fs_type ? r->setup.fs_type :
+		"unknown fs",
+		r->setup.fs_device && *r->setup.fs_device ? " (" : "",
+		nz(r->setup.fs_device),
+		r->setup.fs_device && *r->setup.fs_device ? ")" : "");
+	if (r->setup.list) {
 		fprintf(f, "  listed by  ");
-		rpt_put_path(f, r->list ? r->list : "?");
+		rpt_put_path(f, r->setup.list ? r->setup.list : "?");
 		fputc('\n', f);
 	}
 	if (r->listing_errors)
@@ -231,20 +225,20 @@ static void print_measured(FILE *f, const struct rpt_run *r)
 		}
 		fputc('\n', f);
 	}
-	fprintf(f, "  workload   %s\n", nz(r->workload));
-	fprintf(f, "  pipeline   %s\n", nz(r->pipeline));
+	fprintf(f, "  workload   %s\n", nz(r->setup.workload));
+	fprintf(f, "  pipeline   %s\n", nz(r->setup.pipeline));
 	rpt_pipeline_print(f, r->py);
-	rpt_gpu_decode_print(f, &r->gd, res, r->demand_per_gpu);
+	rpt_gpu_decode_print(f, &r->gd, res, r->setup.demand_per_gpu);
 	if (r->py && res && res->backend[0])
 		fprintf(f, "  backend    %s (%s)\n", res->backend,
 			res->backend_reason);
 	else if (res && res->backend[0])
 		fprintf(f, "  backend    %s (%s), depth %u, %u reader%s\n",
-			res->backend, res->backend_reason, r->depth,
+			res->backend, res->backend_reason, r->setup.depth,
 			res->readers, res->readers == 1 ? "" : "s");
 	else
 		fprintf(f, "  backend    %s (not started)\n",
-			nz(r->backend_asked));
+			nz(r->setup.backend_asked));
 	if (res && res->reader_notes[0])
 		fprintf(f, "  notes      %s\n", res->reader_notes);
 	fprintf(f, "  vCPUs      %u: %s; %u worker%s\n", r->vcpus,
@@ -253,23 +247,23 @@ static void print_measured(FILE *f, const struct rpt_run *r)
 	{
 		char kind[96];
 
-		rpt_vcpu_kind_text(kind, sizeof(kind), r->vcpu_kind,
-				   r->threads_per_core);
+		rpt_vcpu_kind_text(kind, sizeof(kind), r->setup.vcpu_kind,
+				   r->setup.threads_per_core);
 		fprintf(f, "             vCPU kind: %s\n", kind);
 	}
 	if (r->cpu_outside_mask_s >= 0)
 		fprintf(f, "             CPU time outside these CPUs during "
 			"the run: %.2f s (other processes, kernel threads, "
 			"FUSE daemons)\n", r->cpu_outside_mask_s);
-	fprintf(f, "  cache      %s", nz(r->cache));
-	if (r->ram_bytes) {
-		rpt_fmt_bytes(a, sizeof(a), (double)r->ram_bytes);
+	fprintf(f, "  cache      %s", nz(r->setup.cache));
+	if (r->setup.ram_bytes) {
+		rpt_fmt_bytes(a, sizeof(a), (double)r->setup.ram_bytes);
 		fprintf(f, " %s", a);
 	}
 	fprintf(f, ": %s\n", nz(r->cache_how));
 	if (r->ram_not_limited) {
 		rpt_fmt_bytes(a, sizeof(a), (double)r->cache_seen_bytes);
-		rpt_fmt_bytes(b, sizeof(b), (double)r->ram_bytes);
+		rpt_fmt_bytes(b, sizeof(b), (double)r->setup.ram_bytes);
 		fprintf(f, "             NOT LIMITED: the page cache held %s, "
 			"more than the %s asked: the run was warmer than asked "
 			"and its hit ratio is the LRU estimate\n", a, b);
@@ -286,17 +280,20 @@ static void print_measured(FILE *f, const struct rpt_run *r)
 	else if (r->hit_ratio_source && *r->hit_ratio_source)
 		fprintf(f, "             page-cache hit ratio unknown (%s)\n",
 			r->hit_ratio_source);
-	if (r->gpu_count)
+	if (r->setup.gpu_count)
 		fprintf(f, "  GPUs       %ux%s (%s) emulated, %s samples/s "
-			"each, %s steps\n", r->gpu_count, nz(r->gpu_type),
-			nz(r->gpu_detail),
-			(rpt_fmt_count(a, sizeof(a), r->demand_per_gpu), a),
-			r->gpu_sync_all ? "synchronous" : "independent");
+			"each, %s steps\n", r->setup.gpu_count,
+			nz(r->setup.gpu_type),
+			nz(r->setup.gpu_detail),
+			(rpt_fmt_count(a, sizeof(a), r->setup.demand_per_gpu),
+			 a),
+			r->setup.gpu_sync_all ? "synchronous" : "independent");
 	else
 		fprintf(f, "  GPUs       none emulated (raw feed rate); judged "
 			"against %s (%s), %s samples/s each\n",
-			nz(r->gpu_type), nz(r->gpu_detail),
-			(rpt_fmt_count(a, sizeof(a), r->demand_per_gpu), a));
+			nz(r->setup.gpu_type), nz(r->setup.gpu_detail),
+			(rpt_fmt_count(a, sizeof(a), r->setup.demand_per_gpu),
+			 a));
 	{
 		const struct rpt_demand_words d = demand_words(r);
 		char line[1024];
@@ -381,7 +378,7 @@ static void print_partial(FILE *f, const struct rpt_run *r)
 	fprintf(f, "  samples/s  %s (%s samples, %llu batches in %.1f s, at "
 		"the GPU side)\n", a, b, (unsigned long long)res->batches,
 		res->measured_s);
-	if (r->gpu_count)
+	if (r->setup.gpu_count)
 		fprintf(f, "  AU         %.1f %%; compute %.1f s, waiting for "
 			"data %.1f s\n", res->au * 100, res->gpu_compute_s,
 			res->gpu_wait_s);
@@ -433,18 +430,19 @@ void rpt_run_print(FILE *f, const struct rpt_run *r)
 	rpt_fmt_count(b, sizeof(b), (double)res->samples);
 	fprintf(f, "  samples/s  %s (%s samples in %.1f s, at the GPU "
 		"side)\n", a, b, res->measured_s);
-	if (r->tokens_per_sample) {
+	if (r->setup.tokens_per_sample) {
 		rpt_fmt_count(a, sizeof(a), res->samples_per_s *
-			      r->tokens_per_sample);
+			      r->setup.tokens_per_sample);
 		fprintf(f, "  tokens/s   %s (%u tokens a sample)\n", a,
-			r->tokens_per_sample);
+			r->setup.tokens_per_sample);
 	}
-	if (r->gpu_count) {
+	if (r->setup.gpu_count) {
 		fprintf(f, "  AU         %.1f %%", res->au * 100);
-		if (r->gpu_count > 1) {
+		if (r->setup.gpu_count > 1) {
 			double lo = 1, hi = 0;
 
-			for (unsigned i = 0; i < r->gpu_count && i < 64; i++) {
+			for (unsigned i = 0; i < r->setup.gpu_count &&
+			     i < 64; i++) {
 				lo = fmin(lo, res->au_per_gpu[i]);
 				hi = fmax(hi, res->au_per_gpu[i]);
 			}
@@ -462,17 +460,18 @@ void rpt_run_print(FILE *f, const struct rpt_run *r)
 	} else if (gpus_were_fed(r)) {
 		fprintf(f, "  capacity   at least %ux%s: the GPUs took every "
 			"batch they wanted, so the feed may go higher; run with "
-			"--gpus 0 for the raw feed rate\n", r->gpu_count,
-			nz(r->gpu_type));
+			"--gpus 0 for the raw feed rate\n", r->setup.gpu_count,
+			nz(r->setup.gpu_type));
 	} else {
-		rpt_fmt_count(a, sizeof(a), thr * r->demand_per_gpu);
+		rpt_fmt_count(a, sizeof(a), thr * r->setup.demand_per_gpu);
 		fprintf(f, "  capacity   %u x %s at >= %.0f %% AU: a GPU at AU "
 			"a eats a x demand samples/s, so G GPUs stay at >= "
 			"%.0f %% while G x %s <= the feed rate; "
 			"G = floor(%.0f / %s)%s\n", rpt_run_gpus_fed(r),
-			nz(r->gpu_type), thr * 100, thr * 100, a,
+			nz(r->setup.gpu_type), thr * 100, thr * 100, a,
 			res->samples_per_s, a,
-			r->gpu_sync_all && r->gpu_count ? ". Synchronous steps make uneven "
+			r->setup.gpu_sync_all && r->setup.gpu_count ?
+			". Synchronous steps make uneven "
 			"arrivals cost more: confirm with --gpus NxTYPE" : "");
 	}
 	fprintf(f, "  bottleneck %s: %s\n", nz(r->bottleneck),
@@ -567,10 +566,12 @@ void rpt_prepare_print(FILE *f, const struct rpt_prepare *pr)
 static json_t *reads_json(const struct rpt_run *r,
 			  const struct ldr_result *res)
 {
-	const double per = rpt_bytes_per_sample(r->bytes, r->format ?
-						r->records : r->files);
-	const double eaten = r->gpu_count ? r->demand_total :
-			     r->demand_single;
+	const double per = rpt_bytes_per_sample(r->setup.bytes,
+						r->setup.format ?
+						r->setup.records :
+						r->setup.files);
+	const double eaten = r->setup.gpu_count ? r->setup.demand_total :
+			     r->setup.demand_single;
 	json_t *o = json_object();
 
 	if (!o)
@@ -584,43 +585,6 @@ static json_t *reads_json(const struct rpt_run *r,
 			res->measured_s > 0 ? (double)res->decompressed_bytes /
 			res->measured_s : 0));
 	return o;
-}
-
-static json_t *gpus_json(const struct rpt_run *r)
-{
-	char why[256];
-	const bool too_short = rpt_run_too_short(r, why, sizeof(why));
-	json_t *g = json_object();
-
-	if (!g)
-		return NULL;
-	json_object_set_new(g, "type", json_string(nz(r->gpu_type)));
-	json_object_set_new(g, "detail", json_string(nz(r->gpu_detail)));
-	json_object_set_new(g, "count", json_integer(r->gpu_count));
-	json_object_set_new(g, "demand_per_gpu", rpt_jnum(r->demand_per_gpu));
-	json_object_set_new(g, "demand_kind", json_string(nz(r->demand_kind)));
-	json_object_set_new(g, "demand_source",
-			    json_string(nz(r->demand_source)));
-	json_object_set_new(g, "demand_estimated", json_boolean(r->demand_est));
-	json_object_set_new(g, "demand_basis", json_string(nz(r->demand_basis)));
-	json_object_set_new(g, "demand_single", rpt_jnum(r->demand_single));
-	json_object_set_new(g, "demand_total", rpt_jnum(r->demand_total));
-	json_object_set_new(g, "demand_multi_measured",
-			    json_boolean(r->demand_multi_measured));
-	json_object_set_new(g, "demand_range", r->demand_range_lo > 0 ?
-			    json_pack("[o,o]", rpt_jnum(r->demand_range_lo),
-				      rpt_jnum(r->demand_range_hi)) : json_null());
-	json_object_set_new(g, "default_type", json_boolean(r->gpu_default));
-	rpt_demand_json_extra(g, r->tokens_per_sample, r->gpu_count ?
-			      r->demand_total : r->demand_single,
-			      rpt_bytes_per_sample(r->bytes, r->format ?
-						   r->records : r->files));
-	json_object_set_new(g, "sync", json_string(r->gpu_sync_all ? "all" :
-						    "none"));
-	json_object_set_new(g, "au_threshold", rpt_jnum(thr_of(r)));
-	json_object_set_new(g, "fed_at_threshold", too_short ? json_null() :
-			    json_integer(rpt_run_gpus_fed(r)));
-	return g;
 }
 
 static json_t *stages_json(const struct ldr_result *res)
@@ -709,22 +673,19 @@ json_t *rpt_run_json(const struct rpt_run *r)
 {
 	const struct ldr_result *res = r->res;
 	const bool got = res != NULL;
-	json_t *root = json_object(), *ds = json_object();
+	json_t *root = json_object(), *ds;
 	char verdict[512], withheld[256];
 
-	if (!root || !ds) {
+	if (!root || rpt_setup_json(root, &r->setup, RPT_SETUP_RUN)) {
 		json_decref(root);
-		json_decref(ds);
 		return NULL;
 	}
+	ds = json_object_get(root, "dataset");
 	rpt_run_verdict(r, verdict, sizeof(verdict));
 	rpt_run_too_short(r, withheld, sizeof(withheld));
 	json_object_set_new(root, "schema_version",
 			    json_integer(RPT_RUN_SCHEMA_VERSION));
 	json_object_set_new(root, "command", json_string("run"));
-	json_object_set_new(root, "workload", json_string(nz(r->workload)));
-	json_object_set_new(root, "workload_file",
-			    rpt_json_path(nz(r->workload_file)));
 	json_object_set_new(root, "partial", json_boolean(r->signal ||
 		r->stall || (got && (res->stopped_by_signal ||
 				     res->stopped_by_max_errors))));
@@ -748,26 +709,23 @@ json_t *rpt_run_json(const struct rpt_run *r)
 	json_object_set_new(root, "samples_per_s",
 			    rpt_jnum(got ? res->samples_per_s : 0));
 	json_object_set_new(root, "au", rpt_jnum_if(got ? res->au : 0,
-						    got && r->gpu_count));
+						    got && r->setup.gpu_count));
 	json_object_set_new(root, "bottleneck", json_string(nz(r->bottleneck)));
 	json_object_set_new(root, "bottleneck_why",
 			    json_string(got ? res->bottleneck_why : ""));
 	json_object_set_new(root, "vcpus", json_integer(r->vcpus));
-	json_object_set_new(root, "machine", json_pack("{s:s,s:o}",
-		"vcpu_kind", stg_vcpu_kind_name(r->vcpu_kind),
-		"threads_per_core", r->threads_per_core > 0 ?
-		json_integer(r->threads_per_core) : json_null()));
 	json_object_set_new(root, "cpus", json_string(nz(r->cpus_how)));
 	json_object_set_new(root, "workers", json_integer(got ? res->workers :
 							  0));
 	json_object_set_new(root, "cpu_outside_mask_s",
 			    rpt_jnum_if(r->cpu_outside_mask_s,
 					r->cpu_outside_mask_s >= 0));
-	json_object_set_new(root, "cache", json_string(nz(r->cache)));
+	json_object_set_new(root, "cache", json_string(nz(r->setup.cache)));
 	json_object_set_new(root, "cache_how", json_string(nz(r->cache_how)));
-	if (r->ram_bytes) {
+	if (r->setup.ram_bytes) {
 		json_object_set_new(root, "ram_bytes",
-				    json_integer((json_int_t)r->ram_bytes));
+				    json_integer((json_int_t)
+						 r->setup.ram_bytes));
 		json_object_set_new(root, "page_cache_seen_bytes",
 				    r->cache_seen_bytes ? json_integer(
 				    (json_int_t)r->cache_seen_bytes) :
@@ -789,28 +747,20 @@ json_t *rpt_run_json(const struct rpt_run *r)
 			    json_string(nz(r->hit_ratio_source)));
 	json_object_set_new(root, "hit_ratio_estimated",
 			    json_boolean(r->hit_ratio_estimated));
-	json_object_set_new(root, "gpus", gpus_json(r));
+	json_object_set_new(json_object_get(root, "gpus"), "fed_at_threshold",
+			    rpt_run_too_short(r, NULL, 0) ? json_null() :
+			    json_integer(rpt_run_gpus_fed(r)));
 	json_object_set_new(root, "backend", json_string(got && res->backend[0] ?
-		res->backend : nz(r->backend_asked)));
+		res->backend : nz(r->setup.backend_asked)));
 	json_object_set_new(root, "backend_reason",
 			    json_string(got ? res->backend_reason : ""));
 	json_object_set_new(root, "pipeline", rpt_pipeline_json(
-		r->pipeline_name, nz(r->pipeline), got ? res->workers : 0,
+		r->pipeline_name, nz(r->setup.pipeline), got ? res->workers : 0,
 		r->py));
 	if (r->gd.path)
 		json_object_set_new(json_object_get(root, "pipeline"),
 				    "gpu_decode", rpt_gpu_decode_json(&r->gd,
-				    got ? res : NULL, r->demand_per_gpu));
-	json_object_set_new(ds, "path", rpt_json_path(nz(r->dataset)));
-	json_object_set_new(ds, "generated", json_boolean(r->generated));
-	json_object_set_new(ds, "files", json_integer((json_int_t)r->files));
-	json_object_set_new(ds, "format", json_string(r->format ? r->format :
-						      "folder"));
-	json_object_set_new(ds, "records", json_integer((json_int_t)
-			    (r->format ? r->records : r->files)));
-	json_object_set_new(ds, "compressed_shards",
-			    json_integer((json_int_t)r->compressed_shards));
-	json_object_set_new(ds, "bytes", json_integer((json_int_t)r->bytes));
+				    got ? res : NULL, r->setup.demand_per_gpu));
 	json_object_set_new(ds, "listing_errors",
 			    json_integer((json_int_t)r->listing_errors));
 	{
@@ -830,9 +780,6 @@ json_t *rpt_run_json(const struct rpt_run *r)
 		}
 		json_object_set_new(ds, "listing_error_kinds", kinds);
 	}
-	json_object_set_new(ds, "fs_type", json_string(nz(r->fs_type)));
-	json_object_set_new(ds, "device", json_string(nz(r->fs_device)));
-	json_object_set_new(root, "dataset", ds);
 	if (!got)
 		return root;
 	json_object_set_new(root, "measured_s", rpt_jnum(res->measured_s));
@@ -853,9 +800,9 @@ json_t *rpt_run_json(const struct rpt_run *r)
 	json_object_set_new(root, "read_bytes_per_s",
 			    rpt_jnum(res->read_bytes_per_s));
 	json_object_set_new(root, "reads", reads_json(r, res));
-	if (r->tokens_per_sample)
+	if (r->setup.tokens_per_sample)
 		json_object_set_new(root, "tokens_per_s", rpt_jnum(
-			res->samples_per_s * r->tokens_per_sample));
+			res->samples_per_s * r->setup.tokens_per_sample));
 	json_object_set_new(root, "stages", stages_json(res));
 	json_object_set_new(root, "errors", errors_json(res));
 	json_object_set_new(root, "read_latency", latency_json(&res->read_lat));

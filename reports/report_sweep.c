@@ -26,7 +26,7 @@ static const char *nz(const char *s)
 static double thr_of(const struct rpt_sweep *s)
 {
 	return s->v.au_threshold > 0 ? s->v.au_threshold :
-	       jdg_threshold(s->au_threshold);
+	       jdg_threshold(s->setup.au_threshold);
 }
 
 /* ---- the verdict: verdict.c draws it ---- */
@@ -37,21 +37,21 @@ void rpt_sweep_verdict(struct rpt_sweep *s)
 		.points = s->points,
 		.npoints = s->npoints,
 		.confirm = s->confirm,
-		.vcpus_total = s->vcpus_total,
-		.gpu_type = s->gpu_type,
-		.gpu_count = s->gpu_count,
-		.demand_per_gpu = s->demand_per_gpu,
-		.demand_basis = s->demand_basis,
-		.demand_kind = s->demand_kind,
-		.demand_multi_measured = s->demand_multi_measured,
-		.au_threshold = s->au_threshold,
-		.dataset_bytes = s->bytes,
-		.ram_total = s->ram_total,
-		.ram_available = s->ram_available,
-		.cgroup_limit = s->cgroup_limit,
-		.vcpu_kind = s->vcpu_kind ? s->vcpu_kind :
-			     s->threads_per_core > 1 ? STG_VCPU_THREAD :
-			     s->threads_per_core == 1 ? STG_VCPU_CORE :
+		.vcpus_total = s->setup.vcpus_total,
+		.gpu_type = s->setup.gpu_type,
+		.gpu_count = s->setup.gpu_count,
+		.demand_per_gpu = s->setup.demand_per_gpu,
+		.demand_basis = s->setup.demand_basis,
+		.demand_kind = s->setup.demand_kind,
+		.demand_multi_measured = s->setup.demand_multi_measured,
+		.au_threshold = s->setup.au_threshold,
+		.dataset_bytes = s->setup.bytes,
+		.ram_total = s->setup.ram_total,
+		.ram_available = s->setup.ram_available,
+		.cgroup_limit = s->setup.cgroup_limit,
+		.vcpu_kind = s->setup.vcpu_kind ? s->setup.vcpu_kind :
+			     s->setup.threads_per_core > 1 ? STG_VCPU_THREAD :
+			     s->setup.threads_per_core == 1 ? STG_VCPU_CORE :
 			     STG_VCPU_UNKNOWN,
 		.reserve_vcpus_per_gpu = s->reserve_vcpus_per_gpu,
 		.reserve_ram_per_gpu = s->reserve_ram_per_gpu,
@@ -168,9 +168,10 @@ static void print_verdict(FILE *f, const struct rpt_sweep *s)
 	const double need = v->need_per_gpu;
 	char a[32], b[48], line[640];
 
-	rpt_fmt_count(a, sizeof(a), s->demand_per_gpu);
+	rpt_fmt_count(a, sizeof(a), s->setup.demand_per_gpu);
 	fprintf(f, "\nverdict by cache state (%s at %s samples/s, AU >= %.0f "
-		"%%: %.0f each)\n", nz(s->gpu_type), a, thr_of(s) * 100, need);
+		"%%: %.0f each)\n", nz(s->setup.gpu_type), a, thr_of(s) * 100,
+		need);
 	fprintf(f, "  %-13s %5s %10s %5s %-9s %-8s %9s\n", "cache", "vCPUs",
 		"samples/s", "GPUs", "check", "limit", "vCPU/GPU");
 	for (int c = 0; c < STG_CACHE_STATES; c++) {
@@ -234,10 +235,12 @@ static void print_verdict(FILE *f, const struct rpt_sweep *s)
 				 "vCPU is a hyperthread (AWS, GCP), %s where it "
 				 "is a core (Azure ND); for %u: %u needed + %u "
 				 "reserved for the training job (%.1f per GPU) "
-				 "of this VM's %u: %s %d", nz(s->gpu_type), r1,
-				 r2, s->gpu_count, cv->vcpus_needed,
+				 "of this VM's %u: %s %d",
+				 nz(s->setup.gpu_type), r1,
+				 r2, s->setup.gpu_count, cv->vcpus_needed,
 				 cv->vcpus_reserved, v->reserve_vcpus_per_gpu,
-				 s->vcpus_total, cv->vcpus_spare >= 0 ? "spare" :
+				 s->setup.vcpus_total, cv->vcpus_spare >= 0 ?
+				 "spare" :
 				 "short by", abs(cv->vcpus_spare));
 			print_wrapped(f, "         ", 9, line);
 		}
@@ -281,9 +284,10 @@ static void print_verdict(FILE *f, const struct rpt_sweep *s)
 				 "samples/s, %.2f ms CPU per sample) holds, the "
 				 "low end if added vCPUs scale as measured from 1 "
 				 "vCPU; same CPU model only, no projection across "
-				 "CPU models", s->gpu_count, nz(s->gpu_type),
+				 "CPU models", s->setup.gpu_count,
+				 nz(s->setup.gpu_type),
 				 cv->vcpus_needed, cv->vcpus_per_gpu,
-				 cv->vcpus_reserved, s->vcpus_total,
+				 cv->vcpus_reserved, s->setup.vcpus_total,
 				 cv->vcpus_needed, lo, a, cv->vcpus_top,
 				 cv->per_vcpu_rate, cv->cpu_s_per_sample * 1e3);
 			print_wrapped(f, "         ", 9, line);
@@ -315,7 +319,7 @@ static void print_storage_ram(FILE *f, const struct rpt_sweep *s)
 	if (v->storage_known) {
 		rpt_fmt_bytes(a, sizeof(a), v->storage_bytes_per_s);
 		rpt_fmt_count(b, sizeof(b), v->storage_files_per_s);
-		rpt_fmt_bytes(c, sizeof(c), (double)s->bytes);
+		rpt_fmt_bytes(c, sizeof(c), (double)s->setup.bytes);
 		snprintf(line, sizeof(line), "cold, %s %s/s and %s files/s "
 			 "(%s): this disk feeds %s%.1f x %s. %s",
 			 v->storage_is_ceiling ? "the storage ceiling is" :
@@ -323,7 +327,7 @@ static void print_storage_ram(FILE *f, const struct rpt_sweep *s)
 			 v->storage_is_ceiling ? "storage-bound" :
 			 "a lower bound: the CPU was the limit",
 			 v->storage_is_ceiling ? "" : "at least ",
-			 v->storage_gpus, nz(s->gpu_type),
+			 v->storage_gpus, nz(s->setup.gpu_type),
 			 v->storage_feeds_asked ? "Storage is not "
 			 "the limit for the asked GPUs." : "");
 		if (v->storage_is_ceiling && !v->storage_feeds_asked) {
@@ -331,8 +335,9 @@ static void print_storage_ram(FILE *f, const struct rpt_sweep *s)
 
 			snprintf(line + u, sizeof(line) - u, "For %u x %s "
 				 "more of the dataset (%s) must sit in RAM, or "
-				 "the storage must serve more.", s->gpu_count,
-				 nz(s->gpu_type), c);
+				 "the storage must serve more.",
+				 s->setup.gpu_count,
+				 nz(s->setup.gpu_type), c);
 		}
 		print_wrapped(f, "  storage  ", 11, line);
 		if (v->storage_advice[0]) {
@@ -344,10 +349,10 @@ static void print_storage_ram(FILE *f, const struct rpt_sweep *s)
 		print_wrapped(f, "  storage  ", 11, "not measured cold (no "
 			      "cold point): no storage ceiling");
 	}
-	rpt_fmt_bytes(a, sizeof(a), (double)s->bytes);
-	rpt_fmt_bytes(b, sizeof(b), (double)s->ram_total);
-	if (s->cgroup_limit >= 0)
-		rpt_fmt_bytes(c, sizeof(c), (double)s->cgroup_limit);
+	rpt_fmt_bytes(a, sizeof(a), (double)s->setup.bytes);
+	rpt_fmt_bytes(b, sizeof(b), (double)s->setup.ram_total);
+	if (s->setup.cgroup_limit >= 0)
+		rpt_fmt_bytes(c, sizeof(c), (double)s->setup.cgroup_limit);
 	{
 		char r[32], per[32];
 
@@ -358,9 +363,9 @@ static void print_storage_ram(FILE *f, const struct rpt_sweep *s)
 			 "RAM %s%s%s%s (the same rule as for the shapes "
 			 "below): %s", a, r, per, *nz(s->reserve_ram_how) ?
 			 ": " : "", nz(s->reserve_ram_how), RPT_RAM_SHARE * 100,
-			 b, s->cgroup_limit >= 0 ? ", cgroup limit " : "",
-			 s->cgroup_limit >= 0 ? c : "",
-			 s->cgroup_limit >= 0 ? "" : " (no cgroup limit)",
+			 b, s->setup.cgroup_limit >= 0 ? ", cgroup limit " : "",
+			 s->setup.cgroup_limit >= 0 ? c : "",
+			 s->setup.cgroup_limit >= 0 ? "" : " (no cgroup limit)",
 			 v->ram_holds_dataset ? "it fits in the page cache, "
 			 "so from the second epoch on training reads from RAM "
 			 "(the warm row)" : "it does NOT fit in the page "
@@ -427,12 +432,12 @@ static void print_ram_axis(FILE *f, const struct rpt_sweep *s)
 		else
 			snprintf(b, sizeof(b), "-");
 		if (r->point >= 0 && (size_t)r->point < s->npoints &&
-		    rpt_point_sampled(&s->points[r->point], s->files)) {
+		    rpt_point_sampled(&s->points[r->point], s->setup.files)) {
 			char k[24], n[24];
 
 			rpt_fmt_count(k, sizeof(k), (double)
 				      s->points[r->point].sample_files);
-			rpt_fmt_count(n, sizeof(n), (double)s->files);
+			rpt_fmt_count(n, sizeof(n), (double)s->setup.files);
 			snprintf(smp, sizeof(smp), ", sampled %s/%s", k, n);
 			sampled = true;
 		}
@@ -487,23 +492,15 @@ static void print_ram_axis(FILE *f, const struct rpt_sweep *s)
 
 static void print_demand(FILE *f, const struct rpt_sweep *s)
 {
-	const struct rpt_demand_words d = {
-		.gpu_type = s->gpu_type, .gpu_detail = s->gpu_detail,
-		.count = s->gpu_count,
-		.single = s->demand_single > 0 ? s->demand_single :
-			  s->demand_per_gpu,
-		.total = s->demand_total > 0 ? s->demand_total :
-			 s->demand_per_gpu * s->gpu_count,
-		.multi_measured = s->demand_multi_measured,
-		.basis = s->demand_basis, .range_lo = s->demand_range_lo,
-		.range_hi = s->demand_range_hi, .kind = s->demand_kind,
-		.source = s->demand_source,
-		.tokens_per_sample = s->tokens_per_sample,
-		.bytes_per_sample = rpt_bytes_per_sample(s->bytes,
-			s->format ? s->records : s->files),
-	};
+	struct rpt_demand_words d = rpt_setup_demand_words(&s->setup);
 	char line[1600];
 
+	/* a sweep's report may lack the row's figures: per GPU x count */
+	d.single = s->setup.demand_single > 0 ? s->setup.demand_single :
+		   s->setup.demand_per_gpu;
+	d.total = s->setup.demand_total > 0 ? s->setup.demand_total :
+		  s->setup.demand_per_gpu * s->setup.gpu_count;
+	d.default_type = false;
 	rpt_demand_text(line, sizeof(line), &d);
 	print_wrapped(f, "  demand   ", 11, line);
 	if (!s->pipeline_name || !strcmp(s->pipeline_name, "native"))
@@ -511,20 +508,21 @@ static void print_demand(FILE *f, const struct rpt_sweep *s)
 			 "native pipeline; on real photos a PyTorch "
 			 "DataLoader with PIL needed 2.85x its CPU per image "
 			 "in this project's measurement (--pipeline torch "
-			 "measures yours)", nz(s->pipeline));
+			 "measures yours)", nz(s->setup.pipeline));
 	else if (s->gd.path) {
 		char modelled[512], limit[384];
 
-		rpt_gpu_decode_limit(&s->gd, s->demand_per_gpu, limit,
+		rpt_gpu_decode_limit(&s->gd, s->setup.demand_per_gpu, limit,
 				     sizeof(limit));
-		snprintf(line, sizeof(line), "%s; %s%s%s", nz(s->pipeline),
+		snprintf(line, sizeof(line), "%s; %s%s%s",
+			 nz(s->setup.pipeline),
 			 rpt_gpu_decode_modelled(&s->gd, modelled,
 						 sizeof(modelled)),
 			 limit[0] ? "; LIMIT: " : "", limit);
 	} else
 		snprintf(line, sizeof(line), "%s; numbers are for this "
 			 "Python loader, its worker processes included",
-			 nz(s->pipeline));
+			 nz(s->setup.pipeline));
 	print_wrapped(f, "  pipeline ", 11, line);
 }
 
@@ -579,7 +577,8 @@ const char *rpt_catalog_basis_text(const struct rpt_sweep *s, char *buf,
 		 "the same CPU generation only; converted to each shape's kind "
 		 "of vCPU; each shape judged by its own GPU model's demand",
 		 c >= 0 ? stg_cache_state_name((enum stg_cache_state)c) : "?",
-		 s->cpu_model && *s->cpu_model ? s->cpu_model :
+		 s->setup.cpu_model && *s->setup.cpu_model ?
+		 s->setup.cpu_model :
 		 "this CPU model");
 	return buf;
 }
@@ -672,14 +671,14 @@ static void print_catalog(FILE *f, const struct rpt_sweep *s)
 	char line[640], yield[160], rsv[32], head[96];
 
 	snprintf(head, sizeof(head), "catalogued %s shapes:",
-		 nz(s->gpu_type));
+		 nz(s->setup.gpu_type));
 	if (v->catalog_cache < 0) {
 		fputc('\n', f);
 		print_wrapped(f, head, 2, rpt_catalog_unjudged_text(s, line,
 							sizeof(line)));
 		return;
 	}
-	fprintf(f, "\ncatalogued %s shapes\n", nz(s->gpu_type));
+	fprintf(f, "\ncatalogued %s shapes\n", nz(s->setup.gpu_type));
 	print_wrapped(f, "  ", 2, rpt_catalog_basis_text(s, line,
 						     sizeof(line)));
 	if (!v->nfits) {
@@ -748,7 +747,7 @@ static void print_points(FILE *f, const struct rpt_sweep *s)
 	unsigned marks = 0;
 
 	fprintf(f, "\npoints (raw feed rate: no GPU consuming; AU computed for "
-		"%u x %s)\n", s->gpu_count, nz(s->gpu_type));
+		"%u x %s)\n", s->setup.gpu_count, nz(s->setup.gpu_type));
 	fprintf(f, "  %5s %-13s %9s %5s %6s %8s %7s %-8s %6s\n", "vCPUs",
 		"cache", "samples/s", "AU %", "hit %", "MB/s", "CPU ms",
 		"limit", "window");
@@ -784,8 +783,9 @@ static void print_points(FILE *f, const struct rpt_sweep *s)
 			p->ram_not_limited ? "w" : "",
 			rpt_point_too_short(p) ? "!" :
 			p->cache == STG_CACHE_COLD && !rpt_point_usable(p) ?
-			"c" : "", rpt_point_sampled(p, s->files) ? "p" : "");
-		if (rpt_point_sampled(p, s->files))
+			"c" : "", rpt_point_sampled(p,
+						    s->setup.files) ? "p" : "");
+		if (rpt_point_sampled(p, s->setup.files))
 			marks |= 8;
 		if (p->cache == STG_CACHE_COLD && p->hit_ratio > RPT_COLD_HIT_MAX)
 			marks |= 4;
@@ -831,34 +831,37 @@ static void print_facts(FILE *f, const struct rpt_sweep *s)
 
 	fprintf(f, "\nmachine and storage\n");
 	snprintf(line, sizeof(line), "%s; %u usable vCPUs; a vCPU here is a "
-		 "%s (%s%s)", *nz(s->cpu_model) ? s->cpu_model :
-		 "unknown CPU model", s->vcpus_total,
-		 stg_vcpu_kind_name(s->v.vcpu_kind), s->threads_per_core > 1 ?
-		 "SMT siblings present" : s->threads_per_core == 1 ?
+		 "%s (%s%s)", *nz(s->setup.cpu_model) ? s->setup.cpu_model :
+		 "unknown CPU model", s->setup.vcpus_total,
+		 stg_vcpu_kind_name(s->v.vcpu_kind),
+		 s->setup.threads_per_core > 1 ?
+		 "SMT siblings present" : s->setup.threads_per_core == 1 ?
 		 "no SMT siblings" : "topology unknown",
 		 strcmp(nz(s->v.vcpu_kind_basis), "measured scaling") ? "" :
 		 "; but 2 vCPUs scale like one core's two threads, measured");
 	print_wrapped(f, "  CPU      ", 11, line);
-	rpt_fmt_bytes(a, sizeof(a), (double)s->ram_total);
-	rpt_fmt_bytes(b, sizeof(b), (double)s->ram_available);
+	rpt_fmt_bytes(a, sizeof(a), (double)s->setup.ram_total);
+	rpt_fmt_bytes(b, sizeof(b), (double)s->setup.ram_available);
 	fprintf(f, "  RAM      %s, %s available\n", a, b);
-	if (*nz(s->instance_type) || *nz(s->vendor))
-		fprintf(f, "  instance %s%s%s\n", nz(s->instance_type),
-			*nz(s->vendor) ? " / " : "", nz(s->vendor));
+	if (*nz(s->setup.instance_type) || *nz(s->setup.vendor))
+		fprintf(f, "  instance %s%s%s\n", nz(s->setup.instance_type),
+			*nz(s->setup.vendor) ? " / " : "", nz(s->setup.vendor));
 	fprintf(f, "  GPUs     %d NVIDIA GPU%s present (the GPUs above are "
-		"emulated)\n", s->gpus_present, s->gpus_present == 1 ? "" :
+		"emulated)\n", s->setup.gpus_present,
+		s->setup.gpus_present == 1 ? "" :
 		"s");
-	rpt_fmt_bytes(a, sizeof(a), (double)s->bytes);
-	rpt_fmt_count(b, sizeof(b), (double)s->files);
+	rpt_fmt_bytes(a, sizeof(a), (double)s->setup.bytes);
+	rpt_fmt_count(b, sizeof(b), (double)s->setup.files);
 	fprintf(f, "  dataset  ");
-	rpt_put_path(f, s->dataset);
+	rpt_put_path(f, s->setup.dataset);
 	fprintf(f, "%s\n           %s files, %s, workload %s\n",
-		s->generated ? " (generated, removed after the sweep)" : "",
-		b, a, nz(s->workload));
+		s->setup.generated ? " (generated, removed after the sweep)" :
+		"",
+		b, a, nz(s->setup.workload));
 	fprintf(f, "  storage  %s%s%s%s%s, backend %s\n",
-		*nz(s->fs_type) ? s->fs_type : "unknown fs",
-		*nz(s->fs_device) ? " on " : "", nz(s->fs_device),
-		s->fs_network ? " (network)" : "", "", nz(s->backend));
+		*nz(s->setup.fs_type) ? s->setup.fs_type : "unknown fs",
+		*nz(s->setup.fs_device) ? " on " : "", nz(s->setup.fs_device),
+		s->setup.fs_network ? " (network)" : "", "", nz(s->backend));
 	snprintf(line, sizeof(line), "%.0f s of %.0f s used (listing and "
 		 "eviction %.1f s). %s", s->elapsed_s, s->budget_s, s->setup_s,
 		 nz(s->budget_rule));
@@ -887,7 +890,7 @@ void rpt_sweep_print(FILE *f, const struct rpt_sweep *s)
 	print_catalog(f, s);
 	print_points(f, s);
 	for (size_t i = 0; i < s->nothers; i++) {
-		fprintf(f, "\npipeline %s\n", nz(s->others[i]->pipeline));
+		fprintf(f, "\npipeline %s\n", nz(s->others[i]->setup.pipeline));
 		print_wrapped(f, "  verdict  ", 11, s->others[i]->v.headline);
 		print_verdict(f, s->others[i]);
 		print_points(f, s->others[i]);
@@ -1359,7 +1362,8 @@ static int pipelines_json(json_t *root, const struct rpt_sweep *s,
 				    json_string_value(key) : "?",
 				    rpt_pipeline_by_json(s, i, &v));
 		json_decref(key);
-		pj = rpt_pipeline_json(v.name, p->pipeline, p->pipeline_workers,
+		pj = rpt_pipeline_json(v.name, p->setup.pipeline,
+				       p->pipeline_workers,
 				       p->py);
 		if (!pj)
 			continue;
@@ -1404,62 +1408,16 @@ json_t *rpt_sweep_json(const struct rpt_sweep *s, bool with_series)
 	json_object_set_new(root, "schema_version",
 			    json_integer(RPT_SWEEP_SCHEMA_VERSION));
 	json_object_set_new(root, "command", json_string("sweep"));
-	json_object_set_new(root, "feedrate_version", json_string(
-		nz(s->version)));
-	json_object_set_new(root, "workload", json_string(nz(s->workload)));
-	json_object_set_new(root, "workload_file",
-			    rpt_json_path(nz(s->workload_file)));
-	json_object_set_new(root, "pipeline", json_string(nz(s->pipeline)));
-	json_object_set_new(root, "machine", json_pack(
-		"{s:s,s:i,s:i,s:s,s:I,s:I,s:o,s:s,s:s,s:i}",
-		"cpu_model", nz(s->cpu_model), "vcpus", (int)s->vcpus_total,
-		"threads_per_core", (int)s->threads_per_core,
-		"vcpu_kind", stg_vcpu_kind_name(s->vcpu_kind ? s->vcpu_kind :
-		s->threads_per_core > 1 ? STG_VCPU_THREAD :
-		s->threads_per_core == 1 ? STG_VCPU_CORE : STG_VCPU_UNKNOWN),
-		"ram_bytes", (json_int_t)s->ram_total,
-		"ram_available_bytes", (json_int_t)s->ram_available,
-		"cgroup_limit_bytes", s->cgroup_limit >= 0 ?
-		json_integer(s->cgroup_limit) : json_null(),
-		"instance_type", nz(s->instance_type),
-		"vendor", nz(s->vendor), "gpus_present", s->gpus_present));
-	json_object_set_new(root, "storage", json_pack("{s:s,s:s,s:b,s:s}",
-		"fs_type", nz(s->fs_type), "device", nz(s->fs_device),
-		"network", s->fs_network, "backend", nz(s->backend)));
-	json_object_set_new(root, "dataset", json_pack("{s:o,s:b,s:I,s:I,s:s,"
-		"s:I}", "path", rpt_json_path(nz(s->dataset)),
-		"generated", s->generated, "files", (json_int_t)s->files,
-		"bytes", (json_int_t)s->bytes, "format",
-		s->format ? s->format : "folder", "records",
-		(json_int_t)(s->format ? s->records : s->files)));
-	json_object_set_new(root, "gpus", json_pack(
-		"{s:s,s:s,s:i,s:o,s:s,s:s,s:b,s:o}",
-		"type", nz(s->gpu_type), "detail", nz(s->gpu_detail),
-		"count", (int)s->gpu_count, "demand_per_gpu", rpt_jnum(s->demand_per_gpu),
-		"demand_kind", nz(s->demand_kind),
-		"demand_source", nz(s->demand_source),
-		"demand_estimated", s->demand_est,
-		"au_threshold", rpt_jnum(thr_of(s))));
-	{
-		json_t *g = json_object_get(root, "gpus");
-
-		json_object_set_new(g, "demand_basis",
-				    json_string(nz(s->demand_basis)));
-		json_object_set_new(g, "demand_single", rpt_jnum(
-			s->demand_single > 0 ? s->demand_single :
-			s->demand_per_gpu));
-		json_object_set_new(g, "demand_total", rpt_jnum(
-			s->demand_total > 0 ? s->demand_total :
-			s->demand_per_gpu * s->gpu_count));
-		json_object_set_new(g, "demand_multi_measured",
-				    json_boolean(s->demand_multi_measured));
-		rpt_demand_json_extra(g, s->tokens_per_sample,
-			s->gpu_count ? (s->demand_total > 0 ? s->demand_total :
-			s->demand_per_gpu * s->gpu_count) : (s->demand_single >
-			0 ? s->demand_single : s->demand_per_gpu),
-			rpt_bytes_per_sample(s->bytes, s->format ? s->records :
-					     s->files));
+	if (rpt_setup_json(root, &s->setup, RPT_SETUP_SWEEP)) {
+		json_decref(root);
+		json_decref(pts);
+		json_decref(drop);
+		return NULL;
 	}
+	json_object_set_new(json_object_get(root, "storage"), "backend",
+			    json_string(nz(s->backend)));
+	json_object_set_new(json_object_get(root, "gpus"), "au_threshold",
+			    rpt_jnum(thr_of(s)));
 	json_object_set_new(root, "budget", json_pack("{s:o,s:o,s:o,s:s}",
 		"budget_s", rpt_jnum(s->budget_s), "elapsed_s", rpt_jnum(s->elapsed_s),
 		"setup_s", rpt_jnum(s->setup_s), "rule", nz(s->budget_rule)));

@@ -34,45 +34,9 @@ struct rpt_ckpt_brief;  /* report_ckpt.h */
 
 /* Everything the sweep report says. */
 struct rpt_sweep {
-	const char *version;            /* feedrate's */
-	/* what was measured */
-	const char *workload;
-	const char *workload_file;      /* its job file (raw bytes) */
-	const char *dataset;            /* raw bytes */
-	bool generated;
-	uint64_t files, bytes;
-	const char *format;             /* "folder", "wds", "mds", ... */
-	uint64_t records;               /* samples per epoch */
-	const char *fs_type, *fs_device;
-	bool fs_network;
-	const char *pipeline;
+	struct rpt_setup setup;         /* workload, dataset, storage, machine,
+	                                   GPUs (rpt_setup.h) */
 	const char *backend;            /* as run by the last point */
-	/* the machine */
-	const char *cpu_model;
-	unsigned vcpus_total;           /* usable CPUs */
-	unsigned threads_per_core;
-	enum stg_vcpu_kind vcpu_kind;   /* what one vCPU is here */
-	uint64_t ram_total, ram_available;
-	int64_t cgroup_limit;           /* -1 none */
-	const char *instance_type, *vendor;   /* DMI, "" unknown */
-	int gpus_present;               /* NVIDIA GPUs seen */
-	/* the GPUs judged against */
-	const char *gpu_type, *gpu_detail;
-	unsigned gpu_count;             /* asked (default 1) */
-	double demand_per_gpu;          /* per GPU at gpu_count: the
-	                                   source's multi-GPU total / count
-	                                   where it has one */
-	const char *demand_kind, *demand_source;
-	bool demand_est;
-	double demand_single;           /* one GPU alone (the row's figure) */
-	double demand_total;            /* gpu_count GPUs together */
-	bool demand_multi_measured;     /* demand_total is the source's
-	                                   measured multi-GPU figure */
-	const char *demand_basis;       /* "measured", "derived", "estimate",
-	                                   "gpu-rate" */
-	double demand_range_lo, demand_range_hi; /* per GPU; 0 none */
-	unsigned tokens_per_sample;     /* token workloads: seq_len; 0 */
-	double au_threshold;            /* <= 0: LDR_DEFAULT_AU_THRESHOLD */
 	/* the training job's own share per GPU (verdict.h) */
 	double reserve_vcpus_per_gpu;   /* < 0: RPT_RESERVE_VCPUS_PER_GPU */
 	uint64_t reserve_ram_per_gpu;
@@ -113,6 +77,23 @@ struct rpt_sweep {
 	/* filled by rpt_sweep_verdict() */
 	struct rpt_sweep_verdict v;
 };
+
+/* Batches each GPU's training process keeps pinned in host memory: the
+ * one being copied and the next (the loader's default prefetch per GPU). */
+#define RPT_PINNED_BATCHES 2u
+
+struct wl_workload;
+/*
+ * S's reserve per GPU for the training job's own share: VCPUS (< 0: the
+ * default) and RAM_GIVEN (NULL: not given, then RPT_PINNED_BATCHES
+ * pinned batches of BATCH (0: the default) of W's output samples plus the
+ * process's own, jdg_reserve_ram, said in HOW, HOW_LEN bytes, which S
+ * then points to).
+ */
+void rpt_sweep_fill_reserve(struct rpt_sweep *s, const struct wl_workload *w,
+			    unsigned batch, double vcpus,
+			    const uint64_t *ram_given, char *how,
+			    size_t how_len);
 
 /*
  * Draw the verdict from S's points and check runs into S->v: fills a

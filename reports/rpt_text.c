@@ -77,6 +77,18 @@ void rpt_cat(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+void rpt_note(char *notes, size_t len, const char *fmt, ...)
+{
+	const size_t used = strnlen(notes, len);
+	va_list ap;
+
+	if (used && used + 2 < len)
+		memcpy(notes + used, "; ", 3);
+	va_start(ap, fmt);
+	rpt_vcat(notes, len, fmt, ap);
+	va_end(ap);
+}
+
 /* ---- a growable string ---- */
 
 void rpt_buf_init(struct rpt_buf *b)

@@ -40,6 +40,10 @@ void rpt_wrap(FILE *f, const char *text, size_t col, size_t width,
 /* Append to BUF (LEN bytes, NUL-terminated) what FMT says; cut at LEN. */
 void rpt_cat(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Append a remark to NOTES (LEN bytes): "; " after the ones there, then
+ * what FMT says; cut at LEN. */
+void rpt_note(char *notes, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* rpt_cat with the arguments in AP. */
 void rpt_vcat(char *buf, size_t len, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));

@@ -289,7 +289,8 @@ static char *io_text(const char *dataset, const struct ms_io_config *cfg,
 	FILE *f = open_memstream(&buf, &len);
 
 	cr_assert_not_null(f);
-	rpt_iorun_print(f, dataset, cfg, res);
+	rpt_iorun_print(f, &(struct rpt_setup){ .dataset = dataset }, cfg,
+			res);
 	fclose(f);
 	return buf;
 }
@@ -353,7 +354,8 @@ FR_TEST(report_iorun, json_has_fio_like_keys_and_values)
 	json_t *j, *o, *k;
 
 	io_fixture(&cfg, &res);
-	j = rpt_iorun_json("/data/\xfe", &cfg, &res);
+	j = rpt_iorun_json(&(struct rpt_setup){ .dataset = "/data/\xfe" },
+			   &cfg, &res);
 	cr_assert_not_null(j);
 	cr_expect_str_eq(json_string_value(json_object_get(j, "command")),
 			 "io");

@@ -243,15 +243,15 @@ static void ram_sweep(struct rpt_sweep *s, double storage, double hit25,
 	}
 	s->points = rpts;
 	s->npoints = 4;
-	s->vcpus_total = 2;
-	s->gpu_type = "A100";
-	s->gpu_count = gpus;
-	s->demand_per_gpu = 2470;
-	s->au_threshold = 0.9;
-	s->bytes = ds;
-	s->ram_total = 64 * GB;
-	s->ram_available = 60 * GB;
-	s->cgroup_limit = -1;
+	s->setup.vcpus_total = 2;
+	s->setup.gpu_type = "A100";
+	s->setup.gpu_count = gpus;
+	s->setup.demand_per_gpu = 2470;
+	s->setup.au_threshold = 0.9;
+	s->setup.bytes = ds;
+	s->setup.ram_total = 64 * GB;
+	s->setup.ram_available = 60 * GB;
+	s->setup.cgroup_limit = -1;
 	s->reserve_ram_per_gpu = 2 * GB;
 	s->lru_ram_steady = s->lru_half_steady = -1;
 }
@@ -460,7 +460,7 @@ FR_TEST(ram_axis, catalogue_says_whether_each_shape_has_the_page_cache)
 	/* a 100 GB dataset: neither holds it whole */
 	ram_sweep(&s, 1500, rpt_lru_hit_model(0.25), rpt_lru_hit_model(0.5),
 		  1);
-	s.bytes = 100 * GB;
+	s.setup.bytes = 100 * GB;
 	s.shapes = shapes;
 	s.nshapes = 2;
 	rpt_sweep_verdict(&s);
@@ -475,7 +475,7 @@ FR_TEST(ram_axis, catalogue_says_whether_each_shape_has_the_page_cache)
 	/* faster storage: the large one has enough */
 	ram_sweep(&s, 2000, rpt_lru_hit_model(0.25), rpt_lru_hit_model(0.5),
 		  1);
-	s.bytes = 100 * GB;
+	s.setup.bytes = 100 * GB;
 	s.shapes = shapes;
 	s.nshapes = 2;
 	rpt_sweep_verdict(&s);
@@ -486,7 +486,7 @@ FR_TEST(ram_axis, catalogue_says_whether_each_shape_has_the_page_cache)
 	/* storage far too slow: no size suffices, here or on either shape */
 	ram_sweep(&s, 100, rpt_lru_hit_model(0.25), rpt_lru_hit_model(0.5),
 		  1);
-	s.bytes = 100 * GB;
+	s.setup.bytes = 100 * GB;
 	s.shapes = shapes;
 	s.nshapes = 2;
 	rpt_sweep_verdict(&s);
@@ -517,7 +517,7 @@ FR_TEST(ram_axis, vm_too_small_for_the_dataset_is_told_to_use_nvme_or_shards)
 	 * 100 GB dataset does not fit this 64 GB VM */
 	ram_sweep(&s, 1500, rpt_lru_hit_model(0.25), rpt_lru_hit_model(0.5),
 		  8);
-	s.bytes = 100 * GB;
+	s.setup.bytes = 100 * GB;
 	rpt_sweep_verdict(&s);
 	cr_assert(n->known && n->none_suffices && !n->at_most);
 	cr_assert(!s.v.ram_holds_dataset);
@@ -672,7 +672,7 @@ FR_TEST(ram_axis, ram_point_on_a_sample_is_marked_and_noted)
 	 * says what the mark means, the notes carry the sweep's note */
 	ram_sweep(&s, 1000, rpt_lru_hit_model(0.25), rpt_lru_hit_model(0.5),
 		  1);
-	s.files = SMP_FILES;
+	s.setup.files = SMP_FILES;
 	for (int i = 0; i < 4; i++)
 		rpts[i].sample_files = SMP_FILES;
 	rpts[3].sample_files = 40;
@@ -680,8 +680,8 @@ FR_TEST(ram_axis, ram_point_on_a_sample_is_marked_and_noted)
 	rpts[3].ram_bytes = 1 * GB;
 	s.notes = note;
 	rpt_sweep_verdict(&s);
-	cr_assert(rpt_point_sampled(&rpts[3], s.files));
-	cr_assert(!rpt_point_sampled(&rpts[1], s.files));
+	cr_assert(rpt_point_sampled(&rpts[3], s.setup.files));
+	cr_assert(!rpt_point_sampled(&rpts[1], s.setup.files));
 	/* a quarter of the sample cached: the quarter row of the curve */
 	cr_assert_float_eq(row_of(&s, 3)->fraction, 0.25, 1e-12);
 	t = text_of(&s);
@@ -735,7 +735,7 @@ FR_TEST(ram_axis, ram_point_on_a_sample_is_marked_and_noted)
 	rpts[3].sample_bytes = 10 * GB;
 	rpts[3].ram_bytes = 10 * GB / 4;
 	rpt_sweep_verdict(&s);
-	cr_assert(!rpt_point_sampled(&rpts[3], s.files));
+	cr_assert(!rpt_point_sampled(&rpts[3], s.setup.files));
 	t = text_of(&s);
 	cr_assert_null(strstr(t, "sampled"), "%s", t);
 	cr_assert_null(strstr(t, "sp\n"), "%s", t);
@@ -933,7 +933,7 @@ FR_TEST(ram_axis, html_of_a_sweep_without_ram_points_has_no_ram_dots)
 	free(plot);
 	free(html);
 	/* no dataset size: no page-cache axis to draw on */
-	s.bytes = 0;
+	s.setup.bytes = 0;
 	rpt_sweep_verdict(&s);
 	html = rpt_sweep_html(&s);
 	cr_assert_null(strstr(html, "ram-plot"));

@@ -61,25 +61,25 @@ static void cluster_make(struct rpt_cluster *c)
 	}
 	memset(c, 0, sizeof(*c));
 	c->command = "run";
-	c->workload = "imagenet";
-	c->dataset = "/mnt/nfs/imagenet";
-	c->fs_type = "nfs4";
-	c->fs_server = "127.0.0.1:/export";
-	c->cache = "cold";
-	c->files = 1000;
-	c->bytes = 136250000;
+	c->setup.workload = "imagenet";
+	c->setup.dataset = "/mnt/nfs/imagenet";
+	c->setup.fs_type = "nfs4";
+	c->setup.fs_server = "127.0.0.1:/export";
+	c->setup.cache = "cold";
+	c->setup.files = 1000;
+	c->setup.bytes = 136250000;
 	c->window_s = 30;
 	c->world = NR;
 	c->nodes = NR;
 	c->ranks = ranks;
-	c->gpu_type = "A100";
-	c->gpus_per_rank = 8;
-	c->demand_per_gpu = 10;
-	c->au_threshold = 0.9;
-	c->demand_kind = "train";
-	c->demand_basis = "measured";
-	c->demand_source = "test figures";
-	c->bytes_per_sample = 136250;
+	c->setup.gpu_type = "A100";
+	c->setup.gpu_count = 8;
+	c->setup.demand_per_gpu = 10;
+	c->setup.au_threshold = 0.9;
+	c->setup.demand_kind = "train";
+	c->setup.demand_basis = "measured";
+	c->setup.demand_source = "test figures";
+	c->setup.bytes_per_sample = 136250;
 	c->every_sample_once = 1;
 	c->epochs_checked = 2;
 	snprintf(c->once_how, sizeof(c->once_how), "count, sum and xor of "
@@ -333,8 +333,8 @@ FR_TEST(report_cluster, raw_feed_verdict_says_no_gpu_emulated)
 	json_t *root;
 
 	cluster_make(&c);
-	c.gpu_type = NULL;
-	c.gpus_per_rank = 0;
+	c.setup.gpu_type = NULL;
+	c.setup.gpu_count = 0;
 	for (unsigned i = 0; i < NR; i++) {
 		ranks[i].gpus = 0;
 		ranks[i].au = -1;
@@ -408,8 +408,8 @@ FR_TEST(report_cluster, unknowns_are_null_in_json)
 	const json_t *st, *r0, *once;
 
 	cluster_make(&c);
-	c.cache = "warm";
-	c.fs_server = "";
+	c.setup.cache = "warm";
+	c.setup.fs_server = "";
 	c.every_sample_once = -1;
 	c.epochs_checked = 0;
 	ranks[1].solo_bytes_per_s = -1;
@@ -536,7 +536,7 @@ FR_TEST(report_cluster, storage_below_one_node_is_said_so)
 
 	cluster_make(&c);
 	/* a cold ceiling far below what one node's GPUs need */
-	c.bytes_per_sample = 1e9;
+	c.setup.bytes_per_sample = 1e9;
 	rpt_cluster_verdict(&c, v, sizeof(v));
 	cr_assert(strstr(v, "it is storage-bound below one node"), "%s", v);
 	cr_assert_null(strstr(v, "past 0 node"), "%s", v);

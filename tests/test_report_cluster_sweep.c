@@ -60,20 +60,20 @@ static void point_make(size_t i, const char *cache, unsigned vcpus,
 	p->vcpus = vcpus;
 	p->cache = cache;
 	c->command = "run";
-	c->workload = "imagenet";
-	c->dataset = "/mnt/nfs/imagenet";
-	c->fs_type = "nfs4";
-	c->fs_server = "127.0.0.1:/export";
-	c->cache = cache;
+	c->setup.workload = "imagenet";
+	c->setup.dataset = "/mnt/nfs/imagenet";
+	c->setup.fs_type = "nfs4";
+	c->setup.fs_server = "127.0.0.1:/export";
+	c->setup.cache = cache;
 	c->window_s = 30;
 	c->world = ranks;
 	c->nodes = ranks;
 	c->ranks = rank_store[i];
-	c->gpu_type = "A100";
-	c->gpus_per_rank = 8;
-	c->demand_per_gpu = 10;
-	c->au_threshold = 0.9;
-	c->bytes_per_sample = 1e6;
+	c->setup.gpu_type = "A100";
+	c->setup.gpu_count = 8;
+	c->setup.demand_per_gpu = 10;
+	c->setup.au_threshold = 0.9;
+	c->setup.bytes_per_sample = 1e6;
 	c->every_sample_once = -1;
 	c->notes = "";
 }
@@ -93,23 +93,23 @@ static void sweep_make(struct rpt_cluster_sweep *s)
 	point_make(4, "warm", 2, 2, 600, "cpu", 0.95);
 	point_make(5, "warm", 2, 3, 900, "cpu", 0.95);
 	memset(s, 0, sizeof(*s));
-	s->workload = "imagenet";
-	s->dataset = "/mnt/nfs/imagenet";
-	s->fs_type = "nfs4";
-	s->fs_server = "127.0.0.1:/export";
-	s->files = 1000;
-	s->bytes = 1000000000;
+	s->setup.workload = "imagenet";
+	s->setup.dataset = "/mnt/nfs/imagenet";
+	s->setup.fs_type = "nfs4";
+	s->setup.fs_server = "127.0.0.1:/export";
+	s->setup.files = 1000;
+	s->setup.bytes = 1000000000;
 	s->world = 3;
 	s->nodes = 3;
 	s->window_s = 30;
-	s->gpu_type = "A100";
-	s->gpus_per_rank = 8;
-	s->demand_per_gpu = 10;
-	s->au_threshold = 0.9;
-	s->bytes_per_sample = 1e6;
-	s->demand_kind = "train";
-	s->demand_basis = "measured";
-	s->demand_source = "test figures";
+	s->setup.gpu_type = "A100";
+	s->setup.gpu_count = 8;
+	s->setup.demand_per_gpu = 10;
+	s->setup.au_threshold = 0.9;
+	s->setup.bytes_per_sample = 1e6;
+	s->setup.demand_kind = "train";
+	s->setup.demand_basis = "measured";
+	s->setup.demand_source = "test figures";
 	s->points = pts;
 	s->npoints = NP;
 	s->notes = "";
@@ -461,11 +461,11 @@ FR_TEST(report_cluster_sweep, raw_feed_says_no_feed_and_au_is_null)
 	char v[2048];
 
 	sweep_make(&s);
-	s.gpu_type = NULL;
-	s.gpus_per_rank = 0;
+	s.setup.gpu_type = NULL;
+	s.setup.gpu_count = 0;
 	for (size_t i = 0; i < NP; i++) {
-		pts[i].report.gpu_type = NULL;
-		pts[i].report.gpus_per_rank = 0;
+		pts[i].report.setup.gpu_type = NULL;
+		pts[i].report.setup.gpu_count = 0;
 		for (unsigned k = 0; k < pts[i].ranks; k++) {
 			rank_store[i][k].gpus = 0;
 			rank_store[i][k].au = -1;
@@ -487,7 +487,7 @@ FR_TEST(report_cluster_sweep, html_plots_a_polyline_per_series_and_escapes)
 	char *html;
 
 	sweep_make(&s);
-	s.dataset = "/data/<script>alert(1)</script>\"x\"&\xff";
+	s.setup.dataset = "/data/<script>alert(1)</script>\"x\"&\xff";
 	snprintf(rank_store[1][1].bottleneck,
 		 sizeof(rank_store[1][1].bottleneck), "<b>");
 	snprintf(rank_store[1][0].bottleneck,

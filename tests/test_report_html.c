@@ -62,26 +62,26 @@ static void sweep_fill(struct rpt_sweep *s)
 			p->samples = (uint64_t)(sps[c][i] * 20);
 			p->batches = p->samples / 256;
 		}
-	s->version = "test";
-	s->workload = "imagenet";
-	s->dataset = "/data/imagenet";
-	s->fs_type = "ext4";
-	s->fs_device = "nvme0n1";
-	s->pipeline = "native";
+	s->setup.version = "test";
+	s->setup.workload = "imagenet";
+	s->setup.dataset = "/data/imagenet";
+	s->setup.fs_type = "ext4";
+	s->setup.fs_device = "nvme0n1";
+	s->setup.pipeline = "native";
 	s->backend = "uring";
-	s->cpu_model = "Test CPU";
-	s->vcpus_total = 8;
-	s->threads_per_core = 2;
-	s->cgroup_limit = -1;
-	s->instance_type = "";
-	s->vendor = "";
-	s->gpu_type = "A100";
-	s->gpu_detail = "A100 80GB";
-	s->gpu_count = 8;
-	s->demand_per_gpu = 2470;
-	s->demand_kind = "train";
-	s->demand_source = "a table";
-	s->au_threshold = 0.9;
+	s->setup.cpu_model = "Test CPU";
+	s->setup.vcpus_total = 8;
+	s->setup.threads_per_core = 2;
+	s->setup.cgroup_limit = -1;
+	s->setup.instance_type = "";
+	s->setup.vendor = "";
+	s->setup.gpu_type = "A100";
+	s->setup.gpu_detail = "A100 80GB";
+	s->setup.gpu_count = 8;
+	s->setup.demand_per_gpu = 2470;
+	s->setup.demand_kind = "train";
+	s->setup.demand_source = "a table";
+	s->setup.au_threshold = 0.9;
 	s->budget_rule = "";
 	s->notes = "";
 	s->points = pts;
@@ -358,7 +358,7 @@ FR_TEST(report_html, vm_that_feeds_the_asked_gpus_gets_one_panel_to_its_vcpus)
 	char *html;
 
 	sweep_fill(&s);
-	s.gpu_count = 1;
+	s.setup.gpu_count = 1;
 	for (int c = STG_CACHE_RAM; c <= STG_CACHE_WARM; c++) {
 		s.v.cache[c].projected = false;
 		s.v.cache[c].vcpus_needed = 7;
@@ -382,7 +382,7 @@ FR_TEST(report_html, many_gpus_keep_a_line_each_and_few_labels)
 	size_t labels;
 
 	sweep_fill(&s);
-	s.gpu_count = 64;
+	s.setup.gpu_count = 64;
 	s.v.cache[STG_CACHE_WARM].vcpus_needed = 356;
 	s.v.cache[STG_CACHE_WARM].projected_samples_per_s = 142400;
 	s.v.cache[STG_CACHE_WARM].projected_lo = 126900;
@@ -406,7 +406,7 @@ FR_TEST(report_html, outside_names_in_the_plot_stay_text)
 	char *html;
 
 	sweep_fill(&s);
-	s.gpu_type = "A<100>&\"";
+	s.setup.gpu_type = "A<100>&\"";
 	html = page_of(&s, "escaped");
 	cr_assert(strstr(html, ">8 x A&lt;100&gt;&amp;&quot; at 90 % AU"));
 	cr_assert_null(strstr(html, "A<100>"));

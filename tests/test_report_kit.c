@@ -1,7 +1,8 @@
 /*
  * test_report_kit.c - the report kit: a number that is not finite is
  * written as null and never drops its key; names are printable; words
- * wrap at spaces and keep a long word whole; appends cut at the end.
+ * wrap at spaces and keep a long word whole; appends cut at the end; the
+ * setup is filled once and each report writes its own keys from it.
  */
 #include <math.h>
 #include <stdio.h>
@@ -11,9 +12,11 @@
 #include <errno.h>
 
 #include "harness.h"
+#include "measure.h"
 #include "rpt_html.h"
 #include "rpt_json.h"
 #include "rpt_load.h"
+#include "rpt_setup.h"
 #include "rpt_text.h"
 
 /* What F holds, NUL-terminated; F is closed. */
@@ -218,4 +221,52 @@ FR_TEST(report_kit, loader_reads_a_report_and_words_each_failure)
 	cr_expect_eq(rpt_report_load(path, 4096, &root, why, sizeof(why)),
 		     -EFBIG);
 	fr_test_rmtree(dir);
+}
+
+FR_TEST(report_kit, setup_is_filled_once_and_each_report_writes_its_keys)
+{
+	struct ms_machine m = { .vcpus_usable = 6, .fs_type = "nfs4",
+				.fs_device = "" };
+	struct ms_gpus gs = { .count = 0, .type = "A100", .demand = 2470,
+			      .demand_kind = "train" };
+	struct rpt_setup s;
+	json_t *run = json_object(), *clu = json_object(), *ck = json_object();
+	json_t *g;
+
+	snprintf(m.cpu.model, sizeof(m.cpu.model), "Xeon");
+	m.cpu.threads_per_core = -1;
+	snprintf(m.fs.server, sizeof(m.fs.server), "10.0.0.1:/x");
+	rpt_setup_fill(&s, &(struct rpt_setup_src){ .version = "9", .m = &m,
+		.dataset = "/d", .gs = &gs, .backend = -1, .cache = 0,
+		.ram_bytes = 1 << 20, .seed = 7 });
+	cr_assert_str_eq(s.version, "9");
+	cr_assert_str_eq(s.fs_server, "10.0.0.1:/x");
+	cr_assert_eq(s.vcpus_total, 6);
+	cr_assert_null(s.backend_asked, "no --backend asked");
+	cr_assert_str_eq(s.cache, "cold");
+	cr_assert_eq(s.ram_bytes, 0, "a page cache only for the ram state");
+	cr_assert_eq(s.cgroup_limit, 0, "the machine's (zeroed) limit");
+	cr_assert_eq(s.seed, 7);
+	cr_assert_eq(rpt_setup_json(run, &s, RPT_SETUP_RUN), 0);
+	cr_assert(json_is_null(json_object_get(json_object_get(run,
+		  "machine"), "threads_per_core")), "unknown SMT is null");
+	g = json_object_get(run, "gpus");
+	cr_assert_str_eq(json_string_value(json_object_get(g, "type")),
+			 "A100");
+	rpt_setup_json(clu, &s, RPT_SETUP_CLUSTER);
+	g = json_object_get(clu, "gpus");
+	cr_assert(json_is_null(json_object_get(g, "type")),
+		  "no GPU emulated: the cluster's type is null");
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(
+			 clu, "fs"), "server")), "10.0.0.1:/x");
+	cr_assert_str_eq(json_string_value(json_object_get(clu, "cache")),
+			 "cold");
+	rpt_setup_json(ck, &s, RPT_SETUP_CKPT);
+	cr_assert_str_eq(json_string_value(json_object_get(ck, "dir")), "/d");
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(ck,
+		     "machine"), "vcpus")), 6);
+	cr_assert_null(json_object_get(ck, "gpus"), "ckpt has no gpus key");
+	json_decref(run);
+	json_decref(clu);
+	json_decref(ck);
 }

@@ -51,19 +51,19 @@ static void run_make(struct rpt_run *r, unsigned gpus, uint64_t batches,
 	run_res->warmup_incomplete = warmup_incomplete;
 	snprintf(run_res->backend, sizeof(run_res->backend), "uring");
 	r->res = run_res;
-	r->workload = "imagenet";
-	r->dataset = "/data";
-	r->cache = "cold";
-	r->gpu_type = "A100";
-	r->gpu_detail = "A100 80GB";
-	r->gpu_count = gpus;
-	r->demand_per_gpu = 300;
-	r->au_threshold = 0.9;
+	r->setup.workload = "imagenet";
+	r->setup.dataset = "/data";
+	r->setup.cache = "cold";
+	r->setup.gpu_type = "A100";
+	r->setup.gpu_detail = "A100 80GB";
+	r->setup.gpu_count = gpus;
+	r->setup.demand_per_gpu = 300;
+	r->setup.au_threshold = 0.9;
 	r->bottleneck = "gpu";
 	r->cpu_outside_mask_s = -1;
 	r->fraction_resident = -1;
 	r->hit_ratio = -1;
-	r->gpu_sync_all = true;
+	r->setup.gpu_sync_all = true;
 }
 
 static void run_res_free(void)
@@ -133,8 +133,8 @@ FR_TEST(report_run, run_ram_not_limited_is_said_and_marked,
 	json_t *j;
 
 	run_make(&r, 1, 50, false);
-	r.cache = "ram";
-	r.ram_bytes = 1 << 20;
+	r.setup.cache = "ram";
+	r.setup.ram_bytes = 1 << 20;
 	r.cache_seen_bytes = 3 << 20;
 	r.ram_not_limited = true;
 	r.hit_ratio = 0.2;
@@ -172,16 +172,16 @@ FR_TEST(report_run, unknown_hit_ratio_is_said_and_null_in_json,
 /* R's demand fields as ms_gpus_resolve fills them for COUNT x A100. */
 static void run_demand_a100(struct rpt_run *r, unsigned count, bool multi)
 {
-	r->gpu_type = "A100";
-	r->gpu_detail = "A100 80GB SXM";
-	r->gpu_count = count;
-	r->demand_single = 2470;
-	r->demand_total = multi ? 16621 : count * 2470.0;
-	r->demand_per_gpu = count ? r->demand_total / count : 2470;
-	r->demand_multi_measured = multi;
-	r->demand_basis = "measured";
-	r->demand_kind = "train";
-	r->demand_source = "NVIDIA DeepLearningExamples";
+	r->setup.gpu_type = "A100";
+	r->setup.gpu_detail = "A100 80GB SXM";
+	r->setup.gpu_count = count;
+	r->setup.demand_single = 2470;
+	r->setup.demand_total = multi ? 16621 : count * 2470.0;
+	r->setup.demand_per_gpu = count ? r->setup.demand_total / count : 2470;
+	r->setup.demand_multi_measured = multi;
+	r->setup.demand_basis = "measured";
+	r->setup.demand_kind = "train";
+	r->setup.demand_source = "NVIDIA DeepLearningExamples";
 }
 
 FR_TEST(report_run, demand_line_names_row_basis_source_and_the_multi_gpu_figure,
@@ -317,7 +317,8 @@ FR_TEST(report_run, vcpu_kind_is_said_in_text_and_json, .fini = run_res_free)
 		char *text;
 
 		run_make(&r, 1, 50, false);
-		rpt_run_fill_machine(&r, &cpu);
+		r.setup.vcpu_kind = cpu.vcpu_kind;
+		r.setup.threads_per_core = cpu.threads_per_core;
 		text = run_text(&r);
 		cr_assert_not_null(strstr(text, cases[i].text), "%s", text);
 		free(text);
@@ -348,16 +349,16 @@ FR_TEST(report_run, a_token_run_gives_tokens_per_s_and_the_reads_demand_needs,
 	char *text;
 
 	run_make(&r, 8, 40, false);
-	r.workload = "tokens";
-	r.format = "tokens";
-	r.records = 1000;               /* windows per epoch */
-	r.bytes = 4096000;              /* 4,096 bytes stored per window */
-	r.tokens_per_sample = 2048;
-	r.demand_single = 2.0;
-	r.demand_total = 16.0;          /* 8 x 2 samples/s */
-	r.demand_basis = "measured";
-	r.demand_kind = "train";
-	r.demand_source = "a source";
+	r.setup.workload = "tokens";
+	r.setup.format = "tokens";
+	r.setup.records = 1000;               /* windows per epoch */
+	r.setup.bytes = 4096000;        /* 4,096 bytes stored per window */
+	r.setup.tokens_per_sample = 2048;
+	r.setup.demand_single = 2.0;
+	r.setup.demand_total = 16.0;          /* 8 x 2 samples/s */
+	r.setup.demand_basis = "measured";
+	r.setup.demand_kind = "train";
+	r.setup.demand_source = "a source";
 	run_res->decompressed_bytes = 0;
 	text = run_text(&r);
 	/* 2,560 samples/s x 2,048 tokens */

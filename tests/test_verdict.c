@@ -62,15 +62,15 @@ static void sweep_make(struct rpt_sweep *s, const struct pt *p, size_t n,
 	}
 	s->points = pts_buf;
 	s->npoints = n;
-	s->vcpus_total = vcpus_total;
-	s->gpu_type = "A100";
-	s->gpu_count = gpus;
-	s->demand_per_gpu = DEMAND;
-	s->au_threshold = 0.90;
-	s->bytes = 140ull * 1000 * 1000 * 1000;
-	s->ram_total = 64ull << 30;
-	s->ram_available = 60ull << 30;
-	s->cgroup_limit = -1;
+	s->setup.vcpus_total = vcpus_total;
+	s->setup.gpu_type = "A100";
+	s->setup.gpu_count = gpus;
+	s->setup.demand_per_gpu = DEMAND;
+	s->setup.au_threshold = 0.90;
+	s->setup.bytes = 140ull * 1000 * 1000 * 1000;
+	s->setup.ram_total = 64ull << 30;
+	s->setup.ram_available = 60ull << 30;
+	s->setup.cgroup_limit = -1;
 	s->lru_ram_steady = -1;
 	s->lru_half_steady = -1;
 }
@@ -227,8 +227,8 @@ FR_TEST(verdict, a_python_pipelines_rate_is_per_worker_vcpu)
 	{
 		char buf[200];
 
-		s.vcpu_kind = STG_VCPU_THREAD;
-		s.threads_per_core = 2;
+		s.setup.vcpu_kind = STG_VCPU_THREAD;
+		s.setup.threads_per_core = 2;
 		rpt_sweep_verdict(&s);
 		rpt_smt_yield_text(&s, buf, sizeof(buf));
 		cr_expect_not_null(strstr(buf, "fed on one of them"), "%s",
@@ -319,9 +319,9 @@ FR_TEST(verdict, catalog_check_counts_spare_and_lacking_vcpus)
 				{ 50, STG_CACHE_COLD, 50000, "cpu", 0 } };
 
 	sweep_make(&s, p, 2, 100, 8);
-	s.threads_per_core = 1;         /* a vCPU here is a core */
+	s.setup.threads_per_core = 1;         /* a vCPU here is a core */
 	s.reserve_vcpus_per_gpu = 0;    /* the reserve is its own test */
-	s.gpu_type = "A100-40GB";
+	s.setup.gpu_type = "A100-40GB";
 	s.shapes = shapes;
 	s.nshapes = 3;
 	rpt_sweep_verdict(&s);
@@ -353,7 +353,7 @@ FR_TEST(verdict, thread_vcpu_and_core_vcpu_shapes_need_different_counts)
 	struct rpt_sweep s;
 
 	sweep_make(&s, p, 1, 16, 8);
-	s.threads_per_core = 1;         /* measured on whole cores */
+	s.setup.threads_per_core = 1;         /* measured on whole cores */
 	s.reserve_vcpus_per_gpu = 0;
 	s.shapes = shapes;
 	s.nshapes = 2;
@@ -378,7 +378,7 @@ FR_TEST(verdict, thread_vcpu_and_core_vcpu_shapes_need_different_counts)
 			{ 16, STG_CACHE_WARM, 9600, "cpu", 0 } };
 
 		sweep_make(&s, q, 3, 16, 8);
-		s.threads_per_core = 2;
+		s.setup.threads_per_core = 2;
 		s.reserve_vcpus_per_gpu = 0;
 		s.shapes = shapes;
 		s.nshapes = 2;
@@ -398,7 +398,7 @@ FR_TEST(verdict, thread_vcpu_and_core_vcpu_shapes_need_different_counts)
 			{ 2, STG_CACHE_WARM, 1250, "cpu", 0 } };
 
 		sweep_make(&s, q, 2, 2, 1);
-		s.threads_per_core = 1;
+		s.setup.threads_per_core = 1;
 		/* each vCPU busy all along, 1.6 x the CPU per sample */
 		pts_buf[0].stages.process_cpu_s = 10.0;
 		pts_buf[1].stages.process_cpu_s = 20.0;
@@ -436,10 +436,10 @@ FR_TEST(verdict, the_training_jobs_reserve_changes_spare_and_fits)
 	const double need8 = 0.9 * 16621;
 
 	sweep_make(&s, p, 1, 16, 2);
-	s.threads_per_core = 1;
+	s.setup.threads_per_core = 1;
 	s.reserve_vcpus_per_gpu = 0;
-	s.bytes = 100ull << 30;
-	s.ram_total = 200ull << 30;
+	s.setup.bytes = 100ull << 30;
+	s.setup.ram_total = 200ull << 30;
 	s.shapes = shapes;
 	s.nshapes = 1;
 	rpt_sweep_verdict(&s);
@@ -510,7 +510,7 @@ FR_TEST(verdict, a_storage_bound_row_has_no_vcpus_per_gpu_and_no_catalogue)
 		  s.v.storage_advice);
 	/* 1,100 files/s feed 3 GPUs of 400; a reserve of 1 vCPU per GPU
 	 * takes CPU, which a storage-bound feed does not lack */
-	s.demand_per_gpu = 400;
+	s.setup.demand_per_gpu = 400;
 	s.reserve_vcpus_per_gpu = 1;
 	rpt_sweep_verdict(&s);
 	cr_assert_eq(cv->gpus_fed, 3);
@@ -796,10 +796,10 @@ static unsigned run_gpus_fed(double sps, double thr, json_t **fed_json)
 	res->batch = 256;
 	res->batches = 100;
 	r.res = res;
-	r.gpu_type = "A100";
-	r.gpu_count = 0;
-	r.demand_per_gpu = DEMAND;
-	r.au_threshold = thr;
+	r.setup.gpu_type = "A100";
+	r.setup.gpu_count = 0;
+	r.setup.demand_per_gpu = DEMAND;
+	r.setup.au_threshold = thr;
 	r.cpu_outside_mask_s = -1;
 	r.fraction_resident = -1;
 	r.hit_ratio = -1;
@@ -839,8 +839,8 @@ FR_TEST(verdict, run_sweep_and_compare_agree_on_gpus_fed)
 
 		run_g = run_gpus_fed(feeds[i].sps, feeds[i].thr, &fed);
 		sweep_make(&s, p, 1, 96, 8);
-		s.version = "test";
-		s.au_threshold = feeds[i].thr;
+		s.setup.version = "test";
+		s.setup.au_threshold = feeds[i].thr;
 		rpt_sweep_verdict(&s);
 		sj = rpt_sweep_json(&s, false);
 		cr_assert_not_null(sj);
@@ -929,25 +929,25 @@ static void point_set(struct rpt_point *p, unsigned vcpus, enum stg_cache_state 
 static void sweep_init(struct rpt_sweep *s, size_t npts)
 {
 	memset(s, 0, sizeof(*s));
-	s->version = "test";
-	s->workload = "imagenet";
-	s->dataset = "/data";
-	s->files = 30;
-	s->bytes = 2805760;
-	s->pipeline = "native";
-	s->cpu_model = "cpu";
-	s->vcpus_total = 2;
-	s->threads_per_core = 1;
-	s->ram_total = 24ull << 30;
-	s->ram_available = 20ull << 30;
-	s->cgroup_limit = -1;
-	s->gpu_type = "A100";
-	s->gpu_detail = "A100 80GB";
-	s->gpu_count = 1;
-	s->demand_per_gpu = DEMAND;
-	s->demand_kind = "train";
-	s->demand_source = "a README";
-	s->au_threshold = 0.9;
+	s->setup.version = "test";
+	s->setup.workload = "imagenet";
+	s->setup.dataset = "/data";
+	s->setup.files = 30;
+	s->setup.bytes = 2805760;
+	s->setup.pipeline = "native";
+	s->setup.cpu_model = "cpu";
+	s->setup.vcpus_total = 2;
+	s->setup.threads_per_core = 1;
+	s->setup.ram_total = 24ull << 30;
+	s->setup.ram_available = 20ull << 30;
+	s->setup.cgroup_limit = -1;
+	s->setup.gpu_type = "A100";
+	s->setup.gpu_detail = "A100 80GB";
+	s->setup.gpu_count = 1;
+	s->setup.demand_per_gpu = DEMAND;
+	s->setup.demand_kind = "train";
+	s->setup.demand_source = "a README";
+	s->setup.au_threshold = 0.9;
 	s->budget_s = 60;
 	s->budget_rule = "";
 	s->notes = "";
@@ -1172,7 +1172,7 @@ FR_TEST(verdict, a_measured_smt_yield_is_held_between_one_and_two)
 	struct rpt_sweep s;
 
 	sweep_make(&s, p, 2, 2, 1);
-	s.threads_per_core = 2;
+	s.setup.threads_per_core = 2;
 	rpt_sweep_verdict(&s);
 	cr_assert_float_eq(s.v.smt_yield, 2.5, 1e-9, "reported as measured");
 	cr_assert_float_eq(s.v.smt_yield_hi, RPT_SMT_YIELD_MAX, 1e-9);
@@ -1269,15 +1269,15 @@ static void units_sweep(struct rpt_sweep *s, bool threads)
 		sweep_make(s, sibs, 3, 16, 8);
 	else
 		sweep_make(s, cores, 1, 16, 8);
-	s->threads_per_core = threads ? 2 : 1;
-	s->version = "test";
-	s->workload = "imagenet";
-	s->dataset = "/data";
-	s->pipeline = "native";
-	s->cpu_model = "Test CPU 9000";
-	s->gpu_detail = "A100 80GB";
-	s->demand_kind = "train";
-	s->demand_source = "a README";
+	s->setup.threads_per_core = threads ? 2 : 1;
+	s->setup.version = "test";
+	s->setup.workload = "imagenet";
+	s->setup.dataset = "/data";
+	s->setup.pipeline = "native";
+	s->setup.cpu_model = "Test CPU 9000";
+	s->setup.gpu_detail = "A100 80GB";
+	s->setup.demand_kind = "train";
+	s->setup.demand_source = "a README";
 	s->budget_rule = "";
 	s->notes = "";
 	s->reserve_vcpus_per_gpu = 1.5;
@@ -1503,8 +1503,8 @@ FR_TEST(verdict_units, a_storage_bound_sweep_says_so_instead_of_no_shape)
 
 	units_sweep(&s, false);
 	sweep_make(&s, p, 1, 4, 8);
-	s.version = "test";
-	s.cpu_model = "Test CPU 9000";
+	s.setup.version = "test";
+	s.setup.cpu_model = "Test CPU 9000";
 	s.shapes = unit_shapes;
 	s.nshapes = sizeof(unit_shapes) / sizeof(unit_shapes[0]);
 	rpt_sweep_verdict(&s);
@@ -1531,7 +1531,7 @@ FR_TEST(verdict_units, a_storage_bound_sweep_says_so_instead_of_no_shape)
 			{ 4, STG_CACHE_WARM, 4000, "cpu", 0 } };
 
 		sweep_make(&s, q, 2, 4, 8);
-		s.version = "test";
+		s.setup.version = "test";
 		s.shapes = unit_shapes;
 		s.nshapes = 1;
 		rpt_sweep_verdict(&s);
