@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "fmt_write.h"
+#include "gen_write.h"
 #include "jobfile.h"
 #include "report.h"
 #include "gen.h"

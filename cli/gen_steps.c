@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fmt_write.h"
+#include "gen_write.h"
 #include "gen.h"
 #include "jobfile.h"
 #include "workloads.h"

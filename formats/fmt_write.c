@@ -25,7 +25,6 @@
 #include <zstd_errors.h>
 
 #include "fmt_write.h"
-#include "workloads_internal.h"
 
 #define FW_BUF (1u << 20)      /* output buffer: one write() per MiB */
 #define FW_NAME 64
@@ -66,6 +65,26 @@ struct wl_shard_writer {
 	struct wl_shard_stats st;
 	char failed[FW_NAME];
 };
+
+int wl_write_all(int fd, const void *buf, size_t n)
+{
+	const uint8_t *p = buf;
+
+	while (n) {
+		const ssize_t k = write(fd, p, n);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			return -EIO;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
 
 static int bytes_reserve(struct fw_bytes *b, size_t more)
 {
