@@ -10,6 +10,23 @@
  * and reads nothing; a compressed shard has no headers to jump between,
  * so it is decompressed and scanned whole, once (its CPU time is
  * count_s). DALI's readers do the same walk when no index file is given.
+ *
+ * DESIGN (threads). wl_shardset_open and wl_shardset_close run on the
+ * caller's thread, before and after the engine. Between them the set is
+ * read-only: the listing, records[], base[], the MDS index, the token
+ * files' layouts and the key are written once at open and never again,
+ * so the engine's threads read them without a lock. The engine calls
+ * back from its own threads:
+ *   - reader threads (shard_stage.c, one scanner and one zstd decoder per
+ *     shard being read): cb_scan_init, cb_scan_next, cb_dec_*. Each
+ *     scanner and decoder belongs to the one reader that created it;
+ *     cb_scan_init reads the set (which format, which MDS shard);
+ *   - worker threads (the emulated vCPUs): uw_create / uw_apply /
+ *     uw_destroy, one unwrap_ctx per worker (the inner transform's context
+ *     inside it); uw_apply reads the set (shard_of's binary search over
+ *     base[], the MDS shard) and writes only its context and its sample.
+ * Counting at open may run PREAD-callback walks on the caller's thread
+ * only; the engine is not running then.
  */
 #include <ctype.h>
 #include <dirent.h>
