@@ -105,4 +105,51 @@ int wl_synth_render(struct wl_synth *s, const struct wl_image_spec *spec,
 int wl_synth_jpeg(struct wl_synth *s, const struct wl_image_spec *spec,
 		  struct aug_membuf *out);
 
+/* ---- one `feedrate gen` request (gen_request.c) ---- */
+
+/* What gen is asked for: the options as parsed, the workload resolved. */
+struct wl_gen_request {
+	const struct wl_workload *wl;
+	const char *dir, *from;      /* DIR; --from SRC or NULL */
+	struct wl_gen_opts o;
+	struct wl_shard_opts so;     /* format WL_FORMAT_FOLDER: files */
+	int compression;             /* --compression: 0 none, 1 zstd */
+	bool have_size, have_files, have_level, have_format;
+};
+
+/* What a request writes: shards, token files, ImageFolder images or the
+ * workload's own generator's files. */
+enum wl_gen_kind {
+	WL_GEN_SHARDS, WL_GEN_TOKENS, WL_GEN_IMAGES, WL_GEN_FILES
+};
+
+/*
+ * Checks R's options against each other and against the format rows
+ * (formats.h: a shard format is one the writer writes, compression one
+ * the row compresses, --shard-size under the row's limit), then sets the
+ * format an image workload is written as when --format was not given
+ * (its job file's format, else its generator's, else folder). R->wl may
+ * be NULL for the checks that need no workload (then the format is left).
+ * Returns 0, or -EINVAL with one line for the user in WHY (CAP bytes).
+ */
+int wl_gen_request_check(struct wl_gen_request *r, char *why, size_t cap);
+
+/* What R writes, once checked; the generator of WL_GEN_IMAGES and
+ * WL_GEN_FILES in *GEN (NULL: the workload has none). */
+enum wl_gen_kind wl_gen_request_kind(const struct wl_gen_request *r,
+				     const struct wl_gen_ops **gen);
+
+/*
+ * --from: 0 when SRC is a folder and DIR is neither SRC nor inside it;
+ * -EEXIST when DIR is inside SRC; else -errno with *ON_SRC saying whether
+ * SRC (true) or DIR (false) could not be looked at.
+ */
+int wl_gen_from_check(const struct wl_gen_request *r, bool *on_src);
+
+/* Runs R (checked) as its kind says: ST, and SST for shards, filled as
+ * the files are written. Returns 0, -ENOTSUP (no generator to write
+ * with) or the writer's -errno (its path in R->o.err_path). */
+int wl_gen_request_run(const struct wl_gen_request *r,
+		       struct wl_gen_stats *st, struct wl_shard_stats *sst);
+
 #endif /* FEEDRATE_GEN_WRITE_H */
