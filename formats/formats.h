@@ -102,7 +102,7 @@ enum wl_fmt_err {
  * when ERR is not one of them. */
 const char *wl_fmt_err_name(int err);
 
-/* ---- CRC-32C (Castagnoli), as TFRecord uses it (workloads/crc32c.c) ---- */
+/* ---- CRC-32C (Castagnoli), as TFRecord uses it (formats/crc32c.c) ---- */
 
 /* CRC-32C of LEN bytes, continuing from CRC (0 to start). SSE4.2's crc32
  * instruction where the CPU has it, else a table. Check value:
@@ -227,7 +227,7 @@ int wl_unwrap_key(enum wl_format f, const struct wl_mds_shard *mds,
 		  const char *key, const uint8_t *rec, size_t len,
 		  struct wl_sample_view *out);
 
-/* ---- MDS index (workloads/fmt_mds.c) ---- */
+/* ---- MDS index (formats/fmt_mds.c) ---- */
 
 #define WL_MDS_MAX_COLUMNS 32
 
