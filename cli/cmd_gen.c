@@ -115,7 +115,7 @@ static int gen_prepare(struct wl_gen_request *g, const char *workload,
 		return rc;
 	if (wl_gen_request_check(g, why, sizeof(why)))
 		return cli_usage_error("gen", "%s", why);
-	if (wl_gen_request_kind(g, &gen) >= WL_GEN_IMAGES && !gen)
+	if (wl_gen_request_kind(g, &gen) != WL_GEN_SHARDS && !gen)
 		return cli_usage_error("gen", "workload '%s' has no generator",
 				       g->wl->name);
 	if (g->from && (rc = wl_gen_from_check(g, &on_src))) {
@@ -140,28 +140,18 @@ static void gen_said(const struct wl_gen_request *g,
 		     const struct wl_shard_stats *sst)
 {
 	const struct wl_gen_ops *gen;
+	const enum wl_gen_kind k = wl_gen_request_kind(g, &gen);
+	const struct rpt_gen_shards sh = {
+		g->from, g->dir, wl_format_name(g->so.format), g->so.zstd,
+		g->so.zstd_level ? g->so.zstd_level : WL_ZSTD_DEFAULT_LEVEL,
+		g->o.seed, g->o.jobs };
 
-	switch (wl_gen_request_kind(g, &gen)) {
-	case WL_GEN_SHARDS:
-		rpt_gen_print_shards(stdout, &(struct rpt_gen_shards){
-			.from = g->from, .dir = g->dir,
-			.format = wl_format_name(g->so.format),
-			.zstd = g->so.zstd, .zstd_level = g->so.zstd_level ?
-			g->so.zstd_level : WL_ZSTD_DEFAULT_LEVEL,
-			.seed = g->o.seed, .jobs = g->o.jobs }, st, sst);
-		break;
-	case WL_GEN_TOKENS:
-		rpt_gen_print_files(stdout, g->dir, g->so.zstd ?
-				    "uint16 .bin.zst" : gen->layout, st,
-				    g->o.seed, 1);
-		break;
-	case WL_GEN_IMAGES:
-		rpt_gen_print(stdout, g->dir, st, g->o.seed, g->o.jobs);
-		break;
-	default:
-		rpt_gen_print_files(stdout, g->dir, gen->layout, st,
-				    g->o.seed, g->o.jobs);
-	}
+	/* token files: one writer (jobs 1); .bin.zst is no generator's */
+	rpt_gen_done(stdout, &(struct rpt_gen_done){
+		k == WL_GEN_SHARDS ? &sh : NULL, k == WL_GEN_IMAGES, g->dir,
+		k == WL_GEN_TOKENS && g->so.zstd ? "uint16 .bin.zst" :
+		gen ? gen->layout : "?", g->o.seed,
+		k == WL_GEN_TOKENS ? 1 : g->o.jobs }, st, sst);
 }
 
 /* A failed run, said; its exit code. */

@@ -437,6 +437,21 @@ void rpt_gen_print_files(FILE *f, const char *dir, const char *layout,
 			 const struct wl_gen_stats *st, uint64_t seed,
 			 unsigned jobs);
 
+/* What gen wrote, for rpt_gen_done: SHARDS for a sharded set, else an
+ * ImageFolder of images (IMAGES) or LAYOUT's files. */
+struct rpt_gen_done {
+	const struct rpt_gen_shards *shards;
+	bool images;
+	const char *dir, *layout;
+	uint64_t seed;
+	unsigned jobs;
+};
+
+/* gen's summary of what it wrote: one of the three lines above. */
+void rpt_gen_done(FILE *f, const struct rpt_gen_done *d,
+		  const struct wl_gen_stats *st,
+		  const struct wl_shard_stats *sst);
+
 /* gen's progress as one updating terminal line on F (a newline when
  * DONE). */
 void rpt_gen_progress(FILE *f, const struct wl_gen_stats *st, bool done);

@@ -136,3 +136,15 @@ void rpt_gen_from_failed(FILE *f, const char *from, const char *dir,
 		fputc('\n', f);
 	}
 }
+
+void rpt_gen_done(FILE *f, const struct rpt_gen_done *d,
+		  const struct wl_gen_stats *st,
+		  const struct wl_shard_stats *sst)
+{
+	if (d->shards)
+		rpt_gen_print_shards(f, d->shards, st, sst);
+	else if (d->images)
+		rpt_gen_print(f, d->dir, st, d->seed, d->jobs);
+	else
+		rpt_gen_print_files(f, d->dir, d->layout, st, d->seed, d->jobs);
+}
