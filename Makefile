@@ -25,7 +25,8 @@ WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wvla -Wformat=2 -Wundef -Wpointer-arith -Wcast-align=strict \
 	-Wno-missing-field-initializers
 override CFLAGS += -std=gnu17 $(WARN) -D_GNU_SOURCE -pthread -MMD -MP -I. \
-	-Istorage -Iaugment -Iloader -Iworkloads -Ijudge -Imeasure -Ireports -Icli
+	-Istorage -Iaugment -Iformats -Iloader -Iworkloads -Igen -Ijudge -Imeasure \
+	-Ireports -Icli
 LIBS := -luring -ljpeg -lpng -lz -lzstd -ldeflate -ljansson -linih -lm -pthread
 TEST_LIBS := -lcriterion -lseccomp -lcap
 
@@ -62,7 +63,7 @@ Q := @
 say = @printf '  %-6s %s\n' $(1) $(2)
 endif
 
-MODULES := storage augment loader workloads judge measure reports cli
+MODULES := storage augment formats loader workloads gen judge measure reports cli
 LIB_SRC := $(filter-out cli/main.c,$(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
 # the Python runner of --pipeline torch|python:FILE, carried as bytes
 GEN_OBJ := $(B)/gen/torch_runner_py.o $(B)/gen/wl_jobs.o

@@ -10,15 +10,7 @@
 #include <math.h>
 
 #include "aug_internal.h"
-
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
+#include "stg_mix.h"
 
 void aug_rng_seed(struct aug_rng *r, uint64_t seed, uint64_t epoch,
 		  uint64_t id)
@@ -27,11 +19,11 @@ void aug_rng_seed(struct aug_rng *r, uint64_t seed, uint64_t epoch,
 		 c = id ^ 0xbb67ae8584caa73bull, h;
 
 	/* each input goes through its own mixer before they are combined */
-	h = splitmix64(&a);
-	h ^= splitmix64(&b) * 0xd1342543de82ef95ull;
-	h = (h << 23 | h >> 41) ^ splitmix64(&c);
+	h = stg_splitmix64(&a);
+	h ^= stg_splitmix64(&b) * 0xd1342543de82ef95ull;
+	h = (h << 23 | h >> 41) ^ stg_splitmix64(&c);
 	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&h);
+		r->s[i] = stg_splitmix64(&h);
 }
 
 static inline uint64_t rotl(uint64_t x, int k)

@@ -79,25 +79,13 @@ static void info_dataset(struct rpt_info *in)
 			     sizeof(in->format_why)))
 		return;
 	snprintf(in->format, sizeof(in->format), "%s", wl_format_name(f));
-	if (f == WL_FORMAT_FOLDER)
+	if (!wl_format_can(f, WL_CAP_COUNT))
 		return;
 	in->ds_err = wl_shardset_open(in->path, f, NULL, &s, in->ds_why,
 				      sizeof(in->ds_why));
 	if (in->ds_err)
 		return;
-	in->shards = stg_dataset_count(s->ds);
-	in->records = s->total;
-	in->compressed_shards = s->compressed_shards;
-	in->shard_bytes = s->bytes;
-	in->count_s = s->count_s;
-	in->ds_nerr = s->nerr;
-	for (unsigned i = 0; i < s->nerr && i < 8; i++) {
-		memcpy(in->ds_err_kinds[i].kind, s->err[i].kind,
-		       sizeof(in->ds_err_kinds[i].kind));
-		in->ds_err_kinds[i].count = s->err[i].count;
-		memcpy(in->ds_err_kinds[i].example, s->err[i].example,
-		       sizeof(in->ds_err_kinds[i].example));
-	}
+	rpt_info_fill_shards(in, s);
 	wl_shardset_free(s);
 }
 
@@ -124,15 +112,6 @@ static void info_gather(const struct info_opts *o, struct rpt_info *in,
 						  &in->probe);
 		in->probe_file = *probe_file;
 	}
-}
-
-/* Print "feedrate info: PATH: MESSAGE" on stderr, PATH escaped. */
-static void info_error(const char *path, const char *msg)
-{
-	char *t = rpt_path_text(path, strlen(path));
-
-	fprintf(stderr, "feedrate info: %s: %s\n", t ? t : "?", msg);
-	free(t);
 }
 
 int cmd_info(int argc, char **argv)
@@ -163,16 +142,17 @@ int cmd_info(int argc, char **argv)
 
 		json_decref(root);
 		if (err) {
-			char *t = rpt_path_text(o.json, strlen(o.json));
-
-			fprintf(stderr, "feedrate info: cannot write %s: %s\n",
-				t ? t : "?", strerror(-err));
-			free(t);
+			fprintf(stderr, "feedrate info: cannot write ");
+			rpt_put_path(stderr, o.json);
+			fprintf(stderr, ": %s\n", strerror(-err));
 			rc = FR_EXIT_ENV;
 		}
 	}
-	if (in->fs_err)
-		info_error(in->path, strerror(-in->fs_err));
+	if (in->fs_err) {
+		fprintf(stderr, "feedrate info: ");
+		rpt_put_path(stderr, in->path);
+		fprintf(stderr, ": %s\n", strerror(-in->fs_err));
+	}
 	free(probe_file);
 	free(in);
 	return rc;

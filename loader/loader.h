@@ -460,7 +460,9 @@ struct ldr_result {
 	unsigned digest_epochs;
 	struct ldr_digest epoch_digest[LDR_DIGEST_EPOCHS];
 	double samples_per_s;
-	double au;              /* overall, as DESIGN.md defines it */
+	double au;              /* overall: compute / (compute + wait),
+	                           as MLPerf Storage defines it (README.md,
+	                           "What a run's words mean") */
 	double au_per_gpu[64];  /* the first 64 GPUs */
 	double step_time_s;     /* batch / gpu_rate */
 	enum ldr_bottleneck bottleneck;
@@ -548,7 +550,7 @@ const char *ldr_bottleneck_name(enum ldr_bottleneck b);
 
 /*
  * Where a measurement runs: which CPUs (SMT sibling pairs within one NUMA
- * node, as DESIGN.md defines vCPUs), in a pinned child process, inside an
+ * node: a cloud vCPU is a hyperthread), in a pinned child process, inside an
  * optional memory cgroup (--ram SIZE), with the CPU time spent outside the
  * mask measured from /proc/stat; and the LRU estimate of the page-cache
  * hit ratio where no cgroup can be made. /proc and /sys are read under the

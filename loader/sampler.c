@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "loader.h"
+#include "stg_mix.h"
 
 struct ldr_sampler {
 	uint64_t n;
@@ -37,26 +38,17 @@ struct ldr_sampler {
 	} perm;
 };
 
-static uint64_t splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
 /* Uniform in [0, bound), bound >= 1, without modulo bias. */
 static uint64_t draw_below(uint64_t *state, uint64_t bound)
 {
-	unsigned __int128 m = (unsigned __int128)splitmix64(state) * bound;
+	unsigned __int128 m = (unsigned __int128)stg_splitmix64(state) * bound;
 	uint64_t low = (uint64_t)m;
 
 	if (low < bound) {
 		uint64_t threshold = (0 - bound) % bound;
 
 		while (low < threshold) {
-			m = (unsigned __int128)splitmix64(state) * bound;
+			m = (unsigned __int128)stg_splitmix64(state) * bound;
 			low = (uint64_t)m;
 		}
 	}
@@ -128,10 +120,10 @@ void ldr_sampler_set_epoch(struct ldr_sampler *s, uint64_t epoch)
 	if (epoch == s->epoch)
 		return;
 	s->epoch = epoch;
-	key = splitmix64(&state) ^ (epoch * 0xD1B54A32D192ED03ull);
+	key = stg_splitmix64(&state) ^ (epoch * 0xD1B54A32D192ED03ull);
 
 	/* the stream of this epoch starts from a hash of (seed, epoch) */
-	state = splitmix64(&key);
+	state = stg_splitmix64(&key);
 	if (s->wide) {
 		uint64_t *p = s->perm.p64;
 
@@ -179,9 +171,7 @@ uint64_t ldr_sampler_get(const struct ldr_sampler *s, uint64_t i)
  * distinct values, and id 0 still moves the sum and the xor */
 static uint64_t digest_mix(uint64_t id)
 {
-	uint64_t state = id;
-
-	return splitmix64(&state);
+	return stg_mix64(id);
 }
 
 void ldr_digest_add(struct ldr_digest *d, uint64_t id)

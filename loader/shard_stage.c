@@ -40,6 +40,7 @@
 #include <sys/mman.h>
 
 #include "engine_internal.h"
+#include "stg_mix.h"
 
 /* The window reserved when some shards are compressed: the largest
  * decompressed shard read in one piece (larger ones are read through a
@@ -225,21 +226,12 @@ static struct ldr_rec *pool_get(struct shard_rd *r, size_t len)
 
 /* ---- giving records out ---- */
 
-static uint64_t next_rand(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
 /* Give out one held record at random. Returns false when every position
  * of the run is taken (the record is dropped) or the run stops. */
 static bool give_one(struct shard_rd *r)
 {
 	struct ldr_engine *e = r->e;
-	unsigned j = (unsigned)(next_rand(&r->rng) % r->nbuf);
+	unsigned j = (unsigned)(stg_splitmix64(&r->rng) % r->nbuf);
 	struct held h = r->buf[j];
 	struct ldr_item it;
 	struct ldr_slot *s;

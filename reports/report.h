@@ -421,6 +421,45 @@ void rpt_gen_print_files(FILE *f, const char *dir, const char *layout,
 			 const struct wl_gen_stats *st, uint64_t seed,
 			 unsigned jobs);
 
+/* What gen wrote, for rpt_gen_done: SHARDS for a sharded set, else an
+ * ImageFolder of images (IMAGES) or LAYOUT's files. */
+struct rpt_gen_done {
+	const struct rpt_gen_shards *shards;
+	bool images;
+	const char *dir, *layout;
+	uint64_t seed;
+	unsigned jobs;
+};
+
+/* gen's summary of what it wrote: one of the three lines above. */
+void rpt_gen_done(FILE *f, const struct rpt_gen_done *d,
+		  const struct wl_gen_stats *st,
+		  const struct wl_shard_stats *sst);
+
+/* gen's progress as one updating terminal line on F (a newline when
+ * DONE). */
+void rpt_gen_progress(FILE *f, const struct wl_gen_stats *st, bool done);
+
+/* A failed gen, for rpt_gen_failed. SST: the shards complete (NULL for
+ * files); ERRPATH: the path the writer failed on ("" none). */
+struct rpt_gen_failure {
+	int rc;
+	const char *dir, *from;
+	const struct wl_gen_stats *st;
+	const struct wl_shard_stats *sst;
+	const char *errpath;
+};
+
+/* Says G on F: what failed, where, and what was complete. Returns true
+ * when the failure is the user's (DIR not an empty folder: a usage
+ * error), false otherwise. */
+bool rpt_gen_failed(FILE *f, const struct rpt_gen_failure *g);
+
+/* Says why --from cannot be converted (wl_gen_from_check's ERR: -EEXIST,
+ * DIR inside SRC; else SRC, or DIR when !ON_SRC, not looked at). */
+void rpt_gen_from_failed(FILE *f, const char *from, const char *dir,
+			 int err, bool on_src);
+
 /*
  * The "ram" object of a ram point's JSON (run and sweep alike): the page
  * cache the report names (page_cache_bytes) and the memory cgroup's limit
@@ -575,6 +614,12 @@ void rpt_info_print(FILE *f, const struct rpt_info *in);
  * and storage{...} when IN->path is set). NULL when out of memory.
  */
 json_t *rpt_info_json(const struct rpt_info *in);
+
+/* The dataset part of IN from shard set S (opened on IN->path): shards,
+ * records, compressed shards, bytes, counting time and the first error
+ * kinds. */
+struct wl_shardset;
+void rpt_info_fill_shards(struct rpt_info *in, const struct wl_shardset *s);
 
 /* ==== end io and info reports ==== */
 

@@ -1,12 +1,14 @@
 /*
  * report_gen.c - the one-line summary of `feedrate gen`.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
 #include "rpt_text.h"
+#include "fmt_write.h"
 #include "workloads.h"
 
 void rpt_gen_print(FILE *f, const char *dir, const struct wl_gen_stats *st,
@@ -46,4 +48,103 @@ void rpt_gen_print_files(FILE *f, const char *dir, const char *layout,
 		st->elapsed_s, st->elapsed_s > 0 ? st->bytes / 1e6 /
 		st->elapsed_s : 0.0);
 	free(t);
+}
+
+void rpt_gen_progress(FILE *f, const struct wl_gen_stats *st, bool done)
+{
+	double frac = st->bytes_target ?
+		(double)st->bytes / st->bytes_target :
+		st->files_target ? (double)st->files / st->files_target : 0;
+	double eta;
+
+	if (frac > 1)
+		frac = 1;
+	eta = frac > 0 ? st->elapsed_s * (1 - frac) / frac : 0;
+	fprintf(f, "\r\033[Kgen: %llu files, %.1f MB (%3.0f %%), "
+		"%.0f files/s, %.1f MB/s, ETA %.0f s",
+		(unsigned long long)st->files, st->bytes / 1e6, frac * 100,
+		st->elapsed_s > 0 ? st->files / st->elapsed_s : 0,
+		st->elapsed_s > 0 ? st->bytes / 1e6 / st->elapsed_s : 0, eta);
+	if (done)
+		fputc('\n', f);
+}
+
+/* The run's end after an error: what was complete, nothing partial. */
+static void gen_failed_tail(FILE *f, int rc, const struct wl_gen_stats *st,
+			    const struct wl_shard_stats *sst, uint64_t done)
+{
+	if (sst && (done || rc == -ENOSPC || rc == -EINTR))
+		fprintf(f, "; stopped after %llu complete shards (%llu "
+			"images, %.1f MB); no partial file was left",
+			(unsigned long long)sst->shards,
+			(unsigned long long)sst->samples, sst->bytes / 1e6);
+	else if (done || rc == -ENOSPC || rc == -EINTR)
+		fprintf(f, "; stopped after %llu complete files (%.1f MB); "
+			"no partial file was left",
+			(unsigned long long)st->files, st->bytes / 1e6);
+	fputc('\n', f);
+}
+
+bool rpt_gen_failed(FILE *f, const struct rpt_gen_failure *g)
+{
+	const uint64_t done = g->sst ? g->sst->shards : g->st->files;
+	const int rc = g->rc;
+
+	fprintf(f, "feedrate gen: ");
+	if ((rc == -ENOTEMPTY || rc == -ENOTDIR || rc == -EEXIST) &&
+	    !strcmp(g->errpath, g->dir)) {
+		rpt_put_path(f, g->dir);
+		fprintf(f, rc == -ENOTDIR ? ": not a folder\n" :
+			": folder is not empty; gen writes only into an empty "
+			"or new folder\n");
+		fprintf(f, "Try 'feedrate gen --help'.\n");
+		return true;
+	}
+	if (rc == -EINTR) {
+		fprintf(f, "interrupted");
+	} else if (rc == -ENODATA && g->from) {
+		fprintf(f, "no image in a class folder of ");
+		rpt_put_path(f, g->from);
+		fprintf(f, " (.jpg, .jpeg, .png, .webp in SRC/<class>/)");
+	} else {
+		fprintf(f, "%s", strerror(-rc));
+		if (g->errpath[0]) {
+			fprintf(f, done ? " writing " : ": ");
+			rpt_put_path(f, g->errpath);
+		}
+	}
+	gen_failed_tail(f, rc, g->st, g->sst, done);
+	return false;
+}
+
+void rpt_gen_from_failed(FILE *f, const char *from, const char *dir,
+			 int err, bool on_src)
+{
+	fprintf(f, "feedrate gen: ");
+	if (err == -EEXIST) {
+		rpt_put_path(f, dir);
+		fprintf(f, " is inside ");
+		rpt_put_path(f, from);
+		fprintf(f, ", the folder it converts; gen never writes "
+			"into SRC\nTry 'feedrate gen --help'.\n");
+	} else if (on_src) {
+		rpt_put_path(f, from);
+		fprintf(f, ": %s\n", strerror(-err));
+	} else {
+		fprintf(f, "%s: ", strerror(-err));
+		rpt_put_path(f, dir);
+		fputc('\n', f);
+	}
+}
+
+void rpt_gen_done(FILE *f, const struct rpt_gen_done *d,
+		  const struct wl_gen_stats *st,
+		  const struct wl_shard_stats *sst)
+{
+	if (d->shards)
+		rpt_gen_print_shards(f, d->shards, st, sst);
+	else if (d->images)
+		rpt_gen_print(f, d->dir, st, d->seed, d->jobs);
+	else
+		rpt_gen_print_files(f, d->dir, d->layout, st, d->seed, d->jobs);
 }

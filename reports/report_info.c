@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "shardset.h"
 #include "rpt_json.h"
 
 #define LABEL_W 18
@@ -476,4 +477,21 @@ json_t *rpt_info_json(const struct rpt_info *in)
 	if (root && in->format[0])
 		json_object_set_new(root, "dataset", dataset_json(in));
 	return root;
+}
+
+void rpt_info_fill_shards(struct rpt_info *in, const struct wl_shardset *s)
+{
+	in->shards = stg_dataset_count(s->ds);
+	in->records = s->total;
+	in->compressed_shards = s->compressed_shards;
+	in->shard_bytes = s->bytes;
+	in->count_s = s->count_s;
+	in->ds_nerr = s->nerr;
+	for (unsigned i = 0; i < s->nerr && i < 8; i++) {
+		memcpy(in->ds_err_kinds[i].kind, s->err[i].kind,
+		       sizeof(in->ds_err_kinds[i].kind));
+		in->ds_err_kinds[i].count = s->err[i].count;
+		memcpy(in->ds_err_kinds[i].example, s->err[i].example,
+		       sizeof(in->ds_err_kinds[i].example));
+	}
 }

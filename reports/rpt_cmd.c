@@ -184,7 +184,8 @@ int rpt_partial_write(const struct rpt_partial *p,
 	return ret;
 }
 
-void rpt_gen_progress(void *arg, uint64_t bytes, uint64_t target, bool done)
+void rpt_default_gen_progress(void *arg, uint64_t bytes, uint64_t target,
+			      bool done)
 {
 	static double last;
 	const double t = stg_now();

@@ -113,7 +113,8 @@ int rpt_partial_write(const struct rpt_partial *p,
 
 /* A progress line for generating the default dataset (ARG: the command's
  * name) on stderr, at most every 0.2 s. */
-void rpt_gen_progress(void *arg, uint64_t bytes, uint64_t target, bool done);
+void rpt_default_gen_progress(void *arg, uint64_t bytes, uint64_t target,
+			      bool done);
 
 /*
  * Preparation's progress line on stderr (a terminal's: the next line

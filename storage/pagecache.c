@@ -27,6 +27,23 @@
  * nfs(5): "open their files with the O_DIRECT flag to disable data
  * caching entirely"). A mount with -o fsc (FS-Cache) keeps a second
  * cache on local disk that no fadvise reaches; the probe cannot see it.
+ *
+ * DESIGN (threads). Any thread may call these functions at once: the
+ * preparation's warming and verifying workers (cacheprep.c, one per CPU
+ * of the point's set) and the engine's readers when they probe residency
+ * (read_stage.c). Each call works on its own descriptor and mapping; the
+ * only state shared between calls is process-wide and written without a
+ * lock:
+ *   - residency_method: which call measures residency (cachestat or
+ *     mincore). A relaxed _Atomic int: the first measurement stores what it
+ *     found, a refusal of cachestat (ENOSYS, EPERM from seccomp) stores
+ *     mincore, and a thread that reads a stale value only makes one call
+ *     that fails over to mincore itself: every value is a valid choice,
+ *     so no ordering with other memory is needed;
+ *   - page_size()'s cache: a relaxed _Atomic size_t; every writer stores
+ *     the same sysconf value.
+ * Nothing here blocks on another thread; a read that the storage does not
+ * answer blocks its caller only (the caller's deadline covers it).
  */
 #include <errno.h>
 #include <fcntl.h>

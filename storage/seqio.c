@@ -23,24 +23,16 @@
 #include <liburing.h>
 
 #include "reader_internal.h"
+#include "stg_mix.h"
 
 #define SEQ_PAGE 4096u
 #define SEQ_MAGIC 0x666565647261746bull     /* "feedratk" */
-
-/* splitmix64: a full-period mix, so the period's words look random. */
-static uint64_t mix64(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
 
 /* The period SEED's files repeat, STG_SEQ_PERIOD bytes. */
 static void seq_base(uint64_t *base, uint64_t seed)
 {
 	for (size_t i = 0; i < STG_SEQ_PERIOD / 8; i++)
-		base[i] = mix64(seed * 0x100000001b3ull + i);
+		base[i] = stg_mix64(seed * 0x100000001b3ull + i);
 }
 
 /* BUF (LEN bytes) = the file's bytes from OFF (page aligned). */

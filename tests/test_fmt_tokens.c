@@ -31,6 +31,7 @@
 #include "harness.h"
 #include "loader.h"
 #include "shardset.h"
+#include "gen_write.h"
 #include "tokens.h"
 #include "workloads.h"
 

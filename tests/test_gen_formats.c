@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "fmt_write.h"
+#include "gen_write.h"
 #include "harness.h"
 #include "workloads.h"
 

@@ -321,8 +321,10 @@ static int read_files_and_scan(void *arg, volatile int *stop, void *out,
 	 * Control, to show the scan can see a wrong mask: io-wq is per
 	 * thread (shared by that thread's rings), so a fresh thread widens
 	 * its mask, starts a worker with a bare ring, and pins itself again;
-	 * its worker keeps the wide mask (DESIGN.md: "io-wq workers created
-	 * earlier keep their old mask") unless the kernel moves it.
+	 * its worker keeps the wide mask (io_uring_register_iowq_aff(3):
+	 * the affinity applies to the ring's io-wq workers, and
+	 * sched_setaffinity moves the calling thread only) unless the kernel
+	 * moves it.
 	 */
 	{
 		struct control_arg c = { a, s };

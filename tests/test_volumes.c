@@ -23,7 +23,7 @@
 #include <jansson.h>
 #include "loader.h"
 #include "volumes.h"
-#include "workloads_internal.h"
+#include "gen_internal.h"
 
 #define PY "/usr/bin/python3"
 

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "harness.h"
+#include "gen_write.h"
 #include "workloads.h"
 
 #include <criterion/redirect.h>

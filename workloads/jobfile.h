@@ -52,29 +52,4 @@ void wl_job_free(const struct wl_workload *w);
  * NAME. */
 const struct wl_key *wl_job_keys(const char *name, size_t *n);
 
-/* A generator a job file can name with `gen = NAME`. */
-struct wl_gen_entry {
-	const struct wl_gen_ops *ops;   /* NAME is ops->layout */
-	/* the image draw it uses (NULL: it writes no images) */
-	void (*image_spec)(uint64_t seed, uint64_t index,
-			   struct wl_image_spec *spec);
-	int format;                     /* enum wl_format it writes */
-	bool needs_sizes;               /* draws file sizes from the
-	                                   workload's mean_file_bytes (and
-	                                   sd_file_bytes) */
-	uint32_t max_side, max_channels; /* cosmoflow records: the largest
-	                                   shape it writes (0: any) */
-};
-
-/*
- * The generator named NAME ("imagefolder-jpeg", "tfrecord-jpeg", ...), or
- * NULL when there is none of that name. The names are one table in
- * workloads/wl_gens.c. Any thread.
- */
-const struct wl_gen_entry *wl_gen_find(const char *name);
-
-/* The generator names, separated by ", ", into BUF (always NUL-terminated
- * when LEN > 0). Returns the length the full list needs (like snprintf). */
-size_t wl_gen_names(char *buf, size_t len);
-
 #endif /* FEEDRATE_JOBFILE_H */

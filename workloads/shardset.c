@@ -10,6 +10,23 @@
  * and reads nothing; a compressed shard has no headers to jump between,
  * so it is decompressed and scanned whole, once (its CPU time is
  * count_s). DALI's readers do the same walk when no index file is given.
+ *
+ * DESIGN (threads). wl_shardset_open and wl_shardset_close run on the
+ * caller's thread, before and after the engine. Between them the set is
+ * read-only: the listing, records[], base[], the MDS index, the token
+ * files' layouts and the key are written once at open and never again,
+ * so the engine's threads read them without a lock. The engine calls
+ * back from its own threads:
+ *   - reader threads (shard_stage.c, one scanner and one zstd decoder per
+ *     shard being read): cb_scan_init, cb_scan_next, cb_dec_*. Each
+ *     scanner and decoder belongs to the one reader that created it;
+ *     cb_scan_init reads the set (which format, which MDS shard);
+ *   - worker threads (the emulated vCPUs): uw_create / uw_apply /
+ *     uw_destroy, one unwrap_ctx per worker (the inner transform's context
+ *     inside it); uw_apply reads the set (shard_of's binary search over
+ *     base[], the MDS shard) and writes only its context and its sample.
+ * Counting at open may run PREAD-callback walks on the caller's thread
+ * only; the engine is not running then.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -98,11 +115,16 @@ int wl_format_detect(const char *root, enum wl_format *out, char *why,
 		return err;
 	}
 	dfd = dirfd(d);
-	if (!faccessat(dfd, "index.json", F_OK, 0)) {
-		closedir(d);
-		*out = WL_FORMAT_MDS;
-		snprintf(why, cap, "index.json at the top: MDS");
-		return 0;
+	for (int f = 0; f < WL_FORMAT_COUNT; f++) {
+		const struct wl_format_row *row = wl_format_row(f);
+
+		if (row->index_name && !faccessat(dfd, row->index_name, F_OK,
+						  0)) {
+			closedir(d);
+			*out = (enum wl_format)f;
+			snprintf(why, cap, "%s at the top: MDS", row->index_name);
+			return 0;
+		}
 	}
 	while ((de = readdir(d))) {
 		struct stat st;
@@ -204,16 +226,22 @@ static int64_t fd_pread(void *arg, void *buf, size_t len, uint64_t off)
 	}
 }
 
+/* Whether the set's format states every capability in CAPS. */
+static bool set_can(const struct wl_shardset *s, unsigned caps)
+{
+	return wl_format_can(s->format, caps);
+}
+
 /* Start scanning shard ID of S into SC: the format's scanner, set to the
  * shard's MDS columns or token file. */
 static void scan_start(const struct wl_shardset *s, struct wl_scanner *sc,
 		       uint64_t id)
 {
-	const struct wl_mds_shard *mds = s->format == WL_FORMAT_MDS ?
+	const struct wl_mds_shard *mds = set_can(s, WL_CAP_INDEX) ?
 		&s->mds.shards[s->mds_of[id]] : NULL;
 
 	wl_scan_init(sc, s->format, mds, s->max_record);
-	if (s->format == WL_FORMAT_TOKENS)
+	if (set_can(s, WL_CAP_TOKENS))
 		wl_tok_scan_setup(sc, &s->tok[id], s->seq_len);
 }
 
@@ -536,21 +564,21 @@ static int count_shard(struct wl_shardset *s, uint64_t id, uint64_t max_rec,
 	int ret;
 
 	if (fd < 0) {
-		open_error(s, s->format == WL_FORMAT_MDS && fd == -ENOENT ?
+		open_error(s, set_can(s, WL_CAP_INDEX) && fd == -ENOENT ?
 			   -WL_EMISSING : fd, rel, 0, false);
 		/* MDS: the index says how many it held; read as failed
 		 * samples. Others: nothing to read. */
-		if (s->format != WL_FORMAT_MDS)
+		if (!set_can(s, WL_CAP_INDEX))
 			s->records[id] = 0;
 		return 0;
 	}
 	if (fstat(fd, &st) == 0)
 		s->bytes += (uint64_t)st.st_size;
-	if (s->format == WL_FORMAT_MDS) {
+	if (set_can(s, WL_CAP_INDEX)) {        /* counted by the index */
 		close(fd);
 		return 0;
 	}
-	if (s->format == WL_FORMAT_TOKENS) {
+	if (set_can(s, WL_CAP_TOKENS)) {       /* by sizes, .idx, headers */
 		ret = tok_count(s, id, fd, (uint64_t)st.st_size, stop);
 		close(fd);
 		return ret;
@@ -605,14 +633,7 @@ static int list_files(struct wl_shardset *s, const char *root, char *why,
 		base = base ? base + 1 : rel;
 		if (base[0] == '.')
 			continue;
-		if (s->format == WL_FORMAT_WDS) {
-			take = is_tar_name(base, &zst);
-		} else if (s->format == WL_FORMAT_TOKENS) {
-			bool idx;
-
-			/* an .idx is read with its .bin, not as a shard */
-			take = is_token_name(base, &zst, &idx) && !idx;
-		} else {
+		if (set_can(s, WL_CAP_BY_FRAMING)) {
 			int fd = stg_dataset_open(all, id, O_RDONLY);
 
 			/* by framing, not by name: DALI's train.tfrecord.idx
@@ -620,6 +641,13 @@ static int list_files(struct wl_shardset *s, const char *root, char *why,
 			take = fd >= 0 && frames_as_tfrecord(fd);
 			if (fd >= 0)
 				close(fd);
+		} else if (set_can(s, WL_CAP_TOKENS)) {
+			bool idx;
+
+			/* an .idx is read with its .bin, not as a shard */
+			take = is_token_name(base, &zst, &idx) && !idx;
+		} else {
+			take = is_tar_name(base, &zst);
 		}
 		if (!take)
 			continue;
@@ -863,8 +891,7 @@ int wl_shardset_open(const char *root, enum wl_format f,
 	why[0] = '\0';
 	if (!o)
 		o = &none;
-	if (f != WL_FORMAT_WDS && f != WL_FORMAT_MDS &&
-	    f != WL_FORMAT_TFRECORD && f != WL_FORMAT_TOKENS)
+	if (!wl_format_can(f, WL_CAP_COUNT | WL_CAP_SCAN))
 		return -EINVAL;
 	if (o->flat_dtype && !wl_tok_dtype_is_int(o->flat_dtype))
 		return -EINVAL;
@@ -874,17 +901,17 @@ int wl_shardset_open(const char *root, enum wl_format f,
 	s->format = f;
 	max_rec = o->max_record ? o->max_record : DEFAULT_MAX_RECORD;
 	s->max_record = max_rec;
-	s->tokens = f == WL_FORMAT_TOKENS || o->seq_len;
+	s->tokens = set_can(s, WL_CAP_TOKENS) || o->seq_len;
 	s->seq_len = o->seq_len ? o->seq_len : WL_TOK_DEFAULT_SEQ_LEN;
 	s->flat_dtype = o->flat_dtype ? o->flat_dtype : WL_TOK_U16;
 	snprintf(s->key, sizeof(s->key), "%s", o->key && *o->key ? o->key :
-		 f == WL_FORMAT_MDS && s->tokens ? "tokens" : "");
-	if (f == WL_FORMAT_MDS) {
+		 set_can(s, WL_CAP_INDEX) && s->tokens ? "tokens" : "");
+	if (set_can(s, WL_CAP_INDEX)) {
 		err = list_mds(s, root, why, cap);
 	} else {
 		struct stat rst;
 
-		if (f == WL_FORMAT_TOKENS && !stat(root, &rst) &&
+		if (set_can(s, WL_CAP_TOKENS) && !stat(root, &rst) &&
 		    S_ISREG(rst.st_mode))
 			err = list_token_file(s, root, why, cap);
 		else
@@ -894,20 +921,19 @@ int wl_shardset_open(const char *root, enum wl_format f,
 			s->records = calloc(n, sizeof(*s->records));
 			s->compressed = calloc(n, 1);
 			s->raw_bytes = calloc(n, sizeof(*s->raw_bytes));
-			if (f == WL_FORMAT_TOKENS)
+			if (set_can(s, WL_CAP_TOKENS))
 				s->tok = calloc(n, sizeof(*s->tok));
 			if (!s->records || !s->compressed || !s->raw_bytes ||
-			    (f == WL_FORMAT_TOKENS && !s->tok))
+			    (set_can(s, WL_CAP_TOKENS) && !s->tok))
 				err = -ENOMEM;
 			for (size_t i = 0; !err && i < n; i++) {
 				const char *rel = stg_dataset_relpath(s->ds, i,
 								      NULL);
-				bool zst;
-
-				is_tar_name(rel, &zst);
-				s->compressed[i] = zst ||
-					(f == WL_FORMAT_TOKENS &&
-					 ends_with(rel, ".zst"));
+				/* .tar.zst, .bin.zst: the formats that
+				 * compress */
+				s->compressed[i] =
+					set_can(s, WL_CAP_COMPRESS) &&
+					ends_with(rel, ".zst");
 			}
 		}
 	}
@@ -1051,7 +1077,7 @@ static int uw_apply(void *ctx, const void *data, size_t len, uint64_t seed,
 	uint64_t t0 = stg_now_ns();
 	int err;
 
-	if (s->format == WL_FORMAT_MDS)
+	if (set_can(s, WL_CAP_INDEX))
 		mds = &s->mds.shards[s->mds_of[shard_of(s, id)]];
 	err = wl_unwrap_key(s->format, mds, s->key, data, len, &v);
 	t0 = stg_now_ns() - t0;
@@ -1063,7 +1089,7 @@ static int uw_apply(void *ctx, const void *data, size_t len, uint64_t seed,
 			.len = v.image_len,
 		};
 
-		if (s->format == WL_FORMAT_TOKENS)
+		if (set_can(s, WL_CAP_TOKENS))  /* the file's own dtype */
 			sp.dtype = s->tok[shard_of(s, id)].dtype;
 		else if (!sp.dtype)
 			sp.dtype = WL_TOK_I64;

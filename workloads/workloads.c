@@ -15,6 +15,7 @@
 #include "jobfile.h"
 #include "workloads.h"
 #include "workloads_internal.h"
+#include "stg_mix.h"
 
 /*
  * The built-in workloads: workloads/jobs/NAME.ini, compiled in by the
@@ -172,14 +173,6 @@ int wl_demand_kind_parse(const char *word, enum wl_demand_kind *out)
 
 /* ---- ImageNet's image statistics ---- */
 
-static uint64_t mix64(uint64_t z)
-{
-	z += 0x9e3779b97f4a7c15ull;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 static double unit_of(uint64_t v)
 {
 	return (double)(v >> 11) * (1.0 / 9007199254740992.0);
@@ -195,10 +188,12 @@ static double strat_unit(uint64_t seed, uint64_t index, uint64_t salt,
 			 unsigned stride)
 {
 	const uint64_t block = index / 64;
-	const unsigned off = (unsigned)(mix64(seed ^ salt ^ (block * 7919)) & 63);
+	const unsigned off =
+		(unsigned)(stg_mix64(seed ^ salt ^ (block * 7919)) & 63);
 	const unsigned slot = (unsigned)((index % 64) * stride + off) & 63;
 
-	return (slot + unit_of(mix64(seed ^ salt ^ (index * 31 + 17)))) / 64.0;
+	return (slot + unit_of(stg_mix64(seed ^ salt ^ (index * 31 + 17)))) /
+	       64.0;
 }
 
 /*
@@ -214,8 +209,8 @@ static double strat_unit(uint64_t seed, uint64_t index, uint64_t salt,
  */
 static void imagenet_dims(double u, uint64_t h, uint32_t *w, uint32_t *hh)
 {
-	const double v = unit_of(mix64(h));
-	const bool portrait = unit_of(mix64(h ^ 0x55)) < 0.22;
+	const double v = unit_of(stg_mix64(h));
+	const bool portrait = unit_of(stg_mix64(h ^ 0x55)) < 0.22;
 	double lng, asp;
 
 	if (u < 0.34) {
@@ -266,10 +261,10 @@ static void imagenet_dims(double u, uint64_t h, uint32_t *w, uint32_t *hh)
 void wl_imagenet_spec(uint64_t seed, uint64_t index,
 		      struct wl_image_spec *spec)
 {
-	const uint64_t h = mix64(seed ^ mix64(index + 0x1234567));
+	const uint64_t h = stg_mix64(seed ^ stg_mix64(index + 0x1234567));
 	const double u = strat_unit(seed, index, 0xd1e5, 29);
-	const double q = unit_of(mix64(h ^ 0xa11));
-	const double s = unit_of(mix64(h ^ 0xb22));
+	const double q = unit_of(stg_mix64(h ^ 0xa11));
+	const double s = unit_of(stg_mix64(h ^ 0xb22));
 
 	memset(spec, 0, sizeof(*spec));
 	imagenet_dims(u, h, &spec->width, &spec->height);
@@ -288,7 +283,7 @@ void wl_imagenet_spec(uint64_t seed, uint64_t index,
 		spec->fmt = AUG_ENC_CMYK;
 	if (index % 100 == 31)
 		spec->progressive = true;
-	spec->content_seed = mix64(h ^ 0xc0ffee);
+	spec->content_seed = stg_mix64(h ^ 0xc0ffee);
 }
 
 void wl_class_name(uint32_t i, char buf[16])

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "augment.h"
+#include "fmt_gen.h"   /* the generator contract */
 #include "storage.h"   /* enum stg_vcpu_kind */
 
 /* ---- the demand table ---- */
@@ -79,79 +80,12 @@ const char *wl_demand_basis_name(enum wl_demand_basis b);
 double wl_demand_total(const struct wl_demand *row, unsigned count,
 		       bool *multi_measured);
 
-/* ---- synthetic images ---- */
-
-/* Everything that decides one generated image; drawn per file index. */
-struct wl_image_spec {
-	uint32_t width, height;
-	int quality;                   /* JPEG quality */
-	enum aug_enc_subsamp subsamp;
-	enum aug_enc_pixfmt fmt;       /* RGB, GRAY or CMYK */
-	bool progressive;
-	uint64_t content_seed;         /* seeds the picture itself */
-};
-
-/* Statistics of a generated set, filled as it is written. */
-struct wl_gen_stats {
-	uint64_t files;        /* complete files under their final names */
-	uint64_t bytes;        /* their total size */
-	uint64_t pixels;       /* total width*height */
-	uint64_t files_target; /* planned count (an estimate for --size) */
-	uint64_t bytes_target; /* requested bytes (0 with --files) */
-	uint32_t classes;      /* class folders */
-	uint64_t gray, cmyk, progressive, sub444, sub420;
-	double elapsed_s;
-};
-
 /* The ranges a workload's batch and sample cap take, in a job file
  * (batch, max_sample_bytes) and on the command line (--batch,
  * --max-sample-bytes) alike. */
 #define WL_BATCH_MAX 65536u
 #define WL_SAMPLE_BYTES_MIN 4096.0
 #define WL_SAMPLE_BYTES_MAX (16.0 * (1ull << 30))
-
-/* Most worker threads a generator uses. */
-#define WL_GEN_MAX_JOBS 256u
-
-/* How to generate: one of size_bytes / files is set, the other is 0. */
-struct wl_gen_opts {
-	uint64_t size_bytes;  /* stop once the set reaches this many bytes */
-	uint64_t files;       /* or: exactly this many files */
-	uint64_t seed;        /* same seed, same request => identical bytes */
-	unsigned jobs;        /* worker threads (0 = 1, at most
-	                         WL_GEN_MAX_JOBS); the output does not depend
-	                         on it */
-	/* Called after each file (and once at the end with done=true), one
-	 * call at a time, from whichever worker thread wrote the file; may be
-	 * NULL. */
-	void (*progress)(void *arg, const struct wl_gen_stats *st, bool done);
-	void *progress_arg;
-	/* Polled between files; when it becomes non-zero the generator removes
-	 * its temporary file and returns -EINTR. May be NULL. */
-	volatile sig_atomic_t *stop;
-	/* On failure: the path (inside the dataset folder) that failed, for
-	 * the error message; may be NULL. */
-	char *err_path;
-	size_t err_path_len;
-};
-
-struct wl_workload;
-
-/* A workload's dataset generator (an ops table: one per data layout). */
-struct wl_gen_ops {
-	const char *layout; /* e.g. "imagefolder-jpeg" */
-	/*
-	 * Writes a synthetic dataset into `dir`, which must exist and be empty
-	 * (-ENOTEMPTY otherwise). Every file is written under a temporary name
-	 * in its own folder and renamed only once complete and closed, so a
-	 * failure (-ENOSPC, -EIO, ...) or a stop never leaves a partial file
-	 * under a final name; the temporary file is removed. The finished set
-	 * is flushed with one syncfs() at the end. `st` is filled as files are
-	 * written (also on failure). Returns 0 or -errno.
-	 */
-	int (*generate)(const struct wl_workload *w, const char *dir,
-			const struct wl_gen_opts *opts, struct wl_gen_stats *st);
-};
 
 /* ---- the workload table ---- */
 
@@ -283,40 +217,6 @@ const char *wl_demand_kind_name(enum wl_demand_kind kind);
  */
 int wl_demand_kind_parse(const char *word, enum wl_demand_kind *out);
 
-/* ---- the image synthesiser (used by the imagefolder generator) ---- */
-
-/* Largest image side the synthesiser renders. */
-#define WL_SYNTH_MAX_SIDE 4096u
-
-struct wl_synth;
-
-/*
- * Creates a renderer with buffers for images up to max_w x max_h
- * (<= WL_SYNTH_MAX_SIDE). Returns NULL when out of memory. One renderer
- * per thread: it holds scratch buffers.
- */
-struct wl_synth *wl_synth_create(uint32_t max_w, uint32_t max_h);
-
-/* Frees a renderer; accepts NULL. */
-void wl_synth_destroy(struct wl_synth *s);
-
-/*
- * Renders the picture `spec` describes: a natural-looking scene (1/f
- * textures, shaded regions, occluding shapes with soft edges, correlated
- * colour), deterministic in spec->content_seed. On success *pixels points
- * to `height` rows `*stride` bytes apart in spec->fmt, valid until the
- * next call on `s`. Returns 0, or -EINVAL for a size beyond the renderer.
- */
-int wl_synth_render(struct wl_synth *s, const struct wl_image_spec *spec,
-		    const uint8_t **pixels, size_t *stride);
-
-/*
- * Renders and encodes `spec` into `out` (see aug_jpeg_encode()).
- * Returns 0 or -errno.
- */
-int wl_synth_jpeg(struct wl_synth *s, const struct wl_image_spec *spec,
-		  struct aug_membuf *out);
-
 /* The ImageNet statistics draw (the imagenet entry's image_spec). */
 void wl_imagenet_spec(uint64_t seed, uint64_t index,
 		      struct wl_image_spec *spec);
@@ -404,6 +304,23 @@ int wl_transform_make(const struct wl_workload *w,
 int wl_imagenet_transform(struct wl_transform_state *st,
 			  struct ldr_transform *out, char *desc,
 			  size_t desc_len);
+
+/* ---- the tokens transform (tokens.c; the format is formats/tokens.h) ---- */
+
+/*
+ * The tokens transform of ST->xp (seq_len > 0; token_bytes 8: int64, 4:
+ * int32, 0: 8) into *OUT: a sample is a struct wl_token_span (LEN =
+ * sizeof it; anything else is -LDR_ENOTFORMAT); its first seq_len + 1
+ * tokens are converted to the output type, little-endian, and a shorter
+ * span is padded with zeros (an MDS sample of seq_len tokens, as
+ * llm-foundry's concat writer makes them, gets one zero). Float element
+ * types are -LDR_EUNSUPPORTED. Per-sample time goes in other_s (the
+ * decompression is the shard reader's). DESC (DESC_LEN bytes) gets the
+ * pipeline in words. ST must outlive every run of *OUT. Returns 0 or
+ * -EINVAL (seq_len 0, token_bytes not 4 or 8). Any thread.
+ */
+int wl_tokens_transform(struct wl_transform_state *st,
+			struct ldr_transform *out, char *desc, size_t desc_len);
 
 /* The loader error kind (negative) for a -AUG_E* code or -errno. */
 int wl_transform_err(int aug_err);

@@ -1,13 +1,13 @@
 /*
  * tar_parse.c - CPU per sample to take a WebDataset shard in memory apart
  * (sample boundaries, the image's bytes, the label): libarchive against
- * workloads/fmt_tar.c's scanner and unwrap. It decided whether feedrate
+ * formats/fmt_tar.c's scanner and unwrap. It decided whether feedrate
  * reads tar with libarchive or with its own parser; it links libarchive,
  * which feedrate does not, so `make bench` does not build it. By hand
  * (Debian: libarchive-dev):
  *
- *   cc -O2 -DNDEBUG -std=gnu17 -D_GNU_SOURCE -Iworkloads \
- *      tests/bench/tar_parse.c workloads/fmt_tar.c -larchive -o tar_parse
+ *   cc -O2 -DNDEBUG -std=gnu17 -D_GNU_SOURCE -Iformats \
+ *      tests/bench/tar_parse.c formats/fmt_tar.c -larchive -o tar_parse
  *   ./tar_parse [SHARD.tar]
  *
  * Without SHARD it builds a ~100 MB shard in memory laid out as

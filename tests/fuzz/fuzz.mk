@@ -35,8 +35,8 @@ FUZZ_MAX_LEN_idx := 4096
 FUZZ_MAX_LEN_DEFAULT := 256
 
 FUZZ_CFLAGS := -std=gnu17 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE \
-	-pthread -MMD -MP -I. -Istorage -Iaugment -Iloader -Iworkloads -Ijudge \
-	-Imeasure -Ireports -Icli -Wall -Wextra -Wno-missing-field-initializers \
+	-pthread -MMD -MP -I. -Istorage -Iaugment -Iformats -Iloader -Iworkloads -Igen \
+	-Ijudge -Imeasure -Ireports -Icli -Wall -Wextra -Wno-missing-field-initializers \
 	-fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FZ)/obj/%.o) $(FZ)/obj/gen/wl_jobs.o
 

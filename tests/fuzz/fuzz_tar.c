@@ -1,6 +1,6 @@
 /*
  * fuzz_tar.c - libFuzzer target for the WebDataset tar reader
- * (workloads/fmt_tar.c). The input is a shard. Checks:
+ * (formats/fmt_tar.c). The input is a shard. Checks:
  *  - every 512-byte block parses as a header, the end, or a bad header,
  *    and a parsed name is as long as it says;
  *  - the scanner's records lie inside the input, in order, without

@@ -29,6 +29,7 @@
 
 #include "augment.h"
 #include "loader.h"
+#include "gen_write.h"
 #include "workloads.h"
 
 static int cmp_double(const void *a, const void *b)

@@ -31,6 +31,7 @@
 #include <jpeglib.h>
 
 #include "augment.h"
+#include "gen_write.h"
 #include "workloads.h"
 
 struct img {

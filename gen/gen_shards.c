@@ -29,9 +29,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fmt_write.h"
 #include "storage.h"
-#include "workloads_internal.h"
+#include "gen_internal.h"
 
 /* "DIR/NAME" of the file the writer failed on into O's err_path. */
 static void writer_err_path(const struct wl_gen_opts *o, const char *dir,

@@ -2,9 +2,11 @@
  * formats.c - the format table: names, error keys, and the dispatch of
  * scanner, header walk and unwrap to each format's file (fmt_tar.c,
  * fmt_tfrecord.c, fmt_mds.c, fmt_tokens.c). A format's row holds what it
- * can do; an empty slot answers -EINVAL (FOLDER, AUTO) or -ENOTSUP (the
- * walks of MDS and tokens: their counts come from index.json, the token
- * files' sizes and headers).
+ * can do: its public part (struct wl_format_row) states the capabilities
+ * every caller asks instead of the name. An empty slot answers -EINVAL
+ * (FOLDER, AUTO) or -ENOTSUP (the walks of MDS and tokens: their counts
+ * come from index.json, the token files' sizes and headers). Adding a
+ * format is adding a row here and its file.
  */
 #include <errno.h>
 #include <string.h>
@@ -12,7 +14,7 @@
 #include "fmt_internal.h"
 
 struct fmt_ops {
-	const char *name;
+	struct wl_format_row row;
 	void (*scan_init)(struct wl_scanner *s);
 	int (*scan_next)(struct wl_scanner *s, const uint8_t *win,
 			 uint64_t win_base, size_t win_len, bool eof,
@@ -75,28 +77,60 @@ static int tok_unwrap(const struct wl_mds_shard *mds, const char *key,
 	return wl_tok_unwrap(rec, len, out);
 }
 
+#define SHARDS (WL_CAP_DETECT | WL_CAP_COUNT | WL_CAP_SCAN | WL_CAP_UNWRAP | \
+		WL_CAP_SPLIT)
+
 static const struct fmt_ops fmt_table[WL_FORMAT_COUNT] = {
-	[WL_FORMAT_AUTO] = { .name = "auto", .walk_absent = -EINVAL },
-	[WL_FORMAT_FOLDER] = { .name = "folder", .walk_absent = -EINVAL,
-			       .unwrap = folder_unwrap },
-	[WL_FORMAT_WDS] = { .name = "wds", .scan_init = wl_tar_scan_init,
-			    .scan_next = wl_tar_scan_next,
-			    .walk_count = wl_tar_walk_count,
-			    .unwrap = tar_unwrap },
-	[WL_FORMAT_MDS] = { .name = "mds", .scan_init = wl_mds_scan_init,
-			    .scan_next = wl_mds_scan_next,
-			    .walk_absent = -ENOTSUP, .unwrap = mds_unwrap },
-	[WL_FORMAT_TFRECORD] = { .name = "tfrecord",
-				 .scan_init = wl_tfr_scan_init,
-				 .scan_next = wl_tfr_scan_next,
-				 .walk_count = wl_tfr_walk_count,
-				 .unwrap = tfr_unwrap },
+	[WL_FORMAT_AUTO] = { .row = { .name = "auto" },
+			     .walk_absent = -EINVAL },
+	[WL_FORMAT_FOLDER] = {
+		.row = { .name = "folder",
+			 .caps = WL_CAP_DETECT | WL_CAP_UNWRAP,
+			 .layout = "DIR/train/<class>/<class>_<n>.JPEG" },
+		.walk_absent = -EINVAL, .unwrap = folder_unwrap },
+	[WL_FORMAT_WDS] = {
+		.row = { .name = "wds",
+			 .caps = SHARDS | WL_CAP_WALK | WL_CAP_WRITE |
+				 WL_CAP_COMPRESS,
+			 .layout = "WebDataset: DIR/shard-000000.tar, ...; per "
+				 "sample\n            the members KEY.jpg (the "
+				 "image) and KEY.cls (the\n            label in "
+				 "decimal), KEY = <class>/<file name\n"
+				 "            without its extension>" },
+		.scan_init = wl_tar_scan_init, .scan_next = wl_tar_scan_next,
+		.walk_count = wl_tar_walk_count, .unwrap = tar_unwrap },
+	[WL_FORMAT_MDS] = {
+		.row = { .name = "mds",
+			 .caps = SHARDS | WL_CAP_INDEX | WL_CAP_WRITE |
+				 WL_CAP_COMPRESS,
+			 .index_name = "index.json",
+			 /* MDS's sample offsets are uint32 */
+			 .max_shard_bytes = 1ull << 32,
+			 .layout = "MosaicML streaming MDS v2: DIR/index.json "
+				 "and\n            DIR/shard.00000.mds, ...; "
+				 "columns image (jpeg) and\n            label "
+				 "(int), as streaming's MDSWriter writes them" },
+		.scan_init = wl_mds_scan_init, .scan_next = wl_mds_scan_next,
+		.walk_absent = -ENOTSUP, .unwrap = mds_unwrap },
+	[WL_FORMAT_TFRECORD] = {
+		.row = { .name = "tfrecord",
+			 .caps = SHARDS | WL_CAP_WALK | WL_CAP_WRITE |
+				 WL_CAP_BY_FRAMING,
+			 .layout = "DIR/train-00000-of-000NN.tfrecord: "
+				 "tf.train.Example\n            records with "
+				 "image/encoded, image/format,\n            "
+				 "image/class/label, image/height, image/width" },
+		.scan_init = wl_tfr_scan_init, .scan_next = wl_tfr_scan_next,
+		.walk_count = wl_tfr_walk_count, .unwrap = tfr_unwrap },
 	/* token files are counted from their sizes, .idx or headers
 	 * (shardset.c), not walked */
-	[WL_FORMAT_TOKENS] = { .name = "tokens", .scan_init = wl_tok_scan_init,
-			       .scan_next = wl_tok_scan_next,
-			       .walk_absent = -ENOTSUP, .unwrap = tok_unwrap },
+	[WL_FORMAT_TOKENS] = {
+		.row = { .name = "tokens",
+			 .caps = SHARDS | WL_CAP_COMPRESS | WL_CAP_TOKENS },
+		.scan_init = wl_tok_scan_init, .scan_next = wl_tok_scan_next,
+		.walk_absent = -ENOTSUP, .unwrap = tok_unwrap },
 };
+
 
 static const struct fmt_ops *fmt_ops_of(enum wl_format f)
 {
@@ -105,17 +139,31 @@ static const struct fmt_ops *fmt_ops_of(enum wl_format f)
 	return &fmt_table[f];
 }
 
+const struct wl_format_row *wl_format_row(enum wl_format f)
+{
+	const struct fmt_ops *ops = fmt_ops_of(f);
+
+	return ops ? &ops->row : NULL;
+}
+
+bool wl_format_can(enum wl_format f, unsigned caps)
+{
+	const struct fmt_ops *ops = fmt_ops_of(f);
+
+	return ops && (ops->row.caps & caps) == caps;
+}
+
 const char *wl_format_name(enum wl_format f)
 {
 	const struct fmt_ops *ops = fmt_ops_of(f);
 
-	return ops ? ops->name : "?";
+	return ops ? ops->row.name : "?";
 }
 
 int wl_format_parse(const char *s, enum wl_format *out)
 {
 	for (int f = 0; f < WL_FORMAT_COUNT && s; f++) {
-		if (!strcmp(s, fmt_table[f].name)) {
+		if (!strcmp(s, fmt_table[f].row.name)) {
 			*out = (enum wl_format)f;
 			return 0;
 		}

@@ -6,6 +6,14 @@
  * instruction; CPUs without it use a byte-at-a-time table (built once,
  * 1 KiB). Debian's libisal-dev has a faster vectorised CRC but ships no
  * static archive, so it cannot go into `make static`.
+ *
+ * DESIGN (threads). wl_crc32c runs on any thread at once: the engine's
+ * workers verify record CRCs while its readers' scanners check length
+ * CRCs, and gen's writer threads frame records. The only shared state is
+ * set once and read-only after: the table, built under pthread_once
+ * (table_once orders its writes before every reader's loads), and
+ * have_sse42, a relaxed _Atomic int that every thread may store (each
+ * stores the same CPUID answer; -1 only means "not asked yet").
  */
 #include <pthread.h>
 #include <stdatomic.h>

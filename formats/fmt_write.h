@@ -39,7 +39,6 @@
 #include <stdint.h>
 
 #include "formats.h"
-#include "workloads.h"
 
 /* Default shard size of wds and tfrecord. */
 #define WL_SHARD_DEFAULT_BYTES (100ull << 20)
@@ -134,46 +133,9 @@ const char *wl_shard_writer_failed_name(const struct wl_shard_writer *w);
  * wl_shard_writer_close was not called. */
 void wl_shard_writer_destroy(struct wl_shard_writer *w);
 
-/*
- * Generates workload W's synthetic images as O asks (wl_gen_ops.generate's
- * contract: DIR empty or new, the same images for the same seed whatever
- * O->jobs) into shards of SO in DIR: sample i has the key
- * "<class>/<class>_<n>" (the ImageFolder file's path without .JPEG) and
- * label i % classes. ST counts the images handed to the shards, SST the
- * shards complete. A stop request completes the open shard. Returns 0,
- * -ENOTSUP (W has no image generator) or -errno (the failed file's path
- * in O->err_path).
- */
-int wl_gen_shards(const struct wl_workload *w, const char *dir,
-		  const struct wl_gen_opts *o, const struct wl_shard_opts *so,
-		  struct wl_gen_stats *st, struct wl_shard_stats *sst);
-
-/*
- * Converts the ImageFolder SRC into shards of SO in DIR (empty or new; it
- * must not be SRC or inside it: -EINVAL). Classes are SRC's folders
- * sorted bytewise, as torchvision's find_classes sorts them, and a file's
- * label is its class folder's index; the files come in the walk's order
- * (storage's stg_dataset_scan: bytewise within a folder), a file's key is
- * its path under SRC without the extension. Only .jpg, .jpeg, .png and
- * .webp files (any case) in class folders are taken, byte for byte; SRC
- * is only read. O gives jobs (parallel readers; the output does not
- * depend on them), progress, stop and err_path; its size and files are
- * ignored. ST: files (samples) and bytes (image bytes) handed to the
- * shards, their targets, classes. Returns 0, -ENODATA (no image found),
- * or -errno (the failed path in O->err_path).
- */
-int wl_shards_from_folder(const char *src, const char *dir,
-			  const struct wl_gen_opts *o,
-			  const struct wl_shard_opts *so,
-			  struct wl_gen_stats *st, struct wl_shard_stats *sst);
-
-/*
- * 1 when PATH (which need not exist yet) is the folder DIR or lies inside
- * it, 0 when not, -errno when DIR cannot be stat'ed. Compared by device
- * and inode along PATH's resolved ancestors, so "..", symlinked parents
- * and bind mounts are seen through.
- */
-int wl_path_inside(const char *path, const char *dir);
+/* write(2) all N bytes of BUF to FD (EINTR retried). 0 or -errno (-EIO
+ * for a write that wrote nothing). */
+int wl_write_all(int fd, const void *buf, size_t n);
 
 /* Protocol buffers' varint: its length in bytes, and V written at P (the
  * byte after it returned). */

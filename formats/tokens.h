@@ -26,11 +26,6 @@
 
 #include "formats.h"
 
-struct ldr_transform;
-struct wl_transform_state;
-struct wl_workload;
-struct wl_gen_opts;
-struct wl_gen_stats;
 
 /* The sequence length a token dataset is counted with when no workload
  * says one (feedrate info): the tokens workload's. */
@@ -189,35 +184,5 @@ struct wl_token_span {
 	const uint8_t *data;    /* the tokens, little-endian */
 	size_t len;             /* bytes */
 };
-
-/*
- * The tokens transform of ST->xp (seq_len > 0; token_bytes 8: int64, 4:
- * int32, 0: 8) into *OUT: a sample is a struct wl_token_span (LEN =
- * sizeof it; anything else is -LDR_ENOTFORMAT); its first seq_len + 1
- * tokens are converted to the output type, little-endian, and a shorter
- * span is padded with zeros (an MDS sample of seq_len tokens, as
- * llm-foundry's concat writer makes them, gets one zero). Float element
- * types are -LDR_EUNSUPPORTED. Per-sample time goes in other_s (the
- * decompression is the shard reader's). DESC (DESC_LEN bytes) gets the
- * pipeline in words. ST must outlive every run of *OUT. Returns 0 or
- * -EINVAL (seq_len 0, token_bytes not 4 or 8). Any thread.
- */
-int wl_tokens_transform(struct wl_transform_state *st,
-			struct ldr_transform *out, char *desc, size_t desc_len);
-
-/* ---- the generator (gen_tokens.c) ---- */
-
-/*
- * Write W's synthetic token streams into DIR (empty or new; the contract
- * of wl_gen_ops.generate): files tokens-00000.bin with their Megatron
- * .idx (uint16, GPT-2's vocabulary, documents ending with EOD), or with
- * ZSTD tokens-00000.bin.zst (the same stream, no .idx: a flat uint16
- * nanoGPT stream compressed at LEVEL, 0: 3) until the files on disk total
- * O->size_bytes (or O->files files). Deterministic in O->seed, whatever
- * O->jobs. Returns 0 or -errno (the failed path in O->err_path).
- */
-int wl_gen_tokens_write(const struct wl_workload *w, const char *dir,
-			const struct wl_gen_opts *o, bool zstd, int level,
-			struct wl_gen_stats *st);
 
 #endif /* FEEDRATE_TOKENS_H */

@@ -44,10 +44,9 @@
 
 #include <zstd.h>
 
-#include "fmt_write.h"
 #include "tokens.h"
-#include "workloads.h"
-#include "workloads_internal.h"
+#include "gen_internal.h"
+#include "stg_mix.h"
 
 #define GEN_VOCAB 50256u                /* ids 0..50255, then EOD */
 #define GEN_ZIPF_S 1.18
@@ -69,11 +68,7 @@ struct tok_rng {
 
 static uint64_t rng_next(struct tok_rng *r)
 {
-	uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
+	return stg_splitmix64(&r->s);
 }
 
 static double rng_unit(struct tok_rng *r)

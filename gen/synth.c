@@ -25,7 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workloads.h"
+#include "gen_write.h"
+#include "stg_mix.h"
 
 /* Most regions painted over the background. */
 #define SYN_MAX_SHAPES 48
@@ -48,18 +49,9 @@ struct syn_rng {
 	uint64_t s;
 };
 
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 static uint64_t rng_u64(struct syn_rng *r)
 {
-	return splitmix64(&r->s);
+	return stg_splitmix64(&r->s);
 }
 
 /* Uniform in [0, 1). */

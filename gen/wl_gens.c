@@ -6,9 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fmt_write.h"
-#include "jobfile.h"
-#include "workloads_internal.h"
+#include "gen_internal.h"
 
 /*
  * ImageNet-statistics JPEGs as TFRecord shards of tf.train.Example (the

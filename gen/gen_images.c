@@ -36,8 +36,7 @@
 #include <unistd.h>
 
 #include "storage.h"
-#include "workloads.h"
-#include "workloads_internal.h"
+#include "gen_internal.h"
 
 #define GEN_MAX_SIDE 2048u
 
@@ -62,26 +61,6 @@ int wl_gen_dir_prepare(const char *dir)
 	}
 	closedir(d);
 	return rc;
-}
-
-int wl_write_all(int fd, const void *buf, size_t n)
-{
-	const uint8_t *p = buf;
-
-	while (n) {
-		const ssize_t k = write(fd, p, n);
-
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (k == 0)
-			return -EIO;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
 }
 
 /* Writes buf to dirfd/relpath via a temporary name; 0 or -errno, and no

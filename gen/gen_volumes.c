@@ -48,10 +48,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fmt_write.h"
 #include "formats.h"
 #include "storage.h"
-#include "workloads_internal.h"
+#include "gen_internal.h"
 
 #define VG_SIDE 256u            /* H and W of an .npy volume, the two
                                    fixed sides of an .npz one */

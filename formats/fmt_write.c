@@ -25,7 +25,6 @@
 #include <zstd_errors.h>
 
 #include "fmt_write.h"
-#include "workloads_internal.h"
 
 #define FW_BUF (1u << 20)      /* output buffer: one write() per MiB */
 #define FW_NAME 64
@@ -38,8 +37,34 @@ struct fw_bytes {
 	size_t len, cap;
 };
 
+struct wl_shard_writer;
+
+/*
+ * The write side of a row of the format table (formats.c states which
+ * formats have one: WL_CAP_WRITE): how its shards are named, how a sample
+ * goes in, and what ends a shard and the set. NULL hooks do nothing.
+ */
+struct fw_ops {
+	const char *prefix;      /* final name: PREFIX, the shard number in
+	                            DIGITS digits, EXT (+ ZSUFFIX) */
+	int digits;
+	const char *ext, *zsuffix;
+	bool gather;             /* a shard is gathered in memory (MDS:
+	                            its header, first, needs every offset) */
+	bool named_at_close;     /* the final names hold the shard count
+	                            (TFRecord): renamed when the set ends */
+	bool zstd_checksum;      /* frames carry zstd's checksum */
+	int (*add)(struct wl_shard_writer *w, const struct wl_shard_sample *s);
+	int (*shard_end)(struct wl_shard_writer *w);  /* before the flush */
+	int (*shard_named)(struct wl_shard_writer *w); /* after the rename */
+	int (*set_end)(struct wl_shard_writer *w);    /* at close */
+	int (*setup)(struct wl_shard_writer *w);      /* at create */
+	uint64_t default_size;   /* --shard-size's default */
+};
+
 struct wl_shard_writer {
 	struct wl_shard_opts o;  /* shard_size and zstd_level resolved */
+	const struct fw_ops *ops; /* the format's write side */
 	int dfd;
 	ZSTD_CCtx *z;            /* NULL without zstd */
 	uint8_t *buf;            /* output buffer, FW_BUF bytes */
@@ -66,6 +91,26 @@ struct wl_shard_writer {
 	struct wl_shard_stats st;
 	char failed[FW_NAME];
 };
+
+int wl_write_all(int fd, const void *buf, size_t n)
+{
+	const uint8_t *p = buf;
+
+	while (n) {
+		const ssize_t k = write(fd, p, n);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			return -EIO;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
 
 static int bytes_reserve(struct fw_bytes *b, size_t more)
 {
@@ -167,22 +212,12 @@ static int out_zeros(struct wl_shard_writer *w, size_t n)
 	return n ? out_put(w, zero, n) : 0;
 }
 
+/* TFRecord's count is added to its names when the writer closes. */
 static void shard_names(struct wl_shard_writer *w)
 {
-	switch (w->o.format) {
-	case WL_FORMAT_WDS:
-		snprintf(w->fin, sizeof(w->fin), "shard-%06u.tar%s", w->shard,
-			 w->z ? ".zst" : "");
-		break;
-	case WL_FORMAT_MDS:
-		snprintf(w->fin, sizeof(w->fin), "shard.%05u.mds%s", w->shard,
-			 w->z ? ".zstd" : "");
-		break;
-	default:  /* the count is added when the writer closes */
-		snprintf(w->fin, sizeof(w->fin), "train-%05u.tfrecord",
-			 w->shard);
-		break;
-	}
+	snprintf(w->fin, sizeof(w->fin), "%s%0*u%s%s", w->ops->prefix,
+		 w->ops->digits, w->shard, w->ops->ext,
+		 w->z ? w->ops->zsuffix : "");
 	snprintf(w->tmp, sizeof(w->tmp), ".%s.tmp", w->fin);
 }
 
@@ -214,7 +249,7 @@ static int shard_begin(struct wl_shard_writer *w)
 	w->fd = -1;
 	w->mds.len = 0;
 	w->raw = 0;
-	return w->o.format == WL_FORMAT_MDS ? 0 : shard_create(w, 0);
+	return w->ops->gather ? 0 : shard_create(w, 0);
 }
 
 /* Removes the open shard (after a failure, or when dropped). */
@@ -261,7 +296,20 @@ static int mds_emit(struct wl_shard_writer *w)
 }
 
 /* MDS: the index entry of the shard just written. */
-static int mds_index_add(struct wl_shard_writer *w, const char *raw_name)
+static int mds_index_add_named(struct wl_shard_writer *w,
+			       const char *raw_name);
+
+/* The completed shard in the index (its raw name without .zstd). */
+static int mds_index_add(struct wl_shard_writer *w)
+{
+	char raw_name[FW_NAME];
+
+	snprintf(raw_name, sizeof(raw_name), "shard.%05u.mds", w->shard);
+	return mds_index_add_named(w, raw_name);
+}
+
+static int mds_index_add_named(struct wl_shard_writer *w,
+			       const char *raw_name)
 {
 	json_t *e = json_deep_copy(w->mds_config);
 	json_t *zip = w->z ? json_pack("{s:s,s:I,s:{}}", "basename", w->fin,
@@ -286,15 +334,12 @@ static int mds_index_add(struct wl_shard_writer *w, const char *raw_name)
  * close). On failure the shard is removed. */
 static int shard_finish(struct wl_shard_writer *w)
 {
-	char raw_name[FW_NAME];
 	int rc = 0;
 
 	if (!w->open)
 		return 0;
-	if (w->o.format == WL_FORMAT_MDS)
-		rc = mds_emit(w);
-	if (!rc && w->o.format == WL_FORMAT_WDS)
-		rc = out_zeros(w, 2 * TAR_BLOCK);
+	if (w->ops->shard_end)
+		rc = w->ops->shard_end(w);
 	if (!rc && w->z)
 		rc = out_zstd(w, NULL, 0, ZSTD_e_end);
 	if (!rc)
@@ -305,12 +350,10 @@ static int shard_finish(struct wl_shard_writer *w)
 	}
 	rc = close(w->fd) && errno != EINTR ? -errno : 0;
 	w->fd = -1;
-	if (!rc && w->o.format != WL_FORMAT_TFRECORD &&
+	if (!rc && !w->ops->named_at_close &&
 	    renameat(w->dfd, w->tmp, w->dfd, w->fin))
 		rc = -errno;
-	snprintf(raw_name, sizeof(raw_name), "shard.%05u.mds", w->shard);
-	if (!rc && w->o.format == WL_FORMAT_MDS &&
-	    (rc = mds_index_add(w, raw_name)))
+	if (!rc && w->ops->shard_named && (rc = w->ops->shard_named(w)))
 		unlinkat(w->dfd, w->fin, 0);
 	if (rc) {
 		unlinkat(w->dfd, w->tmp, 0);
@@ -556,6 +599,10 @@ static int mds_index_write(struct wl_shard_writer *w)
 	int fd, rc;
 
 	json_decref(root);
+	if (!w->st.shards) {    /* no index for an empty set */
+		free(text);
+		return 0;
+	}
 	if (!text)
 		return fail(w, -ENOMEM, "index.json");
 	fd = openat(w->dfd, ".index.json.tmp", O_WRONLY | O_CREAT | O_TRUNC |
@@ -710,30 +757,63 @@ static int tfr_rename_all(struct wl_shard_writer *w)
 
 /* ---- the writer ---- */
 
+static int wds_shard_end(struct wl_shard_writer *w)
+{
+	return out_zeros(w, 2 * TAR_BLOCK);
+}
+
+/* Indexed by the format table's rows; a row without add has no writer. */
+static const struct fw_ops fw_table[WL_FORMAT_COUNT] = {
+	[WL_FORMAT_WDS] = {
+		.prefix = "shard-", .digits = 6, .ext = ".tar",
+		.zsuffix = ".zst",
+		/* a tar.zst gets a checksum as the zstd CLI writes one */
+		.zstd_checksum = true, .add = wds_add,
+		.shard_end = wds_shard_end,
+		.default_size = WL_SHARD_DEFAULT_BYTES,
+	},
+	[WL_FORMAT_MDS] = {
+		/* MDS's frames are python-zstd's (content size, no checksum) */
+		.prefix = "shard.", .digits = 5, .ext = ".mds",
+		.zsuffix = ".zstd", .gather = true,
+		.add = mds_add, .shard_end = mds_emit,
+		.shard_named = mds_index_add, .set_end = mds_index_write,
+		.setup = mds_config_make,
+		.default_size = WL_MDS_DEFAULT_SIZE_LIMIT,
+	},
+	[WL_FORMAT_TFRECORD] = {
+		.prefix = "train-", .digits = 5, .ext = ".tfrecord",
+		.zsuffix = "",
+		.named_at_close = true, .add = tfr_add,
+		.set_end = tfr_rename_all,
+		.default_size = WL_SHARD_DEFAULT_BYTES,
+	},
+};
+
 int wl_shard_writer_create(int dfd, const struct wl_shard_opts *o,
 			   struct wl_shard_writer **out)
 {
+	const struct wl_format_row *row = wl_format_row(o->format);
 	struct wl_shard_writer *w;
-	const bool mds = o->format == WL_FORMAT_MDS;
 
 	*out = NULL;
-	if ((o->format != WL_FORMAT_WDS && !mds &&
-	     o->format != WL_FORMAT_TFRECORD) ||
-	    (o->zstd && o->format == WL_FORMAT_TFRECORD) ||
+	if (!wl_format_can(o->format, WL_CAP_WRITE) ||
+	    !fw_table[o->format].add ||
+	    (o->zstd && !wl_format_can(o->format, WL_CAP_COMPRESS)) ||
 	    o->zstd_level < 0 || o->zstd_level > WL_ZSTD_MAX_LEVEL ||
-	    (mds && o->shard_size >= (1ull << 32)))
+	    (row->max_shard_bytes && o->shard_size >= row->max_shard_bytes))
 		return -EINVAL;
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
 	w->o = *o;
+	w->ops = &fw_table[o->format];
 	w->dfd = dfd;
 	w->fd = -1;
 	if (!w->o.zstd_level)
 		w->o.zstd_level = WL_ZSTD_DEFAULT_LEVEL;
 	if (!w->o.shard_size)
-		w->o.shard_size = mds ? WL_MDS_DEFAULT_SIZE_LIMIT :
-				  WL_SHARD_DEFAULT_BYTES;
+		w->o.shard_size = w->ops->default_size;
 	w->buf = malloc(FW_BUF);
 	if (!w->buf)
 		goto nomem;
@@ -742,13 +822,11 @@ int wl_shard_writer_create(int dfd, const struct wl_shard_opts *o,
 		if (!w->z ||
 		    ZSTD_isError(ZSTD_CCtx_setParameter(w->z,
 				ZSTD_c_compressionLevel, w->o.zstd_level)) ||
-		    /* a tar.zst gets a checksum as the zstd CLI writes one;
-		     * MDS's frames are python-zstd's (content size, none) */
 		    ZSTD_isError(ZSTD_CCtx_setParameter(w->z,
-				ZSTD_c_checksumFlag, !mds)))
+				ZSTD_c_checksumFlag, w->ops->zstd_checksum)))
 			goto nomem;
 	}
-	if (mds && mds_config_make(w))
+	if (w->ops->setup && w->ops->setup(w))
 		goto nomem;
 	*out = w;
 	return 0;
@@ -764,17 +842,7 @@ int wl_shard_writer_add(struct wl_shard_writer *w,
 
 	if (w->closed)
 		return -EINVAL;
-	switch (w->o.format) {
-	case WL_FORMAT_WDS:
-		rc = wds_add(w, s);
-		break;
-	case WL_FORMAT_MDS:
-		rc = mds_add(w, s);
-		break;
-	default:
-		rc = tfr_add(w, s);
-		break;
-	}
+	rc = w->ops->add(w, s);
 	if (rc)
 		return fail(w, rc, w->fin);
 	w->samples++;
@@ -794,11 +862,7 @@ int wl_shard_writer_close(struct wl_shard_writer *w, bool keep_open)
 		rc = shard_finish(w);
 	else
 		shard_drop(w);
-	if (w->o.format == WL_FORMAT_TFRECORD && (r = tfr_rename_all(w)) &&
-	    !rc)
-		rc = r;
-	if (w->o.format == WL_FORMAT_MDS && w->st.shards &&
-	    (r = mds_index_write(w)) && !rc)
+	if (w->ops->set_end && (r = w->ops->set_end(w)) && !rc)
 		rc = r;
 	if (!rc && syncfs(w->dfd))
 		rc = -errno;

@@ -33,6 +33,42 @@ enum wl_format {
 	WL_FORMAT_COUNT
 };
 
+/* ---- what a format can do: its row ---- */
+
+/* The capabilities a row states; callers ask these, never the name. */
+enum wl_fmt_cap {
+	WL_CAP_DETECT = 1u << 0,    /* wl_format_detect recognises it */
+	WL_CAP_COUNT = 1u << 1,     /* its records are counted at open */
+	WL_CAP_WALK = 1u << 2,      /* ... by a header walk (wl_walk_count) */
+	WL_CAP_INDEX = 1u << 3,     /* ... from an index file (index_name),
+	                               which also lists the shards */
+	WL_CAP_SCAN = 1u << 4,      /* records cut from a shard's stream */
+	WL_CAP_UNWRAP = 1u << 5,    /* a record's payload found (wl_unwrap) */
+	WL_CAP_WRITE = 1u << 6,     /* the shard writer writes it (fmt_write.h) */
+	WL_CAP_COMPRESS = 1u << 7,  /* zstd shards, read and written */
+	WL_CAP_SPLIT = 1u << 8,     /* split by rank: whole shards per rank */
+	WL_CAP_TOKENS = 1u << 9,    /* its records are token windows */
+	WL_CAP_BY_FRAMING = 1u << 10, /* a shard is known by its bytes, not
+	                                 its name (a file beside the shards,
+	                                 e.g. DALI's .idx, is not one) */
+};
+
+/* One format. */
+struct wl_format_row {
+	const char *name;       /* --format's word */
+	unsigned caps;          /* enum wl_fmt_cap bits */
+	const char *index_name; /* WL_CAP_INDEX: the index file at the top */
+	uint64_t max_shard_bytes; /* the writer's largest shard (MDS: 32-bit
+	                             offsets); 0: no limit */
+	const char *layout;     /* what gen writes, in words, for --help */
+};
+
+/* Row F (AUTO's row states nothing), or NULL past the table. */
+const struct wl_format_row *wl_format_row(enum wl_format f);
+
+/* Whether format F states every capability in CAPS. */
+bool wl_format_can(enum wl_format f, unsigned caps);
+
 /* "auto", "folder", "wds", "mds", "tfrecord", "tokens". */
 const char *wl_format_name(enum wl_format f);
 
@@ -66,7 +102,7 @@ enum wl_fmt_err {
  * when ERR is not one of them. */
 const char *wl_fmt_err_name(int err);
 
-/* ---- CRC-32C (Castagnoli), as TFRecord uses it (workloads/crc32c.c) ---- */
+/* ---- CRC-32C (Castagnoli), as TFRecord uses it (formats/crc32c.c) ---- */
 
 /* CRC-32C of LEN bytes, continuing from CRC (0 to start). SSE4.2's crc32
  * instruction where the CPU has it, else a table. Check value:
@@ -191,7 +227,7 @@ int wl_unwrap_key(enum wl_format f, const struct wl_mds_shard *mds,
 		  const char *key, const uint8_t *rec, size_t len,
 		  struct wl_sample_view *out);
 
-/* ---- MDS index (workloads/fmt_mds.c) ---- */
+/* ---- MDS index (formats/fmt_mds.c) ---- */
 
 #define WL_MDS_MAX_COLUMNS 32
 
