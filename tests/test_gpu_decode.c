@@ -743,7 +743,10 @@ FR_TEST(gpu_decode_cli, a_sweep_gives_gpu_decode_s_row_beside_native_s,
 	char *argv[] = { (char *)fr_test_bin(), "sweep", "--pipeline",
 			 "native,gpu-decode", "--gpus", "1xA100", "--vcpus",
 			 "1", "--cache", "warm", "--budget", "24s",
-			 "--no-check", "--json", out, data, NULL };
+			 /* small batches: 4 of them fit a window on a
+			  * loaded machine, so the points are judged */
+			 "--batch", "16", "--no-check", "--json", out, data,
+			 NULL };
 	json_error_t e;
 	json_t *j, *by, *n, *g;
 
