@@ -11,6 +11,10 @@
  * warnings through emit_message(-1); both longjmp back to the public call
  * that is running, which aborts the image and returns a code. A progress
  * monitor stops files with too many progressive scans.
+ * aug_decoder_read_coefs has libjpeg's coefficient arrays (its "virtual
+ * arrays", requested through the memory manager's method table) laid
+ * out in the caller's staging memory, so the entropy decoder writes the
+ * payload where the GPU takes it: no per-image array allocation, no copy.
  */
 #include <errno.h>
 #include <limits.h>
@@ -41,6 +45,26 @@ struct aug_decoder {
 	struct aug_png *png;      /* made at the first PNG */
 	struct aug_rows rows;     /* decoded rows, both formats */
 	char msg[JMSG_LENGTH_MAX];
+	/* aug_decoder_read_coefs: libjpeg's own array methods, and the
+	 * arrays laid out in the staging memory while a read runs */
+	struct jpeg_memory_mgr mem;
+	struct dec_coef_arr *arrs;      /* in JPOOL_IMAGE, component order */
+	int narrs;
+	bool direct;                    /* arrays go to the staging memory */
+	aug_gd_alloc_fn alloc;
+	void *alloc_arg;
+	uint8_t *staged;                /* the payload, once realized */
+	uint64_t staged_bytes;
+};
+
+/* One coefficient array in the staging memory (libjpeg's bookkeeping for
+ * a virtual array, for arrays that always lie whole in memory). */
+struct dec_coef_arr {
+	JBLOCKARRAY rows;               /* row pointers into the payload */
+	JDIMENSION blocks_per_row, nrows, maxaccess;
+	JDIMENSION first_undef_row;     /* rows below were written/zeroed */
+	boolean pre_zero;
+	struct dec_coef_arr *next;
 };
 
 /* The files' first bytes: JPEG's SOI and the next marker's FF, as PIL. */
@@ -173,6 +197,135 @@ static void dec_progress(j_common_ptr cinfo)
 	}
 }
 
+/*
+ * The memory manager's virtual-array methods, replaced while
+ * aug_decoder_read_coefs runs (d->direct): jdcoefct.c requests one block
+ * array per component, in component order, realizes them, then reaches
+ * them a band of rows at a time. Outside such a read libjpeg's own run.
+ */
+static jvirt_barray_ptr dec_request_barray(j_common_ptr cinfo, int pool_id,
+					   boolean pre_zero,
+					   JDIMENSION blocksperrow,
+					   JDIMENSION numrows,
+					   JDIMENSION maxaccess)
+{
+	struct aug_decoder *d = dec_of(cinfo);
+	struct dec_coef_arr *a, **tail;
+
+	if (!d->direct)
+		return d->mem.request_virt_barray(cinfo, pool_id, pre_zero,
+						  blocksperrow, numrows,
+						  maxaccess);
+	if (pool_id != JPOOL_IMAGE || d->narrs >= 4)
+		ERREXIT1(cinfo, JERR_BAD_POOL_ID, pool_id);
+	a = d->mem.alloc_small(cinfo, JPOOL_IMAGE, sizeof(*a));
+	memset(a, 0, sizeof(*a));
+	a->blocks_per_row = blocksperrow;
+	a->nrows = numrows;
+	a->maxaccess = maxaccess;
+	a->pre_zero = pre_zero;
+	for (tail = &d->arrs; *tail; tail = &(*tail)->next)
+		;
+	*tail = a;
+	d->narrs++;
+	return (jvirt_barray_ptr)(void *)a;
+}
+
+/* Lays the arrays out in ALLOC's memory: per component its quantization
+ * table's room (filled after the read), then its rows. */
+static void dec_realize_arrays(j_common_ptr cinfo)
+{
+	struct aug_decoder *d = dec_of(cinfo);
+	uint64_t total = 0;
+	uint8_t *p;
+
+	if (d->direct && d->arrs && !d->staged) {
+		for (struct dec_coef_arr *a = d->arrs; a; a = a->next)
+			total += DCTSIZE2 * sizeof(uint16_t) +
+				 (uint64_t)a->blocks_per_row * a->nrows *
+				 sizeof(JBLOCK);
+		if (total > d->opts.max_memory)
+			ERREXIT(cinfo, JERR_NO_BACKING_STORE);
+		p = total <= SIZE_MAX ?
+		    d->alloc(d->alloc_arg, (size_t)total) : NULL;
+		if (!p) {
+			d->code = -ENOBUFS;
+			ERREXIT(cinfo, JERR_OUT_OF_MEMORY);
+		}
+		d->staged = p;
+		d->staged_bytes = total;
+		for (struct dec_coef_arr *a = d->arrs; a; a = a->next) {
+			const size_t row = (size_t)a->blocks_per_row *
+					   sizeof(JBLOCK);
+
+			p += DCTSIZE2 * sizeof(uint16_t);
+			a->rows = d->mem.alloc_small(cinfo, JPOOL_IMAGE,
+						     sizeof(JBLOCKROW) *
+						     (a->nrows ? a->nrows : 1));
+			for (JDIMENSION r = 0; r < a->nrows; r++) {
+				a->rows[r] = (JBLOCKROW)(void *)p;
+				p += row;
+			}
+		}
+	}
+	d->mem.realize_virt_arrays(cinfo);
+}
+
+static bool dec_is_ours(const struct aug_decoder *d, const void *ptr)
+{
+	for (const struct dec_coef_arr *a = d->arrs; a; a = a->next)
+		if ((const void *)a == ptr)
+			return true;
+	return false;
+}
+
+/* libjpeg's access rules (jmemmgr.c): rows are zeroed, when asked, the
+ * first time a band reaches them; reading rows never written fails. */
+static JBLOCKARRAY dec_access_barray(j_common_ptr cinfo,
+				     jvirt_barray_ptr ptr,
+				     JDIMENSION start_row,
+				     JDIMENSION num_rows, boolean writable)
+{
+	struct aug_decoder *d = dec_of(cinfo);
+	struct dec_coef_arr *a = (struct dec_coef_arr *)(void *)ptr;
+	const JDIMENSION end_row = start_row + num_rows;
+
+	if (!d->direct || !dec_is_ours(d, ptr))
+		return d->mem.access_virt_barray(cinfo, ptr, start_row,
+						 num_rows, writable);
+	if (!a->rows || end_row > a->nrows || end_row < start_row ||
+	    num_rows > a->maxaccess)
+		ERREXIT(cinfo, JERR_BAD_VIRTUAL_ACCESS);
+	if (a->first_undef_row < end_row) {
+		JDIMENSION undef = a->first_undef_row;
+
+		if (undef < start_row) {
+			if (writable)
+				ERREXIT(cinfo, JERR_BAD_VIRTUAL_ACCESS);
+			undef = start_row;
+		}
+		if (writable)
+			a->first_undef_row = end_row;
+		if (a->pre_zero)
+			memset(a->rows[undef], 0, (size_t)(end_row - undef) *
+			       a->blocks_per_row * sizeof(JBLOCK));
+		else if (!writable)
+			ERREXIT(cinfo, JERR_BAD_VIRTUAL_ACCESS);
+	}
+	return a->rows + start_row;
+}
+
+/* Forgets the arrays of the last read (their memory is libjpeg's image
+ * pool, freed when the image ends). */
+static void dec_direct_end(struct aug_decoder *d)
+{
+	d->direct = false;
+	d->arrs = NULL;
+	d->narrs = 0;
+	d->staged = NULL;
+	d->staged_bytes = 0;
+}
+
 int aug_decoder_create(const struct aug_decoder_opts *opts,
 		       struct aug_decoder **out)
 {
@@ -206,6 +359,10 @@ int aug_decoder_create(const struct aug_decoder_opts *opts,
 	d->cinfo.mem->max_memory_to_use =
 		d->opts.max_memory > (uint64_t)LONG_MAX ?
 			LONG_MAX : (long)d->opts.max_memory;
+	d->mem = *d->cinfo.mem;
+	d->cinfo.mem->request_virt_barray = dec_request_barray;
+	d->cinfo.mem->realize_virt_arrays = dec_realize_arrays;
+	d->cinfo.mem->access_virt_barray = dec_access_barray;
 	d->progress.progress_monitor = dec_progress;
 	d->cinfo.progress = &d->progress;
 	*out = d;
@@ -560,76 +717,66 @@ static int dec_fail(struct aug_decoder *d, int err, const char *msg)
 	return err;
 }
 
-/* The hybrid payload's bytes, DESC's block counts; 0 when a component
- * has no quantization table. */
-static uint64_t coefs_total(j_decompress_ptr ci, struct aug_gd_desc *desc)
-{
-	uint64_t total = 0;
-
-	for (int c = 0; c < ci->num_components; c++) {
-		const jpeg_component_info *cp = &ci->comp_info[c];
-
-		if (!cp->quant_table)
-			return 0;
-		desc->w_blocks[c] = cp->width_in_blocks;
-		desc->h_blocks[c] = cp->height_in_blocks;
-		total += DCTSIZE2 * sizeof(uint16_t) +
-			 (uint64_t)cp->width_in_blocks *
-			 cp->height_in_blocks * sizeof(JBLOCK);
-	}
-	return total;
-}
-
 int aug_decoder_read_coefs(struct aug_decoder *d, aug_gd_alloc_fn alloc,
 			   void *alloc_arg, struct aug_gd_desc *desc,
 			   uint64_t *entropy_ns)
 {
 	j_decompress_ptr ci = &d->cinfo;
 	jvirt_barray_ptr *coefs;
-	uint64_t total, t0;
+	struct dec_coef_arr *a;
+	uint64_t t0;
 	uint8_t *p;
+	int c;
 
 	if (!d->open || d->fmt != AUG_FMT_JPEG)
 		return -EINVAL;
 	if (setjmp(d->jump)) {
+		dec_direct_end(d);
 		jpeg_abort_decompress(ci);
 		d->open = false;
+		if (d->code == -ENOBUFS)
+			snprintf(d->msg, sizeof(d->msg),
+				 "no room in the staging area");
 		return d->code;
 	}
+	dec_direct_end(d);
+	d->direct = true;
+	d->alloc = alloc;
+	d->alloc_arg = alloc_arg;
 	t0 = aug_now_ns();
 	coefs = jpeg_read_coefficients(ci);
 	if (entropy_ns)
 		*entropy_ns = aug_now_ns() - t0;
-	if (!coefs || ci->num_components < 1 || ci->num_components > 4)
+	if (!coefs || ci->num_components < 1 || ci->num_components > 4 ||
+	    d->narrs != ci->num_components || !d->staged) {
+		dec_direct_end(d);
 		return dec_fail(d, -AUG_EUNSUPPORTED, "not 1 to 4 components");
-	total = coefs_total(ci, desc);
-	if (!total)
-		return dec_fail(d, -AUG_ECORRUPT, "a component has no "
-				"quantization table");
-	p = total <= SIZE_MAX ? alloc(alloc_arg, (size_t)total) : NULL;
-	if (!p)
-		return dec_fail(d, -ENOBUFS, "no room in the staging area");
-	desc->payload = p;
-	desc->payload_bytes = total;
-	for (int c = 0; c < ci->num_components; c++) {
+	}
+	/* the tables' room before each component's rows: natural order */
+	for (c = 0, a = d->arrs, p = d->staged; c < ci->num_components;
+	     c++, a = a->next) {
 		const jpeg_component_info *cp = &ci->comp_info[c];
-		const size_t row = (size_t)cp->width_in_blocks *
-				   sizeof(JBLOCK);
 
+		if (!cp->quant_table || (void *)coefs[c] != (void *)a) {
+			dec_direct_end(d);
+			return dec_fail(d, -AUG_ECORRUPT, "a component has "
+					"no quantization table");
+		}
 		for (int k = 0; k < DCTSIZE2; k++) {
 			const uint16_t q = cp->quant_table->quantval[k];
 
 			memcpy(p, &q, sizeof(q));
 			p += sizeof(q);
 		}
-		for (JDIMENSION r = 0; r < cp->height_in_blocks; r++) {
-			JBLOCKARRAY b = ci->mem->access_virt_barray(
-				(j_common_ptr)ci, coefs[c], r, 1, FALSE);
-
-			memcpy(p, b[0], row);
-			p += row;
-		}
+		desc->w_blocks[c] = cp->width_in_blocks;
+		desc->h_blocks[c] = cp->height_in_blocks;
+		desc->row_blocks[c] = a->blocks_per_row;
+		desc->rows[c] = a->nrows;
+		p += (size_t)a->blocks_per_row * a->nrows * sizeof(JBLOCK);
 	}
+	desc->payload = d->staged;
+	desc->payload_bytes = d->staged_bytes;
+	dec_direct_end(d);
 	jpeg_finish_decompress(ci);
 	d->open = false;
 	return 0;

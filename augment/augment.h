@@ -473,8 +473,11 @@ const char *aug_gd_subsamp_name(enum aug_gd_subsamp s);
  * variable part (PAYLOAD_BYTES at PAYLOAD) lies in the batch's staging
  * area. hw: the file's bytes, unchanged. hybrid: for each component c in
  * order, its quantization table (64 uint16, natural order), then its
- * coefficient blocks, h_blocks[c] rows of w_blocks[c] blocks of 64 int16
- * (natural order), as libjpeg holds them.
+ * coefficient blocks, rows[c] rows of row_blocks[c] blocks of 64 int16
+ * (natural order), as libjpeg holds them: the image's h_blocks[c] x
+ * w_blocks[c] blocks at the top left, then, where the component's block
+ * count is not a multiple of its sampling factor, the MCUs' padding
+ * blocks (decoded where the stream carries them, else zero).
  */
 struct aug_gd_desc {
 	uint16_t magic;                 /* AUG_GD_MAGIC */
@@ -486,6 +489,7 @@ struct aug_gd_desc {
 	uint32_t width, height;
 	struct aug_rect crop;           /* full-resolution pixels */
 	uint32_t w_blocks[4], h_blocks[4]; /* hybrid: blocks per component */
+	uint32_t row_blocks[4], rows[4];   /* hybrid: as staged (>= those) */
 	uint64_t payload_bytes;
 	const uint8_t *payload;
 };
@@ -525,10 +529,13 @@ int aug_gd_stage(struct aug_decoder *d, const void *buf, size_t len,
 /*
  * The hybrid payload's size for the JPEG D has open (after
  * aug_decoder_open), and the entropy decode into it: reads every scan
- * with jpeg_read_coefficients, then copies the tables and blocks to
- * ALLOC's bytes, filling DESC's block counts and payload, and closes
- * the image. 0 or as aug_decoder_read; -ENOBUFS when ALLOC gave nothing.
- * *ENTROPY_NS (may be NULL) gets the read's time.
+ * with jpeg_read_coefficients straight into ALLOC's bytes (libjpeg's
+ * coefficient arrays are laid out there; nothing is copied after), adds
+ * the tables, fills DESC's block counts and payload, and closes the
+ * image. ALLOC is called once, before the first scan is decoded (a
+ * stream that fails later leaves its bytes unused). 0 or as
+ * aug_decoder_read; -ENOBUFS when ALLOC gave nothing. *ENTROPY_NS (may
+ * be NULL) gets the read's time.
  */
 int aug_decoder_read_coefs(struct aug_decoder *d, aug_gd_alloc_fn alloc,
 			   void *alloc_arg, struct aug_gd_desc *desc,

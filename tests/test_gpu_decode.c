@@ -99,7 +99,8 @@ static void ref_exit(j_common_ptr ci)
  * the block counts filled.
  */
 static uint8_t *ref_coefs(const uint8_t *data, size_t len, size_t *out_len,
-			  uint32_t wb[4], uint32_t hb[4], int *ncomp)
+			  uint32_t wb[4], uint32_t hb[4], uint32_t rb[4],
+			  uint32_t nr[4], int *ncomp)
 {
 	struct jpeg_decompress_struct ci;
 	struct ref_err e;
@@ -117,9 +118,18 @@ static uint8_t *ref_coefs(const uint8_t *data, size_t len, size_t *out_len,
 	coefs = jpeg_read_coefficients(&ci);
 	*ncomp = ci.num_components;
 	for (int c = 0; c < ci.num_components; c++) {
-		wb[c] = ci.comp_info[c].width_in_blocks;
-		hb[c] = ci.comp_info[c].height_in_blocks;
-		total += 128 + (size_t)wb[c] * hb[c] * sizeof(JBLOCK);
+		const jpeg_component_info *cp = &ci.comp_info[c];
+
+		wb[c] = cp->width_in_blocks;
+		hb[c] = cp->height_in_blocks;
+		/* libjpeg's arrays: whole MCUs (jdcoefct.c) */
+		rb[c] = (wb[c] + (uint32_t)cp->h_samp_factor - 1) /
+			(uint32_t)cp->h_samp_factor *
+			(uint32_t)cp->h_samp_factor;
+		nr[c] = (hb[c] + (uint32_t)cp->v_samp_factor - 1) /
+			(uint32_t)cp->v_samp_factor *
+			(uint32_t)cp->v_samp_factor;
+		total += 128 + (size_t)rb[c] * nr[c] * sizeof(JBLOCK);
 	}
 	buf = p = malloc(total);
 	cr_assert_not_null(buf);
@@ -130,12 +140,12 @@ static uint8_t *ref_coefs(const uint8_t *data, size_t len, size_t *out_len,
 			memcpy(p, &q, 2);
 			p += 2;
 		}
-		for (uint32_t r = 0; r < hb[c]; r++) {
+		for (uint32_t r = 0; r < nr[c]; r++) {
 			JBLOCKARRAY row = ci.mem->access_virt_barray(
 				(j_common_ptr)&ci, coefs[c], r, 1, FALSE);
 
-			memcpy(p, row[0], (size_t)wb[c] * sizeof(JBLOCK));
-			p += (size_t)wb[c] * sizeof(JBLOCK);
+			memcpy(p, row[0], (size_t)rb[c] * sizeof(JBLOCK));
+			p += (size_t)rb[c] * sizeof(JBLOCK);
 		}
 	}
 	jpeg_finish_decompress(&ci);
@@ -147,10 +157,10 @@ static uint8_t *ref_coefs(const uint8_t *data, size_t len, size_t *out_len,
 /* The hybrid payload of G's last sample equals the reference's. */
 static void expect_coefs(const struct gd *g, const uint8_t *data, size_t len)
 {
-	uint32_t wb[4], hb[4];
+	uint32_t wb[4], hb[4], rb[4], nr[4];
 	size_t n;
 	int comps;
-	uint8_t *ref = ref_coefs(data, len, &n, wb, hb, &comps);
+	uint8_t *ref = ref_coefs(data, len, &n, wb, hb, rb, nr, &comps);
 
 	cr_expect_eq(g->desc.components, comps);
 	cr_expect_eq(g->desc.payload_bytes, n, "payload %llu, reference %zu",
@@ -158,11 +168,21 @@ static void expect_coefs(const struct gd *g, const uint8_t *data, size_t len)
 	for (int c = 0; c < comps; c++) {
 		cr_expect_eq(g->desc.w_blocks[c], wb[c]);
 		cr_expect_eq(g->desc.h_blocks[c], hb[c]);
+		cr_expect_eq(g->desc.row_blocks[c], rb[c]);
+		cr_expect_eq(g->desc.rows[c], nr[c]);
+		cr_expect_geq(rb[c], wb[c]);
+		cr_expect_geq(nr[c], hb[c]);
 	}
 	cr_expect(g->desc.payload_bytes == n &&
 		  !memcmp(g->desc.payload, ref, n), "coefficients differ");
 	cr_expect_eq(g->st.staged_bytes, n);
 	free(ref);
+}
+
+/* ALLOC over one fixed buffer (ARG) */
+static void *gd_test_alloc(void *arg, size_t n)
+{
+	return n <= (4u << 20) ? arg : NULL;
 }
 
 /* ---- the paths ---- */
@@ -282,6 +302,84 @@ FR_TEST(gpu_decode, hybrid_stages_every_component_s_coefficients)
 		free(j);
 	}
 	gd_close(&g);
+}
+
+/* Odd block counts: libjpeg's arrays hold whole MCUs; the entropy
+ * decoder writes the padding blocks an interleaved scan carries, and a
+ * progressive file's separate scans leave them zero. The payload lies
+ * in the staging memory as libjpeg's arrays do. */
+FR_TEST(gpu_decode, hybrid_stages_the_mcu_padding_libjpeg_holds)
+{
+	static const struct {
+		enum aug_enc_subsamp ss;
+		bool progressive;
+		uint32_t rb0, nr0;
+	} cases[] = {
+		{ AUG_ENC_420, false, 38, 26 },
+		{ AUG_ENC_422, false, 38, 25 },
+		{ AUG_ENC_420, true, 38, 26 },
+		{ AUG_ENC_444, false, 37, 25 },
+	};
+	struct gd g;
+
+	gd_open(&g, AUG_GD_MODE_HYBRID);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t len;
+		/* 37 x 25 luma blocks */
+		uint8_t *j = jpeg_of(289, 195, cases[i].ss,
+				     cases[i].progressive, &len);
+
+		cr_assert_eq(gd_apply(&g, j, len, i), 0);
+		cr_expect_eq(g.desc.w_blocks[0], 37);
+		cr_expect_eq(g.desc.h_blocks[0], 25);
+		cr_expect_eq(g.desc.row_blocks[0], cases[i].rb0, "case %zu", i);
+		cr_expect_eq(g.desc.rows[0], cases[i].nr0, "case %zu", i);
+		expect_coefs(&g, j, len);
+		free(j);
+	}
+	gd_close(&g);
+}
+
+static size_t nobuf_calls;
+
+static void *nobuf_alloc(void *arg, size_t n)
+{
+	(void)arg;
+	(void)n;
+	nobuf_calls++;
+	return NULL;
+}
+
+/* A staging area with no room fails the sample, once, before any scan is
+ * decoded, and the decoder goes on with the next file. */
+FR_TEST(gpu_decode, hybrid_without_staging_room_is_enobufs)
+{
+	const struct aug_rrc_opts rrc = { 0.08, 1.0, 3.0 / 4, 4.0 / 3, 10 };
+	struct aug_decoder *d;
+	struct aug_gd_desc desc;
+	struct aug_gd_stats st;
+	size_t len;
+	bool png;
+	uint8_t *j = jpeg_of(289, 195, AUG_ENC_420, false, &len);
+	uint8_t *buf = malloc(4u << 20);
+
+	cr_assert_not_null(buf);
+	cr_assert_eq(aug_decoder_create(NULL, &d), 0);
+	cr_expect_eq(aug_gd_stage(d, j, len, false, AUG_GD_MODE_HYBRID, &rrc,
+				  0.5, 1, 0, 0, nobuf_alloc, NULL, &desc, &png,
+				  &st), -ENOBUFS);
+	cr_expect_eq(nobuf_calls, 1);
+	cr_expect_null(desc.payload);
+	cr_expect(strstr(aug_decoder_message(d), "staging"), "%s",
+		  aug_decoder_message(d));
+	cr_expect_eq(aug_gd_stage(d, j, len, false, AUG_GD_MODE_HYBRID, &rrc,
+				  0.5, 1, 0, 0, gd_test_alloc, buf, &desc,
+				  &png, &st), 0);
+	cr_expect(desc.payload >= buf && desc.payload + desc.payload_bytes <=
+		  buf + (4u << 20));
+	aug_decoder_destroy(d);
+	free(buf);
+	free(j);
 }
 
 FR_TEST(gpu_decode, a_png_is_unsupported_and_other_bytes_are_not_a_format)
@@ -645,7 +743,10 @@ FR_TEST(gpu_decode_cli, a_sweep_gives_gpu_decode_s_row_beside_native_s,
 	char *argv[] = { (char *)fr_test_bin(), "sweep", "--pipeline",
 			 "native,gpu-decode", "--gpus", "1xA100", "--vcpus",
 			 "1", "--cache", "warm", "--budget", "24s",
-			 "--no-check", "--json", out, data, NULL };
+			 /* small batches: 4 of them fit a window on a
+			  * loaded machine, so the points are judged */
+			 "--batch", "16", "--no-check", "--json", out, data,
+			 NULL };
 	json_error_t e;
 	json_t *j, *by, *n, *g;
 
