@@ -40,12 +40,14 @@ static void need_python(void)
  * a missing module gives): the probe imports torch once more (seconds,
  * tens of seconds on a loaded machine), so it runs on the skip path only.
  * A run that exits 5 while the probe imports torch still fails its test.
+ * On a skip, DIR is removed and DATA (malloc'd) freed.
  */
-static void skip_unless_torch(int rc, char *dir)
+static void skip_unless_torch(int rc, char *dir, char *data)
 {
 	if (rc != 5)
 		return;
 	if (system(PY " -c 'import torch, torchvision, PIL' >/dev/null 2>&1")) {
+		free(data);     /* a skip ends the test before its frees */
 		fr_test_rmtree(dir);
 		cr_skip_test("%s cannot import torch and torchvision "
 			     "(Debian's python3-torch python3-torchvision "
@@ -608,7 +610,7 @@ FR_TEST(pipeline_slow, torch_workers_run_on_the_points_cpus_and_cgroup,
 	snprintf(js, sizeof(js), "%s/r.json", dir);
 	argv[20] = data;
 	rc = fr_test_run(dir, argv, 280);
-	skip_unless_torch(rc, dir);
+	skip_unless_torch(rc, dir, data);
 	out = slurp(dir, "stdout");
 	cr_assert_eq(rc, 0, "exit %d\n%s\n%s", rc, out, slurp(dir, "stderr"));
 	j = load_json(dir, "r.json");
@@ -684,7 +686,7 @@ FR_TEST(pipeline_slow, torch_reads_a_list_that_leaves_a_class_empty,
 	cr_assert_eq(system(cmd), 0, "%s", cmd);
 	argv[24] = data;
 	rc = fr_test_run(dir, argv, 280);
-	skip_unless_torch(rc, dir);
+	skip_unless_torch(rc, dir, data);
 	out = slurp(dir, "stdout");
 	cr_assert_eq(rc, 0, "exit %d\n%s\n%s", rc, out, slurp(dir, "stderr"));
 	j = load_json(dir, "r.json");
@@ -719,7 +721,7 @@ FR_TEST(pipeline_slow, a_sweep_of_native_and_torch_judges_each,
 	snprintf(js, sizeof(js), "%s/s.json", dir);
 	argv[17] = data;
 	rc = fr_test_run(dir, argv, 380);
-	skip_unless_torch(rc, dir);
+	skip_unless_torch(rc, dir, data);
 	out = slurp(dir, "stdout");
 	cr_assert_eq(rc, 0, "exit %d\n%s\n%s", rc, out, slurp(dir, "stderr"));
 	cr_expect_not_null(strstr(out, "by pipeline"), "%s", out);
