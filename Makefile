@@ -55,6 +55,15 @@ B := build/$(CFG)
 MPI_OK := $(shell pkg-config --exists ompi-c 2>/dev/null && \
 	command -v mpirun >/dev/null && echo 1)
 
+# `make test` and `make check` build on every CPU unless -j is given: the
+# README's plain `make test` built one file at a time (half its build time
+# on 2 vCPUs lost)
+ifeq (,$(filter -j%,$(MAKEFLAGS)))
+ifneq (,$(filter test check,$(MAKECMDGOALS)))
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
+endif
+
 ifeq ($(V),1)
 Q :=
 say = @true

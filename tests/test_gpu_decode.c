@@ -733,7 +733,8 @@ FR_TEST(gpu_decode_cli, a_workload_that_is_not_images_is_a_usage_error)
 	fr_test_rmtree(dir);
 }
 
-FR_TEST(gpu_decode_cli, a_sweep_gives_gpu_decode_s_row_beside_native_s,
+/* a sweep with a 24 s budget: the slow tier (make test), not make check */
+FR_TEST(gpu_decode_cli_slow, a_sweep_gives_gpu_decode_s_row_beside_native_s,
 	.timeout = 240)
 {
 	char *dir = fr_test_tmpdir();
