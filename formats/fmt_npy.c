@@ -27,6 +27,7 @@
 #include <libdeflate.h>
 
 #include "fmt_npy.h"
+#include "fmt_write.h"
 
 static const uint8_t npy_magic[6] = { 0x93, 'N', 'U', 'M', 'P', 'Y' };
 
@@ -294,12 +295,6 @@ int wl_npy_parse(const void *buf, size_t len, struct wl_npy *out,
 	return 0;
 }
 
-static void put_le16(uint8_t *p, uint64_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
 size_t wl_npy_header(uint8_t *buf, const char *descr, const uint64_t *shape,
 		     unsigned nd)
 {
@@ -322,7 +317,7 @@ size_t wl_npy_header(uint8_t *buf, const char *descr, const uint64_t *shape,
 	hlen = (size_t)n + 1;
 	pad = 64 - (10 + hlen) % 64;
 	memcpy(buf, "\x93NUMPY\x01\x00", 8);
-	put_le16(buf + 8, hlen + pad);
+	wl_put_le(buf + 8, hlen + pad, 2);
 	memcpy(buf + 10, d, (size_t)n);
 	memset(buf + 10 + n, ' ', pad);
 	buf[10 + n + pad] = '\n';

@@ -20,6 +20,7 @@
 #include <libdeflate.h>
 
 #include "fmt_npy.h"
+#include "fmt_write.h"
 
 #define SIG_LOCAL 0x04034b50u
 #define SIG_CENTRAL 0x02014b50u
@@ -289,45 +290,28 @@ uint32_t wl_zip_crc32(uint32_t crc, const void *buf, size_t len)
 
 /* ---- the writer: zipfile's records for numpy.savez ---- */
 
-static void put16(uint8_t *p, uint64_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint64_t v)
-{
-	put16(p, v);
-	put16(p + 2, v >> 16);
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	put32(p, v);
-	put32(p + 4, v >> 32);
-}
-
 size_t wl_zip_local(uint8_t *l, const char *name, size_t nl, uint64_t size)
 {
 	const bool big = size > WL_ZIP64_LIMIT;
 
 	assert(nl <= 64);
-	put32(l, SIG_LOCAL);
-	put16(l + 4, big ? 45 : 20);
-	put16(l + 6, 0);
-	put16(l + 8, 0);
-	put16(l + 10, 0x0000);
-	put16(l + 12, 0x21);
-	put32(l + 14, 0);                   /* CRC: patched after the data */
-	put32(l + 18, big ? 0xffffffffu : size);
-	put32(l + 22, big ? 0xffffffffu : size);
-	put16(l + 26, nl);
-	put16(l + 28, 20);
+	wl_put_le(l, SIG_LOCAL, 4);
+	wl_put_le(l + 4, big ? 45 : 20, 2);
+	wl_put_le(l + 6, 0, 2);
+	wl_put_le(l + 8, 0, 2);
+	wl_put_le(l + 10, 0x0000, 2);
+	wl_put_le(l + 12, 0x21, 2);
+	/* CRC: patched after the data */
+	wl_put_le(l + 14, 0, 4);
+	wl_put_le(l + 18, big ? 0xffffffffu : size, 4);
+	wl_put_le(l + 22, big ? 0xffffffffu : size, 4);
+	wl_put_le(l + 26, nl, 2);
+	wl_put_le(l + 28, 20, 2);
 	memcpy(l + LOCAL_LEN, name, nl);
-	put16(l + LOCAL_LEN + nl, 1);       /* zip64 extra, always */
-	put16(l + LOCAL_LEN + nl + 2, 16);
-	put64(l + LOCAL_LEN + nl + 4, size);
-	put64(l + LOCAL_LEN + nl + 12, size);
+	wl_put_le(l + LOCAL_LEN + nl, 1, 2);    /* zip64 extra, always */
+	wl_put_le(l + LOCAL_LEN + nl + 2, 16, 2);
+	wl_put_le(l + LOCAL_LEN + nl + 4, size, 8);
+	wl_put_le(l + LOCAL_LEN + nl + 12, size, 8);
 	return LOCAL_LEN + nl + 20;
 }
 
@@ -352,36 +336,36 @@ size_t wl_zip_central(uint8_t *c, const char *name, size_t nl, uint32_t crc,
 	const size_t el = central_extra(size, off);
 	uint8_t *e = c + CENTRAL_LEN + nl;
 
-	put32(c, SIG_CENTRAL);
+	wl_put_le(c, SIG_CENTRAL, 4);
 	c[4] = big || far ? 45 : 20;        /* version made by: 3 = unix */
 	c[5] = 3;
-	put16(c + 6, big || far ? 45 : 20); /* version needed */
-	put16(c + 8, 0);                    /* flags */
-	put16(c + 10, 0);                   /* STORED */
-	put16(c + 12, 0);                   /* 00:00:00 */
-	put16(c + 14, 0x21);                /* 1980-01-01 */
-	put32(c + 16, crc);
-	put32(c + 20, big ? 0xffffffffu : size);
-	put32(c + 24, big ? 0xffffffffu : size);
-	put16(c + 28, nl);
-	put16(c + 30, el);
-	put16(c + 32, 0);                   /* comment */
-	put16(c + 34, 0);                   /* disk */
-	put16(c + 36, 0);                   /* internal attributes */
-	put32(c + 38, 0600u << 16);         /* external: rw------- */
-	put32(c + 42, far ? 0xffffffffu : off);
+	wl_put_le(c + 6, big || far ? 45 : 20, 2); /* version needed */
+	wl_put_le(c + 8, 0, 2);                 /* flags */
+	wl_put_le(c + 10, 0, 2);                /* STORED */
+	wl_put_le(c + 12, 0, 2);                /* 00:00:00 */
+	wl_put_le(c + 14, 0x21, 2);             /* 1980-01-01 */
+	wl_put_le(c + 16, crc, 4);
+	wl_put_le(c + 20, big ? 0xffffffffu : size, 4);
+	wl_put_le(c + 24, big ? 0xffffffffu : size, 4);
+	wl_put_le(c + 28, nl, 2);
+	wl_put_le(c + 30, el, 2);
+	wl_put_le(c + 32, 0, 2);                /* comment */
+	wl_put_le(c + 34, 0, 2);                /* disk */
+	wl_put_le(c + 36, 0, 2);                /* internal attributes */
+	wl_put_le(c + 38, 0600u << 16, 4);      /* external: rw------- */
+	wl_put_le(c + 42, far ? 0xffffffffu : off, 4);
 	memcpy(c + CENTRAL_LEN, name, nl);
 	if (el) {
-		put16(e, 1);
-		put16(e + 2, el - 4);
+		wl_put_le(e, 1, 2);
+		wl_put_le(e + 2, el - 4, 2);
 		e += 4;
 		if (big) {
-			put64(e, size);
-			put64(e + 8, size);
+			wl_put_le(e, size, 8);
+			wl_put_le(e + 8, size, 8);
 			e += 16;
 		}
 		if (far)
-			put64(e, off);
+			wl_put_le(e, off, 8);
 	}
 	return CENTRAL_LEN + nl + el;
 }
@@ -392,29 +376,29 @@ size_t wl_zip_end(uint8_t *end, uint64_t n, uint64_t cd_off, uint64_t cd_len)
 
 	if (cd_off > WL_ZIP64_LIMIT) {
 		/* zip64 end of central directory record and locator */
-		put32(end, SIG_EOCD64);
-		put64(end + 4, 44);
-		put16(end + 12, 45);
-		put16(end + 14, 45);
-		put32(end + 16, 0);
-		put32(end + 20, 0);
-		put64(end + 24, n);
-		put64(end + 32, n);
-		put64(end + 40, cd_len);
-		put64(end + 48, cd_off);
-		put32(end + 56, SIG_LOCATOR64);
-		put32(end + 60, 0);
-		put64(end + 64, cd_off + cd_len);
-		put32(end + 72, 1);
+		wl_put_le(end, SIG_EOCD64, 4);
+		wl_put_le(end + 4, 44, 8);
+		wl_put_le(end + 12, 45, 2);
+		wl_put_le(end + 14, 45, 2);
+		wl_put_le(end + 16, 0, 4);
+		wl_put_le(end + 20, 0, 4);
+		wl_put_le(end + 24, n, 8);
+		wl_put_le(end + 32, n, 8);
+		wl_put_le(end + 40, cd_len, 8);
+		wl_put_le(end + 48, cd_off, 8);
+		wl_put_le(end + 56, SIG_LOCATOR64, 4);
+		wl_put_le(end + 60, 0, 4);
+		wl_put_le(end + 64, cd_off + cd_len, 8);
+		wl_put_le(end + 72, 1, 4);
 		el = EOCD64_LEN + LOCATOR64_LEN;
 	}
-	put32(end + el, SIG_EOCD);
-	put16(end + el + 4, 0);
-	put16(end + el + 6, 0);
-	put16(end + el + 8, n);
-	put16(end + el + 10, n);
-	put32(end + el + 12, cd_len);
-	put32(end + el + 16, cd_off > 0xffffffffu ? 0xffffffffu : cd_off);
-	put16(end + el + 20, 0);
+	wl_put_le(end + el, SIG_EOCD, 4);
+	wl_put_le(end + el + 4, 0, 2);
+	wl_put_le(end + el + 6, 0, 2);
+	wl_put_le(end + el + 8, n, 2);
+	wl_put_le(end + el + 10, n, 2);
+	wl_put_le(end + el + 12, cd_len, 4);
+	wl_put_le(end + el + 16, cd_off > 0xffffffffu ? 0xffffffffu : cd_off, 4);
+	wl_put_le(end + el + 20, 0, 2);
 	return el + EOCD_LEN;
 }

@@ -240,24 +240,6 @@ static int out_put(struct vg_out *f, const void *p, size_t n)
 	return 0;
 }
 
-static void le16(uint8_t *p, uint64_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void le32(uint8_t *p, uint64_t v)
-{
-	le16(p, v);
-	le16(p + 2, v >> 16);
-}
-
-static void le64(uint8_t *p, uint64_t v)
-{
-	le32(p, v);
-	le32(p + 4, v >> 32);
-}
-
 /* ---- the three layouts ---- */
 
 struct vg;
@@ -422,7 +404,7 @@ static int npz_member(const struct phantom *p, bool y, struct vg_out *f,
 	*crc = f->crc;
 	if (rc || (rc = out_flush(f)))
 		return rc;
-	le32(c, *crc);
+	wl_put_le(c, *crc, 4);
 	{
 		const ssize_t k = pwrite(f->fd, c, 4,
 					 (off_t)(hoff + WL_ZIP_LOCAL_CRC_AT));
@@ -566,8 +548,8 @@ static int cosmo_write(const struct vg *g, uint64_t i, struct vg_out *f,
 	ys[3] = (float)(0.6 + 0.15 * aug_rng_uniform(&r));
 
 	cosmo_lens(g, &L);
-	le64(head, L.example);
-	le32(head + 8, wl_crc32c_mask(wl_crc32c(0, head, 8)));
+	wl_put_le(head, L.example, 8);
+	wl_put_le(head + 8, wl_crc32c_mask(wl_crc32c(0, head, 8)), 4);
 	rc = out_put(f, head, 12);
 	/* the Example's bytes carry their own CRC-32C, kept as they go */
 	crc = 0;
@@ -636,13 +618,13 @@ static int cosmo_write(const struct vg *g, uint64_t i, struct vg_out *f,
 		uint32_t b;
 
 		memcpy(&b, &ys[k], 4);
-		le32(p, b);
+		wl_put_le(p, b, 4);
 		p += 4;
 	}
 	crc = wl_crc32c(crc, head, (size_t)(p - head));
 	if (!rc)
 		rc = out_put(f, head, (size_t)(p - head));
-	le32(tail, wl_crc32c_mask(crc));
+	wl_put_le(tail, wl_crc32c_mask(crc), 4);
 	if (!rc)
 		rc = out_put(f, tail, 4);
 	return rc;
