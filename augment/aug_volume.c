@@ -1,15 +1,12 @@
 /*
- * aug_volume.c - a 3-D training sample from a .npy or .npz: open (the
- * .npz member found, inflated with libdeflate, CRC-checked), a random
- * crop with flips on each axis, float output; and cosmoflow's log(1 + x).
+ * aug_volume.c - a 3-D training sample from an array in memory (formats/
+ * located it: fmt_npy.h): a random crop with flips on each axis, float
+ * output; and cosmoflow's log(1 + x).
  *
- * DESIGN: an aug_vol belongs to one worker thread. It keeps a libdeflate
- * decompressor, one inflate buffer (grown to the largest member seen:
- * libdeflate decompresses whole buffers, so a DEFLATE member costs its
- * full size in memory, as numpy.load's array does) and the crop scratch.
- * The crop runs in two passes: rows are copied (reversed when flipped on
- * W) in the array's own dtype into the scratch, aligned, with whole rows
- * or planes of zeros where the crop leaves the volume; then one
+ * DESIGN: an aug_vol belongs to one worker thread: it keeps the crop
+ * scratch. The crop runs in two passes: rows are copied (reversed when
+ * flipped on W) in the array's own dtype into the scratch, aligned, with
+ * whole rows or planes of zeros where the crop leaves the volume; then one
  * contiguous conversion to float. Neither pass branches per voxel. For
  * f32 arrays the rows go straight into the output. Results depend only on
  * the bytes and the crop, never on the thread. The log1p table is built
@@ -21,53 +18,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libdeflate.h>
-
 #include "aug_internal.h"
 
 struct aug_vol {
-	struct libdeflate_decompressor *dd;
-	uint64_t max_inflate;
-	uint8_t *inf;           /* inflated member */
-	size_t inf_cap;
 	uint8_t *scratch;       /* crop in the array's dtype */
 	size_t scratch_cap;
 };
 
-int aug_vol_create(uint64_t max_inflate, struct aug_vol **out)
+int aug_vol_create(struct aug_vol **out)
 {
-	struct aug_vol *v = calloc(1, sizeof(*v));
-
-	*out = NULL;
-	if (!v)
-		return -ENOMEM;
-	v->dd = libdeflate_alloc_decompressor();
-	if (!v->dd) {
-		free(v);
-		return -ENOMEM;
-	}
-	v->max_inflate = max_inflate ? max_inflate :
-			 AUG_VOL_DEFAULT_MAX_INFLATE;
-	*out = v;
-	return 0;
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
 }
 
 void aug_vol_destroy(struct aug_vol *v)
 {
 	if (!v)
 		return;
-	libdeflate_free_decompressor(v->dd);
-	free(v->inf);
 	free(v->scratch);
 	free(v);
-}
-
-static int vol_fail(struct aug_vol_err *err, int code, enum aug_vol_fault f,
-		    uint64_t off)
-{
-	if (err)
-		*err = (struct aug_vol_err){ .fault = f, .off = off };
-	return code;
 }
 
 /* Grows *BUF to at least N bytes (never shrinks). */
@@ -82,94 +51,6 @@ static int grow(uint8_t **buf, size_t *cap, size_t n)
 		return -ENOMEM;
 	*buf = p;
 	*cap = n;
-	return 0;
-}
-
-/* Member M of the zip in B: its .npy's bytes in *NPY (in place, or
- * inflated into V's buffer), CRC-checked. */
-static int member_bytes(struct aug_vol *v, const uint8_t *b,
-			const struct aug_zip_member *m, const uint8_t **npy,
-			uint64_t *inflated, struct aug_vol_err *err)
-{
-	const uint8_t *in = b + m->data_off;
-	enum libdeflate_result r;
-
-	*inflated = 0;
-	if (m->method == 0) {
-		*npy = in;
-	} else {
-		if (m->usize > v->max_inflate || m->usize > SIZE_MAX)
-			return vol_fail(err, -AUG_ETOOLARGE, AUG_VF_TOO_LARGE,
-					m->data_off);
-		if (grow(&v->inf, &v->inf_cap, m->usize ? m->usize : 1))
-			return -ENOMEM;
-		/* SHORT_OUTPUT / INSUFFICIENT_SPACE: the stream's size is not
-		 * the member's; BAD_DATA: it does not decode */
-		r = libdeflate_deflate_decompress(v->dd, in, m->csize, v->inf,
-						  m->usize, NULL);
-		if (r != LIBDEFLATE_SUCCESS)
-			return vol_fail(err, -AUG_ECORRUPT, AUG_VF_DEFLATE,
-					m->data_off);
-		*npy = v->inf;
-		*inflated = m->usize;
-	}
-	if (libdeflate_crc32(0, *npy, m->usize) != m->crc)
-		return vol_fail(err, -AUG_ECORRUPT, AUG_VF_CRC, m->data_off);
-	return 0;
-}
-
-int aug_vol_open(struct aug_vol *v, const void *buf, size_t len,
-		 const char *key, struct aug_vol_array *a,
-		 struct aug_vol_err *err)
-{
-	const uint8_t *b = buf, *base = b;
-	uint64_t member = 0;    /* the .npz member's data offset */
-	int rc;
-
-	if (err)
-		*err = (struct aug_vol_err){ 0 };
-	memset(a, 0, sizeof(*a));
-	if (len >= 4 && b[0] == 'P' && b[1] == 'K' && b[2] == 3 && b[3] == 4) {
-		struct aug_zip_member m;
-
-		rc = aug_zip_find(b, len, key, &m, err);
-		if (rc)
-			return rc;
-		rc = member_bytes(v, b, &m, &base, &a->inflated, err);
-		if (rc)
-			return rc;
-		rc = aug_npy_parse(base, (size_t)m.usize, &a->npy, err);
-		if (rc && err) {
-			/* offsets of the member's own bytes */
-			if (a->inflated) {
-				err->inner_off = err->off;
-				err->off = m.data_off;
-			} else {
-				err->off += m.data_off;
-			}
-		}
-		if (rc)
-			return rc;
-		member = m.data_off;
-	} else {
-		rc = aug_npy_parse(b, len, &a->npy, err);
-		if (rc)
-			return rc;
-	}
-	if (a->npy.ndim < 3) {
-		/* at the header, as an offset like the parser's */
-		vol_fail(err, -AUG_EUNSUPPORTED, AUG_VF_DIMS, member + 8);
-		if (err && a->inflated) {
-			err->off = member;
-			err->inner_off = 8;
-		}
-		return -AUG_EUNSUPPORTED;
-	}
-	/* an empty array (a leading axis of 0 too) crops to zeros */
-	for (unsigned k = 0; k < 3; k++)
-		a->dims[k] = a->npy.data_bytes ?
-			     a->npy.shape[a->npy.ndim - 3 + k] : 0;
-	a->data = base + a->npy.data_off;
 	return 0;
 }
 
@@ -294,7 +175,7 @@ static void copy_reversed(uint8_t *d, const uint8_t *s_last, size_t n,
 		memcpy(d + i, s_last - i, isz);
 }
 
-static void to_f32(enum aug_npy_dtype dt, const void *src, float *d,
+static void to_f32(enum aug_vol_dtype dt, const void *src, float *d,
 		   size_t n)
 {
 	const uint8_t *s = src;
@@ -304,8 +185,8 @@ static void to_f32(enum aug_npy_dtype dt, const void *src, float *d,
 	const __m128i z = _mm_setzero_si128();
 
 	switch (dt) {
-	case AUG_NPY_U8:
-	case AUG_NPY_I8:
+	case AUG_VOL_U8:
+	case AUG_VOL_I8:
 		for (; i + 16 <= n; i += 16) {
 			const __m128i v = ld(s + i);
 			/* bytes to the high byte of each word, then of each
@@ -321,13 +202,13 @@ static void to_f32(enum aug_npy_dtype dt, const void *src, float *d,
 
 			for (unsigned k = 0; k < 4; k++)
 				stf(d + i + 4 * k, _mm_cvtepi32_ps(
-					dt == AUG_NPY_U8 ?
+					dt == AUG_VOL_U8 ?
 					_mm_srli_epi32(w[k], 24) :
 					_mm_srai_epi32(w[k], 24)));
 		}
 		break;
-	case AUG_NPY_I16:
-	case AUG_NPY_U16:
+	case AUG_VOL_I16:
+	case AUG_VOL_U16:
 		for (; i + 8 <= n; i += 8) {
 			const __m128i v = ld(s + 2 * i);
 			const __m128i w[2] = { _mm_unpacklo_epi16(z, v),
@@ -335,12 +216,12 @@ static void to_f32(enum aug_npy_dtype dt, const void *src, float *d,
 
 			for (unsigned k = 0; k < 2; k++)
 				stf(d + i + 4 * k, _mm_cvtepi32_ps(
-					dt == AUG_NPY_U16 ?
+					dt == AUG_VOL_U16 ?
 					_mm_srli_epi32(w[k], 16) :
 					_mm_srai_epi32(w[k], 16)));
 		}
 		break;
-	case AUG_NPY_F32:
+	case AUG_VOL_F32:
 		break;
 	}
 #endif
@@ -353,11 +234,11 @@ static void to_f32(enum aug_npy_dtype dt, const void *src, float *d,
 		} \
 	} while (0)
 	switch (dt) {
-	case AUG_NPY_U8: TAIL(uint8_t); break;
-	case AUG_NPY_I8: TAIL(int8_t); break;
-	case AUG_NPY_I16: TAIL(int16_t); break;
-	case AUG_NPY_U16: TAIL(uint16_t); break;
-	case AUG_NPY_F32: TAIL(float); break;
+	case AUG_VOL_U8: TAIL(uint8_t); break;
+	case AUG_VOL_I8: TAIL(int8_t); break;
+	case AUG_VOL_I16: TAIL(int16_t); break;
+	case AUG_VOL_U16: TAIL(uint16_t); break;
+	case AUG_VOL_F32: TAIL(float); break;
 	}
 #undef TAIL
 }
@@ -366,12 +247,12 @@ int aug_vol_crop_f32(struct aug_vol *v, const struct aug_vol_array *a,
 		     const struct aug_vol_crop *c, float *out,
 		     struct aug_vol_stats *st)
 {
-	const unsigned isz = a->npy.itemsize;
+	const unsigned isz = a->itemsize;
 	const uint64_t H = a->dims[1], W = a->dims[2];
 	const size_t n0 = c->size[0], n1 = c->size[1], n2 = c->size[2];
 	const size_t row = n2 * isz, plane = n1 * row;
 	const size_t voxels = n0 * n1 * n2;
-	const bool direct = a->npy.dtype == AUG_NPY_F32;
+	const bool direct = a->dtype == AUG_VOL_F32;
 	uint64_t lo[3], hi[3], t0 = aug_now_ns(), t1;
 	uint8_t *dst;
 
@@ -416,17 +297,12 @@ int aug_vol_crop_f32(struct aug_vol *v, const struct aug_vol_array *a,
 	}
 	t1 = aug_now_ns();
 	if (!direct)
-		to_f32(a->npy.dtype, v->scratch, out, voxels);
+		to_f32(a->dtype, v->scratch, out, voxels);
 	if (st) {
 		st->crop_ns = t1 - t0;
 		st->convert_ns = direct ? 0 : aug_now_ns() - t1;
 	}
 	return 0;
-}
-
-uint32_t aug_crc32(uint32_t crc, const void *buf, size_t len)
-{
-	return libdeflate_crc32(crc, buf, len);
 }
 
 /* ---- cosmoflow ---- */

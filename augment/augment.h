@@ -582,151 +582,38 @@ int aug_zstd_run(struct aug_zstd *z, const void *in, size_t in_len,
 /* True when the input so far ended inside a frame (a stream cut short). */
 bool aug_zstd_mid_frame(const struct aug_zstd *z);
 
-/* ==== 3-D volumes: numpy .npy / .npz, crops, log1p (aug_npy.c,
- * aug_zip.c, aug_volume.c) ==== */
+/* ==== 3-D volumes: crops, log1p (aug_volume.c) ==== */
 /*
- * Readers of numpy's files as a training loader meets them: a whole .npy
- * (format versions 1.0, 2.0 and 3.0, C order) or .npz (a zip of .npy
- * members, as numpy.savez / savez_compressed write it: STORED or DEFLATE,
- * zip64 fields) in memory. Every parser takes the bytes and their length
- * and reads nothing past them. On failure it returns a -AUG_E* code and
- * fills a struct aug_vol_err: which fault (distinct for each kind of
- * damage) and the byte offset in the file where it was found.
- * DEFLATE goes through libdeflate (whole-buffer: the member's size is in
- * the central directory; measured against zlib in tests/bench/volumes).
+ * A 3-D array in memory turned into a training crop. The arrays come
+ * from formats/ (the .npy / .npz row, fmt_npy.h: wl_vol_open locates the
+ * array in a file's bytes, inflating an .npz member); augment/ sees only
+ * the array: element type, the last three dims, the first element.
  */
 
-/* What was wrong, with the -AUG_E* code each fault is returned with. */
-enum aug_vol_fault {
-	AUG_VF_NONE = 0,
-	AUG_VF_NOT_NUMPY,       /* neither \x93NUMPY nor PK\3\4 (NOTJPEG) */
-	AUG_VF_NPY_VERSION,     /* format version not 1, 2, 3 (UNSUPPORTED) */
-	AUG_VF_NPY_HEADER,      /* the header dict does not parse, a key is
-	                           missing or repeated (CORRUPT) */
-	AUG_VF_NPY_DTYPE,       /* a dtype other than |u1 |i1 <i2 <u2 <f4
-	                           (UNSUPPORTED) */
-	AUG_VF_NPY_FORTRAN,     /* fortran_order True (UNSUPPORTED) */
-	AUG_VF_NPY_SHAPE,       /* a shape whose size overflows (CORRUPT) */
-	AUG_VF_NPY_SHORT,       /* fewer data bytes than the shape needs, or
-	                           a header cut short (TRUNCATED) */
-	AUG_VF_ZIP_EOCD,        /* no end-of-central-directory record: the
-	                           file is cut short (TRUNCATED) */
-	AUG_VF_ZIP_CDIR,        /* a central directory record, or the zip64
-	                           end records, are wrong (CORRUPT) */
-	AUG_VF_ZIP_LOCAL,       /* a member's local header is wrong (CORRUPT) */
-	AUG_VF_ZIP_NO_MEMBER,   /* no member of that name / no .npy member
-	                           (NOTJPEG) */
-	AUG_VF_ZIP_METHOD,      /* a method other than STORED and DEFLATE, or
-	                           an encrypted member (UNSUPPORTED) */
-	AUG_VF_ZIP_TRUNCATED,   /* a member's data runs past the bytes or into
-	                           the central directory (TRUNCATED) */
-	AUG_VF_DEFLATE,         /* the DEFLATE stream does not decode to the
-	                           member's size (CORRUPT) */
-	AUG_VF_CRC,             /* the member's CRC-32 does not match (CORRUPT) */
-	AUG_VF_TOO_LARGE,       /* inflated size over the context's cap
-	                           (TOOLARGE) */
-	AUG_VF_DIMS,            /* fewer than 3 dimensions (UNSUPPORTED) */
-	AUG_VF_COUNT
+/* Element types cropped: numpy's '|u1' '|i1' '<i2' '<u2' '<f4'. */
+enum aug_vol_dtype {
+	AUG_VOL_U8 = 0, AUG_VOL_I8, AUG_VOL_I16, AUG_VOL_U16, AUG_VOL_F32,
 };
 
-/* "npy_dtype", "zip_cdir", ...: a short stable key; "?" when unknown. */
-const char *aug_vol_fault_name(enum aug_vol_fault f);
-
-struct aug_vol_err {
-	enum aug_vol_fault fault;
-	uint64_t off;           /* in the file's bytes; for a fault inside an
-	                           inflated member: that member's data */
-	uint64_t inner_off;     /* inside the inflated member (0 otherwise) */
-};
-
-/* Element types read: numpy's descr '|u1' '|i1' '<i2' '<u2' '<f4'. */
-enum aug_npy_dtype {
-	AUG_NPY_U8 = 0, AUG_NPY_I8, AUG_NPY_I16, AUG_NPY_U16, AUG_NPY_F32,
-};
-
-/* numpy 2's NPY_MAXDIMS (1.x: 32) */
-#define AUG_NPY_MAX_DIMS 64u
-
-struct aug_npy {
-	unsigned version;       /* 1, 2 or 3 */
-	enum aug_npy_dtype dtype;
-	unsigned itemsize;
-	unsigned ndim;          /* 0 for a scalar */
-	uint64_t shape[AUG_NPY_MAX_DIMS];
-	uint64_t data_off;      /* the first element, from the file's start */
-	uint64_t data_bytes;    /* product(shape) x itemsize */
-};
-
-/*
- * Parses the .npy in BUF[0..LEN): magic, version, header length, the
- * header dict ('descr', 'fortran_order', 'shape' in any order, either
- * quote, trailing commas), and checks that data_off + data_bytes <= LEN.
- * 0, or -AUG_ENOTJPEG / -AUG_EUNSUPPORTED / -AUG_ECORRUPT /
- * -AUG_ETRUNCATED with *ERR (may be NULL) saying which and where. Pure:
- * any thread.
- */
-int aug_npy_parse(const void *buf, size_t len, struct aug_npy *out,
-		  struct aug_vol_err *err);
-
-/* One member of a zip, from its central directory record. */
-struct aug_zip_member {
-	const uint8_t *name;    /* into the caller's bytes, not terminated */
-	size_t name_len;
-	uint16_t method;        /* 0 STORED, 8 DEFLATE */
-	uint32_t crc;           /* CRC-32 of the uncompressed bytes */
-	uint64_t csize, usize;  /* zip64 extra fields applied */
-	uint64_t header_off;    /* its local header */
-	uint64_t data_off;      /* its data: past the local header's own name
-	                           and extra lengths */
-};
-
-/*
- * Finds member KEY + ".npy" (or KEY itself when it ends in .npy) in the
- * zip in BUF[0..LEN); KEY NULL or "": "x.npy" when present, else the first
- * member ending in .npy. Reads the end of central directory record (and
- * the zip64 locator and record), walks the central directory, takes sizes
- * and offsets from it (zip64 extra fields where a field is 0xFFFFFFFF),
- * checks the member's local header and that its data lies inside the
- * bytes before the central directory. Does not decompress. 0 or a -AUG_E*
- * code with *ERR (may be NULL). Pure: any thread.
- */
-int aug_zip_find(const void *buf, size_t len, const char *key,
-		 struct aug_zip_member *out, struct aug_vol_err *err);
-
-/*
- * A per-worker volume reader: a libdeflate decompressor and one inflate
- * buffer, grown to the largest member inflated (at most MAX_INFLATE
- * bytes) and then reused, and the crop's scratch. One thread at a time.
- */
-struct aug_vol;
-
-/* MAX_INFLATE 0: AUG_VOL_DEFAULT_MAX_INFLATE. 0 or -ENOMEM. */
-#define AUG_VOL_DEFAULT_MAX_INFLATE (2ull << 30)
-int aug_vol_create(uint64_t max_inflate, struct aug_vol **out);
-void aug_vol_destroy(struct aug_vol *v);
-
-/* An array ready to crop. */
+/* An array ready to crop, C order, little-endian elements. */
 struct aug_vol_array {
-	struct aug_npy npy;
-	const uint8_t *data;    /* its first element: in the caller's bytes
-	                           (.npy, STORED member) or the context's
-	                           inflate buffer (valid until the next open) */
+	enum aug_vol_dtype dtype;
+	unsigned itemsize;      /* bytes per element (1, 2 or 4) */
+	const uint8_t *data;    /* its first element (the caller's) */
 	uint64_t dims[3];       /* D, H, W: the last three of the shape (the
 	                           leading ones are taken at index 0); all 0
 	                           for an array without elements */
-	uint64_t inflated;      /* bytes inflated to get it (0: in place) */
 };
 
 /*
- * Opens the .npy or .npz in BUF[0..LEN) (chosen by its magic: \x93NUMPY
- * or PK\3\4); for an .npz, member KEY as aug_zip_find picks it, inflated
- * into V's buffer when DEFLATEd and its CRC-32 checked either way (as
- * Python's zipfile does for numpy.load). The array needs at least 3 dims.
- * 0 or a -AUG_E* code (-ENOMEM) with *ERR (may be NULL).
+ * A per-worker crop context: the crop's scratch, grown to the largest
+ * crop and then reused. One thread at a time.
  */
-int aug_vol_open(struct aug_vol *v, const void *buf, size_t len,
-		 const char *key, struct aug_vol_array *a,
-		 struct aug_vol_err *err);
+struct aug_vol;
+
+/* 0 or -ENOMEM. */
+int aug_vol_create(struct aug_vol **out);
+void aug_vol_destroy(struct aug_vol *v);
 
 /*
  * Where a crop lies on each axis (0 D, 1 H, 2 W): output index i reads
@@ -777,8 +664,6 @@ int aug_vol_crop_f32(struct aug_vol *v, const struct aug_vol_array *a,
  */
 void aug_log1p_i16(const void *src, size_t n, float *out);
 
-/* zip's CRC-32 (libdeflate's), continued from CRC (0 to start). */
-uint32_t aug_crc32(uint32_t crc, const void *buf, size_t len);
 /* ==== end 3-D volumes ==== */
 
 #endif /* FEEDRATE_AUGMENT_H */

@@ -137,6 +137,13 @@ void wl_shard_writer_destroy(struct wl_shard_writer *w);
  * for a write that wrote nothing). */
 int wl_write_all(int fd, const void *buf, size_t n);
 
+/* V as an N-byte little-endian unsigned integer at P (N <= 8). */
+static inline void wl_put_le(uint8_t *p, uint64_t v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
 /* Protocol buffers' varint: its length in bytes, and V written at P (the
  * byte after it returned). */
 static inline size_t wl_pb_vlen(uint64_t v)

@@ -1,7 +1,8 @@
 /*
  * formats.c - the format table: names, error keys, and the dispatch of
  * scanner, header walk and unwrap to each format's file (fmt_tar.c,
- * fmt_tfrecord.c, fmt_mds.c, fmt_tokens.c). A format's row holds what it
+ * fmt_tfrecord.c, fmt_mds.c, fmt_tokens.c; fmt_npy.c and fmt_zip.c
+ * for .npy / .npz, whose file is one sample). A format's row holds what it
  * can do: its public part (struct wl_format_row) states the capabilities
  * every caller asks instead of the name. An empty slot answers -EINVAL
  * (FOLDER, AUTO) or -ENOTSUP (the walks of MDS and tokens: their counts
@@ -10,6 +11,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <strings.h>
 
 #include "fmt_internal.h"
 
@@ -77,6 +79,8 @@ static int tok_unwrap(const struct wl_mds_shard *mds, const char *key,
 	return wl_tok_unwrap(rec, len, out);
 }
 
+static const char *const npy_exts[] = { ".npy", ".npz", NULL };
+
 #define SHARDS (WL_CAP_DETECT | WL_CAP_COUNT | WL_CAP_SCAN | WL_CAP_UNWRAP | \
 		WL_CAP_SPLIT)
 
@@ -85,7 +89,7 @@ static const struct fmt_ops fmt_table[WL_FORMAT_COUNT] = {
 			     .walk_absent = -EINVAL },
 	[WL_FORMAT_FOLDER] = {
 		.row = { .name = "folder",
-			 .caps = WL_CAP_DETECT | WL_CAP_UNWRAP,
+			 .caps = WL_CAP_DETECT | WL_CAP_UNWRAP | WL_CAP_FILES,
 			 .layout = "DIR/train/<class>/<class>_<n>.JPEG" },
 		.walk_absent = -EINVAL, .unwrap = folder_unwrap },
 	[WL_FORMAT_WDS] = {
@@ -129,6 +133,16 @@ static const struct fmt_ops fmt_table[WL_FORMAT_COUNT] = {
 			 .caps = SHARDS | WL_CAP_COMPRESS | WL_CAP_TOKENS },
 		.scan_init = wl_tok_scan_init, .scan_next = wl_tok_scan_next,
 		.walk_absent = -ENOTSUP, .unwrap = tok_unwrap },
+	/* a file is one array: listed like a folder's images, known by its
+	 * name; its unwrap (wl_vol_open) needs a worker's inflate buffer,
+	 * so the volume transform calls it, not wl_unwrap; gen's volume
+	 * generators write it (fmt_npy.h's header and zip records) */
+	[WL_FORMAT_NPY] = {
+		.row = { .name = "npy",
+			 .caps = WL_CAP_DETECT | WL_CAP_FILES |
+				 WL_CAP_WRITE_FILES,
+			 .exts = npy_exts },
+		.walk_absent = -EINVAL },
 };
 
 
@@ -151,6 +165,24 @@ bool wl_format_can(enum wl_format f, unsigned caps)
 	const struct fmt_ops *ops = fmt_ops_of(f);
 
 	return ops && (ops->row.caps & caps) == caps;
+}
+
+/* Does NAME end in SUFFIX, any case? */
+static bool ends_with(const char *name, const char *suffix)
+{
+	const size_t a = strlen(name), b = strlen(suffix);
+
+	return a >= b && !strcasecmp(name + a - b, suffix);
+}
+
+enum wl_format wl_format_claims(const char *name)
+{
+	for (int f = 0; f < WL_FORMAT_COUNT && name; f++)
+		for (const char *const *e = fmt_table[f].row.exts; e && *e;
+		     e++)
+			if (ends_with(name, *e))
+				return (enum wl_format)f;
+	return WL_FORMAT_AUTO;
 }
 
 const char *wl_format_name(enum wl_format f)

@@ -1,7 +1,9 @@
 /*
  * formats.h - how samples are laid out in a dataset's files: a folder of
  * image files (one sample per file), WebDataset tar shards, MosaicML MDS
- * shards and TFRecord files. Each format is a row of one table; each has
+ * shards, TFRecord files, token streams, numpy .npy / .npz volumes (one
+ * array per file, fmt_npy.h). Each format is a row of one table; a shard
+ * format has
  *
  *   - a scanner that finds record boundaries in a shard's byte stream fed
  *     in order (the reader cuts records out of large sequential reads);
@@ -30,6 +32,8 @@ enum wl_format {
 	WL_FORMAT_TFRECORD,     /* TFRecord files of tf.train.Example */
 	WL_FORMAT_TOKENS,       /* token streams: Megatron .idx/.bin, nanoGPT
 	                           .bin (flat or llm.c header), .bin.zst */
+	WL_FORMAT_NPY,          /* numpy .npy / .npz: one array per file
+	                           (fmt_npy.h) */
 	WL_FORMAT_COUNT
 };
 
@@ -51,6 +55,12 @@ enum wl_fmt_cap {
 	WL_CAP_BY_FRAMING = 1u << 10, /* a shard is known by its bytes, not
 	                                 its name (a file beside the shards,
 	                                 e.g. DALI's .idx, is not one) */
+	WL_CAP_FILES = 1u << 11,    /* a sample is one whole file: the
+	                               dataset is its listing, no shard is
+	                               opened or counted */
+	WL_CAP_WRITE_FILES = 1u << 12, /* its files are written by its own
+	                                  writer functions (gen's generators
+	                                  call them), not the shard writer */
 };
 
 /* One format. */
@@ -61,6 +71,9 @@ struct wl_format_row {
 	uint64_t max_shard_bytes; /* the writer's largest shard (MDS: 32-bit
 	                             offsets); 0: no limit */
 	const char *layout;     /* what gen writes, in words, for --help */
+	const char *const *exts; /* WL_CAP_DETECT by name: the file name
+	                            endings it claims (any case), NULL-ended;
+	                            NULL: known otherwise */
 };
 
 /* Row F (AUTO's row states nothing), or NULL past the table. */
@@ -69,7 +82,10 @@ const struct wl_format_row *wl_format_row(enum wl_format f);
 /* Whether format F states every capability in CAPS. */
 bool wl_format_can(enum wl_format f, unsigned caps);
 
-/* "auto", "folder", "wds", "mds", "tfrecord", "tokens". */
+/* The row whose exts claim file name NAME, or WL_FORMAT_AUTO. */
+enum wl_format wl_format_claims(const char *name);
+
+/* "auto", "folder", "wds", "mds", "tfrecord", "tokens", "npy". */
 const char *wl_format_name(enum wl_format f);
 
 /* Parse one of the names above; -EINVAL otherwise. */

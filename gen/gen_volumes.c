@@ -22,7 +22,8 @@
  * mean_file_bytes and sd_file_bytes (redrawn below the smallest file
  * holding a 128^3 crop or above mean + 5 sd); with --size the count is
  * the first prefix of those sizes that reaches it. A file's bytes depend
- * only on (seed, index). Written as numpy writes them: .npy headers as
+ * only on (seed, index). Written as numpy writes them, through the
+ * .npy / .npz row of formats/ (fmt_npy.h): .npy headers as
  * numpy.lib.format (version 1.0, 64-byte aligned, the growth-axis
  * spaces), .npz as numpy.savez through Python's zipfile (force_zip64:
  * a zip64 extra field in each local header; zip64 in the central
@@ -48,6 +49,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fmt_npy.h"
 #include "formats.h"
 #include "storage.h"
 #include "gen_internal.h"
@@ -56,7 +58,6 @@
                                    fixed sides of an .npz one */
 #define VG_MIN_DEPTH 128u       /* the crop's side: every file holds one */
 #define VG_BUF (4u << 20)       /* bytes per write */
-#define VG_ZIP64_LIMIT ((1ull << 31) - 1)   /* Python's zipfile */
 #define VG_NOISE 12             /* +- HU per term, two terms */
 #define VG_MAX_ROW 8192u        /* longest .npz axis n (a 1 GiB file) */
 #define VG_NOBJ 7
@@ -221,7 +222,7 @@ static int out_put(struct vg_out *f, const void *p, size_t n)
 	const uint8_t *s = p;
 
 	if (f->crc_on)
-		f->crc = aug_crc32(f->crc, p, n);
+		f->crc = wl_zip_crc32(f->crc, p, n);
 	f->pos += n;
 	while (n) {
 		size_t k = VG_BUF - f->len;
@@ -237,56 +238,6 @@ static int out_put(struct vg_out *f, const void *p, size_t n)
 			return rc;
 	}
 	return 0;
-}
-
-static void le16(uint8_t *p, uint64_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void le32(uint8_t *p, uint64_t v)
-{
-	le16(p, v);
-	le16(p + 2, v >> 16);
-}
-
-static void le64(uint8_t *p, uint64_t v)
-{
-	le32(p, v);
-	le32(p + 4, v >> 32);
-}
-
-/*
- * numpy.lib.format's version 1.0 header of a C-order array, byte for
- * byte: the dict with sorted keys, the spaces that leave room for the
- * first axis to grow to 21 digits, padding to 64 bytes, '\n'. BUF holds
- * 256 bytes; returns the header's length (a multiple of 64).
- */
-static size_t npy_header(uint8_t *buf, const char *descr,
-			 const uint64_t *shape, unsigned nd)
-{
-	char d[192];
-	int n = snprintf(d, sizeof(d), "{'descr': '%s', 'fortran_order': "
-			 "False, 'shape': (", descr);
-	size_t hlen, pad;
-	int first;
-
-	for (unsigned k = 0; k < nd; k++)
-		n += snprintf(d + n, sizeof(d) - (size_t)n, "%s%llu",
-			      k ? ", " : "", (unsigned long long)shape[k]);
-	n += snprintf(d + n, sizeof(d) - (size_t)n, "%s), }",
-		      nd == 1 ? "," : "");
-	first = snprintf(NULL, 0, "%llu", (unsigned long long)shape[0]);
-	n += snprintf(d + n, sizeof(d) - (size_t)n, "%*s", 21 - first, "");
-	hlen = (size_t)n + 1;
-	pad = 64 - (10 + hlen) % 64;
-	memcpy(buf, "\x93NUMPY\x01\x00", 8);
-	le16(buf + 8, hlen + pad);
-	memcpy(buf + 10, d, (size_t)n);
-	memset(buf + 10 + n, ' ', pad);
-	buf[10 + n + pad] = '\n';
-	return 10 + hlen + pad;
 }
 
 /* ---- the three layouts ---- */
@@ -355,9 +306,9 @@ static uint64_t npy_depth(const struct vg *g, uint64_t i)
 static uint64_t npy_bytes(const struct vg *g, uint64_t i)
 {
 	const uint64_t shape[3] = { npy_depth(g, i), VG_SIDE, VG_SIDE };
-	uint8_t h[256];
+	uint8_t h[WL_NPY_HEADER_MAX];
 
-	return npy_header(h, "<f4", shape, 3) + shape[0] * VG_SIDE * VG_SIDE * 4;
+	return wl_npy_header(h, "<f4", shape, 3) + shape[0] * VG_SIDE * VG_SIDE * 4;
 }
 
 struct row_scratch {
@@ -383,12 +334,12 @@ static int npy_write(const struct vg *g, uint64_t i, struct vg_out *f,
 	struct row_scratch *s = scratch;
 	const uint64_t shape[3] = { npy_depth(g, i), VG_SIDE, VG_SIDE };
 	struct phantom p;
-	uint8_t h[256];
+	uint8_t h[WL_NPY_HEADER_MAX];
 	int rc;
 
 	luts(s);
 	phantom_make(&p, g->o->seed, i, shape, 0);
-	rc = out_put(f, h, npy_header(h, "<f4", shape, 3));
+	rc = out_put(f, h, wl_npy_header(h, "<f4", shape, 3));
 	for (uint64_t z = 0; !rc && z < shape[0]; z++)
 		for (uint64_t y = 0; !rc && y < VG_SIDE; y++) {
 			phantom_row(&p, z, y, s->hu, s->label);
@@ -418,61 +369,9 @@ static uint64_t npz_depth(const struct vg *g, uint64_t i)
 static uint64_t npz_member_bytes(uint64_t n)
 {
 	const uint64_t shape[3] = { VG_SIDE, VG_SIDE, n };
-	uint8_t h[256];
+	uint8_t h[WL_NPY_HEADER_MAX];
 
-	return npy_header(h, "|u1", shape, 3) + (uint64_t)VG_SIDE * VG_SIDE * n;
-}
-
-/* The zip64 extra field zipfile gives a member's central record: the
- * sizes past ZIP64_LIMIT, the offset past it. */
-static size_t npz_central_extra(uint64_t size, uint64_t off)
-{
-	const bool big = size > VG_ZIP64_LIMIT, far = off > VG_ZIP64_LIMIT;
-
-	return big || far ? 4u + 8u * (2u * big + far) : 0;
-}
-
-/* zipfile's central directory record and zip64 extra of a member. */
-static size_t npz_central(uint8_t *c, const char *name, uint32_t crc,
-			  uint64_t size, uint64_t off)
-{
-	const bool big = size > VG_ZIP64_LIMIT, far = off > VG_ZIP64_LIMIT;
-	const size_t nl = strlen(name);
-	const size_t el = npz_central_extra(size, off);
-	uint8_t *e = c + 46 + nl;
-
-	le32(c, 0x02014b50);
-	c[4] = big || far ? 45 : 20;        /* version made by: 3 = unix */
-	c[5] = 3;
-	le16(c + 6, big || far ? 45 : 20);  /* version needed */
-	le16(c + 8, 0);                     /* flags */
-	le16(c + 10, 0);                    /* STORED */
-	le16(c + 12, 0);                    /* 00:00:00 */
-	le16(c + 14, 0x21);                 /* 1980-01-01 */
-	le32(c + 16, crc);
-	le32(c + 20, big ? 0xffffffffu : size);
-	le32(c + 24, big ? 0xffffffffu : size);
-	le16(c + 28, nl);
-	le16(c + 30, el);
-	le16(c + 32, 0);                    /* comment */
-	le16(c + 34, 0);                    /* disk */
-	le16(c + 36, 0);                    /* internal attributes */
-	le32(c + 38, 0600u << 16);          /* external: rw------- */
-	le32(c + 42, far ? 0xffffffffu : off);
-	memcpy(c + 46, name, nl);
-	if (el) {
-		le16(e, 1);
-		le16(e + 2, el - 4);
-		e += 4;
-		if (big) {
-			le64(e, size);
-			le64(e + 8, size);
-			e += 16;
-		}
-		if (far)
-			le64(e, off);
-	}
-	return 46 + nl + el;
+	return wl_npy_header(h, "|u1", shape, 3) + (uint64_t)VG_SIDE * VG_SIDE * n;
 }
 
 static int npz_member(const struct phantom *p, bool y, struct vg_out *f,
@@ -480,32 +379,16 @@ static int npz_member(const struct phantom *p, bool y, struct vg_out *f,
 {
 	const uint64_t n = p->dims[2], size = npz_member_bytes(n);
 	const uint64_t shape[3] = { VG_SIDE, VG_SIDE, n };
-	const bool big = size > VG_ZIP64_LIMIT;
 	const uint64_t hoff = f->pos;
-	uint8_t l[NPZ_LOCAL], h[256], c[4];
+	uint8_t l[NPZ_LOCAL], h[WL_NPY_HEADER_MAX], c[4];
 	int rc;
 
-	le32(l, 0x04034b50);
-	le16(l + 4, big ? 45 : 20);
-	le16(l + 6, 0);
-	le16(l + 8, 0);
-	le16(l + 10, 0x0000);
-	le16(l + 12, 0x21);
-	le32(l + 14, 0);                    /* CRC: written after the data */
-	le32(l + 18, big ? 0xffffffffu : size);
-	le32(l + 22, big ? 0xffffffffu : size);
-	le16(l + 26, NPZ_NAME_LEN);
-	le16(l + 28, 20);
-	memcpy(l + 30, y ? "y.npy" : "x.npy", NPZ_NAME_LEN);
-	le16(l + 35, 1);                    /* zip64 extra, always */
-	le16(l + 37, 16);
-	le64(l + 39, size);
-	le64(l + 47, size);
+	wl_zip_local(l, y ? "y.npy" : "x.npy", NPZ_NAME_LEN, size);
 	rc = out_put(f, l, sizeof(l));
 	f->crc = 0;
 	f->crc_on = true;
 	if (!rc)
-		rc = out_put(f, h, npy_header(h, "|u1", shape, 3));
+		rc = out_put(f, h, wl_npy_header(h, "|u1", shape, 3));
 	for (uint64_t z = 0; !rc && z < VG_SIDE; z++)
 		for (uint64_t r = 0; !rc && r < VG_SIDE; r++) {
 			phantom_row(p, z, r, s->hu, s->label);
@@ -521,9 +404,10 @@ static int npz_member(const struct phantom *p, bool y, struct vg_out *f,
 	*crc = f->crc;
 	if (rc || (rc = out_flush(f)))
 		return rc;
-	le32(c, *crc);
+	wl_put_le(c, *crc, 4);
 	{
-		const ssize_t k = pwrite(f->fd, c, 4, (off_t)(hoff + 14));
+		const ssize_t k = pwrite(f->fd, c, 4,
+					 (off_t)(hoff + WL_ZIP_LOCAL_CRC_AT));
 
 		if (k != 4)
 			return k < 0 ? -errno : -EIO;
@@ -535,10 +419,10 @@ static uint64_t npz_bytes(const struct vg *g, uint64_t i)
 {
 	const uint64_t m = npz_member_bytes(npz_depth(g, i));
 	const uint64_t y_off = NPZ_LOCAL + m, cd_off = 2 * (NPZ_LOCAL + m);
-	const uint64_t cd = 2 * NPZ_CENTRAL + npz_central_extra(m, 0) +
-			    npz_central_extra(m, y_off);
+	const uint64_t cd = wl_zip_central_len(NPZ_NAME_LEN, m, 0) +
+			    wl_zip_central_len(NPZ_NAME_LEN, m, y_off);
 
-	return cd_off + cd + 22 + (cd_off > VG_ZIP64_LIMIT ? 56 + 20 : 0);
+	return cd_off + cd + 22 + (cd_off > WL_ZIP64_LIMIT ? 56 + 20 : 0);
 }
 
 static int npz_write(const struct vg *g, uint64_t i, struct vg_out *f,
@@ -548,10 +432,10 @@ static int npz_write(const struct vg *g, uint64_t i, struct vg_out *f,
 	const uint64_t n = npz_depth(g, i);
 	const uint64_t dims[3] = { VG_SIDE, VG_SIDE, n };
 	const uint64_t m = npz_member_bytes(n);
-	uint8_t cd[2 * (NPZ_CENTRAL + 28)], end[56 + 20 + 22];
+	uint8_t cd[2 * (NPZ_CENTRAL + 28)], end[WL_ZIP_END_MAX];
 	uint32_t crc[2];
 	uint64_t cd_off, cd_len = 0, y_off = NPZ_LOCAL + m;
-	size_t el = 0;
+	size_t el;
 	struct phantom p;
 	int rc;
 
@@ -563,37 +447,13 @@ static int npz_write(const struct vg *g, uint64_t i, struct vg_out *f,
 	if (rc)
 		return rc;
 	cd_off = f->pos;
-	cd_len += npz_central(cd, "x.npy", crc[0], m, 0);
-	cd_len += npz_central(cd + cd_len, "y.npy", crc[1], m, y_off);
-	if (cd_off > VG_ZIP64_LIMIT) {
-		/* zip64 end of central directory record and locator */
-		le32(end, 0x06064b50);
-		le64(end + 4, 44);
-		le16(end + 12, 45);
-		le16(end + 14, 45);
-		le32(end + 16, 0);
-		le32(end + 20, 0);
-		le64(end + 24, 2);
-		le64(end + 32, 2);
-		le64(end + 40, cd_len);
-		le64(end + 48, cd_off);
-		le32(end + 56, 0x07064b50);
-		le32(end + 60, 0);
-		le64(end + 64, cd_off + cd_len);
-		le32(end + 72, 1);
-		el = 76;
-	}
-	le32(end + el, 0x06054b50);
-	le16(end + el + 4, 0);
-	le16(end + el + 6, 0);
-	le16(end + el + 8, 2);
-	le16(end + el + 10, 2);
-	le32(end + el + 12, cd_len);
-	le32(end + el + 16, cd_off > 0xffffffffu ? 0xffffffffu : cd_off);
-	le16(end + el + 20, 0);
+	cd_len += wl_zip_central(cd, "x.npy", NPZ_NAME_LEN, crc[0], m, 0);
+	cd_len += wl_zip_central(cd + cd_len, "y.npy", NPZ_NAME_LEN, crc[1],
+				 m, y_off);
+	el = wl_zip_end(end, 2, cd_off, cd_len);
 	rc = out_put(f, cd, cd_len);
 	if (!rc)
-		rc = out_put(f, end, el + 22);
+		rc = out_put(f, end, el);
 	return rc;
 }
 
@@ -688,8 +548,8 @@ static int cosmo_write(const struct vg *g, uint64_t i, struct vg_out *f,
 	ys[3] = (float)(0.6 + 0.15 * aug_rng_uniform(&r));
 
 	cosmo_lens(g, &L);
-	le64(head, L.example);
-	le32(head + 8, wl_crc32c_mask(wl_crc32c(0, head, 8)));
+	wl_put_le(head, L.example, 8);
+	wl_put_le(head + 8, wl_crc32c_mask(wl_crc32c(0, head, 8)), 4);
 	rc = out_put(f, head, 12);
 	/* the Example's bytes carry their own CRC-32C, kept as they go */
 	crc = 0;
@@ -758,13 +618,13 @@ static int cosmo_write(const struct vg *g, uint64_t i, struct vg_out *f,
 		uint32_t b;
 
 		memcpy(&b, &ys[k], 4);
-		le32(p, b);
+		wl_put_le(p, b, 4);
 		p += 4;
 	}
 	crc = wl_crc32c(crc, head, (size_t)(p - head));
 	if (!rc)
 		rc = out_put(f, head, (size_t)(p - head));
-	le32(tail, wl_crc32c_mask(crc));
+	wl_put_le(tail, wl_crc32c_mask(crc), 4);
 	if (!rc)
 		rc = out_put(f, tail, 4);
 	return rc;

@@ -357,7 +357,7 @@ int ms_dataset_open(const struct ms_dataset_opts *o, struct ms_dataset *md,
 		snprintf(md->format_why, sizeof(md->format_why), "%s",
 			 o->list ? "--list names image files" : "--format");
 	}
-	if (md->format != WL_FORMAT_FOLDER) {
+	if (!wl_format_can(md->format, WL_CAP_FILES)) {
 		stg_watch_phase(STG_PHASE_LISTING);
 		err = wl_shardset_open(md->root, md->format, &o->shard,
 				       &md->shards, why, why_len);

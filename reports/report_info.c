@@ -267,6 +267,16 @@ static void print_storage(FILE *f, const struct rpt_info *in)
 	kv(f, "warming", "%s", stg_warm_result_text(in->probe.warm));
 }
 
+/* Whether IN's format is one of shards, counted at open (its row says
+ * so; a folder's or an .npy set's file is a sample: nothing to count). */
+static bool has_shards(const struct rpt_info *in)
+{
+	enum wl_format f;
+
+	return !wl_format_parse(in->format, &f) && !wl_format_can(f,
+								 WL_CAP_FILES);
+}
+
 static void print_dataset(FILE *f, const struct rpt_info *in)
 {
 	char *t;
@@ -275,7 +285,7 @@ static void print_dataset(FILE *f, const struct rpt_info *in)
 		return;
 	fprintf(f, "\nDataset\n");
 	kv(f, "format", "%s (%s)", in->format, in->format_why);
-	if (!strcmp(in->format, "folder"))
+	if (!has_shards(in))
 		return;
 	if (in->ds_err) {
 		kv(f, "error", "%s", in->ds_why[0] ? in->ds_why :
@@ -442,7 +452,7 @@ static json_t *dataset_json(const struct rpt_info *in)
 
 	d = json_pack("{s:s,s:s}", "format", in->format, "format_basis",
 		      in->format_why);
-	if (!d || !strcmp(in->format, "folder"))
+	if (!d || !has_shards(in))
 		return d;
 	if (in->ds_err) {
 		json_object_set_new(d, "error", json_string(in->ds_why[0] ?

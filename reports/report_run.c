@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats.h"
 #include "loader.h"
 #include "report.h"
 #include "rpt_json.h"
@@ -177,16 +178,28 @@ static double pct(double part, double whole)
 	return whole > 0 ? 100.0 * part / whole : 0;
 }
 
+/* Whether FORMAT names a row whose file is a sample (folder, npy): its
+ * row in *F (WL_FORMAT_FOLDER when there is no such row). */
+static bool per_file(const char *format, enum wl_format *f)
+{
+	if (wl_format_parse(format, f) || !wl_format_can(*f, WL_CAP_FILES)) {
+		*f = WL_FORMAT_FOLDER;
+		return false;
+	}
+	return true;
+}
+
 static void print_measured(FILE *f, const struct rpt_run *r)
 {
 	const struct ldr_result *res = r->res;
+	enum wl_format fm = WL_FORMAT_FOLDER;
 	char a[96], b[32];
 
 	rpt_fmt_count(a, sizeof(a), (double)r->setup.files);
 	rpt_fmt_bytes(b, sizeof(b), (double)r->setup.bytes);
 	fprintf(f, "what was measured\n  dataset    ");
 	rpt_put_path(f, r->setup.dataset ? r->setup.dataset : "?");
-	if (r->setup.format && strcmp(r->setup.format, "folder")) {
+	if (r->setup.format && !per_file(r->setup.format, &fm)) {
 		char c[32];
 
 		rpt_fmt_count(c, sizeof(c), (double)r->setup.records);
@@ -195,7 +208,10 @@ static void print_measured(FILE *f, const struct rpt_run *r)
 		snprintf(a + strlen(a), sizeof(a) - strlen(a), "%s %s shards",
 			 c, r->setup.format);
 	} else {
-		snprintf(a + strlen(a), sizeof(a) - strlen(a), " files");
+		/* a folder's files, or e.g. "npy files" */
+		snprintf(a + strlen(a), sizeof(a) - strlen(a), " %s%sfiles",
+			 fm != WL_FORMAT_FOLDER ? r->setup.format : "",
+			 fm != WL_FORMAT_FOLDER ? " " : "");
 	}
 	fprintf(f, "%s: %s, %s on %s%s%s%s\n",
 		r->setup.generated ? (r->setup.kept ? " (generated, kept)" :

@@ -28,8 +28,9 @@ static void fill_dataset(struct rpt_setup *s, const struct ms_dataset *md,
 	s->kept = s->generated && keep;
 	s->files = ds ? stg_dataset_count(ds) : 0;
 	s->bytes = ds ? stg_dataset_total_bytes(ds) : 0;
-	s->format = wl_format_name(md->shards ? md->format :
-				   WL_FORMAT_FOLDER);
+	s->format = wl_format_name(md->shards ||
+				   wl_format_can(md->format, WL_CAP_FILES) ?
+				   md->format : WL_FORMAT_FOLDER);
 	s->records = md->shards ? md->shards->total : s->files;
 	s->compressed_shards = md->shards ? md->shards->compressed_shards : 0;
 }

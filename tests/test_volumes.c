@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fmt_npy.h"
 #include "formats.h"
 #include "harness.h"
 #include <jansson.h>
@@ -285,12 +286,12 @@ FR_TEST(volumes, npy_reads_numpy_versions_1_2_3_in_every_dtype)
 {
 	static const struct {
 		const char *descr;
-		enum aug_npy_dtype dt;
+		enum aug_vol_dtype dt;
 		unsigned size;
 	} dts[] = {
-		{ "|u1", AUG_NPY_U8, 1 }, { "|i1", AUG_NPY_I8, 1 },
-		{ "<i2", AUG_NPY_I16, 2 }, { "<u2", AUG_NPY_U16, 2 },
-		{ "<f4", AUG_NPY_F32, 4 },
+		{ "|u1", AUG_VOL_U8, 1 }, { "|i1", AUG_VOL_I8, 1 },
+		{ "<i2", AUG_VOL_I16, 2 }, { "<u2", AUG_VOL_U16, 2 },
+		{ "<f4", AUG_VOL_F32, 4 },
 	};
 	static const char *const vers[] = { "save", "1", "2", "3" };
 
@@ -301,13 +302,13 @@ FR_TEST(volumes, npy_reads_numpy_versions_1_2_3_in_every_dtype)
 			uint8_t *raw, *b = npy_fixture("a.npy", dts[i].descr,
 						       vers[v], "5,7,9", &len,
 						       &raw, &rlen);
-			struct aug_npy h;
-			struct aug_vol_err e;
-			const int rc = aug_npy_parse(b, len, &h, &e);
+			struct wl_npy h;
+			struct wl_vol_err e;
+			const int rc = wl_npy_parse(b, len, &h, &e);
 
 			cr_assert_eq(rc, 0, "%s v%s: %d %s at %llu",
 				     dts[i].descr, vers[v], rc,
-				     aug_vol_fault_name(e.fault),
+				     wl_vol_fault_name(e.fault),
 				     (unsigned long long)e.off);
 			cr_expect_eq(h.version, v == 0 ? 1u :
 				     (unsigned)atoi(vers[v]));
@@ -345,13 +346,13 @@ FR_TEST(volumes, npy_header_forms_numpy_accepts_parse)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint8_t b[256] = "\x93NUMPY\x01\x00";
 		const size_t n = strlen(cases[i].dict);
-		struct aug_npy h;
+		struct wl_npy h;
 
 		memcpy(b + 10, cases[i].dict, n);
 		b[10 + n] = '\n';
 		b[8] = (uint8_t)(n + 1);
 		memset(b + 11 + n, 7, 24);   /* the data: 24 bytes at most */
-		cr_assert_eq(aug_npy_parse(b, 11 + n + 24, &h, NULL), 0,
+		cr_assert_eq(wl_npy_parse(b, 11 + n + 24, &h, NULL), 0,
 			     "%s", cases[i].dict);
 		cr_expect_eq(h.ndim, cases[i].ndim);
 		cr_expect_eq(h.data_off, 11 + n);
@@ -362,19 +363,19 @@ FR_TEST(volumes, npy_header_forms_numpy_accepts_parse)
 
 /* ---- .npz ---- */
 
-static void expect_member(struct aug_vol *v, const uint8_t *b, size_t len,
-			  const char *key, const uint8_t *raw, size_t rlen,
-			  bool inflated)
+static void expect_member(struct wl_vol_reader *r, const uint8_t *b,
+			  size_t len, const char *key, const uint8_t *raw,
+			  size_t rlen, bool inflated)
 {
-	struct aug_vol_array a;
-	struct aug_vol_err e;
-	const int rc = aug_vol_open(v, b, len, key, &a, &e);
+	struct wl_vol_array a;
+	struct wl_vol_err e;
+	const int rc = wl_vol_open(r, b, len, key, &a, &e);
 
 	cr_assert_eq(rc, 0, "key %s: %d %s at %llu", key ? key : "(none)",
-		     rc, aug_vol_fault_name(e.fault),
+		     rc, wl_vol_fault_name(e.fault),
 		     (unsigned long long)e.off);
 	cr_expect_eq(a.npy.data_bytes, rlen);
-	cr_expect_eq(memcmp(a.data, raw, rlen), 0, "key %s", key);
+	cr_expect_eq(memcmp(a.arr.data, raw, rlen), 0, "key %s", key);
 	cr_expect_eq(a.inflated != 0, inflated);
 	if (inflated)
 		cr_expect_eq(a.inflated, a.npy.data_off + a.npy.data_bytes);
@@ -383,28 +384,28 @@ static void expect_member(struct aug_vol *v, const uint8_t *b, size_t len,
 FR_TEST(volumes, npz_members_stored_deflated_and_zip64)
 {
 	static const char *const modes[] = { "savez", "compressed", "zip64" };
-	struct aug_vol *v;
+	struct wl_vol_reader *r;
 
 	need_numpy();
-	cr_assert_eq(aug_vol_create(0, &v), 0);
+	cr_assert_eq(wl_vol_reader_create(0, &r), 0);
 	for (size_t m = 0; m < 3; m++) {
 		size_t len, xlen, ylen;
 		uint8_t *x, *y, *b = npz_fixture("a.npz", modes[m], "<i2",
 						 "6,10,12", NULL, &len, &x,
 						 &xlen);
 		char *yp = path("a.npz.y.raw");
-		struct aug_zip_member zm;
-		struct aug_vol_err e;
+		struct wl_zip_member zm;
+		struct wl_vol_err e;
 
 		y = slurp(yp, &ylen);
-		expect_member(v, b, len, NULL, x, xlen, m == 1);
-		expect_member(v, b, len, "x", x, xlen, m == 1);
-		expect_member(v, b, len, "x.npy", x, xlen, m == 1);
-		expect_member(v, b, len, "y", y, ylen, m == 1);
-		cr_expect_eq(aug_zip_find(b, len, "z", &zm, &e),
+		expect_member(r, b, len, NULL, x, xlen, m == 1);
+		expect_member(r, b, len, "x", x, xlen, m == 1);
+		expect_member(r, b, len, "x.npy", x, xlen, m == 1);
+		expect_member(r, b, len, "y", y, ylen, m == 1);
+		cr_expect_eq(wl_zip_find(b, len, "z", &zm, &e),
 			     -AUG_ENOTJPEG);
-		cr_expect_eq(e.fault, AUG_VF_ZIP_NO_MEMBER);
-		cr_assert_eq(aug_zip_find(b, len, "y", &zm, &e), 0);
+		cr_expect_eq(e.fault, WL_VF_ZIP_NO_MEMBER);
+		cr_assert_eq(wl_zip_find(b, len, "y", &zm, &e), 0);
 		cr_expect_eq(zm.method, m == 1 ? 8 : 0);
 		if (m == 2) {
 			/* the zip64 fields were really there: the central
@@ -422,22 +423,22 @@ FR_TEST(volumes, npz_members_stored_deflated_and_zip64)
 		free(y);
 		free(yp);
 	}
-	aug_vol_destroy(v);
+	wl_vol_reader_destroy(r);
 }
 
 FR_TEST(volumes, npz_without_x_takes_its_first_npy_member)
 {
 	size_t len, xlen;
 	uint8_t *x, *b;
-	struct aug_vol *v;
+	struct wl_vol_reader *r;
 
 	need_numpy();
 	b = npz_fixture("ab.npz", "savez", "|u1", "4,5,6", "image,label",
 			&len, &x, &xlen);
-	cr_assert_eq(aug_vol_create(0, &v), 0);
-	expect_member(v, b, len, NULL, x, xlen, false);
-	expect_member(v, b, len, "image", x, xlen, false);
-	aug_vol_destroy(v);
+	cr_assert_eq(wl_vol_reader_create(0, &r), 0);
+	expect_member(r, b, len, NULL, x, xlen, false);
+	expect_member(r, b, len, "image", x, xlen, false);
+	wl_vol_reader_destroy(r);
 	free(b);
 	free(x);
 }
@@ -455,6 +456,7 @@ static void check_crops(const struct crop_case *cc, size_t n)
 	char *list = path("crops.txt"), *cmd;
 	FILE *f = fopen(list, "w");
 	struct aug_vol *v;
+	struct wl_vol_reader *r;
 
 	cr_assert_not_null(f);
 	for (size_t i = 0; i < n; i++) {
@@ -469,7 +471,8 @@ static void check_crops(const struct crop_case *cc, size_t n)
 	cr_assert_eq(fclose(f), 0);
 	cr_assert_geq(asprintf(&cmd, "crop %s", list), 0);
 	py(cmd);
-	cr_assert_eq(aug_vol_create(0, &v), 0);
+	cr_assert_eq(aug_vol_create(&v), 0);
+	cr_assert_eq(wl_vol_reader_create(0, &r), 0);
 	for (size_t i = 0; i < n; i++) {
 		const struct aug_vol_crop *c = &cc[i].c;
 		const size_t vox = (size_t)c->size[0] * c->size[1] *
@@ -478,14 +481,14 @@ static void check_crops(const struct crop_case *cc, size_t n)
 		size_t len, elen;
 		uint8_t *b = slurp(fp, &len), *want;
 		float *got = malloc(vox * sizeof(float));
-		struct aug_vol_array a;
+		struct wl_vol_array a;
 
 		cr_assert_geq(asprintf(&ep, "%s/crop%zu", dir_, i), 0);
 		want = slurp(ep, &elen);
 		cr_assert_eq(elen, vox * sizeof(float));
-		cr_assert_eq(aug_vol_open(v, b, len, NULL, &a, NULL), 0);
+		cr_assert_eq(wl_vol_open(r, b, len, NULL, &a, NULL), 0);
 		memset(got, 0xee, vox * sizeof(float));
-		cr_assert_eq(aug_vol_crop_f32(v, &a, c, got, NULL), 0);
+		cr_assert_eq(aug_vol_crop_f32(v, &a.arr, c, got, NULL), 0);
 		cr_expect_eq(memcmp(got, want, elen), 0,
 			     "%s start %lld %lld %lld flip %d %d %d differs "
 			     "from numpy", cc[i].file, (long long)c->start[0],
@@ -498,6 +501,7 @@ static void check_crops(const struct crop_case *cc, size_t n)
 		free(ep);
 	}
 	aug_vol_destroy(v);
+	wl_vol_reader_destroy(r);
 	free(cmd);
 	free(list);
 }
@@ -577,21 +581,24 @@ FR_TEST(volumes, an_array_without_elements_crops_to_zeros)
 	const size_t n = sizeof(dict) - 1;
 	float out[12];
 	struct aug_vol *v;
-	struct aug_vol_array a;
+	struct wl_vol_reader *r;
+	struct wl_vol_array a;
 	struct aug_vol_crop c;
 
 	memcpy(b + 10, dict, n);
 	b[10 + n] = '\n';
 	b[8] = (uint8_t)(n + 1);
-	cr_assert_eq(aug_vol_create(0, &v), 0);
-	cr_assert_eq(aug_vol_open(v, b, 11 + n, NULL, &a, NULL), 0);
-	cr_expect(a.dims[0] == 0 && a.dims[1] == 0 && a.dims[2] == 0);
-	aug_vol_crop_draw(a.dims, size, true, 1, 0, 0, &c);
+	cr_assert_eq(aug_vol_create(&v), 0);
+	cr_assert_eq(wl_vol_reader_create(0, &r), 0);
+	cr_assert_eq(wl_vol_open(r, b, 11 + n, NULL, &a, NULL), 0);
+	cr_expect(a.arr.dims[0] == 0 && a.arr.dims[1] == 0 && a.arr.dims[2] == 0);
+	aug_vol_crop_draw(a.arr.dims, size, true, 1, 0, 0, &c);
 	memset(out, 0xff, sizeof(out));
-	cr_assert_eq(aug_vol_crop_f32(v, &a, &c, out, NULL), 0);
+	cr_assert_eq(aug_vol_crop_f32(v, &a.arr, &c, out, NULL), 0);
 	for (unsigned i = 0; i < 12; i++)
 		cr_expect_eq(out[i], 0.0f);
 	aug_vol_destroy(v);
+	wl_vol_reader_destroy(r);
 }
 
 FR_TEST(volumes, crop_draws_are_deterministic_uniform_and_in_range)
@@ -630,15 +637,15 @@ FR_TEST(volumes, crop_draws_are_deterministic_uniform_and_in_range)
 
 /* ---- damaged files: distinct faults at their offsets ---- */
 
-static int open_err(const uint8_t *b, size_t len, struct aug_vol_err *e)
+static int open_err(const uint8_t *b, size_t len, struct wl_vol_err *e)
 {
-	struct aug_vol *v;
-	struct aug_vol_array a;
+	struct wl_vol_reader *r;
+	struct wl_vol_array a;
 	int rc;
 
-	cr_assert_eq(aug_vol_create(0, &v), 0);
-	rc = aug_vol_open(v, b, len, NULL, &a, e);
-	aug_vol_destroy(v);
+	cr_assert_eq(wl_vol_reader_create(0, &r), 0);
+	rc = wl_vol_open(r, b, len, NULL, &a, e);
+	wl_vol_reader_destroy(r);
 	return rc;
 }
 
@@ -651,19 +658,19 @@ static void wr32(uint8_t *p, uint32_t v)
 /* What the error tests found, for the distinctness check. */
 struct seen {
 	int rc;
-	enum aug_vol_fault fault;
+	enum wl_vol_fault fault;
 };
 
 static void expect_err(const uint8_t *b, size_t len, int rc,
-		       enum aug_vol_fault fault, uint64_t off,
+		       enum wl_vol_fault fault, uint64_t off,
 		       const char *what, struct seen *s)
 {
-	struct aug_vol_err e;
+	struct wl_vol_err e;
 	const int got = open_err(b, len, &e);
 
 	cr_expect_eq(got, rc, "%s: %d, not %d", what, got, rc);
 	cr_expect_eq(e.fault, fault, "%s: %s, not %s", what,
-		     aug_vol_fault_name(e.fault), aug_vol_fault_name(fault));
+		     wl_vol_fault_name(e.fault), wl_vol_fault_name(fault));
 	cr_expect_eq(e.off, off, "%s: at %llu, not %llu", what,
 		     (unsigned long long)e.off, (unsigned long long)off);
 	if (s)
@@ -675,7 +682,7 @@ FR_TEST(volumes, damaged_files_fail_with_distinct_faults_at_their_offsets)
 	struct seen s[8] = { { 0 } };
 	size_t len, rl, clen;
 	uint8_t *raw, *b, *c, *x;
-	struct aug_zip_member zm;
+	struct wl_zip_member zm;
 	uint64_t cd_off;
 	char *hit;
 
@@ -687,40 +694,40 @@ FR_TEST(volumes, damaged_files_fail_with_distinct_faults_at_their_offsets)
 	c = malloc(len);
 	memcpy(c, b, len);
 	c[cd_off] ^= 0xff;
-	expect_err(c, len, -AUG_ECORRUPT, AUG_VF_ZIP_CDIR, cd_off,
+	expect_err(c, len, -AUG_ECORRUPT, WL_VF_ZIP_CDIR, cd_off,
 		   "corrupt central directory", &s[0]);
 	/* ... and a record's name length running past the directory */
 	memcpy(c, b, len);
 	c[cd_off + 28] = 0xff;
 	c[cd_off + 29] = 0xff;
-	expect_err(c, len, -AUG_ECORRUPT, AUG_VF_ZIP_CDIR, cd_off,
+	expect_err(c, len, -AUG_ECORRUPT, WL_VF_ZIP_CDIR, cd_off,
 		   "name past the central directory", NULL);
 
 	/* ... and a record pointing past the members */
 	memcpy(c, b, len);
 	wr32(c + cd_off + 42, 0x7fffffff);
-	expect_err(c, len, -AUG_ECORRUPT, AUG_VF_ZIP_CDIR, cd_off,
+	expect_err(c, len, -AUG_ECORRUPT, WL_VF_ZIP_CDIR, cd_off,
 		   "local header offset outside", NULL);
 
 	/* a file cut inside x.npy's data: no end record */
-	expect_err(b, 200, -AUG_ETRUNCATED, AUG_VF_ZIP_EOCD, 200,
+	expect_err(b, 200, -AUG_ETRUNCATED, WL_VF_ZIP_EOCD, 200,
 		   "file cut short", &s[1]);
 	/* a member whose central sizes run past its data */
-	cr_assert_eq(aug_zip_find(b, len, "x", &zm, NULL), 0);
+	cr_assert_eq(wl_zip_find(b, len, "x", &zm, NULL), 0);
 	memcpy(c, b, len);
 	wr32(c + cd_off + 20, (uint32_t)zm.csize + 4000);
 	wr32(c + cd_off + 24, (uint32_t)zm.usize + 4000);
-	expect_err(c, len, -AUG_ETRUNCATED, AUG_VF_ZIP_TRUNCATED, zm.data_off,
+	expect_err(c, len, -AUG_ETRUNCATED, WL_VF_ZIP_TRUNCATED, zm.data_off,
 		   "truncated member", &s[2]);
 	/* a STORED byte flipped: the CRC */
 	memcpy(c, b, len);
 	c[zm.data_off + zm.usize - 1] ^= 1;
-	expect_err(c, len, -AUG_ECORRUPT, AUG_VF_CRC, zm.data_off,
+	expect_err(c, len, -AUG_ECORRUPT, WL_VF_CRC, zm.data_off,
 		   "CRC mismatch", &s[3]);
 	/* an unknown method */
 	memcpy(c, b, len);
 	c[cd_off + 10] = 14;    /* LZMA */
-	expect_err(c, len, -AUG_EUNSUPPORTED, AUG_VF_ZIP_METHOD, cd_off,
+	expect_err(c, len, -AUG_EUNSUPPORTED, WL_VF_ZIP_METHOD, cd_off,
 		   "LZMA member", &s[4]);
 	free(b);
 	free(c);
@@ -728,10 +735,10 @@ FR_TEST(volumes, damaged_files_fail_with_distinct_faults_at_their_offsets)
 	/* a DEFLATE stream with a reserved block type */
 	b = npz_fixture("dc.npz", "compressed", "|u1", "8,9,10", NULL, &len,
 			NULL, NULL);
-	cr_assert_eq(aug_zip_find(b, len, "x", &zm, NULL), 0);
+	cr_assert_eq(wl_zip_find(b, len, "x", &zm, NULL), 0);
 	cr_assert_eq(zm.method, 8);
 	b[zm.data_off] = 0x07;  /* BFINAL 1, BTYPE 11 */
-	expect_err(b, len, -AUG_ECORRUPT, AUG_VF_DEFLATE, zm.data_off,
+	expect_err(b, len, -AUG_ECORRUPT, WL_VF_DEFLATE, zm.data_off,
 		   "bad DEFLATE stream", &s[5]);
 	free(b);
 
@@ -747,7 +754,7 @@ FR_TEST(volumes, damaged_files_fail_with_distinct_faults_at_their_offsets)
 	b = slurp(hit, &len);
 	x = memmem(b, len, "'<c8'", 5);
 	cr_assert_not_null(x);
-	expect_err(b, len, -AUG_EUNSUPPORTED, AUG_VF_NPY_DTYPE,
+	expect_err(b, len, -AUG_EUNSUPPORTED, WL_VF_NPY_DTYPE,
 		   (uint64_t)(x - b), "complex dtype", &s[6]);
 	free(b);
 	free(hit);
@@ -764,7 +771,7 @@ FR_TEST(volumes, damaged_files_fail_with_distinct_faults_at_their_offsets)
 	b = slurp(hit, &len);
 	x = memmem(b, len, "True", 4);
 	cr_assert_not_null(x);
-	expect_err(b, len, -AUG_EUNSUPPORTED, AUG_VF_NPY_FORTRAN,
+	expect_err(b, len, -AUG_EUNSUPPORTED, WL_VF_NPY_FORTRAN,
 		   (uint64_t)(x - b), "fortran order", &s[7]);
 	free(b);
 	free(hit);
@@ -773,34 +780,34 @@ FR_TEST(volumes, damaged_files_fail_with_distinct_faults_at_their_offsets)
 		for (unsigned j = i + 1; j < 8; j++)
 			cr_expect(s[i].fault != s[j].fault,
 				  "cases %u and %u give the same fault %s", i,
-				  j, aug_vol_fault_name(s[i].fault));
+				  j, wl_vol_fault_name(s[i].fault));
 
 	/* an .npy cut inside its data; a 2-D array; not numpy at all */
 	b = npy_fixture("f.npy", "<f4", "save", "4,5,6", &len, &raw, &rl);
-	expect_err(b, len - 1, -AUG_ETRUNCATED, AUG_VF_NPY_SHORT, len - 1,
+	expect_err(b, len - 1, -AUG_ETRUNCATED, WL_VF_NPY_SHORT, len - 1,
 		   "short data", NULL);
-	expect_err(b, 9, -AUG_ETRUNCATED, AUG_VF_NPY_SHORT, 9,
+	expect_err(b, 9, -AUG_ETRUNCATED, WL_VF_NPY_SHORT, 9,
 		   "cut in the magic", NULL);
 	b[6] = 4;
-	expect_err(b, len, -AUG_EUNSUPPORTED, AUG_VF_NPY_VERSION, 6,
+	expect_err(b, len, -AUG_EUNSUPPORTED, WL_VF_NPY_VERSION, 6,
 		   "version 4", NULL);
 	free(b);
 	free(raw);
 	b = npy_fixture("g.npy", "<f4", "save", "4,5", &len, &raw, &rl);
-	expect_err(b, len, -AUG_EUNSUPPORTED, AUG_VF_DIMS, 8, "2-D", NULL);
+	expect_err(b, len, -AUG_EUNSUPPORTED, WL_VF_DIMS, 8, "2-D", NULL);
 	expect_err((const uint8_t *)"GIF89a..", 8, -AUG_ENOTJPEG,
-		   AUG_VF_NOT_NUMPY, 0, "a GIF", NULL);
+		   WL_VF_NOT_NUMPY, 0, "a GIF", NULL);
 	free(b);
 	free(raw);
 	/* in an inflated member: the member's offset, and the one inside */
 	b = npz_fixture("dd.npz", "compressed", "<f4", "3,3", NULL, &clen,
 			NULL, NULL);
-	cr_assert_eq(aug_zip_find(b, clen, "x", &zm, NULL), 0);
+	cr_assert_eq(wl_zip_find(b, clen, "x", &zm, NULL), 0);
 	{
-		struct aug_vol_err e;
+		struct wl_vol_err e;
 
 		cr_expect_eq(open_err(b, clen, &e), -AUG_EUNSUPPORTED);
-		cr_expect_eq(e.fault, AUG_VF_DIMS);
+		cr_expect_eq(e.fault, WL_VF_DIMS);
 		cr_expect_eq(e.off, zm.data_off);
 		cr_expect_eq(e.inner_off, 8u);
 	}
@@ -811,17 +818,17 @@ FR_TEST(volumes, inflate_cap_is_too_large_not_a_huge_allocation)
 {
 	size_t len;
 	uint8_t *b;
-	struct aug_vol *v;
-	struct aug_vol_array a;
-	struct aug_vol_err e;
+	struct wl_vol_reader *r;
+	struct wl_vol_array a;
+	struct wl_vol_err e;
 
 	need_numpy();
 	b = npz_fixture("big.npz", "compressed", "<f4", "64,64,64", NULL,
 			&len, NULL, NULL);
-	cr_assert_eq(aug_vol_create(4096, &v), 0);
-	cr_expect_eq(aug_vol_open(v, b, len, NULL, &a, &e), -AUG_ETOOLARGE);
-	cr_expect_eq(e.fault, AUG_VF_TOO_LARGE);
-	aug_vol_destroy(v);
+	cr_assert_eq(wl_vol_reader_create(4096, &r), 0);
+	cr_expect_eq(wl_vol_open(r, b, len, NULL, &a, &e), -AUG_ETOOLARGE);
+	cr_expect_eq(e.fault, WL_VF_TOO_LARGE);
+	wl_vol_reader_destroy(r);
 	free(b);
 }
 
@@ -867,7 +874,8 @@ FR_TEST(volumes, volume_transform_is_the_drawn_crop_and_counts_inflated_bytes)
 		malloc(vox * 4);
 	struct ldr_step_times st = { 0 };
 	struct aug_vol *v;
-	struct aug_vol_array a;
+	struct wl_vol_reader *r;
+	struct wl_vol_array a;
 	struct aug_vol_crop c;
 	size_t len;
 	uint8_t *b;
@@ -882,10 +890,11 @@ FR_TEST(volumes, volume_transform_is_the_drawn_crop_and_counts_inflated_bytes)
 	cr_assert_eq(apply(&t, b, len, 9, o2, NULL), 0);
 	cr_expect_eq(memcmp(o1, o2, vox * 4), 0, "not deterministic");
 	/* the same as the crop drawn for (seed 5, epoch 2, id 9) */
-	cr_assert_eq(aug_vol_create(0, &v), 0);
-	cr_assert_eq(aug_vol_open(v, b, len, NULL, &a, NULL), 0);
-	aug_vol_crop_draw(a.dims, crop, true, 5, 2, 9, &c);
-	cr_assert_eq(aug_vol_crop_f32(v, &a, &c, o3, NULL), 0);
+	cr_assert_eq(aug_vol_create(&v), 0);
+	cr_assert_eq(wl_vol_reader_create(0, &r), 0);
+	cr_assert_eq(wl_vol_open(r, b, len, NULL, &a, NULL), 0);
+	aug_vol_crop_draw(a.arr.dims, crop, true, 5, 2, 9, &c);
+	cr_assert_eq(aug_vol_crop_f32(v, &a.arr, &c, o3, NULL), 0);
 	cr_expect_eq(memcmp(o1, o3, vox * 4), 0);
 	cr_expect_eq(st.decompressed_bytes, a.inflated);
 	cr_expect_gt(st.decompressed_bytes, 20u * 30 * 40 * 2);
@@ -896,6 +905,7 @@ FR_TEST(volumes, volume_transform_is_the_drawn_crop_and_counts_inflated_bytes)
 	}
 	cr_expect(differs, "every id gives the same crop");
 	aug_vol_destroy(v);
+	wl_vol_reader_destroy(r);
 	wl_transform_state_release(&tstate);
 	free(b);
 	free(o1);
@@ -1221,7 +1231,11 @@ FR_TEST(volumes, a_run_counts_a_damaged_npz_with_its_file_and_offset,
 	cr_expect(strstr(json_string_value(json_object_get(k, "example")),
 			 off), "%s", json_string_value(json_object_get(k,
 			 "example")));
-	cr_expect_gt(json_integer_value(json_object_get(j, "samples")), 0,
+	/* good samples were cropped (a damaged file's open fails before
+	 * the crop, whose time is resize_s), not whole batches in the window:
+	 * a loaded machine may finish none of 7 crops of 128^3 in 1 s */
+	cr_expect_gt(json_real_value(json_object_get(json_object_get(j,
+		     "stages"), "resize_s")), 0,
 		     "the good file kept the run going");
 	json_decref(j);
 	free(b);

@@ -95,6 +95,8 @@ int wl_format_detect(const char *root, enum wl_format *out, char *why,
 		     size_t cap)
 {
 	unsigned tars = 0, images = 0, tfr = 0, dirs = 0, toks = 0;
+	unsigned claimed = 0;           /* files a row claims by name */
+	enum wl_format claimer = WL_FORMAT_AUTO, c;
 	DIR *d;
 	struct dirent *de;
 	struct stat rst;
@@ -148,6 +150,12 @@ int wl_format_detect(const char *root, enum wl_format *out, char *why,
 			images++;
 			continue;
 		}
+		c = wl_format_claims(de->d_name);
+		if (c != WL_FORMAT_AUTO && (!claimed || c == claimer)) {
+			claimer = c;
+			claimed++;
+			continue;
+		}
 		fd = openat(dfd, de->d_name, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
@@ -174,6 +182,10 @@ int wl_format_detect(const char *root, enum wl_format *out, char *why,
 		*out = WL_FORMAT_TOKENS;
 		snprintf(why, cap, "%u token files (.bin, .bin.zst, .idx) at "
 			 "the top", toks);
+	} else if (claimed && !images && !tars && !tfr && !toks) {
+		*out = claimer;
+		snprintf(why, cap, "%u %s files at the top", claimed,
+			 wl_format_name(claimer));
 	} else if (tars) {
 		snprintf(why, cap, "%u folders beside %u .tar files at the "
 			 "top: an image folder (--format wds reads the tars)",

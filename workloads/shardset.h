@@ -76,7 +76,9 @@ struct wl_shardset {
  * Which format the folder ROOT holds: index.json -> mds; shard files
  * (.tar, .tar.zst) and no image files -> wds; files whose first record
  * is TFRecord framing (length and its CRC) -> tfrecord; token files
- * (.bin, .bin.zst, .idx) and none of those -> tokens; else folder. ROOT
+ * (.bin, .bin.zst, .idx) and none of those -> tokens; only files a
+ * row claims by name (wl_format_claims: .npy, .npz) -> that row (npy);
+ * else folder. ROOT
  * may be one token file (.bin, .bin.zst, .idx): tokens. WHY (CAP bytes)
  * says what decided it. Returns 0 or -errno (ROOT not readable).
  */

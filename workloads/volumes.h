@@ -2,7 +2,8 @@
  * volumes.h - the 3-D workloads' per-sample pipelines as loader
  * transforms: volume-crop (.npy / .npz -> random crop, flips -> f32) and
  * cosmoflow (raw int16 -> log(1 + x) -> f32). wl_transform_make() builds
- * them from a workload's xform; the readers and kernels are augment/'s.
+ * them from a workload's xform; the .npy / .npz reader is
+ * formats/' (fmt_npy.h), the crop and log1p kernels augment/'s.
  */
 #ifndef FEEDRATE_VOLUMES_H
 #define FEEDRATE_VOLUMES_H
@@ -20,8 +21,8 @@ struct ldr_transform;
  * The volume-crop transform from ST->xp: vol_crop (D, H, W; zeros: 128
  * each), vol_flip, key (the .npz member; "" = "x", else the first .npy).
  * A sample is a whole .npy or .npz file's bytes; its output is the crop
- * as D x H x W floats. Per worker an aug_vol (inflate buffer up to
- * AUG_VOL_DEFAULT_MAX_INFLATE). Step times: decode_s the open (zip
+ * as D x H x W floats. Per worker a wl_vol_reader (inflate buffer up to
+ * xp->max_inflate, 0: WL_VOL_DEFAULT_MAX_INFLATE) and an aug_vol. Step times: decode_s the open (zip
  * lookup, inflate, CRC, header), resize_s the crop and flips, other_s
  * the conversion to float and the draw; decompressed_bytes the bytes
  * inflated. Errors are wl_transform_err() of augment's codes. ST must

@@ -1,19 +1,21 @@
 /*
  * wl_volumes.c - the volume-crop and cosmoflow transforms as loader
- * transforms (augment/'s .npy/.npz readers, crop and log1p).
+ * transforms: a file's array located by the .npy / .npz row of formats/
+ * (fmt_npy.h: wl_vol_open), then augment/'s crop and log1p.
  *
  * DESIGN: the loader calls ctx_create on each worker thread. Volume-crop
- * gives every worker its own aug_vol (decompressor, inflate buffer,
- * scratch); cosmoflow keeps nothing per worker (its context is the shared
- * parameters, only read). The parameters live in the caller's
- * wl_transform_state, written once by the constructor before any run and
- * only read after.
+ * gives every worker its own wl_vol_reader (decompressor, inflate
+ * buffer) and aug_vol (crop scratch); cosmoflow keeps nothing per worker
+ * (its context is the shared parameters, only read). The parameters live
+ * in the caller's wl_transform_state, written once by the constructor
+ * before any run and only read after.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
+#include "fmt_npy.h"
 #include "loader.h"
 #include "volumes.h"
 
@@ -31,6 +33,7 @@ static uint64_t now_ns(void)
 
 struct vol_ctx {
 	const struct wl_xform_params *xp;
+	struct wl_vol_reader *r;
 	struct aug_vol *v;
 };
 
@@ -42,8 +45,11 @@ static int vol_ctx_create(void *arg, void **ctx)
 	if (!c)
 		return -ENOMEM;
 	c->xp = arg;
-	err = aug_vol_create(c->xp->max_inflate, &c->v);
+	err = wl_vol_reader_create(c->xp->max_inflate, &c->r);
+	if (!err)
+		err = aug_vol_create(&c->v);
 	if (err) {
+		wl_vol_reader_destroy(c->r);
 		free(c);
 		return err;
 	}
@@ -57,6 +63,7 @@ static void vol_ctx_destroy(void *ctx)
 
 	if (!c)
 		return;
+	wl_vol_reader_destroy(c->r);
 	aug_vol_destroy(c->v);
 	free(c);
 }
@@ -66,28 +73,28 @@ static int vol_apply(void *ctx, const void *data, size_t len, uint64_t seed,
 		     struct ldr_step_times *st)
 {
 	struct vol_ctx *c = ctx;
-	struct aug_vol_array a;
+	struct wl_vol_array a;
 	struct aug_vol_crop crop;
 	struct aug_vol_stats vs;
-	struct aug_vol_err verr = { 0 };
+	struct wl_vol_err verr = { 0 };
 	const uint64_t t0 = now_ns();
 	uint64_t t1, t2;
 	int err;
 
-	err = aug_vol_open(c->v, data, len, c->xp->key, &a, &verr);
+	err = wl_vol_open(c->r, data, len, c->xp->key, &a, &verr);
 	if (err) {
-		if (st && verr.fault != AUG_VF_NONE) {
-			st->err_kind = aug_vol_fault_name(verr.fault);
+		if (st && verr.fault != WL_VF_NONE) {
+			st->err_kind = wl_vol_fault_name(verr.fault);
 			st->err_at = true;
 			st->err_off = verr.off;
 		}
 		return wl_transform_err(err);
 	}
 	t1 = now_ns();
-	aug_vol_crop_draw(a.dims, c->xp->vol_crop, c->xp->vol_flip, seed,
+	aug_vol_crop_draw(a.arr.dims, c->xp->vol_crop, c->xp->vol_flip, seed,
 			  epoch, id, &crop);
 	t2 = now_ns();
-	err = aug_vol_crop_f32(c->v, &a, &crop, out, &vs);
+	err = aug_vol_crop_f32(c->v, &a.arr, &crop, out, &vs);
 	if (err)
 		return wl_transform_err(err);
 	if (st) {

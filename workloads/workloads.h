@@ -126,7 +126,7 @@ struct wl_xform_params {
 	                                  member a worker inflates (its
 	                                  buffer grows to it); 0 = the
 	                                  workload's max_sample_bytes, else
-	                                  AUG_VOL_DEFAULT_MAX_INFLATE */
+	                                  WL_VOL_DEFAULT_MAX_INFLATE */
 };
 
 /* What a workload's transform keeps for as long as runs use it. */

@@ -1,6 +1,6 @@
 /*
  * fuzz_npy.c - libFuzzer target for the .npy reader: the header
- * (aug_npy_parse) and, where it opens as a volume, a crop of it.
+ * (wl_npy_parse) and, where it opens as a volume, a crop of it.
  *
  * Input: byte 0 picks the crop (sides 1..8 from its bits, flips), the
  * rest, copied to a buffer of its exact size, is the file. Checks: the
@@ -15,30 +15,32 @@
 #include <string.h>
 
 #include "augment.h"
+#include "fmt_npy.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int code_of(enum aug_vol_fault f)
+static int code_of(enum wl_vol_fault f)
 {
 	switch (f) {
-	case AUG_VF_NOT_NUMPY: return -AUG_ENOTJPEG;
-	case AUG_VF_NPY_VERSION:
-	case AUG_VF_NPY_DTYPE:
-	case AUG_VF_NPY_FORTRAN:
-	case AUG_VF_DIMS: return -AUG_EUNSUPPORTED;
-	case AUG_VF_NPY_HEADER:
-	case AUG_VF_NPY_SHAPE: return -AUG_ECORRUPT;
-	case AUG_VF_NPY_SHORT: return -AUG_ETRUNCATED;
+	case WL_VF_NOT_NUMPY: return -AUG_ENOTJPEG;
+	case WL_VF_NPY_VERSION:
+	case WL_VF_NPY_DTYPE:
+	case WL_VF_NPY_FORTRAN:
+	case WL_VF_DIMS: return -AUG_EUNSUPPORTED;
+	case WL_VF_NPY_HEADER:
+	case WL_VF_NPY_SHAPE: return -AUG_ECORRUPT;
+	case WL_VF_NPY_SHORT: return -AUG_ETRUNCATED;
 	default: return 1;      /* not a fault of a .npy */
 	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct aug_npy h, h2;
-	struct aug_vol_err e;
+	struct wl_npy h, h2;
+	struct wl_vol_err e;
+	struct wl_vol_reader *rd;
 	struct aug_vol *v;
-	struct aug_vol_array a;
+	struct wl_vol_array a;
 	uint8_t *p;
 	size_t n;
 	int r;
@@ -50,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!p)
 		return 0;
 	memcpy(p, data + 1, n);
-	r = aug_npy_parse(p, n, &h, &e);
+	r = wl_npy_parse(p, n, &h, &e);
 	if (r) {
 		if (code_of(e.fault) != r || e.off > n)
 			abort();
@@ -58,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint64_t bytes = h.itemsize;
 
 		if (h.version < 1 || h.version > 3 ||
-		    h.ndim > AUG_NPY_MAX_DIMS || h.data_off > n ||
+		    h.ndim > WL_NPY_MAX_DIMS || h.data_off > n ||
 		    h.data_bytes > n - h.data_off)
 			abort();
 		for (unsigned i = 0; i < h.ndim; i++)
@@ -66,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (bytes != h.data_bytes)
 			abort();
 	}
-	if (aug_npy_parse(p, n, &h2, NULL) != r ||
+	if (wl_npy_parse(p, n, &h2, NULL) != r ||
 	    (!r && memcmp(&h, &h2, sizeof(h))))
 		abort();
 
@@ -74,31 +76,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(p);
 		return 0;
 	}
-	if (aug_vol_create(1u << 20, &v))
+	if (wl_vol_reader_create(1u << 20, &rd) || aug_vol_create(&v))
 		abort();
-	r = aug_vol_open(v, p, n, NULL, &a, &e);
+	r = wl_vol_open(rd, p, n, NULL, &a, &e);
 	if (!r) {
 		const uint32_t size3[3] = { 1u + (data[0] & 7),
 					    1u + (data[0] >> 3 & 7), 4 };
 		struct aug_vol_crop c;
 		float out[8 * 8 * 4];
 
-		aug_vol_crop_draw(a.dims, size3, data[0] & 0x40, data[0], 0,
+		aug_vol_crop_draw(a.arr.dims, size3, data[0] & 0x40, data[0], 0,
 				  n, &c);
 		memset(out, 0xff, sizeof(out));
-		if (aug_vol_crop_f32(v, &a, &c, out, NULL))
+		if (aug_vol_crop_f32(v, &a.arr, &c, out, NULL))
 			abort();
 		for (size_t i = 0; i < (size_t)size3[0] * size3[1] * 4; i++) {
 			uint32_t bits;
 
 			memcpy(&bits, &out[i], 4);
-			if (bits == 0xffffffffu && a.npy.dtype != AUG_NPY_F32)
+			if (bits == 0xffffffffu && a.npy.dtype != AUG_VOL_F32)
 				abort();        /* a voxel left unwritten */
 		}
 	} else if (code_of(e.fault) != r) {
 		abort();
 	}
 	aug_vol_destroy(v);
+	wl_vol_reader_destroy(rd);
 	free(p);
 	return 0;
 }

@@ -10,7 +10,7 @@
  *                        whole open (zip lookup, libdeflate, CRC-32,
  *                        header). Prints decompressed MB/s per core,
  *                        medians over REPEATS rounds of every file.
- *   crop FILE...         aug_vol_open + a drawn 128^3 crop with flips +
+ *   crop FILE...         wl_vol_open + a drawn 128^3 crop with flips +
  *                        f32, per sample: CPU ms (thread CPU clock),
  *                        split into open / crop / convert, medians.
  *   cosmo                cosmoflow's log(1 + x) on a 70x70x72x4 int16
@@ -33,6 +33,7 @@
 #include <zlib.h>
 
 #include "augment.h"
+#include "fmt_npy.h"
 
 #if defined(__has_include)
 #if __has_include(<isa-l/igzip_lib.h>)
@@ -159,20 +160,20 @@ static int bench_inflate(char **files, int n, int repeats)
 	size_t *lens = calloc((size_t)n, sizeof(*lens)), most = 0;
 	double v[MAX_REPEATS], raw = 0, comp = 0;
 	struct libdeflate_decompressor *dd = libdeflate_alloc_decompressor();
-	struct aug_vol *vol;
+	struct wl_vol_reader *vol;
 	z_stream z = { 0 };
 	uint8_t *out;
 	void *isal = NULL;
 
-	if (!m || !bufs || !lens || !dd || aug_vol_create(0, &vol) ||
+	if (!m || !bufs || !lens || !dd || wl_vol_reader_create(0, &vol) ||
 	    inflateInit2(&z, -15) != Z_OK)
 		return 1;
 	for (int i = 0; i < n; i++) {
-		struct aug_zip_member zm;
-		struct aug_vol_err e;
+		struct wl_zip_member zm;
+		struct wl_vol_err e;
 
 		bufs[i] = slurp(files[i], &lens[i]);
-		if (!bufs[i] || aug_zip_find(bufs[i], lens[i], "x", &zm, &e) ||
+		if (!bufs[i] || wl_zip_find(bufs[i], lens[i], "x", &zm, &e) ||
 		    zm.method != 8) {
 			fprintf(stderr, "bench_volumes: %s: no DEFLATE member "
 				"x.npy\n", files[i]);
@@ -222,9 +223,9 @@ static int bench_inflate(char **files, int n, int repeats)
 		const double t0 = cpu_s();
 
 		for (int i = 0; i < n; i++) {
-			struct aug_vol_array a;
+			struct wl_vol_array a;
 
-			if (aug_vol_open(vol, bufs[i], lens[i], "x", &a, NULL))
+			if (wl_vol_open(vol, bufs[i], lens[i], "x", &a, NULL))
 				return 1;
 		}
 		v[r] = raw / 1e6 / (cpu_s() - t0);
@@ -239,7 +240,7 @@ static int bench_inflate(char **files, int n, int repeats)
 	free(m);
 	inflateEnd(&z);
 	libdeflate_free_decompressor(dd);
-	aug_vol_destroy(vol);
+	wl_vol_reader_destroy(vol);
 	return 0;
 }
 
@@ -248,14 +249,16 @@ static int bench_crop(char **files, int n, int repeats)
 	static const uint32_t size[3] = { 128, 128, 128 };
 	float *out = malloc(128u * 128 * 128 * sizeof(float));
 	double to[MAX_REPEATS], tc[MAX_REPEATS], tv[MAX_REPEATS];
+	struct wl_vol_reader *rd;
 	struct aug_vol *vol;
 
-	if (!out || aug_vol_create(0, &vol))
+	if (!out || wl_vol_reader_create(0, &rd) ||
+	    aug_vol_create(&vol))
 		return 1;
 	for (int f = 0; f < n; f++) {
 		size_t len;
 		uint8_t *b = slurp(files[f], &len);
-		struct aug_vol_array a;
+		struct wl_vol_array a;
 
 		if (!b)
 			return 1;
@@ -265,12 +268,12 @@ static int bench_crop(char **files, int n, int repeats)
 			const double t0 = cpu_s();
 			double t1;
 
-			if (aug_vol_open(vol, b, len, NULL, &a, NULL))
+			if (wl_vol_open(rd, b, len, NULL, &a, NULL))
 				return 1;
 			t1 = cpu_s();
-			aug_vol_crop_draw(a.dims, size, true, 1, 0,
+			aug_vol_crop_draw(a.arr.dims, size, true, 1, 0,
 					  (uint64_t)r, &c);
-			if (aug_vol_crop_f32(vol, &a, &c, out, &st))
+			if (aug_vol_crop_f32(vol, &a.arr, &c, out, &st))
 				return 1;
 			to[r] = (t1 - t0) * 1e3;
 			tc[r] = (double)st.crop_ns / 1e6;
@@ -279,9 +282,9 @@ static int bench_crop(char **files, int n, int repeats)
 		printf("  %s: shape %llux%llux%llu %s: open %.3f ms, crop+flip "
 		       "%.3f ms, convert %.3f ms\n", strrchr(files[f], '/') ?
 		       strrchr(files[f], '/') + 1 : files[f],
-		       (unsigned long long)a.dims[0],
-		       (unsigned long long)a.dims[1],
-		       (unsigned long long)a.dims[2],
+		       (unsigned long long)a.arr.dims[0],
+		       (unsigned long long)a.arr.dims[1],
+		       (unsigned long long)a.arr.dims[2],
 		       a.inflated ? "(inflated)" : "(in place)",
 		       median(to, repeats), median(tc, repeats),
 		       median(tv, repeats));
@@ -289,6 +292,7 @@ static int bench_crop(char **files, int n, int repeats)
 	}
 	free(out);
 	aug_vol_destroy(vol);
+	wl_vol_reader_destroy(rd);
 	return 0;
 }
 
