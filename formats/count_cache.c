@@ -154,7 +154,8 @@ static int cc_load(struct wl_count_cache *c, struct cc_table *t,
 	int err = 0;
 
 	if (!f) {
-		if (errno != ENOENT)
+		/* no file (or no folder) yet: nothing cached */
+		if (errno != ENOENT && errno != ENOTDIR)
 			cc_problem(c, "count cache unreadable: ",
 				   strerror(errno));
 		return 0;
