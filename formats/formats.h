@@ -6,7 +6,9 @@
  *   - a scanner that finds record boundaries in a shard's byte stream fed
  *     in order (the reader cuts records out of large sequential reads);
  *   - a header walk that counts a shard's records with small reads at
- *     open, before any measurement (MDS takes the counts from index.json);
+ *     open, before any measurement (MDS takes the counts from index.json,
+ *     a TFRecord shard from DALI's .idx beside it where one fits; walked
+ *     counts are kept in the count cache, count_cache.c);
  *   - an unwrap that turns one record into the image's bytes and the label
  *     (run by a worker: its CPU is the sample's).
  *

@@ -3,13 +3,18 @@
  * detected (or given), the shard files listed, their records counted, and
  * the callbacks the engine's shard readers and workers use.
  *
- * Counting happens once, at open, before anything is measured: the
- * headers of an uncompressed WebDataset or TFRecord shard are walked with
- * small reads (formats.c's wl_walk_count: a read per tar member or per
- * record, whatever the sample size); MDS takes its counts from index.json
- * and reads nothing; a compressed shard has no headers to jump between,
- * so it is decompressed and scanned whole, once (its CPU time is
- * count_s). DALI's readers do the same walk when no index file is given.
+ * Counting happens once, at open, before anything is measured, from the
+ * first source that has a shard's count (count_all): the format's index
+ * (MDS index.json; a TFRecord's DALI .idx beside it; token files' .idx,
+ * headers or sizes), the count cache outside the dataset (formats/
+ * count_cache.c, keyed by path, size and mtime), else a walk: the headers
+ * of an uncompressed WebDataset or TFRecord shard walked with small reads
+ * (formats.c's wl_walk_count: a read per tar member or per record, each a
+ * round trip on an object store), a compressed shard decompressed and
+ * scanned whole, once (its CPU time is count_s). DALI's readers do the
+ * same walk when no index file is given. Clean walked counts go to the
+ * cache. With opts.estimate (info) only a sample of the shards without
+ * index or cached count is walked, the rest estimated by bytes.
  *
  * DESIGN (threads). wl_shardset_open and wl_shardset_close run on the
  * caller's thread, before and after the engine. Between them the set is
@@ -667,7 +672,7 @@ static int count_shard(struct wl_shardset *s, uint64_t id, uint64_t max_rec,
 		return ret;
 	}
 	if (pass != COUNT_WALK) {
-		if (set_can(s, WL_CAP_SIDE_INDEX) && !s->compressed[id] &&
+		if (s->side_indexes && !s->compressed[id] &&
 		    side_index_count(s, rel, (uint64_t)st.st_size, &count)) {
 			s->records[id] = count;
 			close(fd);
@@ -863,6 +868,11 @@ static int list_files(struct wl_shardset *s, const char *root, char *why,
 		base = base ? base + 1 : rel;
 		if (base[0] == '.')
 			continue;
+		/* side indexes are looked for only where the listing has
+		 * one: on an object store a miss costs round trips */
+		if (set_can(s, WL_CAP_SIDE_INDEX) &&
+		    ends_with(base, wl_format_row(s->format)->side_index))
+			s->side_indexes = true;
 		if (set_can(s, WL_CAP_BY_FRAMING)) {
 			int fd = stg_dataset_open(all, id, O_RDONLY);
 

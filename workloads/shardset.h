@@ -69,6 +69,8 @@ struct wl_shardset {
 	                                   count cache unreadable, corrupt or
 	                                   not written: counts stay right */
 	char count_warning[320];        /* the first */
+	bool side_indexes;              /* the listing holds side index files
+	                                   (WL_CAP_SIDE_INDEX's suffix) */
 	uint64_t max_record;            /* the scanners' bound */
 	struct wl_mds_index mds;        /* MDS: index.json */
 	uint32_t *mds_of;               /* MDS: ds id -> index shard */
