@@ -81,7 +81,7 @@ static void info_dataset(struct rpt_info *in)
 	snprintf(in->format, sizeof(in->format), "%s", wl_format_name(f));
 	if (!wl_format_can(f, WL_CAP_COUNT))
 		return;
-	in->ds_err = wl_shardset_open(in->path, f, NULL, &s, in->ds_why,
+	in->ds_err = wl_shardset_open(in->path, f, &(struct wl_shardset_opts){ .estimate = true }, &s, in->ds_why,
 				      sizeof(in->ds_why));
 	if (in->ds_err)
 		return;

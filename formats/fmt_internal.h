@@ -122,6 +122,9 @@ int wl_tfr_scan_next(struct wl_scanner *s, const uint8_t *win,
 int wl_tfr_walk_count(wl_pread_fn pread, void *arg, uint64_t size,
 		      uint64_t max_record, uint64_t *count, uint64_t *err_off);
 int wl_tfr_unwrap(const uint8_t *rec, size_t len, struct wl_sample_view *out);
+/* The records of a shard of SHARD_SIZE bytes by its DALI index TEXT. */
+int wl_tfr_idx_count(const char *text, size_t len, uint64_t shard_size,
+		     uint64_t *count);
 /* ... with the payload the feature KEY (NULL or "": image/encoded). */
 int wl_tfr_unwrap_key(const uint8_t *rec, size_t len, const char *key,
 		      struct wl_sample_view *out);

@@ -147,6 +147,64 @@ int wl_tfr_walk_count(wl_pread_fn pread, void *arg, uint64_t size,
 	return 0;
 }
 
+/* ---- DALI's side index ---- */
+
+/* One unsigned decimal at *P (before END), then spaces or tabs: 0, or
+ * -1 for no digit or an overflow. */
+static int idx_number(const char **p, const char *end, uint64_t *v)
+{
+	const char *q = *p;
+
+	*v = 0;
+	if (q == end || *q < '0' || *q > '9')
+		return -1;
+	for (; q < end && *q >= '0' && *q <= '9'; q++) {
+		if (*v > (UINT64_MAX - 9) / 10)
+			return -1;
+		*v = *v * 10 + (uint64_t)(*q - '0');
+	}
+	while (q < end && (*q == ' ' || *q == '\t'))
+		q++;
+	*p = q;
+	return 0;
+}
+
+/*
+ * tfrecord2idx (DALI's tools/tfrecord2idx) writes, per record, the
+ * record's offset and its framed size (length + 16) in decimal, a space
+ * between, a newline after. The lines are checked against the shard:
+ * contiguous from 0, each at least a framed empty record, the last
+ * ending at the shard's size; anything else is a corrupt or stale index.
+ */
+int wl_tfr_idx_count(const char *text, size_t len, uint64_t shard_size,
+		     uint64_t *count)
+{
+	const char *p = text, *end = text + len;
+	uint64_t next = 0, n = 0;
+
+	*count = 0;
+	while (p < end) {
+		uint64_t off, size;
+
+		if (*p == '\n' || *p == '\r') {      /* blank line, CRLF */
+			p++;
+			continue;
+		}
+		if (idx_number(&p, end, &off) || idx_number(&p, end, &size) ||
+		    (p < end && *p != '\n' && *p != '\r'))
+			return -WL_EBADINDEX;
+		if (off != next || size < TFR_OVERHEAD ||
+		    size > shard_size - off)
+			return -WL_EBADINDEX;
+		next = off + size;
+		n++;
+	}
+	if (next != shard_size)
+		return -WL_EBADINDEX;
+	*count = n;
+	return 0;
+}
+
 /* ---- protobuf ---- */
 
 enum { PB_VARINT = 0, PB_I64 = 1, PB_LEN = 2, PB_I32 = 5 };

@@ -25,6 +25,9 @@ struct fmt_ops {
 			  uint64_t max_record, uint64_t *count,
 			  uint64_t *err_off);
 	int walk_absent;        /* what walk_count == NULL answers */
+	/* WL_CAP_SIDE_INDEX: a shard's count from its side index's text */
+	int (*side_count)(const char *text, size_t len, uint64_t shard_size,
+			  uint64_t *count);
 	/* KEY: the payload's name, NULL for the format's default */
 	int (*unwrap)(const struct wl_mds_shard *mds, const char *key,
 		      const uint8_t *rec, size_t len,
@@ -95,7 +98,8 @@ static const struct fmt_ops fmt_table[WL_FORMAT_COUNT] = {
 	[WL_FORMAT_WDS] = {
 		.row = { .name = "wds",
 			 .caps = SHARDS | WL_CAP_WALK | WL_CAP_WRITE |
-				 WL_CAP_COMPRESS,
+				 WL_CAP_COMPRESS | WL_CAP_COUNT_CACHE |
+				 WL_CAP_ESTIMATE,
 			 .layout = "WebDataset: DIR/shard-000000.tar, ...; per "
 				 "sample\n            the members KEY.jpg (the "
 				 "image) and KEY.cls (the\n            label in "
@@ -119,13 +123,16 @@ static const struct fmt_ops fmt_table[WL_FORMAT_COUNT] = {
 	[WL_FORMAT_TFRECORD] = {
 		.row = { .name = "tfrecord",
 			 .caps = SHARDS | WL_CAP_WALK | WL_CAP_WRITE |
-				 WL_CAP_BY_FRAMING,
+				 WL_CAP_BY_FRAMING | WL_CAP_SIDE_INDEX |
+				 WL_CAP_COUNT_CACHE | WL_CAP_ESTIMATE,
+			 .side_index = ".idx",
 			 .layout = "DIR/train-00000-of-000NN.tfrecord: "
 				 "tf.train.Example\n            records with "
 				 "image/encoded, image/format,\n            "
 				 "image/class/label, image/height, image/width" },
 		.scan_init = wl_tfr_scan_init, .scan_next = wl_tfr_scan_next,
-		.walk_count = wl_tfr_walk_count, .unwrap = tfr_unwrap },
+		.walk_count = wl_tfr_walk_count,
+		.side_count = wl_tfr_idx_count, .unwrap = tfr_unwrap },
 	/* token files are counted from their sizes, .idx or headers
 	 * (shardset.c), not walked */
 	[WL_FORMAT_TOKENS] = {
@@ -266,6 +273,29 @@ int wl_walk_count(enum wl_format f, wl_pread_fn pread, void *arg,
 	if (!ops->walk_count)
 		return ops->walk_absent;
 	return ops->walk_count(pread, arg, size, max_record, count, err_off);
+}
+
+int wl_side_index_count(enum wl_format f, const char *text, size_t len,
+			uint64_t shard_size, uint64_t *count)
+{
+	const struct fmt_ops *ops = fmt_ops_of(f);
+
+	*count = 0;
+	if (!ops || !ops->side_count)
+		return -ENOTSUP;
+	return ops->side_count(text, len, shard_size, count);
+}
+
+const char *wl_count_source_name(enum wl_count_source src)
+{
+	static const char *const names[WL_COUNT_SOURCES] = {
+		[WL_COUNT_INDEX] = "index",
+		[WL_COUNT_CACHE] = "cache",
+		[WL_COUNT_SCANNED] = "scanned",
+		[WL_COUNT_ESTIMATED] = "estimated",
+	};
+
+	return (unsigned)src < WL_COUNT_SOURCES ? names[src] : "?";
 }
 
 int wl_unwrap(enum wl_format f, const struct wl_mds_shard *mds,

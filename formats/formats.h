@@ -8,7 +8,9 @@
  *   - a scanner that finds record boundaries in a shard's byte stream fed
  *     in order (the reader cuts records out of large sequential reads);
  *   - a header walk that counts a shard's records with small reads at
- *     open, before any measurement (MDS takes the counts from index.json);
+ *     open, before any measurement (MDS takes the counts from index.json,
+ *     a TFRecord shard from DALI's .idx beside it where one fits; walked
+ *     counts are kept in the count cache, count_cache.c);
  *   - an unwrap that turns one record into the image's bytes and the label
  *     (run by a worker: its CPU is the sample's).
  *
@@ -61,6 +63,15 @@ enum wl_fmt_cap {
 	WL_CAP_WRITE_FILES = 1u << 12, /* its files are written by its own
 	                                  writer functions (gen's generators
 	                                  call them), not the shard writer */
+	WL_CAP_SIDE_INDEX = 1u << 13, /* a shard's count may come from an
+	                                 index file beside it (side_index:
+	                                 DALI's tfrecord2idx text) */
+	WL_CAP_COUNT_CACHE = 1u << 14, /* a walked count is worth keeping in
+	                                  the count cache (wl_count_cache) */
+	WL_CAP_ESTIMATE = 1u << 15,  /* where no exact count is needed, the
+	                                unwalked shards' counts may be
+	                                estimated from a sample of walked ones
+	                                by their bytes */
 };
 
 /* One format. */
@@ -68,6 +79,9 @@ struct wl_format_row {
 	const char *name;       /* --format's word */
 	unsigned caps;          /* enum wl_fmt_cap bits */
 	const char *index_name; /* WL_CAP_INDEX: the index file at the top */
+	const char *side_index; /* WL_CAP_SIDE_INDEX: the index file's
+	                           suffix, after the shard's name or its
+	                           stem (x.tfrecord.idx or x.idx) */
 	uint64_t max_shard_bytes; /* the writer's largest shard (MDS: 32-bit
 	                             offsets); 0: no limit */
 	const char *layout;     /* what gen writes, in words, for --help */
@@ -196,6 +210,81 @@ typedef int64_t (*wl_pread_fn)(void *arg, void *buf, size_t len,
 int wl_walk_count(enum wl_format f, wl_pread_fn pread, void *arg,
 		  uint64_t size, uint64_t max_record, uint64_t *count,
 		  uint64_t *err_off);
+
+/*
+ * Count the records of a shard of SHARD_SIZE bytes from its side index
+ * (WL_CAP_SIDE_INDEX), TEXT (LEN bytes, read whole by the caller).
+ * TFRecord: DALI's tfrecord2idx layout, one "OFFSET SIZE" line per
+ * record, each record starting where the one before ended, the last
+ * ending at SHARD_SIZE. Returns 0 with *COUNT set; -WL_EBADINDEX when
+ * the text does not parse or does not fit the shard (stale: the shard
+ * was rewritten; the caller walks the shard instead); -ENOTSUP for a
+ * format without side index.
+ */
+int wl_side_index_count(enum wl_format f, const char *text, size_t len,
+			uint64_t shard_size, uint64_t *count);
+
+/* ---- where a shard's count came from, and the count cache ---- */
+
+enum wl_count_source {
+	WL_COUNT_INDEX = 0,     /* the format's index: index.json, a side
+	                           index, a token file's .idx / size */
+	WL_COUNT_CACHE,         /* the count cache */
+	WL_COUNT_SCANNED,       /* walked or decompressed now */
+	WL_COUNT_ESTIMATED,     /* from a sample of walked shards' records
+	                           per byte */
+	WL_COUNT_SOURCES
+};
+
+/* "index", "cache", "scanned", "estimated". */
+const char *wl_count_source_name(enum wl_count_source src);
+
+/*
+ * The count cache (formats/count_cache.c): shard record counts walked
+ * before, kept OUTSIDE the dataset (the tool never writes into it), one
+ * file per dataset folder under $XDG_CACHE_HOME/feedrate/counts, else
+ * ~/.cache/feedrate/counts. An entry is keyed by the shard's path, size
+ * and mtime (ns) and the format, so a rewritten shard misses. The file is
+ * replaced atomically (a temporary file renamed over it); a corrupt or
+ * half-written file is ignored line by line, and a concurrent writer's
+ * entries are merged in at save. A shard modified within the last 2 s is
+ * not stored: its mtime may not yet tell the next write from this one
+ * (filesystem timestamps are coarse). One cache belongs to one thread.
+ */
+struct wl_count_cache;
+
+/* The cache of dataset folder ROOT (an absolute path) for format FMT
+ * ("wds", ...). DIR: the cache folder, NULL for the default above. Never
+ * fails for a missing, unreadable or corrupt file (an empty cache, with
+ * a warning); returns 0 or -ENOMEM. */
+int wl_count_cache_open(const char *root, const char *fmt, const char *dir,
+			struct wl_count_cache **out);
+
+/* The cached count of shard REL (relative to the root) of SIZE bytes
+ * modified at MTIME_NS: true with *COUNT and *RAW (the decompressed
+ * bytes, 0 when not compressed) set, false on a miss. */
+bool wl_count_cache_get(const struct wl_count_cache *c, const char *rel,
+			uint64_t size, int64_t mtime_ns, uint64_t *count,
+			uint64_t *raw);
+
+/* Remember a count walked now (in memory until save). A shard modified
+ * within the last 2 s, or REL holding a newline, is skipped. 0 or
+ * -ENOMEM. */
+int wl_count_cache_put(struct wl_count_cache *c, const char *rel,
+		       uint64_t size, int64_t mtime_ns, uint64_t count,
+		       uint64_t raw);
+
+/* Write the cache when put added an entry: 0 (or nothing to write), or
+ * -errno (read-only or full place, ...) with WHY (CAP bytes) set: the
+ * caller counts it as a warning; the counts stay good. */
+int wl_count_cache_save(struct wl_count_cache *c, char *why, size_t cap);
+
+/* Lines of the cache file that did not parse (ignored), and whether the
+ * file was unreadable. WHY (CAP) says what, "" when nothing. */
+unsigned wl_count_cache_problems(const struct wl_count_cache *c, char *why,
+				 size_t cap);
+
+void wl_count_cache_free(struct wl_count_cache *c);
 
 /* ---- a record's contents ---- */
 

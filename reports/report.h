@@ -594,6 +594,12 @@ struct rpt_info {
 	char ds_why[512];
 	uint64_t shards, records, compressed_shards, shard_bytes;
 	double count_s;
+	const char *records_source;     /* wl_count_source_name of the
+	                                   weakest source a count came from */
+	uint64_t by_source[4];          /* shards counted by index, cache,
+	                                   walk (scanned), estimate */
+	unsigned count_warnings;
+	char count_warning[320];
 	unsigned ds_nerr;
 	struct {
 		char kind[24];

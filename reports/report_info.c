@@ -295,8 +295,27 @@ static void print_dataset(FILE *f, const struct rpt_info *in)
 	kv(f, "shards", "%llu (%llu zstd-compressed), %.1f MB",
 	   (unsigned long long)in->shards,
 	   (unsigned long long)in->compressed_shards, in->shard_bytes / 1e6);
-	kv(f, "records", "%llu, counted in %.2f s",
-	   (unsigned long long)in->records, in->count_s);
+	if (in->by_source[WL_COUNT_ESTIMATED])
+		kv(f, "records", "about %llu, estimated in %.2f s: %llu of "
+		   "%llu shards by %llu walked shards' records per byte "
+		   "(`run` counts them all)", (unsigned long long)in->records,
+		   in->count_s,
+		   (unsigned long long)in->by_source[WL_COUNT_ESTIMATED],
+		   (unsigned long long)in->shards,
+		   (unsigned long long)in->by_source[WL_COUNT_SCANNED]);
+	else
+		kv(f, "records", "%llu, counted in %.2f s", (unsigned long long)
+		   in->records, in->count_s);
+	kv(f, "counted by", "index %llu, cache %llu, walk %llu, estimate "
+	   "%llu (shards)", (unsigned long long)in->by_source[WL_COUNT_INDEX],
+	   (unsigned long long)in->by_source[WL_COUNT_CACHE],
+	   (unsigned long long)in->by_source[WL_COUNT_SCANNED],
+	   (unsigned long long)in->by_source[WL_COUNT_ESTIMATED]);
+	if (in->count_warnings) {
+		t = text(in->count_warning);
+		kv(f, "count warning", "%u (e.g. %s)", in->count_warnings, t);
+		free(t);
+	}
 	for (unsigned i = 0; i < in->ds_nerr; i++) {
 		t = text(in->ds_err_kinds[i].example);
 		kv(f, "problem", "%s: %llu (e.g. %s)", in->ds_err_kinds[i].kind,
@@ -448,7 +467,7 @@ void rpt_info_print(FILE *f, const struct rpt_info *in)
 
 static json_t *dataset_json(const struct rpt_info *in)
 {
-	json_t *d, *errs;
+	json_t *d, *errs, *src;
 
 	d = json_pack("{s:s,s:s}", "format", in->format, "format_basis",
 		      in->format_why);
@@ -467,6 +486,19 @@ static json_t *dataset_json(const struct rpt_info *in)
 	json_object_set_new(d, "records",
 			    json_integer((json_int_t)in->records));
 	json_object_set_new(d, "count_s", rpt_jnum(in->count_s));
+	json_object_set_new(d, "records_source",
+			    json_string(in->records_source ?
+					in->records_source : "index"));
+	src = json_object();
+	for (int i = 0; src && i < WL_COUNT_SOURCES; i++)
+		json_object_set_new(src, wl_count_source_name(
+			(enum wl_count_source)i),
+			json_integer((json_int_t)in->by_source[i]));
+	json_object_set_new(d, "records_by_source", src);
+	json_object_set_new(d, "count_warnings",
+			    json_integer(in->count_warnings));
+	json_object_set_new(d, "count_warning", in->count_warnings ?
+			    jstr(in->count_warning) : json_null());
 	errs = json_array();
 	for (unsigned i = 0; errs && i < in->ds_nerr; i++)
 		json_array_append_new(errs, json_pack("{s:s,s:I,s:o}", "kind",
@@ -496,6 +528,12 @@ void rpt_info_fill_shards(struct rpt_info *in, const struct wl_shardset *s)
 	in->compressed_shards = s->compressed_shards;
 	in->shard_bytes = s->bytes;
 	in->count_s = s->count_s;
+	in->records_source = wl_count_source_name(s->source);
+	for (int i = 0; i < WL_COUNT_SOURCES && i < 4; i++)
+		in->by_source[i] = s->by_source[i];
+	in->count_warnings = s->count_warnings;
+	memcpy(in->count_warning, s->count_warning,
+	       sizeof(in->count_warning));
 	in->ds_nerr = s->nerr;
 	for (unsigned i = 0; i < s->nerr && i < 8; i++) {
 		memcpy(in->ds_err_kinds[i].kind, s->err[i].kind,

@@ -33,6 +33,11 @@ static void fill_dataset(struct rpt_setup *s, const struct ms_dataset *md,
 				   md->format : WL_FORMAT_FOLDER);
 	s->records = md->shards ? md->shards->total : s->files;
 	s->compressed_shards = md->shards ? md->shards->compressed_shards : 0;
+	s->records_source = md->shards ?
+		wl_count_source_name(md->shards->source) : "listing";
+	s->count_warnings = md->shards ? md->shards->count_warnings : 0;
+	s->count_warning = s->count_warnings ? md->shards->count_warning :
+			   NULL;
 }
 
 static void fill_machine(struct rpt_setup *s, const struct ms_machine *m)
@@ -193,6 +198,12 @@ static int run_keys(json_t *root, const struct rpt_setup *s)
 						      "folder"));
 	json_object_set_new(ds, "records",
 			    json_integer((json_int_t)records_of(s)));
+	json_object_set_new(ds, "records_source",
+			    json_string(nz(s->records_source)));
+	json_object_set_new(ds, "count_warnings",
+			    json_integer((json_int_t)s->count_warnings));
+	json_object_set_new(ds, "count_warning", s->count_warning ?
+			    rpt_json_path(s->count_warning) : json_null());
 	json_object_set_new(ds, "compressed_shards",
 			    json_integer((json_int_t)s->compressed_shards));
 	json_object_set_new(ds, "bytes", json_integer((json_int_t)s->bytes));

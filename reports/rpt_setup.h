@@ -37,6 +37,11 @@ struct rpt_setup {
 	uint64_t records;               /* samples per epoch (folder: files;
 	                                   shards: their records) */
 	uint64_t compressed_shards;
+	const char *records_source;     /* "index", "cache", "scanned",
+	                                   "estimated" (the weakest a shard's
+	                                   count came from); "listing": files */
+	unsigned count_warnings;        /* side index / count cache problems */
+	const char *count_warning;      /* the first, NULL none */
 	/* the storage under it */
 	const char *fs_type;            /* "ext4", "fuse.s3fs"; "" unknown */
 	const char *fs_device;          /* "name: model", "" unknown */

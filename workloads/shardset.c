@@ -3,13 +3,18 @@
  * detected (or given), the shard files listed, their records counted, and
  * the callbacks the engine's shard readers and workers use.
  *
- * Counting happens once, at open, before anything is measured: the
- * headers of an uncompressed WebDataset or TFRecord shard are walked with
- * small reads (formats.c's wl_walk_count: a read per tar member or per
- * record, whatever the sample size); MDS takes its counts from index.json
- * and reads nothing; a compressed shard has no headers to jump between,
- * so it is decompressed and scanned whole, once (its CPU time is
- * count_s). DALI's readers do the same walk when no index file is given.
+ * Counting happens once, at open, before anything is measured, from the
+ * first source that has a shard's count (count_all): the format's index
+ * (MDS index.json; a TFRecord's DALI .idx beside it; token files' .idx,
+ * headers or sizes), the count cache outside the dataset (formats/
+ * count_cache.c, keyed by path, size and mtime), else a walk: the headers
+ * of an uncompressed WebDataset or TFRecord shard walked with small reads
+ * (formats.c's wl_walk_count: a read per tar member or per record, each a
+ * round trip on an object store), a compressed shard decompressed and
+ * scanned whole, once (its CPU time is count_s). DALI's readers do the
+ * same walk when no index file is given. Clean walked counts go to the
+ * cache. With opts.estimate (info) only a sample of the shards without
+ * index or cached count is walked, the rest estimated by bytes.
  *
  * DESIGN (threads). wl_shardset_open and wl_shardset_close run on the
  * caller's thread, before and after the engine. Between them the set is
@@ -566,15 +571,88 @@ done:
 	return 0;
 }
 
+/* A warning about a count's source: A and B, joined, are what it says. */
+static void count_warn(struct wl_shardset *s, const char *a, const char *b)
+{
+	s->count_warnings++;
+	if (!s->count_warning[0])
+		snprintf(s->count_warning, sizeof(s->count_warning), "%s%s",
+			 a, b);
+}
+
+#define SIDE_INDEX_MAX (256u << 20)
+
+/* Shard ID's count from its side index (REL + suffix, else REL's stem +
+ * suffix) into *COUNT: true when one was there and fits the shard of
+ * SIZE bytes; a stale or corrupt one is a warning (the walk follows). */
+static bool side_index_count(struct wl_shardset *s, const char *rel,
+			     uint64_t size, uint64_t *count)
+{
+	const char *suffix = wl_format_row(s->format)->side_index;
+	const char *root = stg_dataset_root(s->ds), *dot, *slash;
+	char path[4096];
+
+	for (int pass = 0; pass < 2; pass++) {
+		struct stat st;
+		char *text;
+		int64_t got;
+		int fd, n, r;
+
+		dot = strrchr(rel, '.');
+		slash = strrchr(rel, '/');
+		if (pass == 1 && (!dot || (slash && dot < slash)))
+			break;
+		n = pass == 0 ? snprintf(path, sizeof(path), "%s/%s%s", root,
+					 rel, suffix) :
+			snprintf(path, sizeof(path), "%s/%.*s%s", root,
+				 (int)(dot - rel), rel, suffix);
+		if (n < 0 || (size_t)n >= sizeof(path))
+			continue;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+		    (uint64_t)st.st_size > SIDE_INDEX_MAX) {
+			close(fd);
+			continue;
+		}
+		text = malloc((size_t)st.st_size + 1);
+		got = text ? fd_pread(&fd, text, (size_t)st.st_size, 0) : -1;
+		close(fd);
+		r = got == st.st_size ?
+			wl_side_index_count(s->format, text, (size_t)got, size,
+					    count) : -WL_EBADINDEX;
+		free(text);
+		if (!r)
+			return true;
+		count_warn(s, path + strlen(root) + 1, ": a stale or corrupt "
+			   "index (it does not fit the shard); the shard is "
+			   "walked");
+	}
+	return false;
+}
+
+enum count_pass {
+	COUNT_ALL,              /* every source, the walk included */
+	COUNT_LOOKUP,           /* index and cache only: *PENDING when none */
+	COUNT_WALK,             /* the walk only (after COUNT_LOOKUP) */
+};
+
+/* Count shard ID's records (the sources in wl_shardset_open's order) into
+ * s->records[id], its source into SRC[id]. */
 static int count_shard(struct wl_shardset *s, uint64_t id, uint64_t max_rec,
-		       volatile sig_atomic_t *stop)
+		       volatile sig_atomic_t *stop,
+		       struct wl_count_cache *cc, enum count_pass pass,
+		       uint8_t *src, bool *pending)
 {
 	const char *rel = stg_dataset_relpath(s->ds, id, NULL);
 	int fd = stg_dataset_open(s->ds, id, O_RDONLY);
-	uint64_t count = 0, err_off = 0;
+	uint64_t count = 0, err_off = 0, raw = 0;
+	int64_t mtime_ns = 0;
 	struct stat st;
 	int ret;
 
+	*pending = false;
 	if (fd < 0) {
 		open_error(s, set_can(s, WL_CAP_INDEX) && fd == -ENOENT ?
 			   -WL_EMISSING : fd, rel, 0, false);
@@ -584,8 +662,18 @@ static int count_shard(struct wl_shardset *s, uint64_t id, uint64_t max_rec,
 			s->records[id] = 0;
 		return 0;
 	}
-	if (fstat(fd, &st) == 0)
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		close(fd);
+		open_error(s, ret, rel, 0, false);
+		s->records[id] = 0;
+		return 0;
+	}
+	mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000ll +
+		   st.st_mtim.tv_nsec;
+	if (pass != COUNT_WALK)
 		s->bytes += (uint64_t)st.st_size;
+	src[id] = WL_COUNT_INDEX;
 	if (set_can(s, WL_CAP_INDEX)) {        /* counted by the index */
 		close(fd);
 		return 0;
@@ -595,6 +683,29 @@ static int count_shard(struct wl_shardset *s, uint64_t id, uint64_t max_rec,
 		close(fd);
 		return ret;
 	}
+	if (pass != COUNT_WALK) {
+		if (s->side_indexes && !s->compressed[id] &&
+		    side_index_count(s, rel, (uint64_t)st.st_size, &count)) {
+			s->records[id] = count;
+			close(fd);
+			return 0;
+		}
+		src[id] = WL_COUNT_CACHE;
+		if (wl_count_cache_get(cc, rel, (uint64_t)st.st_size, mtime_ns,
+				       &count, &raw)) {
+			s->records[id] = count;
+			if (s->compressed[id])
+				s->raw_bytes[id] = raw;
+			close(fd);
+			return 0;
+		}
+		if (pass == COUNT_LOOKUP) {
+			*pending = true;
+			close(fd);
+			return 0;
+		}
+	}
+	src[id] = WL_COUNT_SCANNED;
 	if (s->compressed[id])
 		ret = count_by_scan(s, id, fd, max_rec, &count, &err_off,
 				    &s->raw_bytes[id], stop);
@@ -610,8 +721,132 @@ static int count_shard(struct wl_shardset *s, uint64_t id, uint64_t max_rec,
 		open_error(s, ret, rel, err_off, wl_fmt_err_name(ret) != NULL);
 		if (wl_fmt_err_name(ret))
 			s->records[id]++;   /* the error: a failed sample */
+	} else if (wl_count_cache_put(cc, rel, (uint64_t)st.st_size, mtime_ns,
+				      count, s->compressed[id] ?
+				      s->raw_bytes[id] : 0)) {
+		return -ENOMEM;
 	}
 	return 0;
+}
+
+/* The shards in PENDING (N of them, ids) not walked: their records (and
+ * a compressed one's decompressed bytes) from WL_COUNT_SAMPLE walked ones,
+ * spread over them, by bytes. */
+static int count_sampled(struct wl_shardset *s, const uint64_t *pending,
+			 size_t n, uint64_t max_rec,
+			 volatile sig_atomic_t *stop, struct wl_count_cache *cc,
+			 uint8_t *src)
+{
+	double recs = 0, bytes = 0, raw = 0, zbytes = 0;
+	bool walked_any = false, dummy;
+	size_t next = 0;
+
+	for (size_t k = 0; k < WL_COUNT_SAMPLE; k++) {
+		uint64_t id = pending[k * n / WL_COUNT_SAMPLE];
+		double size = (double)stg_dataset_size(s->ds, id);
+		int err = count_shard(s, id, max_rec, stop, cc, COUNT_WALK, src,
+				      &dummy);
+
+		if (err)
+			return err;
+		recs += (double)s->records[id];
+		bytes += size;
+		if (s->compressed[id]) {
+			raw += (double)s->raw_bytes[id];
+			zbytes += size;
+		}
+		walked_any = true;
+	}
+	for (size_t k = 0; k < n; k++) {
+		uint64_t id = pending[k];
+		double size = (double)stg_dataset_size(s->ds, id);
+
+		if (next < WL_COUNT_SAMPLE &&
+		    id == pending[next * n / WL_COUNT_SAMPLE]) {
+			next++;         /* walked above */
+			continue;
+		}
+		src[id] = WL_COUNT_ESTIMATED;
+		s->records[id] = walked_any && bytes > 0 ?
+			(uint64_t)(size * recs / bytes + 0.5) : 0;
+		if (!s->records[id])
+			s->records[id] = 1;
+		if (s->compressed[id])
+			s->raw_bytes[id] = zbytes > 0 ?
+				(uint64_t)(size * raw / zbytes + 0.5) : 0;
+	}
+	return 0;
+}
+
+/* Count every shard of S: lookups first, then the walks (all of them, or
+ * with ESTIMATE a sample), then the count cache saved. */
+static int count_all(struct wl_shardset *s, uint64_t max_rec,
+		     const struct wl_shardset_opts *o)
+{
+	size_t n = stg_dataset_count(s->ds), npend = 0;
+	bool sample = o->estimate && set_can(s, WL_CAP_ESTIMATE);
+	struct wl_count_cache *cc = NULL;
+	uint64_t *pending = NULL;
+	uint8_t *src = calloc(n ? n : 1, 1);
+	char why[320], root[4096];
+	int err = 0;
+
+	pending = calloc(n ? n : 1, sizeof(*pending));
+	if (!src || !pending) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (set_can(s, WL_CAP_COUNT_CACHE)) {
+		if (!realpath(stg_dataset_root(s->ds), root))
+			snprintf(root, sizeof(root), "%s",
+				 stg_dataset_root(s->ds));
+		err = wl_count_cache_open(root, wl_format_name(s->format),
+					  o->count_cache_dir, &cc);
+		if (err)
+			goto out;
+		if (wl_count_cache_problems(cc, why, sizeof(why)))
+			count_warn(s, why, "");
+	}
+	for (size_t i = 0; i < n; i++) {
+		bool pend;
+
+		err = count_shard(s, i, max_rec, o->stop, cc,
+				  cc ? COUNT_LOOKUP : COUNT_ALL, src, &pend);
+		if (!err && o->stop && *o->stop)
+			err = -EINTR;
+		if (err)
+			goto out;
+		if (pend)
+			pending[npend++] = i;
+	}
+	if (sample && npend > WL_COUNT_SAMPLE) {
+		err = count_sampled(s, pending, npend, max_rec, o->stop, cc,
+				    src);
+	} else {
+		for (size_t k = 0; !err && k < npend; k++) {
+			bool pend;
+
+			err = count_shard(s, pending[k], max_rec, o->stop, cc,
+					  COUNT_WALK, src, &pend);
+			if (!err && o->stop && *o->stop)
+				err = -EINTR;
+		}
+	}
+	if (err)
+		goto out;
+	if (wl_count_cache_save(cc, why, sizeof(why)))
+		count_warn(s, why, "");
+	s->source = WL_COUNT_INDEX;
+	for (size_t i = 0; i < n; i++) {
+		s->by_source[src[i]]++;
+		if (src[i] > s->source)
+			s->source = (enum wl_count_source)src[i];
+	}
+out:
+	wl_count_cache_free(cc);
+	free(pending);
+	free(src);
+	return err;
 }
 
 /* ---- listing ---- */
@@ -645,6 +880,11 @@ static int list_files(struct wl_shardset *s, const char *root, char *why,
 		base = base ? base + 1 : rel;
 		if (base[0] == '.')
 			continue;
+		/* side indexes are looked for only where the listing has
+		 * one: on an object store a miss costs round trips */
+		if (set_can(s, WL_CAP_SIDE_INDEX) &&
+		    ends_with(base, wl_format_row(s->format)->side_index))
+			s->side_indexes = true;
 		if (set_can(s, WL_CAP_BY_FRAMING)) {
 			int fd = stg_dataset_open(all, id, O_RDONLY);
 
@@ -958,15 +1198,9 @@ int wl_shardset_open(const char *root, enum wl_format f,
 		goto fail;
 	}
 	t0 = stg_now();
-	for (size_t i = 0; i < n; i++) {
-		err = count_shard(s, i, max_rec, o->stop);
-		if (err)
-			goto fail;
-		if (o->stop && *o->stop) {
-			err = -EINTR;
-			goto fail;
-		}
-	}
+	err = count_all(s, max_rec, o);
+	if (err)
+		goto fail;
 	s->count_s = stg_now() - t0;
 	for (size_t i = 0; i < n; i++) {
 		s->base[i] = s->total;

@@ -40,7 +40,16 @@ struct wl_shardset_opts {
 	 * member extension; NULL or "": the format's default (MDS token
 	 * datasets: "tokens", llm-foundry's column) */
 	const char *key;
+	/* no exact epoch count is needed (info): when more than
+	 * WL_COUNT_SAMPLE shards have neither index nor cached count, walk
+	 * that many, spread over the set, and estimate the others by their
+	 * bytes (formats whose row states WL_CAP_ESTIMATE) */
+	bool estimate;
+	/* the count cache's folder; NULL: wl_count_cache_open's default */
+	const char *count_cache_dir;
 };
+
+#define WL_COUNT_SAMPLE 8
 
 struct wl_shardset {
 	enum wl_format format;
@@ -54,6 +63,14 @@ struct wl_shardset {
 	uint64_t compressed_shards;
 	uint64_t bytes;                 /* the shard files' bytes */
 	double count_s;                 /* time spent counting */
+	uint64_t by_source[WL_COUNT_SOURCES]; /* shards counted each way */
+	enum wl_count_source source;    /* the weakest of them: the total's */
+	unsigned count_warnings;        /* a side index stale or corrupt, the
+	                                   count cache unreadable, corrupt or
+	                                   not written: counts stay right */
+	char count_warning[320];        /* the first */
+	bool side_indexes;              /* the listing holds side index files
+	                                   (WL_CAP_SIDE_INDEX's suffix) */
 	uint64_t max_record;            /* the scanners' bound */
 	struct wl_mds_index mds;        /* MDS: index.json */
 	uint32_t *mds_of;               /* MDS: ds id -> index shard */
@@ -87,7 +104,14 @@ int wl_format_detect(const char *root, enum wl_format *out, char *why,
 
 /*
  * Open ROOT as a dataset of format F (not FOLDER or AUTO): list its
- * shards and count their records. Problems are counted in (*OUT)->err
+ * shards and count their records. A shard's count comes, first that
+ * answers, from the format's index (MDS index.json; a TFRecord's DALI
+ * side index, x.tfrecord.idx or x.idx; a token file's .idx, header or
+ * size), from the count cache (wl_count_cache, keyed by path, size and
+ * mtime), from a walk (stored in the cache when clean), or with
+ * O->estimate from a sample of walked shards; by_source and source say
+ * which. A stale or corrupt side index or cache is a counted warning
+ * (count_warnings) and the next source is taken. Problems are counted in (*OUT)->err
  * and the open goes on; a shard whose walk stops at an error holds the
  * records before it plus one for the error (read as a failed sample each
  * epoch). Returns 0, -ENODATA (no shard), -EINTR (stopped), or -errno /
