@@ -154,6 +154,7 @@ struct snap {
 	uint64_t busy, wait, decode, resize, other, decomp;
 	uint64_t staged, path_n[LDR_PATHS_MAX];
 	uint64_t probed_reads, probed_bytes, probed_hit, probe_errors;
+	uint64_t moved;
 	uint64_t compute, gwait;        /* summed over GPUs */
 	uint64_t *gpu_compute, *gpu_wait;
 };
@@ -203,6 +204,7 @@ static void snap_take(struct ldr_engine *e, struct snap *s, bool cpu)
 
 		s->read_bytes += ldr_ctr_get(&rc->bytes);
 		s->dec_bytes += ldr_ctr_get(&rc->dec_bytes);
+		s->moved += ldr_ctr_get(&rc->moved);
 		s->probed_reads += ldr_ctr_get(&rc->probed_reads);
 		s->probed_bytes += ldr_ctr_get(&rc->probed_bytes);
 		s->probed_hit += ldr_ctr_get(&rc->probed_hit);
@@ -829,6 +831,7 @@ static void fill_result(struct ldr_engine *e, const struct snap *a,
 	res->decompressed_bytes = (b->dec_bytes - a->dec_bytes) +
 				  res->steps.decompressed_bytes;
 	res->probed_reads = b->probed_reads - a->probed_reads;
+	res->records_moved = b->moved - a->moved;
 	res->probed_bytes = b->probed_bytes - a->probed_bytes;
 	res->probed_hit_bytes = b->probed_hit - a->probed_hit;
 	res->probe_errors = b->probe_errors - a->probe_errors;

@@ -58,15 +58,28 @@ struct ldr_item {
 	bool staged;            /* DATA lies in its batch's staging area */
 };
 
-/* A record buffer of a shard reader's pool (shard_stage.c). */
+/*
+ * A retained block of a shard reader's pool (shard_stage.c): a segment of
+ * the reader's window that records point into (SEG), or a record's own
+ * buffer (a record moved out of a segment the reader needs back). REFS:
+ * the reader's own reference to its current segment plus one per record
+ * that points into it; the last release puts it back on its pool's free
+ * list. Only the reader thread writes DATA's bytes and the other fields,
+ * and only while it is off the free list and REFS counts no record.
+ */
 struct ldr_rec {
 	struct ldr_rec_pool *pool;
 	struct ldr_rec *next;
 	uint8_t *data;
 	size_t cap;
+	_Atomic unsigned refs;
+	bool seg;
+	uint64_t stamp;         /* seg: when the reader took it (its order) */
+	size_t used;            /* seg: bytes written, largest since taken */
 };
 
-/* Give an item's buffer back, whichever kind it has. Any thread. */
+/* Drop one reference to REC (NULL ok); the last puts it back on its
+ * reader's free list and wakes the reader. Any thread. */
 void ldr_rec_release(struct ldr_rec *rec);
 
 static inline void ldr_item_release(const struct ldr_item *it)
@@ -148,6 +161,8 @@ struct ldr_reader_ctx {
 	int fatal;                      /* mid-run error, read after join */
 	ldr_ctr bytes, files;
 	ldr_ctr dec_bytes;              /* shards: bytes decompressed */
+	ldr_ctr moved;                  /* shards: records moved out of a
+	                                   segment the reader needed back */
 	ldr_ctr probed_reads, probed_bytes, probed_hit, probe_errors;
 	_Atomic unsigned pending;       /* reads in flight, for sampling */
 	struct stg_histo read_lat;      /* window only; read after join */

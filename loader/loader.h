@@ -276,6 +276,9 @@ struct ldr_shards {
 	                                   STG_STREAM_DEPTH_DEFAULT */
 	unsigned shuffle_buffer;        /* per reader; 0 = default; 1 = none */
 	uint64_t max_record;            /* the scanner's bound: the window */
+	unsigned blocks;                /* retained blocks (window segments)
+	                                   per reader; 0 = planned from the
+	                                   records held (tests: a few) */
 };
 
 /*
@@ -502,6 +505,9 @@ struct ldr_result {
 	struct stg_histo sample_lat;  /* read submit -> transform done, ns */
 	struct stg_histo read_lat;    /* the reader's completion latency, ns */
 
+	uint64_t records_moved; /* shards: records copied out of a retained
+	                           block the reader needed back (the rest
+	                           reach the workers where they were read) */
 	uint64_t probed_reads;  /* reads probed for residency */
 	uint64_t probed_bytes;
 	uint64_t probed_hit_bytes; /* bytes resident before the read */

@@ -12,8 +12,10 @@
  * --read-size blocks (storage's stg_stream: several in flight through
  * io_uring), runs them through the decompressor when the shard is
  * compressed, into a window from which the format's scanner cuts records.
- * Each record is copied into a buffer of the reader's pool and put in the
- * reader's shuffle buffer. When that is full (or the reader has no shard
+ * A record is not copied out of the window: the window lies in a
+ * retained block (a segment of the reader's pool, see "Retained blocks"
+ * below) and the record put in the reader's shuffle buffer, then handed
+ * to a worker, points into it. When that is full (or the reader has no shard
  * left) it gives out a record drawn at random: it takes the next position
  * from the engine's cursor, waits until the position's batch slot is free
  * (as the file reader does) and pushes the record to the workers. A
@@ -28,11 +30,38 @@
  * the rank's shards is read once per epoch (once across the ranks). A
  * record is digested for its epoch when it takes its position.
  *
- * Memory: the window (up to max_record + a block, touched as used), the
- * stream's blocks and the pool's record buffers: shuffle_buffer + work
- * queue + workers + 2 of them, each grown to the largest record it held
- * and then reused. Workers give buffers back from their threads, under
- * the pool's lock.
+ * A truncated or corrupt record, or a shard that vanished (its open
+ * fails), ends the shard's walk: the records it still owes go out as
+ * failed samples with the scanner's (or the open's) code, counted and
+ * reported by the engine; no record points at bytes past the error.
+ *
+ * Retained blocks: the pool holds NSEG segments of SEG_HARD bytes
+ * (max_record + a block, reserved) of which SEG_SOFT are used in the
+ * common case. The reader's window is a range of its current segment;
+ * stream bytes are copied (or decompressed) once, to the window's end,
+ * and the window's start only moves forward (no memmove). A record is
+ * [data, data + len) inside the segment, which counts it in its REFS
+ * (atomic); the reader holds one more reference to its current segment.
+ * When the next block does not fit under SEG_SOFT, the reader takes a
+ * free segment, copies the window's kept tail (a partial record) to its
+ * start and drops its reference to the old one. Whoever drops the last
+ * reference (a worker after its transform, the queue's drain at the end,
+ * the reader) puts the segment back on the free list under the pool's
+ * lock; only the reader takes segments off it, so a segment is written
+ * only while no record points into it. The reader writes only past its
+ * window's end, never below a record it gave out. With no segment free,
+ * the reader moves the records of its shuffle buffer that point into the
+ * oldest segment to buffers of their own (counted: records_moved) and
+ * waits, in 10 ms steps that look at the stop flag, for the workers to
+ * release the rest of it (they do within a sample's time: the queue and
+ * the workers hold no more than they can process). A compressed shard
+ * whose frame says its size and fits a segment is decompressed into one
+ * segment from its start, unmoved (one write of its bytes).
+ *
+ * Memory: the segments (NSEG x SEG_SOFT touched, more for a record or a
+ * decompressed shard over SEG_SOFT, of which LDR_SHARD_KEEP stays
+ * touched), the stream's blocks, and moved records' buffers (rare:
+ * mapped when first needed, each sized to its record).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -42,24 +71,28 @@
 #include "engine_internal.h"
 #include "stg_mix.h"
 
-/* The window reserved when some shards are compressed: the largest
- * decompressed shard read in one piece (larger ones are read through a
- * moving window, one copy more). */
-#define LDR_SHARD_ZWINDOW ((size_t)4 << 30)
-/* Window bytes a reader keeps touched between shards. */
+/* Segment bytes used before the reader moves to the next segment: at
+ * least 8 MiB and 4 blocks, so that the tail copied at a switch (one
+ * partial record) is a small share of the bytes. */
+#define LDR_SEG_SOFT_MIN ((size_t)8 << 20)
+/* Segment bytes over SEG_SOFT a reader keeps touched, all segments
+ * together (large records, compressed shards decompressed whole). */
 #define LDR_SHARD_KEEP ((size_t)256 << 20)
+#define LDR_SEG_MAX 4096u
 
 struct ldr_rec_pool {
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
-	struct ldr_rec *free;
-	struct ldr_rec *all;
-	unsigned n;
+	struct ldr_rec *free;           /* records' own buffers */
+	struct ldr_rec *free_seg;       /* segments */
+	struct ldr_rec *all;            /* N buffers, then NSEG segments */
+	unsigned n, nseg;
 };
 
 /* A record in the shuffle buffer (REC NULL: a failed one). */
 struct held {
 	struct ldr_rec *rec;
+	const uint8_t *data;
 	uint64_t len, id, off, epoch;
 	uint32_t shard;
 	int result;
@@ -85,12 +118,18 @@ struct shard_rd {
 	const uint8_t *blk;             /* compressed: the block being fed */
 	size_t blk_len, blk_pos;
 
+	struct ldr_rec *cur;            /* the segment the window lies in */
 	uint8_t *win;                   /* the window: stream bytes */
-	size_t win_cap, win_len;        /* [win_base, win_base + win_len) */
+	size_t win_cap, win_len;        /* [win_base, win_base + win_len);
+	                                   WIN_CAP: up to CUR's end */
 	uint64_t win_base;
+	size_t seg_soft;                /* see the DESIGN comment */
+	size_t block;                   /* the stream's block size */
+	uint64_t seg_stamp;             /* segments taken */
+	size_t over;                    /* segment bytes touched past
+	                                   SEG_SOFT, all segments */
 
 	unsigned depth;                 /* the stream's reads in flight */
-	size_t touched;                 /* window bytes used, largest */
 	struct held *buf;               /* the shuffle buffer */
 	unsigned nbuf, cap;
 	uint64_t rng;
@@ -99,48 +138,64 @@ struct shard_rd {
 /* ---- the record pool ---- */
 
 /*
- * A record buffer: pages of its own (mmap), resized with mremap, so the
+ * A buffer of pages of its own (mmap), resized with mremap, so the
  * memory held is exactly the buffers' sizes (a malloc arena kept the
  * pages of records long given back: its heap only grew, epoch after
- * epoch). Touched now (MAP_POPULATE). NULL when refused.
+ * epoch). POPULATE: touched now. NULL when refused.
  */
-static uint8_t *rec_map(size_t cap)
+static uint8_t *rec_map(size_t cap, bool populate)
 {
 	void *d = mmap(NULL, cap, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		       MAP_PRIVATE | MAP_ANONYMOUS |
+		       (populate ? MAP_POPULATE : MAP_NORESERVE), -1, 0);
 
 	return d == MAP_FAILED ? NULL : d;
 }
 
 /*
- * N record buffers of CAP bytes each, written once now: a reader's
- * buffers are touched before the run starts, not one page fault at a time
- * on its hot path (a buffer grows later only for a record over CAP).
+ * N record buffers (mapped when first needed) and NSEG segments of
+ * SEG_CAP bytes each, reserved, their first SOFT bytes touched now: a
+ * reader's segments are faulted in before the run starts, not one page
+ * at a time on its hot path.
  */
-static int pool_create(unsigned n, size_t cap, struct ldr_rec_pool **out)
+static int pool_create(unsigned n, unsigned nseg, size_t seg_cap,
+		       size_t soft, struct ldr_rec_pool **out)
 {
 	struct ldr_rec_pool *p = calloc(1, sizeof(*p));
 
 	*out = NULL;
 	if (!p)
 		return -ENOMEM;
-	p->all = calloc(n, sizeof(*p->all));
+	p->all = calloc(n + nseg, sizeof(*p->all));
 	if (!p->all) {
 		free(p);
 		return -ENOMEM;
 	}
-	p->n = n;
-	for (unsigned i = 0; i < n; i++) {
-		p->all[i].pool = p;
-		p->all[i].next = p->free;
-		p->free = &p->all[i];
-		p->all[i].data = cap ? rec_map(cap) : NULL;
-		if (p->all[i].data)
-			p->all[i].cap = cap;
-	}
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cv, NULL);
+	p->n = n + nseg;
+	p->nseg = nseg;
 	*out = p;
+	for (unsigned i = 0; i < n + nseg; i++) {
+		struct ldr_rec *r = &p->all[i];
+
+		r->pool = p;
+		atomic_init(&r->refs, 0);
+		if (i < n) {
+			r->next = p->free;
+			p->free = r;
+			continue;
+		}
+		r->data = rec_map(seg_cap, false);
+		if (!r->data)
+			return -ENOMEM;
+		r->cap = seg_cap;
+		r->seg = true;
+		r->next = p->free_seg;
+		p->free_seg = r;
+		/* touched now (best effort: the kernel may not know it) */
+		(void)madvise(r->data, soft, 23 /* MADV_POPULATE_WRITE */);
+	}
 	return 0;
 }
 
@@ -163,10 +218,20 @@ void ldr_rec_release(struct ldr_rec *rec)
 
 	if (!rec)
 		return;
+	/* acq_rel: every holder's reads of the bytes come before the one
+	 * that puts the block back, hence before the reader rewrites it */
+	if (atomic_fetch_sub_explicit(&rec->refs, 1,
+				      memory_order_acq_rel) != 1)
+		return;
 	p = rec->pool;
 	pthread_mutex_lock(&p->lock);
-	rec->next = p->free;
-	p->free = rec;
+	if (rec->seg) {
+		rec->next = p->free_seg;
+		p->free_seg = rec;
+	} else {
+		rec->next = p->free;
+		p->free = rec;
+	}
 	pthread_cond_signal(&p->cv);
 	pthread_mutex_unlock(&p->lock);
 }
@@ -176,45 +241,56 @@ static size_t round16k(size_t n)
 	return (n + 16383) & ~(size_t)16383;
 }
 
-/* A free buffer of at least LEN bytes, or NULL when the run stops. */
+/* Wait up to 10 ms on the pool's condition; the caller holds its lock. */
+static void pool_wait(struct ldr_rec_pool *p)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += 10000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	pthread_cond_timedwait(&p->cv, &p->lock, &ts);
+}
+
+/* A free record buffer of at least LEN bytes, or NULL when the run
+ * stops or the memory is refused. */
 static struct ldr_rec *pool_get(struct shard_rd *r, size_t len)
 {
 	struct ldr_rec_pool *p = r->rc->pool;
 	struct ldr_rec *rec = NULL;
 
 	pthread_mutex_lock(&p->lock);
-	while (!p->free && !ldr_stopping(r->e)) {
-		struct timespec ts;
-
-		/* the pool is sized so that this wait is short: a worker
-		 * gives a buffer back within a sample's time */
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 10000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
-		pthread_cond_timedwait(&p->cv, &p->lock, &ts);
-	}
+	/* the pool is sized so that this wait is short: a worker gives a
+	 * buffer back within a sample's time */
+	while (!p->free && !ldr_stopping(r->e))
+		pool_wait(p);
 	if (p->free) {
 		rec = p->free;
 		p->free = rec->next;
 	}
 	pthread_mutex_unlock(&p->lock);
+	if (!rec)
+		return NULL;
+	atomic_store_explicit(&rec->refs, 1, memory_order_relaxed);
 	/* a buffer is sized to its record (16 KiB steps, 25 % + 64 KiB of
-	 * slack): the memory held is the records held, the same in every
-	 * epoch, so a memory cgroup sized on the fill epoch holds the run
-	 * (buffers kept at their largest record would creep towards the
-	 * pool times the largest record) */
-	if (rec && (rec->cap < len ||
-		    rec->cap > round16k(len) + round16k(len) / 4 + 65536)) {
+	 * slack): the memory held is the records held */
+	if (rec->cap < len ||
+	    rec->cap > round16k(len) + round16k(len) / 4 + 65536) {
 		size_t cap = round16k(len);
 		uint8_t *d = rec->data ? mremap(rec->data, rec->cap, cap,
-						MREMAP_MAYMOVE) : rec_map(cap);
+						MREMAP_MAYMOVE) :
+			     rec_map(cap, true);
 
 		if (d == MAP_FAILED)
 			d = NULL;
 		if (!d) {
+			if (rec->data)
+				munmap(rec->data, rec->cap);
+			rec->data = NULL;
+			rec->cap = 0;
 			ldr_rec_release(rec);
 			return NULL;
 		}
@@ -222,6 +298,150 @@ static struct ldr_rec *pool_get(struct shard_rd *r, size_t len)
 		rec->cap = cap;
 	}
 	return rec;
+}
+
+/*
+ * Move the records of the shuffle buffer that point into segment SEG to
+ * buffers of their own, so that SEG comes free once the workers release
+ * theirs. A record for which no buffer can be had becomes a failed one
+ * (-ENOMEM). false when the run stops.
+ */
+static bool seg_evacuate(struct shard_rd *r, struct ldr_rec *seg)
+{
+	for (unsigned i = 0; i < r->nbuf; i++) {
+		struct held *h = &r->buf[i];
+		struct ldr_rec *nb;
+
+		if (h->rec != seg)
+			continue;
+		nb = pool_get(r, h->len);
+		if (!nb && ldr_stopping(r->e))
+			return false;
+		if (nb) {
+			memcpy(nb->data, h->data, h->len);
+			ldr_ctr_add(&r->rc->moved, 1);
+		} else {
+			h->result = -ENOMEM;
+			h->len = 0;
+		}
+		h->rec = nb;
+		h->data = nb ? nb->data : NULL;
+		ldr_rec_release(seg);
+	}
+	return true;
+}
+
+/* The oldest segment some record points into, other than the current. */
+static struct ldr_rec *seg_oldest(struct shard_rd *r)
+{
+	struct ldr_rec_pool *p = r->rc->pool;
+	struct ldr_rec *best = NULL;
+
+	for (unsigned i = p->n - p->nseg; i < p->n; i++) {
+		struct ldr_rec *s = &p->all[i];
+
+		if (s == r->cur || !atomic_load_explicit(&s->refs,
+							 memory_order_relaxed))
+			continue;
+		if (!best || s->stamp < best->stamp)
+			best = s;
+	}
+	return best;
+}
+
+/*
+ * A free segment, with the reader's reference: off the free list, else
+ * the oldest one in use once its records in the shuffle buffer are moved
+ * out and the workers have released the others. NULL when the run stops.
+ */
+static struct ldr_rec *seg_take(struct shard_rd *r)
+{
+	struct ldr_rec_pool *p = r->rc->pool;
+	struct ldr_rec *s = NULL;
+	bool moved = false;
+
+	for (;;) {
+		pthread_mutex_lock(&p->lock);
+		if (moved && !p->free_seg && !ldr_stopping(r->e))
+			pool_wait(p);
+		s = p->free_seg;
+		if (s)
+			p->free_seg = s->next;
+		pthread_mutex_unlock(&p->lock);
+		if (s)
+			break;
+		if (ldr_stopping(r->e))
+			return NULL;
+		if (!moved) {
+			struct ldr_rec *old = seg_oldest(r);
+
+			if (old && !seg_evacuate(r, old))
+				return NULL;
+			moved = true;
+		}
+	}
+	/* pages past SEG_SOFT (a large record, a shard decompressed whole)
+	 * go back once the reader keeps more than LDR_SHARD_KEEP of them */
+	if (s->used > r->seg_soft && r->over > LDR_SHARD_KEEP) {
+		madvise(s->data + r->seg_soft, s->used - r->seg_soft,
+			MADV_DONTNEED);
+		r->over -= s->used - r->seg_soft;
+		s->used = r->seg_soft;
+	}
+	atomic_store_explicit(&s->refs, 1, memory_order_relaxed);
+	s->stamp = ++r->seg_stamp;
+	return s;
+}
+
+/* The window's end moved: note the segment bytes touched. */
+static void seg_note(struct shard_rd *r)
+{
+	size_t end = (size_t)(r->win - r->cur->data) + r->win_len;
+
+	if (end <= r->cur->used)
+		return;
+	if (end > r->seg_soft)
+		r->over += end - (r->cur->used > r->seg_soft ?
+				  r->cur->used : r->seg_soft);
+	r->cur->used = end;
+}
+
+/* Move the window (its kept bytes) to the start of a free segment.
+ * 0, or -ECANCELED when the run stops. */
+static int seg_switch(struct shard_rd *r)
+{
+	struct ldr_rec *n = seg_take(r);
+
+	if (!n)
+		return -ECANCELED;
+	if (r->win_len)
+		memcpy(n->data, r->win, r->win_len);
+	ldr_rec_release(r->cur);
+	r->cur = n;
+	r->win = n->data;
+	r->win_cap = n->cap;
+	seg_note(r);
+	return 0;
+}
+
+/*
+ * Room for NEED more bytes at the window's end: in place under SEG_SOFT,
+ * or past it while the kept bytes are large (a long record: moving it
+ * would cost more than it saves), else in a fresh segment. 0, the
+ * format's truncated code when the window cannot hold them at all (a
+ * record over max_record), or -ECANCELED when the run stops.
+ */
+static int seg_room(struct shard_rd *r, size_t need)
+{
+	size_t off = (size_t)(r->win - r->cur->data);
+
+	if (off + r->win_len + need <= r->seg_soft)
+		return 0;
+	if (r->win_len + need > r->cur->cap)
+		return r->ops->truncated_err;   /* over max_record */
+	if (r->win_len <= r->seg_soft / 2 || need > r->win_cap - r->win_len)
+		return seg_switch(r);
+	return 0;
 }
 
 /* ---- giving records out ---- */
@@ -264,7 +484,7 @@ static bool give_one(struct shard_rd *r)
 	memset(&it, 0, sizeof(it));
 	it.pos = p;
 	it.rec = h.rec;
-	it.data = h.rec ? h.rec->data : NULL;
+	it.data = h.data;
 	it.len = h.len;
 	it.result = h.result;
 	it.shard = h.shard;
@@ -276,13 +496,15 @@ static bool give_one(struct shard_rd *r)
 	return true;
 }
 
-/* Hold one record (REC NULL with RESULT: a failed one) of the shard. */
-static void hold(struct shard_rd *r, struct ldr_rec *rec, uint64_t len,
-		 uint64_t off, int result)
+/* Hold one record (REC NULL with RESULT: a failed one) of the shard:
+ * [DATA, DATA + LEN) inside REC, whose reference it takes over. */
+static void hold(struct shard_rd *r, struct ldr_rec *rec,
+		 const uint8_t *data, uint64_t len, uint64_t off, int result)
 {
 	struct held *h = &r->buf[r->nbuf++];
 
 	h->rec = rec;
+	h->data = data;
 	h->len = len;
 	h->off = off;
 	h->result = result;
@@ -316,6 +538,10 @@ static bool shard_claim(struct shard_rd *r)
 	r->fail = 0;
 	r->fail_off = 0;
 	r->eof = false;
+	/* the last shard's bytes stay put (records may point into them):
+	 * this one's window starts past them */
+	r->win += r->win_len;
+	r->win_cap -= r->win_len;
 	r->win_len = 0;
 	r->win_base = 0;
 	r->blk = NULL;
@@ -340,20 +566,20 @@ static bool shard_claim(struct shard_rd *r)
 	}
 	atomic_store_explicit(&rc->pending, r->depth, memory_order_relaxed);
 	r->ops->scan_init(r->ops->arg, r->scan, r->shard);
+	/* a compressed shard starts a segment: decompressed whole into it
+	 * from its start when its frame says it fits */
+	if (r->compressed && r->win != r->cur->data) {
+		err = seg_switch(r);
+		if (err) {
+			r->fail = err;
+			r->eof = true;
+		}
+	}
 	return true;
 }
 
 static void shard_close(struct shard_rd *r)
 {
-	/* a shard decompressed whole past LDR_SHARD_KEEP gives those pages
-	 * back: smaller ones keep them for the next shard (no new faults) */
-	if (r->win_len > r->touched)
-		r->touched = r->win_len;
-	if (r->touched > LDR_SHARD_KEEP) {
-		madvise(r->win + LDR_SHARD_KEEP, r->touched - LDR_SHARD_KEEP,
-			MADV_DONTNEED);
-		r->touched = LDR_SHARD_KEEP;
-	}
 	stg_stream_close(r->rc->st);
 	atomic_store_explicit(&r->rc->pending, 0, memory_order_relaxed);
 	r->open = false;
@@ -393,8 +619,9 @@ static int fill(struct shard_rd *r, uint64_t keep_from)
 
 	if (drop > r->win_len)
 		drop = r->win_len;
-	if (drop && !r->stable) {
-		memmove(r->win, r->win + drop, r->win_len - drop);
+	if (drop && !r->stable) {       /* records before it stay put */
+		r->win += drop;
+		r->win_cap -= drop;
 		r->win_len -= drop;
 		r->win_base += drop;
 	}
@@ -404,19 +631,21 @@ static int fill(struct shard_rd *r, uint64_t keep_from)
 			r->eof = ret == 0;
 			return ret;
 		}
-		if (len > r->win_cap - r->win_len)
-			return r->ops->truncated_err;   /* over max_record */
+		ret = seg_room(r, len);
+		if (ret)
+			return ret;
 		memcpy(r->win + r->win_len, data, len);
 		r->win_len += len;
+		seg_note(r);
 		return 0;
 	}
 	/* compressed: decompress into the window's free tail; a stream
-	 * that says its size and fits is decompressed into the window from
+	 * that says its size and fits is decompressed into the segment from
 	 * its start, never moved (one copy fewer) */
 	if (r->win_len == r->win_cap)
 		return r->ops->truncated_err;   /* over max_record */
-	while (r->win_len < r->win_cap) {
-		size_t out = r->win_len;
+	for (;;) {
+		size_t out, lim = r->win_cap;
 		bool first = !r->blk;
 
 		if (r->blk_pos == r->blk_len) {
@@ -435,18 +664,31 @@ static int fill(struct shard_rd *r, uint64_t keep_from)
 					r->sh->raw_bytes[r->shard] : 0,
 					r->win_cap) == 1;
 		}
+		if (!r->stable) {
+			size_t off;
+
+			ret = seg_room(r, r->block);
+			if (ret)
+				return ret;
+			off = (size_t)(r->win - r->cur->data);
+			lim = off + r->win_len + r->block <= r->seg_soft ?
+			      r->seg_soft - off : r->win_len + r->block;
+		}
+		out = r->win_len;
 		ret = r->ops->dec_run(r->dec, r->blk, r->blk_len, &r->blk_pos,
-				      r->win, r->win_cap, &out);
+				      r->win, lim, &out);
 		if (out > r->win_len)
 			ldr_ctr_add(&r->rc->dec_bytes, out - r->win_len);
 		if (ret)
 			return ret;
 		if (out > r->win_len) {
 			r->win_len = out;
+			seg_note(r);
 			return 0;
 		}
+		if (r->win_len == lim && r->stable)
+			return r->ops->truncated_err;
 	}
-	return 0;
 }
 
 /* Cut the shard's next record into the shuffle buffer, or settle what it
@@ -454,7 +696,6 @@ static int fill(struct shard_rd *r, uint64_t keep_from)
 static bool shard_step(struct shard_rd *r)
 {
 	uint64_t off = 0, len = 0, keep = 0, err_off = 0;
-	struct ldr_rec *rec;
 	int ret;
 
 	if (r->given >= r->want && (r->fail || r->eof)) {
@@ -462,7 +703,7 @@ static bool shard_step(struct shard_rd *r)
 		return true;
 	}
 	if (r->fail) {
-		hold(r, NULL, 0, r->fail_off, r->fail);
+		hold(r, NULL, NULL, 0, r->fail_off, r->fail);
 		return true;
 	}
 	ret = r->ops->scan_next(r->scan, r->win, r->win_base, r->win_len,
@@ -470,16 +711,10 @@ static bool shard_step(struct shard_rd *r)
 	if (ret == 1) {
 		if (r->given >= r->want)
 			return true;    /* past the count: dropped */
-		rec = pool_get(r, len);
-		if (!rec && ldr_stopping(r->e))
-			return false;
-		if (!rec) {     /* no memory for it: a failed record, so
-		                   that the epoch still fills */
-			hold(r, NULL, 0, off, -ENOMEM);
-			return true;
-		}
-		memcpy(rec->data, r->win + (off - r->win_base), len);
-		hold(r, rec, len, off, 0);
+		/* the record stays where it lies: it holds the segment */
+		atomic_fetch_add_explicit(&r->cur->refs, 1,
+					  memory_order_relaxed);
+		hold(r, r->cur, r->win + (off - r->win_base), len, off, 0);
 		return true;
 	}
 	if (ret < 0) {
@@ -543,11 +778,10 @@ static unsigned shuffle_cap(const struct ldr_shards *sh, uint64_t total,
 	return (unsigned)cap;
 }
 
-/* A record buffer's first size: 1.25 x the mean record (the shards'
- * bytes over their records; decompressed bytes where known), in 16 KiB
- * steps, at most 4 MiB (a larger record grows its buffer). */
-static size_t rec_cap0(const struct stg_dataset *ds,
-		       const struct ldr_shards *sh)
+/* 1.25 x the mean record (the shards' bytes over their records;
+ * decompressed bytes where known), 0 when unknown. */
+static uint64_t rec_mean(const struct stg_dataset *ds,
+			 const struct ldr_shards *sh)
 {
 	uint64_t bytes = 0, n = stg_dataset_count(ds), mean;
 
@@ -562,9 +796,56 @@ static size_t rec_cap0(const struct stg_dataset *ds,
 	if (!sh->total || !bytes)
 		return 0;
 	mean = bytes / sh->total;
-	mean += mean / 4;
-	mean = (mean + 16383) & ~(uint64_t)16383;
-	return mean > (4u << 20) ? 4u << 20 : (size_t)mean;
+	return mean + mean / 4;
+}
+
+struct seg_plan {
+	size_t soft, hard, big;
+	unsigned n;
+};
+
+/*
+ * A reader's segments: HARD bytes each (max_record + a block, the
+ * window's bound; the largest compressed shard of the files IDS (NIDS;
+ * NULL: all), up to 4 GiB, decompressed whole), SOFT of them used in the
+ * common case, N of them: twice the bytes of the HELD records a reader
+ * can have out at once (its shuffle buffer, the work queue, the workers),
+ * so that the oldest segment is seldom still held when the reader needs
+ * it (sh->blocks, when set, instead).
+ */
+static void seg_plan(const struct ldr_shards *sh, const struct stg_dataset *ds,
+		     const uint64_t *ids, uint64_t nids, uint64_t held,
+		     struct seg_plan *pl)
+{
+	const size_t block = sh->read_size ? sh->read_size :
+			     STG_STREAM_BLOCK_DEFAULT;
+	uint64_t mean = rec_mean(ds, sh), n;
+
+	pl->hard = (size_t)(sh->max_record ? sh->max_record :
+			    STG_DEFAULT_BLOCK_SIZE) + block;
+	pl->soft = 4 * block > LDR_SEG_SOFT_MIN ? 4 * block :
+		   LDR_SEG_SOFT_MIN;
+	if (pl->soft > pl->hard)
+		pl->soft = pl->hard;
+	pl->big = 0;
+	for (uint64_t i = 0; sh->compressed && sh->raw_bytes && i < nids;
+	     i++) {
+		uint64_t id = ids ? ids[i] : i;
+
+		if (sh->compressed[id] && sh->raw_bytes[id] > pl->big)
+			pl->big = sh->raw_bytes[id];
+	}
+	if (pl->big > ((uint64_t)4 << 30))
+		pl->big = (uint64_t)4 << 30;
+	if (pl->big > pl->hard)
+		pl->hard = pl->big;
+	pl->hard = (pl->hard + 4095) & ~(size_t)4095;
+	if (!mean)
+		mean = 256u << 10;
+	n = (2 * held * mean + pl->soft - 1) / pl->soft + 3;
+	if (sh->blocks)
+		n = sh->blocks < 3 ? 3 : sh->blocks;
+	pl->n = n > LDR_SEG_MAX ? LDR_SEG_MAX : (unsigned)n;
 }
 
 static int shard_setup(struct shard_rd *r, struct ldr_reader_ctx *rc)
@@ -579,6 +860,7 @@ static int shard_setup(struct shard_rd *r, struct ldr_reader_ctx *rc)
 	};
 	uint64_t *base, nfiles;
 	unsigned qcap = e->q.cap;
+	struct seg_plan pl;
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -603,35 +885,6 @@ static int shard_setup(struct shard_rd *r, struct ldr_reader_ctx *rc)
 	for (uint64_t i = 1; i < nfiles; i++)
 		base[i] = base[i - 1] + sh->records[i - 1];
 	r->base = base;
-	r->win_cap = (size_t)(sh->max_record ? sh->max_record :
-			      STG_DEFAULT_BLOCK_SIZE) +
-		     (sh->read_size ? sh->read_size : STG_STREAM_BLOCK_DEFAULT);
-	/* compressed shards are decompressed whole into the window (as the
-	 * MDS library decompresses a shard whole): room for large ones,
-	 * reserved only; pages are touched as far as the largest shard */
-	for (uint64_t i = 0; sh->compressed && i < r->nshards; i++)
-		if (sh->compressed[e->rank_shards[i]]) {
-			if (r->win_cap < LDR_SHARD_ZWINDOW)
-				r->win_cap = LDR_SHARD_ZWINDOW;
-			break;
-		}
-	/* reserved, touched only as far as the longest record goes */
-	r->win = mmap(NULL, r->win_cap, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (r->win == MAP_FAILED && r->win_cap == LDR_SHARD_ZWINDOW) {
-		/* strict overcommit: the moving window alone */
-		r->win_cap = (size_t)(sh->max_record ? sh->max_record :
-				      STG_DEFAULT_BLOCK_SIZE) +
-			     (sh->read_size ? sh->read_size :
-			      STG_STREAM_BLOCK_DEFAULT);
-		r->win = mmap(NULL, r->win_cap, PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
-			      0);
-	}
-	if (r->win == MAP_FAILED) {
-		r->win = NULL;
-		return -ENOMEM;
-	}
 	if (r->ops->dec_create) {
 		err = r->ops->dec_create(r->ops->arg, &r->dec);
 		if (err)
@@ -647,8 +900,30 @@ static int shard_setup(struct shard_rd *r, struct ldr_reader_ctx *rc)
 		r->depth = ss.backend == STG_BACKEND_PSYNC ? 1 : sh->read_depth ?
 			   sh->read_depth : STG_STREAM_DEPTH_DEFAULT;
 	}
-	return pool_create(r->cap + qcap + e->workers + 2,
-			   rec_cap0(e->ds, sh), &rc->pool);
+	seg_plan(sh, e->ds, e->rank_shards, r->nshards,
+		 (uint64_t)r->cap + qcap + e->workers + 2, &pl);
+	r->seg_soft = pl.soft;
+	r->block = sh->read_size ? sh->read_size : STG_STREAM_BLOCK_DEFAULT;
+	err = pool_create(r->cap + qcap + e->workers + 2, pl.n, pl.hard,
+			  pl.soft, &rc->pool);
+	if (err == -ENOMEM && pl.big > pl.soft) {
+		/* strict overcommit: no room reserved for whole shards (they
+		 * are read through the moving window, one copy more) */
+		ldr_rec_pool_free(rc->pool);
+		rc->pool = NULL;
+		pl.hard = (size_t)(sh->max_record ? sh->max_record :
+				   STG_DEFAULT_BLOCK_SIZE) + r->block;
+		err = pool_create(r->cap + qcap + e->workers + 2, pl.n,
+				  pl.hard, pl.soft, &rc->pool);
+	}
+	if (err)
+		return err;
+	r->cur = seg_take(r);
+	if (!r->cur)
+		return -ECANCELED;
+	r->win = r->cur->data;
+	r->win_cap = r->cur->cap;
+	return 0;
 }
 
 static void shard_teardown(struct shard_rd *r)
@@ -660,8 +935,8 @@ static void shard_teardown(struct shard_rd *r)
 		shard_close(r);
 	if (r->dec)
 		r->ops->dec_destroy(r->dec);
-	if (r->win)
-		munmap(r->win, r->win_cap);
+	ldr_rec_release(r->cur);
+	r->cur = NULL;
 	free(r->buf);
 	free(r->scan);
 	free((void *)r->base);
@@ -693,7 +968,8 @@ uint64_t ldr_shard_reader_bytes(const struct ldr_shards *sh,
 	const uint64_t block = sh->read_size ? sh->read_size :
 			       STG_STREAM_BLOCK_DEFAULT;
 	const unsigned buffer = shuffle_cap(sh, sh->total, readers);
-	uint64_t cap = rec_cap0(ds, sh), queue, window, big = 0;
+	uint64_t queue, segs, moved, mean = rec_mean(ds, sh);
+	struct seg_plan pl;
 
 	if (!readers)
 		readers = 1;
@@ -704,19 +980,19 @@ uint64_t ldr_shard_reader_bytes(const struct ldr_shards *sh,
 	queue = 2ull * depth * readers;
 	if (queue < 4ull * workers)
 		queue = 4ull * workers;
-	if (!cap)
-		cap = 256u << 10;
-	/* the moving window holds a record's tail and a block or two; a
-	 * compressed shard read whole fills it up to its size, of which
-	 * LDR_SHARD_KEEP stays touched */
-	window = 2 * block + 4 * cap;
-	for (uint64_t i = 0; sh->raw_bytes && i < stg_dataset_count(ds); i++)
-		if (sh->compressed && sh->compressed[i] &&
-		    sh->raw_bytes[i] > big)
-			big = sh->raw_bytes[i];
-	if (big > window)
-		window = big;
-	return (buffer + queue + workers + 2) * cap + window +
+	seg_plan(sh, ds, NULL, stg_dataset_count(ds),
+		 buffer + queue + workers + 2, &pl);
+	/* the segments' usual bytes; past them, a shard decompressed whole
+	 * (the one read and the one whose records drain) or large records,
+	 * up to LDR_SHARD_KEEP kept */
+	segs = (uint64_t)pl.n * pl.soft;
+	if (pl.big > pl.soft)
+		segs += 2 * pl.big;
+	segs += LDR_SHARD_KEEP < pl.hard - pl.soft ? LDR_SHARD_KEEP :
+		pl.hard - pl.soft;
+	/* records moved out of the oldest segment: a segment's worth */
+	moved = pl.soft + (mean ? mean : 256u << 10);
+	return segs + moved +
 	       (uint64_t)(sh->read_depth ? sh->read_depth :
 			  STG_STREAM_DEPTH_DEFAULT) * block;
 }

@@ -9,7 +9,7 @@
 #   s3fs cold: wds / folder samples/s              (target >= 5x)
 #   throttled disk cold: the shard reader alone (noop transform) against
 #     the throttle's bandwidth                      (target >= 0.95x)
-#   warm, one vCPU: CPU per sample of wds and tfrecord / folder
+#   warm, one vCPU: CPU per sample of wds, tfrecord and mds / folder
 #                                                   (target <= 1.02x)
 #   MDS zstd: decompression per core / `zstd -b -d` on the same shards
 #                                                   (target >= 0.9x)
@@ -38,7 +38,7 @@ shard_size=${SHARD_SIZE:-8M}
 sections=${SECTIONS:-count,table,s3read,throttle,cpu,zstd}
 want() { [[ ",$sections," == *",$1,"* ]]; }
 gp3_bps=131072000
-export FEEDRATE_FIXTURE_DIR=/var/tmp/feedrate-fixtures-shards
+export FEEDRATE_FIXTURE_DIR=${FEEDRATE_FIXTURE_DIR:-/var/tmp/feedrate-fixtures-shards}
 export FEEDRATE_BIN=$bin
 export FIXTURE_SIZE=${FIXTURE_SIZE:-60M}
 export FIXTURE_BLK_COPIES=7     # the folder and four shard copies
