@@ -291,6 +291,17 @@ struct ms_cluster_gate {
 };
 int ms_cluster_point_gate(void *arg, bool ok, double *start_realtime);
 
+/*
+ * After this rank's point returned (main thread): where its storage
+ * stalled, the command's thread takes the report from the stall watchdog
+ * (ldr_watchdog_claim), which would otherwise write one itself and end
+ * the rank LDR_STALL_END_S after the stall, while the rank still has its
+ * record to send: the gather with rank 0 waits longer than that, and a
+ * rank ended without MPI_Finalize makes mpirun abort the whole job. When
+ * the watchdog writes it already, parks (never returns).
+ */
+void ms_cluster_point_claim(const struct ms_point_out *po);
+
 /* This rank's record, its identity only: reported, figures unknown (-1). */
 void ms_cluster_rank_init(const struct ms_cluster *cl,
 			  struct rpt_cluster_rank *r);

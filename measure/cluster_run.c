@@ -98,6 +98,15 @@ int ms_cluster_solo(struct ms_cluster *cl, const struct stg_dataset *ds,
 	return err;
 }
 
+void ms_cluster_point_claim(const struct ms_point_out *po)
+{
+	/* a stall in the window killed the point's child: this thread is
+	 * free, and the rank lost to its storage is what rank 0 reports */
+	if (po->rep.stalled && ldr_watchdog_stall(NULL) &&
+	    !ldr_watchdog_claim())
+		ldr_watchdog_park();
+}
+
 int ms_cluster_point_gate(void *arg, bool ok, double *start_realtime)
 {
 	const struct ms_cluster_gate *g = arg;
@@ -310,6 +319,7 @@ int ms_cluster_run(struct ms_cluster *cl, const struct ms_cluster_run_cfg *c,
 			 c->fail_text);
 	} else {
 		ms_point_run(p, res, po);
+		ms_cluster_point_claim(po);
 	}
 	p->cpus_from = NULL;
 	p->gate_arg = NULL;

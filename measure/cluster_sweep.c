@@ -121,6 +121,7 @@ static void point_measure(struct walk *w, enum stg_cache_state cache,
 		c->progress(c->arg, cache, vcpus, n);
 	memset(w->res, 0, sizeof(*w->res));
 	ms_point_run(&p, w->res, w->po);
+	ms_cluster_point_claim(w->po);
 	c->record(c->arg, w->po, w->res, w->shared, mine);
 }
 

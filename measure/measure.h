@@ -606,6 +606,19 @@ double ms_lru_steady(const struct stg_dataset *ds, uint64_t seed,
 bool ms_ram_limited(uint64_t asked, uint64_t seen);
 
 /*
+ * Can a --ram point's cgroup hold a page cache of ASKED bytes within
+ * LDR_RAM_SLACK beside OWN bytes of the run's own memory? The cgroup's
+ * limit is their sum, so whatever the run's own memory moves by between
+ * the fill epoch and the measured run goes to the page cache: by the
+ * recalibration's own margin, 5 % of OWN and 8 MiB. False when that is
+ * more than the slack, (LDR_RAM_SLACK - 1) x ASKED: the point cannot be
+ * judged, whatever is measured (a small sample of a large dataset: its
+ * page cache is scaled down with it, the run's own memory is not).
+ * Pure arithmetic; any thread.
+ */
+bool ms_ram_holdable(uint64_t asked, uint64_t own);
+
+/*
  * The run's own memory for a ram point's cgroup, before it is measured:
  * batch slots of PREFETCH x BATCH x OUT_BYTES, ~48 MiB per worker, the
  * read buffers (READERS x DEPTH x MAX_READ) and 96 MiB for the process;

@@ -807,6 +807,18 @@ int ms_point_run(const struct ms_point *p, struct ldr_result *res,
 				    out->cache_seen_bytes)) {
 			out->ram_not_limited = true;
 			out->hit_estimated = true;
+			if (!out->note[0] &&
+			    !ms_ram_holdable(out->page_cache_bytes,
+					     out->own_bytes))
+				snprintf(out->note, sizeof(out->note), "its "
+					 "page cache (%.1f MB) is too small "
+					 "to be limited beside the run's own "
+					 "%.1f MB in one cgroup: a few %% of "
+					 "the latter is more than %.0f %% of "
+					 "it (a larger sample would do)",
+					 (double)out->page_cache_bytes / 1e6,
+					 (double)out->own_bytes / 1e6,
+					 (LDR_RAM_SLACK - 1) * 100);
 		}
 	}
 	point_reader(&q, res, out);
@@ -887,6 +899,13 @@ bool ms_ram_limited(uint64_t asked, uint64_t seen)
 	if (!seen)
 		return true;
 	return (double)seen <= LDR_RAM_SLACK * (double)asked;
+}
+
+bool ms_ram_holdable(uint64_t asked, uint64_t own)
+{
+	const double moves = (double)own / 20 + (double)(8u << 20);
+
+	return moves <= (LDR_RAM_SLACK - 1) * (double)asked;
 }
 
 

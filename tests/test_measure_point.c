@@ -30,6 +30,24 @@ FR_TEST(measure_point, ram_point_over_the_slack_counts_as_not_limited)
 	cr_assert(ms_ram_limited(1000000, 0));
 }
 
+FR_TEST(measure_point, ram_page_cache_too_small_beside_own_memory_cannot_be_held)
+{
+	const uint64_t mb = 1000000;
+
+	/* the 1.28 M-file sweep's ram point: a 31,244-file sample's 21.2 MB
+	 * beside 645.4 MB of the run's own (it then held 29.8 MB) */
+	cr_assert_not(ms_ram_holdable(21239844, 645419008));
+	/* the whole dataset's 871 MB beside the same: held */
+	cr_assert(ms_ram_holdable(870953334, 645419008));
+	/* the bound: own / 20 + 8 MiB = 0.25 x asked */
+	cr_assert(ms_ram_holdable(4 * (32 * mb + (8u << 20)), 640 * mb));
+	cr_assert_not(ms_ram_holdable(4 * (32 * mb + (8u << 20)) - 4,
+				      640 * mb));
+	/* no own memory: 8 MiB of play still needs 32 MiB asked */
+	cr_assert_not(ms_ram_holdable(32u << 20 >> 1, 0));
+	cr_assert(ms_ram_holdable(32u << 20, 0));
+}
+
 FR_TEST(measure_point, hit_ratio_from_too_few_probes_is_unknown)
 {
 	struct ldr_result *res = calloc(1, sizeof(*res));
