@@ -71,13 +71,8 @@ size_t cli_common_binds(struct cli_common_opts *o, struct cli_bind *b);
 int cli_parse_dataset(const char *cmd, int argc, char **argv,
 		      struct cli_common_opts *o);
 
-/*
- * Before anything is read: for each Python pipeline of O, the FILE can
- * be read (else FR_EXIT_USAGE) and the interpreter has what it needs
- * (ms_python_probe: else the message naming the interpreter, the module,
- * its packages and --python, and FR_EXIT_ENV). INFO (O->npipes entries)
- * gets each probe's versions. Returns 0 or the exit code (printed).
- */
+/* rpt_pipelines_check (reports/rpt_steps.h) on O's pipelines, --python
+ * and --runner-timeout: 0 or the exit code (printed). */
 int cli_pipelines_check(const char *cmd, const struct cli_common_opts *o,
 			struct ms_python_info *info);
 

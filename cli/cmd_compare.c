@@ -8,30 +8,6 @@
 
 #include "cli.h"
 #include "report_ckpt.h"
-#include "report_sweep.h"
-
-static void compare_head(FILE *f)
-{
-	fprintf(f,
-"Usage: feedrate compare [options] REPORT.json REPORT.json ...\n"
-"\n"
-"Put candidate VMs side by side from the JSON reports of 'feedrate sweep'\n"
-"(--json FILE) run on each: machine, storage, samples/s and GPUs fed per\n"
-"cache state, vCPUs per GPU, what limits each. GPUs fed are drawn again\n"
-"from each report's numbers by this feedrate's verdict; where a report\n"
-"says otherwise, a note says so. Reports of another schema version than\n"
-"this feedrate's (%d) are refused. With --price, a 'feedrate ckpt' JSON\n"
-"report in the same folder as a sweep report adds its checkpoint save and\n"
-"restore times.\n"
-"\n", RPT_SWEEP_SCHEMA_VERSION);
-}
-
-static void compare_tail(FILE *f)
-{
-	fprintf(f,
-"Exit status: 0 ok, 2 usage error or a report of the wrong kind or\n"
-"version, 5 a report that cannot be read or parsed, or an unwritable FILE.\n");
-}
 
 struct compare_opts {
 	const char *html;
@@ -42,7 +18,6 @@ struct compare_opts {
 
 static int compare_parse(int argc, char **argv, struct compare_opts *o)
 {
-	static const struct cli_usage usage = { compare_head, compare_tail };
 	const struct cli_bind b[] = {
 		CLI_BIND("html", o->html),
 		CLI_BIND("price", o->prices),
@@ -53,8 +28,8 @@ static int compare_parse(int argc, char **argv, struct compare_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->cache = -1;
-	ret = cli_opts_parse(CLI_COMPARE, argc, argv, b,
-			     sizeof(b) / sizeof(b[0]), &usage);
+	ret = cli_opts_read(CLI_COMPARE, argc, argv, b,
+			    sizeof(b) / sizeof(b[0]));
 	if (ret)
 		return ret;
 	if (optind >= argc)

@@ -4,11 +4,12 @@
  * (or new) folder, as ImageFolder files or as shards (--format wds, mds,
  * tfrecord); `feedrate gen --from SRC --format F DIR` converts a user's
  * ImageFolder into shards. Options and wiring only: the request is checked
- * and run by gen/gen_request.c, said by reports/report_gen.c.
+ * and run by gen/gen_request.c, said by reports/report_gen.c (its --help
+ * words by reports/rpt_usage.c).
  *
  * Threads: the generator's workers (--jobs; with --from, the readers);
- * the progress callback runs in whichever worker wrote a file, one call at
- * a time. SIGINT/SIGTERM only set cli_stop, which the workers poll between
+ * the progress callback (reports/) runs in whichever worker wrote a file,
+ * one call at a time. SIGINT/SIGTERM only set cli_stop, which the workers poll between
  * files; the run then stops before writing another file, so an interrupted
  * run leaves complete files only (shards: the open one is completed).
  */
@@ -20,58 +21,11 @@
 
 #include "cli.h"
 #include "gen_write.h"
-#include "report.h"
-
-static void gen_head(FILE *f)
-{
-	fprintf(f,
-		"Usage: feedrate gen [options] --size SIZE DIR\n"
-		"       feedrate gen [options] --files N DIR\n"
-		"       feedrate gen --from SRC --format wds|mds|tfrecord DIR\n\n"
-		"Writes a synthetic dataset with the statistics of a workload\n"
-		"into DIR, which must be empty or absent (it is then created),\n"
-		"in the workload's layout (its job file's gen and format).\n"
-		"For imagenet: DIR/train/<class>/<class>_<n>.JPEG, pictures of\n"
-		"ImageNet's sizes (mostly 500x375, 375x500, a tail from ~100\n"
-		"to ~2000 px), ~110 KB mean, quality 85-97, 4:2:0 and 4:4:4,\n"
-		"1 in 64 grayscale, 1 in 100 progressive, 1 in 500 CMYK.\n\n"
-		"Formats (--format, for image workloads):\n");
-	for (int i = 0; i < WL_FORMAT_COUNT; i++)
-		if (wl_format_row(i)->layout)
-			fprintf(f, "  %-9s %s\n", wl_format_row(i)->name,
-				wl_format_row(i)->layout);
-	fprintf(f,
-		"Each shard is written under a hidden temporary name and renamed\n"
-		"once complete: a failure or an interruption leaves complete\n"
-		"shards only (mds: with an index.json listing them).\n\n");
-}
-
-static void gen_tail(FILE *f)
-{
-	rpt_workloads_usage(f);
-}
-
-struct gen_progress {
-	bool tty;
-	double last;
-};
-
-/* One updating line on a terminal, at most ten times a second. */
-static void gen_progress_cb(void *arg, const struct wl_gen_stats *st,
-			    bool done)
-{
-	struct gen_progress *p = arg;
-
-	if (!p->tty || (!done && stg_now() - p->last < 0.1))
-		return;
-	p->last = stg_now();
-	rpt_gen_progress(stderr, st, done);
-}
+#include "rpt_steps.h"
 
 static int gen_parse(int argc, char **argv, struct wl_gen_request *g,
 		     const char **workload, bool *quiet)
 {
-	static const struct cli_usage usage = { gen_head, gen_tail };
 	const struct cli_bind b[] = {
 		CLI_BIND("workload", *workload),
 		CLI_BIND_G("size", g->o.size_bytes, g->have_size),
@@ -87,8 +41,8 @@ static int gen_parse(int argc, char **argv, struct wl_gen_request *g,
 		CLI_BIND("stall-timeout", cli_stall_timeout),
 	};
 	char why[160];
-	int ret = cli_opts_parse(CLI_GEN, argc, argv, b,
-				 sizeof(b) / sizeof(b[0]), &usage);
+	int ret = cli_opts_read(CLI_GEN, argc, argv, b,
+				sizeof(b) / sizeof(b[0]));
 
 	if (ret)
 		return ret;
@@ -104,7 +58,7 @@ static int gen_parse(int argc, char **argv, struct wl_gen_request *g,
 
 /* Resolves the workload, checks the request, wires progress and stop. */
 static int gen_prepare(struct wl_gen_request *g, const char *workload,
-		       struct gen_progress *prog, char *errpath, size_t cap)
+		       bool quiet, char *errpath, size_t cap)
 {
 	const struct wl_gen_ops *gen;
 	char why[160];
@@ -122,56 +76,17 @@ static int gen_prepare(struct wl_gen_request *g, const char *workload,
 		rpt_gen_from_failed(stderr, g->from, g->dir, rc, on_src);
 		return rc == -EEXIST ? FR_EXIT_USAGE : FR_EXIT_ENV;
 	}
-	if (!g->o.jobs)
-		g->o.jobs = g->from ? CLI_GEN_FROM_JOBS :
-			    stg_cpus_usable() < WL_GEN_MAX_JOBS ?
-			    stg_cpus_usable() : WL_GEN_MAX_JOBS;
-	g->o.progress = gen_progress_cb;
-	g->o.progress_arg = prog;
+	if (!quiet && isatty(STDERR_FILENO))
+		g->o.progress = rpt_gen_progress_tty;
 	g->o.stop = &cli_stop;
 	g->o.err_path = errpath;
 	g->o.err_path_len = cap;
 	return 0;
 }
 
-/* The summary of what was written. */
-static void gen_said(const struct wl_gen_request *g,
-		     const struct wl_gen_stats *st,
-		     const struct wl_shard_stats *sst)
-{
-	const struct wl_gen_ops *gen;
-	const enum wl_gen_kind k = wl_gen_request_kind(g, &gen);
-	const struct rpt_gen_shards sh = {
-		g->from, g->dir, wl_format_name(g->so.format), g->so.zstd,
-		g->so.zstd_level ? g->so.zstd_level : WL_ZSTD_DEFAULT_LEVEL,
-		g->o.seed, g->o.jobs };
-
-	/* token files: one writer (jobs 1); .bin.zst is no generator's */
-	rpt_gen_done(stdout, &(struct rpt_gen_done){
-		k == WL_GEN_SHARDS ? &sh : NULL, k == WL_GEN_IMAGES, g->dir,
-		k == WL_GEN_TOKENS && g->so.zstd ? "uint16 .bin.zst" :
-		gen ? gen->layout : "?", g->o.seed,
-		k == WL_GEN_TOKENS ? 1 : g->o.jobs }, st, sst);
-}
-
-/* A failed run, said; its exit code. */
-static int gen_failed(const struct wl_gen_request *g, int rc,
-		      const struct wl_gen_stats *st,
-		      const struct wl_shard_stats *sst, const char *errpath)
-{
-	const struct wl_gen_ops *gen;
-	const bool shards = wl_gen_request_kind(g, &gen) == WL_GEN_SHARDS;
-
-	if (rpt_gen_failed(stderr, &(struct rpt_gen_failure){ rc, g->dir,
-			g->from, st, shards ? sst : NULL, errpath }))
-		return FR_EXIT_USAGE;
-	return rc == -EINTR ? rpt_exit_for_signal(cli_stop) : FR_EXIT_ENV;
-}
-
 int cmd_gen(int argc, char **argv)
 {
-	struct wl_gen_request g = { .o.seed = 1, .so.format = WL_FORMAT_FOLDER };
-	struct gen_progress prog = { 0 };
+	struct wl_gen_request g = { .so.format = WL_FORMAT_FOLDER };
 	const char *workload = "imagenet";
 	char errpath[4096] = "";
 	struct wl_shard_stats sst = { 0 };
@@ -180,10 +95,9 @@ int cmd_gen(int argc, char **argv)
 	bool quiet = false;
 	int rc = gen_parse(argc, argv, &g, &workload, &quiet);
 
-	if (rc || (rc = gen_prepare(&g, workload, &prog, errpath,
+	if (rc || (rc = gen_prepare(&g, workload, quiet, errpath,
 				    sizeof(errpath))))
 		return rc < 0 ? FR_EXIT_OK : rc;
-	prog.tty = !quiet && isatty(STDERR_FILENO);
 	cli_signals_catch(old);
 	/* --from reads: a stall there ends gen with a report */
 	if (g.from && cli_watch_start("gen", NULL, NULL, 0)) {
@@ -202,7 +116,8 @@ int cmd_gen(int argc, char **argv)
 		return cli_usage_error("gen", "workload '%s' has no image "
 				       "generator to shard", g.wl->name);
 	if (rc)
-		return gen_failed(&g, rc, &st, &sst, errpath);
-	gen_said(&g, &st, &sst);
+		return rpt_gen_request_failed(stderr, &g, rc, &st, &sst,
+					      errpath, cli_stop);
+	rpt_gen_request_done(stdout, &g, &st, &sst);
 	return FR_EXIT_OK;
 }

@@ -1,8 +1,8 @@
 /*
  * cmd_io.c - `feedrate io`: storage only, no decoding. Options and
  * wiring: lists the dataset, hands it to ms_io_run (measure/measure_io.c:
- * the reader threads, the page cache, the auto probe) and prints
- * rpt_iorun's report (reports/report_iorun.c). SIGINT/SIGTERM only set
+ * the reader threads, the page cache, the auto probe) and ends with
+ * rpt_iorun_report (reports/report_iorun.c). SIGINT/SIGTERM only set
  * `cli_stop`, which the reader threads poll: they claim no more files and
  * drain what is in flight, and the report covers what was read.
  */
@@ -21,7 +21,7 @@
 #include "cluster.h"
 #include "measure.h"
 #include "report.h"
-#include "rpt_usage.h"
+#include "rpt_steps.h"
 #include "storage.h"
 
 struct io_opts {
@@ -35,21 +35,11 @@ struct io_opts {
 	double solo;                /* each rank alone: < 0 as --duration,
 	                               0 none */
 	double mpi_timeout;
+	bool mpi_timeout_given;
 };
-
-static void io_head(FILE *f)
-{
-	rpt_usage_head(f, "io");
-}
-
-static void io_tail(FILE *f)
-{
-	rpt_usage_tail(f, "io");
-}
 
 static int io_parse(int argc, char **argv, struct io_opts *o)
 {
-	static const struct cli_usage usage = { io_head, io_tail };
 	struct stg_reader_config *rc = &o->cfg.rc;
 	const struct cli_bind b[] = {
 		CLI_BIND("backend", rc->backend),
@@ -64,20 +54,15 @@ static int io_parse(int argc, char **argv, struct io_opts *o)
 		CLI_BIND("json", o->json),
 		CLI_BIND("html", o->html),
 		CLI_BIND("solo", o->solo),
-		CLI_BIND("mpi-timeout", o->mpi_timeout),
+		CLI_BIND_G("mpi-timeout", o->mpi_timeout, o->mpi_timeout_given),
 		CLI_BIND("stall-timeout", cli_stall_timeout),
 	};
 	int ret;
 
 	memset(o, 0, sizeof(*o));
 	o->cfg.cache = MS_IO_CACHE_ASIS;
-	o->cfg.threads = 1;
-	rc->depth = STG_DEFAULT_DEPTH;
-	rc->block_size = STG_DEFAULT_BLOCK_SIZE;
-	rc->max_sample_bytes = CLI_IO_MAX_SAMPLE_BYTES;
 	o->solo = -1;
-	ret = cli_opts_parse(CLI_IO, argc, argv, b, sizeof(b) / sizeof(b[0]),
-			     &usage);
+	ret = cli_opts_read(CLI_IO, argc, argv, b, sizeof(b) / sizeof(b[0]));
 	if (ret)
 		return ret;
 	if (optind + 1 != argc)
@@ -85,12 +70,12 @@ static int io_parse(int argc, char **argv, struct io_opts *o)
 				       "missing DATASET" : "one DATASET only");
 	o->dataset = argv[optind];
 	if (!cli_cluster) {
-		if (o->html || o->solo >= 0 || o->mpi_timeout)
+		if (o->html || o->solo >= 0 || o->mpi_timeout_given)
 			return cli_usage_error("io", "--html, --solo and "
 				"--mpi-timeout are for io under mpirun");
 		return 0;
 	}
-	if (o->mpi_timeout)
+	if (o->mpi_timeout_given)
 		cli_cluster->timeout_s = o->mpi_timeout;
 	return 0;
 }
@@ -105,49 +90,6 @@ static int io_list(const struct io_opts *o, struct ms_dataset *md)
 	int err = ms_dataset_open(&d, md, why, sizeof(why));
 
 	return err ? rpt_fail("io", err, 0, why) : 0;
-}
-
-/* ms_io_run's progress: a page-cache problem is said before the run. */
-static void io_on_progress(enum ms_io_event ev,
-			   const struct ms_io_result *sofar, void *arg)
-{
-	(void)arg;
-	if (ev == MS_IO_EV_CACHE && sofar->cache_note[0])
-		fprintf(stderr, "feedrate io: %s\n", sofar->cache_note);
-}
-
-/* Print the report (and write the JSON); returns the exit code. */
-static int io_report(const struct io_opts *o, const struct ms_io_result *res)
-{
-	FILE *f = (o->json && !strcmp(o->json, "-")) ? stderr : stdout;
-	struct stg_stall stall;
-	int ret = FR_EXIT_OK;
-
-	cli_watch_claim();
-	rpt_iorun_print(f, &o->setup, &o->cfg, res);
-	if (o->json) {
-		json_t *root = rpt_iorun_json(&o->setup, &o->cfg, res);
-		int err = root ? rpt_json_write(root, o->json) : -ENOMEM;
-
-		json_decref(root);
-		if (err) {
-			fprintf(stderr, "feedrate io: cannot write %s: %s\n",
-				o->json, strerror(-err));
-			ret = FR_EXIT_ENV;
-		}
-	}
-	if (ldr_watchdog_stall(&stall)) {
-		char line[700];
-
-		rpt_stall_text(&stall, line, sizeof(line));
-		fprintf(f, "  stalled    %s\n", line);
-		return rpt_stall_exit("io", &stall);
-	}
-	/* files the listing dropped count as errors, as in the report */
-	if (ret == FR_EXIT_OK && (res->st.errors ||
-				  stg_dataset_errors_sum(o->cfg.ds)))
-		ret = FR_EXIT_SAMPLE_ERRORS;
-	return ret;
 }
 
 /* ---- under mpirun ---- */
@@ -218,15 +160,19 @@ int cmd_io(int argc, char **argv)
 	rpt_setup_fill(&o.setup, &(struct rpt_setup_src){ .md = &md,
 		.dataset = o.dataset, .backend = -1, .cache = -1 });
 	o.cfg.stop = &cli_stop;
-	o.cfg.progress = io_on_progress;
+	o.cfg.progress = rpt_iorun_progress;
 	if (cli_cluster) {
 		ret = io_cluster(&o, &md, res);
 		if (cli_stop)
 			ret = rpt_exit_for_signal(cli_stop);
 	} else if (ms_io_run(&o.cfg, res))
 		ret = rpt_fail("io", -EIO, 0, res->err_text);
-	else if ((ret = io_report(&o, res)) >= 0 && cli_stop)
-		ret = rpt_exit_for_signal(cli_stop);    /* after the report */
+	else {
+		cli_watch_claim();
+		ret = rpt_iorun_report(&o.setup, &o.cfg, res, o.json);
+		if (cli_stop)   /* after the report */
+			ret = rpt_exit_for_signal(cli_stop);
+	}
 out:
 	ldr_watchdog_stop();
 	cli_signals_restore(old);

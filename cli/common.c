@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "cluster.h"
+#include "rpt_steps.h"
 
 volatile sig_atomic_t cli_stop;
 double cli_stall_timeout;
@@ -39,26 +40,12 @@ void cli_signals_restore(const struct sigaction old[2])
 /* What the watchdog's report names; set before the watchdog starts. */
 static struct rpt_partial cli_wd;
 
-/* The watchdog's report (its thread; the command's waits in the
- * kernel): the process ends with its status. */
-static int watch_report(void *arg, const struct stg_stall *stall, int sig)
-{
-	struct ms_opened op;    /* what it opened before: dataset, machine */
-	int ret;
-
-	ms_opened_get(&op);
-	ret = rpt_partial_write(arg, &op, stall, sig);
-
-	ldr_supervised_done(ret);
-	return ret;
-}
-
 int cli_watch_start(const char *cmd, const char *json, const char *schema,
 		    int version)
 {
 	const struct ldr_watchdog_opts o = {
 		.stall_timeout_s = cli_stall_timeout, .stop = &cli_stop,
-		.report = watch_report, .arg = &cli_wd,
+		.report = rpt_watch_report, .arg = &cli_wd,
 		.no_signal_takeover = cli_cluster != NULL,
 	};
 	int err;

@@ -3,14 +3,13 @@
  * and GPUs, the engine's knobs, the dataset, the pipelines): their
  * defaults, bindings to the option table and checks.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "options.h"
+#include "rpt_steps.h"
 
 void cli_common_defaults(struct cli_common_opts *o)
 {
@@ -40,35 +39,8 @@ void cli_common_from_workload(struct cli_common_opts *o,
 int cli_pipelines_check(const char *cmd, const struct cli_common_opts *o,
 			struct ms_python_info *info)
 {
-	for (unsigned i = 0; i < o->npipes; i++) {
-		struct ms_pipeline_spec sp = o->pipes[i];
-		char why[2048];
-		int err;
-
-		memset(&info[i], 0, sizeof(info[i]));
-		if (!ms_pipeline_is_python(&sp))
-			continue;
-		if (sp.kind == MS_PIPELINE_FILE && access(sp.file, R_OK)) {
-			fprintf(stderr, "feedrate %s: --pipeline python:", cmd);
-			rpt_put_path(stderr, sp.file);
-			fprintf(stderr, ": %s\n", strerror(errno));
-			return FR_EXIT_USAGE;
-		}
-		sp.python = o->python;
-		sp.timeout_s = o->runner_timeout;
-		err = ms_python_probe(&sp, &info[i], why, sizeof(why));
-		if (err == -ENOMEM)
-			return rpt_fail(cmd, err, 0, "out of memory");
-		if (err) {
-			fprintf(stderr, "feedrate %s: --pipeline %s: ", cmd,
-				sp.kind == MS_PIPELINE_TORCH ? "torch" :
-				"python:FILE");
-			rpt_put_path(stderr, why);
-			fputc('\n', stderr);
-			return FR_EXIT_ENV;
-		}
-	}
-	return 0;
+	return rpt_pipelines_check(cmd, o->pipes, o->npipes, o->python,
+				   o->runner_timeout, info);
 }
 
 int cli_parse_dataset(const char *cmd, int argc, char **argv,

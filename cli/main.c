@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "cluster.h"
+#include "rpt_usage.h"
 
 struct command {
 	const char *name;
@@ -31,17 +32,10 @@ static const size_t ncommands = sizeof(commands) / sizeof(commands[0]);
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"feedrate %s - can this VM keep its GPUs fed?\n\n"
-		"Usage: feedrate COMMAND [options] [ARGS]\n\n"
-		"Commands:\n", FEEDRATE_VERSION);
+	rpt_usage_head(f, "feedrate");
 	for (size_t i = 0; i < ncommands; i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f,
-		"\nRun 'feedrate COMMAND --help' for a command's options.\n"
-		"Exit status: 0 ok, 1 failure, 2 usage error, 3 completed with "
-		"sample errors,\n4 stopped by --max-errors, 5 environment "
-		"failure, 6 storage stalled, 130/143 interrupted.\n");
+	rpt_usage_tail(f, "feedrate");
 }
 
 static const struct command *command_find(const char *name)

@@ -6,7 +6,7 @@
  */
 #include "cli.h"
 #include "cluster.h"
-#include "fmt_write.h"
+#include "gen_write.h"
 #include "report_ckpt.h"
 
 #define RSS (C_RUN | C_SWEEP)                   /* run and sweep */
@@ -154,7 +154,7 @@ const struct wl_key cli_options[] = {
 { "interval", 0, WL_K_TIME, "TIME", C_CKPT, .gt = true, .group = G_MEASURE,
   .help = "a checkpoint interval to judge (30m, 1h)" },
 { "jobs", 'j', WL_K_UINT, "N", C_GEN, .lo = 1, .hi = WL_GEN_MAX_JOBS,
-  .defs = { { C_GEN, CLI_GEN_FROM_JOBS, "the CPUs this process may use; "
+  .defs = { { C_GEN, WL_GEN_FROM_JOBS, "the CPUs this process may use; "
   "with --from, %s readers" } }, .group = G_ENGINE,
   .help = "worker threads; same output for any N" },
 { "json", 0, WL_K_TEXT, "FILE|-", RSS | C_IO | C_CKPT | C_INFO,

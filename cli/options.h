@@ -25,9 +25,6 @@
                                            workload's */
 #define CLI_IO_MAX_SAMPLE_BYTES (1ull << 30)  /* io reads files whole */
 #define CLI_STEAL_INTERVAL_S 0.2        /* info --steal-interval */
-#define CLI_GEN_FROM_JOBS 8u            /* gen --jobs with --from: readers
-                                           (a network disk wants requests
-                                           in flight more than CPUs) */
 
 /* The commands, in the order `feedrate --help` lists them. */
 enum cli_cmd {
@@ -82,11 +79,22 @@ struct cli_usage {
  * optind at the first operand. Returns 0, -1 after --help (printed on
  * stdout with U), or FR_EXIT_USAGE after printing the message: an
  * unknown option, a value missing, or a bad value ("--depth wants
- * 1..4096, not '0'", wl_key_refusal's words).
+ * 1..4096, not '0'", wl_key_refusal's words). U NULL: the words of
+ * reports/rpt_usage.c for CMD.
  */
 int cli_opts_parse(enum cli_cmd cmd, int argc, char **argv,
 		   const struct cli_bind *b, size_t nb,
 		   const struct cli_usage *u);
+
+/*
+ * cli_opts_parse with the defaults first: each binding of B whose row has
+ * a default for CMD that is a number or a value (wl_key_default_store)
+ * gets it before ARGV is read, so the default --help prints is the one
+ * stored; --help's words around the options are reports/rpt_usage.c's.
+ * A binding whose row's default is words only keeps what it holds.
+ */
+int cli_opts_read(enum cli_cmd cmd, int argc, char **argv,
+		  const struct cli_bind *b, size_t nb);
 
 /* The options of CMD on F, grouped, as --help shows them. */
 void cli_opts_help(FILE *f, enum cli_cmd cmd);

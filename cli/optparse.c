@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "options.h"
 #include "rpt_keys.h"
+#include "rpt_usage.h"
 
 #define LONG_BASE 256           /* getopt_long's value of row i: i + this */
 
@@ -108,10 +109,15 @@ static int opt_one(enum cli_cmd cmd, const struct wl_key *row,
 	char why[640];
 
 	if (!strcmp(row->name, "help")) {
-		u->head(stdout);
+		if (u)
+			u->head(stdout);
+		else
+			rpt_usage_head(stdout, cli_cmd_name(cmd));
 		cli_opts_help(stdout, cmd);
-		if (u->tail)
+		if (u && u->tail)
 			u->tail(stdout);
+		else if (!u)
+			rpt_usage_tail(stdout, cli_cmd_name(cmd));
 		return -1;
 	}
 	assert(bd && "an option of the command without a binding");
@@ -158,6 +164,19 @@ int cli_opts_parse(enum cli_cmd cmd, int argc, char **argv,
 	}
 	free(lo);
 	return ret;
+}
+
+int cli_opts_read(enum cli_cmd cmd, int argc, char **argv,
+		  const struct cli_bind *b, size_t nb)
+{
+	for (size_t i = 0; i < nb; i++) {
+		const struct wl_key *row = wl_key_find(cli_options,
+						       cli_noptions, b[i].name);
+
+		if (row && (row->uses >> cmd) & 1)
+			wl_key_default_store(row, cmd, b[i].dst, b[i].size);
+	}
+	return cli_opts_parse(cmd, argc, argv, b, nb, NULL);
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)

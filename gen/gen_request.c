@@ -81,6 +81,10 @@ int wl_gen_request_check(struct wl_gen_request *r, char *why, size_t cap)
 			       ge && wl_format_can(ge->format, WL_CAP_WRITE) ?
 			       (enum wl_format)ge->format : WL_FORMAT_FOLDER;
 	}
+	if (!r->o.jobs)
+		r->o.jobs = r->from ? WL_GEN_FROM_JOBS :
+			    stg_cpus_usable() < WL_GEN_MAX_JOBS ?
+			    stg_cpus_usable() : WL_GEN_MAX_JOBS;
 	return 0;
 }
 

@@ -107,6 +107,10 @@ int wl_synth_jpeg(struct wl_synth *s, const struct wl_image_spec *spec,
 
 /* ---- one `feedrate gen` request (gen_request.c) ---- */
 
+/* gen --jobs with --from: readers (a network disk wants requests in
+ * flight more than CPUs). */
+#define WL_GEN_FROM_JOBS 8u
+
 /* What gen is asked for: the options as parsed, the workload resolved. */
 struct wl_gen_request {
 	const struct wl_workload *wl;
@@ -128,7 +132,9 @@ enum wl_gen_kind {
  * (formats.h: a shard format is one the writer writes, compression one
  * the row compresses, --shard-size under the row's limit), then sets the
  * format an image workload is written as when --format was not given
- * (its job file's format, else its generator's, else folder). R->wl may
+ * (its job file's format, else its generator's, else folder) and the
+ * jobs when --jobs was not given (--from: WL_GEN_FROM_JOBS, else the
+ * CPUs this process may use, at most WL_GEN_MAX_JOBS). R->wl may
  * be NULL for the checks that need no workload (then the format is left).
  * Returns 0, or -EINVAL with one line for the user in WHY (CAP bytes).
  */

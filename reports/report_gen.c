@@ -9,6 +9,9 @@
 #include "report.h"
 #include "rpt_text.h"
 #include "fmt_write.h"
+#include "gen_write.h"
+#include "rpt_cmd.h"
+#include "rpt_steps.h"
 #include "workloads.h"
 
 void rpt_gen_print(FILE *f, const char *dir, const struct wl_gen_stats *st,
@@ -147,4 +150,49 @@ void rpt_gen_done(FILE *f, const struct rpt_gen_done *d,
 		rpt_gen_print(f, d->dir, st, d->seed, d->jobs);
 	else
 		rpt_gen_print_files(f, d->dir, d->layout, st, d->seed, d->jobs);
+}
+
+void rpt_gen_request_done(FILE *f, const struct wl_gen_request *g,
+			  const struct wl_gen_stats *st,
+			  const struct wl_shard_stats *sst)
+{
+	const struct wl_gen_ops *gen;
+	const enum wl_gen_kind k = wl_gen_request_kind(g, &gen);
+	const struct rpt_gen_shards sh = {
+		g->from, g->dir, wl_format_name(g->so.format), g->so.zstd,
+		g->so.zstd_level ? g->so.zstd_level : WL_ZSTD_DEFAULT_LEVEL,
+		g->o.seed, g->o.jobs };
+
+	/* token files: one writer (jobs 1); .bin.zst is no generator's */
+	rpt_gen_done(f, &(struct rpt_gen_done){
+		k == WL_GEN_SHARDS ? &sh : NULL, k == WL_GEN_IMAGES, g->dir,
+		k == WL_GEN_TOKENS && g->so.zstd ? "uint16 .bin.zst" :
+		gen ? gen->layout : "?", g->o.seed,
+		k == WL_GEN_TOKENS ? 1 : g->o.jobs }, st, sst);
+}
+
+int rpt_gen_request_failed(FILE *f, const struct wl_gen_request *g, int rc,
+			   const struct wl_gen_stats *st,
+			   const struct wl_shard_stats *sst,
+			   const char *errpath, int sig)
+{
+	const struct wl_gen_ops *gen;
+	const bool shards = wl_gen_request_kind(g, &gen) == WL_GEN_SHARDS;
+
+	if (rpt_gen_failed(f, &(struct rpt_gen_failure){ rc, g->dir,
+			g->from, st, shards ? sst : NULL, errpath }))
+		return FR_EXIT_USAGE;
+	return rc == -EINTR ? rpt_exit_for_signal(sig) : FR_EXIT_ENV;
+}
+
+void rpt_gen_progress_tty(void *arg, const struct wl_gen_stats *st,
+			  bool done)
+{
+	static double last;     /* one gen a process, one call at a time */
+
+	(void)arg;
+	if (!done && stg_now() - last < 0.1)
+		return;
+	last = stg_now();
+	rpt_gen_progress(stderr, st, done);
 }

@@ -4,12 +4,15 @@
  * really ran, as text and as JSON (keys named as fio names them where fio
  * has them). Reads struct ms_io_config and struct ms_io_result only.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "measure.h"
 #include "report.h"
+#include "rpt_cmd.h"
+#include "rpt_steps.h"
 #include "rpt_json.h"
 
 static const double io_pcts[] = { 50.0, 90.0, 99.0, 99.9 };
@@ -221,4 +224,46 @@ json_t *rpt_iorun_json(const struct rpt_setup *su,
 	json_object_set_new(root, "errors", io_json_errors(res));
 	io_json_listing(root, res);
 	return root;
+}
+
+int rpt_iorun_report(const struct rpt_setup *setup,
+		     const struct ms_io_config *cfg,
+		     const struct ms_io_result *res, const char *json)
+{
+	FILE *f = (json && !strcmp(json, "-")) ? stderr : stdout;
+	struct stg_stall stall;
+	int ret = FR_EXIT_OK;
+
+	rpt_iorun_print(f, setup, cfg, res);
+	if (json) {
+		json_t *root = rpt_iorun_json(setup, cfg, res);
+		int err = root ? rpt_json_write(root, json) : -ENOMEM;
+
+		json_decref(root);
+		if (err) {
+			fprintf(stderr, "feedrate io: cannot write %s: %s\n",
+				json, strerror(-err));
+			ret = FR_EXIT_ENV;
+		}
+	}
+	if (ldr_watchdog_stall(&stall)) {
+		char line[700];
+
+		rpt_stall_text(&stall, line, sizeof(line));
+		fprintf(f, "  stalled    %s\n", line);
+		return rpt_stall_exit("io", &stall);
+	}
+	/* files the listing dropped count as errors, as in the report */
+	if (ret == FR_EXIT_OK && (res->st.errors ||
+				  stg_dataset_errors_sum(cfg->ds)))
+		ret = FR_EXIT_SAMPLE_ERRORS;
+	return ret;
+}
+
+void rpt_iorun_progress(enum ms_io_event ev, const struct ms_io_result *sofar,
+			void *arg)
+{
+	(void)arg;
+	if (ev == MS_IO_EV_CACHE && sofar->cache_note[0])
+		fprintf(stderr, "feedrate io: %s\n", sofar->cache_note);
 }

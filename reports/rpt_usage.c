@@ -1,12 +1,15 @@
 /*
- * rpt_usage.c - the words of the measuring commands' --help around their
+ * rpt_usage.c - the words of each command's --help around their
  * option lists (rpt_usage.h): what each command does, and its exit
  * statuses. The option lists themselves come from the option table.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "formats.h"
 #include "measure.h"
+#include "report_sweep.h"
+#include "rpt_cmd.h"
 #include "rpt_text.h"
 #include "rpt_usage.h"
 
@@ -121,6 +124,89 @@ static void ckpt_tail(FILE *f)
 "written is removed).\n");
 }
 
+static void gen_head(FILE *f)
+{
+	fprintf(f,
+		"Usage: feedrate gen [options] --size SIZE DIR\n"
+		"       feedrate gen [options] --files N DIR\n"
+		"       feedrate gen --from SRC --format wds|mds|tfrecord DIR\n\n"
+		"Writes a synthetic dataset with the statistics of a workload\n"
+		"into DIR, which must be empty or absent (it is then created),\n"
+		"in the workload's layout (its job file's gen and format).\n"
+		"For imagenet: DIR/train/<class>/<class>_<n>.JPEG, pictures of\n"
+		"ImageNet's sizes (mostly 500x375, 375x500, a tail from ~100\n"
+		"to ~2000 px), ~110 KB mean, quality 85-97, 4:2:0 and 4:4:4,\n"
+		"1 in 64 grayscale, 1 in 100 progressive, 1 in 500 CMYK.\n\n"
+		"Formats (--format, for image workloads):\n");
+	for (int i = 0; i < WL_FORMAT_COUNT; i++)
+		if (wl_format_row(i)->layout)
+			fprintf(f, "  %-9s %s\n", wl_format_row(i)->name,
+				wl_format_row(i)->layout);
+	fprintf(f,
+		"Each shard is written under a hidden temporary name and renamed\n"
+		"once complete: a failure or an interruption leaves complete\n"
+		"shards only (mds: with an index.json listing them).\n\n");
+}
+
+static void info_head(FILE *f)
+{
+	fprintf(f,
+		"Usage: feedrate info [options] [PATH]\n\n"
+		"Print what feedrate detects: usable vCPUs (affinity mask and "
+		"cgroup quota),\nCPU model, SMT, NUMA nodes, steal time, RAM "
+		"and cgroup memory limit, NVIDIA\nGPUs, the DMI product name, "
+		"io_uring availability; and with PATH the\nfilesystem, mount "
+		"and block device (with its model) that PATH is on, and the "
+		"dataset format\nit holds (shards: how many, and their records)."
+		"\n\n");
+}
+
+static void info_tail(FILE *f)
+{
+	fprintf(f, "/proc and /sys are read under $FEEDRATE_SYSROOT when it "
+		"is set.\n");
+}
+
+static void compare_head(FILE *f)
+{
+	fprintf(f,
+"Usage: feedrate compare [options] REPORT.json REPORT.json ...\n"
+"\n"
+"Put candidate VMs side by side from the JSON reports of 'feedrate sweep'\n"
+"(--json FILE) run on each: machine, storage, samples/s and GPUs fed per\n"
+"cache state, vCPUs per GPU, what limits each. GPUs fed are drawn again\n"
+"from each report's numbers by this feedrate's verdict; where a report\n"
+"says otherwise, a note says so. Reports of another schema version than\n"
+"this feedrate's (%d) are refused. With --price, a 'feedrate ckpt' JSON\n"
+"report in the same folder as a sweep report adds its checkpoint save and\n"
+"restore times.\n"
+"\n", RPT_SWEEP_SCHEMA_VERSION);
+}
+
+static void compare_tail(FILE *f)
+{
+	fprintf(f,
+"Exit status: 0 ok, 2 usage error or a report of the wrong kind or\n"
+"version, 5 a report that cannot be read or parsed, or an unwritable FILE.\n");
+}
+
+static void feedrate_head(FILE *f)
+{
+	fprintf(f,
+		"feedrate %s - can this VM keep its GPUs fed?\n\n"
+		"Usage: feedrate COMMAND [options] [ARGS]\n\n"
+		"Commands:\n", FEEDRATE_VERSION);
+}
+
+static void feedrate_tail(FILE *f)
+{
+	fprintf(f,
+		"\nRun 'feedrate COMMAND --help' for a command's options.\n"
+		"Exit status: 0 ok, 1 failure, 2 usage error, 3 completed with "
+		"sample errors,\n4 stopped by --max-errors, 5 environment "
+		"failure, 6 storage stalled, 130/143 interrupted.\n");
+}
+
 static const struct {
 	const char *cmd;
 	void (*head)(FILE *f), (*tail)(FILE *f);
@@ -129,6 +215,10 @@ static const struct {
 	{ "sweep", sweep_head, sweep_tail },
 	{ "io", io_head, io_tail },
 	{ "ckpt", ckpt_head, ckpt_tail },
+	{ "gen", gen_head, rpt_workloads_usage },
+	{ "info", info_head, info_tail },
+	{ "compare", compare_head, compare_tail },
+	{ "feedrate", feedrate_head, feedrate_tail },   /* feedrate --help */
 };
 
 void rpt_usage_head(FILE *f, const char *cmd)

@@ -1,8 +1,9 @@
 /*
- * rpt_usage.h - the words around the option lists of the measuring
- * commands' --help (run, sweep, io, ckpt): what the command does (head)
- * and its exit statuses (tail; sweep's also the cluster sweep and the
- * budget rule). Any thread; they only print.
+ * rpt_usage.h - the words around the option lists of each command's
+ * --help (run, sweep, io, ckpt, gen, info, compare): what the command
+ * does (head) and its closing words (tail: exit statuses; sweep's also
+ * the cluster sweep and the budget rule; gen's the workloads). CMD
+ * "feedrate": the words around `feedrate --help`'s list of commands. Any thread; they only print.
  */
 #ifndef FEEDRATE_RPT_USAGE_H
 #define FEEDRATE_RPT_USAGE_H

@@ -303,3 +303,103 @@ FR_TEST(cli_table, the_readme_lists_the_options_of_the_table)
 	free(md);
 	free(readme);
 }
+
+/* A row's plain default is stored as help prints it; a default in words
+ * stores nothing; an ENUM's default naming a value stores that value. */
+FR_TEST(cli_table, each_rows_default_is_stored_as_help_prints_it)
+{
+	for (size_t i = 0; i < cli_noptions; i++) {
+		const struct wl_key *r = &cli_options[i];
+
+		for (unsigned c = 0; c < CLI_NCMDS; c++) {
+			union { uint64_t u; double d; int e; } v;
+			const struct wl_key_default *d = NULL;
+			char text[128];
+			bool stored;
+
+			if (!((r->uses >> c) & 1) || ((r->lists >> c) & 1))
+				continue;
+			for (size_t k = 0; k < 3 && r->defs[k].uses && !d; k++)
+				if ((r->defs[k].uses >> c) & 1)
+					d = &r->defs[k];
+			memset(&v, 0xa5, sizeof(v));
+			stored = wl_key_default_store(r, c, &v,
+						      sizeof(uint64_t));
+			if (!d || !wl_key_default_text(r, c, text,
+						       sizeof(text))) {
+				cr_expect(!stored, "--%s", r->name);
+				continue;
+			}
+			if (r->type == WL_K_ENUM) {
+				int want;
+
+				cr_expect_eq(stored, wl_key_value_find(r, c,
+					     text, &want), "--%s", r->name);
+				if (stored)
+					cr_expect_eq(v.e, want, "--%s",
+						     r->name);
+			} else if (d->text || r->type == WL_K_TEXT ||
+				   r->type == WL_K_CUSTOM) {
+				cr_expect(!stored, "--%s %s", r->name, text);
+			} else if (r->type == WL_K_UINT ||
+				   r->type == WL_K_SIZE) {
+				cr_expect(stored, "--%s", r->name);
+				cr_expect_eq(v.u, (uint64_t)d->def, "--%s",
+					     r->name);
+			} else {
+				cr_expect(stored, "--%s", r->name);
+				cr_expect_eq(v.d, d->def, "--%s", r->name);
+			}
+		}
+	}
+	/* the numbers the commands relied on */
+	{
+		uint64_t u = 0;
+		double d = 0;
+		int e = -1;
+
+		cr_expect(wl_key_default_store(OPT("depth"), CLI_IO, &u, 8));
+		cr_expect_eq(u, STG_DEFAULT_DEPTH);
+		cr_expect(wl_key_default_store(OPT("depth"), CLI_CKPT, &u, 8));
+		cr_expect_eq(u, STG_SEQ_DEPTH_DEFAULT);
+		cr_expect(wl_key_default_store(OPT("steal-interval"), CLI_INFO,
+					       &d, sizeof(d)));
+		cr_expect_eq(d, CLI_STEAL_INTERVAL_S);
+		cr_expect(wl_key_default_store(OPT("gpu-sync"), CLI_RUN, &e,
+					       sizeof(e)));
+		cr_expect_eq(e, LDR_GPU_SYNC_ALL);
+		cr_expect(!wl_key_default_store(OPT("batch"), CLI_RUN, &u, 8),
+			  "the workload's batch is not stored");
+		cr_expect(!wl_key_default_store(OPT("gpus"), CLI_CKPT, &u, 8),
+			  "text is never a number");
+	}
+}
+
+/* cli_opts_read: the rows' defaults first, then what argv gives. */
+FR_TEST(cli_table, a_command_reads_its_defaults_from_the_rows)
+{
+	unsigned depth = 0, threads = 0;
+	uint32_t block = 0;
+	uint64_t max = 0;
+	double duration = -5;
+	int backend = -1;
+	const struct cli_bind b[] = {
+		CLI_BIND("depth", depth), CLI_BIND("threads", threads),
+		CLI_BIND("block-size", block),
+		CLI_BIND("max-sample-bytes", max),
+		CLI_BIND("duration", duration), CLI_BIND("backend", backend),
+	};
+	char *none[] = { "io", "DIR", NULL };
+	char *given[] = { "io", "--depth", "8", "DIR", NULL };
+
+	cr_assert_eq(cli_opts_read(CLI_IO, 2, none, b, 6), 0);
+	cr_expect_eq(depth, STG_DEFAULT_DEPTH);
+	cr_expect_eq(threads, 1);
+	cr_expect_eq(block, STG_DEFAULT_BLOCK_SIZE);
+	cr_expect_eq(max, CLI_IO_MAX_SAMPLE_BYTES);
+	cr_expect_eq(backend, STG_BACKEND_AUTO);
+	cr_expect_eq(duration, -5, "a default in words stores nothing");
+	cr_assert_eq(cli_opts_read(CLI_IO, 4, given, b, 6), 0);
+	cr_expect_eq(depth, 8);
+	cr_expect_eq(threads, 1);
+}

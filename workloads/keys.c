@@ -320,3 +320,37 @@ bool wl_key_default_text(const struct wl_key *k, unsigned ctx, char *buf,
 	}
 	return false;
 }
+
+bool wl_key_default_store(const struct wl_key *k, unsigned ctx, void *dst,
+			  size_t size)
+{
+	for (size_t i = 0; i < 3 && k->defs[i].uses; i++) {
+		const struct wl_key_default *d = &k->defs[i];
+		int v;
+
+		if (!((d->uses >> ctx) & 1) || ((k->lists >> ctx) & 1))
+			continue;
+		switch (k->type) {
+		case WL_K_UINT:
+		case WL_K_SIZE:
+			return !d->text && !store_uint(dst, size,
+						       (uint64_t)d->def);
+		case WL_K_BYTES:
+		case WL_K_TIME:
+		case WL_K_REAL:
+		case WL_K_COUNT:
+			if (d->text)
+				return false;
+			*(double *)dst = d->def;
+			return true;
+		case WL_K_ENUM:
+			if (!d->text || !wl_key_value_find(k, ctx, d->text, &v))
+				return false;
+			*(int *)dst = v;
+			return true;
+		default:
+			return false;
+		}
+	}
+	return false;
+}

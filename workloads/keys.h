@@ -118,6 +118,15 @@ const char *wl_key_refusal(const struct wl_key *k, unsigned ctx,
 bool wl_key_default_text(const struct wl_key *k, unsigned ctx, char *buf,
 			 size_t len);
 
+/*
+ * K's default for CTX into DST (SIZE bytes, as wl_key_take stores): a
+ * plain number of the row (a default with no text), or the value of an
+ * ENUM that its text names ("auto"). Returns true when stored; a
+ * default in words only ("the workload's") leaves DST as it is.
+ */
+bool wl_key_default_store(const struct wl_key *k, unsigned ctx, void *dst,
+			  size_t size);
+
 /* The row named NAME of table T (N rows), or NULL. */
 const struct wl_key *wl_key_find(const struct wl_key *t, size_t n,
 				 const char *name);
