@@ -5,7 +5,7 @@
  *
  * Wiring only, like the rest of cli/: the protocol is measure/'s
  * (cluster_run.c, cluster_io.c, cluster_sweep.c), the report reports/'
- * (report_cluster.c, report_cluster_fill.c).
+ * (report_cluster_fill.c, report_cluster_out.c).
  */
 #include <errno.h>
 #include <stdio.h>

@@ -12,10 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "cluster.h"
-#include "measure.h"
-#include "report.h"
 #include "rpt_usage.h"
 #include "run.h"
 

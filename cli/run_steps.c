@@ -11,8 +11,6 @@
 #include <string.h>
 
 #include "cli_cluster.h"
-#include "measure.h"
-#include "report.h"
 #include "run.h"
 
 /* The report's setup and listing. */

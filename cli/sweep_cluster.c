@@ -6,17 +6,13 @@
  * report of how the total scales.
  *
  * Wiring only: the walk is measure/'s (cluster_sweep.c), the report
- * reports/' (report_cluster_fill.c, report_cluster_sweep.c).
+ * reports/' (report_cluster_fill.c, report_cluster_out.c).
  */
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "cli_cluster.h"
-#include "cluster.h"
 #include "report_cluster_out.h"
 #include "sweep.h"
 

@@ -13,8 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "measure.h"
-#include "report.h"
 #include "sweep.h"
 
 void cli_sweep_pipe_free(struct sweep_pipe *p)
