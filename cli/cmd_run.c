@@ -127,7 +127,6 @@ static int run_setup(struct run_state *s)
 	return 0;
 }
 
-
 int cmd_run(int argc, char **argv)
 {
 	struct sigaction old[2];
