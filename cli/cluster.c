@@ -5,19 +5,17 @@
  *
  * Wiring only, like the rest of cli/: the protocol is measure/'s
  * (cluster_run.c, cluster_io.c, cluster_sweep.c), the report reports/'
- * (report_cluster.c, report_cluster_fill.c).
+ * (report_cluster_fill.c, report_cluster_out.c).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "cli.h"
 #include "cli_cluster.h"
 #include "cluster.h"
-#include "report_cluster.h"
+#include "report_cluster_out.h"
 
 static struct ms_cluster cluster;
 struct ms_cluster *cli_cluster;
@@ -66,12 +64,9 @@ void cli_cluster_say(void *arg, int err, const char *why)
 	rpt_fail(arg, err, 0, why);
 }
 
-/* ---- rank 0: the ranks' records into the report ---- */
-
 int cli_cluster_report(const char *cmd, struct cli_cluster_run *run,
 		       const struct rpt_cluster_rank *mine)
 {
-	struct rpt_cluster *c = &run->report;
 	struct ms_cluster_result res;
 	int ret = ms_cluster_collect(cli_cluster, &run->check, mine, &res);
 
@@ -80,30 +75,6 @@ int cli_cluster_report(const char *cmd, struct cli_cluster_run *run,
 	ret = ret ? FR_EXIT_ENV : FR_EXIT_OK;
 	if (!res.ranks)
 		return FR_EXIT_OK;      /* rank 0 reports */
-	rpt_cluster_take(c, &res);
-	{
-		FILE *out = rpt_text_out(&run->json, 1);
-
-		rpt_cluster_print(out, c);
-		fflush(out);
-	}
-	if (run->json) {
-		json_t *root = rpt_cluster_json(c);
-		int r = root ? rpt_write_report(cmd, run->json, root, NULL,
-						"JSON") : FR_EXIT_ENV;
-
-		json_decref(root);
-		if (r)
-			ret = r;
-	}
-	if (run->html) {
-		int r = rpt_write_report(cmd, run->html, NULL,
-					 rpt_cluster_html(c), "HTML");
-
-		if (r)
-			ret = r;
-	}
-	c->ranks = NULL;
-	free(res.ranks);
-	return ret;
+	return rpt_cluster_write(cmd, &run->report, &res, run->json, run->html,
+				 ret);
 }

@@ -11,14 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <jansson.h>
-
-#include "cli.h"
 #include "cluster.h"
-#include "measure.h"
-#include "report.h"
 #include "rpt_usage.h"
 #include "run.h"
 
@@ -122,48 +116,15 @@ static int run_setup(struct run_state *s)
 	if (err)
 		return cli_usage_error("run", "%s", cpus.how[0] ? cpus.how :
 				       strerror(-err));
-	err = cli_pipelines_check("run", &s->o.c, &s->probe);
+	err = cli_pipelines_check("run", &s->o.c, &s->r.probe);
 	if (err)
 		return err;
-	s->res = calloc(1, sizeof(*s->res));
-	if (!s->res)
+	s->r.res = calloc(1, sizeof(*s->r.res));
+	if (!s->r.res)
 		return rpt_fail("run", -ENOMEM, 0, "out of memory");
 	if (s->o.c.keep && s->o.c.dataset)
-		note_add(s, "--keep-dataset has no effect with a DATASET");
+		rpt_run_note(&s->out, "--keep-dataset has no effect with a DATASET");
 	return 0;
-}
-
-
-/* Print, write the JSON, and choose the exit status. */
-static int run_report(struct run_state *s, struct rpt_run *rr)
-{
-	int ret;
-
-	cli_watch_claim();
-	ret = cli_run_write(s, rr);
-	/* a signal's code first; then an environment failure (the JSON
-	 * report not written) over --max-errors and sample errors */
-	if (rr->signal)
-		return rpt_exit_for_signal(rr->signal);
-	if (rr->stall)
-		return rpt_stall_exit("run", rr->stall);
-	if (s->res->stopped_by_max_errors) {
-		fprintf(stderr, "feedrate run: stopped after %llu failed "
-			"sample%s (--max-errors %llu); see the errors in the "
-			"report\n", (unsigned long long)s->res->errors,
-			s->res->errors == 1 ? "" : "s",
-			(unsigned long long)s->o.c.max_errors);
-		return ret == FR_EXIT_ENV ? ret : FR_EXIT_MAX_ERRORS;
-	}
-	if (rr->run_error) {
-		fprintf(stderr, "feedrate run: the run failed: %s\n",
-			rr->run_error_text);
-		return FR_EXIT_ENV;
-	}
-	/* files the listing dropped count as errors of the run */
-	if (ret == FR_EXIT_OK && (s->res->errors || rr->listing_errors))
-		return FR_EXIT_SAMPLE_ERRORS;
-	return ret;
 }
 
 int cmd_run(int argc, char **argv)
@@ -181,6 +142,7 @@ int cmd_run(int argc, char **argv)
 	rr.fraction_resident = -1;
 	rr.hit_ratio = -1;
 	ret = run_parse(argc, argv, &s->o);
+	s->out.json = s->o.c.json;
 	if (ret) {
 		free(s);
 		return ret < 0 ? FR_EXIT_OK : ret;
@@ -201,8 +163,11 @@ int cmd_run(int argc, char **argv)
 	} else if (!ret) {
 		cli_run_fill_dataset(s, &rr);
 		ret = cli_run_measure(s, &rr);
-		if (!ret)
-			ret = run_report(s, &rr);
+		if (!ret) {
+			cli_watch_claim();
+			ret = rpt_run_exit(&rr, &s->out, s->r.res,
+					   s->o.c.max_errors);
+		}
 	}
 	ldr_watchdog_stop();
 	cli_signals_restore(old);
@@ -210,7 +175,7 @@ out_free:
 	/* the listing; the generated folder unless --keep-dataset */
 	cli_dataset_close("run", &s->md, s->o.c.keep);
 	wl_transform_state_release(&s->ts);
-	free(s->res);
+	free(s->r.res);
 	free(s);
 	return ret;
 }

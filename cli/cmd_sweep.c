@@ -10,20 +10,9 @@
  * removed on every path out.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <jansson.h>
-
-#include "cli.h"
-#include "cli_cluster.h"
-#include "cluster.h"
-#include "measure.h"
-#include "report.h"
-#include "report_ckpt.h"
-#include "report_sweep.h"
 #include "rpt_usage.h"
 #include "sweep.h"
 
@@ -75,34 +64,6 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
 	return 0;
 }
 
-/*
- * --ckpt's report into S->ckpt, before anything is measured: 0, 5 when it
- * cannot be read, 2 when it is no ckpt report or a report would
- * overwrite it (printed).
- */
-static int sweep_load_ckpt(struct sweep_state *s)
-{
-	const char *outs[3] = { s->o.c.json, s->o.csv, s->o.html };
-	char why[768];
-	int err;
-
-	if (!s->o.ckpt)
-		return 0;
-	for (int k = 0; k < 3; k++)
-		if (outs[k] && rpt_out_path_same(outs[k], s->o.ckpt))
-			return cli_usage_error("sweep", "a report would "
-					       "overwrite the --ckpt report");
-	err = rpt_ckpt_brief_load(s->o.ckpt, &s->ckpt, why, sizeof(why));
-	if (err) {
-		fprintf(stderr, err == -EINVAL ? "feedrate sweep: --ckpt " :
-			"feedrate sweep: cannot read --ckpt ");
-		rpt_put_path(stderr, s->o.ckpt);
-		fprintf(stderr, ": %s\n", why);
-		return err == -EINVAL ? FR_EXIT_USAGE : FR_EXIT_ENV;
-	}
-	return 0;
-}
-
 /* Workload, GPUs, vCPU counts and report paths, before anything is
  * read. 0 or an exit code. */
 static int sweep_setup(struct sweep_state *s)
@@ -135,19 +96,8 @@ static int sweep_setup(struct sweep_state *s)
 	ret = cli_check_reports("sweep", outs, 3, o->c.dataset, o->c.list);
 	if (!ret)
 		ret = cli_pipelines_check("sweep", &o->c, s->probe);
-	return ret ? ret : sweep_load_ckpt(s);
-}
-
-/* Free a state's points and sweep (not its dataset: the main one's). */
-static void sweep_state_free(struct sweep_state *s)
-{
-	if (!s)
-		return;
-	ms_sweep_free(&s->sw);
-	wl_transform_state_release(&s->ts);
-	free(s->rpts);
-	free(s->how);
-	free(s);
+	return ret || !o->ckpt ? ret : rpt_sweep_ckpt_load(o->ckpt, outs, 3,
+							       &s->ckpt);
 }
 
 int cmd_sweep(int argc, char **argv)
@@ -192,19 +142,22 @@ int cmd_sweep(int argc, char **argv)
 	} else {
 		if (!ret)
 			ret = cli_sweep_run(s);
-		if (!ret)
-			ret = cli_sweep_report(s);
+		if (!ret) {
+			cli_watch_claim();
+			rpt_sweep_judge(&s->own.out, &s->own.run, s->o.budget_s,
+					s->md.list_s, true, cli_stop);
+			ret = rpt_sweep_end(&s->own.out, &s->own.run, cli_stop);
+		}
 	}
 	ldr_watchdog_stop();
 	cli_signals_restore(old);
 out_free:
 	cli_dataset_close("sweep", &s->md, s->o.c.keep);
-	for (unsigned i = 0; i < s->nsubs; i++)
-		sweep_state_free(s->subs[i]);
-	ms_sweep_free(&s->sw);
-	wl_transform_state_release(&s->ts);
-	free(s->rpts);
-	free(s->how);
+	for (unsigned i = 0; i < s->nsubs; i++) {
+		cli_sweep_pipe_free(s->subs[i]);
+		free(s->subs[i]);
+	}
+	cli_sweep_pipe_free(&s->own);
 	free(s);
 	return ret;
 }

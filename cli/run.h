@@ -6,6 +6,8 @@
 #define FEEDRATE_CLI_RUN_H
 
 #include "cli.h"
+#include "measure_run.h"
+#include "report_run_end.h"
 
 struct run_opts {
 	struct cli_common_opts c;       /* what sweep parses the same way */
@@ -29,29 +31,15 @@ struct run_state {
 	const struct wl_workload *w;
 	struct ms_gpus gs;
 	struct ms_dataset md;           /* the listing, a generated folder */
-	struct ms_point_out po;
-	struct ldr_result *res;
-	struct ms_python_info probe;    /* the interpreter's, before the run */
+	struct ms_run r;                /* the point, its result, its end */
 	struct wl_transform_state ts;
 	struct ms_machine m;            /* the machine, the storage under
 	                                   the dataset */
-	char pipeline[320];
-	char pipe_text[1024];           /* the pipeline in the report's words */
-	char pipe_name[600];
-	char cache_how[1024];
-	char notes[1024];
-	struct stg_stall stall;         /* the storage stalled (rr.stall) */
-	char stall_text[700];
+	struct rpt_run_out out;         /* the report's texts, --json */
 };
 
-#define note_add(s, ...) \
-	rpt_note_add((s)->notes, sizeof((s)->notes), __VA_ARGS__)
 /* The report's setup and listing. */
 void cli_run_fill_dataset(struct run_state *s, struct rpt_run *rr);
-
-/* Print RR (its notes S's), write its JSON (--json). 0, or the exit code
- * of a report that could not be written. */
-int cli_run_write(struct run_state *s, struct rpt_run *rr);
 
 /* The transform, the point, the measurement. 0 or an exit code. */
 int cli_run_measure(struct run_state *s, struct rpt_run *rr);

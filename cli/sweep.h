@@ -6,11 +6,11 @@
 #define FEEDRATE_CLI_SWEEP_H
 
 #include "cli.h"
-#include "report_ckpt.h"
-#include "report_sweep.h"
+#include "report_sweep_end.h"
+#include "sweep_cmd.h"
 
-_Static_assert(MS_CHECKS_MAX == RPT_CHECKS_MAX,
-	       "the sweep runs as many check runs as the report holds");
+_Static_assert(CLI_PIPELINES_MAX <= RPT_SWEEP_PIPES_MAX,
+	       "a sweep report holds every pipeline of --pipeline");
 
 struct sweep_opts {
 	struct cli_common_opts c;       /* what run parses the same way */
@@ -30,46 +30,39 @@ struct sweep_opts {
 	double price;                   /* --price USD/h; 0 none */
 };
 
+/* One pipeline's sweep and its report. */
+struct sweep_pipe {
+	struct ms_sweep_run run;
+	struct rpt_sweep_out out;
+	struct wl_transform_state ts;
+};
+
 struct sweep_state {
 	struct sweep_opts o;
 	const struct wl_workload *w;
 	struct ms_gpus gs;
 	struct ms_dataset md;
-	struct wl_transform_state ts;
-	struct ms_sweep sw;
-	struct rpt_sweep rs;
-	struct rpt_point *rpts;
-	char (*how)[RPT_HOW_LEN];
 	unsigned vcpus_total;
 	bool vcpus_default;             /* --vcpus not given */
-	char pipeline[320];
-	char rule[2048];
-	char notes[6144];
-	char reserve_how[160];
-	struct ms_check checks[STG_CACHE_STATES][RPT_CHECKS_MAX];
-	struct rpt_shape shapes[RPT_SHAPES_MAX];
 	struct ms_machine m;
 	struct rpt_ckpt_brief ckpt;     /* --ckpt's, read before measuring */
-	/* --pipeline LIST: this state's pipeline; the other pipelines each
-	 * run in a state of their own (subs), on the same dataset */
-	struct ms_pipeline_spec pipe;
 	struct ms_python_info probe[CLI_PIPELINES_MAX];
-	struct ms_python_info probe_first; /* probe[0] before S's own took it */
-	unsigned pipe_own;              /* the pipeline S measures itself */
-	char pipe_name[600];
-	char pipe_text[1024];
-	struct sweep_state *subs[CLI_PIPELINES_MAX];
-	const struct rpt_sweep *others[CLI_PIPELINES_MAX];
+	struct rpt_sweep_ask ask;       /* what every pipeline's report takes */
+	/* --pipeline LIST: the first measured in OWN, whose report holds the
+	 * others' (SUBS), each measured on the same dataset */
+	struct sweep_pipe own;
+	unsigned pipe_own;              /* its index in --pipeline */
+	struct sweep_pipe *subs[CLI_PIPELINES_MAX];
 	unsigned nsubs;
 };
 
 /* Each pipeline of --pipeline in turn, sharing the budget equally, each
- * planned, measured, checked and judged (sweep_steps.c). 0 or an exit
- * code (printed). */
+ * planned, measured, checked (and the others judged) (sweep_steps.c).
+ * 0 or an exit code (printed). */
 int cli_sweep_run(struct sweep_state *s);
 
-/* The verdict, the text report and the files. The exit code. */
-int cli_sweep_report(struct sweep_state *s);
+/* Free P's sweep, report points and transform (not P). */
+void cli_sweep_pipe_free(struct sweep_pipe *p);
 
 /* Under mpirun: the cluster sweep of S's options (sweep_cluster.c);
  * FAILED: this rank could not open the dataset. The exit code. */

@@ -6,20 +6,14 @@
  * report of how the total scales.
  *
  * Wiring only: the walk is measure/'s (cluster_sweep.c), the report
- * reports/' (report_cluster_fill.c, report_cluster_sweep.c).
+ * reports/' (report_cluster_fill.c, report_cluster_out.c).
  */
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
-#include "cli.h"
 #include "cli_cluster.h"
-#include "cluster.h"
-#include "report_cluster.h"
+#include "report_cluster_out.h"
 #include "sweep.h"
 
 /* The sweep's state and the machine and storage its report names. */
@@ -33,7 +27,8 @@ static int on_point_base(void *arg, struct ms_point *p)
 	struct sweep_state *s = ((struct ctx *)arg)->s;
 
 	return cli_point_base("sweep", &s->o.c, s->w, &s->gs, &s->md, p,
-			      &s->ts, s->pipeline, sizeof(s->pipeline));
+			      &s->own.ts, s->own.out.pipeline,
+			      sizeof(s->own.out.pipeline));
 }
 
 /* This rank's record of a measured point, from the point's run report. */
@@ -49,54 +44,21 @@ static void on_record(void *arg, const struct ms_point_out *po,
 		stg_dataset_count(s->md.ds), cli_stop, shared);
 }
 
-static void on_progress(void *arg, enum stg_cache_state cache,
-			unsigned vcpus, unsigned n)
-{
-	(void)arg;
-	if (isatty(STDERR_FILENO))
-		fprintf(stderr, "\r\033[Kfeedrate sweep: %s, %u vCPU%s a rank, "
-			"%u rank%s...", stg_cache_state_name(cache), vcpus,
-			vcpus == 1 ? "" : "s", n, n == 1 ? "" : "s");
-}
-
 /* Rank 0: the sweep's report printed and written. */
 static int sweep_report(const struct ctx *x,
 			const struct ms_cluster_sweep_result *r, int ret)
 {
 	const struct sweep_state *s = x->s;
-	const char *outs[2] = { s->o.c.json, s->o.html };
-	struct rpt_cluster_sweep rs;
 	struct rpt_cluster base;
-	FILE *out;
 
 	rpt_cluster_fill(&base, "sweep", &(struct rpt_setup_src){
 		.m = &x->m, .md = &s->md, .dataset = s->o.c.dataset,
 		.w = s->w, .gs = &s->gs, .backend = -1, .cache = -1 },
 		r->window_s);
-	if (rpt_cluster_sweep_fill(&rs, &base, cli_cluster->world,
-				   cli_cluster->nodes, r))
-		return rpt_fail("sweep", -ENOMEM, 0, "out of memory");
-	rs.signal = cli_stop;
-	rs.notes = s->notes;
-	out = rpt_text_out(outs, 2);
-	rpt_cluster_sweep_print(out, &rs);
-	fflush(out);
-	if (s->o.c.json) {
-		json_t *root = rpt_cluster_sweep_json(&rs);
-		int e = root ? rpt_write_report("sweep", s->o.c.json, root,
-						NULL, "JSON") : FR_EXIT_ENV;
-
-		json_decref(root);
-		ret = e ? e : ret;
-	}
-	if (s->o.html) {
-		int e = rpt_write_report("sweep", s->o.html, NULL,
-					 rpt_cluster_sweep_html(&rs), "HTML");
-
-		ret = e ? e : ret;
-	}
-	free((void *)rs.points);
-	return ret;
+	return rpt_cluster_sweep_write(&base, r, cli_cluster->world,
+				       cli_cluster->nodes, cli_stop,
+				       s->own.out.notes,
+				       s->o.c.json, s->o.html, ret);
 }
 
 int cli_sweep_cluster_run(struct sweep_state *s, bool failed)
@@ -128,7 +90,7 @@ int cli_sweep_cluster_run(struct sweep_state *s, bool failed)
 	c.failed = failed;
 	c.point_base = on_point_base;
 	c.record = on_record;
-	c.progress = on_progress;
+	c.progress = rpt_cluster_sweep_progress;
 	c.arg = x;
 	ret = ms_cluster_sweep(cli_cluster, &c, &r) || r.lost ? FR_EXIT_ENV : 0;
 	if (cli_cluster->rank == 0 && isatty(STDERR_FILENO))

@@ -1,0 +1,90 @@
+/*
+ * report_cluster_out.c - rank 0's cluster reports printed and written
+ * (report_cluster_out.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "report_cluster_out.h"
+#include "rpt_cmd.h"
+
+/* ROOT (taken; JSON_FAILED: it could not be made) to JSON and PAGE
+ * (freed) to HTML, each NULL: none, for CMD; RET the exit code so far. */
+static int write_files(const char *cmd, json_t *root, bool json_failed,
+		       const char *json, char *page, const char *html,
+		       int ret)
+{
+	if (json) {
+		int r = !json_failed ? rpt_write_report(cmd, json, root, NULL,
+							"JSON") : FR_EXIT_ENV;
+
+		json_decref(root);
+		if (r)
+			ret = r;
+	}
+	if (html) {
+		int r = rpt_write_report(cmd, html, NULL, page, "HTML");
+
+		if (r)
+			ret = r;
+	}
+	return ret;
+}
+
+int rpt_cluster_write(const char *cmd, struct rpt_cluster *c,
+		      struct ms_cluster_result *res, const char *json,
+		      const char *html, int ret)
+{
+	FILE *out = rpt_text_out(&json, 1);
+	json_t *root;
+
+	rpt_cluster_take(c, res);
+	rpt_cluster_print(out, c);
+	fflush(out);
+	root = json ? rpt_cluster_json(c) : NULL;
+	ret = write_files(cmd, root, json && !root, json, html ?
+			  rpt_cluster_html(c) : NULL, html, ret);
+	c->ranks = NULL;
+	free(res->ranks);
+	res->ranks = NULL;
+	return ret;
+}
+
+int rpt_cluster_sweep_write(const struct rpt_cluster *base,
+			    const struct ms_cluster_sweep_result *r,
+			    unsigned world, unsigned nodes, int signal,
+			    const char *notes, const char *json,
+			    const char *html, int ret)
+{
+	const char *outs[2] = { json, html };
+	struct rpt_cluster_sweep rs;
+	json_t *root;
+	FILE *out;
+
+	if (rpt_cluster_sweep_fill(&rs, base, world, nodes, r))
+		return rpt_fail("sweep", -ENOMEM, 0, "out of memory");
+	rs.signal = signal;
+	rs.notes = notes;
+	out = rpt_text_out(outs, 2);
+	rpt_cluster_sweep_print(out, &rs);
+	fflush(out);
+	root = json ? rpt_cluster_sweep_json(&rs) : NULL;
+	ret = write_files("sweep", root, json && !root, json, html ?
+			  rpt_cluster_sweep_html(&rs) : NULL, html, ret);
+	free((void *)rs.points);
+	return ret;
+}
+
+void rpt_cluster_sweep_progress(void *arg, enum stg_cache_state cache,
+				unsigned vcpus, unsigned ranks)
+{
+	(void)arg;
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "\r\033[Kfeedrate sweep: %s, %u vCPU%s a rank, "
+			"%u rank%s...", stg_cache_state_name(cache), vcpus,
+			vcpus == 1 ? "" : "s", ranks, ranks == 1 ? "" : "s");
+}
