@@ -1,7 +1,6 @@
 /*
  * cluster.c - a command launched by mpirun: the launch detected at start,
- * the cluster opened (measure/cluster.c), and rank 0's cluster report
- * written.
+ * the cluster opened (measure/cluster.c) and closed at the end.
  *
  * Wiring only, like the rest of cli/: the protocol is measure/'s
  * (cluster_run.c, cluster_io.c, cluster_sweep.c), the report reports/'
@@ -13,9 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cli_cluster.h"
 #include "cluster.h"
-#include "report_cluster_out.h"
 
 static struct ms_cluster cluster;
 struct ms_cluster *cli_cluster;
@@ -57,24 +54,4 @@ int cli_cluster_refuse(const char *cmd)
 			"without mpirun (under mpirun: run, sweep and io)\n",
 			cmd);
 	return FR_EXIT_USAGE;
-}
-
-void cli_cluster_say(void *arg, int err, const char *why)
-{
-	rpt_fail(arg, err, 0, why);
-}
-
-int cli_cluster_report(const char *cmd, struct cli_cluster_run *run,
-		       const struct rpt_cluster_rank *mine)
-{
-	struct ms_cluster_result res;
-	int ret = ms_cluster_collect(cli_cluster, &run->check, mine, &res);
-
-	if (ret < 0)
-		return rpt_fail(cmd, ret, 0, "out of memory");
-	ret = ret ? FR_EXIT_ENV : FR_EXIT_OK;
-	if (!res.ranks)
-		return FR_EXIT_OK;      /* rank 0 reports */
-	return rpt_cluster_write(cmd, &run->report, &res, run->json, run->html,
-				 ret);
 }

@@ -17,7 +17,7 @@
 #include <jansson.h>
 
 #include "cli.h"
-#include "cli_cluster.h"
+#include "report_cluster_out.h"
 #include "cluster.h"
 #include "measure.h"
 #include "report.h"
@@ -103,7 +103,7 @@ static int io_list(const struct io_opts *o, struct ms_dataset *md)
 static int io_cluster(struct io_opts *o, struct ms_dataset *md,
 		      struct ms_io_result *res)
 {
-	struct cli_cluster_run run;
+	struct rpt_cluster_run run;
 	struct rpt_cluster_rank r;
 	double *solo = calloc(cli_cluster->world, sizeof(*solo));
 	static struct ms_machine m;     /* the storage under the dataset */
@@ -122,7 +122,7 @@ static int io_cluster(struct io_opts *o, struct ms_dataset *md,
 	run.json = o->json;
 	run.html = o->html;
 	run.check.window_s = o->cfg.duration_s;        /* 0: each file once */
-	err = cli_cluster_report("io", &run, &r);
+	err = rpt_cluster_report(cli_cluster, "io", &run, &r);
 	free(solo);
 	return err;
 }

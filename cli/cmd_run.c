@@ -70,7 +70,7 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 	int ret;
 
 	memset(o, 0, sizeof(*o));
-	cli_common_defaults(&o->c);
+	ms_common_defaults(&o->c);
 	o->duration = -1;
 	o->solo = -1;
 	ret = cli_opts_parse(CLI_RUN, argc, argv, b, 10 +
@@ -97,11 +97,11 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 static int run_setup(struct run_state *s)
 {
 	struct ldr_cpu_choice cpus;
-	int err = cli_workload("run", s->o.c.workload, &s->w);
+	int err = rpt_workload("run", s->o.c.workload, &s->w);
 
 	if (!err) {
-		cli_common_from_workload(&s->o.c, s->w);
-		err = cli_gpus("run", s->w, &s->o.c, &s->gs);
+		ms_common_from_workload(&s->o.c, s->w);
+		err = rpt_gpus("run", s->w, &s->o.c, &s->gs);
 	}
 	if (!err)
 		err = cli_check_reports("run", &s->o.c.json, 1, s->o.c.dataset,
@@ -154,7 +154,7 @@ int cmd_run(int argc, char **argv)
 	ret = cli_watch_start("run", s->o.c.json, NULL,
 			      RPT_RUN_SCHEMA_VERSION);
 	if (!ret)
-		ret = cli_dataset_open("run", s->w, &s->o.c, &s->md);
+		ret = rpt_dataset_open("run", s->w, &s->o.c, &cli_stop, &s->md);
 	if (!ret && cli_stop)
 		ret = rpt_fail("run", -EINTR, cli_stop, "interrupted before "
 			       "the measurement; nothing was measured");
@@ -173,7 +173,7 @@ int cmd_run(int argc, char **argv)
 	cli_signals_restore(old);
 out_free:
 	/* the listing; the generated folder unless --keep-dataset */
-	cli_dataset_close("run", &s->md, s->o.c.keep);
+	rpt_dataset_close("run", &s->md, s->o.c.keep);
 	wl_transform_state_release(&s->ts);
 	free(s->r.res);
 	free(s);

@@ -48,7 +48,7 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
 	int ret;
 
 	memset(o, 0, sizeof(*o));
-	cli_common_defaults(&o->c);
+	ms_common_defaults(&o->c);
 	o->budget_s = CLI_SWEEP_BUDGET_S;
 	o->reserve_vcpus = -1;
 	for (int k = 0; k < STG_CACHE_STATES; k++)
@@ -70,11 +70,11 @@ static int sweep_setup(struct sweep_state *s)
 {
 	const char *outs[3] = { s->o.c.json, s->o.csv, s->o.html };
 	struct sweep_opts *o = &s->o;
-	int ret = cli_workload("sweep", o->c.workload, &s->w);
+	int ret = rpt_workload("sweep", o->c.workload, &s->w);
 
 	if (!ret) {
-		cli_common_from_workload(&o->c, s->w);
-		ret = cli_gpus("sweep", s->w, &o->c, &s->gs);
+		ms_common_from_workload(&o->c, s->w);
+		ret = rpt_gpus("sweep", s->w, &o->c, &s->gs);
 	}
 	if (ret)
 		return ret;
@@ -136,7 +136,7 @@ int cmd_sweep(int argc, char **argv)
 	ret = cli_watch_start("sweep", s->o.c.json, RPT_SWEEP_SCHEMA_NAME,
 			      RPT_SWEEP_SCHEMA_VERSION);
 	if (!ret)
-		ret = cli_dataset_open("sweep", s->w, &s->o.c, &s->md);
+		ret = rpt_dataset_open("sweep", s->w, &s->o.c, &cli_stop, &s->md);
 	if (cli_cluster) {
 		ret = cli_sweep_cluster_run(s, ret != 0);
 	} else {
@@ -152,7 +152,7 @@ int cmd_sweep(int argc, char **argv)
 	ldr_watchdog_stop();
 	cli_signals_restore(old);
 out_free:
-	cli_dataset_close("sweep", &s->md, s->o.c.keep);
+	rpt_dataset_close("sweep", &s->md, s->o.c.keep);
 	for (unsigned i = 0; i < s->nsubs; i++) {
 		cli_sweep_pipe_free(s->subs[i]);
 		free(s->subs[i]);

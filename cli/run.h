@@ -10,7 +10,7 @@
 #include "report_run_end.h"
 
 struct run_opts {
-	struct cli_common_opts c;       /* what sweep parses the same way */
+	struct ms_common_opts c;       /* what sweep parses the same way */
 	unsigned vcpus;                 /* 0: every usable CPU */
 	enum stg_cache_state cache;
 	bool cache_given, ram_given;

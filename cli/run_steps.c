@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_cluster.h"
+#include "report_cluster_out.h"
 #include "run.h"
 
 /* The report's setup and listing. */
 void cli_run_fill_dataset(struct run_state *s, struct rpt_run *rr)
 {
-	const struct cli_common_opts *c = &s->o.c;
+	const struct ms_common_opts *c = &s->o.c;
 
 	ms_machine_detect(s->md.root, &s->m);
 	rpt_setup_fill(&rr->setup, &(struct rpt_setup_src){
@@ -40,22 +40,14 @@ static double run_window(const struct run_opts *o)
 static int run_point(struct run_state *s, struct ms_point *p)
 {
 	const struct run_opts *o = &s->o;
-	int ret = cli_point_base("run", &o->c, s->w, &s->gs, &s->md, p,
-				 &s->ts, s->out.pipeline,
-				 sizeof(s->out.pipeline));
+	const struct ms_point_ask a = { .o = &o->c, .w = s->w, .gs = &s->gs,
+		.md = &s->md, .pipe = &o->c.pipes[0], .stop = &cli_stop };
+	int ret = rpt_point("run", &a, p, &s->ts, s->out.pipeline,
+			    sizeof(s->out.pipeline));
 
 	p->cache = o->cache;
 	p->vcpus = o->vcpus;
 	p->workers = o->c.workers;
-	p->pipe = o->c.pipes[0];
-	p->pipe.python = o->c.python;
-	p->pipe.workers = o->c.workers;
-	p->pipe.timeout_s = o->c.runner_timeout;
-	p->pipe.list = o->c.list;
-	if (!ret)
-		ret = cli_gpu_decode_point("run", &o->c, s->w, &s->md, p,
-					   &s->ts, s->out.pipeline,
-					   sizeof(s->out.pipeline));
 	p->warmup_s = o->warmup;
 	p->duration_s = run_window(o);
 	p->epochs = o->epochs;
@@ -85,33 +77,27 @@ int cli_run_measure(struct run_state *s, struct rpt_run *rr)
  */
 int cli_run_cluster(struct run_state *s, struct rpt_run *rr, int opened)
 {
-	struct ms_cluster_run_cfg c = { 0 };
-	struct cli_cluster_run run = { 0 };
+	struct ms_cluster_run_cfg c;
+	struct rpt_cluster_run run = { .json = s->o.c.json,
+				       .html = s->o.html };
 	struct rpt_cluster_rank mine;
-	struct ms_point *p = &s->r.p;
 	double *solo = NULL;
 	bool shared = false;
 	int err = opened;
 
 	if (!err) {
 		cli_run_fill_dataset(s, rr);
-		err = run_point(s, p);
+		err = run_point(s, &s->r.p);
 	}
 	if (s->o.cache == STG_CACHE_COLD && s->o.solo != 0)
 		solo = calloc(cli_cluster->world, sizeof(*solo));
-	c.p = p;
-	c.failed = err != 0;
-	c.fail_text = opened ? "the dataset could not be opened on this node "
-		      "(this rank's error output says why)" : "its point "
-		      "could not be set up (this rank's error output says why)";
-	c.margin_s = (s->o.warmup > 0 ? s->o.warmup : s->o.warmup < 0 ? 0 :
-		      LDR_DEFAULT_WARMUP_S) + 3.0;
-	c.ds = s->md.ds;
-	c.rc.backend = s->o.c.backend;
-	c.rc.depth = s->o.c.depth;
-	c.readers = s->o.c.readers;
-	c.solo_s = s->o.solo > 0 ? s->o.solo : CLI_RUN_SOLO_S;
-	c.say = cli_cluster_say;
+	ms_cluster_run_make(&(struct ms_cluster_run_ask){ .o = &s->o.c,
+		.p = &s->r.p, .md = &s->md, .open_failed = opened != 0,
+		.point_failed = err != 0, .warmup_s = s->o.warmup,
+		.solo_s = s->o.solo, .solo = solo,
+		/* no --ram under mpirun */
+		.window_s = run_window(&s->o) }, &c, &run.check);
+	c.say = rpt_cluster_say;
 	c.say_arg = "run";
 	rr->setup.pipeline = s->out.pipeline;
 	rr->pipeline_name = "native";
@@ -124,21 +110,11 @@ int cli_run_cluster(struct run_state *s, struct rpt_run *rr, int opened)
 	rr->notes = s->out.notes;
 	ms_cluster_rank_init(cli_cluster, &mine);
 	rpt_cluster_rank_fill(&mine, rr, s->r.res, &s->r.po, shared);
-	run.json = s->o.c.json;
-	run.html = s->o.html;
-	run.check.solo = solo;
-	run.check.window_s = run_window(&s->o);  /* no --ram under mpirun */
 	if (cli_cluster->rank == 0)
 		rpt_cluster_from_run(&run.report, rr, s->o.c.dataset,
 				     s->m.fs.server, run.check.window_s,
 				     cli_stop, s->out.notes);
-	if (!opened) {
-		run.check.samples_per_epoch = s->md.shards ?
-			s->md.shards->ldr.total : stg_dataset_count(s->md.ds);
-		run.check.shards = s->md.shards != NULL;
-	}
-	run.check.seed = s->o.c.seed;
-	err = cli_cluster_report("run", &run, &mine);
+	err = rpt_cluster_report(cli_cluster, "run", &run, &mine);
 	free(solo);
 	return cli_stop ? rpt_exit_for_signal(cli_stop) : err;
 }

@@ -39,19 +39,10 @@ static int sweep_config(struct sweep_state *s, struct sweep_pipe *sp,
 			double budget_s, bool own, struct ms_sweep_config *cfg)
 {
 	const struct sweep_opts *o = &s->o;
-	int ret;
+	const struct ms_point_ask a = { .o = &o->c, .w = s->w, .gs = &s->gs,
+		.md = &s->md, .pipe = &sp->run.pipe, .stop = &cli_stop };
 
 	memset(cfg, 0, sizeof(*cfg));
-	ret = cli_point_base("sweep", &o->c, s->w, &s->gs, &s->md, &cfg->base,
-			     &sp->ts, sp->out.pipeline,
-			     sizeof(sp->out.pipeline));
-	if (ret)
-		return ret;
-	cfg->base.pipe = sp->run.pipe;
-	cfg->base.pipe.python = o->c.python;
-	cfg->base.pipe.workers = o->c.workers;
-	cfg->base.pipe.timeout_s = o->c.runner_timeout;
-	cfg->base.pipe.list = o->c.list;
 	memcpy(cfg->vcpus, o->vcpus.v, sizeof(cfg->vcpus));
 	cfg->nvcpus = o->vcpus.n;
 	memcpy(cfg->cache, o->cache, sizeof(cfg->cache));
@@ -66,9 +57,8 @@ static int sweep_config(struct sweep_state *s, struct sweep_pipe *sp,
 			s->m.cpu.threads_per_core > 1;
 	cfg->progress = rpt_sweep_progress;
 	cfg->progress_arg = &sp->run.sw;
-	return cli_gpu_decode_point("sweep", &o->c, s->w, &s->md, &cfg->base,
-				    &sp->ts, sp->out.pipeline,
-				    sizeof(sp->out.pipeline));
+	return rpt_point("sweep", &a, &cfg->base, &sp->ts, sp->out.pipeline,
+			 sizeof(sp->out.pipeline));
 }
 
 /* Pipeline I of --pipeline on BUDGET_S: S's own (the first measured),
