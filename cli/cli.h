@@ -100,6 +100,24 @@ void cli_cluster_end(void);
 /* Is this process rank 0 (or not a rank at all)? */
 bool cli_cluster_rank0(void);
 
+/* What a command asks that only one node, or only mpirun, takes. */
+struct cli_mpi_ask {
+	bool dataset;                   /* a DATASET given */
+	bool ram;                       /* --ram (the ram cache state) */
+	bool pipeline;                  /* a pipeline other than native */
+	bool mpi_only;                  /* --html, --solo or --mpi-timeout
+	                                   given (run, io) */
+	double mpi_timeout;             /* --mpi-timeout; 0: not given */
+};
+
+/*
+ * Under mpirun: refuse what A asks of CMD that is for one node (a
+ * generated dataset, --ram, a pipeline other than native; rank 0 says
+ * why), else take its --mpi-timeout. On one node: refuse what is for
+ * mpirun only. Returns 0 or FR_EXIT_USAGE.
+ */
+int cli_mpi_check(enum cli_cmd cmd, const struct cli_mpi_ask *a);
+
 /* CMD runs on one node only: under mpirun with several ranks say so (on
  * rank 0) and return FR_EXIT_USAGE; 0 otherwise. */
 int cli_cluster_refuse(const char *cmd);

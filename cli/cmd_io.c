@@ -69,15 +69,9 @@ static int io_parse(int argc, char **argv, struct io_opts *o)
 		return cli_usage_error("io", optind >= argc ?
 				       "missing DATASET" : "one DATASET only");
 	o->dataset = argv[optind];
-	if (!cli_cluster) {
-		if (o->html || o->solo >= 0 || o->mpi_timeout_given)
-			return cli_usage_error("io", "--html, --solo and "
-				"--mpi-timeout are for io under mpirun");
-		return 0;
-	}
-	if (o->mpi_timeout_given)
-		cli_cluster->timeout_s = o->mpi_timeout;
-	return 0;
+	return cli_mpi_check(CLI_IO, &(struct cli_mpi_ask){ .dataset = true,
+		.mpi_only = o->html || o->solo >= 0 || o->mpi_timeout_given,
+		.mpi_timeout = o->mpi_timeout });
 }
 
 /* List O's dataset into *MD (the one listing run and sweep use). Returns

@@ -1,6 +1,6 @@
 /*
- * sweep.h - `feedrate sweep`'s state, shared by its option wiring
- * (cmd_sweep.c) and its steps (sweep_steps.c). Private to cli/.
+ * sweep.h - `feedrate sweep`'s state, shared by the command (cmd_sweep.c)
+ * and its wiring under mpirun (sweep_cluster.c). Private to cli/.
  */
 #ifndef FEEDRATE_CLI_SWEEP_H
 #define FEEDRATE_CLI_SWEEP_H
@@ -55,14 +55,6 @@ struct sweep_state {
 	struct sweep_pipe *subs[MS_PIPELINES_MAX];
 	unsigned nsubs;
 };
-
-/* Each pipeline of --pipeline in turn, sharing the budget equally, each
- * planned, measured, checked (and the others judged) (sweep_steps.c).
- * 0 or an exit code (printed). */
-int cli_sweep_run(struct sweep_state *s);
-
-/* Free P's sweep, report points and transform (not P). */
-void cli_sweep_pipe_free(struct sweep_pipe *p);
 
 /* Under mpirun: the cluster sweep of S's options (sweep_cluster.c);
  * FAILED: this rank could not open the dataset. The exit code. */
