@@ -19,7 +19,6 @@
 #include "measure_run.h"
 #include "report_cluster_out.h"
 #include "report_run_end.h"
-#include "rpt_usage.h"
 
 struct run_opts {
 	struct ms_common_opts c;       /* what sweep parses the same way */
@@ -50,20 +49,8 @@ struct run_state {
 	struct rpt_run_out out;         /* the report's texts, --json */
 };
 
-static void run_head(FILE *f)
-{
-	rpt_usage_head(f, "run");
-}
-
-static void run_tail(FILE *f)
-{
-	rpt_workloads_usage(f);
-	rpt_usage_tail(f, "run");
-}
-
 static int run_parse(int argc, char **argv, struct run_opts *o)
 {
-	static const struct cli_usage usage = { run_head, run_tail };
 	struct cli_bind b[CLI_COMMON_BINDS + 10] = {
 		CLI_BIND("vcpus", o->vcpus),
 		CLI_BIND_G("cache", o->cache, o->cache_given),
@@ -83,7 +70,7 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 	o->duration = -1;
 	o->solo = -1;
 	ret = cli_opts_parse(CLI_RUN, argc, argv, b, 10 +
-			     cli_common_binds(&o->c, b + 10), &usage);
+			     cli_common_binds(&o->c, b + 10), NULL);
 	if (ret)
 		return ret;
 	if (o->ram_given && o->cache_given)

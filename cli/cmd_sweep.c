@@ -20,20 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rpt_usage.h"
 #include "sweep.h"
 
-
-static void sweep_head(FILE *f)
-{
-	rpt_usage_head(f, "sweep");
-}
-
-static void sweep_tail(FILE *f)
-{
-	rpt_workloads_usage(f);
-	rpt_usage_tail(f, "sweep");
-}
 
 /* Free P's sweep, report points and transform (not P). */
 static void sweep_pipe_free(struct sweep_pipe *p)
@@ -147,7 +135,6 @@ static int sweep_run(struct sweep_state *s)
 
 static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
 {
-	static const struct cli_usage usage = { sweep_head, sweep_tail };
 	struct cli_bind b[CLI_COMMON_BINDS + 11] = {
 		CLI_BIND("vcpus", o->vcpus),
 		CLI_BIND_G("cache", o->cache, o->cache_given),
@@ -171,7 +158,7 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
 	for (int k = 0; k < STG_CACHE_STATES; k++)
 		o->cache[k] = true;
 	ret = cli_opts_parse(CLI_SWEEP, argc, argv, b, 11 +
-			     cli_common_binds(&o->c, b + 11), &usage);
+			     cli_common_binds(&o->c, b + 11), NULL);
 	if (!ret)
 		ret = cli_parse_dataset("sweep", argc, argv, &o->c);
 	if (ret)
