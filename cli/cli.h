@@ -16,52 +16,15 @@
 #include "options.h"
 #include "report.h"
 #include "rpt_cmd.h"
+#include "rpt_steps.h"
 #include "rpt_text.h"
 
 /* ---- what run, sweep and ckpt store the same way (cli/common_opts.c) ---- */
 
-#define CLI_PIPELINES_MAX 4             /* --pipeline native,torch,... */
-
-struct cli_common_opts {
-	const char *workload;
-	const char *gpus;               /* --gpus as given, NULL default */
-	double gpu_rate;                /* 0: from the table */
-	enum wl_demand_kind demand;
-	bool demand_given;              /* --demand given (else the
-	                                   workload's default_demand) */
-	enum ldr_gpu_sync sync;
-	unsigned batch;                 /* 0: the workload's, else
-	                                   LDR_DEFAULT_BATCH */
-	unsigned readers, depth;
-	enum stg_backend_id backend;
-	uint64_t seed, max_errors, max_sample_bytes, gen_size;
-	bool max_sample_bytes_given;    /* else the workload's, if it has
-	                                   one */
-	const char *list, *json, *tmpdir;
-	bool keep;                      /* --keep-dataset */
-	const char *dataset;            /* NULL: generate one */
-	/* --pipeline LIST, --python PATH, --workers W, --runner-timeout */
-	struct ms_pipeline_spec pipes[CLI_PIPELINES_MAX];
-	unsigned npipes;                /* >= 1 after cli_common_defaults */
-	char pipe_buf[1024];            /* the list as given; FILEs point in */
-	unsigned workers;               /* --workers; 0: the default */
-	const char *python;             /* --python, NULL: python3 on PATH */
-	double runner_timeout;          /* 0: MS_PYTHON_TIMEOUT_S */
-	/* --format, --shuffle-buffer, --read-size */
-	enum wl_format format;          /* AUTO: detect */
-	unsigned shuffle_buffer;        /* 0: LDR_DEFAULT_SHUFFLE_BUFFER */
-	uint32_t read_size;             /* 0: STG_STREAM_BLOCK_DEFAULT */
-};
-
-/* *O zeroed, then the defaults (imagenet, tuned demand, GPUs in step,
- * 1 reader, LDR_DEFAULT_DEPTH, seed 1, 64M samples at most, a default
- * generated dataset). */
-void cli_common_defaults(struct cli_common_opts *o);
-
 /* The shared options' bindings to the option table (cli/options.c), where
  * they go in *O, into B (CLI_COMMON_BINDS entries). Returns how many. */
 #define CLI_COMMON_BINDS 25
-size_t cli_common_binds(struct cli_common_opts *o, struct cli_bind *b);
+size_t cli_common_binds(struct ms_common_opts *o, struct cli_bind *b);
 
 /*
  * After the options: at most one DATASET (ARGV[optind]) into O->dataset;
@@ -69,11 +32,11 @@ size_t cli_common_binds(struct cli_common_opts *o, struct cli_bind *b);
  * for CMD.
  */
 int cli_parse_dataset(const char *cmd, int argc, char **argv,
-		      struct cli_common_opts *o);
+		      struct ms_common_opts *o);
 
 /* rpt_pipelines_check (reports/rpt_steps.h) on O's pipelines, --python
  * and --runner-timeout: 0 or the exit code (printed). */
-int cli_pipelines_check(const char *cmd, const struct cli_common_opts *o,
+int cli_pipelines_check(const char *cmd, const struct ms_common_opts *o,
 			struct ms_python_info *info);
 
 /* ---- the wiring the commands share (cli/common.c) ---- */
@@ -101,47 +64,10 @@ int cli_watch_start(const char *cmd, const char *json, const char *schema,
 		    int version);
 void cli_watch_claim(void);
 
-/*
- * What run and sweep open from O for CMD and workload W, each returning 0
- * or an exit code (printed): the dataset (generated without DATASET, a
- * progress line on a terminal) and its close (KEEP: --keep-dataset); the
- * GPUs (--gpus, --gpu-rate, --demand), and gpu-decode's path in O's
- * pipelines (ms_gpu_decode_resolve); the point P on MD judged against GS
- * (TS holds the transform's state and must outlive P, PIPELINE gets it
- * in words), and P's gpu-decode transform when P->pipe is gpu-decode.
- */
-int cli_dataset_open(const char *cmd, const struct wl_workload *w,
-		     const struct cli_common_opts *o, struct ms_dataset *md);
-void cli_dataset_close(const char *cmd, struct ms_dataset *md, bool keep);
-int cli_gpus(const char *cmd, const struct wl_workload *w,
-	     struct cli_common_opts *o, struct ms_gpus *gs);
-int cli_point_base(const char *cmd, const struct cli_common_opts *o,
-		   const struct wl_workload *w, const struct ms_gpus *gs,
-		   const struct ms_dataset *md, struct ms_point *p,
-		   struct wl_transform_state *ts, char *pipeline, size_t len);
-int cli_gpu_decode_point(const char *cmd, const struct cli_common_opts *o,
-			 const struct wl_workload *w,
-			 const struct ms_dataset *md, struct ms_point *p,
-			 struct wl_transform_state *ts, char *pipeline,
-			 size_t len);
-
 /* rpt_check_reports on the N report PATHS, against what the run reads:
  * DATASET, LIST and the job file. 0 or FR_EXIT_USAGE (printed). */
 int cli_check_reports(const char *cmd, const char *const *paths, size_t n,
 		      const char *dataset, const char *list);
-
-/* --workload NAME into *W (wl_workload_resolve). 0, FR_EXIT_USAGE or
- * FR_EXIT_ENV (printed). */
-int cli_workload(const char *cmd, const char *name,
-		 const struct wl_workload **w);
-
-/*
- * What O did not set, taken from workload W: --batch (W->batch),
- * --demand (W->default_demand), --max-sample-bytes (W->max_sample_bytes).
- * An option the user gave always wins.
- */
-void cli_common_from_workload(struct cli_common_opts *o,
-			      const struct wl_workload *w);
 
 /* Commands (one line each; keep in step with the table in cli/main.c). */
 int cmd_io(int argc, char **argv);
@@ -173,6 +99,24 @@ void cli_cluster_end(void);
 
 /* Is this process rank 0 (or not a rank at all)? */
 bool cli_cluster_rank0(void);
+
+/* What a command asks that only one node, or only mpirun, takes. */
+struct cli_mpi_ask {
+	bool dataset;                   /* a DATASET given */
+	bool ram;                       /* --ram (the ram cache state) */
+	bool pipeline;                  /* a pipeline other than native */
+	bool mpi_only;                  /* --html, --solo or --mpi-timeout
+	                                   given (run, io) */
+	double mpi_timeout;             /* --mpi-timeout; 0: not given */
+};
+
+/*
+ * Under mpirun: refuse what A asks of CMD that is for one node (a
+ * generated dataset, --ram, a pipeline other than native; rank 0 says
+ * why), else take its --mpi-timeout. On one node: refuse what is for
+ * mpirun only. Returns 0 or FR_EXIT_USAGE.
+ */
+int cli_mpi_check(enum cli_cmd cmd, const struct cli_mpi_ask *a);
 
 /* CMD runs on one node only: under mpirun with several ranks say so (on
  * rank 0) and return FR_EXIT_USAGE; 0 otherwise. */

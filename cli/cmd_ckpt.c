@@ -17,7 +17,7 @@
 #include "rpt_steps.h"
 
 struct ckpt_opts {
-	struct cli_common_opts c;       /* workload, GPUs, json, seed... */
+	struct ms_common_opts c;       /* workload, GPUs, json, seed... */
 	struct rpt_ckpt_ask a;          /* the size, the training figures */
 	struct ms_ckpt_config cfg;      /* shards 0: the GPU count */
 };
@@ -41,7 +41,7 @@ static int ckpt_parse(int argc, char **argv, struct ckpt_opts *o)
 	int ret;
 
 	memset(o, 0, sizeof(*o));
-	cli_common_defaults(&o->c);
+	ms_common_defaults(&o->c);
 	o->a.budget = RPT_CKPT_DEFAULT_BUDGET;
 	ret = cli_opts_read(CLI_CKPT, argc, argv, b, 12 +
 			    cli_common_binds(&o->c, b + 12));
@@ -66,10 +66,10 @@ static int ckpt_ask(struct ckpt_opts *o, struct ms_gpus *gs)
 	char why[768];
 	int ret, err;
 
-	if ((ret = cli_workload("ckpt", o->c.workload, &w)) ||
+	if ((ret = rpt_workload("ckpt", o->c.workload, &w)) ||
 	    (ret = rpt_ckpt_bytes(&o->a, &o->cfg.bytes)))
 		return ret;
-	cli_common_from_workload(&o->c, w);
+	ms_common_from_workload(&o->c, w);
 	err = ms_gpus_resolve(w, o->c.gpus, o->c.demand, o->c.gpu_rate, gs,
 			      why, sizeof(why));
 	if (err || !gs->count)

@@ -63,7 +63,7 @@ static int gen_prepare(struct wl_gen_request *g, const char *workload,
 	const struct wl_gen_ops *gen;
 	char why[160];
 	bool on_src;
-	int rc = cli_workload("gen", workload, &g->wl);
+	int rc = rpt_workload("gen", workload, &g->wl);
 
 	if (rc)
 		return rc;

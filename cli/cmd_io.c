@@ -17,7 +17,7 @@
 #include <jansson.h>
 
 #include "cli.h"
-#include "cli_cluster.h"
+#include "report_cluster_out.h"
 #include "cluster.h"
 #include "measure.h"
 #include "report.h"
@@ -69,15 +69,9 @@ static int io_parse(int argc, char **argv, struct io_opts *o)
 		return cli_usage_error("io", optind >= argc ?
 				       "missing DATASET" : "one DATASET only");
 	o->dataset = argv[optind];
-	if (!cli_cluster) {
-		if (o->html || o->solo >= 0 || o->mpi_timeout_given)
-			return cli_usage_error("io", "--html, --solo and "
-				"--mpi-timeout are for io under mpirun");
-		return 0;
-	}
-	if (o->mpi_timeout_given)
-		cli_cluster->timeout_s = o->mpi_timeout;
-	return 0;
+	return cli_mpi_check(CLI_IO, &(struct cli_mpi_ask){ .dataset = true,
+		.mpi_only = o->html || o->solo >= 0 || o->mpi_timeout_given,
+		.mpi_timeout = o->mpi_timeout });
 }
 
 /* List O's dataset into *MD (the one listing run and sweep use). Returns
@@ -103,7 +97,7 @@ static int io_list(const struct io_opts *o, struct ms_dataset *md)
 static int io_cluster(struct io_opts *o, struct ms_dataset *md,
 		      struct ms_io_result *res)
 {
-	struct cli_cluster_run run;
+	struct rpt_cluster_run run;
 	struct rpt_cluster_rank r;
 	double *solo = calloc(cli_cluster->world, sizeof(*solo));
 	static struct ms_machine m;     /* the storage under the dataset */
@@ -122,7 +116,7 @@ static int io_cluster(struct io_opts *o, struct ms_dataset *md,
 	run.json = o->json;
 	run.html = o->html;
 	run.check.window_s = o->cfg.duration_s;        /* 0: each file once */
-	err = cli_cluster_report("io", &run, &r);
+	err = rpt_cluster_report(cli_cluster, "io", &run, &r);
 	free(solo);
 	return err;
 }

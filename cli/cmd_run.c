@@ -1,9 +1,11 @@
 /*
  * cmd_run.c - `feedrate run [options] [DATASET]`: one measurement point
- * (measure/'s ms_point_run, in a pinned child) and its report.
+ * and its report. The point the options ask for is measured on one node
+ * (measure/measure_run.c: ms_point_run, in a pinned child) or as one rank
+ * under mpirun (measure/cluster_run.c), and handed to its report
+ * (reports/report_run_end.c).
  *
- * Wiring only: the options, the dataset and GPUs opened through cli/
- * common.c, one ms_point, and the report filled from its result.
+ * Wiring only: the protocol is measure/'s, the words reports/'.
  * SIGINT/SIGTERM set cli_stop; the child stops and still reports; the
  * command exits 130/143 with what it has.
  */
@@ -12,49 +14,43 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "cluster.h"
-#include "rpt_usage.h"
-#include "run.h"
+#include "measure_run.h"
+#include "report_cluster_out.h"
+#include "report_run_end.h"
 
+struct run_opts {
+	struct ms_common_opts c;       /* what sweep parses the same way */
+	unsigned vcpus;                 /* 0: every usable CPU */
+	enum stg_cache_state cache;
+	bool cache_given, ram_given;
+	uint64_t ram;
+	double duration;                /* -1: not given */
+	double warmup;                  /* 0 default, < 0 none */
+	uint64_t epochs, samples;
+	/* under mpirun */
+	const char *html;               /* the cluster report as a page */
+	double solo;                    /* cold: each rank's reads alone, this
+	                                   long; 0 none, < 0 default */
+	double mpi_timeout;             /* each cluster step; 0 default */
+};
 
-static void run_head(FILE *f)
-{
-	rpt_usage_head(f, "run");
-}
-
-static void run_tail(FILE *f)
-{
-	rpt_workloads_usage(f);
-	rpt_usage_tail(f, "run");
-}
-
-/* Under mpirun: what only a cluster run takes. 0 or FR_EXIT_USAGE. */
-static int run_parse_cluster(struct run_opts *o)
-{
-	/* every rank parses the same line: each says nothing, rank 0 the
-	 * error */
-	if (!o->c.dataset)
-		return cli_cluster_rank0() ? cli_usage_error("run", "under "
-			"mpirun give a DATASET every node sees (shared "
-			"storage): a generated one would be each node's own") :
-			FR_EXIT_USAGE;
-	if (o->cache == STG_CACHE_RAM)
-		return cli_cluster_rank0() ? cli_usage_error("run", "--ram "
-			"is for one node: under mpirun use --cache cold or "
-			"warm") : FR_EXIT_USAGE;
-	if (o->c.pipes[0].kind != MS_PIPELINE_NATIVE)
-		return cli_cluster_rank0() ? cli_usage_error("run", "under "
-			"mpirun the native pipeline runs (--pipeline torch, "
-			"python:FILE and gpu-decode are for one node)") :
-			FR_EXIT_USAGE;
-	if (o->mpi_timeout)
-		cli_cluster->timeout_s = o->mpi_timeout;
-	return 0;
-}
+/* Everything the command owns, released in one place. */
+struct run_state {
+	struct run_opts o;
+	const struct wl_workload *w;
+	struct ms_gpus gs;
+	struct ms_dataset md;           /* the listing, a generated folder */
+	struct ms_run r;                /* the point, its result, its end */
+	struct wl_transform_state ts;
+	struct ms_machine m;            /* the machine, the storage under
+	                                   the dataset */
+	struct rpt_run_out out;         /* the report's texts, --json */
+};
 
 static int run_parse(int argc, char **argv, struct run_opts *o)
 {
-	static const struct cli_usage usage = { run_head, run_tail };
 	struct cli_bind b[CLI_COMMON_BINDS + 10] = {
 		CLI_BIND("vcpus", o->vcpus),
 		CLI_BIND_G("cache", o->cache, o->cache_given),
@@ -70,11 +66,11 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 	int ret;
 
 	memset(o, 0, sizeof(*o));
-	cli_common_defaults(&o->c);
+	ms_common_defaults(&o->c);
 	o->duration = -1;
 	o->solo = -1;
 	ret = cli_opts_parse(CLI_RUN, argc, argv, b, 10 +
-			     cli_common_binds(&o->c, b + 10), &usage);
+			     cli_common_binds(&o->c, b + 10), NULL);
 	if (ret)
 		return ret;
 	if (o->ram_given && o->cache_given)
@@ -83,25 +79,22 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 	if (o->ram_given)
 		o->cache = STG_CACHE_RAM;
 	ret = cli_parse_dataset("run", argc, argv, &o->c);
-	if (ret || !cli_cluster) {
-		if (!ret && (o->html || o->solo >= 0 || o->mpi_timeout))
-			return cli_usage_error("run", "--html, --solo and "
-				"--mpi-timeout are for runs under mpirun "
-				"(sweep writes HTML on one node)");
-		return ret;
-	}
-	return run_parse_cluster(o);
+	return ret ? ret : cli_mpi_check(CLI_RUN, &(struct cli_mpi_ask){
+		.dataset = o->c.dataset, .ram = o->cache == STG_CACHE_RAM,
+		.pipeline = o->c.pipes[0].kind != MS_PIPELINE_NATIVE,
+		.mpi_only = o->html || o->solo >= 0 || o->mpi_timeout,
+		.mpi_timeout = o->mpi_timeout });
 }
 
 /* Workload, GPUs, vCPUs checked before anything is read. 0 or exit. */
 static int run_setup(struct run_state *s)
 {
 	struct ldr_cpu_choice cpus;
-	int err = cli_workload("run", s->o.c.workload, &s->w);
+	int err = rpt_workload("run", s->o.c.workload, &s->w);
 
 	if (!err) {
-		cli_common_from_workload(&s->o.c, s->w);
-		err = cli_gpus("run", s->w, &s->o.c, &s->gs);
+		ms_common_from_workload(&s->o.c, s->w);
+		err = rpt_gpus("run", s->w, &s->o.c, &s->gs);
 	}
 	if (!err)
 		err = cli_check_reports("run", &s->o.c.json, 1, s->o.c.dataset,
@@ -125,6 +118,112 @@ static int run_setup(struct run_state *s)
 	if (s->o.c.keep && s->o.c.dataset)
 		rpt_run_note(&s->out, "--keep-dataset has no effect with a DATASET");
 	return 0;
+}
+
+/* The report's setup and listing. */
+static void run_fill_dataset(struct run_state *s, struct rpt_run *rr)
+{
+	const struct ms_common_opts *c = &s->o.c;
+
+	ms_machine_detect(s->md.root, &s->m);
+	rpt_setup_fill(&rr->setup, &(struct rpt_setup_src){
+		.m = &s->m, .md = &s->md, .w = s->w, .gs = &s->gs,
+		.list = c->list, .keep = c->keep, .backend = c->backend,
+		.depth = c->depth, .cache = s->o.cache, .ram_bytes = s->o.ram,
+		.gpu_sync_all = c->sync == LDR_GPU_SYNC_ALL,
+		.max_errors = c->max_errors, .seed = c->seed });
+	rpt_run_fill_listing(rr, &s->md);
+}
+
+/* The window the options ask for: --duration, else none for epochs,
+ * samples or a --ram point, else the default. */
+static double run_window(const struct run_opts *o)
+{
+	return o->duration >= 0 ? o->duration : o->epochs || o->samples ||
+	       o->cache == STG_CACHE_RAM ? 0 : LDR_DEFAULT_DURATION_S;
+}
+
+/* The point the options ask for. 0 or an exit code. */
+static int run_point(struct run_state *s, struct ms_point *p)
+{
+	const struct run_opts *o = &s->o;
+	const struct ms_point_ask a = { .o = &o->c, .w = s->w, .gs = &s->gs,
+		.md = &s->md, .pipe = &o->c.pipes[0], .stop = &cli_stop };
+	int ret = rpt_point("run", &a, p, &s->ts, s->out.pipeline,
+			    sizeof(s->out.pipeline));
+
+	p->cache = o->cache;
+	p->vcpus = o->vcpus;
+	p->workers = o->c.workers;
+	p->warmup_s = o->warmup;
+	p->duration_s = run_window(o);
+	p->epochs = o->epochs;
+	p->samples = o->samples;
+	p->ram_bytes = o->cache == STG_CACHE_RAM ? o->ram : 0;
+	return ret;
+}
+
+/* The transform, the point, the measurement. 0 or an exit code. */
+static int run_measure(struct run_state *s, struct rpt_run *rr)
+{
+	int err = run_point(s, &s->r.p);
+
+	if (err)
+		return err;
+	rpt_run_fill_start(rr, &s->out, &s->r, s->m.fs.page_cache_volatile);
+	ms_run(&s->r, &cli_stop);
+	return rpt_run_fill_end(rr, &s->out, &s->r, s->gs.type,
+				s->o.cache == STG_CACHE_RAM, &s->md, cli_stop);
+}
+
+/*
+ * Under mpirun: this rank's point on its share of the dataset and CPUs,
+ * its window started with every other rank's (measure/cluster_run.c);
+ * then rank 0's cluster report. OPENED: the dataset's opening (0, or its
+ * exit code). Returns the exit code.
+ */
+static int run_cluster(struct run_state *s, struct rpt_run *rr, int opened)
+{
+	struct ms_cluster_run_cfg c;
+	struct rpt_cluster_run run = { .json = s->o.c.json,
+				       .html = s->o.html };
+	struct rpt_cluster_rank mine;
+	double *solo = NULL;
+	bool shared = false;
+	int err = opened;
+
+	if (!err) {
+		run_fill_dataset(s, rr);
+		err = run_point(s, &s->r.p);
+	}
+	if (s->o.cache == STG_CACHE_COLD && s->o.solo != 0)
+		solo = calloc(cli_cluster->world, sizeof(*solo));
+	ms_cluster_run_make(&(struct ms_cluster_run_ask){ .o = &s->o.c,
+		.p = &s->r.p, .md = &s->md, .open_failed = opened != 0,
+		.point_failed = err != 0, .warmup_s = s->o.warmup,
+		.solo_s = s->o.solo, .solo = solo,
+		/* no --ram under mpirun */
+		.window_s = run_window(&s->o) }, &c, &run.check);
+	c.say = rpt_cluster_say;
+	c.say_arg = "run";
+	rr->setup.pipeline = s->out.pipeline;
+	rr->pipeline_name = "native";
+	if (!ms_cluster_run(cli_cluster, &c, s->r.res, &s->r.po, solo,
+			    &shared))
+		rpt_run_fill_result(rr, &s->r.po, s->r.res, false, &s->md,
+				    cli_stop, s->out.cache_how,
+				    sizeof(s->out.cache_how), s->out.notes,
+				    sizeof(s->out.notes));
+	rr->notes = s->out.notes;
+	ms_cluster_rank_init(cli_cluster, &mine);
+	rpt_cluster_rank_fill(&mine, rr, s->r.res, &s->r.po, shared);
+	if (cli_cluster->rank == 0)
+		rpt_cluster_from_run(&run.report, rr, s->o.c.dataset,
+				     s->m.fs.server, run.check.window_s,
+				     cli_stop, s->out.notes);
+	err = rpt_cluster_report(cli_cluster, "run", &run, &mine);
+	free(solo);
+	return cli_stop ? rpt_exit_for_signal(cli_stop) : err;
 }
 
 int cmd_run(int argc, char **argv)
@@ -154,15 +253,15 @@ int cmd_run(int argc, char **argv)
 	ret = cli_watch_start("run", s->o.c.json, NULL,
 			      RPT_RUN_SCHEMA_VERSION);
 	if (!ret)
-		ret = cli_dataset_open("run", s->w, &s->o.c, &s->md);
+		ret = rpt_dataset_open("run", s->w, &s->o.c, &cli_stop, &s->md);
 	if (!ret && cli_stop)
 		ret = rpt_fail("run", -EINTR, cli_stop, "interrupted before "
 			       "the measurement; nothing was measured");
 	if (cli_cluster) {
-		ret = cli_run_cluster(s, &rr, ret);
+		ret = run_cluster(s, &rr, ret);
 	} else if (!ret) {
-		cli_run_fill_dataset(s, &rr);
-		ret = cli_run_measure(s, &rr);
+		run_fill_dataset(s, &rr);
+		ret = run_measure(s, &rr);
 		if (!ret) {
 			cli_watch_claim();
 			ret = rpt_run_exit(&rr, &s->out, s->r.res,
@@ -173,7 +272,7 @@ int cmd_run(int argc, char **argv)
 	cli_signals_restore(old);
 out_free:
 	/* the listing; the generated folder unless --keep-dataset */
-	cli_dataset_close("run", &s->md, s->o.c.keep);
+	rpt_dataset_close("run", &s->md, s->o.c.keep);
 	wl_transform_state_release(&s->ts);
 	free(s->r.res);
 	free(s);

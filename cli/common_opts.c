@@ -1,7 +1,7 @@
 /*
  * common_opts.c - what run, sweep and ckpt store the same way (workload
- * and GPUs, the engine's knobs, the dataset, the pipelines): their
- * defaults, bindings to the option table and checks.
+ * and GPUs, the engine's knobs, the dataset, the pipelines;
+ * measure/measure_opts.h): their bindings to the option table and checks.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -11,32 +11,7 @@
 #include "options.h"
 #include "rpt_steps.h"
 
-void cli_common_defaults(struct cli_common_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->workload = "imagenet";
-	o->demand = WL_DEMAND_TRAIN;
-	o->sync = LDR_GPU_SYNC_ALL;
-	o->readers = 1;
-	o->depth = LDR_DEFAULT_DEPTH;
-	o->seed = 1;
-	o->max_sample_bytes = CLI_MAX_SAMPLE_BYTES;
-	o->gen_size = MS_DEFAULT_GEN;
-	o->npipes = 1;                  /* native */
-}
-
-void cli_common_from_workload(struct cli_common_opts *o,
-			      const struct wl_workload *w)
-{
-	if (!o->batch)
-		o->batch = w->batch;
-	if (!o->demand_given)
-		o->demand = w->default_demand;
-	if (!o->max_sample_bytes_given && w->max_sample_bytes)
-		o->max_sample_bytes = w->max_sample_bytes;
-}
-
-int cli_pipelines_check(const char *cmd, const struct cli_common_opts *o,
+int cli_pipelines_check(const char *cmd, const struct ms_common_opts *o,
 			struct ms_python_info *info)
 {
 	return rpt_pipelines_check(cmd, o->pipes, o->npipes, o->python,
@@ -44,7 +19,7 @@ int cli_pipelines_check(const char *cmd, const struct cli_common_opts *o,
 }
 
 int cli_parse_dataset(const char *cmd, int argc, char **argv,
-		      struct cli_common_opts *o)
+		      struct ms_common_opts *o)
 {
 	if (optind + 1 < argc)
 		return cli_usage_error(cmd, "one DATASET only");
@@ -59,7 +34,7 @@ int cli_parse_dataset(const char *cmd, int argc, char **argv,
 	return 0;
 }
 
-size_t cli_common_binds(struct cli_common_opts *o, struct cli_bind *b)
+size_t cli_common_binds(struct ms_common_opts *o, struct cli_bind *b)
 {
 	const struct cli_bind t[] = {
 		CLI_BIND("workload", o->workload), CLI_BIND("gpus", o->gpus),

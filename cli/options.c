@@ -171,7 +171,7 @@ const struct wl_key cli_options[] = {
   .help = "stop when N samples have failed (exit 4)" },
 { "max-sample-bytes", 0, WL_K_SIZE, "SIZE", RSS | C_IO,
   .lo = WL_SAMPLE_BYTES_MIN, .hi = WL_SAMPLE_BYTES_MAX, .defs = { { RSS,
-  CLI_MAX_SAMPLE_BYTES, "the workload's, else %s" }, { C_IO,
+  MS_MAX_SAMPLE_BYTES, "the workload's, else %s" }, { C_IO,
   CLI_IO_MAX_SAMPLE_BYTES } }, .group = G_DATASET, .help = "larger files "
   "are counted as over the cap, not read; with shards, the largest record" },
 { "mpi-timeout", 0, WL_K_TIME, "TIME", C_RUN | C_IO, .gt = true,
@@ -253,7 +253,7 @@ const struct wl_key cli_options[] = {
   .group = G_MEASURE, .help = "the bytes written: gen stops once its "
   "files total SIZE; ckpt: the checkpoint's bytes (instead of --params)" },
 { "solo", 0, WL_K_TIME, "TIME", C_RUN | C_IO, .defs = { { C_RUN,
-  CLI_RUN_SOLO_S }, { C_IO, .text = "as --duration, or its files once" } },
+  MS_RUN_SOLO_S }, { C_IO, .text = "as --duration, or its files once" } },
   .group = G_MPI, .help = "cold: before the window each rank reads its "
   "share alone this long, the others idle, so the cluster's total is set "
   "against the sum of the nodes alone; 0 skips" },

@@ -16,13 +16,10 @@
 
 #include "keys.h"
 #include "measure.h"
+#include "measure_opts.h"
 
 /* Defaults of the commands that belong to no module below cli/. */
 #define CLI_SWEEP_BUDGET_S 300.0        /* sweep --budget: 5 minutes */
-#define CLI_RUN_SOLO_S 5.0              /* run --solo: a rank's reads
-                                           alone, cold */
-#define CLI_MAX_SAMPLE_BYTES (64ull << 20)  /* run, sweep: without the
-                                           workload's */
 #define CLI_IO_MAX_SAMPLE_BYTES (1ull << 30)  /* io reads files whole */
 #define CLI_STEAL_INTERVAL_S 0.2        /* info --steal-interval */
 

@@ -25,11 +25,11 @@ int cli_val_ram(const struct wl_key *row, unsigned cmd, bool list,
 int cli_val_pipeline(const struct wl_key *row, unsigned cmd,
 		     bool list, const char *arg, void *dst)
 {
-	struct cli_common_opts *o = dst;
+	struct ms_common_opts *o = dst;
 
 	(void)row, (void)cmd;
 	return ms_pipelines_parse(arg, o->pipe_buf, sizeof(o->pipe_buf),
-				   o->pipes, list ? CLI_PIPELINES_MAX : 1,
+				   o->pipes, list ? MS_PIPELINES_MAX : 1,
 				   &o->npipes);
 }
 

@@ -1,6 +1,6 @@
 /*
- * sweep.h - `feedrate sweep`'s state, shared by its option wiring
- * (cmd_sweep.c) and its steps (sweep_steps.c). Private to cli/.
+ * sweep.h - `feedrate sweep`'s state, shared by the command (cmd_sweep.c)
+ * and its wiring under mpirun (sweep_cluster.c). Private to cli/.
  */
 #ifndef FEEDRATE_CLI_SWEEP_H
 #define FEEDRATE_CLI_SWEEP_H
@@ -9,11 +9,11 @@
 #include "report_sweep_end.h"
 #include "sweep_cmd.h"
 
-_Static_assert(CLI_PIPELINES_MAX <= RPT_SWEEP_PIPES_MAX,
+_Static_assert(MS_PIPELINES_MAX <= RPT_SWEEP_PIPES_MAX,
 	       "a sweep report holds every pipeline of --pipeline");
 
 struct sweep_opts {
-	struct cli_common_opts c;       /* what run parses the same way */
+	struct ms_common_opts c;       /* what run parses the same way */
 	uint64_t ram;                   /* the ram state's page cache (the
 	                                   first of the axis, once planned) */
 	struct cli_ram_list ram_list;   /* --ram LIST */
@@ -46,23 +46,15 @@ struct sweep_state {
 	bool vcpus_default;             /* --vcpus not given */
 	struct ms_machine m;
 	struct rpt_ckpt_brief ckpt;     /* --ckpt's, read before measuring */
-	struct ms_python_info probe[CLI_PIPELINES_MAX];
+	struct ms_python_info probe[MS_PIPELINES_MAX];
 	struct rpt_sweep_ask ask;       /* what every pipeline's report takes */
 	/* --pipeline LIST: the first measured in OWN, whose report holds the
 	 * others' (SUBS), each measured on the same dataset */
 	struct sweep_pipe own;
 	unsigned pipe_own;              /* its index in --pipeline */
-	struct sweep_pipe *subs[CLI_PIPELINES_MAX];
+	struct sweep_pipe *subs[MS_PIPELINES_MAX];
 	unsigned nsubs;
 };
-
-/* Each pipeline of --pipeline in turn, sharing the budget equally, each
- * planned, measured, checked (and the others judged) (sweep_steps.c).
- * 0 or an exit code (printed). */
-int cli_sweep_run(struct sweep_state *s);
-
-/* Free P's sweep, report points and transform (not P). */
-void cli_sweep_pipe_free(struct sweep_pipe *p);
 
 /* Under mpirun: the cluster sweep of S's options (sweep_cluster.c);
  * FAILED: this rank could not open the dataset. The exit code. */

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_cluster.h"
 #include "report_cluster_out.h"
 #include "sweep.h"
 
@@ -25,10 +24,11 @@ struct ctx {
 static int on_point_base(void *arg, struct ms_point *p)
 {
 	struct sweep_state *s = ((struct ctx *)arg)->s;
+	const struct ms_point_ask a = { .o = &s->o.c, .w = s->w, .gs = &s->gs,
+		.md = &s->md, .stop = &cli_stop };
 
-	return cli_point_base("sweep", &s->o.c, s->w, &s->gs, &s->md, p,
-			      &s->own.ts, s->own.out.pipeline,
-			      sizeof(s->own.out.pipeline));
+	return rpt_point("sweep", &a, p, &s->own.ts, s->own.out.pipeline,
+			 sizeof(s->own.out.pipeline));
 }
 
 /* This rank's record of a measured point, from the point's run report. */
@@ -67,27 +67,16 @@ int cli_sweep_cluster_run(struct sweep_state *s, bool failed)
 	struct ms_cluster_sweep_result r;
 	static struct ctx ctx;          /* the machine facts are large */
 	struct ctx *x = &ctx;
-	uint64_t records;
 	int ret;
 
 	x->s = s;
 	ms_machine_detect(s->o.c.dataset, &x->m);
-	records = s->md.shards ? s->md.shards->ldr.total :
-		  s->md.ds ? stg_dataset_count(s->md.ds) : 0;
-	memset(&c, 0, sizeof(c));
+	ms_cluster_sweep_make(&s->o.c, &s->md, failed, &c);
 	c.vcpus = s->o.vcpus.v;
 	c.nvcpus = s->vcpus_default ? 0 : s->o.vcpus.n;
 	c.cold = s->o.cache[STG_CACHE_COLD];
 	c.warm = s->o.cache[STG_CACHE_WARM];
 	c.budget_s = s->o.budget_s;
-	c.ds = s->md.ds;
-	c.rc.backend = s->o.c.backend;
-	c.rc.depth = s->o.c.depth;
-	c.readers = s->o.c.readers;
-	c.samples_per_epoch = records;
-	c.seed = s->o.c.seed;
-	c.shards = s->md.shards != NULL;
-	c.failed = failed;
 	c.point_base = on_point_base;
 	c.record = on_record;
 	c.progress = rpt_cluster_sweep_progress;

@@ -35,6 +35,27 @@ static int write_files(const char *cmd, json_t *root, bool json_failed,
 	return ret;
 }
 
+int rpt_cluster_report(struct ms_cluster *cl, const char *cmd,
+		       struct rpt_cluster_run *run,
+		       const struct rpt_cluster_rank *mine)
+{
+	struct ms_cluster_result res;
+	int ret = ms_cluster_collect(cl, &run->check, mine, &res);
+
+	if (ret < 0)
+		return rpt_fail(cmd, ret, 0, "out of memory");
+	ret = ret ? FR_EXIT_ENV : FR_EXIT_OK;
+	if (!res.ranks)
+		return FR_EXIT_OK;      /* rank 0 reports */
+	return rpt_cluster_write(cmd, &run->report, &res, run->json, run->html,
+				 ret);
+}
+
+void rpt_cluster_say(void *arg, int err, const char *why)
+{
+	rpt_fail(arg, err, 0, why);
+}
+
 int rpt_cluster_write(const char *cmd, struct rpt_cluster *c,
 		      struct ms_cluster_result *res, const char *json,
 		      const char *html, int ret)

@@ -1,13 +1,38 @@
 /*
  * report_cluster_out.h - rank 0's cluster reports printed and written
  * (report_cluster_out.c): a cluster run's (run, io) and the cluster
- * sweep's. Rank 0's thread only.
+ * sweep's. Rank 0's thread only, but rpt_cluster_report and
+ * rpt_cluster_say, which every rank calls.
  */
 #ifndef FEEDRATE_REPORT_CLUSTER_OUT_H
 #define FEEDRATE_REPORT_CLUSTER_OUT_H
 
 #include "cluster.h"
 #include "report_cluster.h"
+
+/* What rank 0 needs besides the ranks' records. */
+struct rpt_cluster_run {
+	struct rpt_cluster report;      /* its command, dataset, GPU fields
+	                                   filled by the command */
+	const char *json, *html;        /* --json, --html; NULL none */
+	struct ms_cluster_check check;  /* the reads alone, the window, the
+	                                   exactly-once check */
+};
+
+/*
+ * Send MINE to rank 0 of CL; on rank 0 gather every rank's (a lost one
+ * is named after the common window's end plus a grace,
+ * measure/cluster_run.c), print the cluster report and write RUN's JSON
+ * and HTML for CMD. Returns the exit code (rank 0: 5 when a rank was lost
+ * or failed; other ranks: 0). Any rank's main thread.
+ */
+int rpt_cluster_report(struct ms_cluster *cl, const char *cmd,
+		       struct rpt_cluster_run *run,
+		       const struct rpt_cluster_rank *mine);
+
+/* Say an error of a cluster step as rpt_fail does (ARG the command's
+ * name): the `say` of measure/'s cluster configs. */
+void rpt_cluster_say(void *arg, int err, const char *why);
 
 /*
  * C's ranks from rank 0's gathered RES (rpt_cluster_take), C printed

@@ -58,3 +58,86 @@ int rpt_watch_report(void *arg, const struct stg_stall *stall, int sig)
 	ldr_supervised_done(ret);
 	return ret;
 }
+
+/* ---- run and sweep set up from their common options ---- */
+
+int rpt_workload(const char *cmd, const char *name,
+		 const struct wl_workload **w)
+{
+	char why[1280];
+	const int err = wl_workload_resolve(name, w, why, sizeof(why));
+
+	if (err == -EINVAL)
+		return rpt_usage(cmd, why);
+	return err ? rpt_fail(cmd, err, 0, "out of memory") : 0;
+}
+
+int rpt_gpus(const char *cmd, const struct wl_workload *w,
+	     struct ms_common_opts *o, struct ms_gpus *gs)
+{
+	char why[768];
+	int err;
+
+	/* said before anything is generated or read */
+	if (w->xform == WL_XFORM_NONE) {
+		snprintf(why, sizeof(why), "workload %s has no pipeline to "
+			 "measure", w->name);
+		return rpt_usage(cmd, why);
+	}
+	err = ms_gpus_resolve(w, o->gpus, o->demand, o->gpu_rate, gs, why,
+			      sizeof(why));
+	if (!err)
+		err = ms_gpu_decode_resolve(w, o->pipes, o->npipes, gs, why,
+					    sizeof(why));
+	if (err == -EINVAL)
+		return rpt_usage(cmd, why);
+	return err ? rpt_fail(cmd, err, 0, "out of memory") : 0;
+}
+
+int rpt_dataset_open(const char *cmd, const struct wl_workload *w,
+		     const struct ms_common_opts *o,
+		     volatile sig_atomic_t *stop, struct ms_dataset *md)
+{
+	struct ms_dataset_opts d;
+	char why[2048];
+	int err;
+
+	ms_common_dataset_opts(o, w, cmd, stop, &d);
+	if (isatty(STDERR_FILENO)) {
+		d.progress = rpt_default_gen_progress;
+		d.progress_arg = (void *)cmd;
+	}
+	err = ms_dataset_open(&d, md, why, sizeof(why));
+	if (err)
+		return rpt_fail(cmd, err, *stop, why);
+	err = ms_pipelines_fit(md, o->pipes, o->npipes, why, sizeof(why));
+	return err ? rpt_usage(cmd, why) : 0;
+}
+
+void rpt_dataset_close(const char *cmd, struct ms_dataset *md, bool keep)
+{
+	char dir[sizeof(md->gen_dir)];
+
+	memcpy(dir, md->gen_dir, sizeof(dir));
+	rpt_dataset_closed(cmd, dir, keep, ms_dataset_close(md, keep) != 0);
+}
+
+int rpt_point(const char *cmd, const struct ms_point_ask *a,
+	      struct ms_point *p, struct wl_transform_state *ts,
+	      char *pipeline, size_t len)
+{
+	struct ms_point_ask tty = *a;
+	char why[128];
+	int err;
+
+	if (isatty(STDERR_FILENO)) {
+		tty.prep_progress = rpt_prep_progress_tty;
+		tty.prep_progress_arg = (void *)a->stop;
+	}
+	err = ms_point_from_opts(&tty, p, ts, pipeline, len, why, sizeof(why));
+	if (err == -ENOTSUP) {
+		fprintf(stderr, "feedrate %s: %s\n", cmd, why);
+		return FR_EXIT_USAGE;
+	}
+	return err ? rpt_fail(cmd, err, 0, why) : 0;
+}

@@ -15,6 +15,7 @@
 
 #include "gen_write.h"
 #include "measure.h"
+#include "measure_opts.h"
 #include "report.h"
 #include "report_ckpt.h"
 
@@ -83,6 +84,34 @@ int rpt_pipelines_check(const char *cmd, const struct ms_pipeline_spec *pipes,
  * what the command opened, then the supervised process ends with its
  * status. Returns that status. */
 int rpt_watch_report(void *arg, const struct stg_stall *stall, int sig);
+
+/* ---- run and sweep set up from their common options (rpt_steps.c) ----
+ * Each returns 0 or the exit code, said for CMD. */
+
+/* --workload NAME into *W (wl_workload_resolve): FR_EXIT_USAGE or
+ * FR_EXIT_ENV. */
+int rpt_workload(const char *cmd, const char *name,
+		 const struct wl_workload **w);
+
+/* The GPUs O asks of workload W (--gpus, --gpu-rate, --demand) into *GS,
+ * and gpu-decode's path in O's pipelines (ms_gpu_decode_resolve). */
+int rpt_gpus(const char *cmd, const struct wl_workload *w,
+	     struct ms_common_opts *o, struct ms_gpus *gs);
+
+/* The dataset O asks for W into *MD (generated without a DATASET, a
+ * progress line on a terminal; STOP polled), and O's pipelines fit it. */
+int rpt_dataset_open(const char *cmd, const struct wl_workload *w,
+		     const struct ms_common_opts *o,
+		     volatile sig_atomic_t *stop, struct ms_dataset *md);
+
+/* Close MD (KEEP: --keep-dataset), saying where a kept one is. */
+void rpt_dataset_close(const char *cmd, struct ms_dataset *md, bool keep);
+
+/* ms_point_from_opts on A into *P (TS, PIPELINE as there), with the
+ * preparation's progress line on a terminal (A->stop its argument). */
+int rpt_point(const char *cmd, const struct ms_point_ask *a,
+	      struct ms_point *p, struct wl_transform_state *ts,
+	      char *pipeline, size_t len);
 
 /* ---- ckpt (reports/rpt_ckpt_run.c) ---- */
 

@@ -32,6 +32,7 @@ static void run_head(FILE *f)
 
 static void run_tail(FILE *f)
 {
+	rpt_workloads_usage(f);
 	fprintf(f,
 "Exit status: 0 ok, 2 usage error, 3 completed but some samples failed,\n"
 "4 stopped by --max-errors, 5 environment failure (no dataset, no disk\n"
@@ -61,6 +62,7 @@ static void sweep_tail(FILE *f)
 {
 	char rule[2048];
 
+	rpt_workloads_usage(f);
 	fprintf(f,
 "Under mpirun (a build with `make MPI=1`, a DATASET every node sees): the\n"
 "points are 1, 2, 4 ... R ranks (one rank per node: as many nodes) x the\n"

@@ -766,27 +766,27 @@ FR_TEST(jobfile, the_workloads_defaults_apply_where_no_option_was_given)
 			 "--max-sample-bytes", "2M", NULL };
 	struct cli_bind b[CLI_COMMON_BINDS];
 	const struct wl_workload *w;
-	struct cli_common_opts o;
+	struct ms_common_opts o;
 	size_t n;
 
 	cr_assert_eq(wl_find("unet3d", &w), 0);
-	cli_common_defaults(&o);
-	cli_common_from_workload(&o, w);
+	ms_common_defaults(&o);
+	ms_common_from_workload(&o, w);
 	cr_expect_eq(o.batch, 7);
 	cr_expect_eq(o.demand, WL_DEMAND_MLPERF);
 	cr_expect_eq(o.max_sample_bytes, 1ull << 30);
 	/* the user's options win */
-	cli_common_defaults(&o);
+	ms_common_defaults(&o);
 	n = cli_common_binds(&o, b);
 	cr_assert_eq(cli_opts_parse(CLI_RUN, 7, argv, b, n, &usage), 0);
-	cli_common_from_workload(&o, w);
+	ms_common_from_workload(&o, w);
 	cr_expect_eq(o.batch, 16);
 	cr_expect_eq(o.demand, WL_DEMAND_TRAIN);
 	cr_expect_eq(o.max_sample_bytes, 2u << 20);
 	/* a workload without a cap leaves the command's */
 	cr_assert_eq(wl_find("tokens", &w), 0);
-	cli_common_defaults(&o);
-	cli_common_from_workload(&o, w);
+	ms_common_defaults(&o);
+	ms_common_from_workload(&o, w);
 	cr_expect_eq(o.max_sample_bytes, 64ull << 20);
 	cr_expect_eq(o.batch, 6);
 }

@@ -58,12 +58,12 @@ FR_TEST(pipeline, parse_takes_native_torch_and_python_file)
 
 FR_TEST(pipeline, list_keeps_the_order_and_refuses_repeats)
 {
-	struct ms_pipeline_spec sp[CLI_PIPELINES_MAX];
+	struct ms_pipeline_spec sp[MS_PIPELINES_MAX];
 	char buf[256], name[64];
 	unsigned n = 0;
 
 	cr_assert_eq(ms_pipelines_parse("torch,native,python:x.py", buf,
-					sizeof(buf), sp, CLI_PIPELINES_MAX,
+					sizeof(buf), sp, MS_PIPELINES_MAX,
 					&n), 0);
 	cr_assert_eq(n, 3);
 	cr_expect_eq(sp[0].kind, MS_PIPELINE_TORCH);
@@ -71,18 +71,18 @@ FR_TEST(pipeline, list_keeps_the_order_and_refuses_repeats)
 	cr_expect_str_eq(ms_pipeline_name(&sp[2], name, sizeof(name)),
 			 "python:x.py");
 	cr_expect_eq(ms_pipelines_parse("native,native", buf, sizeof(buf),
-					sp, CLI_PIPELINES_MAX, &n), -EINVAL);
+					sp, MS_PIPELINES_MAX, &n), -EINVAL);
 	cr_expect_eq(ms_pipelines_parse("python:a.py,python:a.py", buf,
-					sizeof(buf), sp, CLI_PIPELINES_MAX,
+					sizeof(buf), sp, MS_PIPELINES_MAX,
 					&n), -EINVAL);
 	cr_expect_eq(ms_pipelines_parse("python:a.py,python:b.py", buf,
-					sizeof(buf), sp, CLI_PIPELINES_MAX,
+					sizeof(buf), sp, MS_PIPELINES_MAX,
 					&n), 0);
 	cr_expect_eq(ms_pipelines_parse("native,torch,python:a,python:b,"
 					"python:c", buf, sizeof(buf), sp,
-					CLI_PIPELINES_MAX, &n), -EINVAL);
+					MS_PIPELINES_MAX, &n), -EINVAL);
 	cr_expect_eq(ms_pipelines_parse(",", buf, sizeof(buf), sp,
-					CLI_PIPELINES_MAX, &n), -EINVAL);
+					MS_PIPELINES_MAX, &n), -EINVAL);
 }
 
 static struct ldr_result *res_new(void)
