@@ -82,18 +82,14 @@ int ms_point_from_opts(const struct ms_point_ask *a, struct ms_point *p,
 		p->pipe.list = o->list;
 	}
 	err = ms_point_transform(a->w, a->md, p, ts, pipeline, len);
-	if (err == -ENOTSUP) {
+	if (err == -ENOTSUP)
 		snprintf(why, why_len, "workload %s has no pipeline to measure",
 			 a->w->name);
-		return err;
-	}
-	snprintf(why, why_len, "the transform cannot start");
-	if (!err && a->pipe) {
-		err = ms_point_gpu_decode(a->w, a->md, o->batch, p, ts,
-					  pipeline, len);
-		snprintf(why, why_len, "the gpu-decode transform cannot "
-			 "start");
-	}
+	else if (err)
+		snprintf(why, why_len, "the transform cannot start");
+	else if (a->pipe && (err = ms_point_gpu_decode(a->w, a->md, o->batch,
+						       p, ts, pipeline, len)))
+		snprintf(why, why_len, "the gpu-decode transform cannot start");
 	return err;
 }
 

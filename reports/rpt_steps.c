@@ -127,7 +127,7 @@ int rpt_point(const char *cmd, const struct ms_point_ask *a,
 	      char *pipeline, size_t len)
 {
 	struct ms_point_ask tty = *a;
-	char why[128];
+	char why[512];          /* a job file's workload name included */
 	int err;
 
 	if (isatty(STDERR_FILENO)) {
