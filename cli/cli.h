@@ -107,7 +107,7 @@ struct cli_mpi_ask {
 	bool pipeline;                  /* a pipeline other than native */
 	bool mpi_only;                  /* --html, --solo or --mpi-timeout
 	                                   given (run, io) */
-	double mpi_timeout;             /* --mpi-timeout; 0: not given */
+	double mpi_timeout;             /* --mpi-timeout (0: the default) */
 };
 
 /*

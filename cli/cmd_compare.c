@@ -11,7 +11,7 @@
 
 struct compare_opts {
 	const char *html;
-	struct cli_prices prices;
+	struct wl_key_named prices;   /* --price NAME=USD_PER_HOUR */
 	int cache;                      /* -1: each report's slowest */
 	double epoch_samples;           /* <= 0: each report's files */
 };
@@ -52,7 +52,7 @@ int cmd_compare(int argc, char **argv)
 		return ret;
 	return rpt_compare_run(&(const struct rpt_compare_opts){
 		.html = o.html, .price_name = o.prices.name,
-		.price_usd = o.prices.usd, .nprices = o.prices.n,
+		.price_usd = o.prices.v, .nprices = o.prices.n,
 		.cache = o.cache, .epoch_samples = o.epoch_samples },
 		(const char *const *)argv + optind, (size_t)(argc - optind));
 }

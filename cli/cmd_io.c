@@ -12,9 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-#include <jansson.h>
 
 #include "cli.h"
 #include "report_cluster_out.h"
@@ -86,39 +83,14 @@ static int io_list(const struct io_opts *o, struct ms_dataset *md)
 	return err ? rpt_fail("io", err, 0, why) : 0;
 }
 
-/* ---- under mpirun ---- */
-
-/*
- * io under mpirun (measure/cluster_io.c): rank r reads files r, r + world,
- * ...; first each rank alone in turn (the others idle), then all together
- * from one start; rank 0 reports the cluster's total against the sum of
- * the ranks alone.
- */
+/* io under mpirun: rpt_iorun_cluster with O's options. */
 static int io_cluster(struct io_opts *o, struct ms_dataset *md,
 		      struct ms_io_result *res)
 {
-	struct rpt_cluster_run run;
-	struct rpt_cluster_rank r;
-	double *solo = calloc(cli_cluster->world, sizeof(*solo));
-	static struct ms_machine m;     /* the storage under the dataset */
-	int err;
-
-	memset(&run, 0, sizeof(run));
-	ms_cluster_io(cli_cluster, &o->cfg, md->ds, o->solo, o->solo != 0 ?
-		      solo : NULL, res, &r);
-	if (o->solo != 0)
-		run.check.solo = solo;
-	if (cli_cluster->rank == 0) {
-		ms_machine_detect(o->dataset, &m);
-		rpt_cluster_from_io(&run.report, &o->cfg, &m, md, o->dataset,
-				    cli_stop);
-	}
-	run.json = o->json;
-	run.html = o->html;
-	run.check.window_s = o->cfg.duration_s;        /* 0: each file once */
-	err = rpt_cluster_report(cli_cluster, "io", &run, &r);
-	free(solo);
-	return err;
+	return rpt_iorun_cluster(cli_cluster, &(const struct rpt_iorun_cluster){
+		.cfg = &o->cfg, .dataset = o->dataset, .json = o->json,
+		.html = o->html, .solo_s = o->solo, .stop = &cli_stop }, md,
+		res);
 }
 
 int cmd_io(int argc, char **argv)

@@ -26,14 +26,15 @@ struct run_opts {
 	enum stg_cache_state cache;
 	bool cache_given, ram_given;
 	uint64_t ram;
-	double duration;                /* -1: not given */
+	double duration;
+	bool duration_given, solo_given, mpi_timeout_given;
 	double warmup;                  /* 0 default, < 0 none */
 	uint64_t epochs, samples;
 	/* under mpirun */
 	const char *html;               /* the cluster report as a page */
 	double solo;                    /* cold: each rank's reads alone, this
-	                                   long; 0 none, < 0 default */
-	double mpi_timeout;             /* each cluster step; 0 default */
+	                                   long; 0 none */
+	double mpi_timeout;             /* each cluster step */
 };
 
 /* Everything the command owns, released in one place. */
@@ -55,22 +56,20 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 		CLI_BIND("vcpus", o->vcpus),
 		CLI_BIND_G("cache", o->cache, o->cache_given),
 		CLI_BIND_G("ram", o->ram, o->ram_given),
-		CLI_BIND("duration", o->duration),
+		CLI_BIND_G("duration", o->duration, o->duration_given),
 		CLI_BIND("warmup", o->warmup),
 		CLI_BIND("epochs", o->epochs),
 		CLI_BIND("samples", o->samples),
 		CLI_BIND("html", o->html),
-		CLI_BIND("solo", o->solo),
-		CLI_BIND("mpi-timeout", o->mpi_timeout),
+		CLI_BIND_G("solo", o->solo, o->solo_given),
+		CLI_BIND_G("mpi-timeout", o->mpi_timeout, o->mpi_timeout_given),
 	};
 	int ret;
 
 	memset(o, 0, sizeof(*o));
 	ms_common_defaults(&o->c);
-	o->duration = -1;
-	o->solo = -1;
-	ret = cli_opts_parse(CLI_RUN, argc, argv, b, 10 +
-			     cli_common_binds(&o->c, b + 10), NULL);
+	ret = cli_opts_read(CLI_RUN, argc, argv, b, 10 +
+			    cli_common_binds(&o->c, b + 10));
 	if (ret)
 		return ret;
 	if (o->ram_given && o->cache_given)
@@ -82,7 +81,7 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 	return ret ? ret : cli_mpi_check(CLI_RUN, &(struct cli_mpi_ask){
 		.dataset = o->c.dataset, .ram = o->cache == STG_CACHE_RAM,
 		.pipeline = o->c.pipes[0].kind != MS_PIPELINE_NATIVE,
-		.mpi_only = o->html || o->solo >= 0 || o->mpi_timeout,
+		.mpi_only = o->html || o->solo_given || o->mpi_timeout_given,
 		.mpi_timeout = o->mpi_timeout });
 }
 
@@ -139,8 +138,8 @@ static void run_fill_dataset(struct run_state *s, struct rpt_run *rr)
  * samples or a --ram point, else the default. */
 static double run_window(const struct run_opts *o)
 {
-	return o->duration >= 0 ? o->duration : o->epochs || o->samples ||
-	       o->cache == STG_CACHE_RAM ? 0 : LDR_DEFAULT_DURATION_S;
+	return !o->duration_given && (o->epochs || o->samples ||
+	       o->cache == STG_CACHE_RAM) ? 0 : o->duration;
 }
 
 /* The point the options ask for. 0 or an exit code. */

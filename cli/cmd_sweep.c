@@ -153,12 +153,10 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	ms_common_defaults(&o->c);
-	o->budget_s = CLI_SWEEP_BUDGET_S;
-	o->reserve_vcpus = -1;
 	for (int k = 0; k < STG_CACHE_STATES; k++)
 		o->cache[k] = true;
-	ret = cli_opts_parse(CLI_SWEEP, argc, argv, b, 11 +
-			     cli_common_binds(&o->c, b + 11), NULL);
+	ret = cli_opts_read(CLI_SWEEP, argc, argv, b, 11 +
+			    cli_common_binds(&o->c, b + 11));
 	if (!ret)
 		ret = cli_parse_dataset("sweep", argc, argv, &o->c);
 	if (ret)

@@ -80,7 +80,7 @@ const struct wl_key cli_options[] = {
   .defs = { { C_CKPT, RPT_CKPT_DEFAULT_BUDGET * 100 } }, .group = G_MEASURE,
   .help = "the share of time saving may take",
   .want = "a percentage between 0 and 100 (5 or 5%)",
-  .parse = cli_val_percent },
+  .parse = wl_key_percent },
 { "compression", 0, WL_K_ENUM, "C", C_GEN, .values = compression_values,
   .defs = { { C_GEN, .text = "none" } }, .group = G_DATASET,
   .help = "zstd: wds writes shard-000000.tar.zst (the tar as one zstd "
@@ -191,15 +191,15 @@ const struct wl_key cli_options[] = {
   "default where the GPU has a hardware decoder) or hybrid (entropy decode to "
   "coefficients), the GPU's share modelled from a cited source; sweep takes a "
   "list (no repeats, e.g. native,torch) and gives a verdict for each",
-  .parse = cli_val_pipeline },
-{ "price", 0, WL_K_CUSTOM, "USD_PER_HOUR", C_SWEEP | C_COMPARE, .gt = true,
-  .hi = 1e6, .group = G_REPORT, .help = "the hourly price, on-demand or "
+  .parse = ms_val_pipeline },
+{ "price", 0, WL_K_CUSTOM, "USD_PER_HOUR", C_SWEEP | C_COMPARE, C_COMPARE,
+  .gt = true, .hi = 1e6, .group = G_REPORT, .help = "the hourly price, on-demand or "
   "spot as you pay it: USD per million samples and per epoch at the feed "
   "the GPUs get; compare: NAME=USD_PER_HOUR for candidate NAME (its "
   "instance type, else its report's file name), repeated, and the "
   "cheapest candidate that feeds its GPUs",
   .want = "USD per hour, more than 0 (e.g. 32.77; compare: NAME=USD)",
-  .parse = cli_val_price },
+  .parse = wl_key_named_real },
 { "probe-cache", 0, WL_K_FLAG, NULL, C_INFO, .group = G_MEASURE,
   .help = "check on one file under PATH that eviction and warming work "
   "(reads that file once, leaves it evicted)" },
@@ -216,7 +216,7 @@ const struct wl_key cli_options[] = {
   "made); run: 2 epochs unless --epochs or --duration say otherwise; "
   "sweep: the first at every vCPU count, the others at all vCPUs",
   .want = "a size of at least 1M (sweep: a list of up to 8 sizes or "
-  "shares of the dataset, e.g. 16G or 25%,50%,75%)", .parse = cli_val_ram },
+  "shares of the dataset, e.g. 16G or 25%,50%,75%)", .parse = ms_val_ram },
 { "read-size", 0, WL_K_SIZE, "SIZE", RSS, .lo = 4096, .hi = SZ(256u << 20),
   .step = 4096, .defs = { { RSS, STG_STREAM_BLOCK_DEFAULT } },
   .group = G_DATASET, .help = "shards: bytes per sequential read" },
@@ -282,7 +282,7 @@ const struct wl_key cli_options[] = {
 { "warmup", 0, WL_K_CUSTOM, "TIME", C_RUN, .defs = { { C_RUN,
   LDR_DEFAULT_WARMUP_S, "%ss and 2 batches per GPU" } }, .group = G_MEASURE,
   .help = "warm-up excluded from the numbers; 0 for none",
-  .want = "a duration (e.g. 5s), 0 for none", .parse = cli_val_warmup },
+  .want = "a duration (e.g. 5s), 0 for none", .parse = wl_key_warmup },
 { "workers", 0, WL_K_UINT, "W", RSS, .lo = 1, .hi = 4096, .defs = { { RSS,
   .text = "the point's vCPUs - 1, at least 1" } }, .group = G_PIPELINE,
   .help = "DataLoader worker processes; run: also the native pipeline's "

@@ -104,24 +104,4 @@ void cli_opts_markdown(FILE *f);
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* ---- what some rows store (WL_K_CUSTOM destinations) ---- */
-
-/* --ram in sweep: page-cache sizes or shares of the dataset. */
-struct cli_ram_list {
-	struct ms_ram_size v[MS_RAM_SIZES_MAX];
-	unsigned n;
-};
-
-/* --price in compare: NAME=USD_PER_HOUR, repeated. */
-#define CLI_PRICES_MAX 64
-struct cli_prices {
-	const char *name[CLI_PRICES_MAX];   /* "NAME=USD" as given */
-	double usd[CLI_PRICES_MAX];
-	unsigned n;
-};
-
-/* The WL_K_CUSTOM parsers (cli/optvals.c). */
-wl_key_parse cli_val_ram, cli_val_pipeline, cli_val_price,
-	cli_val_percent, cli_val_warmup;
-
 #endif /* FEEDRATE_OPTIONS_H */

@@ -16,14 +16,14 @@ struct sweep_opts {
 	struct ms_common_opts c;       /* what run parses the same way */
 	uint64_t ram;                   /* the ram state's page cache (the
 	                                   first of the axis, once planned) */
-	struct cli_ram_list ram_list;   /* --ram LIST */
+	struct ms_ram_list ram_list;    /* --ram LIST */
 	struct wl_key_counts vcpus;      /* --vcpus LIST */
 	bool cache[STG_CACHE_STATES];
 	bool cache_given;
 	double budget_s;
 	const char *csv, *html;
 	bool no_check;
-	double reserve_vcpus;           /* per GPU; < 0: the default */
+	double reserve_vcpus;           /* per GPU */
 	uint64_t reserve_ram;           /* per GPU; 0: the default */
 	bool reserve_ram_given;
 	const char *ckpt;               /* --ckpt: a ckpt report */

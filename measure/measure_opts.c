@@ -23,6 +23,30 @@ void ms_common_defaults(struct ms_common_opts *o)
 	o->npipes = 1;                  /* native */
 }
 
+int ms_val_ram(const struct wl_key *k, unsigned ctx, bool list,
+	       const char *arg, void *dst)
+{
+	struct ms_ram_list *l = dst;
+	uint64_t *bytes = dst;
+
+	(void)k, (void)ctx;
+	if (list)
+		return ms_ram_sizes_parse(arg, l->v, &l->n);
+	return wl_parse_size(arg, bytes) || *bytes < MS_RAM_MIN_BYTES ?
+	       -EINVAL : 0;
+}
+
+int ms_val_pipeline(const struct wl_key *k, unsigned ctx, bool list,
+		    const char *arg, void *dst)
+{
+	struct ms_common_opts *o = dst;
+
+	(void)k, (void)ctx;
+	return ms_pipelines_parse(arg, o->pipe_buf, sizeof(o->pipe_buf),
+				  o->pipes, list ? MS_PIPELINES_MAX : 1,
+				  &o->npipes);
+}
+
 void ms_common_from_workload(struct ms_common_opts *o,
 			     const struct wl_workload *w)
 {

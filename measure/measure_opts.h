@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "cluster.h"
+#include "keys.h"
 #include "measure.h"
 
 #define MS_PIPELINES_MAX 4              /* --pipeline native,torch,... */
@@ -50,6 +51,22 @@ struct ms_common_opts {
 	unsigned shuffle_buffer;        /* 0: LDR_DEFAULT_SHUFFLE_BUFFER */
 	uint32_t read_size;             /* 0: STG_STREAM_BLOCK_DEFAULT */
 };
+
+/* --ram's value where a command takes a list of page-cache sizes. */
+struct ms_ram_list {
+	struct ms_ram_size v[MS_RAM_SIZES_MAX];
+	unsigned n;
+};
+
+/*
+ * The option rows' parsers (WL_K_CUSTOM) of what only measure/ types
+ * hold: ms_val_ram, --ram: a size of at least MS_RAM_MIN_BYTES into a
+ * uint64_t, or where the command takes a list, ms_ram_sizes_parse's list
+ * into a struct ms_ram_list. ms_val_pipeline, --pipeline: one pipeline,
+ * or a list of up to MS_PIPELINES_MAX, into the struct ms_common_opts at
+ * DST. 0 or -EINVAL.
+ */
+wl_key_parse ms_val_ram, ms_val_pipeline;
 
 /* *O zeroed, then the defaults (imagenet, tuned demand, GPUs in step,
  * 1 reader, LDR_DEFAULT_DEPTH, seed 1, 64M samples at most, a default

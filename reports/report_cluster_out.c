@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "measure.h"
 #include "report_cluster_out.h"
 #include "rpt_cmd.h"
 
@@ -108,4 +109,27 @@ void rpt_cluster_sweep_progress(void *arg, enum stg_cache_state cache,
 		fprintf(stderr, "\r\033[Kfeedrate sweep: %s, %u vCPU%s a rank, "
 			"%u rank%s...", stg_cache_state_name(cache), vcpus,
 			vcpus == 1 ? "" : "s", ranks, ranks == 1 ? "" : "s");
+}
+
+int rpt_iorun_cluster(struct ms_cluster *cl, const struct rpt_iorun_cluster *a,
+		      const struct ms_dataset *md, struct ms_io_result *res)
+{
+	struct rpt_cluster_run run = { .json = a->json, .html = a->html };
+	struct rpt_cluster_rank r;
+	double *solo = a->solo_s != 0 ? calloc(cl->world, sizeof(*solo)) :
+		       NULL;
+	static struct ms_machine m;     /* the storage under the dataset */
+	int err;
+
+	ms_cluster_io(cl, a->cfg, md->ds, a->solo_s, solo, res, &r);
+	run.check.solo = solo;
+	if (cl->rank == 0) {
+		ms_machine_detect(a->dataset, &m);
+		rpt_cluster_from_io(&run.report, a->cfg, &m, md, a->dataset,
+				    *a->stop);
+	}
+	run.check.window_s = a->cfg->duration_s;        /* 0: each file once */
+	err = rpt_cluster_report(cl, "io", &run, &r);
+	free(solo);
+	return err;
 }

@@ -63,4 +63,25 @@ int rpt_cluster_sweep_write(const struct rpt_cluster *base,
 void rpt_cluster_sweep_progress(void *arg, enum stg_cache_state cache,
 				unsigned vcpus, unsigned ranks);
 
+/* What io under mpirun asks of its cluster step. */
+struct rpt_iorun_cluster {
+	struct ms_io_config *cfg;       /* all but ds, stop and progress */
+	const char *dataset;            /* as given */
+	const char *json, *html;        /* --json, --html; NULL none */
+	double solo_s;                  /* each rank alone: < 0 as the
+	                                   window, 0 none */
+	volatile sig_atomic_t *stop;    /* the command's stop flag */
+};
+
+/*
+ * io under mpirun (measure/cluster_io.c): rank r reads files r, r +
+ * world, ...; first each rank alone in turn (the others idle), then all
+ * together from one start; then rpt_cluster_report, rank 0's from its
+ * machine and A. MD->ds NULL: this rank's listing failed and it walks the
+ * steps saying so. RES gets this rank's result. Any rank's main thread;
+ * returns the exit code.
+ */
+int rpt_iorun_cluster(struct ms_cluster *cl, const struct rpt_iorun_cluster *a,
+		      const struct ms_dataset *md, struct ms_io_result *res);
+
 #endif

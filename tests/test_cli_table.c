@@ -403,3 +403,47 @@ FR_TEST(cli_table, a_command_reads_its_defaults_from_the_rows)
 	cr_expect_eq(depth, 8);
 	cr_expect_eq(threads, 1);
 }
+
+/* run and sweep read their defaults from the rows too: what "not given"
+ * used to mean (-1, 0) is now the row's default, and a given flag says
+ * whether the option was given. */
+FR_TEST(cli_table, run_and_sweep_read_their_defaults_from_the_rows)
+{
+	double duration = -1, solo = -1, mpi = 0, stall = 0, runner = 0;
+	double budget = 0, reserve = -1;
+	unsigned shuffle = 0;
+	uint32_t read_size = 0;
+	bool duration_given = false, solo_given = false;
+	const struct cli_bind rb[] = {
+		CLI_BIND_G("duration", duration, duration_given),
+		CLI_BIND_G("solo", solo, solo_given),
+		CLI_BIND("mpi-timeout", mpi), CLI_BIND("stall-timeout", stall),
+		CLI_BIND("runner-timeout", runner),
+		CLI_BIND("shuffle-buffer", shuffle),
+		CLI_BIND("read-size", read_size),
+	};
+	const struct cli_bind sb[] = {
+		CLI_BIND("budget", budget),
+		CLI_BIND("reserve-vcpus-per-gpu", reserve),
+	};
+	char *none[] = { "run", "DIR", NULL };
+	char *given[] = { "run", "--solo", "0", "DIR", NULL };
+	char *sweep[] = { "sweep", "DIR", NULL };
+
+	cr_assert_eq(cli_opts_read(CLI_RUN, 2, none, rb, 7), 0);
+	cr_expect_eq(duration, LDR_DEFAULT_DURATION_S);
+	cr_expect_not(duration_given);
+	cr_expect_eq(solo, MS_RUN_SOLO_S);
+	cr_expect_eq(mpi, MS_CLUSTER_DEFAULT_TIMEOUT_S);
+	cr_expect_eq(stall, LDR_DEFAULT_STALL_TIMEOUT_S);
+	cr_expect_eq(runner, MS_PYTHON_TIMEOUT_S);
+	cr_expect_eq(shuffle, LDR_DEFAULT_SHUFFLE_BUFFER);
+	cr_expect_eq(read_size, STG_STREAM_BLOCK_DEFAULT);
+	cr_assert_eq(cli_opts_read(CLI_RUN, 4, given, rb, 7), 0);
+	cr_expect_eq(solo, 0, "--solo 0 skips the reads alone");
+	cr_expect(solo_given);
+	cr_expect_not(duration_given);
+	cr_assert_eq(cli_opts_read(CLI_SWEEP, 2, sweep, sb, 2), 0);
+	cr_expect_eq(budget, CLI_SWEEP_BUDGET_S);
+	cr_expect_eq(reserve, RPT_RESERVE_VCPUS_PER_GPU);
+}

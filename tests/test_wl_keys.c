@@ -273,3 +273,55 @@ FR_TEST(wl_keys, lists_store_sorted_counts_and_the_states_given)
 	cr_expect_eq(wl_key_take(c, CLI_RUN, "ram", &one, sizeof(one)),
 		     -EINVAL);
 }
+
+/* The key engine's own WL_K_CUSTOM parsers, at and around their edges:
+ * a percentage, a warm-up, a number or NAME=X pairs (what --ckpt-budget,
+ * --warmup and --price name as their rows' parse). */
+FR_TEST(wl_keys, the_custom_parsers_take_their_edges_and_refuse_past_them)
+{
+	const struct wl_key pct = { .name = "p", .type = WL_K_CUSTOM,
+				    .gt = true, .lo = 0, .hi = 100 };
+	const struct wl_key usd = { .name = "u", .type = WL_K_CUSTOM,
+				    .gt = true, .lo = 0, .hi = 1e6 };
+	struct wl_key_named named = { .n = 0 };
+	double v = -7;
+
+	cr_expect_eq(wl_key_percent(&pct, 0, false, "5%", &v), 0);
+	cr_expect_float_eq(v, 0.05, 1e-12);
+	cr_expect_eq(wl_key_percent(&pct, 0, false, "99.5", &v), 0);
+	cr_expect_float_eq(v, 0.995, 1e-12);
+	cr_expect_eq(wl_key_percent(&pct, 0, false, "100", &v), -EINVAL,
+		     "a share below 100 %% only");
+	cr_expect_eq(wl_key_percent(&pct, 0, false, "0", &v), -EINVAL,
+		     "more than 0 where the row says gt");
+	cr_expect_eq(wl_key_percent(&pct, 0, false, "5%%", &v), -EINVAL);
+	cr_expect_eq(wl_key_warmup(&pct, 0, false, "0s", &v), 0);
+	cr_expect_eq(v, -1, "a warm-up of zero is -1: none");
+	cr_expect_eq(wl_key_warmup(&pct, 0, false, "2m", &v), 0);
+	cr_expect_eq(v, 120);
+	cr_expect_eq(wl_key_warmup(&pct, 0, false, "-1", &v), -EINVAL);
+
+	cr_expect_eq(wl_key_named_real(&usd, 0, false, "1000000", &v), 0);
+	cr_expect_eq(v, 1e6);
+	cr_expect_eq(wl_key_named_real(&usd, 0, false, "1000001", &v),
+		     -EINVAL);
+	cr_expect_eq(wl_key_named_real(&usd, 0, false, "a=3", &v), -EINVAL,
+		     "a pair only where the context takes a list");
+	cr_expect_eq(wl_key_named_real(&usd, 0, true, "p4d=32.77", &named),
+		     0);
+	cr_expect_eq(wl_key_named_real(&usd, 0, true, "a=b=1.5", &named), 0,
+		     "the last '=' splits name from number");
+	cr_expect_eq(named.n, 2);
+	cr_expect_str_eq(named.name[0], "p4d=32.77");
+	cr_expect_eq(named.v[0], 32.77);
+	cr_expect_eq(named.v[1], 1.5);
+	cr_expect_eq(wl_key_named_real(&usd, 0, true, "=5", &named), -EINVAL);
+	cr_expect_eq(wl_key_named_real(&usd, 0, true, "x=0", &named), -EINVAL);
+	cr_expect_eq(wl_key_named_real(&usd, 0, true, "x", &named), -EINVAL);
+	for (unsigned i = named.n; i < WL_KEY_NAMED_MAX; i++)
+		cr_assert_eq(wl_key_named_real(&usd, 0, true, "x=1", &named),
+			     0);
+	cr_expect_eq(wl_key_named_real(&usd, 0, true, "x=1", &named), -EINVAL,
+		     "no more than WL_KEY_NAMED_MAX pairs");
+	cr_expect_eq(named.n, WL_KEY_NAMED_MAX);
+}

@@ -195,6 +195,54 @@ int wl_key_take(const struct wl_key *k, unsigned ctx, const char *arg,
 	return -EINVAL;
 }
 
+int wl_key_percent(const struct wl_key *k, unsigned ctx, bool list,
+		   const char *arg, void *dst)
+{
+	const char *end;
+	double v;
+
+	(void)ctx, (void)list;
+	if (wl_parse_number(arg, &v, &end) || (*end && strcmp(end, "%")) ||
+	    !(k->gt ? v > k->lo : v >= k->lo) || !(v < k->hi))
+		return -EINVAL;
+	*(double *)dst = v / 100;
+	return 0;
+}
+
+int wl_key_warmup(const struct wl_key *k, unsigned ctx, bool list,
+		  const char *arg, void *dst)
+{
+	(void)k, (void)ctx, (void)list;
+	return wl_parse_warmup(arg, dst);
+}
+
+/* A plain decimal number in K's range into *V. */
+static int real_in(const struct wl_key *k, const char *s, double *v)
+{
+	const char *end;
+
+	return wl_parse_number(s, v, &end) || *end || !in_range(k, *v) ?
+	       -EINVAL : 0;
+}
+
+int wl_key_named_real(const struct wl_key *k, unsigned ctx, bool list,
+		      const char *arg, void *dst)
+{
+	struct wl_key_named *p = dst;
+	const char *eq = strrchr(arg, '=');
+	double v;
+
+	(void)ctx;
+	if (!list)
+		return real_in(k, arg, dst);
+	if (!eq || eq == arg || real_in(k, eq + 1, &v) ||
+	    p->n == WL_KEY_NAMED_MAX)
+		return -EINVAL;
+	p->name[p->n] = arg;
+	p->v[p->n++] = v;
+	return 0;
+}
+
 /* V as K's type writes it: 64M, 30s, 1.5. */
 static const char *num_text(const struct wl_key *k, double v, char *buf,
 			    size_t len)

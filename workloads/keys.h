@@ -104,6 +104,23 @@ struct wl_key_counts {
 int wl_key_take(const struct wl_key *k, unsigned ctx, const char *arg,
 		void *dst, size_t size);
 
+/*
+ * WL_K_CUSTOM parsers any table may name as a row's parse:
+ * wl_key_percent: "5" or "5%" as the fraction 0.05, more than (gt) or at
+ * least the row's lo and below its hi. wl_key_warmup: wl_parse_warmup's
+ * duration or zero (-1). wl_key_named_real: a number in the row's range
+ * into a double; where CTX takes a list, "NAME=X" into a struct
+ * wl_key_named instead, once per time the option is given. 0 or -EINVAL.
+ */
+wl_key_parse wl_key_percent, wl_key_warmup, wl_key_named_real;
+
+#define WL_KEY_NAMED_MAX 64
+struct wl_key_named {
+	const char *name[WL_KEY_NAMED_MAX];     /* "NAME=X" as given */
+	double v[WL_KEY_NAMED_MAX];
+	unsigned n;
+};
+
 /* What K accepts in CTX, in words ("1..4096", "auto, uring or psync")
  * into BUF (LEN bytes). Returns BUF. */
 const char *wl_key_want(const struct wl_key *k, unsigned ctx, char *buf,
