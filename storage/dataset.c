@@ -4,16 +4,31 @@
  * for the offset and the size) with stable ids.
  *
  * The walk reads each folder completely with getdents64 into one reused
- * buffer, sorts the names bytewise, lists the regular files (one fstatat
- * each, for the size, as `find -printf %s` does) and pushes the subfolders
- * on an explicit stack, so deep trees cost no recursion and ids do not
- * depend on the order the filesystem returns entries in.
+ * buffer, sorts the names bytewise, lists the regular files and pushes the
+ * subfolders on an explicit stack, so deep trees cost no recursion and ids
+ * do not depend on the order the filesystem returns entries in.
+ *
+ * DESIGN (sizes in parallel)
+ * A file whose size is still to be learnt (a walked entry whose d_type
+ * says regular, a list line without a size) is added with the size
+ * SIZE_PENDING. Once the walk or the list is done, ds_stat_pending stats
+ * them (fstatat from the root, as `find -printf %s` does): the calling
+ * thread and up to stat_threads - 1 others, each claiming runs of
+ * STAT_CHUNK ids from one atomic counter. While they run the arena and the
+ * entries are only read, and each entry's size is written by the one
+ * thread that claimed it; pthread_join orders those writes before the
+ * calling thread's compaction, which drops the entries that failed
+ * (counted with their example, in id order), sums the sizes and
+ * renumbers. Each stat is watched (stg_watch_begin: a lane per thread), so
+ * storage that stops answering is a stall the watchdog reports; a thread
+ * that cannot be started leaves its share to the others.
  */
 #include <stdatomic.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +52,13 @@ struct stg_dataset {
 	uint64_t total_bytes, max_size;
 	uint64_t err[STG_DS_ERR_COUNT];
 	char *err_example[STG_DS_ERR_COUNT];
+	size_t pending;                 /* entries at SIZE_PENDING */
 };
+
+/* An entry's size before ds_stat_pending, and after it where the stat
+ * failed: SIZE_FAILED + the kind of problem. */
+#define SIZE_PENDING INT64_MIN
+#define SIZE_FAILED (INT64_MIN + 1)
 
 static const char *const ds_err_names[STG_DS_ERR_COUNT] = {
 	[STG_DS_ERR_OPENDIR] = "opendir",
@@ -98,6 +119,8 @@ static int ds_add(struct stg_dataset *ds, const char *path, size_t len,
 	ds->ent[ds->count].size = size;
 	ds->arena_len += len + 1;
 	ds->count++;
+	if (size == SIZE_PENDING)
+		ds->pending++;
 	if (size > 0) {
 		ds->total_bytes += (uint64_t)size;
 		if ((uint64_t)size > ds->max_size)
@@ -163,6 +186,100 @@ static void ds_shrink(struct stg_dataset *ds)
 			ds->cap = ds->count;
 		}
 	}
+}
+
+/* ---- sizes in parallel (see DESIGN) ---- */
+
+#define STAT_CHUNK 256          /* ids a thread claims at once */
+
+struct stat_pass {
+	struct stg_dataset *ds;
+	int flags;                      /* fstatat's: AT_SYMLINK_NOFOLLOW */
+	enum stg_ds_err gone;           /* the kind of an ENOENT */
+	_Atomic size_t next;            /* the next id to claim */
+};
+
+static void *stat_run(void *arg)
+{
+	struct stat_pass *sp = arg;
+	struct stg_dataset *ds = sp->ds;
+	struct stat st;
+
+	for (;;) {
+		size_t i = atomic_fetch_add_explicit(&sp->next, STAT_CHUNK,
+						     memory_order_relaxed);
+		const size_t end = i + STAT_CHUNK < ds->count ?
+				   i + STAT_CHUNK : ds->count;
+
+		if (i >= ds->count)
+			return NULL;
+		for (; i < end; i++) {
+			struct ds_entry *e = &ds->ent[i];
+			int r;
+
+			if (e->size != SIZE_PENDING)
+				continue;
+			stg_watch_begin(ds->arena + e->off);
+			r = fstatat(ds->root_fd, ds->arena + e->off, &st,
+				    sp->flags) < 0 ? errno : 0;
+			stg_watch_end();
+			e->size = r ? SIZE_FAILED + (r == ENOENT ? sp->gone :
+						     STG_DS_ERR_STAT) :
+				  !S_ISREG(st.st_mode) ?
+				  SIZE_FAILED + STG_DS_ERR_SPECIAL : st.st_size;
+		}
+	}
+}
+
+/*
+ * Stat every entry at SIZE_PENDING (FLAGS for fstatat; an ENOENT counted
+ * as GONE, another failure as STG_DS_ERR_STAT, what is not a regular file
+ * as STG_DS_ERR_SPECIAL), on up to OPTS' threads; then drop the entries
+ * that failed, keeping the others' order.
+ */
+static void ds_stat_pending(struct stg_dataset *ds,
+			    const struct stg_dataset_opts *opts, int flags,
+			    enum stg_ds_err gone)
+{
+	struct stat_pass sp = { .ds = ds, .flags = flags, .gone = gone };
+	const size_t min = opts && opts->stat_parallel_min ?
+			   opts->stat_parallel_min : STG_DS_STAT_PARALLEL_MIN;
+	unsigned want = opts && opts->stat_threads ? opts->stat_threads :
+			STG_DS_STAT_THREADS, n = 0;
+	pthread_t t[64];
+	size_t j = 0;
+
+	if (!ds->pending)
+		return;
+	if (want > 64)
+		want = 64;
+	if (ds->pending < min)
+		want = 1;
+	while (n + 1 < want && !pthread_create(&t[n], NULL, stat_run, &sp))
+		n++;
+	stat_run(&sp);
+	while (n)
+		pthread_join(t[--n], NULL);
+	for (size_t i = 0; i < ds->count; i++) {
+		const struct ds_entry e = ds->ent[i];
+
+		if (e.size >= SIZE_FAILED &&
+		    e.size < SIZE_FAILED + STG_DS_ERR_COUNT) {
+			const char *p = ds->arena + e.off;
+
+			ds_note(ds, (enum stg_ds_err)(e.size - SIZE_FAILED), p,
+				strlen(p));
+			continue;
+		}
+		if (e.size > 0) {
+			ds->total_bytes += (uint64_t)e.size;
+			if ((uint64_t)e.size > ds->max_size)
+				ds->max_size = (uint64_t)e.size;
+		}
+		ds->ent[j++] = e;
+	}
+	ds->count = j;
+	ds->pending = 0;
 }
 
 /* ---- the directory walk ---- */
@@ -378,6 +495,12 @@ static int walk_dir(struct walk *w, const char *path, size_t plen)
 			   type != DT_UNKNOWN) {
 			ds_note(ds, STG_DS_ERR_SPECIAL, child, clen);
 			continue;
+		} else if (type == DT_REG) {
+			/* its size: ds_stat_pending, after the walk */
+			err = ds_add(ds, child, clen, SIZE_PENDING);
+			if (err)
+				goto out;
+			continue;
 		}
 		/* a symlink's size is its target's; DT_UNKNOWN learns the type */
 		stg_watch_begin(child);
@@ -483,6 +606,7 @@ int stg_dataset_scan(const char *root, const struct stg_dataset_opts *opts,
 	}
 	if (err)
 		goto err;
+	ds_stat_pending(w.ds, w.opts, AT_SYMLINK_NOFOLLOW, STG_DS_ERR_STAT);
 	ds_shrink(w.ds);
 	*out = w.ds;
 	w.ds = NULL;
@@ -524,7 +648,6 @@ static int list_line(struct stg_dataset *ds, char *line, size_t len)
 {
 	int64_t size = -1;
 	size_t skip = 0;
-	struct stat st;
 	int r;
 
 	r = parse_size_prefix(line, len, &size, &skip);
@@ -542,21 +665,9 @@ static int list_line(struct stg_dataset *ds, char *line, size_t len)
 		ds_note(ds, STG_DS_ERR_TOO_LONG, line, len);
 		return 0;
 	}
-	if (r == 0) {
-		/* no size given: stat it now, and drop what is not a file */
-		if (fstatat(ds->root_fd, line, &st, 0) < 0) {
-			ds_note(ds, errno == ENOENT ? STG_DS_ERR_MISSING
-						    : STG_DS_ERR_STAT,
-				line, len);
-			return 0;
-		}
-		if (!S_ISREG(st.st_mode)) {
-			ds_note(ds, STG_DS_ERR_SPECIAL, line, len);
-			return 0;
-		}
-		size = st.st_size;
-	}
-	return ds_add(ds, line, len, size);
+	/* no size given: stat'ed after the list (ds_stat_pending), which
+	 * drops what is missing or not a file */
+	return ds_add(ds, line, len, r == 0 ? SIZE_PENDING : size);
 }
 
 int stg_dataset_load_list(const char *list_path, const char *root,
@@ -571,7 +682,6 @@ int stg_dataset_load_list(const char *list_path, const char *root,
 	int err;
 
 	atomic_fetch_add_explicit(&listings, 1, memory_order_relaxed);
-	(void)opts;   /* nothing in the options applies to a list yet */
 	*out = NULL;
 	f = fopen(list_path, "re");
 	if (!f)
@@ -611,6 +721,7 @@ int stg_dataset_load_list(const char *list_path, const char *root,
 		err = -EIO;
 		goto err;
 	}
+	ds_stat_pending(ds, opts, 0, STG_DS_ERR_MISSING);
 	ds_shrink(ds);
 	*out = ds;
 	ds = NULL;

@@ -118,7 +118,19 @@ struct stg_dataset_opts {
 	bool ignore_d_type;
 	/* Do not descend through symbolic links to folders. */
 	bool no_follow_dir_links;
+	/* Threads that stat the files for their sizes (0:
+	 * STG_DS_STAT_THREADS, 1: the calling thread alone) once at least
+	 * STAT_PARALLEL_MIN files wait for one (0: STG_DS_STAT_PARALLEL_MIN);
+	 * the result is the same for any count. */
+	unsigned stat_threads, stat_parallel_min;
 };
+
+/* Cold inodes make a stat wait on the disk, so more stats in flight than
+ * vCPUs pay (1.28 M files, 2 vCPUs, inodes dropped: 12.4 s on 1 thread,
+ * 7.0 s on 2, 5.8 s on 4 and 8); below a few thousand files one thread
+ * is done before others would start. */
+#define STG_DS_STAT_THREADS 4
+#define STG_DS_STAT_PARALLEL_MIN 4096
 
 /*
  * Walk the folder ROOT (see above) and return a new dataset in *OUT.

@@ -263,6 +263,37 @@ static int stress_cacheprep(const char *dir)
 	return failed;
 }
 
+/* The listing's sizes stat'ed by several threads (storage/dataset.c's
+ * pass): the same files, in the same order, with the same sizes as one
+ * thread gives, and the sizes written. */
+static int stress_listing(const char *dir, const struct sfile *files)
+{
+	const struct stg_dataset_opts one = { .stat_threads = 1 };
+	const struct stg_dataset_opts many = { .stat_threads = 4,
+					       .stat_parallel_min = 1 };
+	struct stg_dataset *a = NULL, *b = NULL;
+	uint64_t sum = 0;
+	bool same;
+
+	for (int i = 0; i < NFILES; i++)
+		sum += files[i].size;
+	if (stg_dataset_scan(dir, &one, &a) || stg_dataset_scan(dir, &many, &b)) {
+		stg_dataset_destroy(a);
+		return check(false, "list the stress files", "listing");
+	}
+	same = stg_dataset_count(a) == NFILES &&
+	       stg_dataset_count(b) == NFILES &&
+	       stg_dataset_total_bytes(b) == sum &&
+	       stg_dataset_max_size(a) == stg_dataset_max_size(b);
+	for (size_t i = 0; same && i < NFILES; i++)
+		same = !strcmp(stg_dataset_relpath(a, i, NULL),
+			       stg_dataset_relpath(b, i, NULL)) &&
+		       stg_dataset_size(a, i) == stg_dataset_size(b, i);
+	stg_dataset_destroy(a);
+	stg_dataset_destroy(b);
+	return check(same, "sizes stat'ed by 4 threads as by one", "listing");
+}
+
 /* Destroy readers with reads in flight, from several threads at once. */
 static void *destroy_busy(void *arg)
 {
@@ -347,6 +378,7 @@ int stress_storage(void)
 				"readers destroyed with reads in flight",
 				stg_backend_name(ids[b]));
 	}
+	failed += stress_listing(dir, files);
 	failed += stress_cacheprep(dir);
 	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 	free(files);

@@ -524,3 +524,103 @@ FR_TEST(dataset_names, names_kept_in_order_with_their_sizes_unstated)
 	cr_assert_null(ds);
 	fr_test_rmtree(dir);
 }
+
+/* ---- sizes stat'ed by several threads ---- */
+
+/* A walk whose sizes several threads stat gives what one thread gives:
+ * the same files, ids, sizes and totals, whatever the thread count. */
+FR_TEST(dataset, sizes_stated_by_several_threads_match_one_thread)
+{
+	char *dir = fr_test_tmpdir();
+	const struct stg_dataset_opts one = { .stat_threads = 1 };
+	uint64_t want_total = 0, want_max = 0;
+	struct stg_dataset *a, *b;
+
+	for (int f = 0; f < 600; f++) {
+		char rel[64];
+		size_t size = (size_t)(f * 37 % 301);
+
+		snprintf(rel, sizeof(rel), "c%d/s%02d/f%04d", f % 3, f % 7, f);
+		put(dir, rel, size);
+		want_total += size;
+		want_max = size > want_max ? size : want_max;
+	}
+	a = scan(dir, &one);
+	for (unsigned threads = 2; threads <= 9; threads += 7) {
+		const struct stg_dataset_opts many = {
+			.stat_threads = threads, .stat_parallel_min = 1 };
+
+		b = scan(dir, &many);
+		cr_assert_eq(stg_dataset_count(b), 600);
+		cr_expect_eq(stg_dataset_total_bytes(b), want_total);
+		cr_expect_eq(stg_dataset_max_size(b), want_max);
+		for (size_t i = 0; i < 600; i++) {
+			cr_assert_str_eq(stg_dataset_relpath(b, i, NULL),
+					 stg_dataset_relpath(a, i, NULL),
+					 "id %zu", i);
+			cr_assert_eq(stg_dataset_size(b, i),
+				     stg_dataset_size(a, i), "id %zu", i);
+		}
+		stg_dataset_destroy(b);
+	}
+	cr_expect_eq(stg_dataset_total_bytes(a), want_total);
+	stg_dataset_destroy(a);
+	fr_test_rmtree(dir);
+}
+
+/* A list's entries without a size, stat'ed by several threads: missing
+ * ones and folders are counted and dropped, the others keep their order,
+ * and the example of each kind is the first in the list. */
+FR_TEST(dataset_list, entries_stated_by_several_threads_keep_their_order)
+{
+	char *dir = fr_test_tmpdir();
+	const struct stg_dataset_opts many = { .stat_threads = 4,
+					       .stat_parallel_min = 1 };
+	char *text = malloc(1000 * 32), *list;
+	size_t len = 0, kept = 0, missing = 0, folders = 0;
+	struct stg_dataset *ds;
+
+	cr_assert_not_null(text);
+	for (int i = 0; i < 1000; i++) {
+		char rel[32];
+
+		snprintf(rel, sizeof(rel), "d/f%04d", i);
+		if (i % 7 == 3) {
+			missing++;              /* listed, never made */
+		} else if (i % 11 == 5) {
+			char path[PATH_MAX];
+
+			snprintf(path, sizeof(path), "%s/%s", dir, rel);
+			put(dir, "d/.keep", 0);
+			cr_assert_eq(mkdir(path, 0755), 0);
+			folders++;
+		} else {
+			put(dir, rel, (size_t)(i % 13));
+			kept++;
+		}
+		len += (size_t)sprintf(text + len, "%s\n", rel);
+	}
+	list = write_list(dir, "list", text, len);
+	cr_assert_eq(stg_dataset_load_list(list, dir, &many, &ds), 0);
+	cr_assert_eq(stg_dataset_count(ds), kept);
+	cr_expect_eq(stg_dataset_errors(ds, STG_DS_ERR_MISSING), missing);
+	cr_expect_eq(stg_dataset_errors(ds, STG_DS_ERR_SPECIAL), folders);
+	cr_expect_str_eq(stg_dataset_error_example(ds, STG_DS_ERR_MISSING),
+			 "d/f0003");
+	cr_expect_str_eq(stg_dataset_error_example(ds, STG_DS_ERR_SPECIAL),
+			 "d/f0005");
+	for (size_t id = 0, i = 0; i < 1000; i++) {
+		char rel[32];
+
+		if (i % 7 == 3 || i % 11 == 5)
+			continue;
+		snprintf(rel, sizeof(rel), "d/f%04zu", i);
+		cr_assert_str_eq(stg_dataset_relpath(ds, id, NULL), rel);
+		cr_assert_eq(stg_dataset_size(ds, id), (int64_t)(i % 13));
+		id++;
+	}
+	stg_dataset_destroy(ds);
+	free(list);
+	free(text);
+	fr_test_rmtree(dir);
+}
