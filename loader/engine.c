@@ -326,7 +326,7 @@ static int engine_config(struct ldr_engine *e, const struct ldr_config *cfg,
 	e->consumers = e->gpus ? e->gpus : 1;
 	e->prefetch = cfg->prefetch;
 	if (!e->prefetch)
-		e->prefetch = 2 * e->gpus > 4 ? 2 * e->gpus : 4;
+		e->prefetch = ldr_default_prefetch(e->gpus);
 	if (e->prefetch < e->gpus)
 		e->prefetch = e->gpus;
 	if (e->readers > 1024 || e->workers > 4096 || e->gpus > 4096)
@@ -1198,6 +1198,11 @@ probe_backend(const struct ldr_config *cfg, struct ldr_config *local,
 	local->reader.backend = pr->chosen;
 	local->reader.reason = pr->reason;
 	return local;
+}
+
+unsigned ldr_default_prefetch(unsigned gpus)
+{
+	return 2 * gpus > 4 ? 2 * gpus : 4;
 }
 
 int ldr_run(const struct ldr_config *cfg, struct ldr_result *res)

@@ -304,10 +304,10 @@ struct ldr_config {
 	                           0 = 1 */
 	unsigned workers;       /* transform threads; 0 = stg_cpus_usable() */
 	unsigned batch;         /* samples per batch; 0 = LDR_DEFAULT_BATCH */
-	unsigned prefetch;      /* batch slots in the ring; 0 = 2 per GPU,
-	                           at least 4; raised to the GPU count when
-	                           below it (a synchronous step needs one
-	                           slot per GPU) */
+	unsigned prefetch;      /* batch slots in the ring; 0 =
+	                           ldr_default_prefetch(gpus); raised to the
+	                           GPU count when below it (a synchronous
+	                           step needs one slot per GPU) */
 	unsigned queue_depth;   /* samples read and waiting for a worker;
 	                           0 = max(2 x depth x readers, 4 x workers) */
 	struct ldr_transform transform;
@@ -526,6 +526,11 @@ struct ldr_result {
 	unsigned series_len;
 	struct ldr_series_point series[LDR_SERIES_MAX];
 };
+
+/* The batch slots a run with GPUS emulated GPUs makes when its config's
+ * prefetch is 0: 2 per GPU, at least 4 (what a ram point's memory cgroup
+ * must hold beside its page cache). Any thread. */
+unsigned ldr_default_prefetch(unsigned gpus);
 
 /*
  * Run the pipeline with CFG until a stop condition, in the calling process

@@ -8,6 +8,9 @@
  * cache holding a fraction f of the dataset, an epoch after the first hits
  * about f + (1 - f) ln(1 - f) of it (0.16 for f = 0.51), not f. Replaying
  * the run's own order makes the estimate exact for an LRU of this size.
+ * A file takes whole pages of the cache (its size rounded up to 4 KiB):
+ * with files of a few KB, the cache holds far fewer of them than its
+ * bytes divided by theirs.
  *
  * Layout: one node per file id in an array made at create (the id is the
  * index: no hashing), linked in a doubly linked list by index, most
@@ -20,6 +23,7 @@
 #include "loader.h"
 
 #define NIL UINT32_MAX
+#define LRU_PAGE 4096u         /* the page cache's unit */
 
 struct lru_node {
 	uint32_t prev, next;    /* list links by index; NIL at the ends */
@@ -191,8 +195,11 @@ int ldr_lru_estimate_run(const struct stg_dataset *ds, uint64_t seed,
 			uint64_t id = ldr_sampler_get(smp, i);
 			int64_t size = stg_dataset_size(ds, (size_t)id);
 
-			ldr_lru_sim_access(sim, (size_t)id,
-					   size > 0 ? (uint64_t)size : 0);
+			/* the page cache holds whole pages: a 1.4 KB file
+			 * takes 4 KB of it */
+			ldr_lru_sim_access(sim, (size_t)id, size > 0 ?
+					   ((uint64_t)size + LRU_PAGE - 1) /
+					   LRU_PAGE * LRU_PAGE : 0);
 		}
 		ldr_lru_sim_stats(sim, &st);
 		if (e == 0) {

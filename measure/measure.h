@@ -628,6 +628,18 @@ uint64_t ms_own_memory(unsigned workers, unsigned gpus, unsigned batch,
 		       size_t out_bytes, unsigned readers, unsigned depth,
 		       uint64_t max_read, uint64_t seen_peak);
 
+/*
+ * A --ram point's own memory after its fill epoch (no GPU) was seen to
+ * take FILL_OWN bytes beside its page cache: FILL_OWN, a margin against
+ * the run's own memory growing a little (5 % and 8 MiB, no more than an
+ * eighth of PAGE_CACHE, never under 8 MiB), and the batch slots of
+ * SLOT_BYTES each that the measured run's GPUS prefetch beyond the fill's
+ * (ldr_default_prefetch: a check run with 6 GPUs holds 8 more batches
+ * than its fill epoch). Pure arithmetic; any thread.
+ */
+uint64_t ms_own_recalibrated(uint64_t fill_own, uint64_t page_cache,
+			     unsigned gpus, uint64_t slot_bytes);
+
 /* ---- the sweep: planner, budget rule, points and check runs ---- */
 
 /* One check run done, as ms_check_next reads it. */

@@ -307,7 +307,7 @@ uint64_t ms_own_memory(unsigned workers, unsigned gpus, unsigned batch,
 		       size_t out_bytes, unsigned readers, unsigned depth,
 		       uint64_t max_read, uint64_t seen_peak)
 {
-	const unsigned prefetch = 2 * gpus > 4 ? 2 * gpus : 4;
+	const unsigned prefetch = ldr_default_prefetch(gpus);
 	uint64_t formula, seen = 0;
 
 	if (!batch)
@@ -320,9 +320,25 @@ uint64_t ms_own_memory(unsigned workers, unsigned gpus, unsigned batch,
 		seen = seen_peak + (64u << 20);
 		/* more GPUs than the earlier children had: their slots */
 		if (gpus > 2)
-			seen += (uint64_t)(prefetch - 4) * batch * out_bytes;
+			seen += (uint64_t)(prefetch - ldr_default_prefetch(0)) *
+				batch * out_bytes;
 	}
 	return seen > formula ? seen : formula;
+}
+
+uint64_t ms_own_recalibrated(uint64_t fill_own, uint64_t page_cache,
+			     unsigned gpus, uint64_t slot_bytes)
+{
+	uint64_t margin = fill_own / 20 + (8u << 20);
+
+	/* all of the margin goes to the page cache when the run stays put,
+	 * and more than an eighth would carry it past LDR_RAM_SLACK */
+	if (margin > page_cache / 8)
+		margin = page_cache / 8;
+	if (margin < (8u << 20))
+		margin = 8u << 20;
+	return fill_own + margin + (uint64_t)(ldr_default_prefetch(gpus) -
+		ldr_default_prefetch(0)) * slot_bytes;
 }
 
 /* A memory cgroup of LIMIT bytes into *CG (NULL on failure), HOW says. */
@@ -464,8 +480,8 @@ static int ram_fill(const struct ms_point *p, const struct stg_dataset *ds,
 		/* gpu-decode: each prefetched batch's staging area, at
 		 * twice its first chunk (the fill epoch measures it) */
 		if (p->transform.stage_bytes)
-			out->own_bytes += (uint64_t)(2 * p->gpus > 4 ?
-				2 * p->gpus : 4) * 2 * p->transform.stage_bytes;
+			out->own_bytes += (uint64_t)ldr_default_prefetch(
+				p->gpus) * 2 * p->transform.stage_bytes;
 		/* a Python loader: an interpreter with torch in the main
 		 * process and in each worker (the fill epoch measures it) */
 		if (ms_pipeline_is_python(&p->pipe) &&
@@ -486,7 +502,7 @@ static int ram_fill(const struct ms_point *p, const struct stg_dataset *ds,
 		       0;
 	f.gpus = 0;
 	for (int attempt = 0; attempt < 2; attempt++) {
-		uint64_t cache = 0, own, margin;
+		uint64_t cache = 0, own;
 
 		if (attempt) {
 			const double t = stg_now();
@@ -528,20 +544,12 @@ static int ram_fill(const struct ms_point *p, const struct stg_dataset *ds,
 			own = out->cgroup_limit_bytes - cache;
 		else
 			break;
-		/*
-		 * A margin against the run's own memory growing a little
-		 * (short of it, the kernel kills the run): 5 % and 8 MiB,
-		 * but no more than an eighth of the page cache modelled
-		 * (all of it goes to the page cache when the run stays
-		 * put, and more would carry it past LDR_RAM_SLACK), and
-		 * never under 8 MiB.
-		 */
-		margin = own / 20 + (8u << 20);
-		if (margin > out->page_cache_bytes / 8)
-			margin = out->page_cache_bytes / 8;
-		if (margin < (8u << 20))
-			margin = 8u << 20;
-		out->own_bytes = own + margin;
+		/* short of a margin and the measured run's GPUs' batches,
+		 * the kernel kills the run */
+		out->own_bytes = ms_own_recalibrated(own, out->page_cache_bytes,
+			p->gpus, (uint64_t)(p->batch ? p->batch :
+			LDR_DEFAULT_BATCH) * p->transform.out_bytes +
+			2 * p->transform.stage_bytes);
 		out->cgroup_limit_bytes = out->page_cache_bytes +
 					  out->own_bytes;
 		out->limit_recalibrated = true;

@@ -221,7 +221,7 @@ FR_TEST(lru_estimate, replays_the_runs_sampler_order)
 {
 	static char *dir;
 	const size_t n = 20000;
-	const uint64_t size = 110 * 1024;
+	const uint64_t size = 112 * 1024;       /* whole pages */
 	struct stg_dataset *ds = listed_dataset(&dir, n, size);
 	const double f = 0.51, expect = f + (1 - f) * log(1 - f);
 	struct ldr_lru_estimate est, same, all;
@@ -248,6 +248,35 @@ FR_TEST(lru_estimate, replays_the_runs_sampler_order)
 		     "steady state");
 	cr_log_info("LRU estimate over the sampler: steady %.4f (analytic "
 		    "%.4f)", est.steady, expect);
+	stg_dataset_destroy(ds);
+	fr_test_rmtree(dir);
+}
+
+/* Files smaller than a page take a whole page of the cache each: a
+ * cache of 51 % of 1,400-byte files' bytes holds 17 % of the files, and
+ * hits what that share hits, not what 51 % would. */
+FR_TEST(lru_estimate, a_small_file_takes_a_whole_page_of_the_cache)
+{
+	static char *dir;
+	const size_t n = 20000;
+	const uint64_t size = 1400;
+	struct stg_dataset *ds = listed_dataset(&dir, n, size);
+	const double f = 0.51 * 1400 / 4096, expect = f + (1 - f) * log(1 - f);
+	struct ldr_lru_estimate est, all;
+
+	cr_assert_eq(ldr_lru_estimate_run(ds, 42, 0, 1, false, 3,
+					  (uint64_t)(0.51 * (double)n) * size,
+					  &est), 0);
+	cr_expect_float_eq(est.steady, expect, 0.012, "steady %.4f vs %.4f",
+			   est.steady, expect);
+	cr_expect_lt(est.steady, 0.05, "far below the 16 %% of 51 %%");
+	/* every file's page fits: all hit after the first epoch */
+	cr_assert_eq(ldr_lru_estimate_run(ds, 42, 0, 1, false, 2, n * 4096,
+					  &all), 0);
+	cr_expect_float_eq(all.steady, 1.0, 1e-12);
+	cr_assert_eq(ldr_lru_estimate_run(ds, 42, 0, 1, false, 2,
+					  n * 4096 - 4096, &all), 0);
+	cr_expect_lt(all.steady, 1.0, "one page short of them all");
 	stg_dataset_destroy(ds);
 	fr_test_rmtree(dir);
 }

@@ -48,6 +48,33 @@ FR_TEST(measure_point, ram_page_cache_too_small_beside_own_memory_cannot_be_held
 	cr_assert(ms_ram_holdable(32u << 20, 0));
 }
 
+/* A ram point's limit after its fill epoch (no GPU): the fill's own
+ * memory, a margin, and the batches the measured run's GPUs add. The
+ * 1.28 M-file sweep's ram check run with 6 GPUs was killed by its cgroup
+ * when the limit left the 8 batches past the fill's 4 out. */
+FR_TEST(measure_point, ram_limit_after_the_fill_holds_the_check_runs_batches)
+{
+	const uint64_t mib = 1u << 20, slot = 256ull * 602112;
+
+	cr_expect_eq(ldr_default_prefetch(0), 4);
+	cr_expect_eq(ldr_default_prefetch(2), 4);
+	cr_expect_eq(ldr_default_prefetch(6), 12);
+	/* 1 or 2 GPUs hold the fill's 4 batches: own + 5 % + 8 MiB */
+	cr_expect_eq(ms_own_recalibrated(640 * mib, 870 * mib, 1, slot),
+		     640 * mib + 32 * mib + 8 * mib);
+	cr_expect_eq(ms_own_recalibrated(640 * mib, 870 * mib, 2, slot),
+		     640 * mib + 40 * mib);
+	/* 6 GPUs: 8 more batches */
+	cr_expect_eq(ms_own_recalibrated(640 * mib, 870 * mib, 6, slot),
+		     640 * mib + 40 * mib + 8 * slot);
+	/* the margin: at most an eighth of the page cache, at least 8 MiB */
+	cr_expect_eq(ms_own_recalibrated(640 * mib, 160 * mib, 1, slot),
+		     640 * mib + 20 * mib);
+	cr_expect_eq(ms_own_recalibrated(640 * mib, 16 * mib, 1, slot),
+		     640 * mib + 8 * mib);
+	cr_expect_eq(ms_own_recalibrated(0, 870 * mib, 3, 0), 8 * mib);
+}
+
 FR_TEST(measure_point, hit_ratio_from_too_few_probes_is_unknown)
 {
 	struct ldr_result *res = calloc(1, sizeof(*res));
