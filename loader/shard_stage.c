@@ -50,28 +50,30 @@
  * gap, just before it. A tail longer than the gap (a rare long record)
  * moves the landed blocks up, after the reads into them are taken.
  * Compressed shards are read into blocks of the reader's own (ZBUF) and
- * decompressed to the window's end. A record is
- * [data, data + len) inside the segment, which counts it in its REFS
- * (atomic); the reader holds one more reference to its current segment.
- * When the next block does not fit under SEG_SOFT, the reader takes a
- * free segment, copies the window's kept tail (a partial record) to its
- * start (or, read straight in, into its gap: see above) and drops its
- * reference to the old one. Whoever drops the last
- * reference (a worker after its transform, the queue's drain at the end,
- * the reader) puts the segment back on the free list under the pool's
- * lock; only the reader takes segments off it, so a segment is written
- * only while no record points into it. The reader holds a reference to
- * WSEG too while it is not the current one: a segment with reads in
- * flight into it is never free, and the reader waits for every read
- * (the stream's close) before it lets go of a segment. The reader writes only past its
- * window's end, never below a record it gave out. With no segment free,
- * the reader moves the records of its shuffle buffer that point into the
- * oldest segment to buffers of their own (counted: records_moved) and
- * waits, in 10 ms steps that look at the stop flag, for the workers to
- * release the rest of it (they do within a sample's time: the queue and
- * the workers hold no more than they can process). A compressed shard
- * whose frame says its size and fits a segment is decompressed into one
- * segment from its start, unmoved (one write of its bytes).
+ * decompressed to the window's end.
+ *
+ * A record is [data, data + len) inside the segment, which counts it in
+ * its REFS (atomic); the reader holds one more reference to its current
+ * segment. When the next block does not fit under SEG_SOFT, the reader
+ * takes a free segment, copies the window's kept tail (a partial record)
+ * to its start (read straight in: into its gap, see above) and drops its
+ * reference to the old one. Whoever drops the last reference (a worker
+ * after its transform, the queue's drain at the end, the reader) puts
+ * the segment back on the free list under the pool's lock; only the
+ * reader takes segments off it, so a segment is written only while no
+ * record points into it. The reader holds a reference to WSEG too while
+ * it is not the current one: a segment with reads in flight into it is
+ * never free, and the reader waits for every read (the stream's close)
+ * before it lets go of a segment. The reader and its reads write only
+ * past the window's end, never below a record it gave out. With no
+ * segment free, the reader moves the records of its shuffle buffer that
+ * point into the oldest segment (not WSEG) to buffers of their own
+ * (counted: records_moved) and waits, in 10 ms steps that look at the
+ * stop flag, for the workers to release the rest of it (they do within
+ * a sample's time: the queue and the workers hold no more than they can
+ * process). A compressed shard whose frame says its size and fits a
+ * segment is decompressed into one segment from its start, unmoved (one
+ * write of its bytes).
  *
  * Memory: the segments (NSEG x SEG_SOFT touched, more for a record or a
  * decompressed shard over SEG_SOFT, of which LDR_SHARD_KEEP stays
