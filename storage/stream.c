@@ -302,10 +302,15 @@ static int wait_slot(struct stg_stream *s, unsigned i, int64_t timeout_ns)
 			.tv_nsec = timeout_ns % 1000000000,
 		};
 		struct stream_slot *c;
-		int err = timeout_ns < 0 ?
+		int err;
+
+		/* a submission refused before (-EAGAIN, -EINTR) is still
+		 * queued: it goes now, or the wait would never end */
+		if (io_uring_sq_ready(&s->ring))
+			io_uring_submit(&s->ring);
+		err = timeout_ns < 0 ?
 			io_uring_wait_cqe(&s->ring, &cqe) :
 			io_uring_wait_cqe_timeout(&s->ring, &cqe, &ts);
-
 		if (err == -EINTR)
 			continue;
 		if (err)
@@ -381,8 +386,8 @@ int stg_stream_feed(struct stg_stream *s, uint8_t *dst)
 		int n = io_uring_submit(&s->ring);
 
 		if (n < 0)
-			return n;   /* the sqe stays queued: the next submit
-			               (a wait, the close) takes it */
+			return n;   /* the sqe stays queued: the next wait
+			               or the close submits it */
 	}
 	return ret;
 }
