@@ -37,32 +37,51 @@
  *
  * Retained blocks: the pool holds NSEG segments of SEG_HARD bytes
  * (max_record + a block, reserved) of which SEG_SOFT are used in the
- * common case. The reader's window is a range of its current segment;
- * stream bytes are copied (or decompressed) once, to the window's end,
- * and the window's start only moves forward (no memmove). A record is
- * [data, data + len) inside the segment, which counts it in its REFS
- * (atomic); the reader holds one more reference to its current segment.
- * When the next block does not fit under SEG_SOFT, the reader takes a
- * free segment, copies the window's kept tail (a partial record) to its
- * start and drops its reference to the old one. Whoever drops the last
- * reference (a worker after its transform, the queue's drain at the end,
- * the reader) puts the segment back on the free list under the pool's
- * lock; only the reader takes segments off it, so a segment is written
- * only while no record points into it. The reader writes only past its
- * window's end, never below a record it gave out. With no segment free,
- * the reader moves the records of its shuffle buffer that point into the
- * oldest segment to buffers of their own (counted: records_moved) and
- * waits, in 10 ms steps that look at the stop flag, for the workers to
- * release the rest of it (they do within a sample's time: the queue and
- * the workers hold no more than they can process). A compressed shard
- * whose frame says its size and fits a segment is decompressed into one
- * segment from its start, unmoved (one write of its bytes).
+ * common case. The reader's window is a range of its current segment,
+ * and its start only moves forward (no memmove). An uncompressed shard's
+ * blocks are read straight into the segment (the stream takes the
+ * reader's memory: stg_stream_feed), each where the one before it ends,
+ * up to DEPTH reads ahead of the window: the reader writes the bytes of
+ * a block once, through the kernel. The feed point (WSEG, WPOS) is in the
+ * current segment, or in the next one once the current is used up to
+ * SEG_SOFT; there a block lands after a gap (at most GAP_MAX, and no more
+ * than the window and the reads ahead of it could keep), and when the
+ * window reaches it, its kept tail (a partial record) is copied into the
+ * gap, just before it. A tail longer than the gap (a rare long record)
+ * moves the landed blocks up, after the reads into them are taken.
+ * Compressed shards are read into blocks of the reader's own (ZBUF) and
+ * decompressed to the window's end.
+ *
+ * A record is [data, data + len) inside the segment, which counts it in
+ * its REFS (atomic); the reader holds one more reference to its current
+ * segment. When the next block does not fit under SEG_SOFT, the reader
+ * takes a free segment, copies the window's kept tail (a partial record)
+ * to its start (read straight in: into its gap, see above) and drops its
+ * reference to the old one. Whoever drops the last reference (a worker
+ * after its transform, the queue's drain at the end, the reader) puts
+ * the segment back on the free list under the pool's lock; only the
+ * reader takes segments off it, so a segment is written only while no
+ * record points into it. The reader holds a reference to WSEG too while
+ * it is not the current one: a segment with reads in flight into it is
+ * never free, and the reader waits for every read (the stream's close)
+ * before it lets go of a segment. The reader and its reads write only
+ * past the window's end, never below a record it gave out. With no
+ * segment free, the reader moves the records of its shuffle buffer that
+ * point into the oldest segment (not WSEG) to buffers of their own
+ * (counted: records_moved) and waits, in 10 ms steps that look at the
+ * stop flag, for the workers to release the rest of it (they do within
+ * a sample's time: the queue and the workers hold no more than they can
+ * process). A compressed shard whose frame says its size and fits a
+ * segment is decompressed into one segment from its start, unmoved (one
+ * write of its bytes).
  *
  * Memory: the segments (NSEG x SEG_SOFT touched, more for a record or a
  * decompressed shard over SEG_SOFT, of which LDR_SHARD_KEEP stays
- * touched), the stream's blocks, and moved records' buffers (rare:
- * mapped when first needed, each sized to its record).
+ * touched), DEPTH + 1 blocks for compressed shards' bytes, and moved
+ * records' buffers (rare: mapped when first needed, each sized to its
+ * record).
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +98,12 @@
  * together (large records, compressed shards decompressed whole). */
 #define LDR_SHARD_KEEP ((size_t)256 << 20)
 #define LDR_SEG_MAX 4096u
+/* Where a block is read into: page-aligned, as O_DIRECT wants */
+#define LDR_ALIGN ((size_t)4096)
+/* A gap before the first block of a segment, for the window's tail:
+ * this many times the mean record, at least LDR_GAP_MIN. */
+#define LDR_GAP_RECORDS 2u
+#define LDR_GAP_MIN ((size_t)64 << 10)
 
 struct ldr_rec_pool {
 	pthread_mutex_t lock;
@@ -128,6 +153,15 @@ struct shard_rd {
 	uint64_t seg_stamp;             /* segments taken */
 	size_t over;                    /* segment bytes touched past
 	                                   SEG_SOFT, all segments */
+	struct ldr_rec *wseg;           /* where the next block is read: CUR,
+	                                   or the next segment (referenced) */
+	size_t wpos;                    /* its offset there, 4096-aligned */
+	size_t wend;                    /* WSEG not CUR: reads go up to it */
+	size_t gap_max;                 /* see the DESIGN comment */
+	bool broken;                    /* reads may still land: no segment
+	                                   is let go */
+	uint8_t *zbuf;                  /* compressed: DEPTH + 1 blocks */
+	uint64_t zfed;                  /* blocks fed into ZBUF */
 
 	unsigned depth;                 /* the stream's reads in flight */
 	struct held *buf;               /* the shuffle buffer */
@@ -340,7 +374,8 @@ static struct ldr_rec *seg_oldest(struct shard_rd *r)
 	for (unsigned i = p->n - p->nseg; i < p->n; i++) {
 		struct ldr_rec *s = &p->all[i];
 
-		if (s == r->cur || !atomic_load_explicit(&s->refs,
+		if (s == r->cur || s == r->wseg ||
+		    !atomic_load_explicit(&s->refs,
 							 memory_order_relaxed))
 			continue;
 		if (!best || s->stamp < best->stamp)
@@ -393,17 +428,21 @@ static struct ldr_rec *seg_take(struct shard_rd *r)
 	return s;
 }
 
+/* Segment S is written up to END: note the bytes touched. */
+static void seg_mark(struct shard_rd *r, struct ldr_rec *s, size_t end)
+{
+	if (end <= s->used)
+		return;
+	if (end > r->seg_soft)
+		r->over += end - (s->used > r->seg_soft ? s->used :
+				  r->seg_soft);
+	s->used = end;
+}
+
 /* The window's end moved: note the segment bytes touched. */
 static void seg_note(struct shard_rd *r)
 {
-	size_t end = (size_t)(r->win - r->cur->data) + r->win_len;
-
-	if (end <= r->cur->used)
-		return;
-	if (end > r->seg_soft)
-		r->over += end - (r->cur->used > r->seg_soft ?
-				  r->cur->used : r->seg_soft);
-	r->cur->used = end;
+	seg_mark(r, r->cur, (size_t)(r->win - r->cur->data) + r->win_len);
 }
 
 /* Move the window (its kept bytes) to the start of a free segment.
@@ -416,8 +455,10 @@ static int seg_switch(struct shard_rd *r)
 		return -ECANCELED;
 	if (r->win_len)
 		memcpy(n->data, r->win, r->win_len);
+	assert(r->wseg == r->cur);      /* no read ahead in flight */
 	ldr_rec_release(r->cur);
 	r->cur = n;
+	r->wseg = n;
 	r->win = n->data;
 	r->win_cap = n->cap;
 	seg_note(r);
@@ -516,6 +557,30 @@ static void hold(struct shard_rd *r, struct ldr_rec *rec,
 
 /* ---- reading a shard ---- */
 
+static size_t round4k(size_t n)
+{
+	return (n + LDR_ALIGN - 1) & ~(LDR_ALIGN - 1);
+}
+
+/* A new shard's window: empty, where its first block will be read (past
+ * the last shard's bytes: records may point into them), 4096-aligned. */
+static void win_restart(struct shard_rd *r)
+{
+	if (r->wseg != r->cur) {
+		/* a segment taken ahead, its reads drained: start there */
+		ldr_rec_release(r->cur);
+		r->cur = r->wseg;
+		r->wpos = 0;
+	} else {
+		r->wpos = round4k((size_t)(r->win - r->cur->data) +
+				  r->win_len);
+		if (r->wpos > r->cur->cap)
+			r->wpos = r->cur->cap;
+	}
+	r->win = r->cur->data + r->wpos;
+	r->win_cap = r->cur->cap - r->wpos;
+	r->win_len = 0;
+}
 
 /* Claim the next shard and open it. false: none is left this run. */
 static bool shard_claim(struct shard_rd *r)
@@ -538,11 +603,7 @@ static bool shard_claim(struct shard_rd *r)
 	r->fail = 0;
 	r->fail_off = 0;
 	r->eof = false;
-	/* the last shard's bytes stay put (records may point into them):
-	 * this one's window starts past them */
-	r->win += r->win_len;
-	r->win_cap -= r->win_len;
-	r->win_len = 0;
+	win_restart(r);
 	r->win_base = 0;
 	r->blk = NULL;
 	r->blk_len = r->blk_pos = 0;
@@ -580,7 +641,8 @@ static bool shard_claim(struct shard_rd *r)
 
 static void shard_close(struct shard_rd *r)
 {
-	stg_stream_close(r->rc->st);
+	if (stg_stream_close(r->rc->st))
+		r->broken = true;       /* its reads may still land */
 	atomic_store_explicit(&r->rc->pending, 0, memory_order_relaxed);
 	r->open = false;
 }
@@ -607,14 +669,149 @@ static int next_block(struct shard_rd *r, const uint8_t **data, size_t *len)
 	}
 }
 
+/*
+ * Queue reads of the shard's next blocks straight into the segments, up
+ * to DEPTH of them ahead of the window: each where the last one ends,
+ * under SEG_SOFT (past it for a long record, as seg_room), else in the
+ * next segment after a gap for the window's tail. 0, or -ECANCELED when
+ * the run stops, or -errno of the stream.
+ */
+static int feed(struct shard_rd *r)
+{
+	struct stg_stream *st = r->rc->st;
+
+	while (stg_stream_queued(st) < r->depth) {
+		int ret;
+
+		if (r->wseg != r->cur) {
+			if (r->wpos + r->block > r->wend)
+				break;          /* one segment ahead at most */
+		} else if (r->wpos + r->block > r->seg_soft &&
+			   !(r->win_len > r->seg_soft / 2 &&
+			     r->wpos + r->block <= r->cur->cap)) {
+			/* the tail cannot be longer than the window and the
+			 * reads ahead of it */
+			size_t bound = r->wpos -
+				       (size_t)(r->win - r->cur->data);
+			struct ldr_rec *n = seg_take(r);
+
+			if (!n)
+				return -ECANCELED;
+			r->wseg = n;
+			r->wpos = round4k(bound < r->gap_max ? bound :
+					  r->gap_max);
+			if (r->wpos + r->block > n->cap)
+				r->wpos = 0;
+			/* a tail that may outgrow the gap (a long record):
+			 * one block only, which then moves up past it */
+			r->wend = bound > r->wpos ? r->wpos + r->block :
+				  r->seg_soft;
+			if (r->wend < r->wpos + r->block)
+				r->wend = r->wpos + r->block;
+		}
+		ret = stg_stream_feed(st, r->wseg->data + r->wpos);
+		if (ret <= 0)
+			return ret;
+		r->wpos += r->block;
+		seg_mark(r, r->wseg, r->wpos);
+	}
+	return 0;
+}
+
+/*
+ * The window reaches the next segment: DATA, LEN is the first block read
+ * into it. The window's kept tail is copied into the gap before it; a
+ * tail longer than the gap (a long record) has the blocks landed there
+ * moved up past it, once every read into them is taken. 0 or a code that
+ * ends the shard.
+ */
+static int seg_land(struct shard_rd *r, uint8_t *data, size_t len)
+{
+	struct ldr_rec *n = r->wseg;
+	size_t t = r->win_len, at = (size_t)(data - n->data);
+
+	assert(n != r->cur && data >= n->data && data < n->data + n->cap);
+	if (t > at) {
+		size_t up = round4k(t);
+
+		while (stg_stream_queued(r->rc->st)) {
+			const uint8_t *d;
+			size_t l;
+			int ret = next_block(r, &d, &l);
+
+			if (ret < 0)
+				return ret;
+			if (ret == 0)
+				break;
+			assert(d == data + len);
+			len += l;
+		}
+		if (up + len > n->cap)
+			return r->ops->truncated_err;   /* over max_record */
+		memmove(n->data + up, data, len);
+		data = n->data + up;
+		at = up;
+		r->wpos = up + len;
+		seg_mark(r, n, r->wpos);
+	}
+	if (t)
+		memcpy(data - t, r->win, t);
+	ldr_rec_release(r->cur);
+	r->cur = n;
+	r->win = data - t;
+	r->win_cap = n->cap - (at - t);
+	r->win_len = t + len;
+	seg_note(r);
+	return 0;
+}
+
+/* Uncompressed: the next block, read into the window's end. 0, or a
+ * code that ends the shard (the end of the stream sets r->eof). */
+static int fill_direct(struct shard_rd *r)
+{
+	const uint8_t *data;
+	size_t len;
+	int ret = feed(r);
+
+	if (ret)
+		return ret;
+	ret = next_block(r, &data, &len);
+	if (ret <= 0) {
+		r->eof = ret == 0;
+		return ret;
+	}
+	/* (segments may lie end to end in memory: compare with WSEG's) */
+	if (r->wseg != r->cur && data >= r->wseg->data &&
+	    data < r->wseg->data + r->wseg->cap)
+		return seg_land(r, (uint8_t *)data, len);
+	assert(data == r->win + r->win_len);
+	r->win_len += len;
+	seg_note(r);
+	return 0;
+}
+
+/* Compressed: keep DEPTH reads of the shard in flight into ZBUF's
+ * blocks (DEPTH + 1: the one being decompressed is not overwritten).
+ * 0 or -errno of the stream. */
+static int zfeed(struct shard_rd *r)
+{
+	while (stg_stream_queued(r->rc->st) < r->depth) {
+		int ret = stg_stream_feed(r->rc->st, r->zbuf +
+			(size_t)(r->zfed % (r->depth + 1)) * r->block);
+
+		if (ret <= 0)
+			return ret;
+		r->zfed++;
+	}
+	return 0;
+}
+
 /* Bring more stream bytes into the window. 0, or a code that ends the
  * shard (the end of the stream sets r->eof instead). */
 static int fill(struct shard_rd *r, uint64_t keep_from)
 {
 	size_t drop = keep_from > r->win_base ?
 		(size_t)(keep_from - r->win_base) : 0;
-	const uint8_t *data;
-	size_t len;
 	int ret;
 
 	if (drop > r->win_len)
@@ -625,20 +822,8 @@ static int fill(struct shard_rd *r, uint64_t keep_from)
 		r->win_len -= drop;
 		r->win_base += drop;
 	}
-	if (!r->compressed) {
-		ret = next_block(r, &data, &len);
-		if (ret <= 0) {
-			r->eof = ret == 0;
-			return ret;
-		}
-		ret = seg_room(r, len);
-		if (ret)
-			return ret;
-		memcpy(r->win + r->win_len, data, len);
-		r->win_len += len;
-		seg_note(r);
-		return 0;
-	}
+	if (!r->compressed)
+		return fill_direct(r);
 	/* compressed: decompress into the window's free tail; a stream
 	 * that says its size and fits is decompressed into the segment from
 	 * its start, never moved (one copy fewer) */
@@ -649,6 +834,9 @@ static int fill(struct shard_rd *r, uint64_t keep_from)
 		bool first = !r->blk;
 
 		if (r->blk_pos == r->blk_len) {
+			ret = zfeed(r);
+			if (ret < 0)
+				return ret;
 			ret = next_block(r, &r->blk, &r->blk_len);
 			r->blk_pos = 0;
 			if (ret < 0)
@@ -857,8 +1045,9 @@ static int shard_setup(struct shard_rd *r, struct ldr_reader_ctx *rc)
 		.block_size = sh->read_size,
 		.depth = sh->read_depth,
 		.direct = e->cfg->reader.direct,
+		.caller_blocks = true,
 	};
-	uint64_t *base, nfiles;
+	uint64_t *base, nfiles, mean;
 	unsigned qcap = e->q.cap;
 	struct seg_plan pl;
 	int err;
@@ -893,17 +1082,21 @@ static int shard_setup(struct shard_rd *r, struct ldr_reader_ctx *rc)
 	err = stg_stream_create(&sc, &rc->st);
 	if (err)
 		return err;
-	{
-		struct stg_stream_stats ss;
-
-		stg_stream_stats(rc->st, &ss);
-		r->depth = ss.backend == STG_BACKEND_PSYNC ? 1 : sh->read_depth ?
-			   sh->read_depth : STG_STREAM_DEPTH_DEFAULT;
-	}
+	r->depth = stg_stream_depth(rc->st);
+	r->block = sh->read_size ? sh->read_size : STG_STREAM_BLOCK_DEFAULT;
+	if (r->dec && posix_memalign((void **)&r->zbuf, LDR_ALIGN,
+				     (size_t)(r->depth + 1) * r->block))
+		return -ENOMEM;
 	seg_plan(sh, e->ds, e->rank_shards, r->nshards,
 		 (uint64_t)r->cap + qcap + e->workers + 2, &pl);
 	r->seg_soft = pl.soft;
-	r->block = sh->read_size ? sh->read_size : STG_STREAM_BLOCK_DEFAULT;
+	mean = rec_mean(e->ds, sh);
+	r->gap_max = round4k(LDR_GAP_RECORDS * (size_t)(mean ? mean :
+							256u << 10));
+	if (r->gap_max < LDR_GAP_MIN)
+		r->gap_max = LDR_GAP_MIN;
+	if (r->gap_max > r->seg_soft / 2)
+		r->gap_max = round4k(r->seg_soft / 2);
 	err = pool_create(r->cap + qcap + e->workers + 2, pl.n, pl.hard,
 			  pl.soft, &rc->pool);
 	if (err == -ENOMEM && pl.big > pl.soft) {
@@ -921,6 +1114,8 @@ static int shard_setup(struct shard_rd *r, struct ldr_reader_ctx *rc)
 	r->cur = seg_take(r);
 	if (!r->cur)
 		return -ECANCELED;
+	r->wseg = r->cur;
+	r->wpos = 0;
 	r->win = r->cur->data;
 	r->win_cap = r->cur->cap;
 	return 0;
@@ -935,8 +1130,14 @@ static void shard_teardown(struct shard_rd *r)
 		shard_close(r);
 	if (r->dec)
 		r->ops->dec_destroy(r->dec);
-	ldr_rec_release(r->cur);
-	r->cur = NULL;
+	if (!r->broken) {
+		/* every read into them has landed */
+		if (r->wseg != r->cur)
+			ldr_rec_release(r->wseg);
+		ldr_rec_release(r->cur);
+		free(r->zbuf);
+	}
+	r->cur = r->wseg = NULL;
 	free(r->buf);
 	free(r->scan);
 	free((void *)r->base);
@@ -992,7 +1193,9 @@ uint64_t ldr_shard_reader_bytes(const struct ldr_shards *sh,
 		pl.hard - pl.soft;
 	/* records moved out of the oldest segment: a segment's worth */
 	moved = pl.soft + (mean ? mean : 256u << 10);
+	/* compressed shards' blocks (uncompressed ones are read into the
+	 * segments) */
 	return segs + moved +
-	       (uint64_t)(sh->read_depth ? sh->read_depth :
-			  STG_STREAM_DEPTH_DEFAULT) * block;
+	       (uint64_t)((sh->read_depth ? sh->read_depth :
+			   STG_STREAM_DEPTH_DEFAULT) + 1) * block;
 }

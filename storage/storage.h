@@ -1274,7 +1274,9 @@ int stg_seq_read(int dirfd, const char *name, uint64_t seed,
  * an io_uring ring of the stream's own, handed to the caller whole and in
  * file order (psync: one pread per block on the caller's thread, with
  * the kernel's sequential read-ahead). One stream per thread; it reads
- * one file at a time.
+ * one file at a time. The blocks are the stream's own, or the caller's
+ * (caller_blocks): then the caller names where each block lands
+ * (stg_stream_feed) and the bytes are written there once, by the read.
  */
 #define STG_STREAM_BLOCK_DEFAULT (1u << 20)   /* --read-size's default */
 #define STG_STREAM_DEPTH_DEFAULT 4u
@@ -1289,6 +1291,8 @@ struct stg_stream_config {
 	                                 64); 0: the default */
 	bool direct;                  /* O_DIRECT; buffered (and counted in
 	                                 direct_refused) where refused */
+	bool caller_blocks;           /* no blocks of its own: each read
+	                                 lands where stg_stream_feed says */
 };
 
 struct stg_stream_stats {
@@ -1302,17 +1306,23 @@ struct stg_stream_stats {
 
 struct stg_stream;
 
-/* Create a stream (its ring and DEPTH blocks of memory). 0 or -errno. */
+/* Create a stream (its ring, and DEPTH blocks of memory unless
+ * caller_blocks). 0 or -errno. */
 int stg_stream_create(const struct stg_stream_config *cfg,
 		      struct stg_stream **out);
 
 /* Close any file the stream has, waiting for its reads; free it. NULL ok. */
 void stg_stream_destroy(struct stg_stream *s);
 
+/* Reads the stream keeps in flight (1 on psync): how many blocks a
+ * caller_blocks caller may have fed and not yet taken. */
+unsigned stg_stream_depth(const struct stg_stream *s);
+
 /*
  * Open NAME under DIRFD (a regular file: else -EINVAL) and queue the
- * reads of its first blocks; a file open before is closed first. The
- * file's size at this call is what will be read. 0 or -errno.
+ * reads of its first blocks (caller_blocks: none, the caller feeds them);
+ * a file open before is closed first. The file's size at this call is
+ * what will be read. 0 or -errno.
  */
 int stg_stream_open(struct stg_stream *s, int dirfd, const char *name);
 
@@ -1320,17 +1330,40 @@ int stg_stream_open(struct stg_stream *s, int dirfd, const char *name);
 uint64_t stg_stream_size(const struct stg_stream *s);
 
 /*
+ * caller_blocks: queue the read of the next unread block into DST
+ * (block_size bytes, 4096-aligned; the last block of a file may be
+ * shorter). DST belongs to the stream until stg_stream_next hands the
+ * block out or the close returns 0: the caller neither reads nor writes
+ * it, nor frees it, before then. Returns 1 (queued), 0 when every block
+ * of the file is queued already, -EBUSY when depth blocks are queued and
+ * not yet taken, -EINVAL without caller_blocks, -EBADF with no file open,
+ * or -errno of the submission. The stream's thread only.
+ */
+int stg_stream_feed(struct stg_stream *s, uint8_t *dst);
+
+/* Blocks queued and not yet handed out (0 with no file open). */
+unsigned stg_stream_queued(const struct stg_stream *s);
+
+/*
  * The next block in file order, waiting up to TIMEOUT_NS (<0: no limit)
- * for it. Returns 1 with *DATA, *LEN (valid until the next call, the
- * close or the destroy), 0 at the end of the file, -ETIME when the time
- * ran out (ask again), or -errno of the read (-ENODATA: the file shrank).
- * The block handed out before this call goes back to reading.
+ * for it. Returns 1 with *DATA, *LEN, 0 at the end of the file, -ETIME
+ * when the time ran out (ask again), -ENOBUFS (caller_blocks) when no
+ * block was fed, or -errno of the read (-ENODATA: the file shrank). Own
+ * blocks: *DATA is valid until the next call, the close or the destroy;
+ * the block handed out before this call goes back to reading.
+ * caller_blocks: *DATA is the DST the block was fed with, the caller's
+ * again.
  */
 int stg_stream_next(struct stg_stream *s, const uint8_t **data, size_t *len,
 		    int64_t timeout_ns);
 
-/* Stop reading the open file (waits for its reads in flight). NULL ok. */
-void stg_stream_close(struct stg_stream *s);
+/*
+ * Stop reading the open file, waiting for its reads in flight. 0, or
+ * -EIO when the ring failed with reads in flight: the memory they were
+ * queued into may still be written (caller_blocks: never reuse it).
+ * NULL ok.
+ */
+int stg_stream_close(struct stg_stream *s);
 
 void stg_stream_stats(const struct stg_stream *s,
 		      struct stg_stream_stats *out);

@@ -4,16 +4,25 @@
  * read, as WebDataset and DALI stream theirs.
  *
  * DESIGN: single-threaded; a stream belongs to the thread that created it
- * (a loader reader thread). io_uring: a ring of its own with DEPTH block
- * slots; opening a file queues reads of the first DEPTH blocks, and each
- * block handed out is re-queued for the next unread block when the caller
- * asks for the one after it, so DEPTH reads stay in flight ahead of the
- * parser. A block that comes back short inside the file is re-queued for
- * its rest; a block is handed out only whole (or up to the end of file).
- * psync (io_uring refused, or asked): one pread per block on the calling
- * thread, with POSIX_FADV_SEQUENTIAL so the kernel reads ahead. Every
- * read in flight is waited for before a buffer is reused or freed.
+ * (a loader reader thread). io_uring: a ring of its own with DEPTH slots,
+ * a ring buffer of reads queued in file order (HEAD: the next to hand
+ * out, COUNT: queued and not yet handed out). Each slot reads one block
+ * into memory given when it is queued: the stream's own DEPTH blocks, or
+ * the caller's (caller_blocks: stg_stream_feed names where each block
+ * lands, so that the bytes are written once, where the caller keeps
+ * them). Own blocks: opening a file queues reads of the first DEPTH
+ * blocks, and each block handed out is re-queued for the next unread
+ * block when the caller asks for the one after it, so DEPTH reads stay in
+ * flight ahead of the parser. A block that comes back short inside the
+ * file is re-queued for its rest; a block is handed out only whole (or up
+ * to the end of file). psync (io_uring refused, or asked): one pread per
+ * block on the calling thread, with POSIX_FADV_SEQUENTIAL so the kernel
+ * reads ahead. Every read in flight is waited for before a block is
+ * handed out, and before the close returns: memory a read was queued into
+ * is written by nobody once the close returned (except after a ring
+ * failure, which the close reports).
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -42,7 +51,8 @@ struct stg_stream {
 	bool uring;
 	struct io_uring ring;
 	struct stream_slot slot[STREAM_MAX_DEPTH];
-	uint8_t *mem;           /* depth x block_size, 4096-aligned */
+	uint8_t *mem;           /* depth x block_size, 4096-aligned; NULL
+	                           with caller_blocks */
 	int fd;
 	bool odirect;           /* this file was opened O_DIRECT */
 	bool broken;            /* the ring failed with reads in flight: the
@@ -51,7 +61,8 @@ struct stg_stream {
 	uint64_t size;          /* file size (fstat at open) */
 	uint64_t next_issue;    /* next block offset to queue */
 	unsigned head;          /* slot of the next block to hand out */
-	bool handed;            /* the head's previous block is out */
+	unsigned count;         /* slots queued, not yet handed out */
+	uint8_t *out;           /* own blocks: the one handed out last */
 	struct stg_stream_stats st;
 };
 
@@ -103,6 +114,10 @@ int stg_stream_create(const struct stg_stream_config *cfg,
 	if (!s->uring)
 		s->cfg.depth = 1;
 	s->st.backend = s->uring ? STG_BACKEND_URING : STG_BACKEND_PSYNC;
+	if (s->cfg.caller_blocks) {
+		*out = s;
+		return 0;
+	}
 	if (posix_memalign((void **)&s->mem, STG_ALIGN,
 			   (size_t)s->cfg.depth * s->cfg.block_size)) {
 		if (s->uring)
@@ -110,10 +125,13 @@ int stg_stream_create(const struct stg_stream_config *cfg,
 		free(s);
 		return -ENOMEM;
 	}
-	for (unsigned i = 0; i < s->cfg.depth; i++)
-		s->slot[i].buf = s->mem + (size_t)i * s->cfg.block_size;
 	*out = s;
 	return 0;
+}
+
+unsigned stg_stream_depth(const struct stg_stream *s)
+{
+	return s->cfg.depth;
 }
 
 /* Queue slot I's read of [off + got, off + want). */
@@ -146,25 +164,31 @@ static bool direct_short(const struct stg_stream *s,
 	return s->odirect && sl->got % STG_ALIGN;
 }
 
-/* Put slot I on the next unread block, if any is left. */
-static int slot_start(struct stg_stream *s, unsigned i)
+/* Queue the next unread block's read into BUF (not submitted). 1, 0
+ * when every block is queued already, or -errno. */
+static int queue_one(struct stg_stream *s, uint8_t *buf)
 {
+	unsigned i = (s->head + s->count) % s->cfg.depth;
 	struct stream_slot *sl = &s->slot[i];
+	int err;
 
+	assert(s->count < s->cfg.depth);
+	if (s->next_issue >= s->size)
+		return 0;
+	sl->buf = buf;
 	sl->inflight = false;
 	sl->got = 0;
 	sl->result = 0;
-	sl->want = 0;
-	if (s->next_issue >= s->size)
-		return 0;
 	sl->off = s->next_issue;
 	sl->want = block_len(s, sl->off);
 	s->next_issue += sl->want;
 	sl->t_submit = stg_now_ns();
 	s->st.reads++;
+	s->count++;
 	if (!s->uring)
-		return 0;
-	return slot_queue(s, i);
+		return 1;
+	err = slot_queue(s, i);
+	return err ? err : 1;
 }
 
 /* Wait for every read in flight (a close, or an error). */
@@ -172,6 +196,7 @@ static void drain(struct stg_stream *s)
 {
 	unsigned left = 0;
 
+	s->count = 0;
 	if (!s->uring)
 		return;
 	for (unsigned i = 0; i < s->cfg.depth; i++)
@@ -193,13 +218,14 @@ static void drain(struct stg_stream *s)
 	}
 }
 
-void stg_stream_close(struct stg_stream *s)
+int stg_stream_close(struct stg_stream *s)
 {
 	if (!s || s->fd < 0)
-		return;
+		return s && s->broken ? -EIO : 0;
 	drain(s);
 	close(s->fd);
 	s->fd = -1;
+	return s->broken ? -EIO : 0;
 }
 
 int stg_stream_open(struct stg_stream *s, int dirfd, const char *name)
@@ -234,15 +260,17 @@ int stg_stream_open(struct stg_stream *s, int dirfd, const char *name)
 	s->size = (uint64_t)stb.st_size;
 	s->next_issue = 0;
 	s->head = 0;
-	s->handed = false;
-	for (unsigned i = 0; i < s->cfg.depth; i++) {
-		err = slot_start(s, i);
-		if (err) {
+	s->count = 0;
+	s->out = NULL;
+	for (unsigned i = 0; i < s->cfg.depth && !s->cfg.caller_blocks;
+	     i++) {
+		err = queue_one(s, s->mem + (size_t)i * s->cfg.block_size);
+		if (err < 0) {
 			stg_stream_close(s);
 			return err;
 		}
 	}
-	if (s->uring) {
+	if (s->uring && s->count) {
 		int n = io_uring_submit(&s->ring);
 
 		if (n < 0) {
@@ -274,10 +302,15 @@ static int wait_slot(struct stg_stream *s, unsigned i, int64_t timeout_ns)
 			.tv_nsec = timeout_ns % 1000000000,
 		};
 		struct stream_slot *c;
-		int err = timeout_ns < 0 ?
+		int err;
+
+		/* a submission refused before (-EAGAIN, -EINTR) is still
+		 * queued: it goes now, or the wait would never end */
+		if (io_uring_sq_ready(&s->ring))
+			io_uring_submit(&s->ring);
+		err = timeout_ns < 0 ?
 			io_uring_wait_cqe(&s->ring, &cqe) :
 			io_uring_wait_cqe_timeout(&s->ring, &cqe, &ts);
-
 		if (err == -EINTR)
 			continue;
 		if (err)
@@ -338,6 +371,27 @@ static int read_slot(struct stg_stream *s, unsigned i)
 	return 0;
 }
 
+int stg_stream_feed(struct stg_stream *s, uint8_t *dst)
+{
+	int ret;
+
+	if (s->fd < 0)
+		return -EBADF;
+	if (!s->cfg.caller_blocks)
+		return -EINVAL;
+	if (s->count == s->cfg.depth)
+		return -EBUSY;
+	ret = queue_one(s, dst);
+	if (ret == 1 && s->uring) {
+		int n = io_uring_submit(&s->ring);
+
+		if (n < 0)
+			return n;   /* the sqe stays queued: the next wait
+			               or the close submits it */
+	}
+	return ret;
+}
+
 int stg_stream_next(struct stg_stream *s, const uint8_t **data, size_t *len,
 		    int64_t timeout_ns)
 {
@@ -348,20 +402,19 @@ int stg_stream_next(struct stg_stream *s, const uint8_t **data, size_t *len,
 	*len = 0;
 	if (s->fd < 0)
 		return -EBADF;
-	if (s->handed) {
-		/* the block handed out last is done with: its slot reads the
-		 * next unread block */
-		err = slot_start(s, s->head);
-		if (err)
+	if (s->out) {
+		/* own blocks: the one handed out last is done with, and
+		 * reads the next unread block */
+		err = queue_one(s, s->out);
+		if (err < 0)
 			return err;
-		if (s->uring && s->slot[s->head].inflight)
+		s->out = NULL;
+		if (err && s->uring)
 			io_uring_submit(&s->ring);
-		s->head = (s->head + 1) % s->cfg.depth;
-		s->handed = false;
 	}
+	if (!s->count)      /* end of file, or nothing fed */
+		return s->next_issue >= s->size ? 0 : -ENOBUFS;
 	sl = &s->slot[s->head];
-	if (!sl->want)
-		return 0;               /* end of file */
 	err = s->uring ? wait_slot(s, s->head, timeout_ns) : read_slot(s, s->head);
 	if (err)
 		return err;
@@ -371,8 +424,16 @@ int stg_stream_next(struct stg_stream *s, const uint8_t **data, size_t *len,
 	stg_histo_record(&s->st.lat, stg_now_ns() - sl->t_submit);
 	*data = sl->buf;
 	*len = sl->got;
-	s->handed = true;
+	s->head = (s->head + 1) % s->cfg.depth;
+	s->count--;
+	if (!s->cfg.caller_blocks)
+		s->out = sl->buf;
 	return 1;
+}
+
+unsigned stg_stream_queued(const struct stg_stream *s)
+{
+	return s->fd < 0 ? 0 : s->count;
 }
 
 void stg_stream_stats(const struct stg_stream *s, struct stg_stream_stats *out)

@@ -126,6 +126,7 @@ int stress_shards(void)
 	struct ss_seen *seen = malloc(sizeof(*seen));
 	struct wl_shardset *set = NULL;
 	int failed = 0, runs = 0, err;
+	uint64_t max_record;
 
 	if (!res || !seen)
 		return 1;
@@ -139,6 +140,7 @@ int stress_shards(void)
 		free(seen);
 		return 1;
 	}
+	max_record = set->ldr.max_record;
 	for (unsigned i = 0; i < 40; i++) {
 		struct ldr_config cfg;
 		enum ss_stop stop = (enum ss_stop)(i % 4);
@@ -151,6 +153,11 @@ int stress_shards(void)
 		set->ldr.shuffle_buffer = 1 + (i * 37) % 200;
 		set->ldr.read_size = 4096u << (i % 6);
 		set->ldr.read_depth = 1 + i % 5;
+		/* one run in five: three small retained blocks per reader,
+		 * reads landing in the next while records and reads still
+		 * point into them */
+		set->ldr.max_record = i % 5 == 1 ? 16384 : max_record;
+		set->ldr.blocks = i % 5 == 1 ? 3 : 0;
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.ds = set->ds;
 		cfg.shards = &set->ldr;

@@ -6,7 +6,9 @@
  * whatever the readers, shuffle buffer and read size; zstd-compressed
  * shards; a shard that ends early, a bad length and a missing shard each
  * give exactly the records owed as failed samples, by kind, with the
- * shard and the byte offset.
+ * shard and the byte offset; blocks read straight into small retained
+ * blocks with several reads in flight, on io_uring and on psync, each
+ * record checked byte for byte.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -125,11 +127,17 @@ struct toyset {
 	uint64_t total;
 	uint64_t *rec_of_id;    /* record id -> its record count in shard */
 	struct ldr_shards sh;
+	enum stg_backend_id backend;    /* the readers' (AUTO) */
+	bool direct;                    /* O_DIRECT reads */
 };
+
+/* record payloads are 8 .. toy_span + 7 bytes (a test may set it around
+ * toyset_make) */
+static uint32_t toy_span = 3000;
 
 static size_t toy_record(uint8_t *p, uint64_t rid)
 {
-	uint32_t n = (uint32_t)(8 + (rid * 7919) % 3000);
+	uint32_t n = (uint32_t)(8 + (rid * 7919) % toy_span);
 
 	memcpy(p, &n, 4);
 	memcpy(p + 4, &rid, 8);
@@ -144,7 +152,7 @@ static void toyset_make(struct toyset *t, unsigned nshards, unsigned per,
 			bool zstd)
 {
 	char path[4096];
-	size_t cap = (size_t)per * 3100, len;
+	size_t cap = (size_t)per * (toy_span + 100), len;
 	uint8_t *buf = malloc(cap), *z = malloc(ZSTD_compressBound(cap));
 
 	cr_assert(buf && z);
@@ -291,6 +299,8 @@ static void run_epochs(struct toyset *t, unsigned readers, unsigned shuffle,
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.ds = t->ds;
 	cfg.shards = &t->sh;
+	cfg.reader.backend = t->backend;
+	cfg.reader.direct = t->direct;
 	cfg.readers = readers;
 	cfg.workers = 2;
 	cfg.batch = 7;
@@ -518,6 +528,152 @@ FR_TEST(engine_shards, broken_shards_owe_their_records_as_failed_samples)
 	free(s.order);
 	toyset_free(&t);
 	free(res);
+}
+
+/* A skip when this process may make no io_uring ring. */
+static void need_uring(void)
+{
+	struct stg_stream_config c = {
+		.backend = STG_BACKEND_URING, .caller_blocks = true,
+	};
+	struct stg_stream *st;
+	int err = stg_stream_create(&c, &st);
+
+	if (err)
+		cr_skip_test("io_uring refused here (%s)", strerror(-err));
+	stg_stream_destroy(st);
+}
+
+/*
+ * An uncompressed shard's blocks are read straight into the reader's
+ * retained blocks, up to 8 reads in flight: with 4 KiB reads into 12 KiB
+ * blocks (three per reader), reads land in the next block while the
+ * window is still in this one, and blocks come round again and again
+ * while records and reads point into them. A read that landed in the
+ * wrong place, a record's tail not copied before the block it goes on
+ * in, or a block reused while a read lands in it hands a worker other
+ * bytes (id_apply checks every byte of every record). SPAN: records'
+ * sizes; MAX_RECORD: the window's bound.
+ */
+static void straight_case(enum stg_backend_id be, uint32_t span,
+			  uint64_t max_record, unsigned readers, bool direct)
+{
+	struct ldr_result *res = calloc(1, sizeof(*res));
+	struct toyset t;
+	struct seen s;
+
+	if (be == STG_BACKEND_URING)
+		need_uring();
+	toy_span = span;
+	toyset_make(&t, 9, 37, false);
+	toy_span = 3000;
+	t.backend = be;
+	t.direct = direct;
+	t.sh.max_record = max_record;
+	t.sh.blocks = 3;
+	t.sh.read_depth = 8;
+	run_epochs(&t, readers, 50, 4096, 2, &s, res);
+	cr_assert_str_eq(res->backend, stg_backend_name(be));
+	cr_assert_eq(res->errors, 0, "%s: %lu errors", stg_backend_name(be),
+		     (unsigned long)res->errors);
+	cr_assert_eq(s.failed, 0);
+	cr_assert_eq(s.id_mismatch, 0);
+	for (uint64_t i = 0; i < t.total; i++)
+		cr_assert_eq(s.count[i], 2, "%s: record %lu seen %u times",
+			     stg_backend_name(be), (unsigned long)i,
+			     s.count[i]);
+	free(s.count);
+	free(s.order);
+	toyset_free(&t);
+	free(res);
+}
+
+FR_TEST(engine_shards, blocks_read_straight_in_give_whole_records_uring)
+{
+	straight_case(STG_BACKEND_URING, 3000, 8192, 1, false);
+	straight_case(STG_BACKEND_URING, 3000, 8192, 3, false);
+}
+
+FR_TEST(engine_shards, blocks_read_straight_in_give_whole_records_psync)
+{
+	straight_case(STG_BACKEND_PSYNC, 3000, 8192, 1, false);
+	straight_case(STG_BACKEND_PSYNC, 3000, 8192, 3, false);
+}
+
+/* Records up to 40 KiB in 4 KiB reads: a record's tail is often longer
+ * than the gap before the next block's first read, and the blocks landed
+ * there move up past it. */
+FR_TEST(engine_shards, a_tail_longer_than_the_gap_moves_the_landed_blocks)
+{
+	straight_case(STG_BACKEND_URING, 40000, 48 << 10, 1, false);
+	straight_case(STG_BACKEND_PSYNC, 40000, 48 << 10, 2, false);
+}
+
+/* O_DIRECT reads land on pages only: every place a block is read into
+ * (a shard's first, the first after a gap, after a moved tail) is
+ * page-aligned, and a shard's last, short block is read whole (where the
+ * filesystem refuses O_DIRECT, the reads are buffered and this checks
+ * the rest). */
+FR_TEST(engine_shards, blocks_read_straight_in_with_o_direct)
+{
+	straight_case(STG_BACKEND_URING, 3000, 8192, 2, true);
+	straight_case(STG_BACKEND_PSYNC, 3000, 8192, 1, true);
+	straight_case(STG_BACKEND_URING, 40000, 48 << 10, 1, true);
+}
+
+/*
+ * A shard cut short, read straight in with reads in flight: the records
+ * before the cut are whole, the rest fail as short (none points past the
+ * file's end), on each backend.
+ */
+static void truncated_case(enum stg_backend_id be)
+{
+	struct ldr_result *res = calloc(1, sizeof(*res));
+	const struct ldr_err_count *c;
+	char path[4096];
+	uint8_t tmp[4096];
+	size_t cut = 0;
+	unsigned whole = 0;
+	struct toyset t;
+	struct seen s;
+
+	if (be == STG_BACKEND_URING)
+		need_uring();
+	toyset_make(&t, 3, 40, false);
+	/* shard 1, cut in the middle of its 26th record */
+	for (unsigned k = 0; k < 25; k++)
+		cut += toy_record(tmp, 40 + k);
+	whole = 25;
+	cut += 6;
+	snprintf(path, sizeof(path), "%s/shard-0001.toy", t.dir);
+	cr_assert_eq(truncate(path, (off_t)cut), 0);
+	t.backend = be;
+	t.sh.max_record = 8192;
+	t.sh.blocks = 3;
+	t.sh.read_depth = 8;
+	run_epochs(&t, 1, 10, 4096, 1, &s, res);
+	cr_assert_eq(s.failed, 40 - whole);
+	cr_assert_eq(res->errors, 40 - whole);
+	c = find_err(res, "toy_short");
+	cr_assert_not_null(c);
+	cr_assert_eq(c->count, 40 - whole);
+	cr_assert(strstr(c->example, "shard-0001.toy"), "%s", c->example);
+	for (uint64_t i = 0; i < t.total; i++)
+		cr_assert_eq(s.count[i], i >= 40 + whole && i < 80 ? 0u : 1u,
+			     "%s: record %lu seen %u times",
+			     stg_backend_name(be), (unsigned long)i,
+			     s.count[i]);
+	cr_assert_eq(s.id_mismatch, 0);
+	free(s.count);
+	free(s.order);
+	toyset_free(&t);
+	free(res);
+}
+
+FR_TEST(engine_shards, a_truncated_shard_read_straight_in_owes_its_tail)
+{
+	truncated_case(STG_BACKEND_URING);
+	truncated_case(STG_BACKEND_PSYNC);
 }
 
 /* ---- shards split by rank ---- */
