@@ -53,7 +53,7 @@ void ldr_supervised_done(int status)
 	close(fd);
 }
 
-int ldr_supervise(void)
+int ldr_supervise(int parent_death_sig)
 {
 	struct sigaction sa;
 	int fds[2], status = 0, got = 0;
@@ -72,7 +72,7 @@ int ldr_supervise(void)
 		close(fds[0]);
 		status_fd = fds[1];
 		/* the supervisor gone (killed): the command ends too */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		prctl(PR_SET_PDEATHSIG, parent_death_sig);
 		return 0;
 	}
 	close(fds[1]);

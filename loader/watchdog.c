@@ -20,7 +20,7 @@
  * thread to the kernel. OWNER (atomic) decides once who
  * writes: 0 nobody yet, 1 main, 2 the watchdog.
  * Signals: SIGINT/SIGTERM handed to a thread stuck in the kernel stay
- * pending; the watchdog takes them over (take_pending_signals), so the
+ * pending; the watchdog takes them over (ldr_signals_take_pending), so the
  * command's handler runs and its stop flag is set all the same.
  */
 #include <errno.h>
@@ -110,7 +110,7 @@ static void take_over(const struct stg_stall *stall, int sig)
  * thread's mask makes the kernel look again, and hand it here.
  * (sigpending(2) cannot tell: it shows blocked signals only.)
  */
-static void take_pending_signals(void)
+void ldr_signals_take_pending(void)
 {
 	sigset_t one;
 
@@ -135,7 +135,7 @@ static void *wd_main(void *arg)
 		int sig;
 
 		nanosleep(&tick, NULL);
-		take_pending_signals();
+		ldr_signals_take_pending();
 		now = stg_now_ns();
 		have = stg_watch_snapshot(&snap);
 		if (!atomic_load(&wd.fired) && have &&
