@@ -16,8 +16,11 @@
  * exits with it at once, reaping the command only if it has already
  * ended. EOF without a status (the command crashed or was killed): the
  * supervisor reaps it and ends the same way (128 + signal, or its exit
- * status). Shared state: CHILD_PID, written before the handlers are
- * installed, read by them.
+ * status). A rank of mpirun is supervised the same way: mpirun waits
+ * for the pid it started, which the kernel never holds, and its kill of
+ * that pid kills the command too (PR_SET_PDEATHSIG SIGKILL). Shared
+ * state: CHILD_PID, written before the handlers are installed, read by
+ * them.
  */
 #include <errno.h>
 #include <fcntl.h>

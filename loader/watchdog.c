@@ -17,7 +17,9 @@
  * LDR_STALL_END_S after the stall (LDR_SIGNAL_END_S after a signal,
  * unless the storage is still answering: ldr_signal_takeover), calls the
  * command's report function and _exits: the process leaves the stuck
- * thread to the kernel. OWNER (atomic) decides once who
+ * thread to the kernel (under mpirun that function speaks for the rank
+ * to rank 0, or on rank 0 writes the cluster's report: measure/
+ * cluster.c, ms_cluster_stalled). OWNER (atomic) decides once who
  * writes: 0 nobody yet, 1 main, 2 the watchdog.
  * Signals: SIGINT/SIGTERM handed to a thread stuck in the kernel stay
  * pending; the watchdog takes them over (ldr_signals_take_pending), so the

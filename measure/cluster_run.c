@@ -2,8 +2,12 @@
  * cluster_run.c - the steps every command launched by mpirun takes on top
  * of the cluster (cluster.c): this rank's share of its node's CPUs, each
  * rank's read alone, the gate of a point, rank 0's gather of the ranks'
- * records with the exactly-once check, and `run`'s point under mpirun
- * (ms_cluster_run). Returns structs; never prints.
+ * records with the exactly-once check, `run`'s point under mpirun
+ * (ms_cluster_run), and a rank stuck in the kernel on stalled storage
+ * (ms_cluster_stalled, on the watchdog's thread: the rank's own thread
+ * never comes back to the protocol, so this thread alone speaks, and
+ * rank 0 names the rank lost with its words). Returns structs; never
+ * prints.
  */
 #include <errno.h>
 #include <sched.h>

@@ -48,7 +48,9 @@ int rpt_cluster_report(struct ms_cluster *cl, const char *cmd,
 
 	if (ret < 0)
 		return rpt_fail(cmd, ret, 0, "out of memory");
-	ret = ret ? FR_EXIT_ENV : FR_EXIT_OK;
+	/* a rank lost or failed, a stalled one included, is 5 under
+	 * mpirun (README, "Exit status"), not the one-node stall's 6 */
+	ret = ret || res.stalled ? FR_EXIT_ENV : FR_EXIT_OK;
 	if (!res.ranks)
 		return FR_EXIT_OK;      /* rank 0 reports */
 	return rpt_cluster_write(cmd, &run->report, &res, run->json, run->html,
