@@ -49,9 +49,10 @@ int cli_watch_start(const char *cmd, const char *json, const char *schema,
 	};
 	int err;
 
-	/* under mpirun only rank 0 writes the report file */
+	/* under mpirun only rank 0 writes the report file, the cluster's */
 	cli_wd = (struct rpt_partial){ cmd, cli_cluster &&
-		cli_cluster->rank != 0 ? NULL : json, schema, version };
+		cli_cluster->rank != 0 ? NULL : json, schema, version,
+		cli_cluster };
 	err = stg_watch_init();
 	if (!err)
 		err = ldr_watchdog_start(&o);

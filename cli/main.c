@@ -2,6 +2,7 @@
  * main.c - feedrate's entry point: finds the command in the table and hands
  * it the rest of the command line.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -47,17 +48,17 @@ static const struct command *command_find(const char *name)
 }
 
 /* Run command C with ARGV[1..]: in a process of its own, so that the
- * shell gets the exit status once the report is written even while a
- * thread waits in the kernel on stalled storage (not for a rank of
- * mpirun: its launcher knows the pid it started); launched by mpirun,
+ * shell (or mpirun) gets the exit status once the report is written even
+ * while a thread waits in the kernel on stalled storage (a rank of
+ * mpirun dies with the pid its launcher started); launched by mpirun,
  * MPI first, before any thread. */
 static int command_run(const struct command *c, int argc, char **argv)
 {
 	unsigned world;
 	int ret;
 
-	if (c->own_process && !ms_comm_mpi_launched(&world))
-		ldr_supervise();
+	if (c->own_process)
+		ldr_supervise(ms_comm_mpi_launched(&world) ? SIGKILL : SIGTERM);
 	ret = cli_cluster_start(&argc, &argv);
 	if (ret)
 		return ret;

@@ -929,11 +929,21 @@ void ldr_watchdog_child(int pid);
  * the child's ldr_supervised_done and exits with that status, even when
  * the child cannot finish exiting (a thread in uninterruptible sleep),
  * or with the child's own end. SIGINT/SIGTERM/SIGHUP sent to this
- * process alone are forwarded. Call first thing in main, before any
+ * process alone are forwarded. The supervisor's own end sends the
+ * command PARENT_DEATH_SIG (SIGTERM: a stop with its partial report;
+ * SIGKILL for a rank of mpirun, whose launcher's kill of the pid it
+ * started must end the rank). Call first thing in main, before any
  * thread; FEEDRATE_NO_SUPERVISOR in the environment turns it off (then
  * it returns 0 at once).
  */
-int ldr_supervise(void);
+int ldr_supervise(int parent_death_sig);
+
+/*
+ * Have a signal sent to the process, but handed to a thread stuck in the
+ * kernel that cannot run its handler, handed to the calling thread
+ * instead (its handler then runs on this thread). Any thread.
+ */
+void ldr_signals_take_pending(void);
 
 /* The command's exit STATUS to the supervisor: its report is written.
  * Any thread, once; a no-op when unsupervised. */

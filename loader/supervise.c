@@ -16,8 +16,11 @@
  * exits with it at once, reaping the command only if it has already
  * ended. EOF without a status (the command crashed or was killed): the
  * supervisor reaps it and ends the same way (128 + signal, or its exit
- * status). Shared state: CHILD_PID, written before the handlers are
- * installed, read by them.
+ * status). A rank of mpirun is supervised the same way: mpirun waits
+ * for the pid it started, which the kernel never holds, and its kill of
+ * that pid kills the command too (PR_SET_PDEATHSIG SIGKILL). Shared
+ * state: CHILD_PID, written before the handlers are installed, read by
+ * them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -53,7 +56,7 @@ void ldr_supervised_done(int status)
 	close(fd);
 }
 
-int ldr_supervise(void)
+int ldr_supervise(int parent_death_sig)
 {
 	struct sigaction sa;
 	int fds[2], status = 0, got = 0;
@@ -72,7 +75,7 @@ int ldr_supervise(void)
 		close(fds[0]);
 		status_fd = fds[1];
 		/* the supervisor gone (killed): the command ends too */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		prctl(PR_SET_PDEATHSIG, parent_death_sig);
 		return 0;
 	}
 	close(fds[1]);

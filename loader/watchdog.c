@@ -17,10 +17,12 @@
  * LDR_STALL_END_S after the stall (LDR_SIGNAL_END_S after a signal,
  * unless the storage is still answering: ldr_signal_takeover), calls the
  * command's report function and _exits: the process leaves the stuck
- * thread to the kernel. OWNER (atomic) decides once who
+ * thread to the kernel (under mpirun that function speaks for the rank
+ * to rank 0, or on rank 0 writes the cluster's report: measure/
+ * cluster.c, ms_cluster_stalled). OWNER (atomic) decides once who
  * writes: 0 nobody yet, 1 main, 2 the watchdog.
  * Signals: SIGINT/SIGTERM handed to a thread stuck in the kernel stay
- * pending; the watchdog takes them over (take_pending_signals), so the
+ * pending; the watchdog takes them over (ldr_signals_take_pending), so the
  * command's handler runs and its stop flag is set all the same.
  */
 #include <errno.h>
@@ -110,7 +112,7 @@ static void take_over(const struct stg_stall *stall, int sig)
  * thread's mask makes the kernel look again, and hand it here.
  * (sigpending(2) cannot tell: it shows blocked signals only.)
  */
-static void take_pending_signals(void)
+void ldr_signals_take_pending(void)
 {
 	sigset_t one;
 
@@ -135,7 +137,7 @@ static void *wd_main(void *arg)
 		int sig;
 
 		nanosleep(&tick, NULL);
-		take_pending_signals();
+		ldr_signals_take_pending();
 		now = stg_now_ns();
 		have = stg_watch_snapshot(&snap);
 		if (!atomic_load(&wd.fired) && have &&

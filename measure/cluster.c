@@ -13,6 +13,11 @@
  * a ping-pong (offset = its time - the midpoint of the round trip), so a
  * common start is exact to about half a round trip whatever the nodes'
  * clocks say.
+ * A rank whose own thread is stuck in the kernel on stalled storage has
+ * one more word, sent by its watchdog's thread (TAG_STALLED,
+ * ms_cluster_stalled): every wait of rank 0 on a rank (peer_recv)
+ * listens for it between slices of STALLED_POLL_S, and names the rank
+ * lost with the rank's own words instead of waiting out the step.
  */
 #include <errno.h>
 #include <math.h>
@@ -22,14 +27,17 @@
 #include <time.h>
 
 #include "cluster.h"
+#include "measure_internal.h"
 #include "storage.h"
 
 enum {
 	TAG_HELLO = 101, TAG_TABLE, TAG_READY, TAG_PING, TAG_PONG, TAG_GO,
-	TAG_RESULT, TAG_TURN, TAG_DONE, TAG_BCAST, TAG_BYE
+	TAG_RESULT, TAG_TURN, TAG_DONE, TAG_BCAST, TAG_BYE, TAG_STALLED
 };
 
 #define PING_S 10.0             /* a ready rank answers a ping at once */
+#define STALLED_POLL_S 0.25     /* rank 0 listens for a rank's stall this
+                                   often while it waits for the rank */
 #define LATE_FLOOR_S 0.2        /* a message already there is taken even
                                    when its step's deadline has passed */
 
@@ -47,6 +55,10 @@ struct msg_ready {
 
 struct msg_time {
 	double t;
+};
+
+struct msg_stalled {
+	char why[MS_CLUSTER_WHY_MAX];
 };
 
 struct msg_go {
@@ -116,6 +128,102 @@ static void peer_lost(struct ms_cluster *cl, unsigned k, const char *step,
 		 k, p->host[0] ? " (" : "", p->host, p->host[0] ? ")" : "",
 		 err == -ETIMEDOUT ? "none came in time: the rank was killed, "
 		 "failed or hangs" : strerror(-err));
+}
+
+/* Rank K said its storage stalled (WHY): lost with its words. */
+static void peer_stalled(struct ms_cluster *cl, unsigned k, const char *why)
+{
+	struct ms_cluster_peer *p = &cl->peers[k];
+
+	if (!p->alive)
+		return;
+	p->alive = false;
+	p->stalled = true;
+	cl->lost_any = true;
+	snprintf(p->why, sizeof(p->why), "%s", why);
+}
+
+/* Did rank K say its storage stalled? Then it is lost (peer_stalled). */
+static bool heard_stalled(struct ms_cluster *cl, unsigned k)
+{
+	struct ms_comm *c = cl->comm;
+	struct msg_stalled m;
+
+	if (c->ops->recv(c, k, TAG_STALLED, &m, sizeof(m), 0))
+		return false;
+	m.why[sizeof(m.why) - 1] = '\0';
+	peer_stalled(cl, k, m.why);
+	return true;
+}
+
+/*
+ * Rank 0's receive from rank K, as ops->recv, listening between slices
+ * for K's stall: -EPIPE when K said its storage stalled (K is then lost,
+ * named with its words).
+ */
+static int peer_recv(struct ms_cluster *cl, unsigned k, int tag, void *buf,
+		     size_t len, double deadline)
+{
+	struct ms_comm *c = cl->comm;
+
+	for (;;) {
+		const double slice = fmin(deadline, stg_now() +
+					  STALLED_POLL_S);
+		const int err = c->ops->recv(c, k, tag, buf, len, slice);
+
+		if (err != -ETIMEDOUT)
+			return err;
+		if (heard_stalled(cl, k))
+			return -EPIPE;
+		if (slice >= deadline)
+			return -ETIMEDOUT;
+	}
+}
+
+int ms_cluster_stalled_say(struct ms_cluster *cl, const char *why)
+{
+	struct ms_comm *c = cl->comm;
+	struct msg_stalled m;
+
+	memset(&m, 0, sizeof(m));
+	snprintf(m.why, sizeof(m.why), "%s", why);
+	return c->ops->send(c, 0, TAG_STALLED, &m, sizeof(m),
+			    stg_now() + fmin(PING_S, cl->timeout_s));
+}
+
+void ms_cluster_stalled_hear(struct ms_cluster *cl, double deadline,
+			     const char *others_why)
+{
+	const unsigned n = cl->active ? cl->active : cl->world;
+
+	for (;;) {
+		bool waiting = false;
+
+		for (unsigned k = 1; k < n; k++)
+			if (cl->peers[k].alive && !heard_stalled(cl, k))
+				waiting = true;
+		if (!waiting || stg_now() >= deadline)
+			break;
+		{
+			const struct timespec ts = { 0, 100000000L };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	for (unsigned k = 1; k < n; k++) {
+		struct ms_cluster_peer *p = &cl->peers[k];
+
+		if (!p->alive)
+			continue;
+		p->alive = false;
+		cl->lost_any = true;
+		snprintf(p->why, sizeof(p->why), "%s", others_why);
+	}
+}
+
+double ms_cluster_rank0_deadline(struct ms_cluster *cl)
+{
+	return from_rank0(cl);
 }
 
 int ms_cluster_open(struct ms_cluster *cl, struct ms_comm *comm,
@@ -267,8 +375,8 @@ static int clock_offset(struct ms_cluster *cl, unsigned k, double deadline,
 	ping.t = t1;
 	err = c->ops->send(c, k, TAG_PING, &ping, sizeof(ping), deadline);
 	if (!err)
-		err = c->ops->recv(c, k, TAG_PONG, &pong, sizeof(pong),
-				   deadline);
+		err = peer_recv(cl, k, TAG_PONG, &pong, sizeof(pong),
+				deadline);
 	if (err)
 		return err;
 	t3 = cl->realtime(cl->realtime_arg);
@@ -321,8 +429,8 @@ int ms_cluster_gate(struct ms_cluster *cl, bool ok, double margin_s,
 		for (unsigned k = 1; k < active(cl); k++) {
 			if (!cl->peers[k].alive)
 				continue;
-			err = c->ops->recv(c, k, TAG_READY, &r, sizeof(r),
-					   at_least_a_moment(deadline));
+			err = peer_recv(cl, k, TAG_READY, &r, sizeof(r),
+					at_least_a_moment(deadline));
 			if (err) {
 				peer_lost(cl, k, "no ready", err);
 				continue;
@@ -386,8 +494,8 @@ int ms_cluster_gather(struct ms_cluster *cl, const void *mine, size_t len,
 		/* a stop signal shortens the wait: mpirun kills soon */
 		d = at_least_a_moment(fmin(d, step_deadline(cl, d -
 							      stg_now())));
-		err = c->ops->recv(c, k, TAG_RESULT, (char *)all + k * len,
-				   len, d);
+		err = peer_recv(cl, k, TAG_RESULT, (char *)all + k * len,
+				len, d);
 		if (err) {
 			peer_lost(cl, k, "no result", err);
 			continue;
@@ -430,9 +538,9 @@ int ms_cluster_each_alone(struct ms_cluster *cl,
 		err = c->ops->send(c, k, TAG_TURN, &t, sizeof(t),
 				   step_deadline(cl, cl->timeout_s));
 		if (!err)
-			err = c->ops->recv(c, k, TAG_DONE, &t, sizeof(t),
-					   step_deadline(cl, turn_s +
-							 cl->timeout_s));
+			err = peer_recv(cl, k, TAG_DONE, &t, sizeof(t),
+					step_deadline(cl, turn_s +
+						      cl->timeout_s));
 		if (err) {
 			peer_lost(cl, k, "its turn alone did not end", err);
 			continue;

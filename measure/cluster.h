@@ -20,6 +20,8 @@
 #include "storage.h"
 
 #define MS_CLUSTER_HOST_MAX 64
+#define MS_CLUSTER_WHY_MAX 400          /* a lost rank's words (a stall's
+                                           with its file's name) */
 #define MS_CLUSTER_DEFAULT_TIMEOUT_S 300.0 /* a step's deadline (cache
                                               preparation included) */
 #define MS_CLUSTER_GRACE_S 30.0         /* results after the window's end */
@@ -48,9 +50,12 @@ struct rpt_cluster_rank {
 	                                   the hosts' first ranks */
 	unsigned local_rank, local_size; /* among the ranks of its node */
 	bool reported;                  /* its result reached rank 0 */
-	char lost_why[200];             /* !reported: why, in words */
-	char fail_text[256];            /* reported, but nothing measured:
+	char lost_why[MS_CLUSTER_WHY_MAX]; /* !reported: why, in words */
+	char fail_text[MS_CLUSTER_WHY_MAX]; /* reported, but nothing measured:
 	                                   why; "" when it measured */
+	bool stalled;                   /* lost to its storage, which
+	                                   stalled (lost_why or fail_text
+	                                   says how) */
 	unsigned vcpus;                 /* CPUs it ran on */
 	char cpus[64];                  /* their list, "0-1" */
 	bool cpus_shared;               /* its node has fewer CPUs than ranks:
@@ -100,6 +105,9 @@ struct ms_comm_ops {
 struct ms_comm {
 	const struct ms_comm_ops *ops;
 	unsigned rank, world;
+	bool any_thread;                /* a second thread may send while the
+	                                   first is stuck outside the
+	                                   transport (ms_cluster_stalled) */
 	char host[MS_CLUSTER_HOST_MAX]; /* this process's node name */
 	void *priv;
 };
@@ -129,7 +137,9 @@ struct ms_cluster_peer {
 	bool alive;                     /* took every step so far */
 	bool failed;                    /* said it could not measure */
 	double clock_offset_s;          /* its CLOCK_REALTIME - rank 0's */
-	char why[200];                  /* !alive or failed: in words */
+	bool stalled;                   /* lost to its storage: it said so
+	                                   (ms_cluster_stalled) */
+	char why[MS_CLUSTER_WHY_MAX];   /* !alive or failed: in words */
 };
 
 struct ms_cluster {
@@ -186,6 +196,34 @@ int ms_cluster_open(struct ms_cluster *cl, struct ms_comm *comm,
  */
 int ms_cluster_launch(int *argc, char ***argv, struct ms_cluster *cl,
 		      volatile sig_atomic_t *stop, char *why, size_t why_len);
+
+/*
+ * A rank whose own thread is stuck in the kernel on storage that stopped
+ * answering (its listing, its eviction, its read alone, io's readers),
+ * called by its stall watchdog's thread: never returns to that stuck
+ * thread's steps, and never calls MPI_Finalize.
+ *
+ * A rank other than 0 sends WHY (the stall in words) to rank 0, which
+ * names the rank lost with it at whichever step it waits for the rank
+ * (each of rank 0's waits on a rank also listens for this word), and
+ * goes on with the others. It then waits, without MPI, for the job's end
+ * (mpirun's SIGTERM once rank 0 has written its report and exited: *STOP)
+ * or for the longest rank 0 may take to get there (a step's deadlines
+ * after the window); 0 then, -errno when the word could not be sent.
+ *
+ * On rank 0 (its own point cannot go on): every peer still taking part
+ * has until DEADLINE (stg_now() seconds) to send its own stall; those
+ * that do are lost with their words, the others with OTHERS_WHY. OUT
+ * gets the ranks' records as ms_cluster_collect's (MINE, rank 0's own,
+ * copied in; ranks malloc'd); 0 or -ENOMEM.
+ *
+ * -ENOTSUP (nothing done) where the transport takes one thread only
+ * (comm->any_thread false).
+ */
+struct ms_cluster_result;
+int ms_cluster_stalled(struct ms_cluster *cl, const char *why,
+		       const struct rpt_cluster_rank *mine, double deadline,
+		       const char *others_why, struct ms_cluster_result *out);
 
 /* Say goodbye (rank 0 tells every rank whether MPI_Finalize is safe: no
  * rank lost), free what ms_cluster_open allocated, close the transport. */
@@ -320,6 +358,9 @@ struct ms_cluster_check {
 /* Rank 0's view of the ranks after a point. */
 struct ms_cluster_result {
 	unsigned world;                 /* ranks that took part */
+	unsigned stalled;               /* of them, lost to their storage
+	                                   (reported "lost: STALLED", or
+	                                   named so by ms_cluster_stalled) */
 	unsigned nodes;                 /* distinct hosts among them */
 	struct rpt_cluster_rank *ranks; /* WORLD of them (malloc'd) */
 	int every_sample_once;          /* 1 checked and true, 0 false, -1

@@ -3,8 +3,15 @@
  * detection every build has.
  *
  * DESIGN
- * Only the rank's main thread calls MPI (MPI_THREAD_FUNNELED), and never
- * a forked child: a measurement's child is forked after MPI_Init and
+ * Threads: the rank's main thread makes every exchange of the protocol;
+ * the stall watchdog's thread makes one more, only once the main thread
+ * is stuck in the kernel on storage that stopped answering (its last
+ * word to rank 0, ms_cluster_stalled). MPI is initialised at
+ * MPI_THREAD_SERIALIZED and every MPI call here is made under MPI_LOCK,
+ * so the two never call MPI at once, even when the main thread comes
+ * back from the kernel; where the library gives less, comm->any_thread
+ * is false and the watchdog leaves MPI alone. A forked child never
+ * calls MPI: a measurement's child is forked after MPI_Init and
  * leaves with _exit, so MPI's state in it is never touched. Every call
  * is non-blocking (MPI_Isend/MPI_Irecv) and polled with MPI_Test until a
  * deadline, because MPI 3 has no timed collective: a peer that died
@@ -14,6 +21,7 @@
  * with every rank, and would wait for a dead one.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +54,9 @@ bool ms_comm_mpi_launched(unsigned *world)
 #ifdef FEEDRATE_MPI
 #include <mpi.h>
 
+/* Every MPI call (see DESIGN): held for one call, never across a wait. */
+static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER;
+
 bool ms_comm_mpi_built(void)
 {
 	return true;
@@ -67,7 +78,12 @@ static int poll_request(MPI_Request *rq, double deadline, MPI_Status *st)
 	int done = 0;
 
 	for (;;) {
-		if (MPI_Test(rq, &done, st) != MPI_SUCCESS)
+		int rc;
+
+		pthread_mutex_lock(&mpi_lock);
+		rc = MPI_Test(rq, &done, st);
+		pthread_mutex_unlock(&mpi_lock);
+		if (rc != MPI_SUCCESS)
 			return -EIO;
 		if (done)
 			return 1;
@@ -96,8 +112,11 @@ static int mpi_send(struct ms_comm *c, unsigned to, int tag, const void *buf,
 	if (!copy)
 		return -ENOMEM;
 	memcpy(copy, buf, len);
-	if (MPI_Isend(copy, (int)len, MPI_BYTE, (int)to, tag, MPI_COMM_WORLD,
-		      &rq) != MPI_SUCCESS) {
+	pthread_mutex_lock(&mpi_lock);
+	done = MPI_Isend(copy, (int)len, MPI_BYTE, (int)to, tag,
+			 MPI_COMM_WORLD, &rq);
+	pthread_mutex_unlock(&mpi_lock);
+	if (done != MPI_SUCCESS) {
 		free(copy);
 		return -EIO;
 	}
@@ -106,7 +125,9 @@ static int mpi_send(struct ms_comm *c, unsigned to, int tag, const void *buf,
 		free(copy);
 		return 0;
 	}
+	pthread_mutex_lock(&mpi_lock);
 	MPI_Request_free(&rq);          /* COPY stays MPI's: see above */
+	pthread_mutex_unlock(&mpi_lock);
 	return done ? done : -ETIMEDOUT;
 }
 
@@ -122,21 +143,28 @@ static int mpi_recv(struct ms_comm *c, unsigned from, int tag, void *buf,
 	(void)c;
 	if (len > (size_t)1 << 30)
 		return -EMSGSIZE;
-	if (MPI_Irecv(buf, (int)len, MPI_BYTE, (int)from, tag, MPI_COMM_WORLD,
-		      &rq) != MPI_SUCCESS)
+	pthread_mutex_lock(&mpi_lock);
+	done = MPI_Irecv(buf, (int)len, MPI_BYTE, (int)from, tag,
+			 MPI_COMM_WORLD, &rq);
+	pthread_mutex_unlock(&mpi_lock);
+	if (done != MPI_SUCCESS)
 		return -EIO;
 	done = poll_request(&rq, deadline, &st);
 	if (done < 0)
 		return done;
+	pthread_mutex_lock(&mpi_lock);
 	if (!done) {
+		/* a cancelled receive completes at once (MPI 3.1, 3.8.4) */
 		MPI_Cancel(&rq);
 		MPI_Wait(&rq, &st);
 		MPI_Test_cancelled(&st, &cancelled);
-		if (cancelled)
-			return -ETIMEDOUT;
 	}
-	if (MPI_Get_count(&st, MPI_BYTE, &n) != MPI_SUCCESS ||
-	    (size_t)n != len)
+	if (!cancelled && MPI_Get_count(&st, MPI_BYTE, &n) != MPI_SUCCESS)
+		n = -1;
+	pthread_mutex_unlock(&mpi_lock);
+	if (cancelled)
+		return -ETIMEDOUT;
+	if ((size_t)n != len)
 		return -EMSGSIZE;
 	return 0;
 }
@@ -144,8 +172,11 @@ static int mpi_recv(struct ms_comm *c, unsigned from, int tag, void *buf,
 static void mpi_close(struct ms_comm *c, bool failed)
 {
 	/* MPI_Finalize waits for every rank: not with one lost */
-	if (!failed)
+	if (!failed) {
+		pthread_mutex_lock(&mpi_lock);
 		MPI_Finalize();
+		pthread_mutex_unlock(&mpi_lock);
+	}
 	free(c);
 }
 
@@ -170,7 +201,7 @@ int ms_comm_mpi_open(int *argc, char ***argv, struct ms_comm **out,
 	/* the openib transport's fork warning does not apply: children
 	 * never touch MPI memory (see DESIGN) */
 	setenv("OMPI_MCA_mpi_warn_on_fork", "0", 0);
-	if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) !=
+	if (MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided) !=
 	    MPI_SUCCESS) {
 		snprintf(why, why_len, "MPI_Init_thread failed");
 		free(c);
@@ -183,6 +214,8 @@ int ms_comm_mpi_open(int *argc, char ***argv, struct ms_comm **out,
 		gethostname(name, sizeof(name));
 	name[sizeof(name) - 1] = '\0';
 	c->ops = &mpi_ops;
+	/* Open MPI 4 gives what is asked (up to MULTIPLE) */
+	c->any_thread = provided >= MPI_THREAD_SERIALIZED;
 	c->rank = (unsigned)rank;
 	c->world = (unsigned)world;
 	snprintf(c->host, sizeof(c->host), "%.*s", (int)sizeof(c->host) - 1,

@@ -2,19 +2,25 @@
  * cluster_run.c - the steps every command launched by mpirun takes on top
  * of the cluster (cluster.c): this rank's share of its node's CPUs, each
  * rank's read alone, the gate of a point, rank 0's gather of the ranks'
- * records with the exactly-once check, and `run`'s point under mpirun
- * (ms_cluster_run). Returns structs; never prints.
+ * records with the exactly-once check, `run`'s point under mpirun
+ * (ms_cluster_run), and a rank stuck in the kernel on stalled storage
+ * (ms_cluster_stalled, on the watchdog's thread: the rank's own thread
+ * never comes back to the protocol, so this thread alone speaks, and
+ * rank 0 names the rank lost with its words). Returns structs; never
+ * prints.
  */
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cluster.h"
 #include "judge.h"
 #include "loader.h"
 #include "measure.h"
+#include "measure_internal.h"
 
 /* ---- cpus of this rank ---- */
 
@@ -197,6 +203,15 @@ static bool rank_settle(const struct ms_cluster *cl, unsigned k, bool got,
 		r->au = -1;
 		r->hit_ratio = -1;
 		r->solo_bytes_per_s = -1;
+		if (p->stalled) {
+			/* its own word, as a rank whose point stalled says
+			 * it in its record */
+			r->reported = true;
+			r->stalled = true;
+			snprintf(r->fail_text, sizeof(r->fail_text), "lost: "
+				 "%.*s", (int)sizeof(r->fail_text) - 7, p->why);
+			return true;
+		}
 		snprintf(r->lost_why, sizeof(r->lost_why), "%s",
 			 p->why[0] ? p->why : "no result");
 		return true;
@@ -260,6 +275,7 @@ int ms_cluster_collect(struct ms_cluster *cl,
 		out->nodes += j == k;
 		if (rank_settle(cl, k, got[k], &all[k]))
 			ret = 1;
+		out->stalled += all[k].stalled;
 		if (run->solo)
 			all[k].solo_bytes_per_s = run->solo[k];
 	}
@@ -271,6 +287,58 @@ int ms_cluster_collect(struct ms_cluster *cl,
 		out->every_sample_once = -1;    /* io: no epochs */
 	free(got);
 	return ret;
+}
+
+/* ---- a rank stuck in the kernel ---- */
+
+int ms_cluster_stalled(struct ms_cluster *cl, const char *why,
+		       const struct rpt_cluster_rank *mine, double deadline,
+		       const char *others_why, struct ms_cluster_result *out)
+{
+	const unsigned n = cl->active ? cl->active : cl->world;
+	struct rpt_cluster_rank *all;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (!cl->comm || !cl->comm->any_thread)
+		return -ENOTSUP;
+	if (cl->rank) {
+		const double end = ms_cluster_rank0_deadline(cl);
+
+		cl->lost_any = true;    /* no MPI_Finalize */
+		err = ms_cluster_stalled_say(cl, why);
+		/* the job ends by mpirun's signal once rank 0 has written
+		 * its report; bounded all the same */
+		while (!(cl->stop && *cl->stop) && stg_now() < end) {
+			const struct timespec ts = { 0, 100000000L };
+
+			nanosleep(&ts, NULL);
+			/* mpirun's SIGTERM may go to the stuck thread */
+			ldr_signals_take_pending();
+		}
+		return err;
+	}
+	all = calloc(n, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	ms_cluster_stalled_hear(cl, deadline, others_why);
+	all[0] = *mine;
+	for (unsigned k = 0; k < n; k++) {
+		unsigned j = 0;
+
+		while (j < k && cl->peers[j].node != cl->peers[k].node)
+			j++;
+		out->nodes += j == k;
+		if (k)
+			rank_settle(cl, k, false, &all[k]);
+		out->stalled += all[k].stalled;
+	}
+	out->world = n;
+	out->ranks = all;
+	out->every_sample_once = -1;
+	snprintf(out->once_how, sizeof(out->once_how), "not checked: rank 0's "
+		 "storage stalled");
+	return 0;
 }
 
 /* ---- run under mpirun ---- */

@@ -34,6 +34,8 @@ struct walk {
 	struct ms_point_out *po;
 	cpu_set_t cpus;
 	bool shared, failed;
+	bool stalled;                   /* this rank's storage stalled in a
+	                                   point: it measures no more */
 	double window, idle_s;
 	double *solo;
 };
@@ -101,10 +103,12 @@ static void point_measure(struct walk *w, enum stg_cache_state cache,
 	struct ms_point p;
 
 	memset(&p, 0, sizeof(p));
-	if (w->failed || *cl->stop || c->point_base(c->arg, &p)) {
+	if (w->failed || w->stalled || *cl->stop ||
+	    c->point_base(c->arg, &p)) {
 		point_failed(cl, mine, *cl->stop ? "stopped by a signal" :
-			     "this rank could not set up its points (its "
-			     "error output says why)");
+			     w->stalled ? "not run: the storage stalled in "
+			     "an earlier point" : "this rank could not set up "
+			     "its points (its error output says why)");
 		return;
 	}
 	p.cache = cache;
@@ -122,6 +126,8 @@ static void point_measure(struct walk *w, enum stg_cache_state cache,
 	memset(w->res, 0, sizeof(*w->res));
 	ms_point_run(&p, w->res, w->po);
 	ms_cluster_point_claim(w->po);
+	/* the watchdog has fired once: a later stall would go unseen */
+	w->stalled |= w->po->rep.stalled;
 	c->record(c->arg, w->po, w->res, w->shared, mine);
 }
 

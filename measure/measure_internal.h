@@ -8,6 +8,22 @@
 
 #include "measure.h"
 
+/* ---- the cluster's stalled ranks (cluster.c; ms_cluster_stalled in
+ * cluster_run.c) ---- */
+struct ms_cluster;
+
+/* A rank other than 0: WHY to rank 0 (TAG_STALLED). 0 or -errno. */
+int ms_cluster_stalled_say(struct ms_cluster *cl, const char *why);
+
+/* Rank 0: each peer taking part until DEADLINE for its word; the silent
+ * ones lost with OTHERS_WHY. */
+void ms_cluster_stalled_hear(struct ms_cluster *cl, double deadline,
+			     const char *others_why);
+
+/* How long a rank other than 0 may wait for rank 0 now (stg_now()
+ * seconds). */
+double ms_cluster_rank0_deadline(struct ms_cluster *cl);
+
 /*
  * Run Q's Python pipeline (Q->pipe) on DS in a child pinned to CPUS and
  * inside CG (either may be NULL), as ldr_run_pinned runs the engine: the

@@ -30,6 +30,7 @@ void rpt_cluster_rank_fill(struct rpt_cluster_rank *r,
 		char line[700];
 
 		rpt_stall_text(&po->rep.stall, line, sizeof(line));
+		r->stalled = true;
 		snprintf(r->fail_text, sizeof(r->fail_text), "lost: %.*s",
 			 (int)sizeof(r->fail_text) - 7, line);
 		return;

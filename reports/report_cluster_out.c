@@ -3,13 +3,16 @@
  * (report_cluster_out.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
 #include "measure.h"
+#include "report.h"
 #include "report_cluster_out.h"
 #include "rpt_cmd.h"
 
@@ -45,11 +48,83 @@ int rpt_cluster_report(struct ms_cluster *cl, const char *cmd,
 
 	if (ret < 0)
 		return rpt_fail(cmd, ret, 0, "out of memory");
-	ret = ret ? FR_EXIT_ENV : FR_EXIT_OK;
+	/* a rank lost or failed, a stalled one included, is 5 under
+	 * mpirun (README, "Exit status"), not the one-node stall's 6 */
+	ret = ret || res.stalled ? FR_EXIT_ENV : FR_EXIT_OK;
 	if (!res.ranks)
 		return FR_EXIT_OK;      /* rank 0 reports */
 	return rpt_cluster_write(cmd, &run->report, &res, run->json, run->html,
 				 ret);
+}
+
+/*
+ * This process is about to end with a thread the kernel holds, which
+ * keeps its file table, and with it the output pipes mpirun reads: mpirun
+ * counts a rank as ended only once they close. Let go of them.
+ */
+static void output_let_go(void)
+{
+	const int nul = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	fflush(stdout);
+	fflush(stderr);
+	if (nul < 0)
+		return;
+	dup2(nul, STDOUT_FILENO);
+	dup2(nul, STDERR_FILENO);
+	close(nul);
+}
+
+int rpt_cluster_watch_report(const struct rpt_partial *p,
+			     const struct ms_opened *op,
+			     const struct stg_stall *stall)
+{
+	struct ms_cluster *cl = p->cl;
+	struct ms_cluster_result res;
+	struct rpt_cluster_rank mine;
+	struct rpt_cluster c;
+	char line[700];
+	int err;
+
+	rpt_stall_text(stall, line, sizeof(line));
+	ms_cluster_rank_init(cl, &mine);
+	mine.stalled = true;
+	snprintf(mine.fail_text, sizeof(mine.fail_text), "lost: %.*s",
+		 (int)sizeof(mine.fail_text) - 7, line);
+	if (cl->rank) {
+		fprintf(stderr, "feedrate %s: rank %u: %s\n", p->cmd, cl->rank,
+			line);
+		fflush(stderr);
+		err = ms_cluster_stalled(cl, line, &mine, 0, NULL, &res);
+		if (err == -ENOTSUP)
+			return err;
+		output_let_go();
+		return FR_EXIT_ENV;
+	}
+	/* a rank reading the same storage saw it stall by now too: its
+	 * watchdog speaks within its own grace (LDR_STALL_END_S) */
+	err = ms_cluster_stalled(cl, line, &mine, stg_now() + LDR_STALL_END_S +
+				 3.0, "no result: rank 0's storage stalled, "
+				 "and the run ended without this rank's", &res);
+	if (err == -ENOTSUP)
+		return err;
+	if (err)
+		return rpt_fail(p->cmd, err, 0, "out of memory");
+	memset(&c, 0, sizeof(c));
+	c.command = p->cmd;
+	c.setup.dataset = op->set ? op->path : NULL;
+	c.setup.fs_type = op->fs_type;
+	if (op->listed) {
+		c.setup.files = op->files;
+		c.setup.bytes = op->bytes;
+		c.setup.format = op->format;
+	}
+	c.notes = "rank 0's own thread waits in the kernel on the stalled "
+		  "storage: this report names every rank as it stood, and "
+		  "the thread is left to the kernel";
+	err = rpt_cluster_write(p->cmd, &c, &res, p->json, NULL, FR_EXIT_ENV);
+	output_let_go();
+	return err;
 }
 
 void rpt_cluster_say(void *arg, int err, const char *why)

@@ -63,6 +63,23 @@ int rpt_cluster_sweep_write(const struct rpt_cluster *base,
 void rpt_cluster_sweep_progress(void *arg, enum stg_cache_state cache,
 				unsigned vcpus, unsigned ranks);
 
+/*
+ * The stall watchdog's report under mpirun, its rank's own thread stuck
+ * in the kernel (P->cl the cluster; OP what the command had opened;
+ * STALL the stall): a rank other than 0 says its stall to rank 0 and
+ * waits for the job's end (ms_cluster_stalled), saying it on stderr too;
+ * rank 0 hears the others' stalls for a bounded time and prints and
+ * writes the cluster report (P->json) with every rank named. Returns the
+ * exit status (FR_EXIT_ENV: a rank lost), or -ENOTSUP when this MPI lets
+ * only the main thread speak: the caller then writes the one-node
+ * partial report. The watchdog's thread.
+ */
+struct rpt_partial;
+struct ms_opened;
+int rpt_cluster_watch_report(const struct rpt_partial *p,
+			     const struct ms_opened *op,
+			     const struct stg_stall *stall);
+
 /* What io under mpirun asks of its cluster step. */
 struct rpt_iorun_cluster {
 	struct ms_io_config *cfg;       /* all but ds, stop and progress */

@@ -91,10 +91,13 @@ int rpt_check_reports(const char *cmd, const char *const *paths, size_t n,
 FILE *rpt_text_out(const char *const *paths, size_t n);
 
 /* What the stall watchdog's report is for: the command, its JSON report's
- * path (NULL: none), schema name (NULL: none) and version. */
+ * path (NULL: none), schema name (NULL: none) and version; under mpirun
+ * the rank's cluster (NULL: one node), whose rank 0 reports. */
+struct ms_cluster;
 struct rpt_partial {
 	const char *cmd, *json, *schema;
 	int version;
+	struct ms_cluster *cl;
 };
 
 /*

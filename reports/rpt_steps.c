@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "report_cluster_out.h"
 #include "rpt_cmd.h"
 #include "rpt_steps.h"
 #include "rpt_text.h"
@@ -53,7 +54,12 @@ int rpt_watch_report(void *arg, const struct stg_stall *stall, int sig)
 	int ret;
 
 	ms_opened_get(&op);
-	ret = rpt_partial_write(arg, &op, stall, sig);
+	/* under mpirun a stall is the cluster's to report: rank 0 names
+	 * this rank lost (where MPI lets this thread speak) */
+	ret = ((struct rpt_partial *)arg)->cl && stall ?
+	      rpt_cluster_watch_report(arg, &op, stall) : -ENOTSUP;
+	if (ret == -ENOTSUP)
+		ret = rpt_partial_write(arg, &op, stall, sig);
 
 	ldr_supervised_done(ret);
 	return ret;

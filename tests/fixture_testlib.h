@@ -1,13 +1,16 @@
 /*
  * fixture_testlib.h - the shell side of tests/storage_fixtures/fixtures.sh
- * for the slow tests that drive it (test_ckpt_slow.c, test_ram_axis_slow.c):
- * the run's state folder, a shell command with its output, and one
- * KEY=VALUE of the script's output. Header-only: each test file gets its
- * own static copies. Criterion asserts; test threads only.
+ * for the slow tests that drive it (test_ckpt_slow.c, test_ram_axis_slow.c,
+ * test_stall_slow.c, test_cluster_mpi_slow.c): the run's state folder, a
+ * shell command with its output, one KEY=VALUE of the script's output,
+ * and the processes a command leaves behind when its storage stalls.
+ * Header-only: each test file gets its own static copies. Criterion
+ * asserts; test threads only.
  */
 #ifndef FEEDRATE_FIXTURE_TESTLIB_H
 #define FEEDRATE_FIXTURE_TESTLIB_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -15,8 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -172,6 +177,109 @@ static json_t *fixture_json(const char *dir, const char *name,
 	j = json_load_file(js, 0, &jerr);
 	cr_assert_not_null(j, "bad JSON in %s: %s", js, jerr.text);
 	return j;
+}
+
+/* PID's state letter from /proc (0: gone) and, WCHAN non-NULL, its wait
+ * channel (what a thread held by the kernel waits in). */
+__attribute__((unused))
+static char fixture_proc_state(pid_t pid, char *wchan, size_t len)
+{
+	char path[64], buf[512], *p;
+	char st = 0;
+	FILE *f;
+
+	if (wchan)
+		wchan[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+		st = p[2];
+	fclose(f);
+	if (wchan) {
+		snprintf(path, sizeof(path), "/proc/%d/wchan", (int)pid);
+		f = fopen(path, "re");
+		if (f) {
+			wchan[fread(wchan, 1, len - 1, f)] = '\0';
+			fclose(f);
+		}
+	}
+	return st;
+}
+
+/* The pids whose command line holds MARK (a test's report path: the
+ * processes of one command) into OUT, at most MAX; the fixture script's
+ * own left out. */
+__attribute__((unused))
+static int fixture_procs_with(const char *mark, pid_t *out, int max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while (n < max && (e = readdir(d))) {
+		char path[300], buf[8192];
+		size_t len;
+		FILE *f;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		len = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		for (size_t i = 0; i < len; i++)
+			if (!buf[i])
+				buf[i] = ' ';
+		buf[len] = '\0';
+		if (strstr(buf, mark) && !strstr(buf, "fixtures.sh"))
+			out[n++] = (pid_t)atoi(e->d_name);
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * What is left of a command whose processes' command lines hold MARK:
+ * each named on stdout as "[stall]   left to the kernel: ...", and each
+ * must be held by the kernel (D, Z) or gone. Then STOPPED (a stopped
+ * server, 0 none) is resumed, the held ones get 30 s to end, and any
+ * still there is killed.
+ */
+__attribute__((unused))
+static void fixture_leftovers_check(const char *mark, pid_t stopped)
+{
+	pid_t left[32];
+	int n = fixture_procs_with(mark, left, 32);
+
+	for (int i = 0; i < n; i++) {
+		char wchan[128];
+		const char s = fixture_proc_state(left[i], wchan,
+						  sizeof(wchan));
+
+		printf("[stall]   left to the kernel: pid %d, state %c, "
+		       "waiting in %s\n", (int)left[i], s ? s : '-',
+		       wchan[0] ? wchan : "?");
+		cr_expect(s == 0 || s == 'D' || s == 'Z', "pid %d of the "
+			  "command is left running (state %c, %s)",
+			  (int)left[i], s, wchan);
+	}
+	fflush(stdout);
+	if (stopped > 0)
+		kill(stopped, SIGCONT);
+	for (int k = 0; k < 300 && fixture_procs_with(mark, left, 32); k++) {
+		const struct timespec ms100 = { 0, 100000000L };
+
+		nanosleep(&ms100, NULL);
+	}
+	n = fixture_procs_with(mark, left, 32);
+	for (int i = 0; i < n; i++)
+		kill(left[i], SIGKILL);
 }
 
 #endif /* FEEDRATE_FIXTURE_TESTLIB_H */

@@ -140,6 +140,10 @@ struct rank_run {
 	bool do_alone;
 	bool two_points;                /* a second gate and gather */
 	bool point1_fails;              /* its first gate says not ok */
+	int stalled_at;                 /* 0 never; 2: its storage stalls
+	                                   before the gate, its thread stuck
+	                                   (its watchdog speaks) */
+	struct ms_cluster_result stalled_res; /* rank 0 stalled: its view */
 	int gate2_err;
 	double solo[MAXR];
 	/* rank 0's gather */
@@ -195,6 +199,20 @@ static void *rank_main(void *arg)
 						     r->solo);
 	if (r->lost_at == 2)
 		return NULL;
+	if (r->stalled_at == 2) {
+		struct rpt_cluster_rank rec;
+
+		ms_cluster_rank_init(&r->cl, &rec);
+		rec.stalled = true;
+		snprintf(rec.fail_text, sizeof(rec.fail_text), "lost: STALLED: "
+			 "rank %u during the listing", r->rc.c.rank);
+		r->rc.c.any_thread = true;
+		r->stop = 1;            /* the job's end: no wait for it */
+		ms_cluster_stalled(&r->cl, rec.fail_text + 6, &rec,
+				   stg_now() + TIMEOUT_S, "no result: rank 0 "
+				   "stalled", &r->stalled_res);
+		return NULL;
+	}
 	r->gate_err = ms_cluster_gate(&r->cl, !r->point1_fails, 0.05,
 				      &r->start);
 	if (r->two_points) {
@@ -458,4 +476,70 @@ FR_TEST(cluster, read_alone_reads_with_the_engines_defaults)
 	cr_assert_gt(ms_cluster_read_alone(&a), 0);
 	stg_dataset_destroy(ds);
 	fr_test_rmtree(dir);
+}
+
+/* A rank whose own thread is stuck in the kernel says so through its
+ * watchdog: rank 0 names it lost with its words at the gate, at once,
+ * and measures with the others. */
+FR_TEST(cluster, rank_stuck_on_stalled_storage_is_lost_with_its_words)
+{
+	const double t0 = stg_now();
+
+	R[1].stalled_at = 2;
+	run_ranks(3);
+	cr_assert_eq(R[0].gate_err, 0);
+	cr_assert_eq(R[2].gate_err, 0);
+	cr_assert_not(R[0].cl.peers[1].alive);
+	cr_assert(R[0].cl.peers[1].stalled);
+	cr_assert_str_eq(R[0].cl.peers[1].why, "STALLED: rank 1 during the "
+			 "listing");
+	cr_assert(R[0].cl.lost_any);
+	cr_assert(R[1].cl.lost_any, "no MPI_Finalize on the stalled rank");
+	cr_assert(R[0].got[2]);
+	cr_assert_not(R[0].got[1]);
+	/* heard, not waited out: well within the step's timeout */
+	cr_assert_lt(stg_now() - t0, 3 * TIMEOUT_S);
+	free_ranks(3);
+}
+
+/* Rank 0 stuck: its watchdog hears the other ranks' stalls until a
+ * deadline and names each rank, the silent ones with its words. */
+FR_TEST(cluster, rank0_stuck_hears_the_others_and_names_every_rank)
+{
+	struct ms_cluster_result *res;
+
+	R[0].stalled_at = 2;
+	R[1].stalled_at = 2;
+	R[2].lost_at = 2;               /* silent */
+	run_ranks(3);
+	res = &R[0].stalled_res;
+	cr_assert_eq(res->world, 3);
+	cr_assert_eq(res->stalled, 2);
+	cr_assert(res->ranks[0].stalled);
+	cr_assert(res->ranks[1].stalled);
+	cr_assert(res->ranks[1].reported);
+	cr_assert_str_eq(res->ranks[1].fail_text, "lost: STALLED: rank 1 "
+			 "during the listing");
+	cr_assert_not(res->ranks[2].reported);
+	cr_assert_str_eq(res->ranks[2].lost_why, "no result: rank 0 "
+			 "stalled");
+	free(res->ranks);
+	free_ranks(3);
+}
+
+/* Without a second thread's say in the transport, nothing is sent. */
+FR_TEST(cluster, stalled_needs_a_transport_any_thread_may_use)
+{
+	struct ms_cluster cl;
+	struct ms_comm c = { .ops = &fake_ops, .rank = 1, .world = 2 };
+	struct ms_cluster_result res;
+	struct rpt_cluster_rank rec;
+
+	memset(&cl, 0, sizeof(cl));
+	cl.comm = &c;
+	cl.rank = 1;
+	cl.world = 2;
+	memset(&rec, 0, sizeof(rec));
+	cr_assert_eq(ms_cluster_stalled(&cl, "STALLED", &rec, 0, "", &res),
+		     -ENOTSUP);
 }

@@ -596,81 +596,28 @@ static double mono_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* PID's state letter (0: gone) and its wait channel into WCHAN. */
-static char state_of(pid_t pid, char *wchan, size_t len)
-{
-	char path[64], buf[512], *p;
-	char st = 0;
-	FILE *f;
-
-	wchan[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
-		st = p[2];
-	fclose(f);
-	snprintf(path, sizeof(path), "/proc/%d/wchan", (int)pid);
-	f = fopen(path, "re");
-	if (f) {
-		wchan[fread(wchan, 1, len - 1, f)] = '\0';
-		fclose(f);
-	}
-	return st;
-}
-
-/* The pids whose command line holds MARK into OUT (at most MAX). */
-static int pids_with(const char *mark, pid_t *out, int max)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	int n = 0;
-
-	while (d && n < max && (e = readdir(d))) {
-		char path[300], buf[8192];
-		size_t len;
-		FILE *f;
-
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		len = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-		for (size_t i = 0; i < len; i++)
-			if (!buf[i])
-				buf[i] = ' ';
-		buf[len] = '\0';
-		if (strstr(buf, mark))
-			out[n++] = (pid_t)atoi(e->d_name);
-	}
-	if (d)
-		closedir(d);
-	return n;
-}
-
 /*
- * mpirun -np 2 of `run` on the s3fs fixture, its S3 server stopped as the
- * first rank's window begins (feedrate's test hook, storage/watch.c): the
- * ranks' reads stall. Rank 0's report must name each stalled rank lost
- * to its STALLED storage, the launch must end with rank 0's status for
- * a rank lost (5), and no process of the run may be left but one the kernel
- * holds. The time from the stop to mpirun's end is printed, not asserted
- * (a shared machine); a hang guard fails a launch that never ends.
+ * mpirun -np 2 feedrate CMD ARGS... on the s3fs fixture, its S3 server
+ * stopped as PHASE begins on the first rank that reaches it (feedrate's
+ * test hook, storage/watch.c), with --stall-timeout 3s. Rank 0's report
+ * must name every rank whose storage stalled `lost: STALLED: ...`, the
+ * launch must end with rank 0's status for a rank lost (5), and no
+ * process of the run may be left but one the kernel holds. WANT: the
+ * words of the phase rank 0's own stall must name ("during the
+ * listing"). The time from the stop to mpirun's end is printed, not
+ * asserted (a shared machine); a hang guard fails a launch that never
+ * ends.
  */
-FR_TEST(cluster_mpi_slow, stalled_rank_is_reported_lost_to_its_storage,
-	.fini = mpi_stall_teardown)
+static void mpi_stall_case(const char *cmd, const char *phase,
+			   const char *want, const char *const *args)
 {
 	const char *bin = mpi_bin();
 	char *dir = fr_test_tmpdir(), *env, data[PATH_MAX], spid[32];
-	char js[1024], hook[96], *argv[40], text[8192] = "", out[1100];
+	char js[1024], hook[96], *argv[48], text[16384] = "", out[1100];
 	double t_start, t_stop = 0, t_end;
 	const json_t *r;
-	pid_t pid, server, left[32];
-	int a = 0, status = 0, nleft, stalled = 0;
+	pid_t pid, server;
+	int a = 0, status = 0, stalled = 0;
 	json_t *j;
 	size_t i;
 	FILE *f;
@@ -681,8 +628,8 @@ FR_TEST(cluster_mpi_slow, stalled_rank_is_reported_lost_to_its_storage,
 	free(env);
 	cr_assert(data[0] && spid[0], "fixtures.sh gave no s3 dataset/pid");
 	server = (pid_t)atoi(spid);
-	snprintf(js, sizeof(js), "%s/stall-mpi.json", dir);
-	snprintf(hook, sizeof(hook), "FEEDRATE_TEST_SIGSTOP_AT=window:%d",
+	snprintf(js, sizeof(js), "%s/stall-mpi-%s-%s.json", dir, cmd, phase);
+	snprintf(hook, sizeof(hook), "FEEDRATE_TEST_SIGSTOP_AT=%s:%d", phase,
 		 (int)server);
 	argv[a++] = mpirun;
 	argv[a++] = "--allow-run-as-root";
@@ -697,19 +644,11 @@ FR_TEST(cluster_mpi_slow, stalled_rank_is_reported_lost_to_its_storage,
 	argv[a++] = "-np";
 	argv[a++] = "2";
 	argv[a++] = (char *)bin;
-	argv[a++] = "run";
-	argv[a++] = "--gpus";
-	argv[a++] = "1xA100";
-	argv[a++] = "--duration";
-	argv[a++] = "20";
+	argv[a++] = (char *)cmd;
+	for (int k = 0; args[k]; k++)
+		argv[a++] = (char *)args[k];
 	argv[a++] = "--stall-timeout";
 	argv[a++] = "3s";
-	argv[a++] = "--mpi-timeout";
-	argv[a++] = "10";
-	/* no read alone before the window: the stop comes in the window,
-	 * in each rank's measurement child */
-	argv[a++] = "--solo";
-	argv[a++] = "0";
 	argv[a++] = "--json";
 	argv[a++] = js;
 	argv[a++] = data;
@@ -718,12 +657,10 @@ FR_TEST(cluster_mpi_slow, stalled_rank_is_reported_lost_to_its_storage,
 	pid = fr_test_spawn(dir, argv);
 	for (;;) {
 		const struct timespec ms20 = { 0, 20000000L };
-		char wchan[128];
 
 		if (waitpid(pid, &status, WNOHANG) == pid)
 			break;
-		if (!t_stop && state_of(server, wchan, sizeof(wchan)) ==
-		    'T') {
+		if (!t_stop && fixture_proc_state(server, NULL, 0) == 'T') {
 			t_stop = mono_s();
 			mpi_stopped = server;
 		}
@@ -743,14 +680,13 @@ FR_TEST(cluster_mpi_slow, stalled_rank_is_reported_lost_to_its_storage,
 		text[fread(text, 1, sizeof(text) - 1, f)] = '\0';
 		fclose(f);
 	}
-	cr_assert(t_stop > 0, "no rank's window began:\n%s", text);
+	cr_assert(t_stop > 0, "the %s never began:\n%s", phase, text);
 	/* rank 0's status for a rank lost or failed, a stalled one
 	 * included (README, "Exit status"); mpirun passes it on */
 	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 5,
 		  "mpirun: status 0x%x, not exit 5 (a rank lost):\n%s",
 		  status, text);
-	j = load_json(dir, "stall-mpi.json");
-	cr_assert_eq(json_array_size(json_object_get(j, "ranks")), 2);
+	j = load_json(dir, strrchr(js, '/') + 1);
 	json_array_foreach(json_object_get(j, "ranks"), i, r) {
 		const char *why = json_string_value(json_object_get(r,
 			json_is_true(json_object_get(r, "reported")) ?
@@ -758,38 +694,90 @@ FR_TEST(cluster_mpi_slow, stalled_rank_is_reported_lost_to_its_storage,
 
 		if (why && strstr(why, "lost: STALLED")) {
 			stalled++;
-			printf("[stall] mpirun -np 2, rank %zu: %s\n", i, why);
+			/* the stop comes as the first rank reaches PHASE:
+			 * another may be in another phase by then */
+			cr_expect(i || strstr(why, want) != NULL, "rank 0: "
+				  "not %s: %s", want, why);
+			printf("[stall] mpirun -np 2 %s, stopped at the %s, "
+			       "rank %zu: %s\n", cmd, phase, i, why);
 		}
 	}
+	if (!json_array_size(json_object_get(j, "ranks")))
+		/* a sweep's report: each point its ranks */
+		stalled = strstr(text, "lost: STALLED") != NULL;
 	cr_expect_geq(stalled, 1, "no rank lost to STALLED storage:\n%s",
 		      text);
-	cr_expect(json_is_true(json_object_get(j, "partial")));
+	cr_expect(json_is_true(json_object_get(j, "partial")),
+		  "the report is not partial:\n%s", text);
 	cr_expect(strstr(text, "STALLED") != NULL, "rank 0's text says no "
 		  "STALLED:\n%s", text);
-	printf("[stall] mpirun -np 2 run on s3, server stopped at the "
-	       "window: ended %.1f s after the stop (exit %d), %d rank(s) "
-	       "lost: STALLED\n", t_end - t_stop, WEXITSTATUS(status),
+	cr_expect(strstr(text, want) != NULL, "rank 0's text has no \"%s\":"
+		  "\n%s", want, text);
+	printf("[stall] mpirun -np 2 %s on s3, server stopped at the %s: "
+	       "ended %.1f s after the stop (exit %d), %d rank(s) lost: "
+	       "STALLED\n", cmd, phase, t_end - t_stop, WEXITSTATUS(status),
 	       stalled);
 	json_decref(j);
 	/* what is left of the run: only what the kernel holds */
-	nleft = pids_with(js, left, 32);
-	for (int k = 0; k < nleft; k++) {
-		char wchan[128];
-		const char s = state_of(left[k], wchan, sizeof(wchan));
-
-		printf("[stall]   left to the kernel: pid %d, state %c, "
-		       "waiting in %s\n", (int)left[k], s ? s : '-',
-		       wchan[0] ? wchan : "?");
-		cr_expect(s == 0 || s == 'D' || s == 'Z', "pid %d of the run "
-			  "is left running (state %c, %s)", (int)left[k], s,
-			  wchan);
-	}
-	fflush(stdout);
-	mpi_stall_teardown();
-	for (int k = 0; k < 300 && pids_with(js, left, 32); k++)
-		sleep_s(0.1);
-	nleft = pids_with(js, left, 32);
-	for (int k = 0; k < nleft; k++)
-		kill(left[k], SIGKILL);
+	fixture_leftovers_check(js, server);
+	mpi_stopped = 0;
 	fr_test_rmtree(dir);
+}
+
+/* Each rank's storage stalls in its measurement child (the window): the
+ * rank's thread is free, and sends its record. */
+FR_TEST(cluster_mpi_slow, stalled_rank_is_reported_lost_to_its_storage,
+	.fini = mpi_stall_teardown)
+{
+	/* no read alone before the window: the stop comes in the window,
+	 * in each rank's measurement child */
+	static const char *const args[] = { "--gpus", "1xA100", "--duration",
+		"20", "--mpi-timeout", "10", "--solo", "0", NULL };
+
+	mpi_stall_case("run", "window", "during the window", args);
+}
+
+/* Every rank's own thread stuck in the kernel in its listing: the
+ * ranks' watchdogs speak for them, rank 0's writes the report. */
+FR_TEST(cluster_mpi_slow, run_ranks_stuck_in_the_listing_are_reported_lost,
+	.fini = mpi_stall_teardown)
+{
+	static const char *const args[] = { "--gpus", "1xA100", "--duration",
+		"10", "--batch", "32", "--mpi-timeout", "10", NULL };
+
+	mpi_stall_case("run", "listing", "during the listing", args);
+}
+
+/* Rank 0 stuck in its read alone (cold, --solo): the others, idle, are
+ * named as not measured. */
+FR_TEST(cluster_mpi_slow, run_rank_stuck_in_its_read_alone_is_reported_lost,
+	.fini = mpi_stall_teardown)
+{
+	static const char *const args[] = { "--gpus", "1xA100", "--cache",
+		"cold", "--duration", "10", "--batch", "32", "--mpi-timeout",
+		"10", NULL };
+
+	mpi_stall_case("run", "eviction", "during the eviction", args);
+}
+
+/* io's readers are threads of the rank: every rank's own thread waits on
+ * them in the kernel. */
+FR_TEST(cluster_mpi_slow, io_ranks_stalled_in_the_window_are_reported_lost,
+	.fini = mpi_stall_teardown)
+{
+	static const char *const args[] = { "--cache", "cold", "--duration",
+		"10", "--solo", "0", "--mpi-timeout", "10", NULL };
+
+	mpi_stall_case("io", "window", "STALLED", args);
+}
+
+/* A cold sweep begins with each rank's read alone, in the rank's own
+ * process: rank 0 stalls there. */
+FR_TEST(cluster_mpi_slow, sweep_rank_stalled_in_its_read_alone_is_reported_lost,
+	.fini = mpi_stall_teardown)
+{
+	static const char *const args[] = { "--budget", "1m", "--vcpus", "1",
+		"--batch", "16", NULL };
+
+	mpi_stall_case("sweep", "window", "during the window", args);
 }

@@ -17,7 +17,6 @@
  * that does not end at all. Every stopped server is resumed (SIGCONT)
  * and the throttle lifted in the teardown, whatever the test did.
  */
-#include <dirent.h>
 #include <signal.h>
 #include <time.h>
 
@@ -52,35 +51,6 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* PID's state letter from /proc (0: gone) and its wait channel. */
-static char proc_state(pid_t pid, char *wchan, size_t len)
-{
-	char path[64], buf[512], *p;
-	FILE *f;
-	char st = 0;
-
-	if (wchan)
-		wchan[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
-		st = p[2];
-	fclose(f);
-	if (wchan) {
-		snprintf(path, sizeof(path), "/proc/%d/wchan", (int)pid);
-		f = fopen(path, "re");
-		if (f) {
-			size_t n = fread(wchan, 1, len - 1, f);
-
-			wchan[n] = '\0';
-			fclose(f);
-		}
-	}
-	return st;
-}
-
 static void stall_teardown(void)
 {
 	if (stopped_pid > 0)
@@ -97,39 +67,6 @@ static void stall_teardown(void)
 	if (lock_fd >= 0)
 		close(lock_fd);
 	lock_fd = -1;
-}
-
-/* The pids whose command line holds MARK (this test's report path). */
-static int procs_with(const char *mark, pid_t *out, int max)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return 0;
-	while ((e = readdir(d)) && n < max) {
-		char path[300], buf[4096];
-		size_t len;
-		FILE *f;
-
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		len = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-		for (size_t i = 0; i < len; i++)
-			if (!buf[i])
-				buf[i] = ' ';
-		buf[len] = '\0';
-		if (strstr(buf, mark) && !strstr(buf, "fixtures.sh"))
-			out[n++] = (pid_t)atoi(e->d_name);
-	}
-	closedir(d);
-	return n;
 }
 
 enum kind { K_S3, K_UNFS, K_BLK };
@@ -254,7 +191,7 @@ static void stall_case_sig(enum kind kind, const char *cmd,
 		const struct timespec ms20 = { 0, 20000000L };
 		pid_t w = waitpid(pid, &status, WNOHANG);
 
-		if (!t_stop && proc_state(target, NULL, 0) == 'T') {
+		if (!t_stop && fixture_proc_state(target, NULL, 0) == 'T') {
 			t_stop = now_s();
 			stopped_pid = kind == K_BLK ? 0 : target;
 			if (kind == K_BLK) {
@@ -359,10 +296,11 @@ static void stall_case_sig(enum kind kind, const char *cmd,
 	json_decref(root);
 leftovers:
 	/* what is left of the command: only what the kernel holds */
-	nleft = procs_with(strcmp(cmd, "gen") ? js : out_dir, left, 16);
+	nleft = fixture_procs_with(strcmp(cmd, "gen") ? js : out_dir, left, 16);
 	for (int i = 0; i < nleft; i++) {
 		char wchan[128];
-		const char s = proc_state(left[i], wchan, sizeof(wchan));
+		const char s = fixture_proc_state(left[i], wchan,
+						  sizeof(wchan));
 
 		printf("[stall]   left to the kernel: pid %d, state %c, "
 		       "waiting in %s\n", (int)left[i], s ? s : '-',
@@ -375,13 +313,13 @@ leftovers:
 	free(text);
 	/* resume; the held process then ends */
 	stall_teardown();
-	for (int k = 0; k < 300 && procs_with(strcmp(cmd, "gen") ? js :
+	for (int k = 0; k < 300 && fixture_procs_with(strcmp(cmd, "gen") ? js :
 					      out_dir, left, 16); k++) {
 		const struct timespec ms100 = { 0, 100000000L };
 
 		nanosleep(&ms100, NULL);
 	}
-	nleft = procs_with(strcmp(cmd, "gen") ? js : out_dir, left, 16);
+	nleft = fixture_procs_with(strcmp(cmd, "gen") ? js : out_dir, left, 16);
 	for (int i = 0; i < nleft; i++)
 		kill(left[i], SIGKILL);
 	if (out_dir[0])
