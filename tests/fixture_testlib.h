@@ -247,12 +247,10 @@ static int fixture_procs_with(const char *mark, pid_t *out, int max)
 /*
  * What is left of a command whose processes' command lines hold MARK:
  * each named on stdout as "[stall]   left to the kernel: ...", and each
- * must be held by the kernel (D, Z) or gone. Then STOPPED (a stopped
- * server, 0 none) is resumed, the held ones get 30 s to end, and any
- * still there is killed.
+ * must be held by the kernel (D, Z) or gone.
  */
 __attribute__((unused))
-static void fixture_leftovers_check(const char *mark, pid_t stopped)
+static void fixture_leftovers_expect(const char *mark)
 {
 	pid_t left[32];
 	int n = fixture_procs_with(mark, left, 32);
@@ -270,8 +268,16 @@ static void fixture_leftovers_check(const char *mark, pid_t stopped)
 			  (int)left[i], s, wchan);
 	}
 	fflush(stdout);
-	if (stopped > 0)
-		kill(stopped, SIGCONT);
+}
+
+/* Once the storage answers again: MARK's processes get 30 s to end, and
+ * any still there is killed. */
+__attribute__((unused))
+static void fixture_leftovers_reap(const char *mark)
+{
+	pid_t left[32];
+	int n;
+
 	for (int k = 0; k < 300 && fixture_procs_with(mark, left, 32); k++) {
 		const struct timespec ms100 = { 0, 100000000L };
 
@@ -280,6 +286,17 @@ static void fixture_leftovers_check(const char *mark, pid_t stopped)
 	n = fixture_procs_with(mark, left, 32);
 	for (int i = 0; i < n; i++)
 		kill(left[i], SIGKILL);
+}
+
+/* fixture_leftovers_expect, then STOPPED (a stopped server, 0 none)
+ * resumed and fixture_leftovers_reap. */
+__attribute__((unused))
+static void fixture_leftovers_check(const char *mark, pid_t stopped)
+{
+	fixture_leftovers_expect(mark);
+	if (stopped > 0)
+		kill(stopped, SIGCONT);
+	fixture_leftovers_reap(mark);
 }
 
 #endif /* FEEDRATE_FIXTURE_TESTLIB_H */

@@ -91,12 +91,13 @@ static void stall_case_sig(enum kind kind, const char *cmd,
 	const char *bin = fr_test_bin();
 	char data[PATH_MAX], spid[32], js[PATH_MAX], txt[PATH_MAX];
 	char hook[128], *env, *tmp, *text = NULL, *words;
+	const char *mark;
 	char out_dir[PATH_MAX + 16];
 	double t_start, t_stop = 0, t_end, t_sig = 0;
-	pid_t pid, target, left[16];
+	pid_t pid, target;
 	json_t *root, *st;
 	json_error_t jerr;
-	int status = 0, nleft;
+	int status = 0;
 
 	env = fixture_start_locked(kinds[kind], &lock_fd);
 	fixture_env(env, dirs[kind], data, sizeof(data));
@@ -296,32 +297,12 @@ static void stall_case_sig(enum kind kind, const char *cmd,
 	json_decref(root);
 leftovers:
 	/* what is left of the command: only what the kernel holds */
-	nleft = fixture_procs_with(strcmp(cmd, "gen") ? js : out_dir, left, 16);
-	for (int i = 0; i < nleft; i++) {
-		char wchan[128];
-		const char s = fixture_proc_state(left[i], wchan,
-						  sizeof(wchan));
-
-		printf("[stall]   left to the kernel: pid %d, state %c, "
-		       "waiting in %s\n", (int)left[i], s ? s : '-',
-		       wchan[0] ? wchan : "?");
-		cr_expect(s == 0 || s == 'D' || s == 'Z',
-			  "pid %d of the command is left running (state %c, "
-			  "%s)", (int)left[i], s, wchan);
-	}
-	fflush(stdout);
+	mark = strcmp(cmd, "gen") ? js : out_dir;
+	fixture_leftovers_expect(mark);
 	free(text);
 	/* resume; the held process then ends */
 	stall_teardown();
-	for (int k = 0; k < 300 && fixture_procs_with(strcmp(cmd, "gen") ? js :
-					      out_dir, left, 16); k++) {
-		const struct timespec ms100 = { 0, 100000000L };
-
-		nanosleep(&ms100, NULL);
-	}
-	nleft = fixture_procs_with(strcmp(cmd, "gen") ? js : out_dir, left, 16);
-	for (int i = 0; i < nleft; i++)
-		kill(left[i], SIGKILL);
+	fixture_leftovers_reap(mark);
 	if (out_dir[0])
 		fixture_sh(NULL, "rm -rf '%s'", out_dir);
 	fr_test_rmtree(tmp);
