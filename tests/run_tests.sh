@@ -63,9 +63,10 @@ passed=0 failed=0
 why=""          # what failed, said again above the last line (CI shows
                 # only the tail of a long log)
 log=$(mktemp) side_log=$(mktemp)
+times=$(mktemp -d)  # each runner's Criterion XML (per-test times)
 side=           # the pid of the fixture suites' runner, while it runs
 fixtures=        # the fixture state folder this script owns, if any
-trap 'rm -f "$log" "$side_log"' EXIT
+trap 'rm -rf "$log" "$side_log" "$times"' EXIT
 trap '[ -n "$side" ] && kill "$side" 2>/dev/null; stop_fixtures; exit 130' INT
 trap '[ -n "$side" ] && kill "$side" 2>/dev/null; stop_fixtures; exit 143' TERM
 
@@ -88,7 +89,8 @@ run_unit() {
 	local what=$1 t0=$SECONDS
 
 	shift
-	"$unit" --color=never --timeout 300 "$@" 2>&1 | tee "$log"
+	"$unit" --color=never --timeout 300 --xml="$times/${what// /_}.xml" \
+		"$@" 2>&1 | tee "$log"
 	count_unit "$log" "${PIPESTATUS[0]}"
 	echo "run_tests.sh: $((SECONDS - t0)) s for $what"
 }
@@ -156,7 +158,7 @@ if [ -n "$unit" ]; then
 		# the fixture suites' runner in the background, its output
 		# kept for after the other's
 		"$unit" --color=never --timeout 300 -j1 --filter "@($FIXTURE)" \
-			>"$side_log" 2>&1 &
+			--xml="$times/fixture.xml" >"$side_log" 2>&1 &
 		side=$!
 		# the other runner's fixture state folder apart (the fixture
 		# suites throttle theirs), owned by that runner
@@ -178,7 +180,28 @@ if [ -n "$unit" ]; then
 	fi
 fi
 
+# The slowest tests of the unit runs, from Criterion's XML (a test's
+# time is its own process's, setup and teardown included).
+slowest() {
+	local n=${FEEDRATE_SLOWEST:-20}
+
+	[ "$n" -gt 0 ] || return 0
+	cat "$times"/*.xml 2>/dev/null | awk '
+	/<testsuite / { match($0, /name="[^"]*"/); suite = substr($0, RSTART + 6, RLENGTH - 7) }
+	/<testcase / && !/status="SKIPPED"/ {
+		match($0, /name="[^"]*"/); name = substr($0, RSTART + 6, RLENGTH - 7)
+		match($0, /time="[^"]*"/); t = substr($0, RSTART + 6, RLENGTH - 7)
+		printf "%8.1f s  %s::%s\n", t, suite, name
+	}' | sort -rn | head -n "$n" >"$log"
+	if [ -s "$log" ]; then
+		echo "run_tests.sh: the $n slowest tests:"
+		cat "$log"
+	fi
+}
+[ -n "$unit" ] && slowest
+
 if [ -n "$stress" ]; then
+	t0=$SECONDS
 	"$stress" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
@@ -196,6 +219,7 @@ if [ -n "$stress" ]; then
 		echo "run_tests.sh: a sanitizer reported an error in the stress driver"
 		failed=$((failed + 1))
 	fi
+	echo "run_tests.sh: $((SECONDS - t0)) s for the stress driver"
 fi
 
 if [ "$failed" -ne 0 ] && [ -n "$why" ]; then
