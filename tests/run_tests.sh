@@ -6,30 +6,39 @@
 # A sanitizer report anywhere in the output fails the run, whatever the
 # runners counted (Criterion counts a test whose process leaked as passing).
 #
-# The full run (FEEDRATE_FAST unset) goes in three steps:
+# The full run (FEEDRATE_FAST unset) goes in two steps:
 #   1. the tests that measure a rate (MEASURE), one at a time, alone;
-#   2. side by side: the suites that share the storage fixtures (FIXTURE,
-#      one test at a time under the fixtures' lock anyway) in one runner,
-#      and every other test in a second runner (Criterion's -j, its
-#      fixture state folder apart), whose output is shown as it comes;
-#      the first runner's output follows it;
-#   3. the mpirun tests, one at a time, alone.
-# The runners of steps 1, 2 (fixture suites) and 3 share one set of
+#   2. side by side, four runners: the suites that share the storage
+#      fixtures (FIXTURE, one test at a time under the fixtures' lock
+#      anyway); the stall tests (STALL, one at a time: each stops its
+#      fixture set's servers); the mpirun tests (MPI, two at a time, those
+#      on a storage fixture one at a time under its lock); and every other
+#      test (Criterion's -j), whose output is shown as it comes; the
+#      output of the others follows it. Most of these tests wait (on a
+#      budget, a stall timeout, a throttled disk, mpirun's start and
+#      kill), so side by side they take little more than the longest
+#      runner alone.
+# The runners of step 1 and of step 2's fixture suites share one set of
 # storage fixtures (tests/storage_fixtures/fixtures.sh), owned by this
-# script ($FEEDRATE_FIXTURE_OWNER) and stopped at its end; the other
-# runner of step 2 has a set of its own.
+# script ($FEEDRATE_FIXTURE_OWNER) and stopped at its end; each of the
+# other runners of step 2 has a set of its own, owned by that runner.
 set -u
 
 # tests whose assertions hang on a rate (a lower bound on speed, or which
 # of storage and CPU bounds a run through the fixtures' throttle): one at
 # a time, nothing beside them
 RATE_STORAGE='run_throttled_disk_cold_storage_bound_warm_cpu_bound|sweep_throttled_disk_cold_storage_warm_cpu'
-MEASURE="engine_au_slow/*|ckpt_slow/save_and_restore_run_at_the_throttles_rate|storage_real_slow/@($RATE_STORAGE)|ram_axis_slow/*"
+MEASURE="engine_au_slow/*|ckpt_slow/save_and_restore_run_at_the_throttles_rate|storage_real_slow/@($RATE_STORAGE)"
 # the other tests of the suites that take the storage fixtures' test lock
 # (fixture_testlib.h, test_storage_real_slow.c): in one runner, so that no
-# Criterion worker of the other one waits on the lock
-FIXTURE="storage_real_slow/!($RATE_STORAGE)|stall_slow/*|ckpt_slow/!(save_and_restore_run_at_the_throttles_rate)|storage_unfs_slow/*"
-# the tests that start mpirun ranks (they keep every CPU busy)
+# Criterion worker of the other one waits on the lock. ram_axis_slow runs
+# a fixture set of its own under that lock: it measures hit ratios (the
+# page cache against the model), not rates, and its cold point reads
+# through a 20 MiB/s throttle, storage-bound with room to spare.
+FIXTURE="storage_real_slow/!($RATE_STORAGE)|ckpt_slow/!(save_and_restore_run_at_the_throttles_rate)|storage_unfs_slow/*|ram_axis_slow/*"
+# the tests that stop a fixture's server (their set's test lock, too)
+STALL='stall_slow/*'
+# the tests that start mpirun ranks
 MPI='cluster_mpi_slow/*'
 unit= stress=
 while [ $# -gt 0 ]; do
@@ -62,13 +71,14 @@ criterion_only_leaks() {
 passed=0 failed=0
 why=""          # what failed, said again above the last line (CI shows
                 # only the tail of a long log)
-log=$(mktemp) side_log=$(mktemp)
-times=$(mktemp -d)  # each runner's Criterion XML (per-test times)
-side=           # the pid of the fixture suites' runner, while it runs
+log=$(mktemp)
+times=$(mktemp -d)  # each runner's Criterion XML (per-test times) and the
+                    # output of the runners run beside
+side=           # the pids of the runners run beside, while they run
 fixtures=        # the fixture state folder this script owns, if any
-trap 'rm -rf "$log" "$side_log" "$times"' EXIT
-trap '[ -n "$side" ] && kill "$side" 2>/dev/null; stop_fixtures; exit 130' INT
-trap '[ -n "$side" ] && kill "$side" 2>/dev/null; stop_fixtures; exit 143' TERM
+trap 'rm -rf "$log" "$times"' EXIT
+trap '[ -n "$side" ] && kill $side 2>/dev/null; stop_fixtures; exit 130' INT
+trap '[ -n "$side" ] && kill $side 2>/dev/null; stop_fixtures; exit 143' TERM
 
 # Stop the fixtures of the set this script owns (its watcher would, a
 # second after the script's exit; this makes it deterministic).
@@ -93,6 +103,26 @@ run_unit() {
 		"$@" 2>&1 | tee "$log"
 	count_unit "$log" "${PIPESTATUS[0]}"
 	echo "run_tests.sh: $((SECONDS - t0)) s for $what"
+}
+
+# One run of the unit suite in the background, as NAME (its files in
+# $times) and WHAT (its name in the time lines), with Criterion options
+# "$@"; its pid joins $side.
+beside() {
+	local name=$1 what=$2
+
+	shift 2
+	echo "$what" >"$times/$name.what"
+	(
+		t0=$SECONDS
+		"$unit" --color=never --timeout 300 \
+			--xml="$times/$name.xml" "$@" >"$times/$name.log" 2>&1
+		rc=$?
+		echo $((SECONDS - t0)) >"$times/$name.s"
+		exit $rc
+	) &
+	echo $! >"$times/$name.pid"
+	side="$side $!"
 }
 
 # Add the counts of the unit suite's output LOG, whose exit status was
@@ -155,27 +185,30 @@ if [ -n "$unit" ]; then
 		export FEEDRATE_FIXTURE_DIR=$fixtures FEEDRATE_FIXTURE_OWNER=$$
 		run_unit "the rate tests" -j1 --filter "@($MEASURE)"
 		t2=$SECONDS
-		# the fixture suites' runner in the background, its output
-		# kept for after the other's
-		"$unit" --color=never --timeout 300 -j1 --filter "@($FIXTURE)" \
-			--xml="$times/fixture.xml" >"$side_log" 2>&1 &
-		side=$!
-		# the other runner's fixture state folder apart (the fixture
-		# suites throttle theirs), owned by that runner
+		# the fixture suites', the stall tests' and the mpirun tests'
+		# runners in the background, their output kept for after the
+		# other's; a fixture set apart for each but the first (the
+		# fixture suites throttle theirs, the stall tests stop theirs)
+		beside fixture "the storage fixture suites" -j1 \
+			--filter "@($FIXTURE)"
+		FEEDRATE_FIXTURE_DIR=$fixtures-stall FEEDRATE_FIXTURE_OWNER= \
+			beside stall "the stall tests" -j1 --filter "$STALL"
+		FEEDRATE_FIXTURE_DIR=$fixtures-mpi FEEDRATE_FIXTURE_OWNER= \
+			beside mpi "the mpirun tests" -j2 --filter "$MPI"
 		FEEDRATE_FIXTURE_DIR=$fixtures-side FEEDRATE_FIXTURE_OWNER= \
 			run_unit "the other tests" \
-			--filter "!($MEASURE|$FIXTURE|$MPI)"
-		wait "$side"
-		src=$?
+			--filter "!($MEASURE|$FIXTURE|$STALL|$MPI)"
+		for b in fixture stall mpi; do
+			wait "$(cat "$times/$b.pid")"
+			src=$?
+			echo "run_tests.sh: $(cat "$times/$b.what") (run beside):"
+			cat "$times/$b.log"
+			count_unit "$times/$b.log" "$src"
+			echo "run_tests.sh: $(cat "$times/$b.s") s for" \
+			     "$(cat "$times/$b.what")"
+		done
 		side=
-		echo "run_tests.sh: the storage fixture suites (run beside):"
-		cat "$side_log"
-		count_unit "$side_log" "$src"
-		echo "run_tests.sh: $((SECONDS - t2)) s for the fixture suites and the other tests"
-		# the mpirun tests start ranks that keep every CPU busy: they
-		# run last, alone, one at a time, so that they neither starve
-		# the tests that time a pipeline nor are starved
-		run_unit "the mpirun tests" -j1 --filter "$MPI"
+		echo "run_tests.sh: $((SECONDS - t2)) s for the tests run side by side"
 		stop_fixtures
 	fi
 fi

@@ -484,17 +484,18 @@ FR_TEST(cluster_mpi_slow, sweep_varies_the_ranks_and_reports_the_scaling)
 	fr_test_rmtree(dir);
 }
 
-/* ---- one dataset on shared storage, read by 1, 2 and 3 ranks ---- */
+/* ---- one dataset on shared storage, read by 1 and 3 ranks ---- */
 
-/* The dataset at PATH read cold by 1, 2 and 3 ranks: io (the ranks
- * together against each alone) and run; totals are the ranks' sums. */
+/* The dataset at PATH read cold by 1 and 3 ranks: io (the ranks together
+ * against each alone) and run; totals are the ranks' sums. (Two ranks
+ * read the s3fs fixture in every mpirun stall test below.) */
 static void shared_read_by_ranks(const char *path)
 {
 	const char *bin = mpi_bin();
-	static const char *const nps[] = { "1", "2", "3" };
+	static const char *const nps[] = { "1", "3" };
 	char *dir = fr_test_tmpdir(), js[1024];
 
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < 2; i++) {
 		const json_t *st;
 		json_t *j;
 		size_t n;
@@ -503,13 +504,13 @@ static void shared_read_by_ranks(const char *path)
 		snprintf(js, sizeof(js), "%s/io%s.json", dir, nps[i]);
 		rc = MPIRUN(dir, 240, "-np", (char *)nps[i], (char *)bin, "io",
 			    "--cache", "cold", "--duration", "2", "--solo",
-			    "2", "--json", js, (char *)path);
+			    "1", "--json", js, (char *)path);
 		cr_assert(rc == 0 || rc == 3, "io -np %s: exit %d", nps[i],
 			  rc);
 		j = load_json(dir, strrchr(js, '/') + 1);
 		cr_assert_float_eq(num(j, "bytes_per_s"),
 				   ranks_sum(j, "bytes_per_s", &n), 1e-3);
-		cr_assert_eq(n, (size_t)(i + 1));
+		cr_assert_eq(n, (size_t)atoi(nps[i]));
 		cr_assert_gt(num(j, "bytes_per_s"), 0);
 		st = json_object_get(j, "storage");
 		cr_assert_gt(num(st, "solo_sum_bytes_per_s"), 0,
@@ -529,7 +530,7 @@ static void shared_read_by_ranks(const char *path)
 		j = load_json(dir, strrchr(js, '/') + 1);
 		cr_assert_float_eq(num(j, "samples_per_s"),
 				   ranks_sum(j, "samples_per_s", &n), 1e-6);
-		cr_assert_eq(n, (size_t)(i + 1));
+		cr_assert_eq(n, (size_t)atoi(nps[i]));
 		cr_assert_gt(num(j, "samples_per_s"), 0,
 			     "run -np %s: no samples", nps[i]);
 		st = json_object_get(j, "storage");
@@ -540,7 +541,7 @@ static void shared_read_by_ranks(const char *path)
 	fr_test_rmtree(dir);
 }
 
-/* Fixture KIND's dataset (the script's KEY) read by 1, 2 and 3 ranks. */
+/* Fixture KIND's dataset (the script's KEY) read by 1 and 3 ranks. */
 static void shared_fixture(const char *kind, const char *key)
 {
 	char path[PATH_MAX], *out;
@@ -556,19 +557,19 @@ static void shared_fixture(const char *kind, const char *key)
 		close(fd);
 }
 
-FR_TEST(cluster_mpi_slow, s3fs_dataset_read_by_1_2_3_ranks)
+FR_TEST(cluster_mpi_slow, s3fs_dataset_read_by_1_and_3_ranks)
 {
 	shared_fixture("s3", "FIXTURE_S3");
 }
 
-FR_TEST(cluster_mpi_slow, nfs_dataset_read_by_1_2_3_ranks)
+FR_TEST(cluster_mpi_slow, nfs_dataset_read_by_1_and_3_ranks)
 {
 	shared_fixture("nfs", "FIXTURE_NFS");
 }
 
 /* Where the kernel has no NFS: NFSv4 from nfs-ganesha through a FUSE
  * client on libnfs (tests/storage_fixtures/nfsfuse.c). */
-FR_TEST(cluster_mpi_slow, user_space_nfs_dataset_read_by_1_2_3_ranks)
+FR_TEST(cluster_mpi_slow, user_space_nfs_dataset_read_by_1_and_3_ranks)
 {
 	shared_fixture("unfs", "FIXTURE_UNFS");
 }

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,10 +201,13 @@ FR_TEST(run_cli_slow, json_report_has_every_key_with_sane_values)
 	char *dir = fr_test_tmpdir();
 	char *data = gen_dataset(dir, "--size", "20M");
 	char js[4096];
-	/* 3 s: enough reads for the 20 probes a measured hit ratio needs */
+	/* 3 s: enough reads for the 20 probes a measured hit ratio needs;
+	 * a window counts whole batches, and one vCPU of a busy machine may
+	 * not decode one of the default 256 in it: batches of 32 */
 	char *argv[] = { (char *)fr_test_bin(), "run", "--cache", "warm", "--gpus",
 			 "2xa100", "--duration", "3", "--warmup", "0.5",
-			 "--vcpus", "1", "--json", js, data, NULL };
+			 "--vcpus", "1", "--batch", "32", "--json", js, data,
+			 NULL };
 	const json_t *g, *ds, *st, *er;
 	json_t *j;
 	uint64_t files, bytes;
@@ -502,6 +506,48 @@ FR_TEST(run_cli_slow, tmpfs_is_refused_for_the_default_dataset)
 	fr_test_rmtree(dir);
 }
 
+/*
+ * A stand-in process that the run's test hook stops as PHASE begins
+ * (FEEDRATE_TEST_SIGSTOP_AT=PHASE:PID, storage/watch.c), set for the
+ * next command spawned: its stop is the test's cue, however long a busy
+ * machine takes to get there.
+ */
+static pid_t cue_start(const char *phase)
+{
+	char hook[64];
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		for (;;)
+			pause();
+	}
+	cr_assert_gt(pid, 0);
+	snprintf(hook, sizeof(hook), "%s:%d", phase, (int)pid);
+	setenv("FEEDRATE_TEST_SIGSTOP_AT", hook, 1);
+	return pid;
+}
+
+/* Whether the stand-in PID was stopped within LIMIT_S; it is ended. */
+static bool cue_wait(pid_t pid, double limit_s)
+{
+	const struct timespec ms20 = { 0, 20000000L };
+	bool seen = false;
+
+	unsetenv("FEEDRATE_TEST_SIGSTOP_AT");
+	for (double t = 0; t < limit_s && !seen; t += 0.02) {
+		siginfo_t si;
+
+		memset(&si, 0, sizeof(si));
+		seen = !waitid(P_PID, pid, &si, WSTOPPED | WNOHANG) &&
+		       si.si_pid == pid;
+		if (!seen)
+			nanosleep(&ms20, NULL);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return seen;
+}
+
 FR_TEST(run_cli_slow, sigint_mid_run_exits_130_with_a_partial_report)
 {
 	char *dir = fr_test_tmpdir();
@@ -509,14 +555,17 @@ FR_TEST(run_cli_slow, sigint_mid_run_exits_130_with_a_partial_report)
 	char js[4096];
 	char *argv[] = { (char *)fr_test_bin(), "run", "--duration", "120", "--warmup",
 			 "0.3", "--json", js, data, NULL };
-	struct timespec ts = { 2, 500000000 };
+	struct timespec ts = { 1, 0 };
 	json_t *j;
 	char *out;
-	pid_t pid;
+	pid_t pid, cue;
 	int rc;
 
 	snprintf(js, sizeof(js), "%s/report.json", dir);
+	/* the signal a second into the measured window */
+	cue = cue_start("window");
 	pid = fr_test_spawn(dir, argv);
+	cr_assert(cue_wait(cue, 120), "the window never began");
 	nanosleep(&ts, NULL);
 	cr_assert_eq(kill(pid, SIGINT), 0);
 	rc = fr_test_wait(pid, 30);

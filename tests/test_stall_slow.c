@@ -23,7 +23,7 @@
 #include "fixture_testlib.h"
 #include "harness.h"
 
-#define STALL_TIMEOUT "3s"
+#define STALL_TIMEOUT "5s"
 #define HANG_S 180.0            /* no end by then: the command hung */
 
 static pid_t stopped_pid;       /* resumed in the teardown */
