@@ -618,6 +618,34 @@ bool ms_ram_limited(uint64_t asked, uint64_t seen);
  */
 bool ms_ram_holdable(uint64_t asked, uint64_t own);
 
+/* The least page cache ms_ram_holdable accepts beside OWN bytes. */
+uint64_t ms_ram_holdable_min(uint64_t own);
+
+/*
+ * Files of an evenly spread sample of N_FILES whose page cache, RAM_BYTES
+ * scaled by the sample's share, is holdable beside OWN bytes: 0 when even
+ * all of them is not (RAM_BYTES < ms_ram_holdable_min(OWN): no sample
+ * helps), at most N_FILES. Pure arithmetic; any thread.
+ */
+size_t ms_ram_hold_files(size_t n_files, uint64_t ram_bytes, uint64_t own);
+
+/*
+ * P's own memory for a ram point's cgroup on DS, before it is measured:
+ * ms_own_memory from P's options and the largest child seen so far, plus
+ * the shard readers', gpu-decode's staging and a Python loader's memory.
+ */
+uint64_t ms_point_own_memory(const struct ms_point *p,
+			     const struct stg_dataset *ds);
+
+/*
+ * Seconds a budgeted ram point of RAM_BYTES on P's dataset needs at RATE
+ * samples/s to read its holdable sample (ms_ram_hold_files) through its
+ * fill and measured epochs; 0 when RATE is unknown (<= 0) or no sample is
+ * holdable. The sweep reserves it beside the point's share.
+ */
+double ms_ram_hold_s(const struct ms_point *p, uint64_t ram_bytes,
+		     double rate);
+
 /*
  * The run's own memory for a ram point's cgroup, before it is measured:
  * batch slots of PREFETCH x BATCH x OUT_BYTES, ~48 MiB per worker, the
@@ -854,6 +882,9 @@ struct ms_sweep {
 	unsigned nram_axis;
 	double setup_s;                 /* listing and the first eviction */
 	double evict_s;                 /* of which the eviction */
+	double warm_est_s;              /* warming the dataset, from a timed
+	                                   sample warmed before the eviction;
+	                                   0 none made (ms_warm_estimate) */
 	double prep_seen[STG_CACHE_STATES]; /* the last preparation measured
 	                                       in each state; < 0 none yet */
 	double prep_total_s;            /* preparing page caches, in all:
@@ -871,6 +902,19 @@ struct ms_sweep {
 	                                   stalled: the sweep stopped there */
 	struct stg_stall stall;
 };
+
+/*
+ * What warming all of DS will take, from an evenly spread sample of its
+ * files (MAX_FILES, fewer where they would hold more than MAX_BYTES)
+ * evicted, then warmed and timed, scaled by the files: small files cost
+ * their opens and reads, not their bytes, and a sample has the dataset's
+ * mean size. 0 where the sample would be under 64 files or over a quarter
+ * of the dataset (warming it is quick: the caller's own estimate stands).
+ * The probe's time, eviction included, is added to PH's warming; the
+ * sample is left warm (a sweep evicts the dataset next).
+ */
+double ms_warm_estimate(const struct stg_dataset *ds, size_t max_files,
+			double max_bytes, struct ms_prep_phases *ph);
 
 /*
  * The budget rule in words, from the constants above, into BUF; with SW

@@ -451,47 +451,47 @@ static int point_child(const struct ms_point *p, const struct stg_dataset *ds,
  * limit recalibrated from the cgroup's peak. *CG is left in place for
  * the measured run. Returns 0, or -errno when the fill failed.
  */
+uint64_t ms_point_own_memory(const struct ms_point *p,
+			     const struct stg_dataset *ds)
+{
+	uint64_t maxsz = stg_dataset_max_size(ds), own, peak = 0;
+	struct rusage ru;
+
+	if (!getrusage(RUSAGE_CHILDREN, &ru))
+		peak = (uint64_t)ru.ru_maxrss * 1024;
+	if (maxsz > p->max_sample_bytes)
+		maxsz = p->max_sample_bytes;
+	own = ms_own_memory(p->workers, p->gpus, p->batch,
+			    p->transform.out_bytes, p->readers,
+			    p->depth ? p->depth : LDR_DEFAULT_DEPTH, maxsz, peak);
+	/* shards: each reader's records and window on top */
+	if (p->shards)
+		own += (uint64_t)(p->readers ? p->readers : 1) *
+		       ldr_shard_reader_bytes(p->shards, ds, p->readers,
+			       p->depth, p->workers ? p->workers : p->vcpus);
+	/* gpu-decode: each prefetched batch's staging area, at twice its
+	 * first chunk (the fill epoch measures it) */
+	if (p->transform.stage_bytes)
+		own += (uint64_t)ldr_default_prefetch(p->gpus) * 2 *
+		       p->transform.stage_bytes;
+	/* a Python loader: an interpreter with torch in the main process
+	 * and in each worker (the fill epoch measures it) */
+	if (ms_pipeline_is_python(&p->pipe) &&
+	    own < MS_PYTHON_OWN_BASE + (uint64_t)p->pipe.workers *
+					MS_PYTHON_OWN_WORKER)
+		own = MS_PYTHON_OWN_BASE + (uint64_t)p->pipe.workers *
+					   MS_PYTHON_OWN_WORKER;
+	return own;
+}
+
 static int ram_fill(const struct ms_point *p, const struct stg_dataset *ds,
 		    double window, struct ldr_memcg **cg,
 		    struct ldr_result *res, struct ms_point_out *out)
 {
 	struct ms_point f = *p;
-	struct rusage ru;
-	uint64_t peak = 0;
 	int err;
 
-	if (!getrusage(RUSAGE_CHILDREN, &ru))
-		peak = (uint64_t)ru.ru_maxrss * 1024;
-	{
-		uint64_t maxsz = stg_dataset_max_size(ds);
-
-		if (maxsz > p->max_sample_bytes)
-			maxsz = p->max_sample_bytes;
-		out->own_bytes = ms_own_memory(p->workers, p->gpus,
-			p->batch, p->transform.out_bytes, p->readers,
-			p->depth ? p->depth : LDR_DEFAULT_DEPTH, maxsz, peak);
-		/* shards: each reader's records and window on top */
-		if (p->shards)
-			out->own_bytes += (uint64_t)(p->readers ? p->readers :
-						     1) *
-				ldr_shard_reader_bytes(p->shards, ds,
-					p->readers, p->depth, p->workers ?
-					p->workers : p->vcpus);
-		/* gpu-decode: each prefetched batch's staging area, at
-		 * twice its first chunk (the fill epoch measures it) */
-		if (p->transform.stage_bytes)
-			out->own_bytes += (uint64_t)ldr_default_prefetch(
-				p->gpus) * 2 * p->transform.stage_bytes;
-		/* a Python loader: an interpreter with torch in the main
-		 * process and in each worker (the fill epoch measures it) */
-		if (ms_pipeline_is_python(&p->pipe) &&
-		    out->own_bytes < MS_PYTHON_OWN_BASE +
-				     (uint64_t)p->pipe.workers *
-				     MS_PYTHON_OWN_WORKER)
-			out->own_bytes = MS_PYTHON_OWN_BASE +
-				(uint64_t)p->pipe.workers *
-				MS_PYTHON_OWN_WORKER;
-	}
+	out->own_bytes = ms_point_own_memory(p, ds);
 	out->cgroup_limit_bytes = out->page_cache_bytes + out->own_bytes;
 	/* the fill epoch: another shuffle, no GPU, not measured */
 	f.epochs = 1;
@@ -570,9 +570,14 @@ static const struct stg_dataset *ram_dataset(const struct ms_point *p,
 {
 	const size_t n = stg_dataset_count(p->ds);
 	const unsigned batch = p->batch ? p->batch : LDR_DEFAULT_BATCH;
+	/* at least 4 batches, and enough files for the sample's page
+	 * cache to be held to its size beside the run's own memory */
+	const size_t hold = p->window_s > 0 ? ms_ram_hold_files(n,
+		p->ram_bytes, ms_point_own_memory(p, p->ds)) : 0;
 	/* fill (twice when the limit is corrected), then the measured */
 	const size_t k = p->window_s > 0 ?
 		ms_ram_sample_files(n, p->rate_hint, window, 2 + MS_RAM_EPOCHS,
+				    hold > (size_t)batch * 4 ? hold :
 				    (size_t)batch * 4) : n;
 	int err;
 
@@ -911,9 +916,40 @@ bool ms_ram_limited(uint64_t asked, uint64_t seen)
 
 bool ms_ram_holdable(uint64_t asked, uint64_t own)
 {
+	return asked >= ms_ram_holdable_min(own);
+}
+
+uint64_t ms_ram_holdable_min(uint64_t own)
+{
 	const double moves = (double)own / 20 + (double)(8u << 20);
 
-	return moves <= (LDR_RAM_SLACK - 1) * (double)asked;
+	return (uint64_t)ceil(moves / (LDR_RAM_SLACK - 1));
+}
+
+size_t ms_ram_hold_files(size_t n_files, uint64_t ram_bytes, uint64_t own)
+{
+	const uint64_t least = ms_ram_holdable_min(own);
+	double k;
+
+	/* no sample of a page cache too small to hold helps */
+	if (!n_files || ram_bytes < least)
+		return 0;
+	k = ceil((double)n_files * (double)least / (double)ram_bytes);
+	return k >= (double)n_files ? n_files : (size_t)k;
+}
+
+double ms_ram_hold_s(const struct ms_point *p, uint64_t ram_bytes,
+		     double rate)
+{
+	const size_t n = stg_dataset_count(p->ds);
+	size_t k;
+
+	if (rate <= 0 || !n)
+		return 0;
+	k = ms_ram_hold_files(n, ram_bytes, ms_point_own_memory(p, p->ds));
+	/* as ms_ram_sample_files counts: the fill (twice at most), the
+	 * measured epochs, 10 % to spare */
+	return (double)k * (2 + MS_RAM_EPOCHS) * 1.1 / rate;
 }
 
 

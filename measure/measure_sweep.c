@@ -26,6 +26,11 @@
 #include "judge.h"
 #include "measure.h"
 
+/* the warming probe's sample (ms_warm_estimate) */
+#define SWEEP_WARM_PROBE_FILES 2000
+#define SWEEP_WARM_PROBE_BYTES (64.0 * 1024 * 1024)
+#define SWEEP_WARM_PROBE_MIN 64
+
 
 /* ---- the budget rule ---- */
 
@@ -230,7 +235,8 @@ void ms_budget_rule_text(const struct ms_sweep *sw, char *buf, size_t len)
 		"dataset come first. "
 		"Preparing a point's page cache (evicting, warming) is "
 		"reserved outside the points' shares, estimated from the "
-		"eviction at listing, then from the last preparation of each "
+		"eviction at listing (warm: from a sample of the files warmed "
+		"and timed then), then from the last preparation of each "
 		"cache state. First the points with all of this VM's vCPUs "
 		"(each cache state), never traded for fewer vCPUs; then %d "
 		"check runs per cache state (G, G + 1 and one to test the "
@@ -248,9 +254,13 @@ void ms_budget_rule_text(const struct ms_sweep *sw, char *buf, size_t len)
 		"fill its cache and two measured epochs in its share: when they "
 		"do not fit it reads an evenly spread sample of the files "
 		"(never fewer epochs) with the page cache scaled alike, and "
-		"says so.", MS_CHECKS_PER_STATE, MS_CONFIRM_S,
+		"says so; the sample's page cache is never too small to be "
+		"held to its size beside the run's own memory (5 %% of it and "
+		"8 MiB within the %.0f %% slack), and the time to read that "
+		"many files is reserved beside the point's share, like its "
+		"preparation.", MS_CHECKS_PER_STATE, MS_CONFIRM_S,
 		MS_CONFIRM_MIN_S, MS_CHECKS_MAX,
-		MS_MIN_POINT_S);
+		MS_MIN_POINT_S, (LDR_RAM_SLACK - 1) * 100);
 }
 
 /* ---- the sweep ---- */
@@ -355,6 +365,9 @@ static void sweep_progress(const struct ms_sweep *sw, const char *fmt, ...)
 }
 
 static double sweep_replan(struct ms_sweep *sw, size_t from);
+static struct ms_point sweep_point(const struct ms_sweep *sw, unsigned vcpus,
+				   enum stg_cache_state c, unsigned gpus,
+				   double window_s);
 
 /* The RAM axis's sizes from the config: --ram LIST, a RAM_BYTES alone,
  * or the default; the first is the ram state's size at every count. */
@@ -373,10 +386,39 @@ static void sweep_ram_axis(struct ms_sweep *sw)
 	sw->cfg.ram_bytes = sw->ram_axis[0];
 }
 
+double ms_warm_estimate(const struct stg_dataset *ds, size_t max_files,
+			double max_bytes, struct ms_prep_phases *ph)
+{
+	const size_t n = stg_dataset_count(ds);
+	const uint64_t total = stg_dataset_total_bytes(ds);
+	size_t k = max_files;
+	struct stg_dataset *sub;
+	uint64_t errors = 0;
+	double t0, t1;
+
+	if (total && n && (double)k * (double)total / (double)n > max_bytes)
+		k = (size_t)(max_bytes * (double)n / (double)total);
+	if (k < SWEEP_WARM_PROBE_MIN || k > n / 4 ||
+	    stg_dataset_sample(ds, k, &sub))
+		return 0;
+	t0 = stg_now();
+	stg_watch_phase(STG_PHASE_EVICTION);
+	stg_cache_dataset_evict(sub, &errors);
+	t1 = stg_now();
+	stg_watch_phase(STG_PHASE_WARMING);
+	stg_cache_dataset_warm(sub, &errors);
+	t1 = stg_now() - t1;
+	stg_watch_phase(STG_PHASE_NONE);
+	ph->warm_s += stg_now() - t0;
+	stg_dataset_destroy(sub);
+	return t1 * (double)n / (double)k;
+}
+
 int ms_sweep_plan(struct ms_sweep *sw, const struct ms_sweep_config *cfg)
 {
 	const size_t cap = (size_t)cfg->nvcpus * STG_CACHE_STATES +
 			   MS_RAM_SIZES_MAX;
+	struct ms_prep_phases probe = { 0 };
 	struct ms_cache_prep prep;
 
 	memset(sw, 0, sizeof(*sw));
@@ -424,7 +466,11 @@ int ms_sweep_plan(struct ms_sweep *sw, const struct ms_sweep_config *cfg)
 		if (!cfg->no_check && cfg->cache[c])
 			sw->confirm_left[c] = MS_CHECKS_PER_STATE;
 	}
-	/* listing and evicting come first, inside the budget */
+	/* listing and evicting come first, inside the budget; a timed
+	 * warming of a sample before the eviction undoes it */
+	sw->warm_est_s = cfg->cache[STG_CACHE_WARM] ?
+			 ms_warm_estimate(cfg->base.ds, SWEEP_WARM_PROBE_FILES,
+					  SWEEP_WARM_PROBE_BYTES, &probe) : 0;
 	{
 		const struct ms_prep_ctl ctl = {
 			.seed = cfg->base.seed,
@@ -435,10 +481,11 @@ int ms_sweep_plan(struct ms_sweep *sw, const struct ms_sweep_config *cfg)
 		ms_cache_prepare(cfg->base.ds, STG_CACHE_COLD, &ctl, &prep);
 	}
 	sw->ph = prep.ph;
+	sw->ph.warm_s += probe.warm_s;
 	memcpy(sw->prep_method, prep.method, sizeof(sw->prep_method));
 	sw->cold_held = !prep.odirect_refused && !prep.evict_ineffective;
 	sw->evict_s = prep.prep_s;
-	sw->prep_total_s = prep.prep_s;
+	sw->prep_total_s = prep.prep_s + sw->ph.warm_s;
 	sw->setup_s = stg_now() - cfg->t0;
 	if (sweep_replan(sw, 0) <= 0)
 		return -ETIME;
@@ -465,6 +512,8 @@ static double sweep_prep_est(const struct ms_sweep *sw,
 		return sw->prep_seen[c];
 	if (c != STG_CACHE_WARM)
 		return sw->evict_s;
+	if (sw->warm_est_s > 0)
+		return sw->warm_est_s;
 	for (size_t i = 0; i < sw->npts; i++) {
 		const struct ms_sweep_point *p = &sw->pts[i];
 
@@ -475,6 +524,26 @@ static double sweep_prep_est(const struct ms_sweep *sw,
 	if (rate <= 0)
 		return sw->evict_s;
 	return (double)stg_dataset_total_bytes(sw->cfg.base.ds) / rate;
+}
+
+/*
+ * What the ram point SP needs beyond a least share to read a sample whose
+ * page cache can be held to its size beside the run's own memory
+ * (ms_ram_hold_s), at the rate its hint gives; 0 for other states and
+ * before any rate is measured. Reserved beside its preparation.
+ */
+static double sweep_hold_est(const struct ms_sweep *sw,
+			     const struct ms_sweep_point *sp)
+{
+	struct ms_point p;
+
+	if (sp->cache != STG_CACHE_RAM)
+		return 0;
+	p = sweep_point(sw, sp->vcpus, sp->cache, 0, 0);
+	if (sp->ram_bytes)
+		p.ram_bytes = sp->ram_bytes;
+	return fmax(0, ms_ram_hold_s(&p, p.ram_bytes, p.rate_hint) -
+		    MS_MIN_POINT_S);
 }
 
 static unsigned sweep_confirm_reserved(const struct ms_sweep *sw)
@@ -535,7 +604,8 @@ static double sweep_replan(struct ms_sweep *sw, size_t from)
 		sw->plan[n] = (struct ms_plan_point){
 			.vcpus = sw->pts[i].vcpus,
 			.cache = sw->pts[i].cache,
-			.prep_s = sweep_prep_est(sw, sw->pts[i].cache),
+			.prep_s = sweep_prep_est(sw, sw->pts[i].cache) +
+				  sweep_hold_est(sw, &sw->pts[i]),
 			.dropped = sw->pts[i].status == MS_SWEEP_DROPPED,
 			.ram_axis = sw->pts[i].ram_axis,
 		};
@@ -560,14 +630,24 @@ static double sweep_replan(struct ms_sweep *sw, size_t from)
 			sw->confirm_left[sp->cache] = 0;
 			again = true;
 		}
-		if (sw->plan[k].too_short)
-			snprintf(sp->why, sizeof(sp->why), "the %u-vCPU point%s "
-				 "need%s about %.0f s; --budget %.0f s is too "
-				 "short", sp->vcpus, ntop > 1 ? "s" : "",
+		if (sw->plan[k].too_short) {
+			const double hold = sweep_hold_est(sw, sp);
+			int w = snprintf(sp->why, sizeof(sp->why), "the %u-vCPU "
+				 "point%s need%s about %.0f s; --budget %.0f s "
+				 "is too short", sp->vcpus, ntop > 1 ? "s" : "",
 				 ntop > 1 ? "" : "s",
 				 sw->cfg.budget_s - b.left_s + b.top_need_s,
 				 sw->cfg.budget_s);
-		else
+
+			/* a ram point's sample cannot be made smaller */
+			if (hold > 0 && w > 0 && (size_t)w < sizeof(sp->why))
+				snprintf(sp->why + w, sizeof(sp->why) -
+					 (size_t)w, " (a ram point reads at "
+					 "least a sample whose page cache can "
+					 "be held to its size beside the run's "
+					 "own memory: about %.0f s more)",
+					 hold);
+		} else
 			snprintf(sp->why, sizeof(sp->why), "no time left in the "
 				 "%.0f s budget (the %u-vCPU points come first)",
 				 sw->cfg.budget_s, sw->top_vcpus);
@@ -675,7 +755,8 @@ int ms_sweep_run_points(struct ms_sweep *sw)
 		/* the point's preparation is reserved outside its share,
 		 * and ms_point_run counts it inside its window */
 		p = sweep_point(sw, sp->vcpus, sp->cache, 0,
-				share + sweep_prep_est(sw, sp->cache));
+				share + sweep_prep_est(sw, sp->cache) +
+				sweep_hold_est(sw, sp));
 		if (sp->cache == STG_CACHE_RAM && sp->ram_bytes)
 			p.ram_bytes = sp->ram_bytes;
 		/* a state an earlier point left may hold: a sample says */

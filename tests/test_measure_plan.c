@@ -4,11 +4,21 @@
  * preparation of each point's page cache reserved outside the shares,
  * intermediate vCPU counts dropped before the 1-vCPU points, the top
  * points dropped as too short rather than traded for fewer vCPUs), which
- * check run comes next (ms_check_next, on made-up AUs) and the size of a
- * --ram point's dataset sample (fewer files, never fewer epochs).
+ * check run comes next (ms_check_next, on made-up AUs), the size of a
+ * --ram point's dataset sample (fewer files, never fewer epochs; never so
+ * few that its page cache cannot be held beside the run's own memory),
+ * and the warm point's first estimate from a timed sample (real files).
  */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
 #include "harness.h"
 #include "measure.h"
+#include "storage.h"
 
 static void plan_grid(struct ms_plan_point *p, const unsigned *v, size_t nv,
 		      unsigned ncache, double prep_s)
@@ -374,6 +384,36 @@ FR_TEST(measure_plan, ram_sample_shrinks_files_not_epochs)
 	cr_assert_eq(ms_ram_sample_files(100000, 0, 30, 3, 1024), 100000);
 }
 
+FR_TEST(measure_plan, ram_sample_is_large_enough_for_its_cache_to_be_held)
+{
+	/* the 1.28 M-file sweep's figures: 645 MB of the run's own
+	 * memory, a page cache of half of 1.74 GB */
+	const uint64_t own = 645500000, ram = 870000000;
+	const size_t n = 1281167;
+	const uint64_t least = ms_ram_holdable_min(own);
+	size_t k;
+
+	/* the least holdable cache is ms_ram_holdable's edge */
+	cr_assert(ms_ram_holdable(least, own));
+	cr_assert_not(ms_ram_holdable(least - 1, own));
+	/* 5 % of 645.5 MB and 8 MiB, within a 25 % slack: ~162.7 MB */
+	cr_assert(least > 162000000 && least < 163500000, "%llu",
+		  (unsigned long long)least);
+	/* the sample's scaled cache holds; one file fewer would not */
+	k = ms_ram_hold_files(n, ram, own);
+	cr_assert(k > 200000 && k < 300000, "%zu", k);
+	cr_assert(ms_ram_holdable((uint64_t)((double)ram * k / n), own));
+	cr_assert_not(ms_ram_holdable((uint64_t)((double)ram * (k - 1) / n),
+				      own));
+	/* a whole page cache under the least: no sample helps */
+	cr_assert_eq(ms_ram_hold_files(n, least - 1, own), 0);
+	/* barely over it: all of the files, never more */
+	cr_assert_eq(ms_ram_hold_files(1000, least + least / 2000, own), 1000);
+	cr_assert_eq(ms_ram_hold_files(0, ram, own), 0);
+	/* a small run's own memory asks for a small sample */
+	cr_assert_lt(ms_ram_hold_files(n, ram, 100u << 20), k / 2);
+}
+
 /* ---- the RAM axis ---- */
 
 FR_TEST(ram_axis_plan, ram_sizes_default_to_half_then_a_quarter_and_three_quarters)
@@ -484,4 +524,81 @@ FR_TEST(measure_plan, once_the_top_points_have_run_the_checks_come_before_the_re
 	cr_assert_geq(b.confirm_len_s, MS_CONFIRM_MIN_S);
 	cr_assert(p[0].dropped && p[1].dropped,
 		  "the RAM-axis sizes go, 6 x 5 s + 12 s > 40 s");
+}
+
+/* ---- the warm point's first estimate ---- */
+
+#define WP_FILES 300
+
+/* WP_FILES files of 4 KiB on a disk-backed folder, scanned into *DS. */
+static char *wp_tree(struct stg_dataset **ds)
+{
+	char *dir = fr_test_tmpdir(), path[PATH_MAX], buf[4096];
+	struct statfs sf;
+
+	cr_assert_eq(statfs(dir, &sf), 0);
+	if (sf.f_type == 0x01021994) {          /* tmpfs: nothing to evict */
+		fr_test_rmtree(dir);
+		cr_skip_test("no disk-backed folder: everything is on tmpfs");
+	}
+	memset(buf, 'x', sizeof(buf));
+	for (int i = 0; i < WP_FILES; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%03d.bin", dir, i);
+		f = fopen(path, "we");
+		cr_assert_not_null(f);
+		cr_assert_eq(fwrite(buf, 1, sizeof(buf), f), sizeof(buf));
+		fclose(f);
+	}
+	cr_assert_eq(stg_dataset_scan(dir, NULL, ds), 0);
+	cr_assert_eq(stg_dataset_count(*ds), WP_FILES);
+	return dir;
+}
+
+/* Files of DS wholly in the page cache. */
+static size_t wp_resident(const struct stg_dataset *ds)
+{
+	const int dfd = open(stg_dataset_root(ds), O_RDONLY | O_DIRECTORY);
+	size_t n = 0;
+
+	cr_assert_geq(dfd, 0);
+	for (size_t i = 0; i < stg_dataset_count(ds); i++) {
+		uint64_t res, tot;
+
+		cr_assert_eq(stg_cache_residency(dfd, stg_dataset_relpath(ds,
+			     i, NULL), &res, &tot), 0);
+		n += tot && res == tot;
+	}
+	close(dfd);
+	return n;
+}
+
+FR_TEST(warm_estimate, a_timed_sample_scales_to_the_dataset)
+{
+	struct ms_prep_phases ph = { 0 };
+	struct stg_dataset *ds;
+	char *dir = wp_tree(&ds);
+	size_t before, after;
+	double est;
+
+	cr_assert_eq(stg_cache_dataset_evict(ds, NULL), 0);
+	before = wp_resident(ds);
+	/* 64 of 300 files warmed and timed, scaled by 300 / 64 */
+	est = ms_warm_estimate(ds, 64, 1e12, &ph);
+	cr_assert_gt(est, 0);
+	cr_assert_gt(ph.warm_s, 0, "the probe's time is warming's");
+	cr_expect_leq(est, ph.warm_s * WP_FILES / 64 + 1e-9,
+		      "%.6f s from a probe of %.6f s", est, ph.warm_s);
+	after = wp_resident(ds);
+	cr_expect_geq(after, 64, "%zu files resident after, %zu before",
+		      after, before);
+	cr_expect_leq(after, before + 64, "only the sample was warmed");
+	/* the byte cap sizes the sample: 64 files of 4 KiB */
+	cr_expect_gt(ms_warm_estimate(ds, 1000, 64 * 4096, &ph), 0);
+	/* a sample over a quarter of the dataset, or under 64 files: none */
+	cr_expect_eq(ms_warm_estimate(ds, 100, 1e12, &ph), 0);
+	cr_expect_eq(ms_warm_estimate(ds, 1000, 63 * 4096, &ph), 0);
+	stg_dataset_destroy(ds);
+	fr_test_rmtree(dir);
 }
