@@ -467,10 +467,9 @@ int ms_io_run(const struct ms_io_config *cfg, struct ms_io_result *out)
 		out->listing[k].example = stg_dataset_error_example(cfg->ds,
 							(enum stg_ds_err)k);
 	}
-	run.rootfd = open(stg_dataset_root(cfg->ds),
-			  O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	run.rootfd = stg_dataset_root_open(cfg->ds);
 	if (run.rootfd < 0) {
-		err = -errno;
+		err = run.rootfd;
 		snprintf(out->err_text, sizeof(out->err_text),
 			 "cannot open the dataset folder: %s", strerror(-err));
 		return err;
