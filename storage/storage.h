@@ -652,6 +652,9 @@ enum stg_phase {
 	STG_PHASE_SAVE,         /* ckpt: writing */
 	STG_PHASE_RESTORE,      /* ckpt: reading back */
 	STG_PHASE_SOURCE,       /* gen --from: reading the source */
+	STG_PHASE_ALONE,        /* under mpirun: a rank's read alone, the
+	                           others waiting (its eviction, probe and
+	                           reads alike) */
 	STG_PHASE_COUNT
 };
 

@@ -661,6 +661,9 @@ static void mpi_stall_case(const char *cmd, const char *phase,
 	cr_assert(data[0] && spid[0], "fixtures.sh gave no s3 dataset/pid");
 	server = (pid_t)atoi(spid);
 	snprintf(js, sizeof(js), "%s/stall-mpi-%s-%s.json", dir, cmd, phase);
+	for (char *c = strrchr(js, '/'); *c; c++)
+		if (*c == ' ')
+			*c = '-';       /* "read alone" */
 	snprintf(hook, sizeof(hook), "FEEDRATE_TEST_SIGSTOP_AT=%s:%d", phase,
 		 (int)server);
 	argv[a++] = mpirun;
@@ -768,8 +771,8 @@ FR_TEST(cluster_mpi_slow, run_ranks_stuck_in_the_listing_are_reported_lost,
 	mpi_stall_case("run", "listing", "during the listing", 1, args);
 }
 
-/* Rank 0 stuck in its read alone (cold, --solo): the others, idle, are
- * named as not measured. */
+/* Rank 0 stuck in its read alone (cold, --solo), its eviction first:
+ * the others, idle, are named as not measured. */
 FR_TEST(cluster_mpi_slow, run_rank_stuck_in_its_read_alone_is_reported_lost,
 	.fini = mpi_stall_teardown)
 {
@@ -777,7 +780,8 @@ FR_TEST(cluster_mpi_slow, run_rank_stuck_in_its_read_alone_is_reported_lost,
 		"cold", "--duration", "10", "--batch", "32", "--mpi-timeout",
 		"10", NULL };
 
-	mpi_stall_case("run", "eviction", "during the eviction", 1, args);
+	mpi_stall_case("run", "read alone", "during the read alone", 1,
+		       args);
 }
 
 /* io's readers are threads of the rank: every rank's own thread waits on
@@ -799,7 +803,8 @@ FR_TEST(cluster_mpi_slow, sweep_rank_stalled_in_its_read_alone_is_reported_lost,
 	static const char *const args[] = { "--budget", "1m", "--vcpus", "1",
 		"--batch", "16", NULL };
 
-	mpi_stall_case("sweep", "window", "during the window", 1, args);
+	mpi_stall_case("sweep", "read alone", "during the read alone", 1,
+		       args);
 }
 
 /* A warm sweep has no read alone: its first point is rank 0's alone (one

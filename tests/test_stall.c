@@ -90,6 +90,7 @@ FR_TEST(stall_rule, phases_have_names)
 	cr_expect_str_eq(stg_phase_name(STG_PHASE_EVICTION), "eviction");
 	cr_expect_str_eq(stg_phase_name(STG_PHASE_PROBE), "probe");
 	cr_expect_str_eq(stg_phase_name(STG_PHASE_WINDOW), "window");
+	cr_expect_str_eq(stg_phase_name(STG_PHASE_ALONE), "read alone");
 	cr_expect_str_eq(stg_phase_name(STG_PHASE_COUNT), "?");
 }
 
