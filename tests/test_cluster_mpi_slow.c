@@ -634,13 +634,14 @@ static unsigned stalled_named(const json_t *ranks, const char *cmd,
  * process of the run may be left but one the kernel holds. WANT: the
  * words of the phase rank 0's own stall must name ("during the
  * listing"). STALLED_MIN: how many ranks at least must be named so (in
- * the run's ranks, or in a sweep's points). The time from the stop to
+ * the run's ranks, or in a sweep's points); SCHEMA: the report's schema
+ * (NULL: not checked). The time from the stop to
  * mpirun's end is printed, not asserted (a shared machine); a hang guard
  * fails a launch that never ends.
  */
 static void mpi_stall_case(const char *cmd, const char *phase,
 			   const char *want, int stalled_min,
-			   const char *const *args)
+			   const char *schema, const char *const *args)
 {
 	const char *bin = mpi_bin();
 	char *dir = fr_test_tmpdir(), *env, data[PATH_MAX], spid[32];
@@ -722,6 +723,10 @@ static void mpi_stall_case(const char *cmd, const char *phase,
 		  "mpirun: status 0x%x, not exit 5 (a rank lost):\n%s",
 		  status, text);
 	j = load_json(dir, strrchr(js, '/') + 1);
+	if (schema)
+		cr_expect_str_eq(json_string_value(json_object_get(j,
+				 "schema")) ?: "", schema, "not the report "
+				 "of a %s:\n%s", cmd, text);
 	named = stalled_named(json_object_get(j, "ranks"), cmd, phase, want);
 	/* a sweep's report: each point its ranks */
 	json_array_foreach(json_object_get(j, "points"), i, r)
@@ -757,7 +762,7 @@ FR_TEST(cluster_mpi_slow, stalled_rank_is_reported_lost_to_its_storage,
 	static const char *const args[] = { "--gpus", "1xA100", "--duration",
 		"20", "--mpi-timeout", "10", "--solo", "0", NULL };
 
-	mpi_stall_case("run", "window", "during the window", 1, args);
+	mpi_stall_case("run", "window", "during the window", 1, NULL, args);
 }
 
 /* Every rank's own thread stuck in the kernel in its listing: the
@@ -768,7 +773,7 @@ FR_TEST(cluster_mpi_slow, run_ranks_stuck_in_the_listing_are_reported_lost,
 	static const char *const args[] = { "--gpus", "1xA100", "--duration",
 		"10", "--batch", "32", "--mpi-timeout", "10", NULL };
 
-	mpi_stall_case("run", "listing", "during the listing", 1, args);
+	mpi_stall_case("run", "listing", "during the listing", 1, NULL, args);
 }
 
 /* Rank 0 stuck in its read alone (cold, --solo), its eviction first:
@@ -781,7 +786,7 @@ FR_TEST(cluster_mpi_slow, run_rank_stuck_in_its_read_alone_is_reported_lost,
 		"10", NULL };
 
 	mpi_stall_case("run", "read alone", "during the read alone", 1,
-		       args);
+		       NULL, args);
 }
 
 /* io's readers are threads of the rank: every rank's own thread waits on
@@ -792,7 +797,7 @@ FR_TEST(cluster_mpi_slow, io_ranks_stalled_in_the_window_are_reported_lost,
 	static const char *const args[] = { "--cache", "cold", "--duration",
 		"10", "--solo", "0", "--mpi-timeout", "10", NULL };
 
-	mpi_stall_case("io", "window", "STALLED", 1, args);
+	mpi_stall_case("io", "window", "STALLED", 1, NULL, args);
 }
 
 /* A cold sweep begins with each rank's read alone, in the rank's own
@@ -804,7 +809,7 @@ FR_TEST(cluster_mpi_slow, sweep_rank_stalled_in_its_read_alone_is_reported_lost,
 		"--batch", "16", NULL };
 
 	mpi_stall_case("sweep", "read alone", "during the read alone", 1,
-		       args);
+		       NULL, args);
 }
 
 /* A warm sweep has no read alone: its first point is rank 0's alone (one
@@ -818,5 +823,20 @@ FR_TEST(cluster_mpi_slow,
 	static const char *const args[] = { "--budget", "1m", "--vcpus", "1",
 		"--batch", "16", "--cache", "warm", NULL };
 
-	mpi_stall_case("sweep", "window", "during the window", 2, args);
+	mpi_stall_case("sweep", "window", "during the window", 2,
+		       "feedrate.cluster_sweep", args);
+}
+
+/* A cold sweep's first point: rank 0's own thread stuck in the point's
+ * eviction (its process, not a child). Its watchdog writes the report:
+ * the sweep's, that point last. */
+FR_TEST(cluster_mpi_slow,
+	sweep_rank_0_stuck_in_a_points_eviction_is_reported_in_the_sweep,
+	.fini = mpi_stall_teardown)
+{
+	static const char *const args[] = { "--budget", "1m", "--vcpus", "1",
+		"--batch", "16", "--cache", "cold", NULL };
+
+	mpi_stall_case("sweep", "eviction", "during the eviction", 1,
+		       "feedrate.cluster_sweep", args);
 }
