@@ -64,6 +64,14 @@ int cli_watch_start(const char *cmd, const char *json, const char *schema,
 		    int version);
 void cli_watch_claim(void);
 
+/* Under mpirun, before cli_watch_start: rank 0's watchdog writes the
+ * command's own cluster report with FN (struct rpt_partial's
+ * cluster_report) instead of run's. */
+struct ms_cluster_result;
+void cli_watch_cluster_report(int (*fn)(void *arg,
+					struct ms_cluster_result *res),
+			      void *arg);
+
 /* rpt_check_reports on the N report PATHS, against what the run reads:
  * DATASET, LIST and the job file. 0 or FR_EXIT_USAGE (printed). */
 int cli_check_reports(const char *cmd, const char *const *paths, size_t n,

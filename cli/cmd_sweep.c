@@ -226,6 +226,8 @@ int cmd_sweep(int argc, char **argv)
 	if (ret)
 		goto out_free;
 	cli_signals_catch(old);
+	if (cli_cluster)
+		cli_sweep_cluster_watch(s);
 	ret = cli_watch_start("sweep", s->o.c.json, RPT_SWEEP_SCHEMA_NAME,
 			      RPT_SWEEP_SCHEMA_VERSION);
 	if (!ret)

@@ -38,6 +38,16 @@ void cli_signals_restore(const struct sigaction old[2])
 
 /* What the watchdog's report names; set before the watchdog starts. */
 static struct rpt_partial cli_wd;
+static int (*cli_wd_cluster)(void *arg, struct ms_cluster_result *res);
+static void *cli_wd_cluster_arg;
+
+void cli_watch_cluster_report(int (*fn)(void *arg,
+					struct ms_cluster_result *res),
+			      void *arg)
+{
+	cli_wd_cluster = fn;
+	cli_wd_cluster_arg = arg;
+}
 
 int cli_watch_start(const char *cmd, const char *json, const char *schema,
 		    int version)
@@ -52,7 +62,7 @@ int cli_watch_start(const char *cmd, const char *json, const char *schema,
 	/* under mpirun only rank 0 writes the report file, the cluster's */
 	cli_wd = (struct rpt_partial){ cmd, cli_cluster &&
 		cli_cluster->rank != 0 ? NULL : json, schema, version,
-		cli_cluster };
+		cli_cluster, cli_wd_cluster, cli_wd_cluster_arg };
 	err = stg_watch_init();
 	if (!err)
 		err = ldr_watchdog_start(&o);

@@ -60,4 +60,8 @@ struct sweep_state {
  * FAILED: this rank could not open the dataset. The exit code. */
 int cli_sweep_cluster_run(struct sweep_state *s, bool failed);
 
+/* Under mpirun, before the watchdog starts: rank 0's watchdog writes the
+ * cluster sweep's report of S (sweep_cluster.c). */
+void cli_sweep_cluster_watch(struct sweep_state *s);
+
 #endif

@@ -7,6 +7,13 @@
  *
  * Wiring only: the walk is measure/'s (cluster_sweep.c), the report
  * reports/' (report_cluster_fill.c, report_cluster_out.c).
+ *
+ * DESIGN: the command's thread runs all of it but on_stalled, which rank
+ * 0's stall watchdog calls on its own thread once the command's thread
+ * is stuck in the kernel: it reads CTX (set before the walk) and the
+ * walk's result under the walk's lock (ms_cluster_sweep_stalled). The
+ * command's thread, should it come back, parks at cli_watch_claim
+ * before it reads or frees the result.
  */
 #include <stdio.h>
 #include <string.h>
@@ -15,11 +22,15 @@
 #include "report_cluster_out.h"
 #include "sweep.h"
 
-/* The sweep's state and the machine and storage its report names. */
+/* The sweep's state and the machine and storage its report names; the
+ * walk's result (rank 0's watchdog reads it, ms_cluster_sweep_stalled). */
 struct ctx {
 	struct sweep_state *s;
 	struct ms_machine m;
+	struct ms_cluster_sweep_result r;
 };
+
+static struct ctx ctx;                  /* the machine facts are large */
 
 static int on_point_base(void *arg, struct ms_point *p)
 {
@@ -61,12 +72,27 @@ static int sweep_report(const struct ctx *x,
 				       s->o.c.json, s->o.html, ret);
 }
 
+/* Rank 0's watchdog, this rank's thread stuck in the kernel in a point:
+ * the sweep's report, that point last with its ranks as heard (RES). */
+static int on_stalled(void *arg, struct ms_cluster_result *res)
+{
+	struct ctx *x = arg;
+	const int err = ms_cluster_sweep_stalled(&x->r, res);
+
+	return err ? err : sweep_report(x, &x->r, FR_EXIT_ENV);
+}
+
+void cli_sweep_cluster_watch(struct sweep_state *s)
+{
+	ctx.s = s;
+	cli_watch_cluster_report(on_stalled, &ctx);
+}
+
 int cli_sweep_cluster_run(struct sweep_state *s, bool failed)
 {
 	struct ms_cluster_sweep_cfg c;
-	struct ms_cluster_sweep_result r;
-	static struct ctx ctx;          /* the machine facts are large */
 	struct ctx *x = &ctx;
+	struct ms_cluster_sweep_result *r = &x->r;
 	int ret;
 
 	x->s = s;
@@ -81,12 +107,13 @@ int cli_sweep_cluster_run(struct sweep_state *s, bool failed)
 	c.record = on_record;
 	c.progress = rpt_cluster_sweep_progress;
 	c.arg = x;
-	ret = ms_cluster_sweep(cli_cluster, &c, &r) || r.lost ? FR_EXIT_ENV : 0;
+	ret = ms_cluster_sweep(cli_cluster, &c, r) || r->lost ? FR_EXIT_ENV : 0;
+	cli_watch_claim();      /* where the watchdog reports, never back */
 	if (cli_cluster->rank == 0 && isatty(STDERR_FILENO))
 		fprintf(stderr, "\r\033[K");
-	if (cli_cluster->rank == 0 && r.points)
-		ret = sweep_report(x, &r, ret);
-	ms_cluster_sweep_free(&r);
+	if (cli_cluster->rank == 0 && r->points)
+		ret = sweep_report(x, r, ret);
+	ms_cluster_sweep_free(r);
 	if (cli_stop)
 		return rpt_exit_for_signal(cli_stop);
 	return ret;

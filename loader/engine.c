@@ -425,10 +425,9 @@ static int engine_alloc(struct ldr_engine *e)
 {
 	int err;
 
-	e->root_fd = open(stg_dataset_root(e->ds),
-			  O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	e->root_fd = stg_dataset_root_open(e->ds);
 	if (e->root_fd < 0)
-		return -errno;
+		return e->root_fd;
 	e->slot_mem_len = e->slot_bytes * e->prefetch;
 	/* pre-faulted: page faults on the first epoch would be measured */
 	e->slot_mem = mmap(NULL, e->slot_mem_len, PROT_READ | PROT_WRITE,

@@ -28,6 +28,11 @@
  * Each reader digests the ids of the positions it read (completed or
  * failed) per epoch in its own context: no lock, nothing shared; ldr_run
  * merges the readers' digests after the join.
+ *
+ * One position in ten is probed for residency before it is read: an
+ * open on the reader thread, outside its stg_reader, watched as a read
+ * in flight on the thread's own lane (stg_watch_begin), so that storage
+ * that stops answering in that open is a stall the watchdog sees.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,14 +56,20 @@ void ldr_probe_residency(struct ldr_reader_ctx *rc, const char *name,
 	struct ldr_engine *e = rc->e;
 	enum stg_residency_method how = STG_RESIDENCY_NONE;
 	uint64_t hit = 0;
-	int fd = openat(e->root_fd, name, O_RDONLY | O_CLOEXEC), err;
+	int fd, err;
 
+	/* an open as the read's own: on storage that stopped answering it
+	 * waits as long, so it is a read in flight for the stall watch */
+	stg_watch_begin(name);
+	fd = openat(e->root_fd, name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
+		stg_watch_end();
 		ldr_ctr_add(&rc->probe_errors, 1);
 		return;
 	}
 	err = stg_cache_fd_resident(fd, &hit, NULL, &how);
 	close(fd);
+	stg_watch_end();
 	if (err) {
 		ldr_ctr_add(&rc->probe_errors, 1);
 		return;

@@ -460,6 +460,10 @@ struct ms_cluster_sweep_result {
 	size_t npoints;
 	double window_s;                /* each point's window */
 	bool lost;                      /* a rank was lost or failed */
+	/* the point being walked: its ranks (0 between points and in the
+	 * read alone), vCPUs and cache state */
+	unsigned at_ranks, at_vcpus;
+	enum stg_cache_state at_cache;
 };
 
 /*
@@ -473,5 +477,18 @@ int ms_cluster_sweep(struct ms_cluster *cl,
 		     const struct ms_cluster_sweep_cfg *c,
 		     struct ms_cluster_sweep_result *out);
 void ms_cluster_sweep_free(struct ms_cluster_sweep_result *r);
+
+/*
+ * Rank 0's own thread is stuck in the kernel while ms_cluster_sweep walks
+ * R (a point's cache preparation on storage that stopped answering): the
+ * point being walked is appended to R with RES (the ranks as
+ * ms_cluster_stalled heard them; its ranks are taken, RES->ranks NULL on
+ * return), R->lost set. -ENOTSUP when the walk is in no point (before
+ * the first, or in the read alone). The watchdog's thread: it reads R
+ * under the walk's lock, and R holds still afterwards (the walk's thread
+ * is stuck, or parks at ldr_watchdog_claim when it comes back).
+ */
+int ms_cluster_sweep_stalled(struct ms_cluster_sweep_result *r,
+			     struct ms_cluster_result *res);
 
 #endif

@@ -70,6 +70,7 @@ double ms_cluster_read_alone(const struct ms_cluster_alone *a)
 	cfg.cache = STG_CACHE_COLD;
 	cfg.duration_s = a->seconds;
 	cfg.stop = a->stop;
+	cfg.alone = true;
 	if (!ms_io_run(&cfg, res) && res->seconds > 0)
 		rate = (double)res->st.bytes / res->seconds;
 	free(res);
@@ -122,9 +123,11 @@ static void io_cache_prepare(struct ms_io_config *cfg,
 	uint64_t errors = 0;
 
 	if (cfg->cache == STG_CACHE_WARM) {
+		stg_watch_phase(STG_PHASE_WARMING);
 		stg_cache_dataset_warm(mine, &errors);
 		cfg->cache = MS_IO_CACHE_ASIS;
 	} else if (cfg->cache == STG_CACHE_COLD) {
+		stg_watch_phase(STG_PHASE_EVICTION);
 		stg_cache_dataset_evict(mine, &errors);
 	}
 }
@@ -197,6 +200,7 @@ int ms_cluster_io(struct ms_cluster *cl, struct ms_io_config *cfg,
 		alone.cfg.ds = mine;
 		alone.cfg.stop = cl->stop;
 		alone.cfg.progress = NULL;
+		alone.cfg.alone = true;
 		if (solo_s > 0)
 			alone.cfg.duration_s = solo_s;
 		alone.res = res;

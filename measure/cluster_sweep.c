@@ -6,8 +6,17 @@
  * 0's, sent to all); a rank outside a point's ranks skips it. The
  * command's own parts (a point's options, a rank's record, the progress
  * line) come as callbacks; nothing here prints.
+ *
+ * DESIGN
+ * The walk runs on the command's thread. One other thread reads its
+ * result: rank 0's stall watchdog, once rank 0's own thread is stuck in
+ * the kernel in a point (ms_cluster_sweep_stalled), so that its report
+ * is the sweep's, the stuck point last. WALK_LOCK is held while the walk
+ * changes the result's points, their count and the point being walked
+ * (AT_*), and while the watchdog reads and appends; never across I/O.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +28,9 @@
 #define SWEEP_POINT_MIN_S 3.0           /* a point's window, at least */
 #define SWEEP_POINT_OVERHEAD_S 6.0      /* gate margin, child, gather */
 #define SWEEP_SOLO_S 5.0
+
+/* the result's points, their count and AT_* (see DESIGN) */
+static pthread_mutex_t walk_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The plan every rank walks alike: rank 0's, sent to all. */
 struct plan {
@@ -149,6 +161,11 @@ static void point_walk(struct walk *w, enum stg_cache_state cache,
 	}
 	cl->wait_extra_s = w->idle_s;
 	w->idle_s = 0;
+	pthread_mutex_lock(&walk_lock);
+	out->at_ranks = n;
+	out->at_vcpus = vcpus;
+	out->at_cache = cache;
+	pthread_mutex_unlock(&walk_lock);
 	point_measure(w, cache, vcpus, n, &mine);
 	cl->wait_extra_s = 0;
 	memset(&chk, 0, sizeof(chk));
@@ -159,6 +176,8 @@ static void point_walk(struct walk *w, enum stg_cache_state cache,
 	chk.shards = w->c->shards;
 	if (ms_cluster_collect(cl, &chk, &mine, &res))
 		out->lost = true;       /* a rank lost or failed */
+	pthread_mutex_lock(&walk_lock);
+	out->at_ranks = 0;
 	if (cl->rank == 0 && res.ranks && !out->points)
 		free(res.ranks);
 	else if (cl->rank == 0 && res.ranks) {
@@ -169,6 +188,30 @@ static void point_walk(struct walk *w, enum stg_cache_state cache,
 		pt->cache = cache;
 		pt->res = res;
 	}
+	pthread_mutex_unlock(&walk_lock);
+}
+
+int ms_cluster_sweep_stalled(struct ms_cluster_sweep_result *r,
+			     struct ms_cluster_result *res)
+{
+	int err = -ENOTSUP;
+
+	pthread_mutex_lock(&walk_lock);
+	if (r->points && r->at_ranks) {
+		/* room: the point being walked is not in POINTS yet */
+		struct ms_cluster_sweep_point *pt = &r->points[r->npoints++];
+
+		pt->ranks = r->at_ranks;
+		pt->vcpus = r->at_vcpus;
+		pt->cache = r->at_cache;
+		pt->res = *res;
+		res->ranks = NULL;
+		r->at_ranks = 0;
+		r->lost = true;
+		err = 0;
+	}
+	pthread_mutex_unlock(&walk_lock);
+	return err;
 }
 
 int ms_cluster_sweep(struct ms_cluster *cl,
@@ -182,7 +225,9 @@ int ms_cluster_sweep(struct ms_cluster *cl,
 	const char *why;
 	size_t max;
 
+	pthread_mutex_lock(&walk_lock);
 	memset(out, 0, sizeof(*out));
+	pthread_mutex_unlock(&walk_lock);
 	w.res = calloc(1, sizeof(*w.res));
 	w.po = calloc(1, sizeof(*w.po));
 	w.solo = calloc(cl->world, sizeof(*w.solo));
@@ -202,8 +247,10 @@ int ms_cluster_sweep(struct ms_cluster *cl,
 	w.window = max ? c->budget_s / (double)max - SWEEP_POINT_OVERHEAD_S : 0;
 	if (w.window < SWEEP_POINT_MIN_S)
 		w.window = SWEEP_POINT_MIN_S;
+	pthread_mutex_lock(&walk_lock);
 	out->window_s = w.window;
 	out->points = calloc(max ? max : 1, sizeof(*out->points));
+	pthread_mutex_unlock(&walk_lock);
 	if (c->cold)
 		ms_cluster_solo(cl, w.failed ? NULL : c->ds, &c->rc,
 				c->readers ? c->readers : 1, SWEEP_SOLO_S,
@@ -222,8 +269,10 @@ int ms_cluster_sweep(struct ms_cluster *cl,
 
 void ms_cluster_sweep_free(struct ms_cluster_sweep_result *r)
 {
+	pthread_mutex_lock(&walk_lock);
 	for (size_t i = 0; r->points && i < r->npoints; i++)
 		free(r->points[i].res.ranks);
 	free(r->points);
 	memset(r, 0, sizeof(*r));
+	pthread_mutex_unlock(&walk_lock);
 }

@@ -1059,6 +1059,9 @@ struct ms_io_config {
 	                                   none */
 	ms_io_progress_fn *progress;    /* NULL: none */
 	void *progress_arg;
+	bool alone;                     /* a rank's read alone under mpirun:
+	                                   the stall watch names every step
+	                                   of the run STG_PHASE_ALONE */
 };
 
 #define MS_IO_MAX_KINDS 24              /* error kinds kept, one example each */

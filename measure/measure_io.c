@@ -275,6 +275,13 @@ static bool io_warm_refetched(const struct io_run *run)
 	return false;
 }
 
+/* The phase the stall watch names: a rank's read alone is one phase
+ * (cfg->alone), whatever step of it stalls. */
+static void io_phase(const struct ms_io_config *cfg, enum stg_phase ph)
+{
+	stg_watch_phase(cfg->alone ? STG_PHASE_ALONE : ph);
+}
+
 /* Make the page cache what cfg->cache asks, noting a problem in OUT. */
 static void io_prepare_cache(const struct io_run *run,
 			     struct ms_io_result *out)
@@ -285,8 +292,8 @@ static void io_prepare_cache(const struct io_run *run,
 	if (!run->count || cfg->rc.backend == STG_BACKEND_NULL ||
 	    cfg->cache == MS_IO_CACHE_ASIS)
 		return;
-	stg_watch_phase(cfg->cache == STG_CACHE_COLD ? STG_PHASE_EVICTION :
-			STG_PHASE_WARMING);
+	io_phase(cfg, cfg->cache == STG_CACHE_COLD ? STG_PHASE_EVICTION :
+		 STG_PHASE_WARMING);
 	if (cfg->cache == STG_CACHE_COLD)
 		err = stg_cache_dataset_evict(cfg->ds, &out->evict_errors);
 	else
@@ -331,7 +338,7 @@ static void io_resolve(struct io_run *run, struct stg_probe_result *probe)
 			.stop = (volatile int *)cfg->stop,
 		};
 
-		stg_watch_phase(STG_PHASE_PROBE);
+		io_phase(cfg, STG_PHASE_PROBE);
 		stg_backend_probe(cfg->ds, &run->rc, &po, probe);
 		run->rc.backend = probe->chosen;
 		run->rc.reason = probe->reason;
@@ -366,7 +373,7 @@ static unsigned io_start(struct io_run *run, struct io_thread *th,
 static void io_gate_open(struct io_run *run, int go)
 {
 	if (go > 0)
-		stg_watch_phase(STG_PHASE_WINDOW);
+		io_phase(run->cfg, STG_PHASE_WINDOW);
 	pthread_mutex_lock(&run->mu);
 	run->go = go;
 	pthread_cond_broadcast(&run->cv);
@@ -467,10 +474,9 @@ int ms_io_run(const struct ms_io_config *cfg, struct ms_io_result *out)
 		out->listing[k].example = stg_dataset_error_example(cfg->ds,
 							(enum stg_ds_err)k);
 	}
-	run.rootfd = open(stg_dataset_root(cfg->ds),
-			  O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	run.rootfd = stg_dataset_root_open(cfg->ds);
 	if (run.rootfd < 0) {
-		err = -errno;
+		err = run.rootfd;
 		snprintf(out->err_text, sizeof(out->err_text),
 			 "cannot open the dataset folder: %s", strerror(-err));
 		return err;

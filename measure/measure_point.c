@@ -234,6 +234,8 @@ void ms_cache_prepare(const struct stg_dataset *ds, enum stg_cache_state c,
 	memset(out, 0, sizeof(*out));
 	out->fraction = -1;
 	out->ph.verify_bound = -1;
+	if (ctl->already_ok)
+		stg_watch_phase(STG_PHASE_VERIFY);
 	if (ctl->already_ok && residency_known(ds, NULL) &&
 	    !verify_sample(ds, ctl, &out->ph, &fraction) &&
 	    state_holds(c, fraction)) {

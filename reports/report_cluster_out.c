@@ -110,6 +110,13 @@ int rpt_cluster_watch_report(const struct rpt_partial *p,
 		return err;
 	if (err)
 		return rpt_fail(p->cmd, err, 0, "out of memory");
+	err = p->cluster_report ? p->cluster_report(p->cluster_arg, &res) :
+	      -ENOTSUP;
+	if (err != -ENOTSUP) {
+		free(res.ranks);
+		output_let_go();
+		return err;
+	}
 	memset(&c, 0, sizeof(c));
 	c.command = p->cmd;
 	c.setup.dataset = op->set ? op->path : NULL;

@@ -94,10 +94,17 @@ FILE *rpt_text_out(const char *const *paths, size_t n);
  * path (NULL: none), schema name (NULL: none) and version; under mpirun
  * the rank's cluster (NULL: one node), whose rank 0 reports. */
 struct ms_cluster;
+struct ms_cluster_result;
 struct rpt_partial {
 	const char *cmd, *json, *schema;
 	int version;
 	struct ms_cluster *cl;
+	/* Under mpirun, rank 0's report where the command's is not run's
+	 * (sweep): written from RES, the ranks as the watchdog heard them
+	 * (its ranks taken when handled); returns the exit status, or
+	 * -ENOTSUP to have run's written instead. NULL: run's. */
+	int (*cluster_report)(void *arg, struct ms_cluster_result *res);
+	void *cluster_arg;
 };
 
 /*

@@ -172,9 +172,9 @@ int stg_backend_probe(const struct stg_dataset *ds,
 		else
 			uids[i / 2] = id;
 	}
-	rootfd = open(stg_dataset_root(ds), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	rootfd = stg_dataset_root_open(ds);
 	if (rootfd < 0) {
-		err = -errno;
+		err = rootfd;
 		goto fail;
 	}
 	rc.reason = NULL;

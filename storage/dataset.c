@@ -563,10 +563,31 @@ out:
 	return err;
 }
 
+/* The folder ROOT opened, watched as a read of "." (the dataset's own
+ * folder): on storage that stopped answering even this open waits. */
+static int root_open(const char *root)
+{
+	int fd;
+
+	stg_watch_begin(".");
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		fd = -errno;
+	stg_watch_end();
+	return fd;
+}
+
 static int ds_open_root(struct stg_dataset *ds)
 {
-	ds->root_fd = open(ds->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	return ds->root_fd < 0 ? -errno : 0;
+	const int fd = root_open(ds->root);
+
+	ds->root_fd = fd < 0 ? -1 : fd;
+	return fd < 0 ? fd : 0;
+}
+
+int stg_dataset_root_open(const struct stg_dataset *ds)
+{
+	return root_open(ds->root);
 }
 
 /* listings made in this process (scans and list files) */

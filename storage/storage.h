@@ -176,6 +176,14 @@ size_t stg_dataset_count(const struct stg_dataset *ds);
 const char *stg_dataset_root(const struct stg_dataset *ds);
 
 /*
+ * open(2) the root folder (O_RDONLY | O_DIRECTORY | O_CLOEXEC), watched
+ * as a read in flight of "." (stg_watch_begin): a folder's open on
+ * storage that stopped answering (FUSE asks its daemon) is a stall like
+ * a read's. Returns an fd the caller closes, or -errno. Any thread.
+ */
+int stg_dataset_root_open(const struct stg_dataset *ds);
+
+/*
  * Path of file ID relative to the root (or absolute, from a list file),
  * NUL-terminated, owned by DS; *LEN (optional) gets its length.
  * NULL when ID >= count.
@@ -644,6 +652,9 @@ enum stg_phase {
 	STG_PHASE_SAVE,         /* ckpt: writing */
 	STG_PHASE_RESTORE,      /* ckpt: reading back */
 	STG_PHASE_SOURCE,       /* gen --from: reading the source */
+	STG_PHASE_ALONE,        /* under mpirun: a rank's read alone, the
+	                           others waiting (its eviction, probe and
+	                           reads alike) */
 	STG_PHASE_COUNT
 };
 

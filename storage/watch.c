@@ -74,6 +74,7 @@ static const char *const phase_names[STG_PHASE_COUNT] = {
 	[STG_PHASE_SAVE] = "save",
 	[STG_PHASE_RESTORE] = "restore",
 	[STG_PHASE_SOURCE] = "source",
+	[STG_PHASE_ALONE] = "read alone",
 };
 
 const char *stg_phase_name(enum stg_phase ph)

@@ -598,6 +598,35 @@ static double mono_s(void)
 }
 
 /*
+ * The ranks of RANKS (a report's "ranks" array) named `lost: STALLED`, a
+ * bit each (bit K: rank K), each printed; rank 0's words must hold WANT.
+ */
+static unsigned stalled_named(const json_t *ranks, const char *cmd,
+			      const char *phase, const char *want)
+{
+	unsigned named = 0;
+	const json_t *r;
+	size_t i;
+
+	json_array_foreach(ranks, i, r) {
+		const char *why = json_string_value(json_object_get(r,
+			json_is_true(json_object_get(r, "reported")) ?
+			"fail_text" : "lost_why"));
+
+		if (!why || !strstr(why, "lost: STALLED"))
+			continue;
+		named |= 1u << (i < 31 ? i : 31);
+		/* the stop comes as the first rank reaches PHASE: another
+		 * may be in another phase by then */
+		cr_expect(i || strstr(why, want) != NULL, "rank 0: not %s: %s",
+			  want, why);
+		printf("[stall] mpirun -np 2 %s, stopped at the %s, rank %zu: "
+		       "%s\n", cmd, phase, i, why);
+	}
+	return named;
+}
+
+/*
  * mpirun -np 2 feedrate CMD ARGS... on the s3fs fixture, its S3 server
  * stopped as PHASE begins on the first rank that reaches it (feedrate's
  * test hook, storage/watch.c), with --stall-timeout 3s. Rank 0's report
@@ -605,12 +634,15 @@ static double mono_s(void)
  * launch must end with rank 0's status for a rank lost (5), and no
  * process of the run may be left but one the kernel holds. WANT: the
  * words of the phase rank 0's own stall must name ("during the
- * listing"). The time from the stop to mpirun's end is printed, not
- * asserted (a shared machine); a hang guard fails a launch that never
- * ends.
+ * listing"). STALLED_MIN: how many ranks at least must be named so (in
+ * the run's ranks, or in a sweep's points); SCHEMA: the report's schema
+ * (NULL: not checked). The time from the stop to
+ * mpirun's end is printed, not asserted (a shared machine); a hang guard
+ * fails a launch that never ends.
  */
 static void mpi_stall_case(const char *cmd, const char *phase,
-			   const char *want, const char *const *args)
+			   const char *want, int stalled_min,
+			   const char *schema, const char *const *args)
 {
 	const char *bin = mpi_bin();
 	char *dir = fr_test_tmpdir(), *env, data[PATH_MAX], spid[32];
@@ -619,6 +651,7 @@ static void mpi_stall_case(const char *cmd, const char *phase,
 	const json_t *r;
 	pid_t pid, server;
 	int a = 0, status = 0, stalled = 0;
+	unsigned named;
 	json_t *j;
 	size_t i;
 	FILE *f;
@@ -630,6 +663,9 @@ static void mpi_stall_case(const char *cmd, const char *phase,
 	cr_assert(data[0] && spid[0], "fixtures.sh gave no s3 dataset/pid");
 	server = (pid_t)atoi(spid);
 	snprintf(js, sizeof(js), "%s/stall-mpi-%s-%s.json", dir, cmd, phase);
+	for (char *c = strrchr(js, '/'); *c; c++)
+		if (*c == ' ')
+			*c = '-';       /* "read alone" */
 	snprintf(hook, sizeof(hook), "FEEDRATE_TEST_SIGSTOP_AT=%s:%d", phase,
 		 (int)server);
 	argv[a++] = mpirun;
@@ -688,26 +724,18 @@ static void mpi_stall_case(const char *cmd, const char *phase,
 		  "mpirun: status 0x%x, not exit 5 (a rank lost):\n%s",
 		  status, text);
 	j = load_json(dir, strrchr(js, '/') + 1);
-	json_array_foreach(json_object_get(j, "ranks"), i, r) {
-		const char *why = json_string_value(json_object_get(r,
-			json_is_true(json_object_get(r, "reported")) ?
-			"fail_text" : "lost_why"));
-
-		if (why && strstr(why, "lost: STALLED")) {
-			stalled++;
-			/* the stop comes as the first rank reaches PHASE:
-			 * another may be in another phase by then */
-			cr_expect(i || strstr(why, want) != NULL, "rank 0: "
-				  "not %s: %s", want, why);
-			printf("[stall] mpirun -np 2 %s, stopped at the %s, "
-			       "rank %zu: %s\n", cmd, phase, i, why);
-		}
-	}
-	if (!json_array_size(json_object_get(j, "ranks")))
-		/* a sweep's report: each point its ranks */
-		stalled = strstr(text, "lost: STALLED") != NULL;
-	cr_expect_geq(stalled, 1, "no rank lost to STALLED storage:\n%s",
-		      text);
+	if (schema)
+		cr_expect_str_eq(json_string_value(json_object_get(j,
+				 "schema")) ?: "", schema, "not the report "
+				 "of a %s:\n%s", cmd, text);
+	named = stalled_named(json_object_get(j, "ranks"), cmd, phase, want);
+	/* a sweep's report: each point its ranks */
+	json_array_foreach(json_object_get(j, "points"), i, r)
+		named |= stalled_named(json_object_get(json_object_get(r,
+				       "cluster"), "ranks"), cmd, phase, want);
+	stalled = __builtin_popcount(named);
+	cr_expect_geq(stalled, stalled_min, "%d rank(s) lost to STALLED "
+		      "storage, not %d:\n%s", stalled, stalled_min, text);
 	cr_expect(json_is_true(json_object_get(j, "partial")),
 		  "the report is not partial:\n%s", text);
 	cr_expect(strstr(text, "STALLED") != NULL, "rank 0's text says no "
@@ -735,7 +763,7 @@ FR_TEST(cluster_mpi_slow, stalled_rank_is_reported_lost_to_its_storage,
 	static const char *const args[] = { "--gpus", "1xA100", "--duration",
 		"20", "--mpi-timeout", "10", "--solo", "0", NULL };
 
-	mpi_stall_case("run", "window", "during the window", args);
+	mpi_stall_case("run", "window", "during the window", 1, NULL, args);
 }
 
 /* Every rank's own thread stuck in the kernel in its listing: the
@@ -746,11 +774,11 @@ FR_TEST(cluster_mpi_slow, run_ranks_stuck_in_the_listing_are_reported_lost,
 	static const char *const args[] = { "--gpus", "1xA100", "--duration",
 		"10", "--batch", "32", "--mpi-timeout", "10", NULL };
 
-	mpi_stall_case("run", "listing", "during the listing", args);
+	mpi_stall_case("run", "listing", "during the listing", 1, NULL, args);
 }
 
-/* Rank 0 stuck in its read alone (cold, --solo): the others, idle, are
- * named as not measured. */
+/* Rank 0 stuck in its read alone (cold, --solo), its eviction first:
+ * the others, idle, are named as not measured. */
 FR_TEST(cluster_mpi_slow, run_rank_stuck_in_its_read_alone_is_reported_lost,
 	.fini = mpi_stall_teardown)
 {
@@ -758,7 +786,8 @@ FR_TEST(cluster_mpi_slow, run_rank_stuck_in_its_read_alone_is_reported_lost,
 		"cold", "--duration", "10", "--batch", "32", "--mpi-timeout",
 		"10", NULL };
 
-	mpi_stall_case("run", "eviction", "during the eviction", args);
+	mpi_stall_case("run", "read alone", "during the read alone", 1,
+		       NULL, args);
 }
 
 /* io's readers are threads of the rank: every rank's own thread waits on
@@ -769,7 +798,7 @@ FR_TEST(cluster_mpi_slow, io_ranks_stalled_in_the_window_are_reported_lost,
 	static const char *const args[] = { "--cache", "cold", "--duration",
 		"10", "--solo", "0", "--mpi-timeout", "10", NULL };
 
-	mpi_stall_case("io", "window", "STALLED", args);
+	mpi_stall_case("io", "window", "STALLED", 1, NULL, args);
 }
 
 /* A cold sweep begins with each rank's read alone, in the rank's own
@@ -780,5 +809,35 @@ FR_TEST(cluster_mpi_slow, sweep_rank_stalled_in_its_read_alone_is_reported_lost,
 	static const char *const args[] = { "--budget", "1m", "--vcpus", "1",
 		"--batch", "16", NULL };
 
-	mpi_stall_case("sweep", "window", "during the window", args);
+	mpi_stall_case("sweep", "read alone", "during the read alone", 1,
+		       NULL, args);
+}
+
+/* A warm sweep has no read alone: its first point is rank 0's alone (one
+ * rank), and its window stalls in rank 0's measurement child. The next
+ * point is rank 1's with the storage still stopped: its stall too must
+ * reach rank 0, within the stall timeout. */
+FR_TEST(cluster_mpi_slow,
+	sweep_warm_rank_stalled_in_its_read_alone_is_reported_lost,
+	.fini = mpi_stall_teardown)
+{
+	static const char *const args[] = { "--budget", "1m", "--vcpus", "1",
+		"--batch", "16", "--cache", "warm", NULL };
+
+	mpi_stall_case("sweep", "window", "during the window", 2,
+		       "feedrate.cluster_sweep", args);
+}
+
+/* A cold sweep's first point: rank 0's own thread stuck in the point's
+ * eviction (its process, not a child). Its watchdog writes the report:
+ * the sweep's, that point last. */
+FR_TEST(cluster_mpi_slow,
+	sweep_rank_0_stuck_in_a_points_eviction_is_reported_in_the_sweep,
+	.fini = mpi_stall_teardown)
+{
+	static const char *const args[] = { "--budget", "1m", "--vcpus", "1",
+		"--batch", "16", "--cache", "cold", NULL };
+
+	mpi_stall_case("sweep", "eviction", "during the eviction", 1,
+		       "feedrate.cluster_sweep", args);
 }

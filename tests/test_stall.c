@@ -6,6 +6,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <signal.h>
@@ -15,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "engine_internal.h"
 #include "harness.h"
 #include "loader.h"
 #include "measure.h"
@@ -86,6 +90,7 @@ FR_TEST(stall_rule, phases_have_names)
 	cr_expect_str_eq(stg_phase_name(STG_PHASE_EVICTION), "eviction");
 	cr_expect_str_eq(stg_phase_name(STG_PHASE_PROBE), "probe");
 	cr_expect_str_eq(stg_phase_name(STG_PHASE_WINDOW), "window");
+	cr_expect_str_eq(stg_phase_name(STG_PHASE_ALONE), "read alone");
 	cr_expect_str_eq(stg_phase_name(STG_PHASE_COUNT), "?");
 }
 
@@ -172,6 +177,54 @@ FR_TEST(stall_record, a_dead_childs_reads_are_dropped)
 	stg_watch_release_pid(pid);
 	cr_assert(stg_watch_snapshot(&s));
 	cr_expect_eq(s.inflight, 0);
+}
+
+static void *probe_waits(void *rc)
+{
+	ldr_probe_residency(rc, "waits", 0);
+	return NULL;
+}
+
+/* The engine's residency probe opens a file before the file's read: on
+ * storage that stopped answering that open waits as long as a read, so
+ * it is a read in flight too. A FIFO's open waits for a writer. */
+FR_TEST(stall_record, a_residency_probe_waiting_in_its_open_is_in_flight)
+{
+	static struct ldr_engine e;
+	static struct ldr_reader_ctx rc;
+	const struct timespec ms10 = { 0, 10000000L };
+	char *dir = fr_test_tmpdir(), path[PATH_MAX];
+	struct stg_watch_snap s;
+	pthread_t t;
+	int fd;
+
+	cr_assert_eq(stg_watch_init(), 0);
+	snprintf(path, sizeof(path), "%s/waits", dir);
+	cr_assert_eq(mkfifo(path, 0600), 0, "%s", strerror(errno));
+	e.root_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(e.root_fd, 0);
+	rc.e = &e;
+	cr_assert_eq(pthread_create(&t, NULL, probe_waits, &rc), 0);
+	/* a hang guard, not a time limit: the open waits until a writer */
+	for (int k = 0; k < 1000; k++) {
+		cr_assert(stg_watch_snapshot(&s));
+		if (s.inflight)
+			break;
+		nanosleep(&ms10, NULL);
+	}
+	cr_expect_eq(s.inflight, 1, "the probe's open is not in flight");
+	cr_expect_str_eq(s.oldest, "waits");
+	/* a writer lets it return */
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0, "%s", strerror(errno));
+	pthread_join(t, NULL);
+	close(fd);
+	cr_assert(stg_watch_snapshot(&s));
+	cr_expect_eq(s.inflight, 0, "the probe ended: nothing in flight");
+	cr_expect_eq(ldr_ctr_get(&rc.probed_reads) +
+		     ldr_ctr_get(&rc.probe_errors), 1, "one probe counted");
+	close(e.root_fd);
+	fr_test_rmtree(dir);
 }
 
 /* ---- the watchdog ends a child whose read never completes ---- */
