@@ -629,7 +629,7 @@ static unsigned stalled_named(const json_t *ranks, const char *cmd,
 /*
  * mpirun -np 2 feedrate CMD ARGS... on the s3fs fixture, its S3 server
  * stopped as PHASE begins on the first rank that reaches it (feedrate's
- * test hook, storage/watch.c), with --stall-timeout 3s. Rank 0's report
+ * test hook, storage/watch.c), with --stall-timeout 5s. Rank 0's report
  * must name every rank whose storage stalled `lost: STALLED: ...`, the
  * launch must end with rank 0's status for a rank lost (5), and no
  * process of the run may be left but one the kernel holds. WANT: the
@@ -685,7 +685,7 @@ static void mpi_stall_case(const char *cmd, const char *phase,
 	for (int k = 0; args[k]; k++)
 		argv[a++] = (char *)args[k];
 	argv[a++] = "--stall-timeout";
-	argv[a++] = "3s";
+	argv[a++] = "5s";
 	argv[a++] = "--json";
 	argv[a++] = js;
 	argv[a++] = data;
