@@ -21,10 +21,16 @@
  * handed out, and before the close returns: memory a read was queued into
  * is written by nobody once the close returned (except after a ring
  * failure, which the close reports).
+ * The stall watch (watch.c): a stream holds a lane of its own, set by
+ * its thread whenever a read goes in or comes back (how many are in
+ * flight, the oldest's start, the file), so that a shard read from
+ * storage that stopped answering is a stall, as a file read is; the
+ * open and a psync read are watched on the thread's lane.
  */
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -54,6 +60,8 @@ struct stg_stream {
 	uint8_t *mem;           /* depth x block_size, 4096-aligned; NULL
 	                           with caller_blocks */
 	int fd;
+	int wlane;              /* the stall watch's lane, -1 none */
+	char wname[STG_WATCH_NAME];     /* the open file, for the watch */
 	bool odirect;           /* this file was opened O_DIRECT */
 	bool broken;            /* the ring failed with reads in flight: the
 	                           buffers are never freed (the kernel may
@@ -95,6 +103,7 @@ int stg_stream_create(const struct stg_stream_config *cfg,
 	if (s->cfg.depth > STREAM_MAX_DEPTH)
 		s->cfg.depth = STREAM_MAX_DEPTH;
 	s->fd = -1;
+	s->wlane = -1;
 	stg_histo_init(&s->st.lat);
 	if (s->cfg.backend == STG_BACKEND_NULL) {
 		free(s);
@@ -115,6 +124,7 @@ int stg_stream_create(const struct stg_stream_config *cfg,
 		s->cfg.depth = 1;
 	s->st.backend = s->uring ? STG_BACKEND_URING : STG_BACKEND_PSYNC;
 	if (s->cfg.caller_blocks) {
+		s->wlane = stg_watch_lane_get();
 		*out = s;
 		return 0;
 	}
@@ -125,6 +135,7 @@ int stg_stream_create(const struct stg_stream_config *cfg,
 		free(s);
 		return -ENOMEM;
 	}
+	s->wlane = stg_watch_lane_get();
 	*out = s;
 	return 0;
 }
@@ -132,6 +143,25 @@ int stg_stream_create(const struct stg_stream_config *cfg,
 unsigned stg_stream_depth(const struct stg_stream *s)
 {
 	return s->cfg.depth;
+}
+
+/* The stream's lane after a read went in or (DONE) came back. */
+static void watch_sync(struct stg_stream *s, bool done)
+{
+	unsigned n = 0;
+	uint64_t oldest = 0;
+
+	if (done)
+		stg_watch_beat();
+	if (s->wlane < 0)
+		return;
+	for (unsigned i = 0; i < s->cfg.depth; i++)
+		if (s->slot[i].inflight) {
+			n++;
+			if (!oldest || s->slot[i].t_submit < oldest)
+				oldest = s->slot[i].t_submit;
+		}
+	stg_watch_lane_set(s->wlane, n, oldest, n ? s->wname : "");
 }
 
 /* Queue slot I's read of [off + got, off + want). */
@@ -153,6 +183,7 @@ static int slot_queue(struct stg_stream *s, unsigned i)
 			   sl->off + sl->got);
 	io_uring_sqe_set_data64(sqe, i);
 	sl->inflight = true;
+	watch_sync(s, false);
 	return 0;
 }
 
@@ -214,6 +245,7 @@ static void drain(struct stg_stream *s)
 		}
 		s->slot[io_uring_cqe_get_data64(cqe)].inflight = false;
 		io_uring_cqe_seen(&s->ring, cqe);
+		watch_sync(s, true);
 		left--;
 	}
 }
@@ -235,6 +267,14 @@ int stg_stream_open(struct stg_stream *s, int dirfd, const char *name)
 
 	stg_stream_close(s);
 	s->odirect = s->cfg.direct;
+	{       /* the watch keeps the end of a long name: the file's */
+		const size_t n = strlen(name);
+
+		snprintf(s->wname, sizeof(s->wname), "%s", n >=
+			 sizeof(s->wname) ? name + n - (sizeof(s->wname) - 1) :
+			 name);
+	}
+	stg_watch_begin(s->wname);
 	fd = openat(dirfd, name, flags | (s->cfg.direct ? O_DIRECT : 0));
 	if (fd < 0 && s->cfg.direct && errno == EINVAL) {
 		s->odirect = false;
@@ -243,6 +283,7 @@ int stg_stream_open(struct stg_stream *s, int dirfd, const char *name)
 		if (fd >= 0)
 			s->st.direct_refused++;
 	}
+	stg_watch_end();
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &stb)) {
@@ -277,6 +318,7 @@ int stg_stream_open(struct stg_stream *s, int dirfd, const char *name)
 			/* nothing reached the kernel: nothing to wait for */
 			for (unsigned i = 0; i < s->cfg.depth; i++)
 				s->slot[i].inflight = false;
+			watch_sync(s, false);
 			stg_stream_close(s);
 			return n;
 		}
@@ -318,6 +360,7 @@ static int wait_slot(struct stg_stream *s, unsigned i, int64_t timeout_ns)
 			                   flag and asks again */
 		c = &s->slot[io_uring_cqe_get_data64(cqe)];
 		c->inflight = false;
+		watch_sync(s, true);
 		if (cqe->res < 0) {
 			if (!c->result)
 				c->result = cqe->res;
@@ -355,8 +398,10 @@ static int read_slot(struct stg_stream *s, unsigned i)
 			return sl->result = -EIO;
 		if (s->odirect)
 			len = (len + STG_ALIGN - 1) / STG_ALIGN * STG_ALIGN;
+		stg_watch_begin(s->wname);
 		n = pread(s->fd, sl->buf + sl->got, len,
 			  (off_t)(sl->off + sl->got));
+		stg_watch_end();
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -450,6 +495,7 @@ void stg_stream_destroy(struct stg_stream *s)
 		return;         /* leaked: the kernel may still write them */
 	if (s->uring)
 		io_uring_queue_exit(&s->ring);
+	stg_watch_lane_put(s->wlane);
 	free(s->mem);
 	free(s);
 }

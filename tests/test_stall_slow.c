@@ -1,9 +1,9 @@
 /*
  * test_stall_slow.c - storage that stops answering, for real: the s3fs
  * fixture's S3 server SIGSTOPped as each phase begins (listing, eviction,
- * probe, window) under run, sweep and io; the user-space NFS fixture's
- * server stopped in the window; the throttled disk's throttle set to
- * 1 byte/s in the window. Each command must end on its own with a report
+ * probe, window) under run, sweep and io, and in a run's window over
+ * WebDataset shards; the user-space NFS fixture's server stopped in the
+ * window; the throttled disk's throttle set to 1 byte/s in the window. Each command must end on its own with a report
  * that says STALLED (exit 6, JSON `stalled`), and leave no process of its
  * own behind but one the kernel holds (a thread in uninterruptible
  * sleep), which the test names.
@@ -98,7 +98,11 @@ static void stall_case_sig(enum kind kind, const char *cmd,
 	json_t *root, *st;
 	json_error_t jerr;
 	int status = 0;
+	/* run-wds: run on WebDataset shards of the fixture's images */
+	const bool wds = !strcmp(cmd, "run-wds");
 
+	if (wds)
+		cmd = "run";
 	env = fixture_start_locked(kinds[kind], &lock_fd);
 	fixture_env(env, dirs[kind], data, sizeof(data));
 	fixture_env(env, pids[kind], spid, sizeof(spid));
@@ -120,6 +124,15 @@ static void stall_case_sig(enum kind kind, const char *cmd,
 		target = (pid_t)atoi(spid);
 	}
 	tmp = fr_test_tmpdir();
+	if (wds) {
+		/* written here, copied into the bucket beside the folder */
+		cr_assert_eq(fixture_sh(NULL, "'%s' gen -q --from '%s/train' "
+			     "--format wds --shard-size 2M '%s/wds' && mkdir -p "
+			     "'%s/../wds-stall' && cp '%s'/wds/*.tar "
+			     "'%s/../wds-stall/'", bin, data, tmp, data, tmp,
+			     data), 0);
+		strncat(data, "/../wds-stall", sizeof(data) - strlen(data) - 1);
+	}
 	snprintf(js, sizeof(js), "%s/stall-%s-%s.json", tmp, cmd, phase);
 	snprintf(txt, sizeof(txt), "%s/stall-%s-%s.txt", tmp, cmd, phase);
 	snprintf(hook, sizeof(hook), "%s:%d", phase, (int)target);
@@ -353,6 +366,13 @@ FR_TEST(stall_slow, run_s3_server_stopped_2s_into_the_window_keeps_its_numbers, 
 	/* at the 160th completion in the window: batches of 32 are made
 	 * of what was read by then */
 	stall_case(K_S3, "run", "window+160");
+}
+
+FR_TEST(stall_slow, run_s3_wds_shards_server_stopped_in_the_window, .fini = stall_teardown)
+{
+	/* a shard's reads are the stream's (storage/stream.c): at the 20th
+	 * completion in the window, a few blocks into the shards */
+	stall_case(K_S3, "run-wds", "window+20");
 }
 
 FR_TEST(stall_slow, ckpt_throttled_disk_at_1_byte_per_s_in_the_save, .fini = stall_teardown)

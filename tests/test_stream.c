@@ -2,7 +2,8 @@
  * test_stream.c - storage/stream.c, one file read front to back in blocks,
  * on io_uring and on psync: with the stream's own blocks, and with the
  * caller's (caller_blocks), where each block must land exactly where it
- * was fed and nowhere else, with several reads in flight.
+ * was fed and nowhere else, with several reads in flight; and its reads
+ * on the stall watch.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -221,4 +222,47 @@ FR_TEST(stream, a_close_waits_for_the_reads_it_was_fed)
 		close(dfd);
 		fr_test_rmtree(dir);
 	}
+}
+
+/* A shard's reads count for the stall watch as a file's do: in flight
+ * from their submission until the stream takes their completion, under
+ * the shard's name; each completion is one. */
+FR_TEST(stream, its_reads_in_flight_are_on_the_stall_watch)
+{
+	struct stg_stream *s;
+	struct stg_watch_snap snap;
+	uint8_t *mem;
+	char *dir;
+	int dfd;
+
+	cr_assert_eq(stg_watch_init(), 0);
+	s = stream_on(STG_BACKEND_URING, 4, true);
+	make_file(&dir);
+	dfd = open_dir(dir);
+	cr_assert_eq(posix_memalign((void **)&mem, BLK, 3 * BLK), 0);
+	cr_assert(stg_watch_snapshot(&snap));
+	cr_assert_eq(snap.inflight, 0);
+	cr_assert_eq(stg_stream_open(s, dfd, "shard"), 0);
+	for (unsigned i = 0; i < 3; i++)
+		cr_assert_eq(stg_stream_feed(s, mem + (size_t)i * BLK), 1);
+	/* fed and submitted, not yet taken: three in flight, on the shard */
+	cr_assert(stg_watch_snapshot(&snap));
+	cr_expect_eq(snap.inflight, 3);
+	cr_expect_gt(snap.oldest_ns, 0);
+	cr_expect_str_eq(snap.oldest, "shard");
+	for (unsigned i = 0; i < 3; i++) {
+		const uint8_t *data;
+		size_t len;
+
+		cr_assert_eq(stg_stream_next(s, &data, &len, -1), 1);
+		cr_assert_eq(len, BLK);
+	}
+	cr_assert(stg_watch_snapshot(&snap));
+	cr_expect_eq(snap.inflight, 0);
+	cr_expect_gt(snap.last_done_ns, 0);
+	cr_assert_eq(stg_stream_close(s), 0);
+	stg_stream_destroy(s);
+	close(dfd);
+	free(mem);
+	fr_test_rmtree(dir);
 }
