@@ -8,11 +8,12 @@
 #
 # The full run (FEEDRATE_FAST unset) goes in two steps:
 #   1. the tests that measure a rate (MEASURE), one at a time, alone;
-#   2. side by side, four runners: the suites that share the storage
+#   2. side by side, five runners: the suites that share the storage
 #      fixtures (FIXTURE, one test at a time under the fixtures' lock
 #      anyway); the stall tests (STALL, one at a time: each stops its
-#      fixture set's servers); the mpirun tests (MPI, two at a time, those
-#      on a storage fixture one at a time under its lock); and every other
+#      fixture set's servers); the mpirun stall tests (MPI_STALL, the
+#      same); the other mpirun tests (MPI, two at a time, those on a
+#      storage fixture one at a time under its lock); and every other
 #      test (Criterion's -j), whose output is shown as it comes; the
 #      output of the others follows it. Most of these tests wait (on a
 #      budget, a stall timeout, a throttled disk, mpirun's start and
@@ -38,8 +39,10 @@ MEASURE="engine_au_slow/*|ckpt_slow/save_and_restore_run_at_the_throttles_rate|s
 FIXTURE="storage_real_slow/!($RATE_STORAGE)|ckpt_slow/!(save_and_restore_run_at_the_throttles_rate)|storage_unfs_slow/*|ram_axis_slow/*"
 # the tests that stop a fixture's server (their set's test lock, too)
 STALL='stall_slow/*'
-# the tests that start mpirun ranks
-MPI='cluster_mpi_slow/*'
+# the tests that start mpirun ranks: those that stop a fixture's server
+# (named *_reported_*), and the others
+MPI_STALL='cluster_mpi_slow/*_reported_*'
+MPI='cluster_mpi_slow/!(*_reported_*)'
 unit= stress=
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -193,12 +196,15 @@ if [ -n "$unit" ]; then
 			--filter "@($FIXTURE)"
 		FEEDRATE_FIXTURE_DIR=$fixtures-stall FEEDRATE_FIXTURE_OWNER= \
 			beside stall "the stall tests" -j1 --filter "$STALL"
+		FEEDRATE_FIXTURE_DIR=$fixtures-mpistall FEEDRATE_FIXTURE_OWNER= \
+			beside mpistall "the mpirun stall tests" -j1 \
+			--filter "$MPI_STALL"
 		FEEDRATE_FIXTURE_DIR=$fixtures-mpi FEEDRATE_FIXTURE_OWNER= \
-			beside mpi "the mpirun tests" -j2 --filter "$MPI"
+			beside mpi "the other mpirun tests" -j2 --filter "$MPI"
 		FEEDRATE_FIXTURE_DIR=$fixtures-side FEEDRATE_FIXTURE_OWNER= \
 			run_unit "the other tests" \
-			--filter "!($MEASURE|$FIXTURE|$STALL|$MPI)"
-		for b in fixture stall mpi; do
+			--filter "!($MEASURE|$FIXTURE|$STALL|$MPI_STALL|$MPI)"
+		for b in fixture stall mpistall mpi; do
 			wait "$(cat "$times/$b.pid")"
 			src=$?
 			echo "run_tests.sh: $(cat "$times/$b.what") (run beside):"
