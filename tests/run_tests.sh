@@ -202,7 +202,7 @@ if [ -n "$unit" ]; then
 		FEEDRATE_FIXTURE_DIR=$fixtures-mpi FEEDRATE_FIXTURE_OWNER= \
 			beside mpi "the other mpirun tests" -j2 --filter "$MPI"
 		FEEDRATE_FIXTURE_DIR=$fixtures-side FEEDRATE_FIXTURE_OWNER= \
-			run_unit "the other tests" \
+			run_unit "the other tests" -j3 \
 			--filter "!($MEASURE|$FIXTURE|$STALL|$MPI_STALL|$MPI)"
 		for b in fixture stall mpistall mpi; do
 			wait "$(cat "$times/$b.pid")"
