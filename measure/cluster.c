@@ -159,18 +159,27 @@ static bool heard_stalled(struct ms_cluster *cl, unsigned k)
 /*
  * Rank 0's receive from rank K, as ops->recv, listening between slices
  * for K's stall: -EPIPE when K said its storage stalled (K is then lost,
- * named with its words).
+ * named with its words). A stop signal that comes while it waits cuts the
+ * wait to the stop's grace: mpirun's SIGTERM after a rank's death is
+ * followed by its SIGKILL, and rank 0 must have written its report by
+ * then, not go on waiting for the dead rank's result.
  */
 static int peer_recv(struct ms_cluster *cl, unsigned k, int tag, void *buf,
 		     size_t len, double deadline)
 {
 	struct ms_comm *c = cl->comm;
+	bool cut = false;
+	double slice;
+	int err;
 
 	for (;;) {
-		const double slice = fmin(deadline, stg_now() +
-					  STALLED_POLL_S);
-		const int err = c->ops->recv(c, k, tag, buf, len, slice);
-
+		if (!cut && cl->stop && *cl->stop) {
+			deadline = at_least_a_moment(step_deadline(cl,
+					deadline - stg_now()));
+			cut = true;
+		}
+		slice = fmin(deadline, stg_now() + STALLED_POLL_S);
+		err = c->ops->recv(c, k, tag, buf, len, slice);
 		if (err != -ETIMEDOUT)
 			return err;
 		if (heard_stalled(cl, k))

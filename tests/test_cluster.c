@@ -37,6 +37,10 @@ struct rank_comm {
 	struct world *w;
 	int sends_left;                 /* > 0: dies after this many sends */
 	bool dead;
+	volatile sig_atomic_t *stop_when_waiting; /* set to SIGTERM when a
+	                                   receive from stop_from finds
+	                                   nothing yet */
+	unsigned stop_from;
 };
 
 static int fake_send(struct ms_comm *c, unsigned to, int tag,
@@ -100,6 +104,9 @@ static int fake_recv(struct ms_comm *c, unsigned from, int tag, void *buf,
 			err = -ETIMEDOUT;
 			break;
 		}
+		if (((struct rank_comm *)c)->stop_when_waiting &&
+		    from == ((struct rank_comm *)c)->stop_from)
+			*((struct rank_comm *)c)->stop_when_waiting = SIGTERM;
 		{
 			struct timespec ts;
 
@@ -135,6 +142,10 @@ struct rank_run {
 	int lost_at;                    /* 0 never; 1 before hello, 2 before
 	                                   the gate, 3 before the result */
 	volatile sig_atomic_t stop;
+	double gather_s;                /* rank 0's wait for results (0: the
+	                                   timeout) */
+	int stop_in_gather;             /* > 0: a stop signal comes while it
+	                                   waits for this rank's result */
 	int open_err, gate_err, gather_err, alone_err;
 	double start;                   /* the gate's, in its clock */
 	bool do_alone;
@@ -223,9 +234,14 @@ static void *rank_main(void *arg)
 	if (r->gate_err || r->lost_at == 3)
 		return NULL;
 	mine = 100.0 + r->rc.c.rank;
+	if (r->stop_in_gather > 0) {
+		r->rc.stop_when_waiting = &r->stop;
+		r->rc.stop_from = (unsigned)r->stop_in_gather;
+	}
 	r->gather_err = ms_cluster_gather(&r->cl, &mine, sizeof(mine),
-					  r->result, r->got,
-					  stg_now() + TIMEOUT_S);
+					  r->result, r->got, stg_now() +
+					  (r->gather_s > 0 ? r->gather_s :
+					   TIMEOUT_S));
 	return NULL;
 }
 
@@ -342,6 +358,30 @@ FR_TEST(cluster, rank_killed_in_the_window_sends_no_result)
 	cr_assert_eq(R[0].got[2], true);
 	cr_assert(strstr(R[0].cl.peers[1].why, "no result from rank 1 "
 			 "(node-b)"), "%s", R[0].cl.peers[1].why);
+	free_ranks(3);
+}
+
+/*
+ * mpirun's SIGTERM after a rank's death comes while rank 0 waits for that
+ * rank's result, and its SIGKILL follows: the wait is cut to the stop's
+ * grace, not left to run to its deadline (120 s here; 0.3 s once cut).
+ */
+FR_TEST(cluster, stop_while_waiting_for_a_dead_ranks_result_cuts_the_wait)
+{
+	double t0;
+
+	R[2].lost_at = 3;
+	R[0].gather_s = 120.0;
+	R[0].stop_in_gather = 2;
+	t0 = stg_now();
+	run_ranks(3);
+	cr_assert_eq(R[0].gate_err, 0);
+	cr_assert_eq(R[0].got[1], true);
+	cr_assert_eq(R[0].got[2], false);
+	cr_assert(strstr(R[0].cl.peers[2].why, "no result from rank 2"),
+		  "%s", R[0].cl.peers[2].why);
+	cr_assert_lt(stg_now() - t0, 60.0, "rank 0 waited %.1f s for a "
+		     "dead rank after the stop", stg_now() - t0);
 	free_ranks(3);
 }
 

@@ -299,9 +299,12 @@ static json_t *run_and_signal(char *dir, const char *np, bool recovery,
 	if (recovery) {
 		argv[a++] = "--enable-recovery";
 	} else {
-		/* mpirun kills the others 1 s after its SIGTERM by default:
-		 * too short to be sure of, on a loaded machine, for a rank
-		 * 0 that also waits for a dead rank's result */
+		/* after a rank's death mpirun sends the others SIGTERM this
+		 * long after its SIGCONT, and SIGKILL about as long after
+		 * that; its default, 1 s, is too short to be sure of on a
+		 * loaded machine for rank 0's report (written about 0.5 s
+		 * after the SIGTERM here: the wait for the dead rank's
+		 * result is cut by the stop) */
 		argv[a++] = "--mca";
 		argv[a++] = "odls_base_sigkill_timeout";
 		argv[a++] = "10";
