@@ -529,6 +529,8 @@ struct ms_point_out {
 	                                   warm */
 	bool limit_recalibrated;        /* the fill epoch corrected the
 	                                   own-memory estimate */
+	bool limit_raised;              /* the first fill epoch was killed at
+	                                   the limit: raised, filled again */
 	char cg_how[384];               /* the cgroup, in words */
 	uint64_t sample_files, sample_bytes;  /* the part of the dataset read */
 	/* every point */
@@ -667,6 +669,16 @@ uint64_t ms_own_memory(unsigned workers, unsigned gpus, unsigned batch,
  */
 uint64_t ms_own_recalibrated(uint64_t fill_own, uint64_t page_cache,
 			     unsigned gpus, uint64_t slot_bytes);
+
+/*
+ * A --ram point's fill child failed with its cgroup's peak (PEAK) at the
+ * cgroup's LIMIT (within 64 KiB): the kernel killed it for want of room,
+ * its own memory being more than OWN (the estimate is a previous child's
+ * peak, and a busy machine's run can take more). The own memory to fill
+ * once more with: a quarter more and 64 MiB. 0 when the cgroup was short
+ * of its limit (the child failed for another reason). Pure arithmetic.
+ */
+uint64_t ms_own_after_limit(uint64_t own, uint64_t peak, uint64_t limit);
 
 /* ---- the sweep: planner, budget rule, points and check runs ---- */
 

@@ -343,6 +343,13 @@ uint64_t ms_own_recalibrated(uint64_t fill_own, uint64_t page_cache,
 		ldr_default_prefetch(0)) * slot_bytes;
 }
 
+uint64_t ms_own_after_limit(uint64_t own, uint64_t peak, uint64_t limit)
+{
+	if (!limit || peak + (64u << 10) < limit)
+		return 0;
+	return own + own / 4 + (64u << 20);
+}
+
 /* A memory cgroup of LIMIT bytes into *CG (NULL on failure), HOW says. */
 static int ram_cgroup(uint64_t limit, struct ldr_memcg **cg, char *how,
 		      size_t how_len)
@@ -450,7 +457,8 @@ static int point_child(const struct ms_point *p, const struct stg_dataset *ds,
 /*
  * The fill epoch(s) of a ram point on DS: a cgroup of the page cache
  * asked plus the run's own memory, one unmeasured epoch, and (once) a
- * limit recalibrated from the cgroup's peak. *CG is left in place for
+ * limit recalibrated from the cgroup's peak, or raised when the first
+ * fill was killed at it (ms_own_after_limit). *CG is left in place for
  * the measured run. Returns 0, or -errno when the fill failed.
  */
 uint64_t ms_point_own_memory(const struct ms_point *p,
@@ -524,6 +532,18 @@ static int ram_fill(const struct ms_point *p, const struct stg_dataset *ds,
 		err = point_child(&f, ds, *cg, res, out);
 		if (p->stop && *p->stop)
 			return -EINTR;
+		/* killed at the cgroup's limit: more room, evict, fill
+		 * again (once, in place of the recalibration below) */
+		if (err && *cg && !attempt && !ldr_memcg_peak(*cg, &own) &&
+		    (own = ms_own_after_limit(out->own_bytes, own,
+					      out->cgroup_limit_bytes))) {
+			out->own_bytes = own;
+			out->cgroup_limit_bytes = out->page_cache_bytes + own;
+			out->limit_raised = true;
+			ldr_memcg_destroy(*cg);
+			*cg = NULL;
+			continue;
+		}
 		if (err)
 			return err;
 		/*

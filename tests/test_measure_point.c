@@ -48,6 +48,28 @@ FR_TEST(measure_point, ram_page_cache_too_small_beside_own_memory_cannot_be_held
 	cr_assert(ms_ram_holdable(32u << 20, 0));
 }
 
+/* A ram point's fill killed at its cgroup's limit is filled again with
+ * more room. On a busy machine (the full test run, five runners side by
+ * side) a 30-file sweep's fill child took 640.7 MB of anonymous memory
+ * against a 642.1 MB limit (own memory 640.8 MB, from an earlier child's
+ * peak) and was killed; both of its ram points failed. */
+FR_TEST(measure_point, ram_fill_killed_at_the_limit_gets_more_room_once)
+{
+	const uint64_t mib = 1u << 20, kib = 1u << 10;
+	const uint64_t own = 640 * mib, limit = own + 2 * mib;
+
+	/* at the limit (v1's max_usage stops there), or within 64 KiB */
+	cr_expect_eq(ms_own_after_limit(own, limit, limit),
+		     own + 160 * mib + 64 * mib);
+	cr_expect_eq(ms_own_after_limit(own, limit - 64 * kib, limit),
+		     own + 224 * mib);
+	/* short of it: the child died of something else, no retry */
+	cr_expect_eq(ms_own_after_limit(own, limit - 65 * kib, limit), 0);
+	cr_expect_eq(ms_own_after_limit(own, 100 * mib, limit), 0);
+	/* no limit known: nothing to raise */
+	cr_expect_eq(ms_own_after_limit(own, limit, 0), 0);
+}
+
 /* A ram point's limit after its fill epoch (no GPU): the fill's own
  * memory, a margin, and the batches the measured run's GPUs add. The
  * 1.28 M-file sweep's ram check run with 6 GPUs was killed by its cgroup

@@ -399,7 +399,23 @@ FR_TEST(sweep_cli_slow, sweep_ram_point_of_a_tiny_dataset_is_not_taken_as_measur
 		cr_assert(json_is_true(json_object_get(p, "too_short")));
 		cr_assert(json_is_false(json_object_get(p, "usable")));
 	}
-	cr_assert(ram_seen, "no ram point was measured");
+	if (!ram_seen) {
+		char what[2048] = "";
+		size_t at = 0;
+
+		json_array_foreach(json_object_get(j, "points"), i, p) {
+			if (at >= sizeof(what))
+				break;
+			at += (size_t)snprintf(what + at, sizeof(what) - at,
+				"%s %s: %s; ",
+				json_string_value(json_object_get(p, "cache")),
+				json_string_value(json_object_get(p, "status")),
+				json_is_string(json_object_get(p, "why")) ?
+				json_string_value(json_object_get(p, "why")) :
+				"-");
+		}
+		cr_assert(ram_seen, "no ram point was measured: %s", what);
+	}
 	json_decref(j);
 	fr_test_rmtree(dir);
 }
