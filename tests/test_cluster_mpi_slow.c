@@ -344,6 +344,36 @@ static json_t *run_and_signal(char *dir, const char *np, bool recovery,
 	return load_json(dir, "c.json");
 }
 
+/*
+ * The cluster's total after mpirun's stop signal: the ranks' sum, above 0.
+ * On a busy machine a rank's measuring child can be slower than
+ * LDR_CHILD_STOP_S to send its partial result after the signal, and is
+ * then killed, as designed: where no rank measured anything, each rank
+ * that reported must say its child was killed.
+ */
+static void stopped_total(const json_t *j)
+{
+	const json_t *r;
+	size_t i, n;
+
+	if (json_is_number(json_object_get(j, "samples_per_s"))) {
+		cr_assert_float_eq(num(j, "samples_per_s"),
+				   ranks_sum(j, "samples_per_s", &n), 1e-6);
+		cr_assert_gt(num(j, "samples_per_s"), 0);
+		return;
+	}
+	json_array_foreach(json_object_get(j, "ranks"), i, r) {
+		const char *why = json_string_value(json_object_get(r,
+							"fail_text"));
+
+		if (!json_is_true(json_object_get(r, "reported")))
+			continue;
+		cr_assert(why && strstr(why, "killed by signal 9"), "rank %zu "
+			  "measured nothing and says: %s", i, why ? why :
+			  "(nothing)");
+	}
+}
+
 /* Rank 2 of 3 killed in its window: named, the others' total without it. */
 static void killed_rank(bool recovery)
 {
@@ -360,10 +390,16 @@ static void killed_rank(bool recovery)
 	cr_assert(strstr(json_string_value(json_object_get(lost, "lost_why")),
 			 "rank 2"), "%s", json_string_value(
 			 json_object_get(lost, "lost_why")));
-	cr_assert_float_eq(num(j, "samples_per_s"),
-			   ranks_sum(j, "samples_per_s", &n), 1e-6);
+	ranks_sum(j, "samples_per_s", &n);
 	cr_assert_eq(n, 3);
-	cr_assert_gt(num(j, "samples_per_s"), 0);
+	if (recovery) {
+		/* no signal: the others finish their windows */
+		cr_assert_float_eq(num(j, "samples_per_s"),
+				   ranks_sum(j, "samples_per_s", &n), 1e-6);
+		cr_assert_gt(num(j, "samples_per_s"), 0);
+	} else {
+		stopped_total(j);
+	}
 	cr_assert(json_is_true(json_object_get(j, "partial")));
 	json_decref(j);
 	fr_test_rmtree(dir);
@@ -391,7 +427,7 @@ FR_TEST(cluster_mpi_slow, sigint_on_mpirun_ends_all_with_a_partial_report)
 	cr_assert(json_is_string(json_object_get(j, "signal")));
 	ranks_sum(j, "samples_per_s", &n);
 	cr_assert_eq(n, 2);
-	cr_assert_gt(num(j, "samples_per_s"), 0);
+	stopped_total(j);
 	/* nothing left running */
 	sleep_s(0.5);
 	cr_assert(r1 > 0 && !running(r1), "rank 1 outlived mpirun");
