@@ -6,22 +6,24 @@
 # A sanitizer report anywhere in the output fails the run, whatever the
 # runners counted (Criterion counts a test whose process leaked as passing).
 #
-# The full run (FEEDRATE_FAST unset) goes in two steps:
+# The full run (FEEDRATE_FAST unset) goes in three steps:
 #   1. the tests that measure a rate (MEASURE), one at a time, alone;
-#   2. side by side, five runners: the suites that share the storage
+#   2. side by side, four runners: the suites that share the storage
 #      fixtures (FIXTURE, one test at a time under the fixtures' lock
 #      anyway); the stall tests (STALL, one at a time: each stops its
 #      fixture set's servers); the mpirun stall tests (MPI_STALL, the
-#      same); the other mpirun tests (MPI, one at a time: each starts
-#      up to 3 ranks); and every other test (Criterion's -j), whose
-#      output is shown as it comes; the output of the others follows
-#      it. Most of these tests wait (on a budget, a stall timeout, a
-#      throttled disk, mpirun's start and kill), so side by side they
-#      take little more than the longest runner alone.
-# The runners of step 1 and of step 2's fixture suites share one set of
-# storage fixtures (tests/storage_fixtures/fixtures.sh), owned by this
-# script ($FEEDRATE_FIXTURE_OWNER) and stopped at its end; each of the
-# other runners of step 2 has a set of its own, owned by that runner.
+#      same); and every other test (Criterion's -j), whose output is
+#      shown as it comes; the output of the others follows it. Most of
+#      these tests wait (on a budget, a stall timeout, a throttled disk,
+#      mpirun's start and kill), so side by side they take little more
+#      than the longest runner alone;
+#   3. the other mpirun tests (MPI), one at a time, alone: a killed
+#      rank's test gives rank 0 mpirun's kill window to write its report,
+#      which a machine busy with the other runners may not leave it.
+# The runners of steps 1 and 3 and of step 2's fixture suites share one
+# set of storage fixtures (tests/storage_fixtures/fixtures.sh), owned by
+# this script ($FEEDRATE_FIXTURE_OWNER) and stopped at its end; each of
+# the other runners of step 2 has a set of its own, owned by that runner.
 set -u
 
 # tests whose assertions hang on a rate (a lower bound on speed, or which
@@ -190,8 +192,7 @@ if [ -n "$unit" ]; then
 		# the fixture suites', the stall tests' and the mpirun tests'
 		# runners in the background, their output kept for after the
 		# other's; a fixture set apart for each but the first (the
-		# fixture suites throttle theirs, the stall tests stop theirs,
-		# the mpirun tests read theirs from 1 to 3 ranks)
+		# fixture suites throttle theirs, the stall tests stop theirs)
 		beside fixture "the storage fixture suites" -j1 \
 			--filter "@($FIXTURE)"
 		FEEDRATE_FIXTURE_DIR=$fixtures-stall FEEDRATE_FIXTURE_OWNER= \
@@ -199,12 +200,10 @@ if [ -n "$unit" ]; then
 		FEEDRATE_FIXTURE_DIR=$fixtures-mpistall FEEDRATE_FIXTURE_OWNER= \
 			beside mpistall "the mpirun stall tests" -j1 \
 			--filter "$MPI_STALL"
-		FEEDRATE_FIXTURE_DIR=$fixtures-mpi FEEDRATE_FIXTURE_OWNER= \
-			beside mpi "the other mpirun tests" -j1 --filter "$MPI"
 		FEEDRATE_FIXTURE_DIR=$fixtures-side FEEDRATE_FIXTURE_OWNER= \
 			run_unit "the other tests" -j3 \
 			--filter "!($MEASURE|$FIXTURE|$STALL|$MPI_STALL|$MPI)"
-		for b in fixture stall mpistall mpi; do
+		for b in fixture stall mpistall; do
 			wait "$(cat "$times/$b.pid")"
 			src=$?
 			echo "run_tests.sh: $(cat "$times/$b.what") (run beside):"
@@ -215,6 +214,7 @@ if [ -n "$unit" ]; then
 		done
 		side=
 		echo "run_tests.sh: $((SECONDS - t2)) s for the tests run side by side"
+		run_unit "the other mpirun tests" -j1 --filter "$MPI"
 		stop_fixtures
 	fi
 fi
