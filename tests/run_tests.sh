@@ -17,9 +17,10 @@
 #      these tests wait (on a budget, a stall timeout, a throttled disk,
 #      mpirun's start and kill), so side by side they take little more
 #      than the longest runner alone;
-#   3. the other mpirun tests (MPI), one at a time, alone: a killed
-#      rank's test gives rank 0 mpirun's kill window to write its report,
-#      which a machine busy with the other runners may not leave it.
+#   3. the other mpirun tests (MPI), one at a time, alone: beside the
+#      others their ranks load the machine so that a measuring child
+#      (theirs, or another test's, under a sanitizer) can miss the
+#      LDR_CHILD_STOP_S (0.5 s) it has to answer a stop signal.
 # The runners of steps 1 and 3 and of step 2's fixture suites share one
 # set of storage fixtures (tests/storage_fixtures/fixtures.sh), owned by
 # this script ($FEEDRATE_FIXTURE_OWNER) and stopped at its end; each of
