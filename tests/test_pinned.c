@@ -535,6 +535,7 @@ FR_TEST(child, run_pinned_stops_on_sigint_with_a_partial_result)
 	volatile int stop = 0;
 	char list[4096];
 	FILE *f;
+	int err;
 
 	dir = fr_test_tmpdir();
 	res = calloc(1, sizeof(*res));
@@ -558,15 +559,27 @@ FR_TEST(child, run_pinned_stops_on_sigint_with_a_partial_result)
 	cfg.world = 1;
 	cfg.warmup_s = -1;
 	cfg.stop = &stop;       /* no epoch, duration or sample limit */
-	cr_assert_eq(ldr_run_pinned(&cfg, &choice.set, NULL, res, &rep), 0,
-		     "%s", rep.why);
+	err = ldr_run_pinned(&cfg, &choice.set, NULL, res, &rep);
 	cr_assert_eq(rep.signal, SIGINT);
 	cr_assert_eq(stop, SIGINT, "the caller's stop flag was not set");
+	if (err == -ECHILD && strstr(rep.why, "killed by signal 9")) {
+		/* a busy machine: the child took longer than LDR_CHILD_STOP_S
+		 * to send its result after the signal and was killed, as
+		 * designed; what it published stands in, marked partial */
+		cr_log_warn("the child was killed LDR_CHILD_STOP_S after the "
+			    "signal: %s", rep.why);
+		cr_assert(res->window_partial || !res->samples,
+			  "a killed child's totals not marked partial");
+		goto out;
+	}
+	cr_assert_eq(err, 0, "%s", rep.why);
+	cr_assert(!res->window_partial);
 	cr_assert(res->stopped_by_signal, "the run did not say it was "
 		  "stopped");
 	cr_assert_geq(rep.cpu_outside_mask_s, 0);
 	cr_log_info("stopped after %llu samples, %.2f s outside the mask",
 		    (unsigned long long)res->samples, rep.cpu_outside_mask_s);
+out:
 	stg_dataset_destroy(ds);
 	free(res);
 	fr_test_rmtree(dir);

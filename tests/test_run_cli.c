@@ -201,13 +201,14 @@ FR_TEST(run_cli_slow, json_report_has_every_key_with_sane_values)
 	char *dir = fr_test_tmpdir();
 	char *data = gen_dataset(dir, "--size", "20M");
 	char js[4096];
-	/* 3 s: enough reads for the 20 probes a measured hit ratio needs;
-	 * a window counts whole batches, and one vCPU of a busy machine may
-	 * not decode one of the default 256 in it: batches of 32 */
+	/* a window of 480 samples, however long one vCPU of a loaded
+	 * machine takes (its --duration only a bound): one read in ten is
+	 * probed, and a measured hit ratio needs 20 probes; a window
+	 * counts whole batches: batches of 32 */
 	char *argv[] = { (char *)fr_test_bin(), "run", "--cache", "warm", "--gpus",
-			 "2xa100", "--duration", "3", "--warmup", "0.5",
-			 "--vcpus", "1", "--batch", "32", "--json", js, data,
-			 NULL };
+			 "2xa100", "--samples", "480", "--duration", "240",
+			 "--warmup", "0.5", "--vcpus", "1", "--batch", "32",
+			 "--json", js, data, NULL };
 	const json_t *g, *ds, *st, *er;
 	json_t *j;
 	uint64_t files, bytes;
@@ -226,6 +227,7 @@ FR_TEST(run_cli_slow, json_report_has_every_key_with_sane_values)
 
 	cr_expect_eq(num(j, "schema_version"), RPT_RUN_SCHEMA_VERSION);
 	cr_expect_gt(num(j, "samples_per_s"), 0);
+	cr_expect_geq(num(j, "samples"), 480);
 	cr_expect(num(j, "au") > 0 && num(j, "au") <= 1.0 + 1e-9);
 	s = str(j, "bottleneck");
 	cr_expect(!strcmp(s, "cpu") || !strcmp(s, "storage") ||
