@@ -2,8 +2,8 @@
  * cmd_run.c - `feedrate run [options] [DATASET]`: one measurement point
  * and its report. The point the options ask for is measured on one node
  * (measure/measure_run.c: ms_point_run, in a pinned child) or as one rank
- * under mpirun (measure/cluster_run.c), and handed to its report
- * (reports/report_run_end.c).
+ * under mpirun (measure/cluster_run.c, through rpt_run_cluster), and
+ * handed to its report (reports/report_run_end.c).
  *
  * Wiring only: the protocol is measure/'s, the words reports/'.
  * SIGINT/SIGTERM set cli_stop; the child stops and still reports; the
@@ -15,9 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cluster.h"
 #include "measure_run.h"
-#include "report_cluster_out.h"
 #include "report_run_end.h"
 
 struct run_opts {
@@ -175,54 +173,26 @@ static int run_measure(struct run_state *s, struct rpt_run *rr)
 				s->o.cache == STG_CACHE_RAM, &s->md, cli_stop);
 }
 
-/*
- * Under mpirun: this rank's point on its share of the dataset and CPUs,
- * its window started with every other rank's (measure/cluster_run.c);
- * then rank 0's cluster report. OPENED: the dataset's opening (0, or its
- * exit code). Returns the exit code.
- */
+/* Under mpirun: this rank's point, then rank 0's cluster report
+ * (rpt_run_cluster). OPENED: the dataset's opening (0, or its exit
+ * code). Returns the exit code. */
 static int run_cluster(struct run_state *s, struct rpt_run *rr, int opened)
 {
-	struct ms_cluster_run_cfg c;
-	struct rpt_cluster_run run = { .json = s->o.c.json,
-				       .html = s->o.html };
-	struct rpt_cluster_rank mine;
-	double *solo = NULL;
-	bool shared = false;
 	int err = opened;
 
 	if (!err) {
 		run_fill_dataset(s, rr);
 		err = run_point(s, &s->r.p);
 	}
-	if (s->o.cache == STG_CACHE_COLD && s->o.solo != 0)
-		solo = calloc(cli_cluster->world, sizeof(*solo));
-	ms_cluster_run_make(&(struct ms_cluster_run_ask){ .o = &s->o.c,
-		.p = &s->r.p, .md = &s->md, .open_failed = opened != 0,
-		.point_failed = err != 0, .warmup_s = s->o.warmup,
-		.solo_s = s->o.solo, .solo = solo,
-		/* no --ram under mpirun */
-		.window_s = run_window(&s->o) }, &c, &run.check);
-	c.say = rpt_cluster_say;
-	c.say_arg = "run";
-	rr->setup.pipeline = s->out.pipeline;
-	rr->pipeline_name = "native";
-	if (!ms_cluster_run(cli_cluster, &c, s->r.res, &s->r.po, solo,
-			    &shared))
-		rpt_run_fill_result(rr, &s->r.po, s->r.res, false, &s->md,
-				    cli_stop, s->out.cache_how,
-				    sizeof(s->out.cache_how), s->out.notes,
-				    sizeof(s->out.notes));
-	rr->notes = s->out.notes;
-	ms_cluster_rank_init(cli_cluster, &mine);
-	rpt_cluster_rank_fill(&mine, rr, s->r.res, &s->r.po, shared);
-	if (cli_cluster->rank == 0)
-		rpt_cluster_from_run(&run.report, rr, s->o.c.dataset,
-				     s->m.fs.server, run.check.window_s,
-				     cli_stop, s->out.notes);
-	err = rpt_cluster_report(cli_cluster, "run", &run, &mine);
-	free(solo);
-	return cli_stop ? rpt_exit_for_signal(cli_stop) : err;
+	return rpt_run_cluster(cli_cluster, &(const struct rpt_run_cluster){
+		.ask = { .o = &s->o.c, .p = &s->r.p, .md = &s->md,
+			 .open_failed = opened != 0, .point_failed = err != 0,
+			 .warmup_s = s->o.warmup, .solo_s = s->o.solo,
+			 /* no --ram under mpirun */
+			 .window_s = run_window(&s->o) },
+		.cache = s->o.cache, .html = s->o.html,
+		.dataset = s->o.c.dataset, .server = s->m.fs.server,
+		.stop = &cli_stop }, &s->r, rr, &s->out);
 }
 
 int cmd_run(int argc, char **argv)

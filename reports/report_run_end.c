@@ -5,11 +5,13 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
+#include "report_cluster_out.h"
 #include "report_run_end.h"
 #include "rpt_cmd.h"
 #include "rpt_text.h"
@@ -167,4 +169,39 @@ int rpt_run_exit(struct rpt_run *rr, struct rpt_run_out *o,
 	if (ret == FR_EXIT_OK && (res->errors || rr->listing_errors))
 		return FR_EXIT_SAMPLE_ERRORS;
 	return ret;
+}
+
+int rpt_run_cluster(struct ms_cluster *cl, const struct rpt_run_cluster *a,
+		    struct ms_run *r, struct rpt_run *rr,
+		    struct rpt_run_out *o)
+{
+	struct rpt_cluster_run run = { .json = o->json, .html = a->html };
+	struct ms_cluster_run_ask ask = a->ask;
+	struct ms_cluster_run_cfg c;
+	struct rpt_cluster_rank mine;
+	double *solo = NULL;
+	bool shared = false;
+	int err;
+
+	if (a->cache == STG_CACHE_COLD && ask.solo_s != 0)
+		ask.solo = solo = calloc(cl->world, sizeof(*solo));
+	ms_cluster_run_make(&ask, &c, &run.check);
+	c.say = rpt_cluster_say;
+	c.say_arg = "run";
+	rr->setup.pipeline = o->pipeline;
+	rr->pipeline_name = "native";
+	if (!ms_cluster_run(cl, &c, r->res, &r->po, solo, &shared))
+		rpt_run_fill_result(rr, &r->po, r->res, false, ask.md,
+				    *a->stop, o->cache_how,
+				    sizeof(o->cache_how), o->notes,
+				    sizeof(o->notes));
+	rr->notes = o->notes;
+	ms_cluster_rank_init(cl, &mine);
+	rpt_cluster_rank_fill(&mine, rr, r->res, &r->po, shared);
+	if (cl->rank == 0)
+		rpt_cluster_from_run(&run.report, rr, a->dataset, a->server,
+				     run.check.window_s, *a->stop, o->notes);
+	err = rpt_cluster_report(cl, "run", &run, &mine);
+	free(solo);
+	return *a->stop ? rpt_exit_for_signal(*a->stop) : err;
 }

@@ -7,8 +7,10 @@
 #ifndef FEEDRATE_REPORT_RUN_END_H
 #define FEEDRATE_REPORT_RUN_END_H
 
+#include <signal.h>
 #include <stdint.h>
 
+#include "measure_opts.h"
 #include "measure_run.h"
 #include "report.h"
 
@@ -62,5 +64,29 @@ int rpt_run_write(struct rpt_run *rr, struct rpt_run_out *o);
  */
 int rpt_run_exit(struct rpt_run *rr, struct rpt_run_out *o,
 		 const struct ldr_result *res, uint64_t max_errors);
+
+/* What run under mpirun asks of its cluster step besides R and RR. */
+struct rpt_run_cluster {
+	struct ms_cluster_run_ask ask;  /* this rank's point (its solo is
+	                                   made here) */
+	enum stg_cache_state cache;     /* the point asked (cold: the reads
+	                                   alone) */
+	const char *html;               /* --html; NULL none */
+	const char *dataset;            /* as given; NULL generated */
+	const char *server;             /* the storage server under it; NULL */
+	volatile sig_atomic_t *stop;    /* the command's stop flag */
+};
+
+/*
+ * run under mpirun (measure/cluster_run.c): this rank's point A->ask.p
+ * on its share, its window started with every other rank's; R's result
+ * and RR's (its setup filled, unless the dataset or the point failed)
+ * from it; then rpt_cluster_report, rank 0's from RR, written to O->json
+ * and A->html. Any rank's main thread; returns the exit code (a
+ * signal's when *A->stop is set).
+ */
+int rpt_run_cluster(struct ms_cluster *cl, const struct rpt_run_cluster *a,
+		    struct ms_run *r, struct rpt_run *rr,
+		    struct rpt_run_out *o);
 
 #endif
