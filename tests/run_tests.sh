@@ -8,7 +8,8 @@
 #
 # The full run (FEEDRATE_FAST unset) goes in two steps, three under a
 # sanitizer (FEEDRATE_SANITIZE set):
-#   1. the tests that measure a rate (MEASURE), one at a time, alone;
+#   1. the tests that measure a rate or stop mpirun ranks with a signal
+#      (MEASURE), one at a time, alone;
 #   2. side by side, four or five runners: the suites that share the
 #      storage fixtures (FIXTURE, one test at a time under the fixtures'
 #      lock anyway); the stall tests (STALL, one at a time: each stops
@@ -21,9 +22,8 @@
 #      by side they take little more than the longest runner alone;
 #   3. under a sanitizer, the other mpirun tests, one at a time, alone:
 #      a sanitized test process runs two to three times slower, and
-#      beside 2-3 ranks on this many CPUs its measuring child misses the
-#      LDR_CHILD_STOP_S (0.5 s) it has to answer a stop signal in, or its
-#      window ends before the reads a hit ratio needs.
+#      beside 2-3 ranks on this many CPUs its own measuring child can
+#      miss LDR_CHILD_STOP_S.
 # The runners of steps 1 and 3 and of step 2's fixture suites share one
 # set of storage fixtures (tests/storage_fixtures/fixtures.sh), owned by
 # this script ($FEEDRATE_FIXTURE_OWNER) and stopped at its end; each of
@@ -31,10 +31,13 @@
 set -u
 
 # tests whose assertions hang on a rate (a lower bound on speed, or which
-# of storage and CPU bounds a run through the fixtures' throttle): one at
-# a time, nothing beside them
+# of storage and CPU bounds a run through the fixtures' throttle), and the
+# mpirun tests that stop their ranks with a signal (each rank's measuring
+# child has LDR_CHILD_STOP_S, 0.5 s, to answer it: a real-time bound of
+# the product's): one at a time, nothing beside them
 RATE_STORAGE='run_throttled_disk_cold_storage_bound_warm_cpu_bound|sweep_throttled_disk_cold_storage_warm_cpu'
-MEASURE="engine_au_slow/*|ckpt_slow/save_and_restore_run_at_the_throttles_rate|storage_real_slow/@($RATE_STORAGE)"
+STOP_MPI='rank_killed_without_recovery_still_reports|sigint_on_mpirun_ends_all_with_a_partial_report'
+MEASURE="engine_au_slow/*|ckpt_slow/save_and_restore_run_at_the_throttles_rate|storage_real_slow/@($RATE_STORAGE)|cluster_mpi_slow/@($STOP_MPI)"
 # the other tests of the suites that take the storage fixtures' test lock
 # (fixture_testlib.h, test_storage_real_slow.c): in one runner, so that no
 # Criterion worker of the other one waits on the lock. ram_axis_slow runs
@@ -44,10 +47,10 @@ MEASURE="engine_au_slow/*|ckpt_slow/save_and_restore_run_at_the_throttles_rate|s
 FIXTURE="storage_real_slow/!($RATE_STORAGE)|ckpt_slow/!(save_and_restore_run_at_the_throttles_rate)|storage_unfs_slow/*|ram_axis_slow/*"
 # the tests that stop a fixture's server (their set's test lock, too)
 STALL='stall_slow/*'
-# the tests that start mpirun ranks: those that stop a fixture's server
-# (named *_reported_*), and the others
+# the other tests that start mpirun ranks: those that stop a fixture's
+# server (named *_reported_*), and the others
 MPI_STALL='cluster_mpi_slow/*_reported_*'
-MPI='cluster_mpi_slow/!(*_reported_*)'
+MPI="cluster_mpi_slow/!(*_reported_*|$STOP_MPI)"
 unit= stress=
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -191,7 +194,8 @@ if [ -n "$unit" ]; then
 		# (feedrate-fixtures-run<its pid>, fixture_testlib.h)
 		fixtures=${FEEDRATE_FIXTURE_DIR:-/var/tmp/feedrate-fixtures-run$$}
 		export FEEDRATE_FIXTURE_DIR=$fixtures FEEDRATE_FIXTURE_OWNER=$$
-		run_unit "the rate tests" -j1 --filter "@($MEASURE)"
+		run_unit "the rate and stop-signal tests" -j1 \
+			--filter "@($MEASURE)"
 		t2=$SECONDS
 		# the fixture suites', the stall tests' and the mpirun tests'
 		# runners in the background, their output kept for after the

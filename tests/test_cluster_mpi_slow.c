@@ -307,7 +307,7 @@ static json_t *run_and_signal(char *dir, const char *np, bool recovery,
 		 * result is cut by the stop) */
 		argv[a++] = "--mca";
 		argv[a++] = "odls_base_sigkill_timeout";
-		argv[a++] = "10";
+		argv[a++] = "5";
 	}
 	argv[a++] = "-np";
 	argv[a++] = (char *)np;
