@@ -26,7 +26,8 @@
  * stall, or LDR_CHILD_STOP_S after a forwarded signal, it SIGKILLs the
  * child, and a child not ended LDR_CHILD_END_S later (a thread in
  * uninterruptible sleep holds it) is left to the kernel unreaped
- * (REP->held_pid); its reads are dropped from the stall record.
+ * (REP->held_pid); its reads are dropped from the stall record, and a
+ * result it had sent whole still stands (ldr_child_held_err).
  * Running totals: ldr_run_pinned maps a record (live.c) before the
  * fork; the child's engine publishes into it, so a child killed before it
  * sent its result still leaves its window's totals (marked partial).
@@ -246,6 +247,15 @@ static void describe_status(int status, const struct ldr_child_opts *opts,
 	}
 }
 
+int ldr_child_held_err(int err, const struct ldr_child_report *rep)
+{
+	if (err)
+		return err;
+	if (rep->stalled)
+		return -ETIMEDOUT;
+	return rep->got_out ? 0 : -EINTR;
+}
+
 int ldr_child_run(const struct ldr_child_opts *opts, ldr_child_fn fn,
 		  void *arg, void *out, size_t out_len,
 		  struct ldr_child_report *rep)
@@ -382,13 +392,12 @@ int ldr_child_run(const struct ldr_child_opts *opts, ldr_child_fn fn,
 		 * reads no longer count */
 		rep->held_pid = pid;
 		stg_watch_release_pid(pid);
-		if (err == 0)
-			err = rep->stalled ? -ETIMEDOUT : -EINTR;
+		err = ldr_child_held_err(err, rep);
 		snprintf(rep->why, sizeof(rep->why), "the measurement child "
-			 "(pid %d) did not end %.1f s after SIGKILL: a thread "
-			 "of it waits in the kernel (uninterruptible sleep) "
-			 "and it is left to the kernel", (int)pid,
-			 LDR_CHILD_END_S);
+			 "(pid %d)%s did not end %.1f s after SIGKILL: a "
+			 "thread of it waits in the kernel (uninterruptible "
+			 "sleep) and it is left to the kernel", (int)pid,
+			 err ? "" : " sent its result but", LDR_CHILD_END_S);
 		goto restore;
 	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)

@@ -178,6 +178,15 @@ static bool midrun_cmd(const char *dir, const char *ds,
 	return r->total_s - r->fired_s >= 1.0;
 }
 
+/* The report's words for a failed run, else "(none)". */
+static const char *run_error_of(const struct fault_run *r)
+{
+	const char *s = r->json ? json_string_value(json_object_get(r->json,
+						    "run_error")) : NULL;
+
+	return s ? s : "(none)";
+}
+
 /* Skip when midrun_cmd could not act in time; DIR is removed first. */
 static void midrun_skip(char *dir, char *ds, struct fault_run *r)
 {
@@ -216,7 +225,8 @@ FR_TEST(faults_slow, folder_vanishing_mid_run_counts_as_enoent)
 	before = tree_digest(ds);
 	if (!midrun_cmd(dir, ds, pull_folder, &r))
 		midrun_skip(dir, ds, &r);
-	cr_expect_eq(r.status, 3, "exit %d, expected 3", r.status);
+	cr_expect_eq(r.status, 3, "exit %d, expected 3; run error: %s",
+		     r.status, run_error_of(&r));
 	{
 		const char *ex = NULL;
 
@@ -252,7 +262,8 @@ FR_TEST(faults_slow, file_replaced_by_folder_mid_run_counts_as_eisdir)
 	before = tree_digest(ds);
 	if (!midrun_cmd(dir, ds, file_to_folder, &r))
 		midrun_skip(dir, ds, &r);
-	cr_expect_eq(r.status, 3, "exit %d, expected 3", r.status);
+	cr_expect_eq(r.status, 3, "exit %d, expected 3; run error: %s",
+		     r.status, run_error_of(&r));
 	if (error_count(&r, "EISDIR", &ex) == 0) {
 		char *errs = json_dumps(json_object_get(r.json, "errors"), 0);
 

@@ -584,3 +584,24 @@ out:
 	free(res);
 	fr_test_rmtree(dir);
 }
+
+/* A child left to the kernel after its SIGKILL: a result it had sent
+ * whole stands (only its exit hangs); a stall's or a missing result's
+ * run failed. */
+FR_TEST(child, held_child_keeps_a_result_sent_whole_but_not_a_stall)
+{
+	struct ldr_child_report rep;
+
+	memset(&rep, 0, sizeof(rep));
+	rep.held_pid = 4242;
+	rep.got_out = true;
+	cr_expect_eq(ldr_child_held_err(0, &rep), 0);
+	/* an earlier failure is kept */
+	cr_expect_eq(ldr_child_held_err(-EPROTO, &rep), -EPROTO);
+	rep.stalled = true;
+	cr_expect_eq(ldr_child_held_err(0, &rep), -ETIMEDOUT);
+	rep.stalled = false;
+	rep.got_out = false;
+	cr_expect_eq(ldr_child_held_err(0, &rep), -EINTR);
+	cr_expect_eq(ldr_child_held_err(-ECHILD, &rep), -ECHILD);
+}
