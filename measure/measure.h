@@ -680,6 +680,26 @@ uint64_t ms_own_recalibrated(uint64_t fill_own, uint64_t page_cache,
  */
 uint64_t ms_own_after_limit(uint64_t own, uint64_t peak, uint64_t limit);
 
+/* What follows a --ram point's fill epoch (ram_fill). */
+enum ms_fill_next {
+	MS_FILL_DONE,           /* the measured run follows */
+	MS_FILL_RAISE,          /* evict, fill again with more room */
+	MS_FILL_RECAL,          /* evict, fill again with the limit set
+	                           from the fill's own use */
+	MS_FILL_FAIL,           /* the point failed */
+};
+
+/*
+ * After a fill: FAILED it failed (AT_LIMIT: killed at its cgroup's limit,
+ * ms_own_after_limit gave more room); OFF the page cache it left is more
+ * than MS_RAM_RECAL off the asked size; RAISED, RECALIBRATED what earlier
+ * fills of the point did. The room is raised once, on the first fill;
+ * the limit is recalibrated once, after the first fill that ends, so a
+ * raised limit's spare room does not stay page cache. Pure.
+ */
+enum ms_fill_next ms_ram_fill_next(bool failed, bool at_limit, bool off,
+				   bool raised, bool recalibrated);
+
 /* ---- the sweep: planner, budget rule, points and check runs ---- */
 
 /* One check run done, as ms_check_next reads it. */

@@ -350,6 +350,15 @@ uint64_t ms_own_after_limit(uint64_t own, uint64_t peak, uint64_t limit)
 	return own + own / 4 + (64u << 20);
 }
 
+enum ms_fill_next ms_ram_fill_next(bool failed, bool at_limit, bool off,
+				   bool raised, bool recalibrated)
+{
+	if (failed)
+		return at_limit && !raised && !recalibrated ? MS_FILL_RAISE :
+							      MS_FILL_FAIL;
+	return off && !recalibrated ? MS_FILL_RECAL : MS_FILL_DONE;
+}
+
 /* A memory cgroup of LIMIT bytes into *CG (NULL on failure), HOW says. */
 static int ram_cgroup(uint64_t limit, struct ldr_memcg **cg, char *how,
 		      size_t how_len)
@@ -454,13 +463,6 @@ static int point_child(const struct ms_point *p, const struct stg_dataset *ds,
 	return 0;
 }
 
-/*
- * The fill epoch(s) of a ram point on DS: a cgroup of the page cache
- * asked plus the run's own memory, one unmeasured epoch, and (once) a
- * limit recalibrated from the cgroup's peak, or raised when the first
- * fill was killed at it (ms_own_after_limit). *CG is left in place for
- * the measured run. Returns 0, or -errno when the fill failed.
- */
 uint64_t ms_point_own_memory(const struct ms_point *p,
 			     const struct stg_dataset *ds)
 {
@@ -494,6 +496,14 @@ uint64_t ms_point_own_memory(const struct ms_point *p,
 	return own;
 }
 
+/*
+ * The fill epoch(s) of a ram point on DS: a cgroup of the page cache
+ * asked plus the run's own memory, one unmeasured epoch; the room raised
+ * when the first fill was killed at the limit (ms_own_after_limit), and
+ * the limit recalibrated once from the cgroup's peak (ms_ram_fill_next):
+ * at most three fills. *CG is left in place for the measured run.
+ * Returns 0, or -errno when the fill failed.
+ */
 static int ram_fill(const struct ms_point *p, const struct stg_dataset *ds,
 		    double window, struct ldr_memcg **cg,
 		    struct ldr_result *res, struct ms_point_out *out)
@@ -511,8 +521,10 @@ static int ram_fill(const struct ms_point *p, const struct stg_dataset *ds,
 	f.duration_s = p->window_s > 0 ? (window > 0 ? window / 4 + 5 : 10) :
 		       0;
 	f.gpus = 0;
-	for (int attempt = 0; attempt < 2; attempt++) {
-		uint64_t cache = 0, own;
+	for (int attempt = 0; attempt < 3; attempt++) {
+		uint64_t cache = 0, own = 0, raised_own = 0;
+		bool off = false;
+		enum ms_fill_next next;
 
 		if (attempt) {
 			const double t = stg_now();
@@ -532,49 +544,50 @@ static int ram_fill(const struct ms_point *p, const struct stg_dataset *ds,
 		err = point_child(&f, ds, *cg, res, out);
 		if (p->stop && *p->stop)
 			return -EINTR;
-		/* killed at the cgroup's limit: more room, evict, fill
-		 * again (once, in place of the recalibration below) */
-		if (err && *cg && !attempt && !ldr_memcg_peak(*cg, &own) &&
-		    (own = ms_own_after_limit(out->own_bytes, own,
-					      out->cgroup_limit_bytes))) {
-			out->own_bytes = own;
-			out->cgroup_limit_bytes = out->page_cache_bytes + own;
-			out->limit_raised = true;
-			ldr_memcg_destroy(*cg);
-			*cg = NULL;
-			continue;
-		}
-		if (err)
-			return err;
+		/* killed at the cgroup's limit: the room it lacked */
+		if (err && *cg && !ldr_memcg_peak(*cg, &own))
+			raised_own = ms_own_after_limit(out->own_bytes, own,
+						out->cgroup_limit_bytes);
 		/*
 		 * The own-memory figure is an estimate. The cgroup's peak
 		 * less the page cache it held after the fill is what the
 		 * run itself took: when the page cache is more than 25 %
-		 * off the asked size, set the limit from it, evict and fill
-		 * again (once).
+		 * off the asked size, set the limit from it.
 		 */
-		if (!*cg || attempt || ldr_memcg_usage(*cg, NULL, &cache))
+		if (!err && *cg && !ldr_memcg_usage(*cg, NULL, &cache))
+			off = fabs((double)cache -
+				   (double)out->page_cache_bytes) >
+			      MS_RAM_RECAL * (double)out->page_cache_bytes;
+		next = ms_ram_fill_next(err != 0, raised_own != 0, off,
+					out->limit_raised,
+					out->limit_recalibrated);
+		if (next == MS_FILL_FAIL)
+			return err;
+		if (next == MS_FILL_DONE)
 			break;
-		if (fabs((double)cache - (double)out->page_cache_bytes) <=
-		    MS_RAM_RECAL * (double)out->page_cache_bytes)
-			break;
-		if (ldr_memcg_peak(*cg, &own))
-			own = 0;
-		if (own > cache)
-			own -= cache;
-		else if (out->cgroup_limit_bytes > cache)
-			own = out->cgroup_limit_bytes - cache;
-		else
-			break;
-		/* short of a margin and the measured run's GPUs' batches,
-		 * the kernel kills the run */
-		out->own_bytes = ms_own_recalibrated(own, out->page_cache_bytes,
-			p->gpus, (uint64_t)(p->batch ? p->batch :
-			LDR_DEFAULT_BATCH) * p->transform.out_bytes +
-			2 * p->transform.stage_bytes);
+		if (next == MS_FILL_RAISE) {
+			out->own_bytes = raised_own;
+			out->limit_raised = true;
+		} else {
+			if (ldr_memcg_peak(*cg, &own))
+				own = 0;
+			if (own > cache)
+				own -= cache;
+			else if (out->cgroup_limit_bytes > cache)
+				own = out->cgroup_limit_bytes - cache;
+			else
+				break;
+			/* short of a margin and the measured run's GPUs'
+			 * batches, the kernel kills the run */
+			out->own_bytes = ms_own_recalibrated(own,
+				out->page_cache_bytes, p->gpus,
+				(uint64_t)(p->batch ? p->batch :
+				LDR_DEFAULT_BATCH) * p->transform.out_bytes +
+				2 * p->transform.stage_bytes);
+			out->limit_recalibrated = true;
+		}
 		out->cgroup_limit_bytes = out->page_cache_bytes +
 					  out->own_bytes;
-		out->limit_recalibrated = true;
 		ldr_memcg_destroy(*cg);
 		*cg = NULL;
 	}

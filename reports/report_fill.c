@@ -226,10 +226,13 @@ void rpt_ram_how(const struct ms_point_out *po, uint64_t epochs,
 		 "the cache, then %llu epoch%s measured%s; hit ratio %.200s",
 		 po->cg_how, po->page_cache_bytes / 1e6,
 		 po->cgroup_limit_bytes / 1e6, po->own_bytes / 1e6,
+		 po->limit_recalibrated && po->limit_raised ? ", as "
+		 "measured on a second fill epoch, given more room after "
+		 "the first was killed at the limit" :
+		 po->limit_recalibrated ? ", as measured on the fill epoch" :
 		 po->limit_raised ? ", estimated, raised by a quarter and "
 		 "64 MiB after the first fill epoch was killed at the "
-		 "limit" : po->limit_recalibrated ? ", as measured on the "
-		 "fill epoch" : ", estimated", po->cache_seen_bytes / 1e6,
+		 "limit" : ", estimated", po->cache_seen_bytes / 1e6,
 		 po->ram_not_limited ? ": NOT LIMITED (more than the "
 		 "slack over the asked size), so the point ran warm and is not "
 		 "a ram measurement" : "", (unsigned long long)epochs,

@@ -70,6 +70,38 @@ FR_TEST(measure_point, ram_fill_killed_at_the_limit_gets_more_room_once)
 	cr_expect_eq(ms_own_after_limit(own, limit, 0), 0);
 }
 
+/* What follows a ram point's fill. A loaded machine's run killed at the
+ * limit got more room, and that room stayed page cache: the point was
+ * not held to its size. The limit is now recalibrated after it too. */
+FR_TEST(measure_point, ram_fill_after_more_room_is_recalibrated_once)
+{
+	/* the first fill: killed at the limit, killed otherwise, off, on */
+	cr_expect_eq(ms_ram_fill_next(true, true, false, false, false),
+		     MS_FILL_RAISE);
+	cr_expect_eq(ms_ram_fill_next(true, false, false, false, false),
+		     MS_FILL_FAIL);
+	cr_expect_eq(ms_ram_fill_next(false, false, true, false, false),
+		     MS_FILL_RECAL);
+	cr_expect_eq(ms_ram_fill_next(false, false, false, false, false),
+		     MS_FILL_DONE);
+	/* the fill with more room: its spare room left as page cache is
+	 * taken back; killed again, the point fails */
+	cr_expect_eq(ms_ram_fill_next(false, false, true, true, false),
+		     MS_FILL_RECAL);
+	cr_expect_eq(ms_ram_fill_next(false, false, false, true, false),
+		     MS_FILL_DONE);
+	cr_expect_eq(ms_ram_fill_next(true, true, false, true, false),
+		     MS_FILL_FAIL);
+	/* after the recalibration: the measured run, whatever the cache;
+	 * killed, no more room */
+	cr_expect_eq(ms_ram_fill_next(false, false, true, true, true),
+		     MS_FILL_DONE);
+	cr_expect_eq(ms_ram_fill_next(false, false, true, false, true),
+		     MS_FILL_DONE);
+	cr_expect_eq(ms_ram_fill_next(true, true, false, false, true),
+		     MS_FILL_FAIL);
+}
+
 /* A ram point's limit after its fill epoch (no GPU): the fill's own
  * memory, a margin, and the batches the measured run's GPUs add. The
  * 1.28 M-file sweep's ram check run with 6 GPUs was killed by its cgroup
