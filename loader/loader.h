@@ -773,18 +773,18 @@ struct ldr_child_report {
  * how, e.g. "killed by signal 9 (Killed)"); -errno for fork/pipe/affinity
  * failures. Never waits on a dead child.
  */
+int ldr_child_run(const struct ldr_child_opts *opts, ldr_child_fn fn,
+		  void *arg, void *out, size_t out_len,
+		  struct ldr_child_report *rep);
+
 /*
  * ldr_child_run's result (ERR so far) for a child left to the kernel
  * (REP->held_pid): a result sent whole stands, only the child's exit
  * hangs (a loaded machine's or a sanitizer's slow teardown, after the
- * exit deadline's SIGKILL); else -ETIMEDOUT for a stall, -EINTR when it
- * was killed for a signal. Pure.
+ * exit deadline's SIGKILL); else -ETIMEDOUT for a stall, -EINTR when no
+ * result came. Pure.
  */
 int ldr_child_held_err(int err, const struct ldr_child_report *rep);
-
-int ldr_child_run(const struct ldr_child_opts *opts, ldr_child_fn fn,
-		  void *arg, void *out, size_t out_len,
-		  struct ldr_child_report *rep);
 
 /*
  * ldr_run(CFG, RES) in a pinned child (ldr_child_run with CPUS and MEMCG,
