@@ -117,11 +117,10 @@ int rpt_run_fill_end(struct rpt_run *rr, struct rpt_run_out *o,
 				     o->notes, sizeof(o->notes));
 		return 0;
 	case MS_RUN_MEASURED:
+		/* its result came whole, its exit hangs: said once, in
+		 * ldr_child_run's words */
 		if (r->po.rep.held_pid)
-			rpt_run_note(o, "the measurement child (pid %d) sent "
-				     "its result but did not end %.1f s after "
-				     "SIGKILL: it is left to the kernel",
-				     r->po.rep.held_pid, LDR_CHILD_END_S);
+			rpt_run_note(o, "%s", r->po.rep.why);
 		return 0;
 	case MS_RUN_PYTHON_FAILED:
 		return python_failed(rr, o, r);

@@ -75,31 +75,33 @@ FR_TEST(measure_point, ram_fill_killed_at_the_limit_gets_more_room_once)
  * not held to its size. The limit is now recalibrated after it too. */
 FR_TEST(measure_point, ram_fill_after_more_room_is_recalibrated_once)
 {
-	/* the first fill: killed at the limit, killed otherwise, off, on */
-	cr_expect_eq(ms_ram_fill_next(true, true, false, false, false),
-		     MS_FILL_RAISE);
-	cr_expect_eq(ms_ram_fill_next(true, false, false, false, false),
-		     MS_FILL_FAIL);
-	cr_expect_eq(ms_ram_fill_next(false, false, true, false, false),
-		     MS_FILL_RECAL);
-	cr_expect_eq(ms_ram_fill_next(false, false, false, false, false),
-		     MS_FILL_DONE);
-	/* the fill with more room: its spare room left as page cache is
-	 * taken back; killed again, the point fails */
-	cr_expect_eq(ms_ram_fill_next(false, false, true, true, false),
-		     MS_FILL_RECAL);
-	cr_expect_eq(ms_ram_fill_next(false, false, false, true, false),
-		     MS_FILL_DONE);
-	cr_expect_eq(ms_ram_fill_next(true, true, false, true, false),
-		     MS_FILL_FAIL);
-	/* after the recalibration: the measured run, whatever the cache;
-	 * killed, no more room */
-	cr_expect_eq(ms_ram_fill_next(false, false, true, true, true),
-		     MS_FILL_DONE);
-	cr_expect_eq(ms_ram_fill_next(false, false, true, false, true),
-		     MS_FILL_DONE);
-	cr_expect_eq(ms_ram_fill_next(true, true, false, false, true),
-		     MS_FILL_FAIL);
+	static const struct {
+		bool failed, at_limit, off, raised, recal;
+		enum ms_fill_next want;
+	} t[] = {
+		/* the first fill: killed at the limit, killed otherwise,
+		 * off, on */
+		{ true, true, false, false, false, MS_FILL_RAISE },
+		{ true, false, false, false, false, MS_FILL_FAIL },
+		{ false, false, true, false, false, MS_FILL_RECAL },
+		{ false, false, false, false, false, MS_FILL_DONE },
+		/* the fill with more room: its spare room left as page
+		 * cache is taken back; killed again, the point fails */
+		{ false, false, true, true, false, MS_FILL_RECAL },
+		{ false, false, false, true, false, MS_FILL_DONE },
+		{ true, true, false, true, false, MS_FILL_FAIL },
+		/* after the recalibration: the measured run, whatever the
+		 * cache; killed, no more room */
+		{ false, false, true, true, true, MS_FILL_DONE },
+		{ false, false, true, false, true, MS_FILL_DONE },
+		{ true, true, false, false, true, MS_FILL_FAIL },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		cr_expect_eq(ms_ram_fill_next(t[i].failed, t[i].at_limit,
+					      t[i].off, t[i].raised,
+					      t[i].recal), t[i].want,
+			     "case %zu", i);
 }
 
 /* A ram point's limit after its fill epoch (no GPU): the fill's own
