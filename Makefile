@@ -174,7 +174,7 @@ test: $(B)/feedrate $(B)/stress
 	$(Q)FEEDRATE_BIN=$(B)/feedrate tests/run_tests.sh --stress $(B)/stress
 else
 test: $(B)/feedrate $(B)/unit $(B)/stress $(if $(MPI_OK),mpi-bin)
-	$(Q)FEEDRATE_BIN=$(B)/feedrate \
+	$(Q)FEEDRATE_BIN=$(B)/feedrate FEEDRATE_SANITIZE=$(SANITIZE) \
 		$(if $(MPI_OK),FEEDRATE_MPI_BIN=build/default-mpi/feedrate) \
 		tests/run_tests.sh --unit $(B)/unit --stress $(B)/stress
 endif

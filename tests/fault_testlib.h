@@ -215,6 +215,8 @@ struct fault_run {
 	                           and the exit, in seconds from the start */
 	json_t *json;           /* the --json report, NULL when none */
 	char out[4096], err[4096];
+	char fired_on[4200];    /* the open file that set off the mid-run
+	                           action or signal, and whose it was */
 };
 
 /* What to take away from the child before exec (bits). */
@@ -241,6 +243,10 @@ struct fault_opts {
 	int min_procs;                  /* "running" also needs this many
 	                                   processes in the group (a child) */
 };
+
+/* The processes of a command whose measuring child is up: the supervisor
+ * (ldr_supervise), the command itself and its pinned child. */
+#define FAULT_MEASURING_PROCS 3
 
 static FT_UNUSED void drop_caps(const cap_value_t *drop, int n)
 {
@@ -296,7 +302,8 @@ static FT_UNUSED void fault_restrict(unsigned as)
  * Does any process of process group PGID hold a regular file under PREFIX
  * open?
  */
-static FT_UNUSED bool group_has_open(pid_t pgid, const char *prefix)
+static FT_UNUSED bool group_has_open(pid_t pgid, const char *prefix,
+				     char *which, size_t which_len)
 {
 	size_t plen = strlen(prefix);
 	struct dirent *p;
@@ -330,6 +337,11 @@ static FT_UNUSED bool group_has_open(pid_t pgid, const char *prefix)
 			found = !strncmp(target, prefix, plen) &&
 				target[plen] == '/' &&
 				!stat(target, &st) && S_ISREG(st.st_mode);
+			if (found && which)
+				snprintf(which, which_len, "%s, open in pid "
+					 "%d (%s)", target, (int)pid,
+					 pid == pgid ? "the command's first "
+					 "process" : "a process it started");
 		}
 		closedir(fds);
 	}
@@ -437,7 +449,8 @@ static FT_UNUSED void fault_exec2(const char *dir, const char *const *args,
 			break;
 		if ((o->midrun || o->signal) && !fired &&
 		    group_size(pid) >= o->min_procs &&
-		    group_has_open(pid, o->watch)) {
+		    group_has_open(pid, o->watch, r->fired_on,
+				   sizeof(r->fired_on))) {
 			/* let it get into its stride first */
 			struct timespec settle = { 0, 300 * 1000 * 1000 };
 
@@ -511,7 +524,8 @@ static FT_UNUSED void fault_exec(const char *dir, const char *const *args,
 	/* mid-run means while the measurement's pinned child reads (not
 	 * while the parent lists or evicts the dataset) */
 	struct fault_opts o = { .as = as, .watch = ds, .midrun = midrun,
-				.min_procs = midrun ? 2 : 0 };
+				.min_procs = midrun ? FAULT_MEASURING_PROCS :
+				0 };
 
 	fault_exec2(dir, args, json_path, &o, r);
 }

@@ -6,22 +6,24 @@
 # A sanitizer report anywhere in the output fails the run, whatever the
 # runners counted (Criterion counts a test whose process leaked as passing).
 #
-# The full run (FEEDRATE_FAST unset) goes in three steps:
+# The full run (FEEDRATE_FAST unset) goes in two steps, three under a
+# sanitizer (FEEDRATE_SANITIZE set):
 #   1. the tests that measure a rate or stop mpirun ranks with a signal
 #      (MEASURE), one at a time, alone;
-#   2. side by side, four runners: the suites that share the storage
-#      fixtures (FIXTURE, one test at a time under the fixtures' lock
-#      anyway); the stall tests (STALL, one at a time: each stops its
-#      fixture set's servers); the mpirun stall tests (MPI_STALL, the
-#      same); and every other test (Criterion's -j), whose output is
-#      shown as it comes; the output of the others follows it. Most of
-#      these tests wait (on a budget, a stall timeout, a throttled disk,
-#      mpirun's start and kill), so side by side they take little more
-#      than the longest runner alone;
-#   3. the other mpirun tests (MPI), one at a time, alone: as a fifth
-#      runner beside the others, their ranks loaded the machine so that
-#      measuring children missed their deadlines and a ram point's page
-#      cache was not held to its size.
+#   2. side by side, five runners (four under a sanitizer): the suites
+#      that share the storage fixtures (FIXTURE, one test at a time under
+#      the fixtures' lock anyway); the stall tests (STALL, one at a time:
+#      each stops its fixture set's servers); the mpirun stall tests
+#      (MPI_STALL, the same); the other mpirun tests (MPI, one at a time:
+#      each starts up to 3 ranks); and every other test (Criterion's -j),
+#      whose output is shown as it comes; the output of the others
+#      follows it. Most of these tests wait (on a budget, a stall
+#      timeout, a throttled disk, mpirun's start and kill), so side by
+#      side they take little more than the longest runner alone;
+#   3. under a sanitizer, the other mpirun tests, one at a time, alone:
+#      a sanitized test process runs two to three times slower, and
+#      beside 2-3 ranks on this many CPUs its measuring child misses the
+#      LDR_CHILD_STOP_S (0.5 s) it has to answer a stop signal in.
 # The runners of steps 1 and 3 and of step 2's fixture suites share one
 # set of storage fixtures (tests/storage_fixtures/fixtures.sh), owned by
 # this script ($FEEDRATE_FIXTURE_OWNER) and stopped at its end; each of
@@ -153,8 +155,14 @@ count_unit() {
 		[ "$f" -lt $((t - p)) ] && f=$((t - p))
 		passed=$((passed + p))
 		failed=$((failed + f))
-		why+=$'\n'$(sed 's/\x1b\[[0-9;]*m//g' "$log" |
-		       grep -E '^\[FAIL\]|^\[----\] [^ ]+:[0-9]+:' | head -n 30)
+		# each failed assertion with its message (the lines after it
+		# that Criterion indents), and each failed test
+		why+=$'\n'$(sed 's/\x1b\[[0-9;]*m//g' "$log" | awk '
+			/^\[FAIL\]/ { print; msg = 0; next }
+			/^\[----\] [^ ]+:[0-9]+:/ { print; msg = 1; next }
+			msg && /^\[----\]   *[^ ]/ { print; next }
+			msg && /^\[----\] *$/ { next }
+			{ msg = 0 }' | head -n 60)
 	fi
 	# the exit status a Criterion-only leak report gives is not the
 	# suite's either
@@ -206,10 +214,17 @@ if [ -n "$unit" ]; then
 		FEEDRATE_FIXTURE_DIR=$fixtures-mpistall FEEDRATE_FIXTURE_OWNER= \
 			beside mpistall "the mpirun stall tests" -j1 \
 			--filter "$MPI_STALL"
+		runners="fixture stall mpistall"
+		if [ -z "${FEEDRATE_SANITIZE:-}" ]; then
+			FEEDRATE_FIXTURE_DIR=$fixtures-mpi \
+			FEEDRATE_FIXTURE_OWNER= beside mpi \
+				"the other mpirun tests" -j1 --filter "$MPI"
+			runners="$runners mpi"
+		fi
 		FEEDRATE_FIXTURE_DIR=$fixtures-side FEEDRATE_FIXTURE_OWNER= \
 			run_unit "the other tests" -j3 \
 			--filter "!($MEASURE|$FIXTURE|$STALL|$MPI_STALL|$MPI)"
-		for b in fixture stall mpistall; do
+		for b in $runners; do
 			wait "$(cat "$times/$b.pid")"
 			src=$?
 			echo "run_tests.sh: $(cat "$times/$b.what") (run beside):"
@@ -220,7 +235,8 @@ if [ -n "$unit" ]; then
 		done
 		side=
 		echo "run_tests.sh: $((SECONDS - t2)) s for the tests run side by side"
-		run_unit "the other mpirun tests" -j1 --filter "$MPI"
+		[ -n "${FEEDRATE_SANITIZE:-}" ] &&
+			run_unit "the other mpirun tests" -j1 --filter "$MPI"
 		stop_fixtures
 	fi
 fi

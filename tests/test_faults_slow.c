@@ -165,14 +165,19 @@ FR_TEST(faults_slow, unreadable_file_counts_as_eacces_in_run_and_io)
 static char moved_away[4096];
 
 /*
- * `feedrate run` for 6 s with MIDRUN done once its measurement reads the
- * dataset. Returns false when the machine was so loaded that the change
- * came in the last second of the run: nothing can be concluded then.
+ * `feedrate run` with MIDRUN done once its measurement reads the dataset.
+ * Its window is a count of samples (about 2.5 s here, 4 s under
+ * AddressSanitizer), not a time: a loaded machine can starve the run for
+ * seconds right after the change, and a timed window could then end
+ * before the run read anything after it. The duration is only a bound.
+ * Returns false when the change came in the last second of the run
+ * anyway: nothing can be concluded then.
  */
 static bool midrun_cmd(const char *dir, const char *ds,
 		       fault_midrun_fn midrun, struct fault_run *r)
 {
-	const char *extra[] = { "--duration", "6s", NULL };
+	const char *extra[] = { "--samples", "16000", "--duration", "60s",
+				NULL };
 
 	fault_run_cmd(dir, ds, extra, FAULT_AS_ROOT, midrun, r);
 	return r->total_s - r->fired_s >= 1.0;
@@ -267,11 +272,20 @@ FR_TEST(faults_slow, file_replaced_by_folder_mid_run_counts_as_eisdir)
 	if (error_count(&r, "EISDIR", &ex) == 0) {
 		char *errs = json_dumps(json_object_get(r.json, "errors"), 0);
 
+		char *dsj = json_dumps(json_object_get(r.json, "dataset"),
+				       JSON_COMPACT);
+		char *prep = json_dumps(json_object_get(r.json, "prepare"),
+					JSON_COMPACT);
+
 		cr_expect_fail("no EISDIR counted: errors %s, samples %lld, "
-			       "swapped at %.2f s, exit at %.2f s",
+			       "swapped at %.2f s on %s, exit at %.2f s; "
+			       "dataset %s; prepare %s",
 			       errs ? errs : "?", (long long)json_integer_value(
 				       json_object_get(r.json, "samples")),
-			       r.fired_s, r.total_s);
+			       r.fired_s, r.fired_on, r.total_s,
+			       dsj ? dsj : "?", prep ? prep : "?");
+		free(dsj);
+		free(prep);
 		free(errs);
 	}
 	cr_expect(ex && strstr(ex, "good_3.JPEG"), "example %s",

@@ -278,7 +278,8 @@ static void signal_run(int sig, int expect_exit)
 	const char *args[48];
 	/* during the measurement (its pinned child is up and reading); a
 	 * signal while the cache is prepared ends the run with no report */
-	struct fault_opts o = { .watch = ds, .signal = sig, .min_procs = 2 };
+	struct fault_opts o = { .watch = ds, .signal = sig,
+				.min_procs = FAULT_MEASURING_PROCS };
 	struct fault_run r;
 
 	fault_run_args(dir, ds, extra, json, args);
@@ -315,7 +316,7 @@ FR_TEST(signals_slow, second_sigint_ends_run_at_once_without_a_torn_report)
 	const char *args[48];
 	struct fault_opts o = { .watch = ds, .signal = SIGINT,
 				.signal2 = SIGINT, .may_die = true,
-				.min_procs = 2 };
+				.min_procs = FAULT_MEASURING_PROCS };
 	struct fault_run r;
 	struct stat st;
 
@@ -379,7 +380,8 @@ static void signal_sweep(int sig, int expect_exit)
 			       "--cache", "cold,warm", "--batch", "4",
 			       "--json", json, ds, NULL };
 	/* once a point's pinned child is up and reading */
-	struct fault_opts o = { .watch = ds, .signal = sig, .min_procs = 2 };
+	struct fault_opts o = { .watch = ds, .signal = sig,
+				.min_procs = FAULT_MEASURING_PROCS };
 	struct fault_run r;
 
 	snprintf(json, sizeof(json), "%s/report.json", dir);
