@@ -271,7 +271,6 @@ FR_TEST(faults_slow, file_replaced_by_folder_mid_run_counts_as_eisdir)
 		     r.status, run_error_of(&r));
 	if (error_count(&r, "EISDIR", &ex) == 0) {
 		char *errs = json_dumps(json_object_get(r.json, "errors"), 0);
-
 		char *dsj = json_dumps(json_object_get(r.json, "dataset"),
 				       JSON_COMPACT);
 		char *prep = json_dumps(json_object_get(r.json, "prepare"),
