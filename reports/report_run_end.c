@@ -125,10 +125,21 @@ int rpt_run_fill_end(struct rpt_run *rr, struct rpt_run_out *o,
 	case MS_RUN_PYTHON_FAILED:
 		return python_failed(rr, o, r);
 	case MS_RUN_INTERRUPTED:
+		rr->signal = rr->signal ? rr->signal : stop ? stop : SIGINT;
+		if (r->res->window_partial) {
+			/* killed for answering the signal late (a loaded
+			 * machine): its running totals until then stand in,
+			 * partial, as a stalled child's do; its error says
+			 * how it ended */
+			fprintf(stderr, "feedrate run: interrupted; the "
+				"measurement child was killed, its running "
+				"totals are given, partial\n");
+			rr->res = r->res;
+			return 0;
+		}
 		/* still a report: what was prepared, and that it stopped */
 		fprintf(stderr, "feedrate run: interrupted; nothing was "
 			"measured\n");
-		rr->signal = rr->signal ? rr->signal : stop ? stop : SIGINT;
 		rr->res = NULL;
 		rr->run_error = -EINTR;
 		rr->run_error_text = "interrupted before the window gave "

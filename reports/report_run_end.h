@@ -44,7 +44,9 @@ void rpt_run_fill_start(struct rpt_run *rr, struct rpt_run_out *o,
  * failure's report is written here and its exit code returned (1, or 5
  * when a module or the interpreter is missing); a measurement that never
  * started is said on stderr and gets 5; else 0 (measured, stalled,
- * interrupted: the report follows). RAM: a --ram point; MD the dataset;
+ * interrupted: the report follows; a child killed after the signal
+ * leaves its running totals in it, partial, as a stalled one does).
+ * RAM: a --ram point; MD the dataset;
  * STOP the stop flag's value.
  */
 int rpt_run_fill_end(struct rpt_run *rr, struct rpt_run_out *o,

@@ -2,9 +2,11 @@
  * test_report_run.c - the run's report from hand-made results: a run too
  * short to judge (window inside the warm-up, fewer than 2 batches per
  * GPU) gets "no verdict (run too short: ...)" in text and JSON, a --ram
- * run whose cgroup did not limit its page cache says so, and an unknown
- * hit ratio is said in words and null in JSON.
+ * run whose cgroup did not limit its page cache says so, an unknown
+ * hit ratio is said in words and null in JSON, and a run stopped by a
+ * signal whose child was killed keeps the totals the child left.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include "harness.h"
 #include "loader.h"
 #include "report.h"
+#include "report_run_end.h"
 
 /* R's text report, in memory. */
 static char *run_text(const struct rpt_run *r)
@@ -396,4 +399,71 @@ FR_TEST(report_run, a_token_run_gives_tokens_per_s_and_the_reads_demand_needs,
 	text = run_text(&r);
 	cr_assert(strstr(text, "decompress 2.0 MB/s"), "%s", text);
 	free(text);
+}
+
+/*
+ * `run` stopped by a signal: a child killed for answering it late (a
+ * loaded machine) leaves its running totals, which the report gives,
+ * partial; a child that left none gives a report with no numbers.
+ */
+FR_TEST(report_run, a_child_killed_after_the_signal_leaves_its_totals,
+	.fini = run_res_free)
+{
+	static const char *const names[] = { "a.jpg", "b.jpg" };
+	static const uint64_t sizes[] = { 1000, 24 };
+	struct rpt_run rr;
+	struct rpt_run_out *o = calloc(1, sizeof(*o));
+	struct ms_run *mr = calloc(1, sizeof(*mr));
+	struct ms_dataset md;
+	char buf[512];
+	json_t *j;
+
+	cr_assert(o && mr);
+	memset(&md, 0, sizeof(md));
+	cr_assert_eq(stg_dataset_from_names("/", names, sizes, 2, &md.ds), 0);
+	md.format = WL_FORMAT_FOLDER;
+	for (int left = 1; left >= 0; left--) {
+		run_make(&rr, 1, 12, false);
+		/* ldr_live_to_result's marks on what the child published */
+		run_res->window_partial = left;
+		if (!left)
+			memset(run_res, 0, sizeof(*run_res));
+		memset(mr, 0, sizeof(*mr));
+		mr->res = run_res;
+		mr->err = mr->po.err = -ECHILD;
+		snprintf(mr->po.err_text, sizeof(mr->po.err_text), "the "
+			 "measurement child was killed by signal 9");
+		mr->end = ms_run_end(mr, SIGINT);
+		cr_assert_eq(mr->end, MS_RUN_INTERRUPTED);
+		cr_assert_eq(rpt_run_fill_end(&rr, o, mr, "A100", false, &md,
+					      SIGINT), 0);
+		cr_expect_eq(rr.signal, SIGINT);
+		j = rpt_run_json(&rr);
+		cr_assert_not_null(j);
+		cr_expect_str_eq(json_string_value(json_object_get(j,
+				 "stopped_by")), "signal");
+		cr_expect(json_is_true(json_object_get(j, "partial")));
+		if (left) {
+			cr_expect_eq(rr.res, run_res, "the totals are dropped");
+			cr_expect(json_is_true(json_object_get(j,
+				  "window_partial")));
+			cr_expect_float_eq(json_number_value(json_object_get(j,
+					   "measured_s")), 1.2, 1e-9);
+			cr_expect_eq(json_integer_value(json_object_get(j,
+				     "samples")), 12 * 256);
+			rpt_run_verdict(&rr, buf, sizeof(buf));
+			cr_expect_not_null(strstr(buf, "running totals"),
+					   "%s", buf);
+		} else {
+			cr_expect_null(rr.res);
+			cr_expect_null(json_object_get(j, "measured_s"),
+				       "numbers of a child that left none");
+			cr_expect_not_null(strstr(json_string_value(
+				json_object_get(j, "run_error")), "interrupted"));
+		}
+		json_decref(j);
+	}
+	stg_dataset_destroy(md.ds);
+	free(mr);
+	free(o);
 }
