@@ -112,8 +112,11 @@ FR_TEST(cluster_mpi_slow, two_ranks_total_is_the_sum_of_ranks)
 	gen_dataset(dir, "", 40);
 	snprintf(ds, sizeof(ds), "%s/ds", dir);
 	snprintf(js, sizeof(js), "%s/c.json", dir);
+	/* a window of samples, not 2 s: on a loaded machine a rank's 2 s
+	 * could end before its first whole batch (samples/s 0) */
 	rc = MPIRUN(dir, 240, "-np", "2", (char *)bin, "run", "--gpus", "0",
-		    "--cache", "warm", "--duration", "2", "--json", js, ds);
+		    "--cache", "warm", "--batch", "32", "--samples", "256",
+		    "--duration", "120", "--json", js, ds);
 	cr_assert_eq(rc, 0, "mpirun exit %d", rc);
 	j = load_json(dir, "c.json");
 	cr_assert_str_eq(json_string_value(json_object_get(j, "command")),
